@@ -1,0 +1,38 @@
+import { Elysia } from 'elysia'
+import type { Clock } from './lib/clock'
+import type { Sealer } from './lib/crypto'
+import type { Logger } from './lib/log'
+import type { PasswordHasher } from './lib/passwords'
+import { authRoutes, type ClientAddress } from './modules/auth'
+import { createAuthService } from './modules/auth/service'
+import { healthRoutes } from './modules/health'
+import { authPlugin } from './plugins/auth'
+import { errorsPlugin } from './plugins/errors'
+import { openapiPlugin } from './plugins/openapi'
+import { requestLogPlugin } from './plugins/request-log'
+import type { Store } from './store/types'
+
+export interface AppDeps {
+	store: Store
+	sealer: Sealer
+	clock: Clock
+	logger: Logger
+	passwords: PasswordHasher
+	/** Defaults to "unknown" (in-process tests have no socket); the server passes the peer address. */
+	clientAddress?: ClientAddress
+}
+
+/** Builds the whole HTTP app; tests call it with an in-memory store and `app.handle(request)`. */
+export function createApp(deps: AppDeps) {
+	const auth = createAuthService(deps)
+	const gate = authPlugin(auth)
+	return new Elysia()
+		.use(errorsPlugin(deps.logger))
+		.use(requestLogPlugin(deps.logger))
+		.use(gate)
+		.use(openapiPlugin)
+		.use(healthRoutes(deps.store.ping))
+		.use(authRoutes(auth, gate, deps.clientAddress ?? (() => 'unknown')))
+}
+
+export type App = ReturnType<typeof createApp>

@@ -1,0 +1,104 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Config } from './config'
+import { createSealer, generateMasterKey, parseMasterKey, type Sealer } from './lib/crypto'
+import { openSqliteStore } from './store/sqlite'
+import type { Store } from './store/types'
+
+export const DATABASE_FILE = 'cfgsync.db'
+export const MASTER_KEY_FILE = 'master.key'
+
+/** A known plaintext sealed under the master key: opening it proves the key is the database's own. */
+const KEY_CHECK = { meta: 'master_key_check', plaintext: 'cfgsync master key check v1', aad: 'meta:master_key_check' }
+
+/** A start-up failure with a message meant to be printed as is. */
+export class BootError extends Error {}
+
+/** Creates the data directory (private to this user) if it is missing. */
+export function ensureDataDir(dataDir: string) {
+	if (!existsSync(dataDir)) mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+}
+
+/** For admin commands that touch no config data: just the store. */
+export function openStore(config: Config): Store {
+	ensureDataDir(config.dataDir)
+	return openSqliteStore(join(config.dataDir, DATABASE_FILE))
+}
+
+/**
+ * CONTRACT §6: the master key comes from CFGSYNC_MASTER_KEY, else from
+ * `<data-dir>/master.key`, created (0600) on first start. A malformed key, or
+ * a key that does not open the database's key check, stops the start before
+ * anything is migrated or written.
+ */
+export async function openWithMasterKey(config: Config): Promise<{ store: Store; sealer: Sealer; createdKeyFile: boolean }> {
+	ensureDataDir(config.dataDir)
+	const keyFile = join(config.dataDir, MASTER_KEY_FILE)
+	let key: Buffer | undefined
+	if (config.masterKey !== undefined) {
+		key = parseOrFail(config.masterKey, 'CFGSYNC_MASTER_KEY')
+	} else if (existsSync(keyFile)) {
+		key = parseOrFail(readFileSync(keyFile, 'utf8'), keyFile)
+	}
+
+	let sealer = key ? createSealer(key) : undefined
+	let check: string | undefined
+	let createdKeyFile = false
+	const store = openSqliteStore(join(config.dataDir, DATABASE_FILE), {
+		beforeMigrate(readMeta) {
+			check = readMeta(KEY_CHECK.meta)
+			if (check !== undefined) {
+				if (!sealer) {
+					throw new BootError(
+						`the database in ${config.dataDir} is encrypted, but there is no master key: set CFGSYNC_MASTER_KEY or restore ${keyFile}`
+					)
+				}
+				if (!opens(sealer, check)) {
+					throw new BootError(
+						`the master key does not match the database in ${config.dataDir} (${config.masterKey !== undefined ? 'CFGSYNC_MASTER_KEY' : keyFile} is not the key it was created with); refusing to start`
+					)
+				}
+				return
+			}
+			if (!sealer) {
+				sealer = createSealer(createKeyFile(keyFile))
+				createdKeyFile = true
+			}
+		}
+	})
+	if (check === undefined) {
+		const sealed = Buffer.from((sealer as Sealer).seal(KEY_CHECK.plaintext, KEY_CHECK.aad)).toString('base64')
+		await store.meta.set(KEY_CHECK.meta, sealed)
+	}
+	return { store, sealer: sealer as Sealer, createdKeyFile }
+}
+
+/** Writes a fresh key, mode 0600; if another process just wrote one, uses that instead. */
+function createKeyFile(keyFile: string): Buffer {
+	const fresh = generateMasterKey()
+	try {
+		// 'wx': never overwrite an existing key file.
+		writeFileSync(keyFile, `${fresh.toString('base64')}\n`, { mode: 0o600, flag: 'wx' })
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+		return parseOrFail(readFileSync(keyFile, 'utf8'), keyFile)
+	}
+	chmodSync(keyFile, 0o600)
+	return fresh
+}
+
+function parseOrFail(text: string, source: string): Buffer {
+	try {
+		return parseMasterKey(text)
+	} catch (error) {
+		throw new BootError(`${source}: ${(error as Error).message} (expected base64 of 32 random bytes, e.g. from \`openssl rand -base64 32\`)`)
+	}
+}
+
+function opens(sealer: Sealer, sealedBase64: string): boolean {
+	try {
+		return sealer.open(Buffer.from(sealedBase64, 'base64'), KEY_CHECK.aad) === KEY_CHECK.plaintext
+	} catch {
+		return false
+	}
+}

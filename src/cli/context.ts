@@ -1,0 +1,33 @@
+import { openStore } from '../boot'
+import { loadConfig } from '../config'
+import { systemClock } from '../lib/clock'
+import { createLogger } from '../lib/log'
+import { createPasswordHasher } from '../lib/passwords'
+import { createAuthService } from '../modules/auth/service'
+import { createUsersService } from '../modules/users/service'
+import type { Store } from '../store/types'
+
+/**
+ * What admin commands work with: the same store and services as the HTTP
+ * server (STYLE §1), on the same file, safe while the server runs (WAL,
+ * immediate transactions, busy timeout).
+ */
+export async function withAdmin<T>(
+	dataDir: string | undefined,
+	body: (admin: ReturnType<typeof adminServices>) => Promise<T>
+): Promise<T> {
+	const config = loadConfig({ dataDir })
+	const store = openStore(config)
+	try {
+		return await body(adminServices(store, config.logLevel))
+	} finally {
+		store.close()
+	}
+}
+
+function adminServices(store: Store, logLevel: 'debug' | 'info' | 'warn' | 'error') {
+	const deps = { store, clock: systemClock, passwords: createPasswordHasher() }
+	// Admin output is for a person on stdout; the job log goes to stderr so it never mixes in.
+	const logger = createLogger({ level: logLevel, write: (chunk) => void process.stderr.write(chunk) })
+	return { store, logger, clock: systemClock, users: createUsersService(deps), auth: createAuthService(deps) }
+}

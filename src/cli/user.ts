@@ -1,0 +1,87 @@
+import { DEVICE_MAX, PLANS, type Plan } from '../lib/constants'
+import { parseCommand, passwordFrom, usageError } from './io'
+import { withAdmin } from './context'
+
+const passwordOptions = { password: { type: 'string' }, 'password-stdin': { type: 'boolean' } } as const
+const dataDirOption = { 'data-dir': { type: 'string' } } as const
+
+function plan(value: string | undefined, fallback?: string): Plan {
+	const name = value ?? fallback
+	if (!PLANS.includes(name as Plan)) throw usageError(`unknown plan "${name}": use one of ${PLANS.join(', ')}`)
+	return name as Plan
+}
+
+function one(positionals: string[], count: number, what: string): string[] {
+	if (positionals.length !== count) throw usageError(`expected ${what}`)
+	return positionals
+}
+
+export async function userCommand(args: string[]) {
+	const [sub, ...rest] = args
+	switch (sub) {
+		case 'add': {
+			const { values } = parseCommand(rest,
+				{ email: { type: 'string' }, username: { type: 'string' }, plan: { type: 'string' }, ...passwordOptions, ...dataDirOption })
+			if (!values.email || !values.username) throw usageError(`user add needs --email and --username`)
+			const chosenPlan = plan(values.plan, process.env.CFGSYNC_DEFAULT_PLAN || 'team')
+			const password = await passwordFrom(values)
+			const user = await withAdmin(values['data-dir'], (admin) =>
+				admin.users.add({ email: values.email as string, username: values.username as string, password, plan: chosenPlan })
+			)
+			process.stdout.write(`${user.id}\n`)
+			return
+		}
+		case 'list': {
+			const { values } = parseCommand(rest, { ...dataDirOption, json: { type: 'boolean' } })
+			const users = await withAdmin(values['data-dir'], (admin) => admin.users.list())
+			if (values.json) {
+				process.stdout.write(`${JSON.stringify(users, null, 2)}\n`)
+				return
+			}
+			const rows = [['ID', 'EMAIL', 'USERNAME', 'PLAN', 'CREATED'], ...users.map((u) => [u.id, u.email, u.username, u.plan, u.createdAt])]
+			const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)))
+			for (const row of rows) process.stdout.write(`${row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()}\n`)
+			return
+		}
+		case 'set-plan': {
+			const { values, positionals } = parseCommand(rest, dataDirOption)
+			const [login, planName] = one(positionals, 2, 'LOGIN and PLAN')
+			const user = await withAdmin(values['data-dir'], (admin) => admin.users.setPlan(login!, plan(planName)))
+			process.stdout.write(`${user.username} is now on the ${user.plan} plan\n`)
+			return
+		}
+		case 'passwd': {
+			const { values, positionals } = parseCommand(rest, { ...passwordOptions, ...dataDirOption })
+			const [login] = one(positionals, 1, 'LOGIN')
+			// Fail on an unknown user before asking for a password.
+			await withAdmin(values['data-dir'], (admin) => admin.users.find(login!))
+			const password = await passwordFrom(values)
+			await withAdmin(values['data-dir'], (admin) => admin.users.setPassword(login!, password))
+			process.stdout.write('password changed\n')
+			return
+		}
+		case 'remove': {
+			const { values, positionals } = parseCommand(rest, dataDirOption)
+			const [login] = one(positionals, 1, 'LOGIN')
+			const user = await withAdmin(values['data-dir'], (admin) => admin.users.remove(login!))
+			process.stdout.write(`removed ${user.username} (${user.email})\n`)
+			return
+		}
+		default:
+			throw usageError(sub === undefined ? 'missing user command (add, list, set-plan, passwd, remove)' : `unknown user command "${sub}"`)
+	}
+}
+
+export async function keyCommand(args: string[]) {
+	const [sub, ...rest] = args
+	if (sub !== 'issue') throw usageError(sub ? `unknown key command "${sub}"` : 'missing key command (issue)')
+	const { values, positionals } = parseCommand(rest, { device: { type: 'string' }, ...dataDirOption })
+	if (positionals.length !== 1) throw usageError(`expected LOGIN`)
+	const device = values.device?.trim()
+	if (!device || [...device].length > DEVICE_MAX) throw usageError(`key issue needs --device NAME (1-${DEVICE_MAX} characters)`)
+	const issued = await withAdmin(values['data-dir'], async (admin) => {
+		const user = await admin.users.find(positionals[0]!)
+		return admin.auth.issueKey(user.id, device)
+	})
+	process.stdout.write(`${issued.apiKey}\n`)
+}

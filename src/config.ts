@@ -1,0 +1,45 @@
+import { resolve } from 'node:path'
+import { z } from 'zod'
+import { PLANS } from './lib/constants'
+
+/** Where each setting comes from, highest priority first: flag, then environment, then default. */
+export interface ConfigFlags {
+	port?: string
+	host?: string
+	dataDir?: string
+}
+
+const Port = z.coerce.number().int().min(0).max(65_535)
+
+export const Config = z.object({
+	port: Port,
+	host: z.string().min(1),
+	dataDir: z.string().min(1),
+	/** base64 of 32 bytes; when set, no master.key file is used. */
+	masterKey: z.string().optional(),
+	defaultPlan: z.enum(PLANS),
+	logLevel: z.enum(['debug', 'info', 'warn', 'error']),
+	/** Take the client address for login throttling from X-Forwarded-For (only behind a proxy you run). */
+	trustProxy: z.boolean()
+})
+export type Config = Readonly<z.infer<typeof Config>>
+
+const truthy = (value: string | undefined) => value !== undefined && /^(1|true|yes|on)$/i.test(value)
+
+/** Reads flags and environment once, at start; a bad value is one clear error. */
+export function loadConfig(flags: ConfigFlags = {}, env: Record<string, string | undefined> = process.env): Config {
+	const parsed = Config.safeParse({
+		port: flags.port ?? env.CFGSYNC_PORT ?? env.PORT ?? 8787,
+		host: flags.host ?? env.CFGSYNC_HOST ?? '0.0.0.0',
+		dataDir: resolve(flags.dataDir ?? env.CFGSYNC_DATA_DIR ?? './data'),
+		masterKey: env.CFGSYNC_MASTER_KEY || undefined,
+		defaultPlan: env.CFGSYNC_DEFAULT_PLAN ?? 'team',
+		logLevel: env.CFGSYNC_LOG_LEVEL ?? 'info',
+		trustProxy: truthy(env.CFGSYNC_TRUST_PROXY)
+	})
+	if (!parsed.success) {
+		const issue = parsed.error.issues[0]
+		throw new Error(`invalid setting ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`)
+	}
+	return Object.freeze(parsed.data)
+}

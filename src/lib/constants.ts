@@ -1,0 +1,29 @@
+/** CONTRACT §1: the one list of tool identifiers; the first is the default. */
+export const TOOLS = ['claude-code', 'cursor', 'windsurf', 'vscode', 'codex', 'gemini-cli'] as const
+export type Tool = (typeof TOOLS)[number]
+export const DEFAULT_TOOL: Tool = 'claude-code'
+
+export const PLANS = ['free', 'pro', 'team'] as const
+export type Plan = (typeof PLANS)[number]
+/** Plans that unlock version history and rollback. */
+export const HISTORY_PLANS: readonly Plan[] = ['pro', 'team']
+
+export const ROLES = ['owner', 'admin', 'member'] as const
+export type Role = (typeof ROLES)[number]
+
+export const CONFIG_NAME_PATTERN = /^[A-Za-z0-9_-]{1,100}$/
+export const DEFAULT_CONFIG_NAME = 'default'
+/** 512 KiB of the UTF-8 JSON serialisation of `data`. */
+export const DATA_MAX_BYTES = 524_288
+/** Whole request bodies; bigger ones are refused before they are read. */
+export const BODY_MAX_BYTES = 1_048_576
+/** JSON nesting allowed in a request body; deeper is refused so nothing recurses without bound. */
+export const JSON_MAX_DEPTH = 1000
+
+export const USERNAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/
+export const PASSWORD_MIN = 8
+export const TEAM_NAME_MAX = 50
+export const DEVICE_MAX = 100
+
+/** SPEC: a soft-deleted team is removed for good after 30 days. */
+export const TEAM_RETENTION_MS = 30 * 24 * 60 * 60 * 1000

@@ -1,0 +1,68 @@
+import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto'
+
+export const sha256Hex = (input: string | Uint8Array): string => Bun.CryptoHasher.hash('sha256', input, 'hex')
+
+/** CONTRACT §1: `cs_` followed by exactly 64 lowercase hex characters. */
+export const API_KEY_PATTERN = /^cs_[0-9a-f]{64}$/
+
+/** 256 random bits; only its SHA-256 is ever stored. */
+export const generateApiKey = (): string => `cs_${randomBytes(32).toString('hex')}`
+
+export const MASTER_KEY_BYTES = 32
+
+export const generateMasterKey = (): Buffer => randomBytes(MASTER_KEY_BYTES)
+
+/** CONTRACT §6: base64 of exactly 32 bytes, or a clear error. */
+export function parseMasterKey(text: string): Buffer {
+	const trimmed = text.trim()
+	if (!/^[A-Za-z0-9+/]+={0,2}$/.test(trimmed) || trimmed.length % 4 !== 0) {
+		throw new Error('the master key is not valid base64')
+	}
+	const key = Buffer.from(trimmed, 'base64')
+	if (key.length !== MASTER_KEY_BYTES) {
+		throw new Error(`the master key must be ${MASTER_KEY_BYTES} bytes, got ${key.length}`)
+	}
+	return key
+}
+
+const NONCE_BYTES = 12
+const TAG_BYTES = 16
+
+export interface Sealer {
+	/** AES-256-GCM with a fresh 96-bit nonce; `aad` binds the ciphertext to its row. Layout: nonce | ciphertext | tag. */
+	seal(plaintext: string, aad: string): Uint8Array
+	/** Returns the plaintext, or throws when the key, the AAD or the bytes are wrong. */
+	open(sealed: Uint8Array, aad: string): string
+}
+
+export function createSealer(masterKey: Uint8Array): Sealer {
+	// One KeyObject for the process: no key material is copied per record.
+	const key: KeyObject = createSecretKey(masterKey)
+	return {
+		seal(plaintext, aad) {
+			const nonce = randomBytes(NONCE_BYTES)
+			const cipher = createCipheriv('aes-256-gcm', key, nonce)
+			cipher.setAAD(Buffer.from(aad, 'utf8'))
+			const body = cipher.update(plaintext, 'utf8')
+			const final = cipher.final()
+			return Buffer.concat([nonce, body, final, cipher.getAuthTag()])
+		},
+		open(sealed, aad) {
+			if (sealed.length < NONCE_BYTES + TAG_BYTES) throw new Error('sealed record is too short')
+			const bytes = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength)
+			const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, NONCE_BYTES))
+			decipher.setAAD(Buffer.from(aad, 'utf8'))
+			decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES))
+			const body = decipher.update(bytes.subarray(NONCE_BYTES, bytes.length - TAG_BYTES))
+			const final = decipher.final()
+			return final.length === 0 ? body.toString('utf8') : Buffer.concat([body, final]).toString('utf8')
+		}
+	}
+}
+
+/** Constant-time comparison of two strings of hex or ASCII. */
+export function safeEqual(a: string, b: string): boolean {
+	const x = Buffer.from(a)
+	const y = Buffer.from(b)
+	return x.length === y.length && timingSafeEqual(x, y)
+}

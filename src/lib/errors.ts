@@ -1,0 +1,63 @@
+/** CONTRACT §2: every error code the API can answer, with its HTTP status. */
+export const ERROR_STATUS = {
+	invalid_request: 400,
+	unauthorized: 401,
+	plan_required: 403,
+	forbidden: 403,
+	not_found: 404,
+	conflict: 409,
+	precondition_failed: 412,
+	payload_too_large: 413,
+	rate_limited: 429,
+	internal: 500
+} as const
+
+export type ErrorCode = keyof typeof ERROR_STATUS
+
+export interface ErrorDetail {
+	path: string
+	message: string
+}
+
+/**
+ * The one error type services throw. The message is for a person and is sent
+ * as is, so it must never contain secrets or stored data.
+ */
+export class AppError extends Error {
+	readonly code: ErrorCode
+	readonly status: number
+	readonly details?: ErrorDetail[]
+	/** Extra top-level fields of the error body (CONTRACT §3: 412 carries the current version). */
+	readonly extra?: Record<string, unknown>
+	/** Extra response headers (Retry-After on 429). */
+	readonly headers?: Record<string, string>
+
+	constructor(
+		code: ErrorCode,
+		message: string,
+		options: {
+			details?: ErrorDetail[]
+			extra?: Record<string, unknown>
+			headers?: Record<string, string>
+			cause?: unknown
+		} = {}
+	) {
+		super(message, { cause: options.cause })
+		this.name = 'AppError'
+		this.code = code
+		this.status = ERROR_STATUS[code]
+		this.details = options.details
+		this.extra = options.extra
+		this.headers = options.headers
+	}
+
+	/** The JSON body of CONTRACT §2. */
+	toBody(): Record<string, unknown> {
+		return {
+			error: this.message,
+			code: this.code,
+			...(this.details ? { details: this.details } : {}),
+			...this.extra
+		}
+	}
+}

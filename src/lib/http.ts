@@ -1,0 +1,36 @@
+/** The path of a request URL without parsing the whole URL (hot path: every request). */
+export function pathOf(url: string): string {
+	const start = url.indexOf('/', url.indexOf('//') + 2)
+	if (start === -1) return '/'
+	const query = url.indexOf('?', start)
+	const hash = url.indexOf('#', start)
+	const end = query === -1 ? (hash === -1 ? url.length : hash) : hash === -1 ? query : Math.min(query, hash)
+	return url.slice(start, end)
+}
+
+/**
+ * Entity tags of an If-Match / If-None-Match header (RFC 9110 §13.1): `*`, or
+ * the list of tags. Weak tags keep their `W/` prefix so a strong comparison
+ * can refuse them; an unquoted token is taken as a tag, for hand-typed curl.
+ */
+export function parseEntityTags(header: string | null | undefined): string[] | '*' | undefined {
+	if (header === null || header === undefined) return undefined
+	const value = header.trim()
+	if (value === '') return undefined
+	if (value === '*') return '*'
+	const tags: string[] = []
+	const pattern = /\s*(W\/)?(?:"([^"]*)"|([^\s,"]+))\s*(?:,|$)/gy
+	let match: RegExpExecArray | null
+	while (pattern.lastIndex < value.length && (match = pattern.exec(value)) !== null) {
+		tags.push((match[1] ?? '') + (match[2] ?? match[3] ?? ''))
+	}
+	return tags
+}
+
+/** Strong comparison (If-Match): weak tags never match. */
+export const strongTags = (tags: string[] | '*'): string[] | '*' => (tags === '*' ? '*' : tags.filter((tag) => !tag.startsWith('W/')))
+
+/** Weak comparison (If-None-Match): `W/"x"` and `"x"` both mean x. */
+export const weakTags = (tags: string[] | '*'): string[] | '*' => (tags === '*' ? '*' : tags.map((tag) => (tag.startsWith('W/') ? tag.slice(2) : tag)))
+
+export const etagOf = (hash: string): string => `"${hash}"`

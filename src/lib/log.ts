@@ -1,0 +1,69 @@
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
+export type LogFields = Record<string, string | number | boolean | null | undefined>
+
+export interface Logger {
+	debug(msg: string, fields?: LogFields): void
+	info(msg: string, fields?: LogFields): void
+	warn(msg: string, fields?: LogFields): void
+	error(msg: string, fields?: LogFields): void
+	/** Writes out whatever is buffered (call before exit). */
+	flush(): void
+}
+
+const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 }
+
+/**
+ * JSON lines `{ ts, level, msg, ...fields }`. Lines are batched and written
+ * once per event-loop turn, so the access log costs one write per burst of
+ * requests rather than one per request. Callers pass ids and counts only:
+ * never headers, bodies, keys, passwords or config data (STYLE §10).
+ */
+export function createLogger(
+	options: { level?: LogLevel; write?: (chunk: string) => void; now?: () => number } = {}
+): Logger {
+	const min = RANK[options.level ?? 'info']
+	const write = options.write ?? ((chunk: string) => void process.stdout.write(chunk))
+	const now = options.now ?? Date.now
+	let pending = ''
+	let scheduled = false
+
+	const flush = () => {
+		scheduled = false
+		if (pending === '') return
+		const chunk = pending
+		pending = ''
+		write(chunk)
+	}
+
+	const emit = (level: LogLevel, msg: string, fields?: LogFields) => {
+		if (RANK[level] < min) return
+		pending += JSON.stringify({ ts: new Date(now()).toISOString(), level, msg, ...fields }) + '\n'
+		if (!scheduled) {
+			scheduled = true
+			setImmediate(flush)
+		}
+	}
+
+	return {
+		debug: (msg, fields) => emit('debug', msg, fields),
+		info: (msg, fields) => emit('info', msg, fields),
+		warn: (msg, fields) => emit('warn', msg, fields),
+		error: (msg, fields) => emit('error', msg, fields),
+		flush
+	}
+}
+
+/** A logger that keeps its lines in memory, for tests that read the log. */
+export function memoryLogger(): Logger & { lines: string[] } {
+	const lines: string[] = []
+	const logger = createLogger({ level: 'debug', write: (chunk) => lines.push(...chunk.trimEnd().split('\n')) })
+	return Object.assign(logger, { lines })
+}
+
+export const silentLogger: Logger = {
+	debug: () => {},
+	info: () => {},
+	warn: () => {},
+	error: () => {},
+	flush: () => {}
+}

@@ -1,0 +1,50 @@
+import { Elysia } from 'elysia'
+import { z } from 'zod'
+import type { AuthPlugin } from '../../plugins/auth'
+import { jsonBody } from '../../plugins/json-body'
+import { IssuedKey, KeyIdParams, KeyView, LoginBody, Me } from './model'
+import type { AuthService } from './service'
+
+/** Where a request came from, for login throttling (the socket address unless a proxy is trusted). */
+export type ClientAddress = (request: Request) => string
+
+export const authRoutes = (auth: AuthService, gate: AuthPlugin, clientAddress: ClientAddress) =>
+	new Elysia({ tags: ['auth'] })
+		.use(gate)
+		.post('/api/auth/login', async ({ body, request, status }) => status(201, await auth.login(body, clientAddress(request))), {
+			...jsonBody,
+			body: LoginBody,
+			response: { 201: IssuedKey },
+			detail: {
+				summary: 'Log in and get an API key for this device',
+				description:
+					'No bearer key needed. Logging in again from the same device revokes its previous key. Wrong login or password: 401. After 10 failures for one login, or 30 from one address, within 15 minutes: 429 with Retry-After.',
+				security: []
+			}
+		})
+		.post(
+			'/api/auth/logout',
+			async ({ caller, status }) => {
+				await auth.logout(caller)
+				return status(204)
+			},
+			{ auth: true, detail: { summary: 'Revoke the key used for this request' } }
+		)
+		.get('/api/keys', ({ caller }) => auth.listKeys(caller), {
+			auth: true,
+			response: z.array(KeyView),
+			detail: { summary: "The caller's active keys (never the keys themselves)" }
+		})
+		.delete(
+			'/api/keys/:id',
+			async ({ caller, params, status }) => {
+				await auth.revokeKey(caller, params.id)
+				return status(204)
+			},
+			{ auth: true, params: KeyIdParams, detail: { summary: 'Revoke one of your keys' } }
+		)
+		.get('/api/me', ({ caller }) => ({ email: caller.email, username: caller.username }), {
+			auth: true,
+			response: Me,
+			detail: { summary: 'Who the key belongs to', tags: ['identity'] }
+		})

@@ -1,0 +1,105 @@
+import { API_KEY_PATTERN, generateApiKey, sha256Hex } from '../../lib/crypto'
+import { AppError } from '../../lib/errors'
+import { toIso, type Clock } from '../../lib/clock'
+import { newId } from '../../lib/ids'
+import type { PasswordHasher } from '../../lib/passwords'
+import type { Caller, Store } from '../../store/types'
+import type { IssuedKey, KeyView, LoginBody } from './model'
+
+/** CONTRACT §2 login throttling. */
+export const THROTTLE = { windowMs: 15 * 60 * 1000, perLogin: 10, perAddress: 30 } as const
+/** CONTRACT §5: lastUsedAt is written at most once a minute per key. */
+const TOUCH_EVERY_MS = 60 * 1000
+
+const unauthorized = (message: string) => new AppError('unauthorized', message)
+
+export function createAuthService({ store, clock, passwords }: { store: Store; clock: Clock; passwords: PasswordHasher }) {
+	// Verified against when the login is unknown, so a miss costs as much as a wrong password.
+	let decoyHash: Promise<string> | undefined
+	const decoy = () => (decoyHash ??= passwords.hash('decoy password never matches'))
+
+	/** Stores a new key for (user, device), replacing that device's previous one. */
+	async function issueKey(userId: string, device: string): Promise<IssuedKey> {
+		const apiKey = generateApiKey()
+		const createdAt = toIso(clock.now())
+		const id = newId()
+		await store.keys.issue({ id, userId, device, keyHash: sha256Hex(apiKey), createdAt, lastUsedAt: null })
+		return { apiKey, id, device, createdAt }
+	}
+
+	/** Refuses with 429 while the login or the address has too many recent failures. */
+	async function checkThrottle(loginKey: string, address: string, now: number) {
+		const since = now - THROTTLE.windowMs
+		const [byLogin, byAddress] = await Promise.all([
+			store.loginFailures.nthRecentForLogin(loginKey, since, THROTTLE.perLogin),
+			store.loginFailures.nthRecentForAddress(address, since, THROTTLE.perAddress)
+		])
+		if (byLogin === undefined && byAddress === undefined) return
+		// Refused until the failure that tipped the count leaves the window.
+		const until = Math.max(byLogin ?? 0, byAddress ?? 0) + THROTTLE.windowMs
+		const seconds = Math.max(1, Math.ceil((until - now) / 1000))
+		throw new AppError('rate_limited', `Too many failed logins. Try again in ${Math.ceil(seconds / 60)} minute(s).`, {
+			headers: { 'retry-after': String(seconds) }
+		})
+	}
+
+	return {
+		issueKey,
+
+		/** The auth gate: a bearer key → its caller, or 401 (CONTRACT §2). */
+		async authenticate(authorization: string | null): Promise<Caller> {
+			if (authorization === null) throw unauthorized('Send your API key as "Authorization: Bearer <key>".')
+			const space = authorization.indexOf(' ')
+			const scheme = space === -1 ? authorization : authorization.slice(0, space)
+			if (scheme.toLowerCase() !== 'bearer') throw unauthorized('Send your API key as "Authorization: Bearer <key>".')
+			const key = authorization.slice(space + 1).trim()
+			if (!API_KEY_PATTERN.test(key)) throw unauthorized('That is not a cfgsync API key.')
+			const caller = await store.keys.findCaller(sha256Hex(key))
+			if (!caller) throw unauthorized('This API key is unknown or has been revoked.')
+			const now = clock.now()
+			const staleBefore = toIso(now - TOUCH_EVERY_MS)
+			if (caller.lastUsedAt === null || caller.lastUsedAt < staleBefore) {
+				await store.keys.touch(caller.keyId, toIso(now), staleBefore)
+			}
+			return caller
+		},
+
+		/** CONTRACT §3 login: a new key for this device, or 401, or 429 when throttled. */
+		async login(body: LoginBody, address: string): Promise<IssuedKey> {
+			const loginKey = body.login.toLowerCase()
+			const now = clock.now()
+			await checkThrottle(loginKey, address, now)
+			const user = await store.users.findByLogin(body.login)
+			const ok = await passwords.verify(user?.passwordHash ?? (await decoy()), body.password)
+			if (!user || !user.passwordHash || !ok) {
+				await store.loginFailures.record({ loginKey, address, at: now })
+				throw unauthorized('Wrong login or password.')
+			}
+			await store.loginFailures.clearLogin(loginKey)
+			return issueKey(user.id, body.device)
+		},
+
+		logout: async (caller: Caller): Promise<void> => void (await store.keys.revoke(caller.userId, caller.keyId)),
+
+		async listKeys(caller: Caller): Promise<KeyView[]> {
+			const keys = await store.keys.listForUser(caller.userId)
+			return keys.map((key) => ({
+				id: key.id,
+				device: key.device,
+				createdAt: key.createdAt,
+				lastUsedAt: key.lastUsedAt,
+				current: key.id === caller.keyId
+			}))
+		},
+
+		/** Another user's key is a 404, never a 403 (CONTRACT §3). */
+		async revokeKey(caller: Caller, keyId: string): Promise<void> {
+			if (!(await store.keys.revoke(caller.userId, keyId))) throw new AppError('not_found', 'No such key.')
+		},
+
+		/** Drops failed-login records that can no longer count. */
+		pruneLoginFailures: () => store.loginFailures.prune(clock.now() - THROTTLE.windowMs)
+	}
+}
+
+export type AuthService = ReturnType<typeof createAuthService>

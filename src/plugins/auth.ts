@@ -1,0 +1,44 @@
+import { Elysia } from 'elysia'
+import { BODY_MAX_BYTES } from '../lib/constants'
+import { AppError } from '../lib/errors'
+import { pathOf } from '../lib/http'
+import type { Caller } from '../store/types'
+import { tooLarge } from './json-body'
+
+export interface Authenticator {
+	/** The caller holding the bearer key of this Authorization header; throws 401. */
+	authenticate(authorization: string | null): Promise<Caller>
+}
+
+/** CONTRACT §2: every /api path needs a key, known route or not, except login. */
+const needsKey = (path: string): boolean => (path === '/api' || path.startsWith('/api/')) && path !== '/api/auth/login'
+
+/**
+ * STYLE §7: the key is checked in `onRequest`, before Elysia parses or
+ * validates anything, so CONTRACT §2's order holds (401 before 400/413/404).
+ * The caller is kept per request and handed to handlers by the `auth` macro,
+ * which fails closed. Then the declared body size is checked (413) before the
+ * body is read. Create it once per app and hand the same instance to every module.
+ */
+export function authPlugin(authenticator: Authenticator) {
+	const callers = new WeakMap<Request, Caller>()
+	return new Elysia({ name: 'auth' })
+		.onRequest(async ({ request }) => {
+			if (needsKey(pathOf(request.url))) {
+				callers.set(request, await authenticator.authenticate(request.headers.get('authorization')))
+			}
+			const declared = request.headers.get('content-length')
+			if (declared !== null && Number(declared) > BODY_MAX_BYTES) throw tooLarge()
+		})
+		.macro({
+			auth: {
+				resolve: ({ request }) => {
+					const caller = callers.get(request)
+					if (!caller) throw new AppError('unauthorized', 'A valid API key is required.')
+					return { caller }
+				}
+			}
+		})
+}
+
+export type AuthPlugin = ReturnType<typeof authPlugin>

@@ -1,0 +1,44 @@
+import { openapi } from '@elysiajs/openapi'
+import { Elysia } from 'elysia'
+import swaggerBundle from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' }
+import swaggerCss from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' }
+import { z } from 'zod'
+import packageJson from '../../package.json' with { type: 'json' }
+
+const ASSETS = '/docs/assets'
+
+/** zod → JSON Schema for OpenAPI 3.1, without a `$schema` on every nested schema. */
+function toJsonSchema(schema: z.ZodType) {
+	const { $schema: _, ...rest } = z.toJSONSchema(schema, { unrepresentable: 'any', io: 'input' })
+	return rest
+}
+
+/**
+ * `/openapi.json` and the API page at `/docs`, generated from the zod schemas
+ * that validate requests. The page is Swagger UI served from the binary itself
+ * (swagger-ui-dist: one self-contained bundle, no runtime dependencies), so it
+ * works on a server with no internet access.
+ */
+export const openapiPlugin = new Elysia({ name: 'openapi' })
+	.get(`${ASSETS}/swagger-ui-bundle.js`, () => Bun.file(swaggerBundle), { detail: { hide: true } })
+	.get(`${ASSETS}/swagger-ui.css`, () => Bun.file(swaggerCss), { detail: { hide: true } })
+	.use(
+		openapi({
+			path: '/docs',
+			specPath: '/openapi.json',
+			provider: 'swagger-ui',
+			swagger: { cdn: `${ASSETS}/swagger-ui-bundle.js`, theme: `${ASSETS}/swagger-ui.css`, autoDarkMode: false } as never,
+			// `data` is a z.custom (zod would drop `__proto__` keys); it is documented by its own metadata.
+			mapJsonSchema: { zod: toJsonSchema },
+			documentation: {
+				info: {
+					title: 'cfgsync',
+					version: packageJson.version,
+					description:
+						'Self-hosted configuration sync for developer tools. Every /api route except POST /api/auth/login needs `Authorization: Bearer <API key>`. Errors are `{"error", "code", "details?"}`.'
+				},
+				components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'cs_ followed by 64 hex characters' } } },
+				security: [{ bearer: [] }]
+			}
+		})
+	)

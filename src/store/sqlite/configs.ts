@@ -1,0 +1,212 @@
+import { and, desc, eq, isNull, lt, sql } from 'drizzle-orm'
+import type { Database } from 'bun:sqlite'
+import type {
+	ConfigRow,
+	ConfigStore,
+	ConfigWithData,
+	Owner,
+	PushCondition,
+	PushInput,
+	PushResult,
+	SealFor,
+	VersionRow,
+	VersionWithData
+} from '../types'
+import type { SqliteDb } from './client'
+import { changed } from './errors'
+import { configs, configVersions, teams } from './schema'
+
+const configFields = {
+	id: configs.id,
+	userId: configs.userId,
+	teamId: configs.teamId,
+	name: configs.name,
+	tool: configs.tool,
+	version: configs.version,
+	hash: configs.hash,
+	currentVersionId: configs.currentVersionId,
+	createdAt: configs.createdAt,
+	updatedAt: configs.updatedAt
+}
+const withData = { ...configFields, sealed: configVersions.data }
+const versionFields = {
+	id: configVersions.id,
+	configId: configVersions.configId,
+	version: configVersions.version,
+	hash: configVersions.hash,
+	createdAt: configVersions.createdAt
+}
+
+const id = sql.placeholder('id')
+const userId = sql.placeholder('userId')
+const teamId = sql.placeholder('teamId')
+const name = sql.placeholder('name')
+const tool = sql.placeholder('tool')
+
+/** True when the condition of a conditional push does not hold for `current`. */
+export function conditionFails(condition: PushCondition | undefined, current: { hash: string } | undefined): boolean {
+	if (!condition) return false
+	const { ifMatch, ifNoneMatch } = condition
+	if (ifMatch !== undefined) {
+		if (!current) return true
+		if (ifMatch !== '*' && !ifMatch.includes(current.hash)) return true
+	}
+	if (ifNoneMatch !== undefined && current) {
+		if (ifNoneMatch === '*' || ifNoneMatch.includes(current.hash)) return true
+	}
+	return false
+}
+
+/**
+ * Configs and their versions. Every statement is prepared once: bun:sqlite
+ * would otherwise re-prepare per call, which costs more than the query.
+ */
+export function sqliteConfigs(db: SqliteDb, sqlite: Database): ConfigStore {
+	const currentVersionJoin = eq(configVersions.id, configs.currentVersionId)
+	const personalKey = and(eq(configs.userId, userId), isNull(configs.teamId), eq(configs.name, name), eq(configs.tool, tool))
+	const teamKey = and(eq(configs.teamId, teamId), eq(configs.name, name), eq(configs.tool, tool))
+
+	const personalWithData = db.select(withData).from(configs).innerJoin(configVersions, currentVersionJoin).where(personalKey).prepare()
+	const teamWithData = db.select(withData).from(configs).innerJoin(configVersions, currentVersionJoin).where(teamKey).prepare()
+	const byIdWithData = db.select(withData).from(configs).innerJoin(configVersions, currentVersionJoin).where(eq(configs.id, id)).prepare()
+	const personalMeta = db.select(configFields).from(configs).where(personalKey).prepare()
+	const teamMeta = db.select(configFields).from(configs).where(teamKey).prepare()
+	const metaById = db.select(configFields).from(configs).where(eq(configs.id, id)).prepare()
+	const teamAlive = db
+		.select({ id: teams.id })
+		.from(teams)
+		.where(and(eq(teams.id, id), isNull(teams.deletedAt)))
+		.prepare()
+	const listPersonal = db
+		.select(configFields)
+		.from(configs)
+		.where(and(eq(configs.userId, userId), isNull(configs.teamId)))
+		.orderBy(configs.name, configs.tool)
+		.prepare()
+	const listTeam = db.select(configFields).from(configs).where(eq(configs.teamId, teamId)).orderBy(configs.name, configs.tool).prepare()
+	const insertConfig = db
+		.insert(configs)
+		.values({
+			id,
+			userId,
+			teamId,
+			name,
+			tool,
+			version: 1,
+			hash: sql.placeholder('hash'),
+			currentVersionId: sql.placeholder('versionId'),
+			createdAt: sql.placeholder('at'),
+			updatedAt: sql.placeholder('at')
+		})
+		.prepare()
+	const insertVersion = db
+		.insert(configVersions)
+		.values({
+			id: sql.placeholder('versionId'),
+			configId: id,
+			version: sql.placeholder('version'),
+			hash: sql.placeholder('hash'),
+			data: sql.placeholder('data'),
+			createdAt: sql.placeholder('at')
+		})
+		.prepare()
+	const setCurrent = db
+		.update(configs)
+		.set({
+			version: sql`${sql.placeholder('version')}`,
+			hash: sql`${sql.placeholder('hash')}`,
+			currentVersionId: sql`${sql.placeholder('versionId')}`,
+			updatedAt: sql`${sql.placeholder('at')}`
+		})
+		.where(eq(configs.id, id))
+		.prepare()
+	const deleteConfig = db.delete(configs).where(eq(configs.id, id)).prepare()
+	const versionsPage = db
+		.select({ ...versionFields, sealed: configVersions.data })
+		.from(configVersions)
+		.where(and(eq(configVersions.configId, id), lt(configVersions.version, sql.placeholder('before'))))
+		.orderBy(desc(configVersions.version))
+		.limit(sql.placeholder('limit'))
+		.prepare()
+	const versionById = db
+		.select({ ...versionFields, sealed: configVersions.data })
+		.from(configVersions)
+		.where(and(eq(configVersions.configId, id), eq(configVersions.id, sql.placeholder('versionId'))))
+		.prepare()
+
+	const findMeta = (owner: Owner, configName: string, configTool: string) =>
+		(owner.teamId === null
+			? personalMeta.get({ userId: owner.userId, name: configName, tool: configTool })
+			: teamMeta.get({ teamId: owner.teamId, name: configName, tool: configTool })) as ConfigRow | undefined
+
+	/** Appends version n+1 to `current` and makes it current; the caller holds the write lock. */
+	const append = (current: ConfigRow, hash: string, seal: SealFor, versionId: string, at: string): ConfigRow => {
+		const version = current.version + 1
+		insertVersion.run({ id: current.id, versionId, version, hash, data: seal(current.id, versionId), at })
+		setCurrent.run({ id: current.id, version, hash, versionId, at })
+		return { ...current, version, hash, currentVersionId: versionId, updatedAt: at }
+	}
+
+	const pushTx = sqlite.transaction((input: PushInput): PushResult => {
+		const { owner } = input
+		if (owner.teamId !== null && !teamAlive.get({ id: owner.teamId })) return { kind: 'team_gone' }
+		const current = findMeta(owner, input.name, input.tool)
+		if (conditionFails(input.condition, current)) {
+			return { kind: 'precondition_failed', current: current ? { version: current.version, hash: current.hash } : null }
+		}
+		if (!current) {
+			const configId = input.newConfigId
+			const versionId = input.newVersionId
+			insertConfig.run({ id: configId, userId: owner.userId, teamId: owner.teamId, name: input.name, tool: input.tool, hash: input.hash, versionId, at: input.at })
+			insertVersion.run({ id: configId, versionId, version: 1, hash: input.hash, data: input.seal(configId, versionId), at: input.at })
+			return {
+				kind: 'created',
+				config: {
+					id: configId,
+					userId: owner.userId,
+					teamId: owner.teamId,
+					name: input.name,
+					tool: input.tool,
+					version: 1,
+					hash: input.hash,
+					currentVersionId: versionId,
+					createdAt: input.at,
+					updatedAt: input.at
+				}
+			}
+		}
+		if (current.hash === input.hash) return { kind: 'unchanged', config: current }
+		return { kind: 'updated', config: append(current, input.hash, input.seal, input.newVersionId, input.at) }
+	})
+
+	const appendTx = sqlite.transaction((input: Parameters<ConfigStore['appendVersion']>[0]): VersionRow | undefined => {
+		const current = metaById.get({ id: input.configId }) as ConfigRow | undefined
+		if (!current) return undefined
+		const next = append(current, input.hash, input.seal, input.newVersionId, input.at)
+		return { id: input.newVersionId, configId: next.id, version: next.version, hash: next.hash, createdAt: input.at }
+	})
+
+	return {
+		async push(input) {
+			// Unchanged data is the common sync case: answer it from a plain read, without the write lock.
+			const seen = findMeta(input.owner, input.name, input.tool)
+			if (seen && seen.hash === input.hash && !conditionFails(input.condition, seen)) {
+				return { kind: 'unchanged', config: seen }
+			}
+			return pushTx.immediate(input)
+		},
+		appendVersion: async (input) => appendTx.immediate(input),
+		findByKey: async (owner, configName, configTool) =>
+			(owner.teamId === null
+				? personalWithData.get({ userId: owner.userId, name: configName, tool: configTool })
+				: teamWithData.get({ teamId: owner.teamId, name: configName, tool: configTool })) as ConfigWithData | undefined,
+		findById: async (configId) => byIdWithData.get({ id: configId }) as ConfigWithData | undefined,
+		findMetaById: async (configId) => metaById.get({ id: configId }) as ConfigRow | undefined,
+		listPersonal: async (owner) => listPersonal.all({ userId: owner }) as ConfigRow[],
+		listForTeam: async (team) => listTeam.all({ teamId: team }) as ConfigRow[],
+		remove: async (configId) => changed(deleteConfig.run({ id: configId })) > 0,
+		listVersions: async (configId, page = {}) =>
+			versionsPage.all({ id: configId, before: page.before ?? Number.MAX_SAFE_INTEGER, limit: page.limit ?? -1 }) as VersionWithData[],
+		findVersion: async (configId, versionId) => versionById.get({ id: configId, versionId }) as VersionWithData | undefined
+	}
+}

@@ -1,0 +1,137 @@
+import { sql } from 'drizzle-orm'
+import { blob, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { PLANS, ROLES } from '../../lib/constants'
+
+/** Timestamps are ISO 8601 UTC strings with milliseconds: they sort as text. */
+
+export const users = sqliteTable(
+	'users',
+	{
+		id: text('id').primaryKey(),
+		email: text('email').notNull(),
+		/** Lower-cased copies carry the case-insensitive uniqueness (SQLite's NOCASE folds ASCII only). */
+		emailKey: text('email_key').notNull(),
+		username: text('username').notNull(),
+		usernameKey: text('username_key').notNull(),
+		passwordHash: text('password_hash'),
+		plan: text('plan', { enum: PLANS }).notNull(),
+		createdAt: text('created_at').notNull()
+	},
+	(t) => [uniqueIndex('users_email_key').on(t.emailKey), uniqueIndex('users_username_key').on(t.usernameKey)]
+)
+
+export const apiKeys = sqliteTable(
+	'api_keys',
+	{
+		id: text('id').primaryKey(),
+		userId: text('user_id')
+			.notNull()
+			.references(() => users.id, { onDelete: 'cascade' }),
+		device: text('device').notNull(),
+		/** SHA-256 hex of the whole key; the key itself is never stored. */
+		keyHash: text('key_hash').notNull(),
+		createdAt: text('created_at').notNull(),
+		lastUsedAt: text('last_used_at')
+	},
+	(t) => [
+		uniqueIndex('api_keys_key_hash_key').on(t.keyHash),
+		// One active key per (user, device): a revoked key is deleted, so this is the whole rule.
+		uniqueIndex('api_keys_user_device_key').on(t.userId, t.device)
+	]
+)
+
+export const loginFailures = sqliteTable(
+	'login_failures',
+	{
+		id: integer('id').primaryKey({ autoIncrement: true }),
+		loginKey: text('login_key').notNull(),
+		address: text('address').notNull(),
+		/** Milliseconds since the epoch. */
+		at: integer('at').notNull()
+	},
+	(t) => [index('login_failures_login_idx').on(t.loginKey, t.at), index('login_failures_address_idx').on(t.address, t.at)]
+)
+
+export const teams = sqliteTable(
+	'teams',
+	{
+		id: text('id').primaryKey(),
+		name: text('name').notNull(),
+		slug: text('slug').notNull(),
+		createdAt: text('created_at').notNull(),
+		deletedAt: text('deleted_at')
+	},
+	(t) => [
+		// Across live and soft-deleted teams: a deleted team's slug stays taken until it is purged.
+		uniqueIndex('teams_slug_key').on(t.slug),
+		index('teams_deleted_at_idx').on(t.deletedAt).where(sql`${t.deletedAt} IS NOT NULL`)
+	]
+)
+
+export const teamMembers = sqliteTable(
+	'team_members',
+	{
+		id: text('id').primaryKey(),
+		teamId: text('team_id')
+			.notNull()
+			.references(() => teams.id, { onDelete: 'cascade' }),
+		userId: text('user_id')
+			.notNull()
+			.references(() => users.id, { onDelete: 'cascade' }),
+		role: text('role', { enum: ROLES }).notNull(),
+		joinedAt: text('joined_at').notNull()
+	},
+	(t) => [uniqueIndex('team_members_team_user_key').on(t.teamId, t.userId), index('team_members_user_idx').on(t.userId)]
+)
+
+export const configs = sqliteTable(
+	'configs',
+	{
+		id: text('id').primaryKey(),
+		/** The owner of a personal config; whoever created a team config. */
+		userId: text('user_id')
+			.notNull()
+			.references(() => users.id, { onDelete: 'cascade' }),
+		teamId: text('team_id').references(() => teams.id, { onDelete: 'cascade' }),
+		name: text('name').notNull(),
+		tool: text('tool').notNull(),
+		version: integer('version').notNull(),
+		hash: text('hash').notNull(),
+		/** Kept in step with config_versions by the push and rollback transactions. */
+		currentVersionId: text('current_version_id').notNull(),
+		createdAt: text('created_at').notNull(),
+		updatedAt: text('updated_at').notNull()
+	},
+	(t) => [
+		// CONTRACT §5 push matching; these make concurrent first pushes create one config.
+		uniqueIndex('configs_personal_key')
+			.on(t.userId, t.name, t.tool)
+			.where(sql`${t.teamId} IS NULL`),
+		uniqueIndex('configs_team_key')
+			.on(t.teamId, t.name, t.tool)
+			.where(sql`${t.teamId} IS NOT NULL`),
+		index('configs_user_idx').on(t.userId)
+	]
+)
+
+export const configVersions = sqliteTable(
+	'config_versions',
+	{
+		id: text('id').primaryKey(),
+		configId: text('config_id')
+			.notNull()
+			.references(() => configs.id, { onDelete: 'cascade' }),
+		version: integer('version').notNull(),
+		hash: text('hash').notNull(),
+		/** AES-256-GCM: nonce | ciphertext | tag, with "configId:versionId" as AAD. */
+		data: blob('data', { mode: 'buffer' }).notNull(),
+		createdAt: text('created_at').notNull()
+	},
+	(t) => [uniqueIndex('config_versions_config_version_key').on(t.configId, t.version)]
+)
+
+/** Small key/value facts about the database itself (the master-key check). */
+export const meta = sqliteTable('meta', {
+	key: text('key').primaryKey(),
+	value: text('value').notNull()
+})

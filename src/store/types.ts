@@ -1,0 +1,239 @@
+import type { Plan, Role } from '../lib/constants'
+
+/**
+ * The persistence boundary (STYLE §1, §8). Services speak only to this
+ * interface: plain rows in, plain rows out, every method async so that a
+ * PostgreSQL backend fits unchanged. A write that spans several rows is one
+ * method owning its transaction.
+ */
+export interface Store {
+	users: UserStore
+	keys: KeyStore
+	loginFailures: LoginFailureStore
+	configs: ConfigStore
+	teams: TeamStore
+	meta: MetaStore
+	/** True when the database answers. */
+	ping(): Promise<boolean>
+	/** Writes a consistent copy of the database to `file` (which must not exist). */
+	backup(file: string): Promise<void>
+	close(): void
+}
+
+export interface UserRow {
+	id: string
+	email: string
+	username: string
+	passwordHash: string | null
+	plan: Plan
+	createdAt: string
+}
+
+export type NewUser = UserRow
+
+export interface UserStore {
+	/** Returns false when the email or username is taken (case-insensitively). */
+	create(user: NewUser): Promise<boolean>
+	/** By email or username, case-insensitively. */
+	findByLogin(login: string): Promise<UserRow | undefined>
+	findById(id: string): Promise<UserRow | undefined>
+	list(): Promise<UserRow[]>
+	setPlan(id: string, plan: Plan): Promise<boolean>
+	setPassword(id: string, passwordHash: string): Promise<boolean>
+	/**
+	 * Teams in which the user is the only owner while others are members:
+	 * removing the user would leave them ownerless.
+	 */
+	soleOwnerTeams(id: string): Promise<{ id: string; name: string; slug: string }[]>
+	/**
+	 * Removes the user, their keys, memberships and personal configs in one
+	 * transaction. Team configs they pushed stay with the team and are
+	 * re-attributed to another owner; teams they were the only member of go.
+	 * Returns false when the user does not exist, or 'sole_owner' when (checked
+	 * inside the transaction) they are the last owner of a team with members.
+	 */
+	remove(id: string): Promise<boolean | 'sole_owner'>
+}
+
+/** What the auth gate needs about the holder of a key, in one lookup. */
+export interface Caller {
+	keyId: string
+	userId: string
+	email: string
+	username: string
+	plan: Plan
+	lastUsedAt: string | null
+}
+
+export interface KeyRow {
+	id: string
+	userId: string
+	device: string
+	createdAt: string
+	lastUsedAt: string | null
+}
+
+export interface KeyStore {
+	/** The hot path of every request: key hash → key and user. */
+	findCaller(keyHash: string): Promise<Caller | undefined>
+	/** Sets lastUsedAt unless it is already newer than `staleBefore`. */
+	touch(keyId: string, at: string, staleBefore: string): Promise<void>
+	/** Stores a key for (user, device), revoking that device's previous key, in one transaction. */
+	issue(key: KeyRow & { keyHash: string }): Promise<void>
+	listForUser(userId: string): Promise<KeyRow[]>
+	/** Revokes one of the user's keys; false when it is not theirs or does not exist. */
+	revoke(userId: string, keyId: string): Promise<boolean>
+}
+
+export interface LoginFailureStore {
+	record(failure: { loginKey: string; address: string; at: number }): Promise<void>
+	/**
+	 * The time of the `limit`-th most recent failure since `since` for the login
+	 * (or the address), or undefined when there are fewer than `limit`.
+	 */
+	nthRecentForLogin(loginKey: string, since: number, limit: number): Promise<number | undefined>
+	nthRecentForAddress(address: string, since: number, limit: number): Promise<number | undefined>
+	clearLogin(loginKey: string): Promise<void>
+	/** Drops failures older than `before`. */
+	prune(before: number): Promise<number>
+}
+
+export interface ConfigRow {
+	id: string
+	userId: string
+	teamId: string | null
+	name: string
+	tool: string
+	version: number
+	hash: string
+	currentVersionId: string
+	createdAt: string
+	updatedAt: string
+}
+
+/** A config with its current version's sealed data. */
+export interface ConfigWithData extends ConfigRow {
+	sealed: Uint8Array
+}
+
+export interface VersionRow {
+	id: string
+	configId: string
+	version: number
+	hash: string
+	createdAt: string
+}
+
+export interface VersionWithData extends VersionRow {
+	sealed: Uint8Array
+}
+
+/** Where a config lives: a user's personal space or a team. */
+export type Owner = { userId: string; teamId: null } | { userId: string; teamId: string }
+
+/** Seals the data for a version record whose ids are only fixed inside the transaction. */
+export type SealFor = (configId: string, versionId: string) => Uint8Array
+
+/**
+ * CONTRACT §3 conditional push (RFC 9110 semantics): `ifMatch` holds when the
+ * config exists and its current hash is listed (`*`: exists at all);
+ * `ifNoneMatch` holds when it does not exist or its hash is not listed.
+ */
+export interface PushCondition {
+	ifMatch?: string[] | '*'
+	ifNoneMatch?: string[] | '*'
+}
+
+export interface PushInput {
+	owner: Owner
+	name: string
+	tool: string
+	hash: string
+	seal: SealFor
+	/** Used when the push creates the config. */
+	newConfigId: string
+	newVersionId: string
+	at: string
+	condition?: PushCondition
+}
+
+export type PushResult =
+	| { kind: 'created' | 'updated' | 'unchanged'; config: ConfigRow }
+	| { kind: 'precondition_failed'; current: { version: number; hash: string } | null }
+	| { kind: 'team_gone' }
+
+export interface ConfigStore {
+	/**
+	 * Creates the config or appends a version, atomically: versions stay
+	 * contiguous and concurrent first pushes make one config.
+	 */
+	push(input: PushInput): Promise<PushResult>
+	/** Appends a version with already-known content (rollback); undefined when the config is gone. */
+	appendVersion(input: {
+		configId: string
+		hash: string
+		seal: SealFor
+		newVersionId: string
+		at: string
+	}): Promise<VersionRow | undefined>
+	findByKey(owner: Owner, name: string, tool: string): Promise<ConfigWithData | undefined>
+	findById(id: string): Promise<ConfigWithData | undefined>
+	/** Without data: for access checks and conditional requests. */
+	findMetaById(id: string): Promise<ConfigRow | undefined>
+	listPersonal(userId: string): Promise<ConfigRow[]>
+	listForTeam(teamId: string): Promise<ConfigRow[]>
+	/** Deletes the config and its versions in one transaction; false when it was gone. */
+	remove(id: string): Promise<boolean>
+	/** Versions highest first; `before` and `limit` page through them. */
+	listVersions(configId: string, page?: { before?: number; limit?: number }): Promise<VersionWithData[]>
+	findVersion(configId: string, versionId: string): Promise<VersionWithData | undefined>
+}
+
+export interface TeamRow {
+	id: string
+	name: string
+	slug: string
+	createdAt: string
+	deletedAt: string | null
+}
+
+export interface MemberRow {
+	id: string
+	teamId: string
+	userId: string
+	email: string
+	username: string
+	role: Role
+	joinedAt: string
+}
+
+export interface TeamStore {
+	/** Creates the team with its first owner; false when the slug is taken (deleted teams included). */
+	create(team: TeamRow, owner: { membershipId: string; userId: string; joinedAt: string }): Promise<boolean>
+	/** A live team by slug with the caller's role, or undefined when missing, deleted or not a member. */
+	findForMember(slug: string, userId: string): Promise<{ team: TeamRow; role: Role } | undefined>
+	/** The caller's role in a live team by id; undefined when missing, deleted or not a member. */
+	roleIn(teamId: string, userId: string): Promise<Role | undefined>
+	listForUser(userId: string): Promise<(TeamRow & { role: Role })[]>
+	members(teamId: string): Promise<MemberRow[]>
+	/** Renames and/or re-slugs; 'conflict' when the new slug is taken. */
+	update(teamId: string, changes: { name?: string; slug?: string }): Promise<TeamRow | 'conflict' | undefined>
+	softDelete(teamId: string, at: string): Promise<boolean>
+	addMember(member: { id: string; teamId: string; userId: string; role: Role; joinedAt: string }): Promise<MemberRow | 'conflict'>
+	/**
+	 * Changes a role, refusing ('last_owner') to demote the team's last owner.
+	 * Checked inside the transaction so two demotions cannot both pass.
+	 */
+	setRole(teamId: string, userId: string, role: Role): Promise<MemberRow | 'last_owner' | undefined>
+	/** Removes a membership, refusing ('last_owner') to remove the last owner. */
+	removeMember(teamId: string, userId: string): Promise<boolean | 'last_owner'>
+	/** Ids of teams soft-deleted before `before`. */
+	deletedBefore(before: string): Promise<string[]>
+	/** Removes a soft-deleted team with its memberships, configs and versions in one transaction. */
+	purge(teamId: string): Promise<boolean>
+}
+
+export interface MetaStore {
+	get(key: string): Promise<string | undefined>
+	set(key: string, value: string): Promise<void>
+}
