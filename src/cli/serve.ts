@@ -3,7 +3,6 @@ import { BootError, openWithMasterKey } from '../boot'
 import { loadConfig } from '../config'
 import { schedulePurge } from '../jobs/purge'
 import { systemClock } from '../lib/clock'
-import { BODY_MAX_BYTES } from '../lib/constants'
 import { createLogger } from '../lib/log'
 import { createPasswordHasher } from '../lib/passwords'
 import { createAuthService } from '../modules/auth/service'
@@ -50,8 +49,9 @@ export async function serveCommand(args: string[]) {
 			hostname: config.host,
 			// STYLE §7: never share a port silently with another server.
 			reusePort: false,
-			// Backstop only: the auth gate answers oversized bodies with CONTRACT's JSON 413 first.
-			maxRequestBodySize: BODY_MAX_BYTES * 2
+			// Bun's own limit answers with an empty 413 before our gate sees the request; lift it so the
+			// gate (declared length) and the body reader (counted length) give CONTRACT's JSON 413 at 1 MiB.
+			maxRequestBodySize: Number.MAX_SAFE_INTEGER
 		})
 	} catch (error) {
 		store.close()

@@ -66,10 +66,11 @@ export function createAuthService({ store, clock, passwords }: { store: Store; c
 
 		/** CONTRACT §3 login: a new key for this device, or 401, or 429 when throttled. */
 		async login(body: LoginBody, address: string): Promise<IssuedKey> {
-			const loginKey = body.login.toLowerCase()
 			const now = clock.now()
-			await checkThrottle(loginKey, address, now)
 			const user = await store.users.findByLogin(body.login)
+			// Failures count per account (so email and username share one budget), or per name typed when there is no such account.
+			const loginKey = user ? `user:${user.id}` : `login:${body.login.toLowerCase()}`
+			await checkThrottle(loginKey, address, now)
 			const ok = await passwords.verify(user?.passwordHash ?? (await decoy()), body.password)
 			if (!user || !user.passwordHash || !ok) {
 				await store.loginFailures.record({ loginKey, address, at: now })

@@ -1,0 +1,175 @@
+import { describe, expect, test } from 'bun:test'
+import { testApp } from './helpers'
+
+const loginBody = (password = 'whatever-password') => JSON.stringify({ login: 'nobody', password, device: 'x' })
+
+describe('malformed requests never get a 5xx (CONTRACT §2)', () => {
+	test('bodies that are not JSON, not UTF-8 or too deep are 400 with a JSON error', async () => {
+		const t = testApp()
+		const raw = async (body: BodyInit, headers: Record<string, string> = {}) => {
+			const response = await t.app.handle(new Request('http://localhost/api/auth/login', { method: 'POST', body, headers }))
+			return { status: response.status, body: await response.json() }
+		}
+		const invalidUtf8 = new Uint8Array([...Buffer.from('{"login":"'), 0xff, 0xfe, ...Buffer.from('","password":"x","device":"y"}')])
+		expect(await raw(invalidUtf8, { 'content-type': 'application/json' })).toEqual({
+			status: 400,
+			body: { error: 'The request body is not valid UTF-8.', code: 'invalid_request' }
+		})
+		const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`
+		const deepRes = await raw(`{"login":${deep},"password":"x","device":"y"}`, { 'content-type': 'application/json' })
+		expect(deepRes.status).toBe(400)
+		expect(deepRes.body.error).toContain('deeper than 1000 levels')
+		for (const body of ['', '{', '{"a":}', 'nul', '\u0000']) {
+			const res = await raw(body, { 'content-type': 'application/json' })
+			expect(res.status).toBe(400)
+			expect(res.body.code).toBe('invalid_request')
+		}
+	})
+
+	test('a JSON body is read as JSON whatever the Content-Type says (curl -d sends form encoding)', async () => {
+		const t = testApp()
+		for (const type of ['application/x-www-form-urlencoded', 'text/plain', 'application/octet-stream', 'multipart/form-data; boundary=x']) {
+			const res = await t.call('POST', '/api/auth/login', { body: loginBody(), headers: { 'content-type': type } })
+			expect({ type, status: res.status }).toEqual({ type, status: 401 })
+		}
+		const none = await t.app.handle(new Request('http://localhost/api/auth/login', { method: 'POST', body: new Blob([loginBody()]) }))
+		expect(none.status).toBe(401)
+	})
+
+	test('a declared body over 1 MiB is 413 before anything is read', async () => {
+		const t = testApp()
+		let pulled = 0
+		const stream = new ReadableStream({
+			pull(controller) {
+				pulled++
+				controller.enqueue(new Uint8Array(64 * 1024))
+				if (pulled > 40) controller.close()
+			}
+		})
+		const response = await t.app.handle(
+			new Request('http://localhost/api/auth/login', {
+				method: 'POST',
+				body: stream,
+				headers: { 'content-type': 'application/json', 'content-length': String(100 * 1024 * 1024) }
+			})
+		)
+		expect(response.status).toBe(413)
+		expect(await response.json()).toEqual({ error: 'The request body is larger than 1 MiB.', code: 'payload_too_large' })
+		expect(pulled).toBeLessThanOrEqual(2)
+	})
+
+	test('a body without Content-Length is cut off at 1 MiB', async () => {
+		const t = testApp()
+		let sent = 0
+		const stream = new ReadableStream({
+			pull(controller) {
+				sent += 256 * 1024
+				controller.enqueue(new Uint8Array(256 * 1024).fill(0x20))
+				if (sent >= 8 * 1024 * 1024) controller.close()
+			}
+		})
+		const response = await t.app.handle(new Request('http://localhost/api/auth/login', { method: 'POST', body: stream }))
+		expect(response.status).toBe(413)
+		expect((await response.json()).code).toBe('payload_too_large')
+		expect(sent).toBeLessThan(2 * 1024 * 1024)
+	})
+
+	test('an exactly-1-MiB body is read (the limit is inclusive)', async () => {
+		const t = testApp()
+		const body = loginBody().padEnd(1024 * 1024, ' ')
+		const res = await t.call('POST', '/api/auth/login', { body })
+		expect(res.status).toBe(401)
+	})
+
+	test('unknown routes are 404 JSON; outside /api no key is needed to learn that', async () => {
+		const t = testApp()
+		const alice = await t.user()
+		expect((await t.call('GET', '/nope')).body).toEqual({ error: 'No such route.', code: 'not_found' })
+		expect((await t.call('GET', '/api/nope', { key: alice.key })).status).toBe(404)
+		expect((await t.call('PUT', '/api/me', { key: alice.key })).status).toBeOneOf([404, 405])
+	})
+
+	test('odd headers and methods are answered, never with a 5xx', async () => {
+		const t = testApp()
+		const alice = await t.user()
+		const odd: [string, string, Record<string, string>][] = [
+			['GET', '/api/me', { authorization: `Bearer ${alice.key}`, 'x-long': 'a'.repeat(60_000) }],
+			['GET', '/api/me', { authorization: `Bearer  ${alice.key}` }],
+			['GET', '/api/me', { authorization: `Bearer ${alice.key} trailing` }],
+			['OPTIONS', '/api/me', { authorization: `Bearer ${alice.key}` }],
+			['HEAD', '/healthz', {}],
+			['POST', '/api/auth/login', { 'content-type': 'application/json; charset=latin1' }],
+			['DELETE', '/api/keys/%00%ff', { authorization: `Bearer ${alice.key}` }],
+			['GET', '/api/keys/../me', { authorization: `Bearer ${alice.key}` }]
+		]
+		for (const [method, path, headers] of odd) {
+			const res = await t.call(method, path, { headers })
+			expect({ method, path, status: res.status < 500 }).toEqual({ method, path, status: true })
+		}
+	})
+})
+
+describe('operations endpoints (CONTRACT §3)', () => {
+	test('GET /healthz needs no key and reports the database', async () => {
+		const t = testApp()
+		const res = await t.call('GET', '/healthz')
+		expect(res).toMatchObject({ status: 200, body: { status: 'ok' } })
+		t.store.close()
+		const down = await t.call('GET', '/healthz')
+		expect(down.status).toBe(500)
+		expect(down.body.code).toBe('internal')
+	})
+
+	test('GET /openapi.json documents every route from the validating schemas, with no key', async () => {
+		const t = testApp()
+		const res = await t.call('GET', '/openapi.json')
+		expect(res.status).toBe(200)
+		expect(res.body.openapi).toMatch(/^3\.1/)
+		const paths = res.body.paths
+		expect(Object.keys(paths)).toEqual(expect.arrayContaining(['/api/auth/login', '/api/auth/logout', '/api/keys', '/api/keys/{id}', '/api/me', '/healthz']))
+		const loginSchema = paths['/api/auth/login'].post.requestBody.content['application/json'].schema
+		expect(loginSchema.required).toEqual(['login', 'password', 'device'])
+		expect(paths['/api/auth/login'].post.security).toEqual([])
+		expect(res.body.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' })
+	})
+
+	test('GET /docs is a page whose assets come from this server, not a CDN', async () => {
+		const t = testApp()
+		const page = await t.call('GET', '/docs')
+		expect(page.status).toBe(200)
+		expect(page.headers.get('content-type')).toContain('text/html')
+		const assets = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1] as string)
+		expect(assets.length).toBeGreaterThanOrEqual(2)
+		for (const asset of assets) {
+			expect(asset.startsWith('/')).toBe(true)
+			const res = await t.app.handle(new Request(`http://localhost${asset}`))
+			expect(res.status).toBe(200)
+			expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(10_000)
+		}
+		expect(page.text).not.toMatch(/https?:\/\//)
+	})
+})
+
+describe('access log (STYLE §10)', () => {
+	test('one line per request with method, route, status and ms; no key, password or body', async () => {
+		const t = testApp()
+		const alice = await t.user()
+		const issued = await t.call('POST', '/api/auth/login', { body: { login: alice.username, password: alice.password, device: 'laptop' } })
+		await t.call('GET', '/api/me', { key: alice.key })
+		await t.call('GET', '/api/keys/01234567-89ab-4def-8123-456789abcdef', { key: 'cs_bad' })
+		await Bun.sleep(20)
+		t.logger.flush()
+		const lines = t.logger.lines.map((line) => JSON.parse(line))
+		const requests = lines.filter((line) => line.msg === 'request')
+		expect(requests).toHaveLength(3)
+		expect(requests[0]).toMatchObject({ level: 'info', method: 'POST', route: '/api/auth/login', status: 201 })
+		expect(requests[1]).toMatchObject({ method: 'GET', route: '/api/me', status: 200 })
+		expect(requests[2]).toMatchObject({ method: 'GET', status: 401 })
+		for (const line of requests) {
+			expect(typeof line.ms).toBe('number')
+			expect(typeof line.requestId).toBe('string')
+		}
+		const all = t.logger.lines.join('\n')
+		for (const secret of [alice.key, alice.password, issued.body.apiKey]) expect(all).not.toContain(secret)
+	})
+})
