@@ -5,6 +5,9 @@ import type { Logger } from './lib/log'
 import type { PasswordHasher } from './lib/passwords'
 import { authRoutes, type ClientAddress } from './modules/auth'
 import { createAuthService } from './modules/auth/service'
+import { configsRoutes } from './modules/configs'
+import { createConfigPolicy } from './modules/configs/policy'
+import { createConfigsService } from './modules/configs/service'
 import { healthRoutes } from './modules/health'
 import { authPlugin } from './plugins/auth'
 import { errorsPlugin } from './plugins/errors'
@@ -26,6 +29,8 @@ export interface AppDeps {
 export function createApp(deps: AppDeps) {
 	const auth = createAuthService(deps)
 	const gate = authPlugin(auth)
+	const policy = createConfigPolicy(deps.store)
+	const configs = createConfigsService({ ...deps, policy })
 	return new Elysia()
 		.use(errorsPlugin(deps.logger))
 		.use(requestLogPlugin(deps.logger))
@@ -33,6 +38,7 @@ export function createApp(deps: AppDeps) {
 		.use(openapiPlugin)
 		.use(healthRoutes(deps.store.ping))
 		.use(authRoutes(auth, gate, deps.clientAddress ?? (() => 'unknown')))
+		.use(configsRoutes(configs, gate))
 }
 
 export type App = ReturnType<typeof createApp>

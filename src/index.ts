@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 import packageJson from '../package.json' with { type: 'json' }
 import { CliError, runCommand } from './cli/io'
-import { backupCommand, purgeCommand } from './cli/maintenance'
+import { backupCommand, healthcheckCommand, purgeCommand } from './cli/maintenance'
 import { serveCommand } from './cli/serve'
 import { keyCommand, userCommand } from './cli/user'
 
@@ -17,6 +17,7 @@ Usage:
   cfgsync-server key issue LOGIN --device NAME                  print a new API key for a device
   cfgsync-server purge                                          remove teams deleted more than 30 days ago
   cfgsync-server backup FILE                                    write a consistent copy of the database
+  cfgsync-server healthcheck [--url U]                          exit 0 when the local server is healthy
   cfgsync-server --help | --version
 
 Every command takes --data-dir D (default ./data, or CFGSYNC_DATA_DIR) and works while the server runs.
@@ -56,6 +57,8 @@ async function main(argv: string[]): Promise<number> {
 			return runCommand(() => purgeCommand(rest))
 		case 'backup':
 			return runCommand(() => backupCommand(rest))
+		case 'healthcheck':
+			return runCommand(() => healthcheckCommand(rest))
 		default:
 			// `cfgsync-server --port 9000` is serve with flags.
 			if (command.startsWith('-')) return runCommand(() => serveCommand(argv))

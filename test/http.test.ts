@@ -6,7 +6,7 @@ const loginBody = (password = 'whatever-password') => JSON.stringify({ login: 'n
 describe('malformed requests never get a 5xx (CONTRACT §2)', () => {
 	test('bodies that are not JSON, not UTF-8 or too deep are 400 with a JSON error', async () => {
 		const t = testApp()
-		const raw = async (body: BodyInit, headers: Record<string, string> = {}) => {
+		const raw = async (body: string | Uint8Array, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> => {
 			const response = await t.app.handle(new Request('http://localhost/api/auth/login', { method: 'POST', body, headers }))
 			return { status: response.status, body: await response.json() }
 		}
@@ -70,7 +70,7 @@ describe('malformed requests never get a 5xx (CONTRACT §2)', () => {
 		})
 		const response = await t.app.handle(new Request('http://localhost/api/auth/login', { method: 'POST', body: stream }))
 		expect(response.status).toBe(413)
-		expect((await response.json()).code).toBe('payload_too_large')
+		expect(((await response.json()) as { code: string }).code).toBe('payload_too_large')
 		expect(sent).toBeLessThan(2 * 1024 * 1024)
 	})
 

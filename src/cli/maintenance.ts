@@ -25,3 +25,15 @@ export async function backupCommand(args: string[]) {
 	})
 	process.stdout.write(`backup written to ${target} (the master key is not in it: keep master.key or CFGSYNC_MASTER_KEY safe separately)\n`)
 }
+
+/** For container HEALTHCHECKs on images without curl: exit 0 when /healthz answers 200. */
+export async function healthcheckCommand(args: string[]) {
+	const { values } = parseCommand(args, { url: { type: 'string' } })
+	const port = process.env.CFGSYNC_PORT ?? process.env.PORT ?? '8787'
+	const url = values.url ?? `http://127.0.0.1:${port}/healthz`
+	const response = await fetch(url, { signal: AbortSignal.timeout(3000) }).catch((error: Error) => {
+		throw new CliError(`${url}: ${error.message}`)
+	})
+	if (response.status !== 200) throw new CliError(`${url} answered ${response.status}`)
+	process.stdout.write('ok\n')
+}

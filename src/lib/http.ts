@@ -34,3 +34,22 @@ export const strongTags = (tags: string[] | '*'): string[] | '*' => (tags === '*
 export const weakTags = (tags: string[] | '*'): string[] | '*' => (tags === '*' ? '*' : tags.map((tag) => (tag.startsWith('W/') ? tag.slice(2) : tag)))
 
 export const etagOf = (hash: string): string => `"${hash}"`
+
+const JSON_TYPE = 'application/json;charset=utf-8'
+
+/**
+ * `fields` as a JSON object with a `data` member spliced in from JSON text we
+ * already hold (the decrypted record), so large configs are not parsed and
+ * re-serialised on the way out.
+ */
+export function objectWithData(fields: object, dataJson: string): string {
+	const head = JSON.stringify(fields)
+	return head === '{}' ? `{"data":${dataJson}}` : `${head.slice(0, -1)},"data":${dataJson}}`
+}
+
+export function jsonResponse(body: string, init: { status?: number; headers?: Record<string, string> } = {}): Response {
+	return new Response(body, { status: init.status ?? 200, headers: { 'content-type': JSON_TYPE, ...init.headers } })
+}
+
+/** 304 for a conditional GET whose tag matched: no body, the same ETag. */
+export const notModified = (hash: string): Response => new Response(null, { status: 304, headers: { etag: etagOf(hash) } })

@@ -1,4 +1,4 @@
-import type { Plan, Role } from '../lib/constants'
+import type { Plan, Role, Tool } from '../lib/constants'
 
 /**
  * The persistence boundary (STYLE §1, §8). Services speak only to this
@@ -103,7 +103,7 @@ export interface ConfigRow {
 	userId: string
 	teamId: string | null
 	name: string
-	tool: string
+	tool: Tool
 	version: number
 	hash: string
 	currentVersionId: string
@@ -147,7 +147,7 @@ export interface PushCondition {
 export interface PushInput {
 	owner: Owner
 	name: string
-	tool: string
+	tool: Tool
 	hash: string
 	seal: SealFor
 	/** Used when the push creates the config. */

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { blob, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
-import { PLANS, ROLES } from '../../lib/constants'
+import { PLANS, ROLES, TOOLS } from '../../lib/constants'
 
 /** Timestamps are ISO 8601 UTC strings with milliseconds: they sort as text. */
 
@@ -94,7 +94,7 @@ export const configs = sqliteTable(
 			.references(() => users.id, { onDelete: 'cascade' }),
 		teamId: text('team_id').references(() => teams.id, { onDelete: 'cascade' }),
 		name: text('name').notNull(),
-		tool: text('tool').notNull(),
+		tool: text('tool', { enum: TOOLS }).notNull(),
 		version: integer('version').notNull(),
 		hash: text('hash').notNull(),
 		/** Kept in step with config_versions by the push and rollback transactions. */

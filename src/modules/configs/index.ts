@@ -1,0 +1,132 @@
+import { Elysia } from 'elysia'
+import { z } from 'zod'
+import { etagOf, jsonResponse, notModified, objectWithData, parseEntityTags, strongTags, weakTags } from '../../lib/http'
+import type { AuthPlugin } from '../../plugins/auth'
+import { jsonBody } from '../../plugins/json-body'
+import type { PushCondition } from '../../store/types'
+import {
+	ConditionalHeaders,
+	ConfigIdParams,
+	ConfigSummary,
+	ConfigVersion,
+	FullConfig,
+	LatestConfig,
+	LatestQuery,
+	ListQuery,
+	PreconditionFailed,
+	PushBody,
+	PushStored,
+	PushUnchanged,
+	RollbackBody,
+	RolledBack,
+	VersionIdParams,
+	VersionsQuery
+} from './model'
+import type { ConfigsService, WithDataJson } from './service'
+
+/** CONTRACT §3: If-Match compares strongly, If-None-Match weakly (RFC 9110 §13.1). */
+function pushCondition(headers: Headers): PushCondition | undefined {
+	const ifMatch = parseEntityTags(headers.get('if-match'))
+	const ifNoneMatch = parseEntityTags(headers.get('if-none-match'))
+	if (ifMatch === undefined && ifNoneMatch === undefined) return undefined
+	return { ifMatch: ifMatch && strongTags(ifMatch), ifNoneMatch: ifNoneMatch && weakTags(ifNoneMatch) }
+}
+
+const readCondition = (headers: Headers) => {
+	const tags = parseEntityTags(headers.get('if-none-match'))
+	return tags && weakTags(tags)
+}
+
+const withData = (document: WithDataJson<object>) => objectWithData(document.fields, document.dataJson)
+
+export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
+	new Elysia({ prefix: '/api/configs', tags: ['configs'] })
+		.use(gate)
+		.get('', ({ caller, query }) => configs.list(caller, query.teamId), {
+			auth: true,
+			query: ListQuery,
+			response: z.array(ConfigSummary),
+			detail: { summary: 'List your configs, or a team’s' }
+		})
+		.get(
+			'/latest',
+			async ({ caller, query, request }) => {
+				const result = await configs.latest(caller, query, readCondition(request.headers))
+				if (result.notModified) return notModified(result.hash)
+				return jsonResponse(withData(result), { headers: { etag: etagOf(result.hash) } })
+			},
+			{
+				auth: true,
+				query: LatestQuery,
+				headers: ConditionalHeaders,
+				response: { 200: LatestConfig },
+				detail: {
+					summary: 'The current version of a config by name and tool',
+					description: 'Sends `ETag: "<hash>"`; with a matching `If-None-Match` the answer is 304 with no body, so clients can poll cheaply.'
+				}
+			}
+		)
+		.post(
+			'',
+			async ({ caller, body, request, set, status }) => {
+				const result = await configs.push(caller, body, pushCondition(request.headers))
+				set.headers.etag = etagOf(result.hash)
+				return result.kind === 'created' ? status(201, result.body) : result.body
+			},
+			{
+				...jsonBody,
+				auth: true,
+				body: PushBody,
+				headers: ConditionalHeaders,
+				response: { 200: z.union([PushStored, PushUnchanged]), 201: PushStored, 412: PreconditionFailed },
+				detail: {
+					summary: 'Create a config or push a new version',
+					description:
+						'201 for a new config; 200 with the next version when the data changed; 200 with `noChange: true` when it did not (key order does not count). `If-Match: "<hash>"` refuses with 412 when the config moved on; `If-None-Match: *` makes the push create-only.'
+				}
+			}
+		)
+		.get(
+			'/:id',
+			async ({ caller, params, request }) => {
+				const result = await configs.get(caller, params.id, readCondition(request.headers))
+				if (result.notModified) return notModified(result.hash)
+				return jsonResponse(withData(result), { headers: { etag: etagOf(result.hash) } })
+			},
+			{ auth: true, params: ConfigIdParams, headers: ConditionalHeaders, response: { 200: FullConfig }, detail: { summary: 'A config with its data' } }
+		)
+		.delete(
+			'/:id',
+			async ({ caller, params, status }) => {
+				await configs.remove(caller, params.id)
+				return status(204)
+			},
+			{ auth: true, params: ConfigIdParams, detail: { summary: 'Delete a config and all its versions' } }
+		)
+		.get(
+			'/:id/versions',
+			async ({ caller, params, query }) => {
+				const versions = await configs.versions(caller, params.id, query)
+				return jsonResponse(`[${versions.map(withData).join(',')}]`)
+			},
+			{
+				auth: true,
+				params: ConfigIdParams,
+				query: VersionsQuery,
+				response: { 200: z.array(ConfigVersion) },
+				detail: { summary: 'Version history, highest first (Pro and Team plans)' }
+			}
+		)
+		.get(
+			'/:id/versions/:versionId',
+			async ({ caller, params }) => jsonResponse(withData(await configs.version(caller, params.id, params.versionId))),
+			{ auth: true, params: VersionIdParams, response: { 200: ConfigVersion }, detail: { summary: 'One version (Pro and Team plans)' } }
+		)
+		.post('/:id/rollback', ({ caller, params, body }) => configs.rollback(caller, params.id, body.versionId), {
+			...jsonBody,
+			auth: true,
+			params: ConfigIdParams,
+			body: RollbackBody,
+			response: { 200: RolledBack },
+			detail: { summary: 'Restore a version as a new current version (Pro and Team plans)' }
+		})

@@ -1,0 +1,170 @@
+import { toIso, type Clock } from '../../lib/clock'
+import { canonicalJson, InexactValueError } from '../../lib/content-hash'
+import { DATA_MAX_BYTES } from '../../lib/constants'
+import { sha256Hex, type Sealer } from '../../lib/crypto'
+import { AppError } from '../../lib/errors'
+import { newId } from '../../lib/ids'
+import type { Caller, ConfigRow, PushCondition, Store, VersionWithData } from '../../store/types'
+import type { LatestQuery, PushBody, RolledBack, VersionsQuery } from './model'
+import type { ConfigPolicy } from './policy'
+
+/** AAD of a version record: its ciphertext only opens in this row of this config (CONTRACT §6). */
+const aad = (configId: string, versionId: string) => `${configId}:${versionId}`
+
+/** A stored document whose `data` is kept as the JSON text it was stored as, so it is sent without re-parsing. */
+export interface WithDataJson<T> {
+	fields: T
+	dataJson: string
+}
+
+export type Conditional<T> = { notModified: true; hash: string } | ({ notModified: false; hash: string } & T)
+
+const summary = (config: ConfigRow) => ({
+	id: config.id,
+	name: config.name,
+	tool: config.tool,
+	version: config.version,
+	hash: config.hash,
+	updatedAt: config.updatedAt
+})
+
+/** RFC 9110 weak comparison for If-None-Match on reads. */
+const matchesAny = (tags: string[] | '*' | undefined, hash: string) => tags !== undefined && (tags === '*' || tags.includes(hash))
+
+export function createConfigsService({ store, sealer, clock, policy }: { store: Store; sealer: Sealer; clock: Clock; policy: ConfigPolicy }) {
+	const open = (configId: string, versionId: string, sealed: Uint8Array) => sealer.open(sealed, aad(configId, versionId))
+
+	/** The config by id if the caller may do `action` on it; 404 otherwise. */
+	async function visible(caller: Caller, id: string, action: 'read' | 'write' | 'history' | 'rollback'): Promise<ConfigRow> {
+		const config = await store.configs.findMetaById(id)
+		if (!config) throw new AppError('not_found', 'No such config.')
+		await policy.authorize(caller, config, action)
+		return config
+	}
+
+	const versionView = (version: VersionWithData, currentVersionId: string): WithDataJson<{ id: string; version: number; hash: string; createdAt: string; isCurrent: boolean }> => ({
+		fields: { id: version.id, version: version.version, hash: version.hash, createdAt: version.createdAt, isCurrent: version.id === currentVersionId },
+		dataJson: open(version.configId, version.id, version.sealed)
+	})
+
+	return {
+		/**
+		 * SPEC push: 201 for a new config, 200 with the next version for changed
+		 * data, 200 noChange for identical content (key order aside). Data is
+		 * checked (400, 413) before access (404, 403), as CONTRACT §2 orders them.
+		 */
+		async push(caller: Caller, body: PushBody, condition: PushCondition | undefined) {
+			const dataJson = JSON.stringify(body.data)
+			if (Buffer.byteLength(dataJson, 'utf8') > DATA_MAX_BYTES) {
+				throw new AppError('payload_too_large', 'data is larger than 512 KiB (524,288 bytes of UTF-8 JSON).')
+			}
+			let hash: string
+			try {
+				hash = sha256Hex(canonicalJson(body.data))
+			} catch (error) {
+				if (!(error instanceof InexactValueError)) throw error
+				const path = ['data', ...error.path].join('.')
+				throw new AppError('invalid_request', `${path} ${error.reason}.`, { details: [{ path, message: error.reason }] })
+			}
+			const owner = await policy.scope(caller, body.teamId, 'write')
+			const result = await store.configs.push({
+				owner,
+				name: body.name,
+				tool: body.tool,
+				hash,
+				seal: (configId, versionId) => sealer.seal(dataJson, aad(configId, versionId)),
+				newConfigId: newId(),
+				newVersionId: newId(),
+				at: toIso(clock.now()),
+				condition
+			})
+			switch (result.kind) {
+				case 'created':
+				case 'updated': {
+					const { id, name, tool, version, updatedAt, hash: stored } = result.config
+					return { kind: result.kind, hash: stored, body: { id, name, tool, version, updatedAt } }
+				}
+				case 'unchanged': {
+					const { id, name, tool, hash: stored } = result.config
+					const body = { id, name, tool, message: 'No change: the data equals the current version.', noChange: true as const }
+					return { kind: result.kind, hash: stored, body }
+				}
+				case 'precondition_failed':
+					throw new AppError(
+						'precondition_failed',
+						result.current
+							? `The config has moved on to version ${result.current.version}; pull it first, or push without If-Match to overwrite.`
+							: 'The config does not exist, so If-Match cannot hold.',
+						{ extra: { currentVersion: result.current?.version ?? null, currentHash: result.current?.hash ?? null } }
+					)
+				case 'team_gone':
+					throw new AppError('not_found', 'No such team.')
+			}
+		},
+
+		/** Personal configs, or a team's when teamId is given (any member). */
+		async list(caller: Caller, teamId: string | undefined) {
+			const owner = await policy.scope(caller, teamId, 'read')
+			const configs = owner.teamId === null ? await store.configs.listPersonal(owner.userId) : await store.configs.listForTeam(owner.teamId)
+			return configs.map(summary)
+		},
+
+		/** SPEC latest by name and tool; `ifNoneMatch` lets a poller get 304 without the data being decrypted. */
+		async latest(caller: Caller, query: LatestQuery, ifNoneMatch: string[] | '*' | undefined): Promise<Conditional<WithDataJson<ReturnType<typeof summary>>>> {
+			const owner = await policy.scope(caller, query.teamId, 'read')
+			const config = await store.configs.findByKey(owner, query.name, query.tool)
+			if (!config) throw new AppError('not_found', `No config named "${query.name}" for ${query.tool}.`)
+			if (matchesAny(ifNoneMatch, config.hash)) return { notModified: true, hash: config.hash }
+			return { notModified: false, hash: config.hash, fields: summary(config), dataJson: open(config.id, config.currentVersionId, config.sealed) }
+		},
+
+		/** SPEC get by id: the full Config object. */
+		async get(caller: Caller, id: string, ifNoneMatch: string[] | '*' | undefined) {
+			const config = await store.configs.findById(id)
+			if (!config) throw new AppError('not_found', 'No such config.')
+			await policy.authorize(caller, config, 'read')
+			if (matchesAny(ifNoneMatch, config.hash)) return { notModified: true as const, hash: config.hash }
+			const { sealed, ...fields } = config
+			return { notModified: false as const, hash: config.hash, fields, dataJson: open(config.id, config.currentVersionId, sealed) }
+		},
+
+		/** Deletes the config and all its versions (one statement: the cascade is atomic). */
+		async remove(caller: Caller, id: string): Promise<void> {
+			await visible(caller, id, 'write')
+			if (!(await store.configs.remove(id))) throw new AppError('not_found', 'No such config.')
+		},
+
+		/** Versions, highest first; the one the config points to has isCurrent. */
+		async versions(caller: Caller, id: string, page: VersionsQuery) {
+			const config = await visible(caller, id, 'history')
+			const versions = await store.configs.listVersions(id, page)
+			return versions.map((version) => versionView(version, config.currentVersionId))
+		},
+
+		async version(caller: Caller, id: string, versionId: string) {
+			const config = await visible(caller, id, 'history')
+			const version = await store.configs.findVersion(id, versionId)
+			if (!version) throw new AppError('not_found', 'No such version of this config.')
+			return versionView(version, config.currentVersionId)
+		},
+
+		/** CONTRACT §5: always a new version carrying the target's data and hash, even if it equals the current one. */
+		async rollback(caller: Caller, id: string, versionId: string): Promise<RolledBack> {
+			await visible(caller, id, 'rollback')
+			const target = await store.configs.findVersion(id, versionId)
+			if (!target) throw new AppError('not_found', 'No such version of this config.')
+			const dataJson = open(id, target.id, target.sealed)
+			const appended = await store.configs.appendVersion({
+				configId: id,
+				hash: target.hash,
+				seal: (configId, newVersionId) => sealer.seal(dataJson, aad(configId, newVersionId)),
+				newVersionId: newId(),
+				at: toIso(clock.now())
+			})
+			if (!appended) throw new AppError('not_found', 'No such config.')
+			return { id: appended.id, version: appended.version, hash: appended.hash, createdAt: appended.createdAt, isCurrent: true }
+		}
+	}
+}
+
+export type ConfigsService = ReturnType<typeof createConfigsService>
