@@ -9,6 +9,8 @@ import { configsRoutes } from './modules/configs'
 import { createConfigPolicy } from './modules/configs/policy'
 import { createConfigsService } from './modules/configs/service'
 import { healthRoutes } from './modules/health'
+import { teamsRoutes } from './modules/teams'
+import { createTeamsService } from './modules/teams/service'
 import { authPlugin } from './plugins/auth'
 import { errorsPlugin } from './plugins/errors'
 import { openapiPlugin } from './plugins/openapi'
@@ -31,6 +33,7 @@ export function createApp(deps: AppDeps) {
 	const gate = authPlugin(auth)
 	const policy = createConfigPolicy(deps.store)
 	const configs = createConfigsService({ ...deps, policy })
+	const teams = createTeamsService(deps)
 	return new Elysia()
 		.use(errorsPlugin(deps.logger))
 		.use(requestLogPlugin(deps.logger))
@@ -39,6 +42,7 @@ export function createApp(deps: AppDeps) {
 		.use(healthRoutes(deps.store.ping))
 		.use(authRoutes(auth, gate, deps.clientAddress ?? (() => 'unknown')))
 		.use(configsRoutes(configs, gate))
+		.use(teamsRoutes(teams, gate))
 }
 
 export type App = ReturnType<typeof createApp>

@@ -1,0 +1,57 @@
+import { z } from 'zod'
+import { ROLES, TEAM_NAME_MAX } from '../../lib/constants'
+import { SLUG_MAX, SLUG_PATTERN } from '../../lib/slug'
+import { codePointLength } from '../../lib/text'
+
+const required = (message: string) => (issue: { input: unknown }) => (issue.input === undefined ? 'Required.' : message)
+
+export const TeamName = z
+	.string({ error: required('Must be a string.') })
+	.trim()
+	.min(1, 'Give the team a name.')
+	.max(TEAM_NAME_MAX * 2)
+	.refine((name) => codePointLength(name) <= TEAM_NAME_MAX, `At most ${TEAM_NAME_MAX} characters.`)
+	.describe(`1-${TEAM_NAME_MAX} characters, trimmed`)
+export const Slug = z
+	.string()
+	.max(SLUG_MAX, `At most ${SLUG_MAX} characters.`)
+	.regex(SLUG_PATTERN, 'Slugs are lower-case letters and digits in words joined by single dashes.')
+	.describe('globally unique; lower-case letters and digits joined by dashes')
+
+export const CreateTeamBody = z.object({ name: TeamName })
+export const PatchTeamBody = z.object({ name: TeamName.optional(), slug: Slug.optional() })
+export type PatchTeamBody = z.infer<typeof PatchTeamBody>
+
+const Role = z.enum(ROLES, { error: required(`Must be one of ${ROLES.join(', ')}.`) })
+export const AddMemberBody = z.object({
+	login: z.string({ error: required('Must be a string.') }).trim().min(1).max(320).describe('email or username of an existing user'),
+	role: z.enum(['admin', 'member'], { error: required('Must be admin or member.') }).default('member')
+})
+export type AddMemberBody = z.infer<typeof AddMemberBody>
+export const SetRoleBody = z.object({ role: Role })
+
+// Path slugs are not validated beyond being text: an unknown or malformed slug is simply not found.
+export const SlugParams = z.object({ slug: z.string() })
+export const MemberParams = z.object({ slug: z.string(), userId: z.guid() })
+
+const timestamp = z.iso.datetime()
+
+export const TeamCreated = z.object({ id: z.uuid(), name: z.string(), slug: z.string() })
+export const TeamListItem = z.object({ id: z.uuid(), name: z.string(), slug: z.string(), role: Role, createdAt: timestamp })
+export const TeamMember = z.object({
+	id: z.uuid().describe('membership id'),
+	userId: z.uuid(),
+	email: z.string(),
+	username: z.string(),
+	role: Role,
+	joinedAt: timestamp
+})
+export type TeamMember = z.infer<typeof TeamMember>
+export const TeamDetail = z.object({
+	id: z.uuid(),
+	name: z.string(),
+	slug: z.string(),
+	createdAt: timestamp,
+	userRole: Role,
+	members: z.array(TeamMember)
+})
