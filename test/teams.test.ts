@@ -52,7 +52,7 @@ describe('teams (SPEC /api/teams)', () => {
 	test('create: names are 1-50 characters after trimming and must yield a slug', async () => {
 		const t = testApp()
 		const owner = await t.user('team')
-		for (const name of ['', '   ', 'x'.repeat(51), '日本語', '!!!', 42]) {
+		for (const name of ['', '   ', 'x'.repeat(51), '日本語', '!!!', 42, 'a\u0000b', 'tab\tname']) {
 			const res = await t.call('POST', '/api/teams', { key: owner.key, body: { name } })
 			expect({ name, status: res.status }).toEqual({ name, status: 400 })
 			expect(res.body.code).toBe('invalid_request')

@@ -1,4 +1,5 @@
 import { DEVICE_MAX, PLANS, type Plan } from '../lib/constants'
+import { hasControlCharacters } from '../lib/text'
 import { parseCommand, passwordFrom, usageError } from './io'
 import { withAdmin } from './context'
 
@@ -78,7 +79,9 @@ export async function keyCommand(args: string[]) {
 	const { values, positionals } = parseCommand(rest, { device: { type: 'string' }, ...dataDirOption })
 	if (positionals.length !== 1) throw usageError(`expected LOGIN`)
 	const device = values.device?.trim()
-	if (!device || [...device].length > DEVICE_MAX) throw usageError(`key issue needs --device NAME (1-${DEVICE_MAX} characters)`)
+	if (!device || [...device].length > DEVICE_MAX || hasControlCharacters(device)) {
+		throw usageError(`key issue needs --device NAME (1-${DEVICE_MAX} characters, no control characters)`)
+	}
 	const issued = await withAdmin(values['data-dir'], async (admin) => {
 		const user = await admin.users.find(positionals[0]!)
 		return admin.auth.issueKey(user.id, device)

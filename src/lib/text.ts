@@ -4,3 +4,6 @@ export function codePointLength(text: string): number {
 	for (const _ of text) length++
 	return length
 }
+
+/** C0 and C1 control characters (NUL, newline, escape…): never part of a display name. */
+export const hasControlCharacters = (text: string): boolean => /\p{Cc}/u.test(text)

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { DEVICE_MAX } from '../../lib/constants'
-import { codePointLength } from '../../lib/text'
+import { codePointLength, hasControlCharacters } from '../../lib/text'
 
 export const LoginBody = z.object({
 	login: z.string().trim().min(1, 'Give an email or username.').max(320).describe('email or username'),
@@ -11,6 +11,7 @@ export const LoginBody = z.object({
 		.min(1, 'Name this device.')
 		.max(DEVICE_MAX * 2)
 		.refine((device) => codePointLength(device) <= DEVICE_MAX, `At most ${DEVICE_MAX} characters.`)
+		.refine((device) => !hasControlCharacters(device), 'Control characters are not allowed.')
 		.describe('a name for this machine; one active key per device')
 })
 export type LoginBody = z.infer<typeof LoginBody>

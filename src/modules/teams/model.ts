@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { ROLES, TEAM_NAME_MAX } from '../../lib/constants'
 import { SLUG_MAX, SLUG_PATTERN } from '../../lib/slug'
-import { codePointLength } from '../../lib/text'
+import { codePointLength, hasControlCharacters } from '../../lib/text'
 
 const required = (message: string) => (issue: { input: unknown }) => (issue.input === undefined ? 'Required.' : message)
 
@@ -11,6 +11,7 @@ export const TeamName = z
 	.min(1, 'Give the team a name.')
 	.max(TEAM_NAME_MAX * 2)
 	.refine((name) => codePointLength(name) <= TEAM_NAME_MAX, `At most ${TEAM_NAME_MAX} characters.`)
+	.refine((name) => !hasControlCharacters(name), 'Control characters are not allowed.')
 	.describe(`1-${TEAM_NAME_MAX} characters, trimmed`)
 export const Slug = z
 	.string()
