@@ -148,6 +148,18 @@ describe('login throttling (CONTRACT §2, 429)', () => {
 		expect((await login(t, { login: 'alice', password: alice.password, device: 'x' })).status).toBe(201)
 	})
 
+	test('a parallel burst of wrong passwords gets at most 10 password checks, the rest 429', async () => {
+		let n = 0
+		const t = testApp({ address: () => `10.9.0.${n++}` })
+		await t.user('free', 'victim')
+		const burst = await Promise.all(
+			Array.from({ length: 40 }, () => login(t, { login: 'victim', password: 'guess-guess', device: 'x' }))
+		)
+		const statuses = burst.map((r) => r.status)
+		expect(statuses.filter((s) => s === 401)).toHaveLength(10)
+		expect(statuses.filter((s) => s === 429)).toHaveLength(30)
+	})
+
 	test('a success clears the failures counted against that login', async () => {
 		let n = 0
 		const t = testApp({ address: () => `10.1.0.${n++}` })

@@ -86,13 +86,22 @@ export interface KeyStore {
 }
 
 export interface LoginFailureStore {
-	record(failure: { loginKey: string; address: string; at: number }): Promise<void>
 	/**
-	 * The time of the `limit`-th most recent failure since `since` for the login
-	 * (or the address), or undefined when there are fewer than `limit`.
+	 * Takes a login attempt atomically: when fewer than `perLogin` failures
+	 * since `since` are recorded for the login and fewer than `perAddress` for
+	 * the address, records this attempt as a failure (a success clears it) and
+	 * answers ok. Otherwise records nothing and returns the time of the failure
+	 * that tipped the count, so the caller can say when to retry. One
+	 * transaction, so a parallel burst cannot slip past the limit.
 	 */
-	nthRecentForLogin(loginKey: string, since: number, limit: number): Promise<number | undefined>
-	nthRecentForAddress(address: string, since: number, limit: number): Promise<number | undefined>
+	reserve(attempt: {
+		loginKey: string
+		address: string
+		at: number
+		since: number
+		perLogin: number
+		perAddress: number
+	}): Promise<{ ok: true } | { ok: false; tippedAt: number }>
 	clearLogin(loginKey: string): Promise<void>
 	/** Drops failures older than `before`. */
 	prune(before: number): Promise<number>

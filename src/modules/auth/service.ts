@@ -27,17 +27,23 @@ export function createAuthService({ store, clock, passwords }: { store: Store; c
 		return { apiKey, id, device, createdAt }
 	}
 
-	/** Refuses with 429 while the login or the address has too many recent failures. */
-	async function checkThrottle(loginKey: string, address: string, now: number) {
-		const since = now - THROTTLE.windowMs
-		const [byLogin, byAddress] = await Promise.all([
-			store.loginFailures.nthRecentForLogin(loginKey, since, THROTTLE.perLogin),
-			store.loginFailures.nthRecentForAddress(address, since, THROTTLE.perAddress)
-		])
-		if (byLogin === undefined && byAddress === undefined) return
+	/**
+	 * Takes an attempt, counted as a failure until it succeeds, or refuses with
+	 * 429 while the login or the address has too many recent failures. Taking it
+	 * before the password is checked keeps a parallel burst within the limit.
+	 */
+	async function takeAttempt(loginKey: string, address: string, now: number) {
+		const taken = await store.loginFailures.reserve({
+			loginKey,
+			address,
+			at: now,
+			since: now - THROTTLE.windowMs,
+			perLogin: THROTTLE.perLogin,
+			perAddress: THROTTLE.perAddress
+		})
+		if (taken.ok) return
 		// Refused until the failure that tipped the count leaves the window.
-		const until = Math.max(byLogin ?? 0, byAddress ?? 0) + THROTTLE.windowMs
-		const seconds = Math.max(1, Math.ceil((until - now) / 1000))
+		const seconds = Math.max(1, Math.ceil((taken.tippedAt + THROTTLE.windowMs - now) / 1000))
 		throw new AppError('rate_limited', `Too many failed logins. Try again in ${Math.ceil(seconds / 60)} minute(s).`, {
 			headers: { 'retry-after': String(seconds) }
 		})
@@ -70,12 +76,10 @@ export function createAuthService({ store, clock, passwords }: { store: Store; c
 			const user = await store.users.findByLogin(body.login)
 			// Failures count per account (so email and username share one budget), or per name typed when there is no such account.
 			const loginKey = user ? `user:${user.id}` : `login:${body.login.toLowerCase()}`
-			await checkThrottle(loginKey, address, now)
+			await takeAttempt(loginKey, address, now)
 			const ok = await passwords.verify(user?.passwordHash ?? (await decoy()), body.password)
-			if (!user || !user.passwordHash || !ok) {
-				await store.loginFailures.record({ loginKey, address, at: now })
-				throw unauthorized('Wrong login or password.')
-			}
+			// A failure stays recorded (it was taken as one); a success clears this login's count.
+			if (!user || !user.passwordHash || !ok) throw unauthorized('Wrong login or password.')
 			await store.loginFailures.clearLogin(loginKey)
 			return issueKey(user.id, body.device)
 		},

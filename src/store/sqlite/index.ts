@@ -33,7 +33,7 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 	return {
 		users: sqliteUsers(db, sqlite),
 		keys: sqliteKeys(db, sqlite),
-		loginFailures: sqliteLoginFailures(db),
+		loginFailures: sqliteLoginFailures(db, sqlite),
 		configs: sqliteConfigs(db, sqlite),
 		teams: sqliteTeams(db, sqlite),
 		meta: sqliteMeta(db),
