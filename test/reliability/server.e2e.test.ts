@@ -12,7 +12,7 @@ import { api, emptyDir, run, startServer, userWithKey, type Server } from '../e2
  * nothing acknowledged is lost under concurrency, crashes or backups; hostile
  * transports get bounded answers; throttling holds; no secret reaches a log.
  */
-const figures = { requests: 0, fiveHundreds: 0, faults: 0, versionChecks: 0 }
+const figures = { requests: 0, fiveHundreds: 0, kills: 0, badKeys: 0, versionChecks: 0 }
 const acknowledged = new Set<string>()
 const secrets = new Set<string>()
 const allServers: Server[] = []
@@ -163,7 +163,7 @@ describe('reliability of the running server', () => {
 			await server.proc.exited
 			running = false
 			await Promise.all(pushers)
-			figures.faults++
+			figures.kills++
 			// The file survives the kill: integrity and every acknowledged push, before anything reopens it for writing.
 			verifyStore(join(dir, 'data'), acks)
 			server = await start(dir)
@@ -241,6 +241,41 @@ describe('reliability of the running server', () => {
 		secrets.add(fine.body.apiKey)
 	}, 60_000)
 
+	test('secrets at rest: master.key is 0600; another key, or none, refuses to start and changes nothing', async () => {
+		const dir = emptyDir()
+		const server = await start(dir)
+		const owner = await user(dir, 'keeper')
+		const secret = marker('at-rest')
+		expect((await call(server, 'POST', '/api/configs', owner.key, { data: { secret } })).status).toBe(201)
+		expect(await server.stop('SIGTERM')).toBe(0)
+		const dataDir = join(dir, 'data')
+		const keyFile = join(dataDir, 'master.key')
+		expect(statSync(keyFile).mode & 0o777).toBe(0o600)
+		const snapshot = () => ['cfgsync.db', 'master.key'].map((f) => readFileSync(join(dataDir, f)).toString('base64')).join()
+		const before = snapshot()
+		const other = await run(dir, ['serve', '--port', '0'], { env: { CFGSYNC_MASTER_KEY: Buffer.alloc(32, 9).toString('base64') } })
+		figures.badKeys++
+		expect(other.code).not.toBe(0)
+		expect(other.stderr.trim().split('\n')).toHaveLength(1)
+		expect(other.stderr).toContain('does not match')
+		const malformed = await run(dir, ['serve', '--port', '0'], { env: { CFGSYNC_MASTER_KEY: 'c2hvcnQ=' } })
+		expect(malformed.code).not.toBe(0)
+		expect(snapshot()).toBe(before)
+		copyFileSync(keyFile, `${keyFile}.bak`)
+		await Bun.file(keyFile).delete()
+		const missing = await run(dir, ['serve', '--port', '0'])
+		figures.badKeys++
+		expect(missing.code).not.toBe(0)
+		expect(missing.stderr).toContain('no master key')
+		copyFileSync(`${keyFile}.bak`, keyFile)
+		const again = await start(dir)
+		expect((await call(again, 'GET', '/api/configs/latest?name=default&tool=claude-code', owner.key)).body.data.secret).toBe(secret)
+		for (const file of ['cfgsync.db', 'cfgsync.db-wal']) {
+			const path = join(dataDir, file)
+			if (Bun.file(path).size > 0) expect(readFileSync(path).includes(Buffer.from(secret))).toBe(false)
+		}
+	}, 60_000)
+
 	test('backups: a backup taken while pushes run is served by a fresh server with the same master key', async () => {
 		const dir = emptyDir()
 		const server = await start(dir)
@@ -294,7 +329,7 @@ afterAll(async () => {
 	let leaks = 0
 	for (const secret of secrets) if (logs.includes(secret)) leaks++
 	console.log(
-		`[reliability] running server: ${figures.requests} requests, ${figures.faults} SIGKILLs, ${acknowledged.size} acknowledged writes found intact (${figures.versionChecks} decrypt-and-hash checks of stored versions), ${secrets.size} secrets checked against ${logs.split('\n').length} log lines, ${leaks} leaked, ${figures.fiveHundreds} 5xx`
+		`[reliability] running server: ${figures.requests} requests, ${figures.kills + figures.badKeys} faults injected (${figures.kills} SIGKILLs mid-write, ${figures.badKeys} starts with a wrong or missing master key), ${acknowledged.size} acknowledged writes found intact (${figures.versionChecks} decrypt-and-hash checks of stored versions), ${secrets.size} secrets checked against ${logs.split('\n').length} log lines, ${leaks} leaked, ${figures.fiveHundreds} 5xx`
 	)
 	expect(leaks).toBe(0)
 	expect(figures.fiveHundreds).toBe(0)
