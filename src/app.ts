@@ -14,7 +14,7 @@ import { createTeamsService } from './modules/teams/service'
 import { authPlugin } from './plugins/auth'
 import { errorsPlugin } from './plugins/errors'
 import { openapiPlugin } from './plugins/openapi'
-import { requestLogPlugin } from './plugins/request-log'
+import { createRequestTracker, requestLogPlugin } from './plugins/request-log'
 import type { Store } from './store/types'
 
 export interface AppDeps {
@@ -34,9 +34,10 @@ export function createApp(deps: AppDeps) {
 	const policy = createConfigPolicy(deps.store)
 	const configs = createConfigsService({ ...deps, policy })
 	const teams = createTeamsService(deps)
+	const tracker = createRequestTracker()
 	return new Elysia()
-		.use(errorsPlugin(deps.logger))
-		.use(requestLogPlugin(deps.logger))
+		.use(errorsPlugin(deps.logger, tracker))
+		.use(requestLogPlugin(deps.logger, tracker))
 		.use(gate)
 		.use(openapiPlugin)
 		.use(healthRoutes(deps.store.ping))

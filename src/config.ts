@@ -7,6 +7,7 @@ export interface ConfigFlags {
 	port?: string
 	host?: string
 	dataDir?: string
+	workers?: string
 }
 
 const Port = z.coerce.number().int().min(0).max(65_535)
@@ -20,7 +21,9 @@ export const Config = z.object({
 	defaultPlan: z.enum(PLANS),
 	logLevel: z.enum(['debug', 'info', 'warn', 'error']),
 	/** Take the client address for login throttling from X-Forwarded-For (only behind a proxy you run). */
-	trustProxy: z.boolean()
+	trustProxy: z.boolean(),
+	/** Processes serving one port (SO_REUSEPORT); 'auto' is one per core. */
+	workers: z.union([z.literal('auto'), z.coerce.number().int().min(1).max(64)])
 })
 export type Config = Readonly<z.infer<typeof Config>>
 
@@ -35,7 +38,8 @@ export function loadConfig(flags: ConfigFlags = {}, env: Record<string, string |
 		masterKey: env.CFGSYNC_MASTER_KEY || undefined,
 		defaultPlan: env.CFGSYNC_DEFAULT_PLAN ?? 'team',
 		logLevel: env.CFGSYNC_LOG_LEVEL ?? 'info',
-		trustProxy: truthy(env.CFGSYNC_TRUST_PROXY)
+		trustProxy: truthy(env.CFGSYNC_TRUST_PROXY),
+		workers: flags.workers ?? env.CFGSYNC_WORKERS ?? 1
 	})
 	if (!parsed.success) {
 		const issue = parsed.error.issues[0]

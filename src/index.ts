@@ -8,7 +8,8 @@ import { keyCommand, userCommand } from './cli/user'
 const HELP = `cfgsync-server ${packageJson.version} — self-hosted configuration sync server
 
 Usage:
-  cfgsync-server [serve] [--port N] [--host H] [--data-dir D]   run the server (default command)
+  cfgsync-server [serve] [--port N] [--host H] [--data-dir D] [--workers N|auto]
+                                                                run the server (default command)
   cfgsync-server user add --email E --username U [--plan free|pro|team] [--password P | --password-stdin]
   cfgsync-server user list [--json]
   cfgsync-server user set-plan LOGIN PLAN
@@ -30,6 +31,7 @@ Environment:
   CFGSYNC_DEFAULT_PLAN       plan of new users (default team)
   CFGSYNC_LOG_LEVEL          debug, info, warn or error (default info)
   CFGSYNC_TRUST_PROXY        1 to take client addresses from X-Forwarded-For
+  CFGSYNC_WORKERS            processes serving the port (default 1; auto = one per core)
 `
 
 /** argv → one command; no logic of its own (STYLE §1). */

@@ -235,6 +235,26 @@ describe('version history and rollback (Pro and Team plans)', () => {
 		expect(res.body[0].hash).toBe(config.body.hash)
 	})
 
+	test('a long history streams whole and in order; limit and before page through it', async () => {
+		const t = testApp()
+		const alice = await t.user('pro')
+		let id = ''
+		for (let v = 1; v <= 25; v++) id = (await push(t, alice, { data: { v, text: 'y'.repeat(v * 100) } })).body.id
+		const all = await t.call('GET', `/api/configs/${id}/versions`, { key: alice.key })
+		expect(all.status).toBe(200)
+		expect(all.headers.get('content-type')).toContain('application/json')
+		expect(all.body.map((v: { version: number }) => v.version)).toEqual(Array.from({ length: 25 }, (_, i) => 25 - i))
+		expect(all.body.map((v: { data: { v: number } }) => v.data.v)).toEqual(Array.from({ length: 25 }, (_, i) => 25 - i))
+		expect(all.body.filter((v: { isCurrent: boolean }) => v.isCurrent).map((v: { version: number }) => v.version)).toEqual([25])
+		const versions = (query: string) => t.call('GET', `/api/configs/${id}/versions?${query}`, { key: alice.key })
+		const numbers = async (query: string) => (await versions(query)).body.map((v: { version: number }) => v.version)
+		expect(await numbers('limit=10')).toEqual([25, 24, 23, 22, 21, 20, 19, 18, 17, 16])
+		expect(await numbers('limit=10&before=16')).toEqual([15, 14, 13, 12, 11, 10, 9, 8, 7, 6])
+		expect(await numbers('before=3')).toEqual([2, 1])
+		expect(await numbers('before=1')).toEqual([])
+		for (const bad of ['limit=0', 'limit=abc', 'before=-2', 'limit=1001']) expect((await versions(bad)).status).toBe(400)
+	})
+
 	test('one version by id; a version of another config is 404', async () => {
 		const { t, alice, configId } = await withHistory('team')
 		const versions = (await t.call('GET', `/api/configs/${configId}/versions`, { key: alice.key })).body

@@ -131,6 +131,10 @@ describe('operations endpoints (CONTRACT §3)', () => {
 		expect(loginSchema.required).toEqual(['login', 'password', 'device'])
 		expect(paths['/api/auth/login'].post.security).toEqual([])
 		expect(res.body.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' })
+		const headerNames = (operation: { parameters: { in: string; name: string }[] }) => operation.parameters.filter((p) => p.in === 'header').map((p) => p.name)
+		expect(headerNames(paths['/api/configs'].post)).toEqual(['if-match', 'if-none-match'])
+		expect(headerNames(paths['/api/configs/latest'].get)).toEqual(['if-none-match'])
+		expect(headerNames(paths['/api/configs/{id}'].get)).toEqual(['if-none-match'])
 	})
 
 	test('GET /docs is a page whose assets come from this server, not a CDN', async () => {

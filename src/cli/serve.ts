@@ -1,33 +1,71 @@
+import type { Subprocess } from 'bun'
+import { availableParallelism } from 'node:os'
 import { createApp } from '../app'
 import { BootError, openWithMasterKey } from '../boot'
-import { loadConfig } from '../config'
+import { loadConfig, type Config } from '../config'
 import { schedulePurge } from '../jobs/purge'
 import { systemClock } from '../lib/clock'
-import { createLogger } from '../lib/log'
+import { createLogger, type Logger } from '../lib/log'
 import { createPasswordHasher } from '../lib/passwords'
 import { createAuthService } from '../modules/auth/service'
+import type { Store } from '../store/types'
 import { CliError, parseCommand, usageError } from './io'
 
 const SHUTDOWN_GRACE_MS = 10_000
+/** Set by the primary for the processes it spawns. */
+const WORKER_ENV = 'CFGSYNC_WORKER_OF'
 
-/** Runs the HTTP server until SIGTERM or SIGINT, then finishes in-flight requests and closes the database. */
+/**
+ * Runs the server until SIGTERM or SIGINT. With one worker (the default) this
+ * process serves; with more, it boots the database, runs the purge schedule,
+ * and supervises N worker processes serving one port through SO_REUSEPORT.
+ */
 export async function serveCommand(args: string[]) {
-	const { values, positionals } = parseCommand(args,
-		{ port: { type: 'string', short: 'p' }, host: { type: 'string' }, 'data-dir': { type: 'string' } })
+	const { values, positionals } = parseCommand(args, {
+		port: { type: 'string', short: 'p' },
+		host: { type: 'string' },
+		'data-dir': { type: 'string' },
+		workers: { type: 'string' }
+	})
 	if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`)
-	const config = loadConfig({ port: values.port, host: values.host, dataDir: values['data-dir'] })
+	const config = loadConfig({ port: values.port, host: values.host, dataDir: values['data-dir'], workers: values.workers })
 	const logger = createLogger({ level: config.logLevel })
+	const workers = config.workers === 'auto' ? availableParallelism() : config.workers
+	const opened = await boot(config, logger)
+	if (process.env[WORKER_ENV]) return serveHttp(config, logger, opened, { worker: true })
+	if (workers === 1) return serveHttp(config, logger, opened, { worker: false })
+	return supervise(config, logger, opened.store, workers)
+}
 
-	let opened: Awaited<ReturnType<typeof openWithMasterKey>>
+async function boot(config: Config, logger: Logger) {
 	try {
-		opened = await openWithMasterKey(config)
+		const opened = await openWithMasterKey(config)
+		if (opened.createdKeyFile) logger.warn('created a new master key; back it up: without it the data cannot be read', { dataDir: config.dataDir })
+		return opened
 	} catch (error) {
 		if (error instanceof BootError) throw new CliError(error.message)
 		throw error
 	}
-	const { store, sealer, createdKeyFile } = opened
-	if (createdKeyFile) logger.warn('created a new master key; back it up: without it the data cannot be read', { dataDir: config.dataDir })
+}
 
+/** Handles SIGTERM and SIGINT once: `stop` finishes in-flight work, then the process exits 0. */
+function onShutdown(logger: Logger, stop: () => Promise<void>) {
+	let stopping = false
+	const shutdown = async (signal: string) => {
+		if (stopping) return
+		stopping = true
+		logger.info('shutting down', { signal })
+		await stop()
+		logger.info('stopped')
+		logger.flush()
+		process.exit(0)
+	}
+	process.on('SIGTERM', () => void shutdown('SIGTERM'))
+	process.on('SIGINT', () => void shutdown('SIGINT'))
+}
+
+function serveHttp(config: Config, logger: Logger, opened: Awaited<ReturnType<typeof openWithMasterKey>>, { worker }: { worker: boolean }) {
+	const { store, sealer } = opened
 	const deps = { store, clock: systemClock, logger, passwords: createPasswordHasher() }
 	const app = createApp({
 		...deps,
@@ -42,13 +80,12 @@ export async function serveCommand(args: string[]) {
 			return app.server?.requestIP(request)?.address ?? 'unknown'
 		}
 	})
-
 	try {
 		app.listen({
 			port: config.port,
 			hostname: config.host,
-			// STYLE §7: never share a port silently with another server.
-			reusePort: false,
+			// Workers share the port on purpose; a single server must never share it silently (STYLE §7).
+			reusePort: worker,
 			// Bun's own limit answers with an empty 413 before our gate sees the request; lift it so the
 			// gate (declared length) and the body reader (counted length) give CONTRACT's JSON 413 at 1 MiB.
 			maxRequestBodySize: Number.MAX_SAFE_INTEGER
@@ -57,16 +94,13 @@ export async function serveCommand(args: string[]) {
 		store.close()
 		throw new CliError(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`)
 	}
-	const auth = createAuthService(deps)
-	const purgeJob = schedulePurge(deps, () => auth.pruneLoginFailures())
-	logger.info('listening', { url: `http://${config.host}:${app.server?.port}`, dataDir: config.dataDir, pid: process.pid })
+	// The purge runs in one process only: the primary when there are workers.
+	const purgeJob = worker ? undefined : schedulePurge(deps, () => createAuthService(deps).pruneLoginFailures())
+	logger.info('listening', { url: `http://${config.host}:${app.server?.port}`, dataDir: config.dataDir, pid: process.pid, ...(worker ? { worker: true } : {}) })
+	if (worker) process.send?.('ready')
 
-	let stopping = false
-	const shutdown = async (signal: string) => {
-		if (stopping) return
-		stopping = true
-		logger.info('shutting down', { signal })
-		purgeJob.stop()
+	onShutdown(logger, async () => {
+		purgeJob?.stop()
 		const forced = setTimeout(() => {
 			logger.warn('in-flight requests did not finish in time; closing anyway')
 			void app.stop(true)
@@ -74,10 +108,53 @@ export async function serveCommand(args: string[]) {
 		await app.stop()
 		clearTimeout(forced)
 		store.close()
-		logger.info('stopped')
-		logger.flush()
-		process.exit(0)
-	}
-	process.on('SIGTERM', () => void shutdown('SIGTERM'))
-	process.on('SIGINT', () => void shutdown('SIGINT'))
+	})
+}
+
+/** Spawns `count` workers on one port, restarts any that die, and stops them all on SIGTERM/SIGINT. */
+async function supervise(config: Config, logger: Logger, store: Store, count: number) {
+	const port = config.port === 0 ? await freePort(config.host) : config.port
+	// The compiled binary is its own entry point; from source, Bun needs the script too.
+	const self = Bun.main.startsWith('/$bunfs/') ? [process.execPath] : [process.execPath, Bun.main]
+	const args = ['serve', '--port', String(port), '--host', config.host, '--data-dir', config.dataDir, '--workers', '1']
+	const children = new Set<Subprocess>()
+	let stopping = false
+
+	const spawn = () =>
+		new Promise<void>((resolve) => {
+			const child = Bun.spawn([...self, ...args], {
+				env: { ...process.env, [WORKER_ENV]: String(process.pid) },
+				stdio: ['ignore', 'inherit', 'inherit'],
+				ipc: (message) => message === 'ready' && resolve(),
+				onExit: (proc, code) => {
+					children.delete(proc)
+					if (stopping) return
+					logger.error('worker exited; starting another', { pid: proc.pid, code })
+					setTimeout(() => void spawn(), 1000)
+					resolve()
+				}
+			})
+			children.add(child)
+		})
+
+	await Promise.all(Array.from({ length: count }, spawn))
+	const deps = { store, clock: systemClock, logger, passwords: createPasswordHasher() }
+	const purgeJob = schedulePurge(deps, () => createAuthService(deps).pruneLoginFailures())
+	logger.info('listening', { url: `http://${config.host}:${port}`, dataDir: config.dataDir, pid: process.pid, workers: count })
+
+	onShutdown(logger, async () => {
+		stopping = true
+		purgeJob.stop()
+		for (const child of children) child.kill('SIGTERM')
+		await Promise.all([...children].map((child) => child.exited))
+		store.close()
+	})
+}
+
+/** A port nothing listens on now, for `--port 0` with several workers (they must all bind the same one). */
+async function freePort(hostname: string): Promise<number> {
+	const probe = Bun.serve({ port: 0, hostname, fetch: () => new Response(null) })
+	const port = probe.port as number
+	await probe.stop(true)
+	return port
 }

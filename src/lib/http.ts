@@ -53,3 +53,37 @@ export function jsonResponse(body: string, init: { status?: number; headers?: Re
 
 /** 304 for a conditional GET whose tag matched: no body, the same ETag. */
 export const notModified = (hash: string): Response => new Response(null, { status: 304, headers: { etag: etagOf(hash) } })
+
+/**
+ * A JSON array written as its items arrive, so its size never has to fit in
+ * memory. Lists that end within the first `inlineUpTo` items are sent as one
+ * string with a Content-Length, which is cheaper for the common short list.
+ */
+export async function jsonArrayResponse(items: AsyncIterable<string>, inlineUpTo = 8): Promise<Response> {
+	const iterator = items[Symbol.asyncIterator]()
+	const head: string[] = []
+	while (head.length < inlineUpTo) {
+		const next = await iterator.next()
+		if (next.done) return jsonResponse(`[${head.join(',')}]`)
+		head.push(next.value)
+	}
+	const encoder = new TextEncoder()
+	const stream = new ReadableStream<Uint8Array>({
+		start(controller) {
+			controller.enqueue(encoder.encode(`[${head.join(',')}`))
+		},
+		async pull(controller) {
+			const next = await iterator.next()
+			if (next.done) {
+				controller.enqueue(encoder.encode(']'))
+				controller.close()
+				return
+			}
+			controller.enqueue(encoder.encode(`,${next.value}`))
+		},
+		async cancel() {
+			await iterator.return?.()
+		}
+	})
+	return new Response(stream, { headers: { 'content-type': JSON_TYPE } })
+}

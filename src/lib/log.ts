@@ -26,6 +26,17 @@ export function createLogger(
 	const now = options.now ?? Date.now
 	let pending = ''
 	let scheduled = false
+	// Many lines share a millisecond under load: format the timestamp once per millisecond.
+	let lastMs = -1
+	let lastTs = ''
+	const timestamp = () => {
+		const ms = now()
+		if (ms !== lastMs) {
+			lastMs = ms
+			lastTs = new Date(ms).toISOString()
+		}
+		return lastTs
+	}
 
 	const flush = () => {
 		scheduled = false
@@ -37,7 +48,8 @@ export function createLogger(
 
 	const emit = (level: LogLevel, msg: string, fields?: LogFields) => {
 		if (RANK[level] < min) return
-		pending += JSON.stringify({ ts: new Date(now()).toISOString(), level, msg, ...fields }) + '\n'
+		const rest = fields === undefined ? '}' : JSON.stringify(fields).slice(1)
+		pending += `{"ts":"${timestamp()}","level":"${level}","msg":${JSON.stringify(msg)}${rest === '}' ? '' : ','}${rest}\n`
 		if (!scheduled) {
 			scheduled = true
 			setImmediate(flush)

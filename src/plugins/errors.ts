@@ -1,6 +1,7 @@
 import { Elysia, ValidationError } from 'elysia'
 import { AppError, type ErrorDetail } from '../lib/errors'
 import type { Logger } from '../lib/log'
+import type { RequestTracker } from './request-log'
 
 const MAX_DETAILS = 20
 
@@ -9,11 +10,13 @@ const MAX_DETAILS = 20
  * body, never a stack trace, SQL or the submitted value. `.use()` it first:
  * a hook covers only the routes registered after it.
  */
-export const errorsPlugin = (logger: Logger) =>
+export const errorsPlugin = (logger: Logger, tracker: RequestTracker) =>
 	new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, set, request }) => {
 		const appError = toAppError(code, error)
+		const requestId = tracker.idOf(request)
 		if (appError.code === 'internal') {
 			logger.error('unhandled error', {
+				requestId,
 				method: request.method,
 				errorName: error instanceof Error ? error.name : typeof error,
 				errorMessage: error instanceof Error ? error.message : undefined,
@@ -22,6 +25,7 @@ export const errorsPlugin = (logger: Logger) =>
 		}
 		set.status = appError.status
 		set.headers['content-type'] = 'application/json'
+		set.headers['x-request-id'] = requestId
 		if (appError.status === 401) set.headers['www-authenticate'] = 'Bearer'
 		if (appError.headers) Object.assign(set.headers, appError.headers)
 		return appError.toBody()

@@ -7,6 +7,38 @@ import packageJson from '../../package.json' with { type: 'json' }
 
 const ASSETS = '/docs/assets'
 
+/** OpenAPI header parameters generated from a zod object of header names. */
+export function headerParameters(schema: z.ZodObject) {
+	const json = toJsonSchema(schema) as { properties?: Record<string, { description?: string }>; required?: string[] }
+	return Object.entries(json.properties ?? {}).map(([name, property]) => ({
+		name,
+		in: 'header',
+		required: json.required?.includes(name) ?? false,
+		description: property.description,
+		schema: { ...property, description: undefined }
+	}))
+}
+
+/**
+ * Routes list the headers they read under `detail['x-header-parameters']`
+ * instead of a `headers` schema: Elysia would otherwise copy and validate
+ * every request header on every request (12 µs on the hot read path). This
+ * folds them into the document's parameters when it is served.
+ */
+function withHeaderParameters(document: unknown): unknown {
+	const paths = (document as { paths?: Record<string, Record<string, Record<string, unknown>>> }).paths ?? {}
+	for (const item of Object.values(paths)) {
+		for (const operation of Object.values(item)) {
+			const extra = operation['x-header-parameters'] as { name: string }[] | undefined
+			if (!extra) continue
+			const parameters = (operation.parameters as { name: string }[] | undefined) ?? []
+			operation.parameters = [...parameters.filter((p) => !extra.some((e) => e.name === p.name)), ...extra]
+			delete operation['x-header-parameters']
+		}
+	}
+	return document
+}
+
 /** zod → JSON Schema for OpenAPI 3.1, without a `$schema` on every nested schema. */
 function toJsonSchema(schema: z.ZodType) {
 	const { $schema: _, ...rest } = z.toJSONSchema(schema, { unrepresentable: 'any', io: 'input' })
@@ -20,6 +52,8 @@ function toJsonSchema(schema: z.ZodType) {
  * works on a server with no internet access.
  */
 export const openapiPlugin = new Elysia({ name: 'openapi' })
+	// Local: it only sees this plugin's routes (the document and the page assets).
+	.onAfterHandle(({ request, response }) => (request.url.endsWith('/openapi.json') ? withHeaderParameters(response) : undefined))
 	.get(`${ASSETS}/swagger-ui-bundle.js`, () => Bun.file(swaggerBundle), { detail: { hide: true } })
 	.get(`${ASSETS}/swagger-ui.css`, () => Bun.file(swaggerCss), { detail: { hide: true } })
 	.use(

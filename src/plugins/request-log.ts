@@ -3,28 +3,51 @@ import { pathOf } from '../lib/http'
 import type { Logger } from '../lib/log'
 
 /**
- * One access-log line per request: method, route pattern, status, ms, request
- * id (STYLE §10). Never headers, query strings or bodies. The id is also sent
- * back as X-Request-Id so a user can quote it.
+ * Per-request bookkeeping shared by the access log and the error mapper: when
+ * the request started and its id. Ids are a per-process prefix and a counter
+ * (cheaper than a UUID on every request, unique enough to find a log line).
  */
-export function requestLogPlugin(logger: Logger) {
-	const started = new WeakMap<Request, { at: number; id: string }>()
-	return new Elysia({ name: 'request-log' })
-		.onRequest(({ request, set }) => {
-			const id = crypto.randomUUID()
-			started.set(request, { at: performance.now(), id })
-			set.headers['x-request-id'] = id
-		})
+export function createRequestTracker() {
+	const started = new WeakMap<Request, number>()
+	const prefix = `${process.pid.toString(36)}-${Date.now().toString(36)}-`
+	let counter = 0
+	const ids = new WeakMap<Request, string>()
+	return {
+		start: (request: Request) => void started.set(request, performance.now()),
+		/** The request's id, made on first use. */
+		idOf(request: Request): string {
+			let id = ids.get(request)
+			if (id === undefined) {
+				id = prefix + (++counter).toString(36)
+				ids.set(request, id)
+			}
+			return id
+		},
+		elapsedMs(request: Request): number | undefined {
+			const at = started.get(request)
+			return at === undefined ? undefined : Math.round((performance.now() - at) * 100) / 100
+		}
+	}
+}
+
+export type RequestTracker = ReturnType<typeof createRequestTracker>
+
+/**
+ * One access-log line per request: method, route pattern, status, ms, request
+ * id (STYLE §10). Never headers, query strings or bodies. Error responses
+ * carry the same id as X-Request-Id so a user can quote it.
+ */
+export const requestLogPlugin = (logger: Logger, tracker: RequestTracker) =>
+	new Elysia({ name: 'request-log' })
+		.onRequest(({ request }) => tracker.start(request))
 		.onAfterResponse({ as: 'global' }, ({ request, route, set }) => {
-			const start = started.get(request)
 			logger.info('request', {
 				method: request.method,
 				// Unmatched requests have no route pattern; their path (without query) is logged instead.
 				route: route || undefined,
 				path: route ? undefined : pathOf(request.url),
 				status: typeof set.status === 'number' ? set.status : 200,
-				ms: start ? Math.round((performance.now() - start.at) * 100) / 100 : undefined,
-				requestId: start?.id
+				ms: tracker.elapsedMs(request),
+				requestId: tracker.idOf(request)
 			})
 		})
-}

@@ -196,6 +196,12 @@ export interface ConfigStore {
 	/** Versions highest first; `before` and `limit` page through them. */
 	listVersions(configId: string, page?: { before?: number; limit?: number }): Promise<VersionWithData[]>
 	findVersion(configId: string, versionId: string): Promise<VersionWithData | undefined>
+	/**
+	 * Inserts whole configs with their already-sealed versions in one
+	 * transaction (bulk loading: seeding benchmarks, imports). The caller keeps
+	 * each config's version, hash and currentVersionId consistent with its versions.
+	 */
+	importMany(items: { config: ConfigRow; versions: VersionWithData[] }[]): Promise<void>
 }
 
 export interface TeamRow {

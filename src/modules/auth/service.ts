@@ -63,9 +63,8 @@ export function createAuthService({ store, clock, passwords }: { store: Store; c
 			const caller = await store.keys.findCaller(sha256Hex(key))
 			if (!caller) throw unauthorized('This API key is unknown or has been revoked.')
 			const now = clock.now()
-			const staleBefore = toIso(now - TOUCH_EVERY_MS)
-			if (caller.lastUsedAt === null || caller.lastUsedAt < staleBefore) {
-				await store.keys.touch(caller.keyId, toIso(now), staleBefore)
+			if (caller.lastUsedAt === null || Date.parse(caller.lastUsedAt) < now - TOUCH_EVERY_MS) {
+				await store.keys.touch(caller.keyId, toIso(now), toIso(now - TOUCH_EVERY_MS))
 			}
 			return caller
 		},

@@ -1,11 +1,11 @@
 import { Elysia } from 'elysia'
 import { z } from 'zod'
-import { etagOf, jsonResponse, notModified, objectWithData, parseEntityTags, strongTags, weakTags } from '../../lib/http'
+import { etagOf, jsonArrayResponse, jsonResponse, notModified, objectWithData, parseEntityTags, strongTags, weakTags } from '../../lib/http'
 import type { AuthPlugin } from '../../plugins/auth'
+import { headerParameters } from '../../plugins/openapi'
 import { jsonBody } from '../../plugins/json-body'
 import type { PushCondition } from '../../store/types'
 import {
-	ConditionalHeaders,
 	ConfigIdParams,
 	ConfigSummary,
 	ConfigVersion,
@@ -15,8 +15,10 @@ import {
 	ListQuery,
 	PreconditionFailed,
 	PushBody,
+	PushConditionHeaders,
 	PushStored,
 	PushUnchanged,
+	ReadConditionHeaders,
 	RollbackBody,
 	RolledBack,
 	VersionIdParams,
@@ -38,6 +40,8 @@ const readCondition = (headers: Headers) => {
 }
 
 const withData = (document: WithDataJson<object>) => objectWithData(document.fields, document.dataJson)
+const readHeaders = headerParameters(ReadConditionHeaders)
+const pushHeaders = headerParameters(PushConditionHeaders)
 
 export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 	new Elysia({ prefix: '/api/configs', tags: ['configs'] })
@@ -58,9 +62,9 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 			{
 				auth: true,
 				query: LatestQuery,
-				headers: ConditionalHeaders,
 				response: { 200: LatestConfig },
 				detail: {
+					'x-header-parameters': readHeaders,
 					summary: 'The current version of a config by name and tool',
 					description: 'Sends `ETag: "<hash>"`; with a matching `If-None-Match` the answer is 304 with no body, so clients can poll cheaply.'
 				}
@@ -77,9 +81,9 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 				...jsonBody,
 				auth: true,
 				body: PushBody,
-				headers: ConditionalHeaders,
 				response: { 200: z.union([PushStored, PushUnchanged]), 201: PushStored, 412: PreconditionFailed },
 				detail: {
+					'x-header-parameters': pushHeaders,
 					summary: 'Create a config or push a new version',
 					description:
 						'201 for a new config; 200 with the next version when the data changed; 200 with `noChange: true` when it did not (key order does not count). `If-Match: "<hash>"` refuses with 412 when the config moved on; `If-None-Match: *` makes the push create-only.'
@@ -93,7 +97,12 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 				if (result.notModified) return notModified(result.hash)
 				return jsonResponse(withData(result), { headers: { etag: etagOf(result.hash) } })
 			},
-			{ auth: true, params: ConfigIdParams, headers: ConditionalHeaders, response: { 200: FullConfig }, detail: { summary: 'A config with its data' } }
+			{
+				auth: true,
+				params: ConfigIdParams,
+				response: { 200: FullConfig },
+				detail: { 'x-header-parameters': readHeaders, summary: 'A config with its data', description: 'Sends `ETag`; a matching `If-None-Match` gets 304.' }
+			}
 		)
 		.delete(
 			'/:id',
@@ -107,14 +116,21 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 			'/:id/versions',
 			async ({ caller, params, query }) => {
 				const versions = await configs.versions(caller, params.id, query)
-				return jsonResponse(`[${versions.map(withData).join(',')}]`)
+				return jsonArrayResponse(
+					(async function* () {
+						for await (const version of versions) yield withData(version)
+					})()
+				)
 			},
 			{
 				auth: true,
 				params: ConfigIdParams,
 				query: VersionsQuery,
 				response: { 200: z.array(ConfigVersion) },
-				detail: { summary: 'Version history, highest first (Pro and Team plans)' }
+				detail: {
+					summary: 'Version history, highest first (Pro and Team plans)',
+					description: 'All versions by default, as SPEC.md says; `limit` and `before` page through a long history (`before` = the lowest version number of the previous page).'
+				}
 			}
 		)
 		.get(

@@ -30,9 +30,13 @@ export const PushBody = z.object({
 })
 export type PushBody = z.infer<typeof PushBody>
 
-export const ConditionalHeaders = z.object({
-	'if-match': z.string().optional().describe('push only if the current hash is this ("<hash>"): 412 otherwise'),
-	'if-none-match': z.string().optional().describe('on push, `*` makes it create-only; on reads, a matching tag gets 304')
+/** Headers the conditional requests read (documented in OpenAPI; read from the request directly). */
+export const PushConditionHeaders = z.object({
+	'if-match': z.string().optional().describe('"<hash>" you last pulled: the push is refused with 412 if the config has moved on'),
+	'if-none-match': z.literal('*').optional().describe('`*` makes the push create-only: 412 if the config exists')
+})
+export const ReadConditionHeaders = z.object({
+	'if-none-match': z.string().optional().describe('"<hash>" you already have: 304 with no body while it is still current')
 })
 
 export const ListQuery = z.object({ teamId: Uuid.optional().describe("list this team's configs instead of your own") })

@@ -17,6 +17,11 @@ export interface WithDataJson<T> {
 	dataJson: string
 }
 
+/** Versions read per query while a list streams: at most 8 × 512 KiB in memory per request. */
+const VERSION_PAGE = 8
+
+export type VersionView = WithDataJson<{ id: string; version: number; hash: string; createdAt: string; isCurrent: boolean }>
+
 export type Conditional<T> = { notModified: true; hash: string } | ({ notModified: false; hash: string } & T)
 
 const summary = (config: ConfigRow) => ({
@@ -42,7 +47,7 @@ export function createConfigsService({ store, sealer, clock, policy }: { store: 
 		return config
 	}
 
-	const versionView = (version: VersionWithData, currentVersionId: string): WithDataJson<{ id: string; version: number; hash: string; createdAt: string; isCurrent: boolean }> => ({
+	const versionView = (version: VersionWithData, currentVersionId: string): VersionView => ({
 		fields: { id: version.id, version: version.version, hash: version.hash, createdAt: version.createdAt, isCurrent: version.id === currentVersionId },
 		dataJson: open(version.configId, version.id, version.sealed)
 	})
@@ -134,11 +139,26 @@ export function createConfigsService({ store, sealer, clock, policy }: { store: 
 			if (!(await store.configs.remove(id))) throw new AppError('not_found', 'No such config.')
 		},
 
-		/** Versions, highest first; the one the config points to has isCurrent. */
-		async versions(caller: Caller, id: string, page: VersionsQuery) {
+		/**
+		 * Versions, highest first; the one the config points to has isCurrent.
+		 * Access is checked now; the versions are then read a page at a time
+		 * as the consumer asks for them, so a long history of large versions
+		 * is never held in memory whole. Versions never change once written,
+		 * so paging by number is consistent with the list as it was at the start.
+		 */
+		async versions(caller: Caller, id: string, page: VersionsQuery): Promise<AsyncIterable<VersionView>> {
 			const config = await visible(caller, id, 'history')
-			const versions = await store.configs.listVersions(id, page)
-			return versions.map((version) => versionView(version, config.currentVersionId))
+			return (async function* () {
+				let remaining = page.limit ?? Number.POSITIVE_INFINITY
+				let before = page.before
+				while (remaining > 0) {
+					const batch = await store.configs.listVersions(id, { before, limit: Math.min(remaining, VERSION_PAGE) })
+					for (const version of batch) yield versionView(version, config.currentVersionId)
+					if (batch.length < VERSION_PAGE) return
+					remaining -= batch.length
+					before = (batch[batch.length - 1] as VersionWithData).version
+				}
+			})()
 		},
 
 		async version(caller: Caller, id: string, versionId: string) {

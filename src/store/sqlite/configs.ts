@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, lt, sql } from 'drizzle-orm'
+import { and, desc, eq, isNull, lt, sql, type SQL } from 'drizzle-orm'
 import type { Database } from 'bun:sqlite'
 import type {
 	ConfigRow,
@@ -14,6 +14,7 @@ import type {
 } from '../types'
 import type { SqliteDb } from './client'
 import { changed } from './errors'
+import { hotRows } from './rows'
 import { configs, configVersions, teams } from './schema'
 
 const configFields = {
@@ -66,12 +67,18 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database): ConfigStore {
 	const personalKey = and(eq(configs.userId, userId), isNull(configs.teamId), eq(configs.name, name), eq(configs.tool, tool))
 	const teamKey = and(eq(configs.teamId, teamId), eq(configs.name, name), eq(configs.tool, tool))
 
-	const personalWithData = db.select(withData).from(configs).innerJoin(configVersions, currentVersionJoin).where(personalKey).prepare()
-	const teamWithData = db.select(withData).from(configs).innerJoin(configVersions, currentVersionJoin).where(teamKey).prepare()
-	const byIdWithData = db.select(withData).from(configs).innerJoin(configVersions, currentVersionJoin).where(eq(configs.id, id)).prepare()
-	const personalMeta = db.select(configFields).from(configs).where(personalKey).prepare()
-	const teamMeta = db.select(configFields).from(configs).where(teamKey).prepare()
-	const metaById = db.select(configFields).from(configs).where(eq(configs.id, id)).prepare()
+	// The reads every sync client makes; see rows.ts for why they bypass Drizzle's row mapper.
+	const withDataKeys = Object.keys(withData) as (keyof ConfigWithData)[]
+	const metaKeys = Object.keys(configFields) as (keyof ConfigRow)[]
+	const withDataWhere = (where: SQL | undefined) =>
+		hotRows<ConfigWithData>(sqlite, db.select(withData).from(configs).innerJoin(configVersions, currentVersionJoin).where(where), withDataKeys)
+	const metaWhere = (where: SQL | undefined) => hotRows<ConfigRow>(sqlite, db.select(configFields).from(configs).where(where), metaKeys)
+	const personalWithData = withDataWhere(personalKey)
+	const teamWithData = withDataWhere(teamKey)
+	const byIdWithData = withDataWhere(eq(configs.id, id))
+	const personalMeta = metaWhere(personalKey)
+	const teamMeta = metaWhere(teamKey)
+	const metaById = metaWhere(eq(configs.id, id))
 	const teamAlive = db
 		.select({ id: teams.id })
 		.from(teams)
@@ -186,15 +193,20 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database): ConfigStore {
 		return { id: input.newVersionId, configId: next.id, version: next.version, hash: next.hash, createdAt: input.at }
 	})
 
-	return {
-		async push(input) {
-			// Unchanged data is the common sync case: answer it from a plain read, without the write lock.
-			const seen = findMeta(input.owner, input.name, input.tool)
-			if (seen && seen.hash === input.hash && !conditionFails(input.condition, seen)) {
-				return { kind: 'unchanged', config: seen }
+	const importTx = sqlite.transaction((items: Parameters<ConfigStore['importMany']>[0]) => {
+		for (const { config, versions } of items) {
+			db.insert(configs).values(config).run()
+			for (const version of versions) {
+				insertVersion.run({ id: config.id, versionId: version.id, version: version.version, hash: version.hash, data: version.sealed, at: version.createdAt })
 			}
-			return pushTx.immediate(input)
-		},
+		}
+	})
+
+	return {
+		importMany: async (items) => importTx.immediate(items),
+		// One immediate transaction, also for unchanged data: clients that know the hash skip such
+		// pushes themselves, so a read before it would only add a statement to the common case.
+		push: async (input) => pushTx.immediate(input),
 		appendVersion: async (input) => appendTx.immediate(input),
 		findByKey: async (owner, configName, configTool) =>
 			(owner.teamId === null

@@ -3,23 +3,28 @@ import type { Database } from 'bun:sqlite'
 import type { Caller, KeyRow, KeyStore } from '../types'
 import type { SqliteDb } from './client'
 import { changed } from './errors'
+import { hotRows } from './rows'
 import { apiKeys, users } from './schema'
 
 export function sqliteKeys(db: SqliteDb, sqlite: Database): KeyStore {
 	// Every authenticated request runs this: one indexed lookup joined to the user.
-	const findCaller = db
-		.select({
-			keyId: apiKeys.id,
-			userId: apiKeys.userId,
-			email: users.email,
-			username: users.username,
-			plan: users.plan,
-			lastUsedAt: apiKeys.lastUsedAt
-		})
-		.from(apiKeys)
-		.innerJoin(users, eq(users.id, apiKeys.userId))
-		.where(eq(apiKeys.keyHash, sql.placeholder('keyHash')))
-		.prepare()
+	const callerFields = {
+		keyId: apiKeys.id,
+		userId: apiKeys.userId,
+		email: users.email,
+		username: users.username,
+		plan: users.plan,
+		lastUsedAt: apiKeys.lastUsedAt
+	}
+	const findCaller = hotRows<Caller>(
+		sqlite,
+		db
+			.select(callerFields)
+			.from(apiKeys)
+			.innerJoin(users, eq(users.id, apiKeys.userId))
+			.where(eq(apiKeys.keyHash, sql.placeholder('keyHash'))),
+		Object.keys(callerFields) as (keyof Caller)[]
+	)
 	const touch = db
 		.update(apiKeys)
 		.set({ lastUsedAt: sql`${sql.placeholder('at')}` })
@@ -46,7 +51,7 @@ export function sqliteKeys(db: SqliteDb, sqlite: Database): KeyStore {
 	}
 
 	return {
-		findCaller: async (keyHash) => findCaller.get({ keyHash }) as Caller | undefined,
+		findCaller: async (keyHash) => findCaller.get({ keyHash }),
 		touch: async (id, at, staleBefore) => void touch.run({ id, at, staleBefore }),
 		issue: async (key) => issue.immediate(key),
 		listForUser: async (userId): Promise<KeyRow[]> =>

@@ -1,0 +1,71 @@
+import { Database } from 'bun:sqlite'
+import { afterAll, expect, test } from 'bun:test'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { purgeDeletedTeams } from '../src/jobs/purge'
+import { silentLogger } from '../src/lib/log'
+import { openSqliteStore } from '../src/store/sqlite'
+import { buildWorld } from './reliability/world'
+
+/**
+ * Every statement the store prepares, explained: none may scan a table, so a
+ * later change cannot silently lose an index. Statements are recorded while a
+ * world exercising every endpoint is built, so lazily built queries count too.
+ */
+const recorded = new Set<string>()
+const originalPrepare = Database.prototype.prepare
+const originalQuery = Database.prototype.query
+Database.prototype.prepare = function (this: Database, sql: string, ...rest: unknown[]) {
+	recorded.add(sql)
+	return (originalPrepare as (...args: unknown[]) => unknown).call(this, sql, ...rest)
+} as typeof Database.prototype.prepare
+Database.prototype.query = function (this: Database, sql: string) {
+	recorded.add(sql)
+	return originalQuery.call(this, sql)
+} as typeof Database.prototype.query
+afterAll(() => {
+	Database.prototype.prepare = originalPrepare
+	Database.prototype.query = originalQuery
+})
+
+/** Scans that are fine: admin commands and jobs over whole tables, never on a request path. */
+const ALLOWED_SCANS: { why: string; match: RegExp }[] = [
+	{ why: 'cfgsync-server user list lists every user', match: /^select .* from "users" order by "users"\."created_at"/i },
+	{ why: 'the hourly prune drops old failed logins', match: /^delete from "login_failures" where "login_failures"\."at" < \?/i },
+	{ why: 'the migration runner reads its own bookkeeping table', match: /__drizzle_migrations/ },
+	{ why: 'the schema probe before migrating', match: /sqlite_master/ }
+]
+
+test('no request-path statement scans a table (EXPLAIN QUERY PLAN)', async () => {
+	const file = join(mkdtempSync(join(tmpdir(), 'cfgsync-plans-')), 'plans.db')
+	const store = openSqliteStore(file)
+	const world = await buildWorld({ store })
+	// Touch the remaining store paths: admin and job queries, removals.
+	await store.users.list()
+	await store.users.soleOwnerTeams(world.users.tom.id)
+	await world.t.call('DELETE', `/api/teams/${world.team.slug}`, { key: world.keys.tom })
+	await purgeDeletedTeams({ store, clock: { now: () => Date.now() + 40 * 86_400_000 }, logger: silentLogger })
+	await store.loginFailures.prune(0)
+	await store.users.remove(world.users.fred.id)
+	await world.t.call('DELETE', `/api/configs/${world.P.id}`, { key: world.keys.alice })
+
+	const db = new Database(file, { readonly: true })
+	const explained: string[] = []
+	const scans: string[] = []
+	for (const sql of recorded) {
+		if (!/^\s*(select|update|delete|insert)/i.test(sql)) continue
+		const plan = db.query<{ detail: string }, []>(`EXPLAIN QUERY PLAN ${sql}`).all()
+		explained.push(sql)
+		for (const { detail } of plan) {
+			// "SCAN x USING COVERING INDEX" still reads the whole index: also a scan.
+			if (/^SCAN /.test(detail) && !/^SCAN CONSTANT ROW/.test(detail) && !ALLOWED_SCANS.some((allowed) => allowed.match.test(sql))) {
+				scans.push(`${detail}\n    in: ${sql}`)
+			}
+		}
+	}
+	db.close()
+	store.close()
+	expect(explained.length).toBeGreaterThan(30)
+	expect(scans).toEqual([])
+})
