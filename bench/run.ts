@@ -104,12 +104,10 @@ interface Result {
 }
 
 const results: Result[] = []
-let peakRss = 0
 
 const toMs = (value: string, unit: string) => Number(value) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : 1)
 
-async function load(scenario: string, server: Server, options: { path: string; connections: number; script?: string; env?: Record<string, string>; key: string }) {
-	if (ONLY && !ONLY.test(scenario)) return
+async function load(scenario: string, server: Server, options: { path: string; connections: number; script?: string; env?: Record<string, string>; key: string }): Promise<Result | undefined> {
 	const args = ['wrk', '-t2', `-c${options.connections}`, `-d${SECONDS}s`, '--latency', '--timeout', '10s', '-H', `Authorization: Bearer ${options.key}`]
 	if (options.script) args.push('-s', join(import.meta.dir, options.script))
 	args.push(`${server.url}${options.path}`)
@@ -117,7 +115,9 @@ async function load(scenario: string, server: Server, options: { path: string; c
 	const cpuBefore = cpuTicks(pids)
 	let peak = 0
 	const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(server.pids()))), 100)
-	const wrk = Bun.spawn(args, { env: { ...process.env, ...options.env }, stdout: 'pipe', stderr: 'pipe' })
+	// Push scripts take the bearer key from the environment; each server has its own database and key.
+	const env = options.env ? { ...options.env, BENCH_KEY: options.key } : {}
+	const wrk = Bun.spawn(args, { env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
 	const out = await new Response(wrk.stdout).text()
 	await wrk.exited
 	clearInterval(sampler)
@@ -128,7 +128,6 @@ async function load(scenario: string, server: Server, options: { path: string; c
 	const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0)
 	const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out)
 	const errors = non2xx + (socketErrors ? socketErrors.slice(1).reduce((n, v) => n + Number(v), 0) : 0)
-	peakRss = Math.max(peakRss, peak)
 	const result: Result = {
 		scenario,
 		server: server.name,
@@ -140,8 +139,8 @@ async function load(scenario: string, server: Server, options: { path: string; c
 		peakRssMb: peak / 1048576,
 		errors
 	}
-	results.push(result)
 	console.error(`  ${scenario.padEnd(28)} ${server.name.padEnd(10)} c=${String(options.connections).padEnd(3)} ${result.rps.toFixed(0).padStart(7)} req/s  p50 ${result.p50ms.toFixed(2)} ms  p99 ${result.p99ms.toFixed(2)} ms${errors ? `  ${errors} errors` : ''}`)
+	return result
 }
 
 async function startCfgsync(seeded: Seeded, name = 'cfgsync', args: string[] = []) {
@@ -173,9 +172,51 @@ async function startupMs(seeded: Seeded): Promise<number> {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN
 
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+
+interface Case {
+	scenario: string
+	connections: number
+	path: string
+	script?: string
+	env?: Record<string, string>
+}
+
+/** Runs each case ROUNDS times, alternating between the servers, and keeps the median of each. */
+async function interleaved(servers: { server: Server; key: string; label?: string }[], cases: Case[]) {
+	for (const c of cases) {
+		if (ONLY && !ONLY.test(c.scenario)) continue
+		const runs = new Map<string, Result[]>()
+		for (let round = 0; round < ROUNDS; round++) {
+			for (const { server, key, label } of servers) {
+				const result = await load(label ?? c.scenario, server, { ...c, key })
+				if (!result) continue
+				const list = runs.get(result.server + result.scenario) ?? []
+				list.push(result)
+				runs.set(result.server + result.scenario, list)
+			}
+		}
+		for (const list of runs.values()) results.push(medianResult(list))
+	}
+}
+
+function medianResult(list: Result[]): Result {
+	const pick = (key: keyof Result) => median(list.map((r) => r[key] as number))
+	const first = list[0] as Result
+	return {
+		...first,
+		rps: pick('rps'),
+		p50ms: pick('p50ms'),
+		p99ms: pick('p99ms'),
+		cpuUsPerRequest: pick('cpuUsPerRequest'),
+		peakRssMb: Math.max(...list.map((r) => r.peakRssMb)),
+		errors: list.reduce((n, r) => n + r.errors, 0)
+	}
+}
+
 async function main() {
 	const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, ${Math.round(totalmem() / 1073741824)} GiB, Bun ${Bun.version}`
-	console.error(`cfgsync bench — ${machine}; each run ${SECONDS} s, wrk -t2`)
+	console.error(`cfgsync bench — ${machine}; each run ${SECONDS} s, wrk -t2, median of ${ROUNDS} interleaved rounds`)
 	console.error('seeding a 1,000-config database and a 100,000-config / 1,000,000-version database …')
 	const small = await seed(join(ROOT, 'bench/.data/small/cfgsync.db'), { configs: 1000, versionsEach: 1 })
 	const needsLarge = !ONLY || ONLY.test('100k configs') || ONLY.test('startup')
@@ -183,49 +224,72 @@ async function main() {
 	console.error(`  seeded in ${small.seconds.toFixed(1)} s and ${large.seconds.toFixed(1)} s`)
 
 	const baseline = await listen('bare Bun', [BUN, join(import.meta.dir, 'baseline-server.ts'), '0'])
-	await load('constant JSON', baseline, { path: '/', connections: 16, key: 'x' })
-	await load('constant JSON', baseline, { path: '/', connections: 64, key: 'x' })
-	await baseline.stop()
-
 	const reference = await listen('reference', [BUN, join(import.meta.dir, 'reference-server.ts'), '0', small.file, small.masterKey])
 	const cfgsync = await startCfgsync(small)
-	await Bun.sleep(300)
+	await Bun.sleep(500)
 	const idleRss = rssBytes(cfgsync.pids())
 	const latest = '/api/configs/latest?name=hot&tool=claude-code'
-	for (const server of [reference, cfgsync]) {
-		await load('latest 1 KiB', server, { path: latest, connections: 16, key: small.apiKey })
-		await load('latest 1 KiB', server, { path: latest, connections: 64, key: small.apiKey })
-		await load('me', server, { path: '/api/me', connections: 16, key: small.apiKey })
-		for (const [label, name, bytes] of [
-			['push 1 KiB', 'push-1k', 1024],
-			['push 64 KiB', 'push-64k', 64 * 1024],
-			['push 500 KiB', 'push-500k', 500 * 1024]
-		] as const) {
-			await load(label, server, { path: '/api/configs', connections: 16, script: 'push.lua', key: small.apiKey, env: { BENCH_KEY: small.apiKey, BENCH_NAME: name, BENCH_BYTES: String(bytes) } })
-		}
-		await load('latest 512 KiB', server, { path: '/api/configs/latest?name=big&tool=claude-code', connections: 16, key: small.apiKey })
-	}
+	const push = (name: string, bytes: number) => ({ path: '/api/configs', script: 'push.lua', env: { BENCH_KEY: small.apiKey, BENCH_NAME: name, BENCH_BYTES: String(bytes) } })
+
+	await interleaved([{ server: baseline, key: 'x' }], [
+		{ scenario: 'constant JSON', connections: 16, path: '/' },
+		{ scenario: 'constant JSON', connections: 64, path: '/' }
+	])
+	await baseline.stop()
+	const pair = [
+		{ server: reference, key: small.apiKey },
+		{ server: cfgsync, key: small.apiKey }
+	]
+	await interleaved(pair, [
+		{ scenario: 'latest 1 KiB', connections: 16, path: latest },
+		{ scenario: 'latest 1 KiB', connections: 64, path: latest },
+		{ scenario: 'me', connections: 16, path: '/api/me' },
+		{ scenario: 'push 1 KiB', connections: 16, ...push('push-1k', 1024) },
+		{ scenario: 'push 64 KiB', connections: 16, ...push('push-64k', 64 * 1024) },
+		{ scenario: 'push 500 KiB', connections: 16, ...push('push-500k', 500 * 1024) },
+		{ scenario: 'latest 512 KiB', connections: 16, path: '/api/configs/latest?name=big&tool=claude-code' }
+	])
 	await reference.stop()
 	const historyId = ((await (await fetch(`${cfgsync.url}/api/configs/latest?name=history&tool=vscode`, { headers: { authorization: `Bearer ${small.apiKey}` } })).json()) as { id: string }).id
-	await load('versions 200 × 64 KiB', cfgsync, { path: `/api/configs/${historyId}/versions`, connections: 16, key: small.apiKey })
-	await cfgsync.stop()
+	await interleaved([{ server: cfgsync, key: small.apiKey }], [{ scenario: 'versions 200 × 64 KiB', connections: 16, path: `/api/configs/${historyId}/versions` }])
 
 	if (needsLarge) {
-		const big = await startCfgsync(large, 'cfgsync')
-		await load('latest 1 KiB, 100k configs', big, { path: latest, connections: 16, key: large.apiKey })
-		await load('push 1 KiB, 100k configs', big, { path: '/api/configs', connections: 16, script: 'push.lua', key: large.apiKey, env: { BENCH_KEY: large.apiKey, BENCH_NAME: 'push-1k', BENCH_BYTES: '1024' } })
+		const big = await startCfgsync(large, 'cfgsync 100k')
+		await interleaved(
+			[
+				{ server: cfgsync, key: small.apiKey, label: 'scale: latest 1 KiB' },
+				{ server: big, key: large.apiKey, label: 'scale: latest 1 KiB' }
+			],
+			[{ scenario: '100k configs latest', connections: 16, path: latest }]
+		)
+		await interleaved(
+			[
+				{ server: cfgsync, key: small.apiKey, label: 'scale: push 1 KiB' },
+				{ server: big, key: large.apiKey, label: 'scale: push 1 KiB' }
+			],
+			[{ scenario: '100k configs push', connections: 16, path: '/api/configs', script: 'push.lua', env: { BENCH_KEY: '', BENCH_NAME: 'push-1k', BENCH_BYTES: '1024' } }]
+		)
 		await big.stop()
 	}
+	await cfgsync.stop()
 
 	const startups = []
 	if (!ONLY || ONLY.test('startup')) for (let i = 0; i < 5; i++) startups.push(await startupMs(large))
 
-	for (const workers of !ONLY || ONLY.test('workers') ? [1, 2] : []) {
-		const server = await startCfgsync(small, `${workers} worker${workers > 1 ? 's' : ''}`, ['--workers', String(workers)])
+	if (!ONLY || ONLY.test('workers')) {
+		const one = await startCfgsync(small, '1 worker', ['--workers', '1'])
+		const two = await startCfgsync(small, '2 workers', ['--workers', '2'])
 		await Bun.sleep(500)
-		await load('workers: latest 1 KiB', server, { path: latest, connections: 64, key: small.apiKey })
-		await load('workers: push 1 KiB', server, { path: '/api/configs', connections: 64, script: 'push.lua', key: small.apiKey, env: { BENCH_KEY: small.apiKey, BENCH_NAME: 'push-1k', BENCH_BYTES: '1024' } })
-		await server.stop()
+		const both = [
+			{ server: one, key: small.apiKey },
+			{ server: two, key: small.apiKey }
+		]
+		await interleaved(both, [
+			{ scenario: 'workers: latest 1 KiB', connections: 64, path: latest },
+			{ scenario: 'workers: push 1 KiB', connections: 64, ...push('push-1k', 1024) }
+		])
+		await one.stop()
+		await two.stop()
 	}
 
 	report(machine, idleRss, startups)
@@ -233,7 +297,7 @@ async function main() {
 
 function report(machine: string, idleRss: number, startups: number[]) {
 	const floor = (connections: number) => results.find((r) => r.server === 'bare Bun' && r.connections === connections)
-	const ref = (r: Result) => results.find((x) => x.server === 'reference' && x.scenario === r.scenario.replace(/, 100k configs$/, '') && x.connections === r.connections)
+	const ref = (r: Result) => results.find((x) => x.server === 'reference' && x.scenario === r.scenario && x.connections === r.connections)
 	const rows = results.map((r) => {
 		const base = floor(r.connections >= 64 ? 64 : 16)
 		const against = r.server === 'reference' ? undefined : ref(r)
@@ -245,30 +309,34 @@ function report(machine: string, idleRss: number, startups: number[]) {
 			r.p50ms.toFixed(2),
 			r.p99ms.toFixed(2),
 			r.cpuUsPerRequest.toFixed(0),
+			r.peakRssMb.toFixed(0),
 			base ? `${(r.rps / base.rps).toFixed(2)}×` : '',
-			against ? `${((100 * r.rps) / against.rps).toFixed(0)}% / p99 ${(r.p99ms / against.p99ms).toFixed(2)}×` : '',
+			against ? `${((100 * r.rps) / against.rps).toFixed(0)}% / ${(r.p99ms / against.p99ms).toFixed(2)}×` : '',
 			r.errors ? String(r.errors) : ''
 		]
 	})
-	const header = ['scenario', 'server', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'vs bare Bun', 'vs reference (req/s, p99)', 'errors']
+	const header = ['scenario', 'server', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'peak RSS MB', 'vs bare Bun', 'vs reference: req/s, p99', 'errors']
 	const line = (cells: string[]) => `| ${cells.join(' | ')} |`
-	console.log(`\n${machine}; ${SECONDS} s per run, wrk -t2 on the same machine\n`)
+	console.log(`\n${machine}; ${SECONDS} s per run, wrk -t2 on the same machine, median of ${ROUNDS} interleaved rounds\n`)
 	console.log(line(header))
 	console.log(line(header.map(() => '---')))
 	for (const row of rows) console.log(line(row))
-	const smallLatest = results.find((r) => r.server === 'cfgsync' && r.scenario === 'latest 1 KiB' && r.connections === 16)
-	const largeLatest = results.find((r) => r.scenario === 'latest 1 KiB, 100k configs')
-	const smallPush = results.find((r) => r.server === 'cfgsync' && r.scenario === 'push 1 KiB')
-	const largePush = results.find((r) => r.scenario === 'push 1 KiB, 100k configs')
-	const w1 = results.find((r) => r.server === '1 worker' && r.scenario === 'workers: latest 1 KiB')
-	const w2 = results.find((r) => r.server === '2 workers' && r.scenario === 'workers: latest 1 KiB')
-	const w1p = results.find((r) => r.server === '1 worker' && r.scenario === 'workers: push 1 KiB')
-	const w2p = results.find((r) => r.server === '2 workers' && r.scenario === 'workers: push 1 KiB')
+	const find = (server: string, scenario: string) => results.find((r) => r.server === server && r.scenario === scenario)
+	const pairs: [string, Result | undefined, Result | undefined][] = [
+		['scale, latest (100,000 configs / 1,000,000 versions vs 1,000 configs)', find('cfgsync', 'scale: latest 1 KiB'), find('cfgsync 100k', 'scale: latest 1 KiB')],
+		['scale, push', find('cfgsync', 'scale: push 1 KiB'), find('cfgsync 100k', 'scale: push 1 KiB')]
+	]
 	console.log('')
-	if (smallLatest && largeLatest) console.log(`scale, latest: p50 ${(largeLatest.p50ms / smallLatest.p50ms).toFixed(2)}×, p99 ${(largeLatest.p99ms / smallLatest.p99ms).toFixed(2)}× with 100,000 configs / 1,000,000 versions vs 1,000 configs`)
-	if (smallPush && largePush) console.log(`scale, push:   p50 ${(largePush.p50ms / smallPush.p50ms).toFixed(2)}×, p99 ${(largePush.p99ms / smallPush.p99ms).toFixed(2)}×`)
-	if (w1 && w2) console.log(`workers: 2 vs 1 — latest ${(w2.rps / w1.rps).toFixed(2)}×${w1p && w2p ? `, push ${(w2p.rps / w1p.rps).toFixed(2)}×` : ''}`)
-	console.log(`memory: idle RSS ${(idleRss / 1048576).toFixed(0)} MB; peak RSS under load ${(peakRss / 1048576).toFixed(0)} MB (sampled every 100 ms)`)
+	for (const [label, before, after] of pairs) {
+		if (before && after) console.log(`${label}: p50 ${(after.p50ms / before.p50ms).toFixed(2)}×, p99 ${(after.p99ms / before.p99ms).toFixed(2)}×`)
+	}
+	const w1 = find('1 worker', 'workers: latest 1 KiB')
+	const w2 = find('2 workers', 'workers: latest 1 KiB')
+	const w1p = find('1 worker', 'workers: push 1 KiB')
+	const w2p = find('2 workers', 'workers: push 1 KiB')
+	if (w1 && w2) console.log(`workers, 2 vs 1: latest ${(w2.rps / w1.rps).toFixed(2)}×${w1p && w2p ? `, push ${(w2p.rps / w1p.rps).toFixed(2)}×` : ''}`)
+	const peakOneWorker = Math.max(0, ...results.filter((r) => !r.server.includes('worker') && r.server.startsWith('cfgsync')).map((r) => r.peakRssMb))
+	console.log(`memory: idle RSS ${(idleRss / 1048576).toFixed(0)} MB; peak RSS under load ${peakOneWorker.toFixed(0)} MB (one process, sampled every 100 ms)`)
 	if (startups.length) console.log(`start to first healthy /healthz with the 100,000-config database: median ${median(startups).toFixed(0)} ms of ${startups.length}`)
 }
 

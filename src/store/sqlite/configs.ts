@@ -14,7 +14,7 @@ import type {
 } from '../types'
 import type { SqliteDb } from './client'
 import { changed } from './errors'
-import { hotRows } from './rows'
+import { aliased, hotRows } from './rows'
 import { configs, configVersions, teams } from './schema'
 
 const configFields = {
@@ -68,11 +68,9 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database): ConfigStore {
 	const teamKey = and(eq(configs.teamId, teamId), eq(configs.name, name), eq(configs.tool, tool))
 
 	// The reads every sync client makes; see rows.ts for why they bypass Drizzle's row mapper.
-	const withDataKeys = Object.keys(withData) as (keyof ConfigWithData)[]
-	const metaKeys = Object.keys(configFields) as (keyof ConfigRow)[]
 	const withDataWhere = (where: SQL | undefined) =>
-		hotRows<ConfigWithData>(sqlite, db.select(withData).from(configs).innerJoin(configVersions, currentVersionJoin).where(where), withDataKeys)
-	const metaWhere = (where: SQL | undefined) => hotRows<ConfigRow>(sqlite, db.select(configFields).from(configs).where(where), metaKeys)
+		hotRows<ConfigWithData>(sqlite, db.select(aliased(withData)).from(configs).innerJoin(configVersions, currentVersionJoin).where(where))
+	const metaWhere = (where: SQL | undefined) => hotRows<ConfigRow>(sqlite, db.select(aliased(configFields)).from(configs).where(where))
 	const personalWithData = withDataWhere(personalKey)
 	const teamWithData = withDataWhere(teamKey)
 	const byIdWithData = withDataWhere(eq(configs.id, id))

@@ -3,7 +3,7 @@ import type { Database } from 'bun:sqlite'
 import type { Caller, KeyRow, KeyStore } from '../types'
 import type { SqliteDb } from './client'
 import { changed } from './errors'
-import { hotRows } from './rows'
+import { aliased, hotRows } from './rows'
 import { apiKeys, users } from './schema'
 
 export function sqliteKeys(db: SqliteDb, sqlite: Database): KeyStore {
@@ -19,11 +19,10 @@ export function sqliteKeys(db: SqliteDb, sqlite: Database): KeyStore {
 	const findCaller = hotRows<Caller>(
 		sqlite,
 		db
-			.select(callerFields)
+			.select(aliased(callerFields))
 			.from(apiKeys)
 			.innerJoin(users, eq(users.id, apiKeys.userId))
-			.where(eq(apiKeys.keyHash, sql.placeholder('keyHash'))),
-		Object.keys(callerFields) as (keyof Caller)[]
+			.where(eq(apiKeys.keyHash, sql.placeholder('keyHash')))
 	)
 	const touch = db
 		.update(apiKeys)
