@@ -9,7 +9,8 @@ import { join, resolve } from 'node:path'
 import { seed, type Seeded } from './seed'
 
 const ROOT = resolve(import.meta.dir, '..')
-const BINARY = join(ROOT, 'dist', 'cfgsync-server')
+// BENCH_BINARY compares another build of the server against the same baseline and reference.
+const BINARY = process.env.BENCH_BINARY ?? join(ROOT, 'dist', 'cfgsync-server')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined
 const BUN = process.execPath

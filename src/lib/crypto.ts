@@ -30,33 +30,37 @@ const TAG_BYTES = 16
 
 export interface Sealer {
 	/** AES-256-GCM with a fresh 96-bit nonce; `aad` binds the ciphertext to its row. Layout: nonce | ciphertext | tag. */
-	seal(plaintext: string, aad: string): Uint8Array
-	/** Returns the plaintext, or throws when the key, the AAD or the bytes are wrong. */
+	seal(plaintext: string | Uint8Array, aad: string): Uint8Array
+	/** The plaintext as UTF-8 bytes, or throws when the key, the AAD or the bytes are wrong. */
+	openBytes(sealed: Uint8Array, aad: string): Buffer
+	/** The plaintext as text. */
 	open(sealed: Uint8Array, aad: string): string
 }
 
 export function createSealer(masterKey: Uint8Array): Sealer {
 	// One KeyObject for the process: no key material is copied per record.
 	const key: KeyObject = createSecretKey(masterKey)
+	const openBytes = (sealed: Uint8Array, aad: string): Buffer => {
+		if (sealed.length < NONCE_BYTES + TAG_BYTES) throw new Error('sealed record is too short')
+		const bytes = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength)
+		const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, NONCE_BYTES))
+		decipher.setAAD(Buffer.from(aad, 'utf8'))
+		decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES))
+		const body = decipher.update(bytes.subarray(NONCE_BYTES, bytes.length - TAG_BYTES))
+		const final = decipher.final()
+		return final.length === 0 ? body : Buffer.concat([body, final])
+	}
 	return {
 		seal(plaintext, aad) {
 			const nonce = randomBytes(NONCE_BYTES)
 			const cipher = createCipheriv('aes-256-gcm', key, nonce)
 			cipher.setAAD(Buffer.from(aad, 'utf8'))
-			const body = cipher.update(plaintext, 'utf8')
+			const body = typeof plaintext === 'string' ? cipher.update(plaintext, 'utf8') : cipher.update(plaintext)
 			const final = cipher.final()
 			return Buffer.concat([nonce, body, final, cipher.getAuthTag()])
 		},
-		open(sealed, aad) {
-			if (sealed.length < NONCE_BYTES + TAG_BYTES) throw new Error('sealed record is too short')
-			const bytes = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength)
-			const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, NONCE_BYTES))
-			decipher.setAAD(Buffer.from(aad, 'utf8'))
-			decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES))
-			const body = decipher.update(bytes.subarray(NONCE_BYTES, bytes.length - TAG_BYTES))
-			const final = decipher.final()
-			return final.length === 0 ? body.toString('utf8') : Buffer.concat([body, final]).toString('utf8')
-		}
+		openBytes,
+		open: (sealed, aad) => openBytes(sealed, aad).toString('utf8')
 	}
 }
 

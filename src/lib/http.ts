@@ -38,48 +38,56 @@ export const etagOf = (hash: string): string => `"${hash}"`
 const JSON_TYPE = 'application/json;charset=utf-8'
 
 /**
- * `fields` as a JSON object with a `data` member spliced in from JSON text we
- * already hold (the decrypted record), so large configs are not parsed and
- * re-serialised on the way out.
+ * `fields` as a JSON object with a `data` member spliced in from the UTF-8
+ * JSON bytes we already hold (the decrypted record), as byte chunks: large
+ * configs are neither parsed, re-serialised nor copied into a string on the way out.
  */
-export function objectWithData(fields: object, dataJson: string): string {
+export function objectWithData(fields: object, data: Uint8Array): Uint8Array[] {
 	const head = JSON.stringify(fields)
-	return head === '{}' ? `{"data":${dataJson}}` : `${head.slice(0, -1)},"data":${dataJson}}`
+	return [Buffer.from(head === '{}' ? '{"data":' : `${head.slice(0, -1)},"data":`), data, CLOSE_BRACE]
 }
 
-export function jsonResponse(body: string, init: { status?: number; headers?: Record<string, string> } = {}): Response {
-	return new Response(body, { status: init.status ?? 200, headers: { 'content-type': JSON_TYPE, ...init.headers } })
+const CLOSE_BRACE = Buffer.from('}')
+const OPEN_BRACKET = Buffer.from('[')
+const CLOSE_BRACKET = Buffer.from(']')
+const COMMA = Buffer.from(',')
+
+export function jsonResponse(body: string | Uint8Array | Uint8Array[], init: { status?: number; headers?: Record<string, string> } = {}): Response {
+	const payload = Array.isArray(body) ? Buffer.concat(body) : body
+	return new Response(payload, { status: init.status ?? 200, headers: { 'content-type': JSON_TYPE, ...init.headers } })
 }
 
 /** 304 for a conditional GET whose tag matched: no body, the same ETag. */
 export const notModified = (hash: string): Response => new Response(null, { status: 304, headers: { etag: etagOf(hash) } })
 
 /**
- * A JSON array written as its items arrive, so its size never has to fit in
- * memory. Lists that end within the first `inlineUpTo` items are sent as one
- * string with a Content-Length, which is cheaper for the common short list.
+ * A JSON array written as its items arrive (each item as byte chunks), so
+ * its size never has to fit in memory. Lists that end within the first
+ * `inlineUpTo` items are sent in one piece with a Content-Length, which is
+ * cheaper for the common short list.
  */
-export async function jsonArrayResponse(items: AsyncIterable<string>, inlineUpTo = 8): Promise<Response> {
+export async function jsonArrayResponse(items: AsyncIterable<Uint8Array[]>, inlineUpTo = 8): Promise<Response> {
 	const iterator = items[Symbol.asyncIterator]()
-	const head: string[] = []
-	while (head.length < inlineUpTo) {
+	const head: Uint8Array[] = [OPEN_BRACKET]
+	for (let count = 0; count < inlineUpTo; count++) {
 		const next = await iterator.next()
-		if (next.done) return jsonResponse(`[${head.join(',')}]`)
-		head.push(next.value)
+		if (next.done) return jsonResponse([...head, CLOSE_BRACKET])
+		if (count > 0) head.push(COMMA)
+		head.push(...next.value)
 	}
-	const encoder = new TextEncoder()
 	const stream = new ReadableStream<Uint8Array>({
 		start(controller) {
-			controller.enqueue(encoder.encode(`[${head.join(',')}`))
+			controller.enqueue(Buffer.concat(head))
 		},
 		async pull(controller) {
 			const next = await iterator.next()
 			if (next.done) {
-				controller.enqueue(encoder.encode(']'))
+				controller.enqueue(CLOSE_BRACKET)
 				controller.close()
 				return
 			}
-			controller.enqueue(encoder.encode(`,${next.value}`))
+			controller.enqueue(COMMA)
+			for (const chunk of next.value) controller.enqueue(chunk)
 		},
 		async cancel() {
 			await iterator.return?.()

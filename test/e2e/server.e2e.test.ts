@@ -68,6 +68,20 @@ describe('the compiled binary from an empty directory', () => {
 		}
 	})
 
+	test('a bunfig.toml or .env in the working directory is not loaded (no preload code runs)', async () => {
+		const dir = emptyDir()
+		await Bun.write(join(dir, 'bunfig.toml'), 'preload = ["./evil.ts"]\n')
+		await Bun.write(join(dir, 'evil.ts'), 'console.log("PRELOAD RAN")\n')
+		await Bun.write(join(dir, '.env'), 'CFGSYNC_DATA_DIR=from-dotenv\n')
+		const version = await run(dir, ['--version'])
+		expect(version.stdout + version.stderr).not.toContain('PRELOAD RAN')
+		const server = await startServer(dir)
+		servers.push(server)
+		expect(server.log()).not.toContain('PRELOAD RAN')
+		expect(existsSync(join(dir, 'data', 'cfgsync.db'))).toBe(true)
+		expect(existsSync(join(dir, 'from-dotenv'))).toBe(false)
+	})
+
 	test('a 100 MiB declared body gets a JSON 413 without being read', async () => {
 		const dir = emptyDir()
 		const server = await startServer(dir)

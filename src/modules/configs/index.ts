@@ -24,7 +24,7 @@ import {
 	VersionIdParams,
 	VersionsQuery
 } from './model'
-import type { ConfigsService, WithDataJson } from './service'
+import type { ConfigsService, WithData } from './service'
 
 /** CONTRACT §3: If-Match compares strongly, If-None-Match weakly (RFC 9110 §13.1). */
 function pushCondition(headers: Headers): PushCondition | undefined {
@@ -39,7 +39,7 @@ const readCondition = (headers: Headers) => {
 	return tags && weakTags(tags)
 }
 
-const withData = (document: WithDataJson<object>) => objectWithData(document.fields, document.dataJson)
+const withData = (document: WithData<object>) => objectWithData(document.fields, document.data)
 const readHeaders = headerParameters(ReadConditionHeaders)
 const pushHeaders = headerParameters(PushConditionHeaders)
 

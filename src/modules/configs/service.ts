@@ -11,16 +11,16 @@ import type { ConfigPolicy } from './policy'
 /** AAD of a version record: its ciphertext only opens in this row of this config (CONTRACT §6). */
 const aad = (configId: string, versionId: string) => `${configId}:${versionId}`
 
-/** A stored document whose `data` is kept as the JSON text it was stored as, so it is sent without re-parsing. */
-export interface WithDataJson<T> {
+/** A stored document whose `data` is kept as the UTF-8 JSON bytes it was stored as, so it is sent without re-parsing. */
+export interface WithData<T> {
 	fields: T
-	dataJson: string
+	data: Buffer
 }
 
 /** Versions read per query while a list streams: at most 8 × 512 KiB in memory per request. */
 const VERSION_PAGE = 8
 
-export type VersionView = WithDataJson<{ id: string; version: number; hash: string; createdAt: string; isCurrent: boolean }>
+export type VersionView = WithData<{ id: string; version: number; hash: string; createdAt: string; isCurrent: boolean }>
 
 export type Conditional<T> = { notModified: true; hash: string } | ({ notModified: false; hash: string } & T)
 
@@ -37,7 +37,7 @@ const summary = (config: ConfigRow) => ({
 const matchesAny = (tags: string[] | '*' | undefined, hash: string) => tags !== undefined && (tags === '*' || tags.includes(hash))
 
 export function createConfigsService({ store, sealer, clock, policy }: { store: Store; sealer: Sealer; clock: Clock; policy: ConfigPolicy }) {
-	const open = (configId: string, versionId: string, sealed: Uint8Array) => sealer.open(sealed, aad(configId, versionId))
+	const open = (configId: string, versionId: string, sealed: Uint8Array) => sealer.openBytes(sealed, aad(configId, versionId))
 
 	/** The config by id if the caller may do `action` on it; 404 otherwise. */
 	async function visible(caller: Caller, id: string, action: 'read' | 'write' | 'history' | 'rollback'): Promise<ConfigRow> {
@@ -49,7 +49,7 @@ export function createConfigsService({ store, sealer, clock, policy }: { store: 
 
 	const versionView = (version: VersionWithData, currentVersionId: string): VersionView => ({
 		fields: { id: version.id, version: version.version, hash: version.hash, createdAt: version.createdAt, isCurrent: version.id === currentVersionId },
-		dataJson: open(version.configId, version.id, version.sealed)
+		data: open(version.configId, version.id, version.sealed)
 	})
 
 	return {
@@ -115,12 +115,12 @@ export function createConfigsService({ store, sealer, clock, policy }: { store: 
 		},
 
 		/** SPEC latest by name and tool; `ifNoneMatch` lets a poller get 304 without the data being decrypted. */
-		async latest(caller: Caller, query: LatestQuery, ifNoneMatch: string[] | '*' | undefined): Promise<Conditional<WithDataJson<ReturnType<typeof summary>>>> {
+		async latest(caller: Caller, query: LatestQuery, ifNoneMatch: string[] | '*' | undefined): Promise<Conditional<WithData<ReturnType<typeof summary>>>> {
 			const owner = await policy.scope(caller, query.teamId, 'read')
 			const config = await store.configs.findByKey(owner, query.name, query.tool)
 			if (!config) throw new AppError('not_found', `No config named "${query.name}" for ${query.tool}.`)
 			if (matchesAny(ifNoneMatch, config.hash)) return { notModified: true, hash: config.hash }
-			return { notModified: false, hash: config.hash, fields: summary(config), dataJson: open(config.id, config.currentVersionId, config.sealed) }
+			return { notModified: false, hash: config.hash, fields: summary(config), data: open(config.id, config.currentVersionId, config.sealed) }
 		},
 
 		/** SPEC get by id: the full Config object. */
@@ -130,7 +130,7 @@ export function createConfigsService({ store, sealer, clock, policy }: { store: 
 			await policy.authorize(caller, config, 'read')
 			if (matchesAny(ifNoneMatch, config.hash)) return { notModified: true as const, hash: config.hash }
 			const { sealed, ...fields } = config
-			return { notModified: false as const, hash: config.hash, fields, dataJson: open(config.id, config.currentVersionId, sealed) }
+			return { notModified: false as const, hash: config.hash, fields, data: open(config.id, config.currentVersionId, sealed) }
 		},
 
 		/** Deletes the config and all its versions (one statement: the cascade is atomic). */
@@ -173,11 +173,11 @@ export function createConfigsService({ store, sealer, clock, policy }: { store: 
 			await visible(caller, id, 'rollback')
 			const target = await store.configs.findVersion(id, versionId)
 			if (!target) throw new AppError('not_found', 'No such version of this config.')
-			const dataJson = open(id, target.id, target.sealed)
+			const data = open(id, target.id, target.sealed)
 			const appended = await store.configs.appendVersion({
 				configId: id,
 				hash: target.hash,
-				seal: (configId, newVersionId) => sealer.seal(dataJson, aad(configId, newVersionId)),
+				seal: (configId, newVersionId) => sealer.seal(data, aad(configId, newVersionId)),
 				newVersionId: newId(),
 				at: toIso(clock.now())
 			})
