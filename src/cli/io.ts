@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { AppError } from '../lib/errors'
+import { prompt, PromptCancelled, readStdin } from '../lib/terminal'
 
 /** A command failure: printed as one line on stderr, exit status 1 (2 for usage). */
 export class CliError extends Error {
@@ -42,40 +43,16 @@ export async function runCommand(body: () => Promise<void>): Promise<number> {
 	}
 }
 
-/** Reads all of standard input (for --password-stdin), without its trailing newline. */
-export async function readStdin(): Promise<string> {
-	const text = await new Response(Bun.stdin.stream()).text()
-	return text.replace(/\r?\n$/, '')
-}
-
-/** Asks for a secret on the terminal without echoing it. */
-export async function promptHidden(question: string): Promise<string> {
-	const stdin = process.stdin
-	if (!stdin.isTTY) throw new CliError('no password given: pass --password, --password-stdin, or run this on a terminal')
-	process.stderr.write(question)
-	stdin.setRawMode(true)
-	stdin.resume()
-	stdin.setEncoding('utf8')
-	return new Promise((resolve, reject) => {
-		let value = ''
-		const done = (error?: Error) => {
-			stdin.setRawMode(false)
-			stdin.pause()
-			stdin.off('data', onData)
-			process.stderr.write('\n')
-			if (error) reject(error)
-			else resolve(value)
-		}
-		const onData = (chunk: string) => {
-			for (const char of chunk) {
-				if (char === '\r' || char === '\n') return done()
-				if (char === '\u0003') return done(new CliError('cancelled', 130))
-				if (char === '\u007f' || char === '\b') value = value.slice(0, -1)
-				else value += char
-			}
-		}
-		stdin.on('data', onData)
-	})
+/** A secret typed on the terminal, never echoed; a clear error where there is no terminal. */
+async function promptHidden(question: string): Promise<string> {
+	try {
+		const answer = await prompt(question, { hidden: true })
+		if (answer === undefined) throw new CliError('no password given: pass --password, --password-stdin, or run this on a terminal')
+		return answer
+	} catch (error) {
+		if (error instanceof PromptCancelled) throw new CliError('cancelled', 130)
+		throw error
+	}
 }
 
 /** --password, --password-stdin, or a prompt (typed twice) on a terminal. */
