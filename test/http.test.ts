@@ -161,14 +161,22 @@ describe('access log (STYLE §10)', () => {
 		const issued = await t.call('POST', '/api/auth/login', { body: { login: alice.username, password: alice.password, device: 'laptop' } })
 		await t.call('GET', '/api/me', { key: alice.key })
 		await t.call('GET', '/api/keys/01234567-89ab-4def-8123-456789abcdef', { key: 'cs_bad' })
+		await t.call('POST', '/api/configs', { key: alice.key, body: { data: { a: 1 } } })
+		const etag = (await t.call('GET', '/api/configs/latest?name=default&tool=claude-code', { key: alice.key })).headers.get('etag') as string
+		await t.call('GET', '/api/configs/latest?name=default&tool=claude-code', { key: alice.key, headers: { 'if-none-match': etag } })
 		await Bun.sleep(20)
 		t.logger.flush()
 		const lines = t.logger.lines.map((line) => JSON.parse(line))
 		const requests = lines.filter((line) => line.msg === 'request')
-		expect(requests).toHaveLength(3)
+		expect(requests).toHaveLength(6)
 		expect(requests[0]).toMatchObject({ level: 'info', method: 'POST', route: '/api/auth/login', status: 201 })
 		expect(requests[1]).toMatchObject({ method: 'GET', route: '/api/me', status: 200 })
 		expect(requests[2]).toMatchObject({ method: 'GET', status: 401 })
+		expect(requests.slice(3).map((line) => [line.route, line.status])).toEqual([
+			['/api/configs', 201],
+			['/api/configs/latest', 200],
+			['/api/configs/latest', 304]
+		])
 		for (const line of requests) {
 			expect(typeof line.ms).toBe('number')
 			expect(typeof line.requestId).toBe('string')

@@ -119,25 +119,41 @@ async function supervise(config: Config, logger: Logger, store: Store, count: nu
 	const args = ['serve', '--port', String(port), '--host', config.host, '--data-dir', config.dataDir, '--workers', '1']
 	const children = new Set<Subprocess>()
 	let stopping = false
+	let started = false
 
+	// Resolves when the worker is listening; a worker that dies before that during start-up fails the start.
 	const spawn = () =>
-		new Promise<void>((resolve) => {
+		new Promise<void>((resolve, reject) => {
+			let ready = false
 			const child = Bun.spawn([...self, ...args], {
 				env: { ...process.env, [WORKER_ENV]: String(process.pid) },
 				stdio: ['ignore', 'inherit', 'inherit'],
-				ipc: (message) => message === 'ready' && resolve(),
+				ipc: (message) => {
+					if (message !== 'ready') return
+					ready = true
+					resolve()
+				},
 				onExit: (proc, code) => {
 					children.delete(proc)
 					if (stopping) return
+					if (!started && !ready) return reject(new CliError(`a worker could not start (exit ${code}); see its message above`))
 					logger.error('worker exited; starting another', { pid: proc.pid, code })
-					setTimeout(() => void spawn(), 1000)
-					resolve()
+					setTimeout(() => void spawn().catch(() => {}), 1000)
+					if (!ready) resolve()
 				}
 			})
 			children.add(child)
 		})
 
-	await Promise.all(Array.from({ length: count }, spawn))
+	try {
+		await Promise.all(Array.from({ length: count }, spawn))
+	} catch (error) {
+		stopping = true
+		for (const child of children) child.kill('SIGTERM')
+		store.close()
+		throw error
+	}
+	started = true
 	const deps = { store, clock: systemClock, logger, passwords: createPasswordHasher() }
 	const purgeJob = schedulePurge(deps, () => createAuthService(deps).pruneLoginFailures())
 	logger.info('listening', { url: `http://${config.host}:${port}`, dataDir: config.dataDir, pid: process.pid, workers: count })

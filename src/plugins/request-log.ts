@@ -40,13 +40,14 @@ export type RequestTracker = ReturnType<typeof createRequestTracker>
 export const requestLogPlugin = (logger: Logger, tracker: RequestTracker) =>
 	new Elysia({ name: 'request-log' })
 		.onRequest(({ request }) => tracker.start(request))
-		.onAfterResponse({ as: 'global' }, ({ request, route, set }) => {
+		.onAfterResponse({ as: 'global' }, ({ request, route, set, responseValue }) => {
 			logger.info('request', {
 				method: request.method,
 				// Unmatched requests have no route pattern; their path (without query) is logged instead.
 				route: route || undefined,
 				path: route ? undefined : pathOf(request.url),
-				status: typeof set.status === 'number' ? set.status : 200,
+				// A handler that returns a Response (304, streamed lists) sets its status there, not in `set`.
+				status: responseValue instanceof Response ? responseValue.status : typeof set.status === 'number' ? set.status : 200,
 				ms: tracker.elapsedMs(request),
 				requestId: tracker.idOf(request)
 			})

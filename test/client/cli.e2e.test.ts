@@ -1,13 +1,10 @@
-import { afterAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { api, emptyDir, startServer, userWithKey, type Server } from '../e2e/harness'
+import { api, emptyDir, startServer, userWithKey, serversOfThisFile, type Server } from '../e2e/harness'
 
 const CLI = resolve(import.meta.dir, '..', '..', 'dist', 'cfgsync')
-const servers: Server[] = []
-afterAll(async () => {
-	for (const server of servers) await server.stop('SIGKILL')
-})
+const servers = serversOfThisFile()
 
 /** A "machine": its own HOME, talking to one server through the compiled cfgsync binary. */
 function machine(server: Server) {

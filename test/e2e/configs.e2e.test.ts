@@ -1,12 +1,9 @@
-import { afterAll, expect, test } from 'bun:test'
+import { expect, test } from 'bun:test'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { api, emptyDir, startServer, userWithKey, type Server } from './harness'
+import { api, emptyDir, startServer, userWithKey, serversOfThisFile } from './harness'
 
-const servers: Server[] = []
-afterAll(async () => {
-	for (const server of servers) await server.stop('SIGKILL')
-})
+const servers = serversOfThisFile()
 
 test('push → latest → versions → rollback through the compiled binary, data encrypted on disk', async () => {
 	const dir = emptyDir()

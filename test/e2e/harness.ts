@@ -1,4 +1,5 @@
 import { type Subprocess } from 'bun'
+import { afterAll } from 'bun:test'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -34,6 +35,15 @@ export interface Server {
 	/** Every line the server wrote to stdout so far. */
 	log: () => string
 	stop: (signal?: NodeJS.Signals) => Promise<number>
+}
+
+/** Servers a test file started: killed when the file's tests are done. */
+export function serversOfThisFile(): Server[] {
+	const servers: Server[] = []
+	afterAll(async () => {
+		for (const server of servers) await server.stop('SIGKILL')
+	})
+	return servers
 }
 
 /** Starts `cfgsync-server serve` in `dir` on a free loopback port and waits for /healthz. */

@@ -1,14 +1,11 @@
 import { Database } from 'bun:sqlite'
-import { afterAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { readFileSync, statSync, existsSync } from 'node:fs'
 import { connect } from 'node:net'
 import { join } from 'node:path'
-import { api, emptyDir, run, startServer, userWithKey, type Server } from './harness'
+import { api, emptyDir, run, startServer, userWithKey, serversOfThisFile } from './harness'
 
-const servers: Server[] = []
-afterAll(async () => {
-	for (const server of servers) await server.stop('SIGKILL')
-})
+const servers = serversOfThisFile()
 
 describe('the compiled binary from an empty directory', () => {
 	test('--help and --version answer; unknown commands fail with one line', async () => {

@@ -1,12 +1,9 @@
 import { Database } from 'bun:sqlite'
-import { afterAll, expect, test } from 'bun:test'
+import { expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { api, emptyDir, run, startServer, userWithKey, type Server } from './harness'
+import { api, emptyDir, run, startServer, userWithKey, serversOfThisFile } from './harness'
 
-const servers: Server[] = []
-afterAll(async () => {
-	for (const server of servers) await server.stop('SIGKILL')
-})
+const servers = serversOfThisFile()
 
 test('teams through the binary: team push by an admin, refusal for a member, purge and user remove from the command line', async () => {
 	const dir = emptyDir()

@@ -1,11 +1,8 @@
-import { afterAll, expect, test } from 'bun:test'
+import { expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
-import { api, emptyDir, startServer, userWithKey, type Server } from './harness'
+import { api, emptyDir, run, startServer, userWithKey, serversOfThisFile } from './harness'
 
-const servers: Server[] = []
-afterAll(async () => {
-	for (const server of servers) await server.stop('SIGKILL')
-})
+const servers = serversOfThisFile()
 
 const children = (pid: number) =>
 	readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
@@ -50,3 +47,16 @@ test('--workers 2: one port, two processes; writes stay contiguous, throttling h
 	for (const pid of remaining) expect(() => process.kill(pid, 0)).toThrow()
 	expect(server.log()).toContain('"workers":2')
 }, 60_000)
+
+test('--workers 2 on a port another program holds fails with one line instead of retrying forever', async () => {
+	const holder = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('busy') })
+	try {
+		const started = Date.now()
+		const result = await run(emptyDir(), ['serve', '--host', '127.0.0.1', '--port', String(holder.port), '--workers', '2'])
+		expect(result.code).not.toBe(0)
+		expect(result.stderr).toContain('a worker could not start')
+		expect(Date.now() - started).toBeLessThan(15_000)
+	} finally {
+		await holder.stop(true)
+	}
+}, 30_000)
