@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto'
 
 export const sha256Hex = (input: string | Uint8Array): string => Bun.CryptoHasher.hash('sha256', input, 'hex')
 
@@ -64,9 +64,3 @@ export function createSealer(masterKey: Uint8Array): Sealer {
 	}
 }
 
-/** Constant-time comparison of two strings of hex or ASCII. */
-export function safeEqual(a: string, b: string): boolean {
-	const x = Buffer.from(a)
-	const y = Buffer.from(b)
-	return x.length === y.length && timingSafeEqual(x, y)
-}
