@@ -1,5 +1,10 @@
 import { describe, expect, test } from 'bun:test'
-import { purgeDeletedTeams } from '../src/jobs/purge'
+import { Database } from 'bun:sqlite'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { housekeeping, purgeDeletedTeams } from '../src/jobs/purge'
+import { openSqliteStore } from '../src/store/sqlite'
 import { systemClock } from '../src/lib/clock'
 import { silentLogger } from '../src/lib/log'
 import { createUsersService } from '../src/modules/users/service'
@@ -288,6 +293,24 @@ describe('soft delete and purge (SPEC, CONTRACT §5)', () => {
 		expect((await t.call('POST', '/api/teams', { key: owner.key, body: { name: 'Old' } })).status).toBe(201)
 		expect((await t.call('POST', '/api/teams', { key: owner.key, body: { name: 'Recent' } })).status).toBe(409)
 	})
+})
+
+test('the scheduled housekeeping also drops failed logins older than the 15-minute window', async () => {
+	const file = join(mkdtempSync(join(tmpdir(), 'cfgsync-housekeeping-')), 'h.db')
+	const t = testApp({ store: openSqliteStore(file) })
+	const count = () => {
+		const db = new Database(file, { readonly: true })
+		const n = (db.query('SELECT count(*) AS n FROM login_failures').get() as { n: number }).n
+		db.close()
+		return n
+	}
+	for (let i = 0; i < 3; i++) await t.call('POST', '/api/auth/login', { body: { login: 'ghost', password: 'wrong-password', device: 'x' } })
+	t.clock.advance(16 * 60 * 1000)
+	await t.call('POST', '/api/auth/login', { body: { login: 'ghost', password: 'wrong-password', device: 'x' } })
+	expect(count()).toBe(4)
+	await housekeeping({ store: t.store, clock: t.clock, logger: silentLogger })
+	expect(count()).toBe(1)
+	t.store.close()
 })
 
 describe('removing users who are in teams (CONTRACT §7)', () => {

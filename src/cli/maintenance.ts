@@ -1,14 +1,11 @@
 import { resolve } from 'node:path'
-import { purgeDeletedTeams } from '../jobs/purge'
+import { housekeeping } from '../jobs/purge'
 import { CliError, parseCommand, usageError } from './io'
 import { withAdmin } from './context'
 
 export async function purgeCommand(args: string[]) {
 	const { values } = parseCommand(args, { 'data-dir': { type: 'string' } })
-	const count = await withAdmin(values['data-dir'], async (admin) => {
-		await admin.auth.pruneLoginFailures()
-		return purgeDeletedTeams(admin)
-	})
+	const count = await withAdmin(values['data-dir'], (admin) => housekeeping(admin))
 	process.stdout.write(count === 0 ? 'nothing to purge\n' : `purged ${count} team${count === 1 ? '' : 's'} deleted more than 30 days ago\n`)
 }
 

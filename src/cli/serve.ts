@@ -7,7 +7,6 @@ import { schedulePurge } from '../jobs/purge'
 import { systemClock } from '../lib/clock'
 import { createLogger, type Logger } from '../lib/log'
 import { createPasswordHasher } from '../lib/passwords'
-import { createAuthService } from '../modules/auth/service'
 import type { Store } from '../store/types'
 import { CliError, parseCommand, usageError } from './io'
 
@@ -95,7 +94,7 @@ function serveHttp(config: Config, logger: Logger, opened: Awaited<ReturnType<ty
 		throw new CliError(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`)
 	}
 	// The purge runs in one process only: the primary when there are workers.
-	const purgeJob = worker ? undefined : schedulePurge(deps, () => createAuthService(deps).pruneLoginFailures())
+	const purgeJob = worker ? undefined : schedulePurge(deps)
 	logger.info('listening', { url: `http://${config.host}:${app.server?.port}`, dataDir: config.dataDir, pid: process.pid, ...(worker ? { worker: true } : {}) })
 	if (worker) process.send?.('ready')
 
@@ -155,7 +154,7 @@ async function supervise(config: Config, logger: Logger, store: Store, count: nu
 	}
 	started = true
 	const deps = { store, clock: systemClock, logger, passwords: createPasswordHasher() }
-	const purgeJob = schedulePurge(deps, () => createAuthService(deps).pruneLoginFailures())
+	const purgeJob = schedulePurge(deps)
 	logger.info('listening', { url: `http://${config.host}:${port}`, dataDir: config.dataDir, pid: process.pid, workers: count })
 
 	onShutdown(logger, async () => {

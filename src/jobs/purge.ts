@@ -2,6 +2,7 @@ import { Cron } from 'croner'
 import { toIso, type Clock } from '../lib/clock'
 import { TEAM_RETENTION_MS } from '../lib/constants'
 import type { Logger } from '../lib/log'
+import { THROTTLE } from '../modules/auth/service'
 import type { Store } from '../store/types'
 
 /**
@@ -19,13 +20,19 @@ export async function purgeDeletedTeams({ store, clock, logger }: { store: Store
 	return purged
 }
 
+type JobDeps = { store: Store; clock: Clock; logger: Logger }
+
+/** The scheduled work: the team purge, and dropping failed logins too old to count towards throttling. */
+export async function housekeeping(deps: JobDeps): Promise<number> {
+	const purged = await purgeDeletedTeams(deps)
+	await deps.store.loginFailures.prune(deps.clock.now() - THROTTLE.windowMs)
+	return purged
+}
+
 /** CONTRACT §5: hourly, and once at start. `protect` keeps runs from overlapping. */
-export function schedulePurge(deps: { store: Store; clock: Clock; logger: Logger }, housekeeping: () => Promise<unknown> = async () => {}): Cron {
-	const run = async () => {
-		await purgeDeletedTeams(deps)
-		await housekeeping()
-	}
-	const job = new Cron('0 * * * *', { name: 'purge', protect: true, catch: (error) => deps.logger.error('purge failed', { errorMessage: String(error) }) }, run)
-	void run().catch((error) => deps.logger.error('purge failed', { errorMessage: String(error) }))
+export function schedulePurge(deps: JobDeps): Cron {
+	const fail = (error: unknown) => deps.logger.error('purge failed', { errorMessage: String(error) })
+	const job = new Cron('0 * * * *', { name: 'purge', protect: true, catch: fail }, async () => void (await housekeeping(deps)))
+	void housekeeping(deps).catch(fail)
 	return job
 }

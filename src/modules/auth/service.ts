@@ -101,8 +101,6 @@ export function createAuthService({ store, clock, passwords }: { store: Store; c
 			if (!(await store.keys.revoke(caller.userId, keyId))) throw new AppError('not_found', 'No such key.')
 		},
 
-		/** Drops failed-login records that can no longer count. */
-		pruneLoginFailures: () => store.loginFailures.prune(clock.now() - THROTTLE.windowMs)
 	}
 }
 
