@@ -35,11 +35,14 @@ export function createApp(deps: AppDeps) {
 	const configs = createConfigsService({ ...deps, policy })
 	const teams = createTeamsService(deps)
 	const tracker = createRequestTracker()
-	return new Elysia()
+	// Elysia assumes URLs start with at least "http://a.bc" and looks for the path
+	// from character 11; a homelab box reached as http://nas/ would then be routed
+	// by the wrong path (its /docs was a 404). Our URLs are always plain http.
+	return new Elysia({ handler: { standardHostname: false } })
 		.use(errorsPlugin(deps.logger, tracker))
 		.use(requestLogPlugin(deps.logger, tracker))
 		.use(gate)
-		.use(openapiPlugin)
+		.use(openapiPlugin())
 		.use(healthRoutes(deps.store.ping))
 		.use(authRoutes(auth, gate, deps.clientAddress ?? (() => 'unknown')))
 		.use(configsRoutes(configs, gate))

@@ -89,6 +89,19 @@ describe('malformed requests never get a 5xx (CONTRACT §2)', () => {
 		expect((await t.call('PUT', '/api/me', { key: alice.key })).status).toBeOneOf([404, 405])
 	})
 
+	test('a server reached by a short host name (http://nas/) routes by the real path', async () => {
+		const t = testApp()
+		const alice = await t.user()
+		const at = (host: string, path: string, key?: string) =>
+			t.app.handle(new Request(`http://${host}${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {} }))
+		for (const host of ['nas', 'pi', 'x:80', 'localhost']) {
+			expect({ host, status: (await at(host, '/docs')).status }).toEqual({ host, status: 200 })
+			const me = await at(host, '/api/me', alice.key)
+			expect({ host, status: me.status, body: await me.json() }).toEqual({ host, status: 200, body: { email: alice.email, username: alice.username } })
+			expect({ host, status: (await at(host, '/api/nope', alice.key)).status }).toEqual({ host, status: 404 })
+		}
+	})
+
 	test('odd headers and methods are answered, never with a 5xx', async () => {
 		const t = testApp()
 		const alice = await t.user()

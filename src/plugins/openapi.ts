@@ -49,30 +49,33 @@ function toJsonSchema(schema: z.ZodType) {
  * `/openapi.json` and the API page at `/docs`, generated from the zod schemas
  * that validate requests. The page is Swagger UI served from the binary itself
  * (swagger-ui-dist: one self-contained bundle, no runtime dependencies), so it
- * works on a server with no internet access.
+ * works on a server with no internet access. One per app: the page is a
+ * prepared Response that Elysia reads when it compiles the route, so an
+ * instance shared between apps would hand the second one a spent body.
  */
-export const openapiPlugin = new Elysia({ name: 'openapi' })
-	// Local: it only sees this plugin's routes (the document and the page assets).
-	.onAfterHandle(({ request, response }) => (request.url.endsWith('/openapi.json') ? withHeaderParameters(response) : undefined))
-	.get(`${ASSETS}/swagger-ui-bundle.js`, () => Bun.file(swaggerBundle), { detail: { hide: true } })
-	.get(`${ASSETS}/swagger-ui.css`, () => Bun.file(swaggerCss), { detail: { hide: true } })
-	.use(
-		openapi({
-			path: '/docs',
-			specPath: '/openapi.json',
-			provider: 'swagger-ui',
-			swagger: { cdn: `${ASSETS}/swagger-ui-bundle.js`, theme: `${ASSETS}/swagger-ui.css`, autoDarkMode: false } as never,
-			// `data` is a z.custom (zod would drop `__proto__` keys); it is documented by its own metadata.
-			mapJsonSchema: { zod: toJsonSchema },
-			documentation: {
-				info: {
-					title: 'cfgsync',
-					version: packageJson.version,
-					description:
-						'Self-hosted configuration sync for developer tools. Every /api route except POST /api/auth/login needs `Authorization: Bearer <API key>`. Errors are `{"error", "code", "details?"}`.'
-				},
-				components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'cs_ followed by 64 hex characters' } } },
-				security: [{ bearer: [] }]
-			}
-		})
-	)
+export const openapiPlugin = () =>
+	new Elysia({ name: 'openapi' })
+		// Local: it only sees this plugin's routes (the document and the page assets).
+		.onAfterHandle(({ request, response }) => (request.url.endsWith('/openapi.json') ? withHeaderParameters(response) : undefined))
+		.get(`${ASSETS}/swagger-ui-bundle.js`, () => Bun.file(swaggerBundle), { detail: { hide: true } })
+		.get(`${ASSETS}/swagger-ui.css`, () => Bun.file(swaggerCss), { detail: { hide: true } })
+		.use(
+			openapi({
+				path: '/docs',
+				specPath: '/openapi.json',
+				provider: 'swagger-ui',
+				swagger: { cdn: `${ASSETS}/swagger-ui-bundle.js`, theme: `${ASSETS}/swagger-ui.css`, autoDarkMode: false } as never,
+				// `data` is a z.custom (zod would drop `__proto__` keys); it is documented by its own metadata.
+				mapJsonSchema: { zod: toJsonSchema },
+				documentation: {
+					info: {
+						title: 'cfgsync',
+						version: packageJson.version,
+						description:
+							'Self-hosted configuration sync for developer tools. Every /api route except POST /api/auth/login needs `Authorization: Bearer <API key>`. Errors are `{"error", "code", "details?"}`.'
+					},
+					components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'cs_ followed by 64 hex characters' } } },
+					security: [{ bearer: [] }]
+				}
+			})
+		)

@@ -34,6 +34,9 @@ describe('the compiled binary from an empty directory', () => {
 		expect(alice.id).toMatch(/^[0-9a-f-]{36}$/)
 		expect(alice.key).toMatch(/^cs_[0-9a-f]{64}$/)
 		expect(await api(server, 'GET', '/api/me', alice.key)).toMatchObject({ status: 200, body: { email: 'alice@example.test', username: 'alice' } })
+		// Behind a reverse proxy that keeps a short Host (http://nas/), routes still match.
+		for (const path of ['/docs', '/healthz']) expect((await fetch(`${server.url}${path}`, { headers: { host: 'nas' } })).status).toBe(200)
+		expect(await api(server, 'GET', '/api/me', alice.key, undefined, { host: 'nas' })).toMatchObject({ status: 200, body: { username: 'alice' } })
 
 		const login = await api(server, 'POST', '/api/auth/login', undefined, { login: 'alice', password: alice.password, device: 'laptop' })
 		expect(login.status).toBe(201)
