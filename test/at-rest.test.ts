@@ -1,12 +1,12 @@
 import { expect, test } from 'bun:test'
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { openSqliteStore } from '../src/store/sqlite'
 import { testApp } from './helpers'
+import { tempDir } from './temp'
 
 test('no plaintext config data, password or API key reaches the database file or its WAL', async () => {
-	const file = join(mkdtempSync(join(tmpdir(), 'cfgsync-rest-')), 'rest.db')
+	const file = join(tempDir('rest'), 'rest.db')
 	const t = testApp({ store: openSqliteStore(file) })
 	const alice = await t.user('pro', 'alice')
 	const marker = `marker-${crypto.randomUUID()}`

@@ -1,12 +1,12 @@
 import { describe, expect, test } from 'bun:test'
-import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { BootError, DATABASE_FILE, MASTER_KEY_FILE, openWithMasterKey } from '../src/boot'
 import { loadConfig } from '../src/config'
 import { generateMasterKey } from '../src/lib/crypto'
+import { tempDir as newTempDir } from './temp'
 
-const tempDir = () => join(mkdtempSync(join(tmpdir(), 'cfgsync-boot-')), 'data')
+const tempDir = () => join(newTempDir('boot'), 'data')
 const configFor = (dataDir: string, env: Record<string, string> = {}) => loadConfig({ dataDir }, env)
 const fileBytes = (dataDir: string) => readFileSync(join(dataDir, DATABASE_FILE))
 

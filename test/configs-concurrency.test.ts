@@ -1,6 +1,4 @@
 import { describe, expect, test } from 'bun:test'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../src/app'
 import { systemClock } from '../src/lib/clock'
@@ -10,12 +8,13 @@ import { newId } from '../src/lib/ids'
 import { silentLogger } from '../src/lib/log'
 import { openSqliteStore } from '../src/store/sqlite'
 import { fastPasswords } from './helpers'
+import { tempDir } from './temp'
 
 const WORKER = join(import.meta.dir, 'fixtures', 'push-worker.ts')
 
 /** A database file with one pro user, shared by several processes. */
 async function sharedDatabase() {
-	const file = join(mkdtempSync(join(tmpdir(), 'cfgsync-race-')), 'race.db')
+	const file = join(tempDir('race'), 'race.db')
 	const masterKey = generateMasterKey()
 	const store = openSqliteStore(file)
 	const userId = newId()

@@ -1,12 +1,11 @@
 import { Database } from 'bun:sqlite'
 import { afterAll, expect, test } from 'bun:test'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { purgeDeletedTeams } from '../src/jobs/purge'
 import { silentLogger } from '../src/lib/log'
 import { openSqliteStore } from '../src/store/sqlite'
 import { buildWorld } from './reliability/world'
+import { tempDir } from './temp'
 
 /**
  * Every statement the store prepares, explained: none may scan a table, so a
@@ -38,7 +37,7 @@ const ALLOWED_SCANS: { why: string; match: RegExp }[] = [
 ]
 
 test('no request-path statement scans a table (EXPLAIN QUERY PLAN)', async () => {
-	const file = join(mkdtempSync(join(tmpdir(), 'cfgsync-plans-')), 'plans.db')
+	const file = join(tempDir('plans'), 'plans.db')
 	const store = openSqliteStore(file)
 	const world = await buildWorld({ store })
 	// Touch the remaining store paths: admin and job queries, removals.

@@ -1,7 +1,5 @@
 import { describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { housekeeping, purgeDeletedTeams } from '../src/jobs/purge'
 import { openSqliteStore } from '../src/store/sqlite'
@@ -9,6 +7,7 @@ import { systemClock } from '../src/lib/clock'
 import { silentLogger } from '../src/lib/log'
 import { createUsersService } from '../src/modules/users/service'
 import { fastPasswords, testApp, type TestApp, type TestUser } from './helpers'
+import { tempDir } from './temp'
 
 const DAY = 24 * 60 * 60 * 1000
 const keys = (value: object) => Object.keys(value).sort()
@@ -296,7 +295,7 @@ describe('soft delete and purge (SPEC, CONTRACT §5)', () => {
 })
 
 test('the scheduled housekeeping also drops failed logins older than the 15-minute window', async () => {
-	const file = join(mkdtempSync(join(tmpdir(), 'cfgsync-housekeeping-')), 'h.db')
+	const file = join(tempDir('housekeeping'), 'h.db')
 	const t = testApp({ store: openSqliteStore(file) })
 	const count = () => {
 		const db = new Database(file, { readonly: true })

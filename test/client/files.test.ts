@@ -1,16 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { asFileSet, safeTarget } from '../../src/client/files'
 import { homeRelative, knownFiles } from '../../src/client/tools'
 import { TOOLS } from '../../src/lib/constants'
+import { tempDir } from '../temp'
 
 let saved: Record<string, string | undefined>
 let home: string
 beforeAll(() => {
 	saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME }
-	home = mkdtempSync(join(tmpdir(), 'cfgsync-home-'))
+	home = tempDir('home')
 	process.env.HOME = home
 	delete process.env.XDG_CONFIG_HOME
 })

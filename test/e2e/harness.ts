@@ -1,13 +1,12 @@
 import { type Subprocess } from 'bun'
 import { afterAll } from 'bun:test'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { tempDir } from '../temp'
 
 /** The compiled binary under test (`npm run build` makes it). */
 export const BINARY = resolve(import.meta.dir, '..', '..', 'dist', 'cfgsync-server')
 
-export const emptyDir = () => mkdtempSync(join(tmpdir(), 'cfgsync-e2e-'))
+export const emptyDir = () => tempDir('e2e')
 
 export interface RunResult {
 	code: number

@@ -1,11 +1,10 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openSqliteStore } from '../../src/store/sqlite'
 import { storedDigest } from './snapshot'
 import { buildWorld, type World } from './world'
+import { tempDir } from '../temp'
 
 /**
  * Hostile input: whatever arrives, the answer is never a 5xx, an error is
@@ -16,7 +15,7 @@ let inputs = 0
 let rejected = 0
 
 async function fileWorld() {
-	const file = join(mkdtempSync(join(tmpdir(), 'cfgsync-hostile-')), 'hostile.db')
+	const file = join(tempDir('hostile'), 'hostile.db')
 	const world = await buildWorld({ store: openSqliteStore(file) })
 	return { world, file }
 }
