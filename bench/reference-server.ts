@@ -23,6 +23,7 @@ const metaBy = db.query<{ id: string; version: number; hash: string }, [string, 
 )
 const insertVersion = db.query('INSERT INTO config_versions (id, config_id, version, hash, data, created_at) VALUES (?, ?, ?, ?, ?, ?)')
 const updateConfig = db.query('UPDATE configs SET version = ?, hash = ?, current_version_id = ?, updated_at = ? WHERE id = ?')
+// Immediate, as cfgsync does: a deferred transaction that upgrades to a write gets SQLITE_BUSY at once when cfgsync holds the lock.
 const push = db.transaction((userId: string, name: string, tool: string, hash: string, json: string) => {
 	const current = metaBy.get(userId, name, tool)
 	if (!current) return undefined
@@ -73,7 +74,7 @@ const server = Bun.serve({
 		if (url.pathname === '/api/configs' && request.method === 'POST') {
 			const body = (await request.json()) as { name: string; tool: string; data: unknown }
 			const hash = Bun.CryptoHasher.hash('sha256', canonicalJson(body.data), 'hex')
-			const result = push(caller.user_id, body.name, body.tool, hash, JSON.stringify(body.data))
+			const result = push.immediate(caller.user_id, body.name, body.tool, hash, JSON.stringify(body.data))
 			return result ? json(JSON.stringify(result)) : new Response('{}', { status: 404 })
 		}
 		return new Response('{}', { status: 404 })
