@@ -8,23 +8,20 @@ import type { Logger } from '../lib/log'
  * (cheaper than a UUID on every request, unique enough to find a log line).
  */
 export function createRequestTracker() {
-	const started = new WeakMap<Request, number>()
+	// One record per request, made when it arrives: the hot path pays for one WeakMap entry, not one per field.
+	const records = new WeakMap<Request, { startedAt?: number; id?: string }>()
 	const prefix = `${process.pid.toString(36)}-${Date.now().toString(36)}-`
 	let counter = 0
-	const ids = new WeakMap<Request, string>()
 	return {
-		start: (request: Request) => void started.set(request, performance.now()),
+		start: (request: Request) => void records.set(request, { startedAt: performance.now(), id: undefined }),
 		/** The request's id, made on first use. */
 		idOf(request: Request): string {
-			let id = ids.get(request)
-			if (id === undefined) {
-				id = prefix + (++counter).toString(36)
-				ids.set(request, id)
-			}
-			return id
+			let record = records.get(request)
+			if (record === undefined) records.set(request, (record = {}))
+			return (record.id ??= prefix + (++counter).toString(36))
 		},
 		elapsedMs(request: Request): number | undefined {
-			const at = started.get(request)
+			const at = records.get(request)?.startedAt
 			return at === undefined ? undefined : Math.round((performance.now() - at) * 100) / 100
 		}
 	}

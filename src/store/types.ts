@@ -125,6 +125,9 @@ export interface ConfigWithData extends ConfigRow {
 	sealed: Uint8Array
 }
 
+/** What the latest read sends, and no more: every column read is a value built per request on the hottest path. */
+export type LatestRow = Pick<ConfigWithData, 'id' | 'name' | 'tool' | 'version' | 'hash' | 'currentVersionId' | 'updatedAt' | 'sealed'>
+
 export interface VersionRow {
 	id: string
 	configId: string
@@ -185,7 +188,7 @@ export interface ConfigStore {
 		newVersionId: string
 		at: string
 	}): Promise<VersionRow | undefined>
-	findByKey(owner: Owner, name: string, tool: string): Promise<ConfigWithData | undefined>
+	findByKey(owner: Owner, name: string, tool: string): Promise<LatestRow | undefined>
 	findById(id: string): Promise<ConfigWithData | undefined>
 	/** Without data: for access checks and conditional requests. */
 	findMetaById(id: string): Promise<ConfigRow | undefined>

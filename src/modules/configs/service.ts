@@ -24,7 +24,7 @@ export type VersionView = WithData<{ id: string; version: number; hash: string; 
 
 export type Conditional<T> = { notModified: true; hash: string } | ({ notModified: false; hash: string } & T)
 
-const summary = (config: ConfigRow) => ({
+const summary = (config: Pick<ConfigRow, 'id' | 'name' | 'tool' | 'version' | 'hash' | 'updatedAt'>) => ({
 	id: config.id,
 	name: config.name,
 	tool: config.tool,

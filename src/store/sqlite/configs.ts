@@ -4,6 +4,7 @@ import type {
 	ConfigRow,
 	ConfigStore,
 	ConfigWithData,
+	LatestRow,
 	Owner,
 	PushCondition,
 	PushInput,
@@ -30,6 +31,16 @@ const configFields = {
 	updatedAt: configs.updatedAt
 }
 const withData = { ...configFields, sealed: configVersions.data }
+const latestFields = {
+	id: configs.id,
+	name: configs.name,
+	tool: configs.tool,
+	version: configs.version,
+	hash: configs.hash,
+	currentVersionId: configs.currentVersionId,
+	updatedAt: configs.updatedAt,
+	sealed: configVersions.data
+}
 const versionFields = {
 	id: configVersions.id,
 	configId: configVersions.configId,
@@ -68,11 +79,13 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database): ConfigStore {
 	const teamKey = and(eq(configs.teamId, teamId), eq(configs.name, name), eq(configs.tool, tool))
 
 	// The reads every sync client makes; see rows.ts for why they bypass Drizzle's row mapper.
+	const latestWhere = (where: SQL | undefined) =>
+		hotRows<LatestRow>(sqlite, db.select(aliased(latestFields)).from(configs).innerJoin(configVersions, currentVersionJoin).where(where))
 	const withDataWhere = (where: SQL | undefined) =>
 		hotRows<ConfigWithData>(sqlite, db.select(aliased(withData)).from(configs).innerJoin(configVersions, currentVersionJoin).where(where))
 	const metaWhere = (where: SQL | undefined) => hotRows<ConfigRow>(sqlite, db.select(aliased(configFields)).from(configs).where(where))
-	const personalWithData = withDataWhere(personalKey)
-	const teamWithData = withDataWhere(teamKey)
+	const personalLatest = latestWhere(personalKey)
+	const teamLatest = latestWhere(teamKey)
 	const byIdWithData = withDataWhere(eq(configs.id, id))
 	const personalMeta = metaWhere(personalKey)
 	const teamMeta = metaWhere(teamKey)
@@ -208,8 +221,8 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database): ConfigStore {
 		appendVersion: async (input) => appendTx.immediate(input),
 		findByKey: async (owner, configName, configTool) =>
 			(owner.teamId === null
-				? personalWithData.get({ userId: owner.userId, name: configName, tool: configTool })
-				: teamWithData.get({ teamId: owner.teamId, name: configName, tool: configTool })) as ConfigWithData | undefined,
+				? personalLatest.get({ userId: owner.userId, name: configName, tool: configTool })
+				: teamLatest.get({ teamId: owner.teamId, name: configName, tool: configTool })),
 		findById: async (configId) => byIdWithData.get({ id: configId }) as ConfigWithData | undefined,
 		findMetaById: async (configId) => metaById.get({ id: configId }) as ConfigRow | undefined,
 		listPersonal: async (owner) => listPersonal.all({ userId: owner }) as ConfigRow[],
