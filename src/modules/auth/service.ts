@@ -99,8 +99,7 @@ export function createAuthService({ store, clock, passwords }: { store: Store; c
 		/** Another user's key is a 404, never a 403 (CONTRACT §3). */
 		async revokeKey(caller: Caller, keyId: string): Promise<void> {
 			if (!(await store.keys.revoke(caller.userId, keyId))) throw new AppError('not_found', 'No such key.')
-		},
-
+		}
 	}
 }
 
