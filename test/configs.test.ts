@@ -317,6 +317,18 @@ describe('version history and rollback (Pro and Team plans)', () => {
 			expect((await t.call(method, path, { key: free.key, body })).status).toBe(404)
 		}
 	})
+
+	test('a plan the admin changes applies to the next request with the same key', async () => {
+		const t = testApp()
+		const user = await t.user('free')
+		const id = (await push(t, user, { data: { a: 1 } })).body.id
+		expect((await t.call('GET', `/api/configs/${id}/versions`, { key: user.key })).status).toBe(403)
+		await t.store.users.setPlan(user.id, 'pro')
+		expect((await t.call('GET', `/api/configs/${id}/versions`, { key: user.key })).status).toBe(200)
+		expect((await t.call('POST', '/api/teams', { key: user.key, body: { name: 'Ops' } })).body.code).toBe('plan_required')
+		await t.store.users.setPlan(user.id, 'team')
+		expect((await t.call('POST', '/api/teams', { key: user.key, body: { name: 'Ops' } })).status).toBe(201)
+	})
 })
 
 describe('conditional requests for sync clients (CONTRACT §3)', () => {

@@ -55,14 +55,19 @@ export interface UserStore {
 	remove(id: string): Promise<boolean | 'sole_owner'>
 }
 
-/** What the auth gate needs about the holder of a key, in one lookup. */
-export interface Caller {
-	keyId: string
+/** What the auth gate reads about the holder of a key, in one lookup of three columns. */
+export interface CallerRow {
 	userId: string
 	email: string
 	username: string
-	plan: Plan
-	lastUsedAt: string | null
+}
+
+/**
+ * Who is calling. The key is named by its hash, which the gate computed anyway:
+ * each column the per-request lookup returns costs time on every request.
+ */
+export interface Caller extends CallerRow {
+	keyHash: string
 }
 
 export interface KeyRow {
@@ -73,16 +78,22 @@ export interface KeyRow {
 	lastUsedAt: string | null
 }
 
+export interface StoredKey extends KeyRow {
+	keyHash: string
+}
+
 export interface KeyStore {
-	/** The hot path of every request: key hash → key and user. */
-	findCaller(keyHash: string): Promise<Caller | undefined>
-	/** Sets lastUsedAt unless it is already newer than `staleBefore`. */
-	touch(keyId: string, at: string, staleBefore: string): Promise<void>
+	/** The hot path of every request: key hash → the user holding it. */
+	findCaller(keyHash: string): Promise<CallerRow | undefined>
+	/** Sets the key's lastUsedAt unless it is already newer than `staleBefore`. */
+	touch(keyHash: string, at: string, staleBefore: string): Promise<void>
 	/** Stores a key for (user, device), revoking that device's previous key, in one transaction. */
-	issue(key: KeyRow & { keyHash: string }): Promise<void>
-	listForUser(userId: string): Promise<KeyRow[]>
+	issue(key: StoredKey): Promise<void>
+	listForUser(userId: string): Promise<StoredKey[]>
 	/** Revokes one of the user's keys; false when it is not theirs or does not exist. */
 	revoke(userId: string, keyId: string): Promise<boolean>
+	/** Revokes the key with this hash (logout). */
+	revokeByHash(keyHash: string): Promise<void>
 }
 
 export interface LoginFailureStore {

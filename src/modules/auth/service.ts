@@ -10,6 +10,8 @@ import type { IssuedKey, KeyView, LoginBody } from './model'
 export const THROTTLE = { windowMs: 15 * 60 * 1000, perLogin: 10, perAddress: 30 } as const
 /** CONTRACT §5: lastUsedAt is written at most once a minute per key. */
 const TOUCH_EVERY_MS = 60 * 1000
+/** Keys remembered as recently touched; past this many the memory starts afresh (a few MB at most). */
+const TOUCHED_MAX = 10_000
 
 const unauthorized = (message: string) => new AppError('unauthorized', message)
 
@@ -17,6 +19,9 @@ export function createAuthService({ store, clock, passwords }: { store: Store; c
 	// Verified against when the login is unknown, so a miss costs as much as a wrong password.
 	let decoyHash: Promise<string> | undefined
 	const decoy = () => (decoyHash ??= passwords.hash('decoy password never matches'))
+	// When this process last wrote each key's lastUsedAt, so most requests skip the write without
+	// reading the stored time. The store's own guard keeps it to once a minute across workers.
+	const touchedAt = new Map<string, number>()
 
 	/** Stores a new key for (user, device), replacing that device's previous one. */
 	async function issueKey(userId: string, device: string): Promise<IssuedKey> {
@@ -60,13 +65,18 @@ export function createAuthService({ store, clock, passwords }: { store: Store; c
 			if (scheme.toLowerCase() !== 'bearer') throw unauthorized('Send your API key as "Authorization: Bearer <key>".')
 			const key = authorization.slice(space + 1).trim()
 			if (!API_KEY_PATTERN.test(key)) throw unauthorized('That is not a cfgsync API key.')
-			const caller = await store.keys.findCaller(sha256Hex(key))
-			if (!caller) throw unauthorized('This API key is unknown or has been revoked.')
+			const keyHash = sha256Hex(key)
+			const row = await store.keys.findCaller(keyHash)
+			if (!row) throw unauthorized('This API key is unknown or has been revoked.')
 			const now = clock.now()
-			if (caller.lastUsedAt === null || Date.parse(caller.lastUsedAt) < now - TOUCH_EVERY_MS) {
-				await store.keys.touch(caller.keyId, toIso(now), toIso(now - TOUCH_EVERY_MS))
+			const touched = touchedAt.get(keyHash)
+			// (A clock set back makes the remembered time lie in the future: write then too.)
+			if (touched === undefined || touched < now - TOUCH_EVERY_MS || touched > now) {
+				if (touchedAt.size >= TOUCHED_MAX) touchedAt.clear()
+				touchedAt.set(keyHash, now)
+				await store.keys.touch(keyHash, toIso(now), toIso(now - TOUCH_EVERY_MS))
 			}
-			return caller
+			return { userId: row.userId, email: row.email, username: row.username, keyHash }
 		},
 
 		/** CONTRACT §3 login: a new key for this device, or 401, or 429 when throttled. */
@@ -83,7 +93,7 @@ export function createAuthService({ store, clock, passwords }: { store: Store; c
 			return issueKey(user.id, body.device)
 		},
 
-		logout: async (caller: Caller): Promise<void> => void (await store.keys.revoke(caller.userId, caller.keyId)),
+		logout: (caller: Caller): Promise<void> => store.keys.revokeByHash(caller.keyHash),
 
 		async listKeys(caller: Caller): Promise<KeyView[]> {
 			const keys = await store.keys.listForUser(caller.userId)
@@ -92,7 +102,7 @@ export function createAuthService({ store, clock, passwords }: { store: Store; c
 				device: key.device,
 				createdAt: key.createdAt,
 				lastUsedAt: key.lastUsedAt,
-				current: key.id === caller.keyId
+				current: key.keyHash === caller.keyHash
 			}))
 		},
 

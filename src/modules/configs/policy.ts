@@ -1,6 +1,7 @@
 import { HISTORY_PLANS, type Role } from '../../lib/constants'
 import { AppError } from '../../lib/errors'
 import type { Caller, ConfigRow, Owner, Store } from '../../store/types'
+import { planOf } from '../users/plan'
 
 /** What a caller wants to do with configs; CONTRACT §4 decides per action. */
 export type ConfigAction = 'read' | 'write' | 'history' | 'rollback'
@@ -27,7 +28,7 @@ export function createConfigPolicy(store: Store) {
 			role = await store.teams.roleIn(teamId, caller.userId)
 			if (role === undefined) throw notFound()
 		}
-		if (NEEDS_HISTORY_PLAN[action] && !HISTORY_PLANS.includes(caller.plan)) {
+		if (NEEDS_HISTORY_PLAN[action] && !HISTORY_PLANS.includes(await planOf(store, caller))) {
 			throw new AppError('plan_required', 'Version history and rollback need the Pro or Team plan.')
 		}
 		if (role !== undefined && RANK[role] < RANK[TEAM_ROLE_NEEDED[action]]) {

@@ -4,6 +4,7 @@ import { AppError } from '../../lib/errors'
 import { newId } from '../../lib/ids'
 import { slugify } from '../../lib/slug'
 import type { Caller, MemberRow, Store, TeamRow } from '../../store/types'
+import { planOf } from '../users/plan'
 import type { AddMemberBody, PatchTeamBody, TeamMember } from './model'
 
 const RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 }
@@ -36,7 +37,7 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 					details: [{ path: 'name', message: 'Yields an empty slug.' }]
 				})
 			}
-			if (caller.plan !== 'team') throw new AppError('plan_required', 'Creating teams needs the Team plan.')
+			if ((await planOf(store, caller)) !== 'team') throw new AppError('plan_required', 'Creating teams needs the Team plan.')
 			const at = toIso(clock.now())
 			const team: TeamRow = { id: newId(), name, slug, createdAt: at, deletedAt: null }
 			if (!(await store.teams.create(team, { membershipId: newId(), userId: caller.userId, joinedAt: at }))) {
