@@ -225,4 +225,16 @@ describe('keys and logout (CONTRACT §3)', () => {
 		await t.call('GET', '/api/me', { key: alice.key })
 		expect(await lastUsed()).toBe(new Date(t.clock.now()).toISOString())
 	})
+
+	test('a last-use time that cannot be written (database busy) does not fail the request', async () => {
+		const t = testApp()
+		const alice = await t.user()
+		t.store.keys.touch = async () => {
+			throw new Error('database is locked')
+		}
+		expect((await t.call('GET', '/api/me', { key: alice.key })).status).toBe(200)
+		await Bun.sleep(1)
+		t.logger.flush()
+		expect(t.logger.lines.some((line) => line.includes('"level":"warn"') && line.includes('database is locked'))).toBe(true)
+	})
 })

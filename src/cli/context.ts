@@ -26,8 +26,8 @@ export async function withAdmin<T>(
 }
 
 function adminServices(store: Store, logLevel: 'debug' | 'info' | 'warn' | 'error') {
-	const deps = { store, clock: systemClock, passwords: createPasswordHasher() }
 	// Admin output is for a person on stdout; the job log goes to stderr so it never mixes in.
 	const logger = createLogger({ level: logLevel, write: (chunk) => void process.stderr.write(chunk) })
+	const deps = { store, clock: systemClock, passwords: createPasswordHasher(), logger }
 	return { store, logger, clock: systemClock, users: createUsersService(deps), auth: createAuthService(deps) }
 }

@@ -7,7 +7,7 @@ import { tooLarge } from './json-body'
 
 export interface Authenticator {
 	/** The caller holding the bearer key of this Authorization header; throws 401. */
-	authenticate(authorization: string | null): Promise<Caller>
+	authenticate(authorization: string | null): Caller
 }
 
 /** CONTRACT §2: every /api path needs a key, known route or not, except login. */
@@ -23,9 +23,12 @@ const needsKey = (path: string): boolean => (path === '/api' || path.startsWith(
 export function authPlugin(authenticator: Authenticator) {
 	const callers = new WeakMap<Request, Caller>()
 	return new Elysia({ name: 'auth' })
-		.onRequest(async ({ request }) => {
+		// A plain function with no `return`: Elysia reads hook sources and counts an arrow
+		// that returns a call as async, awaiting it and mapping its result. Awaited, this
+		// gate and the access log's start hook cost GET /api/me 5% of its server CPU.
+		.onRequest(function gate({ request }) {
 			if (needsKey(pathOf(request.url))) {
-				callers.set(request, await authenticator.authenticate(request.headers.get('authorization')))
+				callers.set(request, authenticator.authenticate(request.headers.get('authorization')))
 			}
 			const declared = request.headers.get('content-length')
 			if (declared !== null && Number(declared) > BODY_MAX_BYTES) throw tooLarge()

@@ -36,7 +36,10 @@ export type RequestTracker = ReturnType<typeof createRequestTracker>
  */
 export const requestLogPlugin = (logger: Logger, tracker: RequestTracker) =>
 	new Elysia({ name: 'request-log' })
-		.onRequest(({ request }) => tracker.start(request))
+		// A plain function with no `return`, so Elysia does not await it (see plugins/auth.ts).
+		.onRequest(function startClock({ request }) {
+			tracker.start(request)
+		})
 		.onAfterResponse({ as: 'global' }, ({ request, route, set, responseValue }) => {
 			logger.info('request', {
 				method: request.method,

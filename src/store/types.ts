@@ -3,8 +3,9 @@ import type { Plan, Role, Tool } from '../lib/constants'
 /**
  * The persistence boundary (STYLE §1, §8). Services speak only to this
  * interface: plain rows in, plain rows out, every method async so that a
- * PostgreSQL backend fits unchanged. A write that spans several rows is one
- * method owning its transaction.
+ * PostgreSQL backend fits unchanged, except the key lookup of the auth gate
+ * (see `KeyStore.findCaller`). A write that spans several rows is one method
+ * owning its transaction.
  */
 export interface Store {
 	users: UserStore
@@ -83,8 +84,13 @@ export interface StoredKey extends KeyRow {
 }
 
 export interface KeyStore {
-	/** The hot path of every request: key hash → the user holding it. */
-	findCaller(keyHash: string): Promise<CallerRow | undefined>
+	/**
+	 * The hot path of every request: key hash → the user holding it.
+	 * Synchronous on purpose (STYLE §7's "sync query"): the gate answers before
+	 * Elysia parses anything, and awaiting it cost every request several percent
+	 * of its CPU. A networked backend would serve this lookup from a local replica.
+	 */
+	findCaller(keyHash: string): CallerRow | undefined
 	/** Sets the key's lastUsedAt unless it is already newer than `staleBefore`. */
 	touch(keyHash: string, at: string, staleBefore: string): Promise<void>
 	/** Stores a key for (user, device), revoking that device's previous key, in one transaction. */

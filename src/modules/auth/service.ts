@@ -2,6 +2,7 @@ import { API_KEY_PATTERN, generateApiKey, sha256Hex } from '../../lib/crypto'
 import { AppError } from '../../lib/errors'
 import { toIso, type Clock } from '../../lib/clock'
 import { newId } from '../../lib/ids'
+import type { Logger } from '../../lib/log'
 import type { PasswordHasher } from '../../lib/passwords'
 import type { Caller, Store } from '../../store/types'
 import type { IssuedKey, KeyView, LoginBody } from './model'
@@ -15,7 +16,7 @@ const TOUCHED_MAX = 10_000
 
 const unauthorized = (message: string) => new AppError('unauthorized', message)
 
-export function createAuthService({ store, clock, passwords }: { store: Store; clock: Clock; passwords: PasswordHasher }) {
+export function createAuthService({ store, clock, passwords, logger }: { store: Store; clock: Clock; passwords: PasswordHasher; logger: Logger }) {
 	// Verified against when the login is unknown, so a miss costs as much as a wrong password.
 	let decoyHash: Promise<string> | undefined
 	const decoy = () => (decoyHash ??= passwords.hash('decoy password never matches'))
@@ -57,8 +58,8 @@ export function createAuthService({ store, clock, passwords }: { store: Store; c
 	return {
 		issueKey,
 
-		/** The auth gate: a bearer key → its caller, or 401 (CONTRACT §2). */
-		async authenticate(authorization: string | null): Promise<Caller> {
+		/** The auth gate: a bearer key → its caller, or 401 (CONTRACT §2). Synchronous, like the lookup it makes. */
+		authenticate(authorization: string | null): Caller {
 			if (authorization === null) throw unauthorized('Send your API key as "Authorization: Bearer <key>".')
 			const space = authorization.indexOf(' ')
 			const scheme = space === -1 ? authorization : authorization.slice(0, space)
@@ -66,7 +67,7 @@ export function createAuthService({ store, clock, passwords }: { store: Store; c
 			const key = authorization.slice(space + 1).trim()
 			if (!API_KEY_PATTERN.test(key)) throw unauthorized('That is not a cfgsync API key.')
 			const keyHash = sha256Hex(key)
-			const row = await store.keys.findCaller(keyHash)
+			const row = store.keys.findCaller(keyHash)
 			if (!row) throw unauthorized('This API key is unknown or has been revoked.')
 			const now = clock.now()
 			const touched = touchedAt.get(keyHash)
@@ -74,7 +75,11 @@ export function createAuthService({ store, clock, passwords }: { store: Store; c
 			if (touched === undefined || touched < now - TOUCH_EVERY_MS || touched > now) {
 				if (touchedAt.size >= TOUCHED_MAX) touchedAt.clear()
 				touchedAt.set(keyHash, now)
-				await store.keys.touch(keyHash, toIso(now), toIso(now - TOUCH_EVERY_MS))
+				// Not awaited: a lastUsedAt that could not be written (database busy) must not fail the request.
+				store.keys.touch(keyHash, toIso(now), toIso(now - TOUCH_EVERY_MS)).catch((error: Error) => {
+					touchedAt.delete(keyHash)
+					logger.warn('key last-use not recorded', { errorName: error.name, errorMessage: error.message })
+				})
 			}
 			return { userId: row.userId, email: row.email, username: row.username, keyHash }
 		},

@@ -44,7 +44,7 @@ export function sqliteKeys(db: SqliteDb, sqlite: Database): KeyStore {
 	}
 
 	return {
-		findCaller: async (keyHash) => findCaller.get({ keyHash }),
+		findCaller: (keyHash) => findCaller.get({ keyHash }),
 		touch: async (keyHash, at, staleBefore) => void touch.run({ keyHash, at, staleBefore }),
 		issue: async (key) => issue.immediate(key),
 		listForUser: async (userId): Promise<StoredKey[]> =>
