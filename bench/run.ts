@@ -3,8 +3,8 @@
 // ceiling), all driven by wrk on 127.0.0.1 in the same run. Prints one table.
 // BENCH_SECONDS (default 5) bounds every load run; BENCH_ONLY=regex picks scenarios.
 import { type Subprocess } from 'bun'
-import { existsSync, readFileSync } from 'node:fs'
-import { cpus, totalmem } from 'node:os'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { cpus, tmpdir, totalmem } from 'node:os'
 import { join, resolve } from 'node:path'
 import { seed, type Seeded } from './seed'
 
@@ -35,22 +35,20 @@ interface Server {
 }
 
 async function listen(name: string, cmd: string[], env: Record<string, string> = {}): Promise<Server> {
-	const proc = Bun.spawn(cmd, { cwd: ROOT, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'inherit' })
-	const reader = proc.stdout.getReader()
-	let text = ''
+	// The server's stdout (cfgsync's access log) goes to a file, as `> server.log` would. Read through
+	// a pipe, the bench's own reading took CPU from wrk and the servers, and only cfgsync logs.
+	const logDir = mkdtempSync(join(tmpdir(), 'cfgsync-bench-log-'))
+	const log = join(logDir, 'stdout.log')
+	const proc = Bun.spawn(cmd, { cwd: ROOT, env: { ...process.env, ...env }, stdout: Bun.file(log), stderr: 'inherit' })
 	let port: number | undefined
 	const deadline = Date.now() + 30_000
 	while (port === undefined) {
-		const { value, done } = await reader.read()
-		if (done || Date.now() > deadline) throw new Error(`${name} did not start: ${text}`)
-		text += new TextDecoder().decode(value)
+		const text = existsSync(log) ? readFileSync(log, 'utf8') : ''
 		const match = text.match(/"(?:port|url)":"?(?:http:\/\/[^:]+:)?(\d+)/)
 		if (match) port = Number(match[1])
+		else if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`${name} did not start: ${text}`)
+		else await Bun.sleep(20)
 	}
-	// Keep draining stdout (the access log) so the server never blocks on a full pipe.
-	void (async () => {
-		while (!(await reader.read()).done);
-	})()
 	const url = `http://127.0.0.1:${port}`
 	return {
 		name,
@@ -60,6 +58,7 @@ async function listen(name: string, cmd: string[], env: Record<string, string> =
 		async stop() {
 			proc.kill('SIGTERM')
 			await proc.exited
+			rmSync(logDir, { recursive: true, force: true })
 		}
 	}
 }
