@@ -36,7 +36,10 @@ export function authPlugin(authenticator: Authenticator) {
 		.macro({
 			auth: {
 				resolve: ({ request }) => {
+					// Taken, not just read: a finished request's entry would stay until a GC, and
+					// young-generation GCs walk every entry (see createRequestTracker).
 					const caller = callers.get(request)
+					callers.delete(request)
 					if (!caller) throw new AppError('unauthorized', 'A valid API key is required.')
 					return { caller }
 				}
