@@ -2,94 +2,21 @@
 // and a hand-written Bun + bun:sqlite server doing the same hot paths (the
 // ceiling), all driven by wrk on 127.0.0.1 in the same run. Prints one table.
 // BENCH_SECONDS (default 5) bounds every load run; BENCH_ONLY=regex picks scenarios.
-import { type Subprocess } from 'bun'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { cpus, tmpdir, totalmem } from 'node:os'
-import { join, resolve } from 'node:path'
+import { existsSync } from 'node:fs'
+import { cpus, totalmem } from 'node:os'
+import { join } from 'node:path'
 import { seed, type Seeded } from './seed'
+import { cpuTicks, listen, need, ROOT, rssBytes, TICK_US, type Server } from './servers'
 
-const ROOT = resolve(import.meta.dir, '..')
 // BENCH_BINARY compares another build of the server against the same baseline and reference.
 const BINARY = process.env.BENCH_BINARY ?? join(ROOT, 'dist', 'cfgsync-server')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined
 const BUN = process.execPath
-const TICK_US = 10_000 // /proc CPU times are in 1/100 s
 
-function need(ok: boolean, message: string) {
-	if (!ok) {
-		console.error(message)
-		process.exit(1)
-	}
-}
 need(Bun.which('wrk') !== null, 'bench needs wrk: apt-get install wrk')
 if (!existsSync(BINARY)) Bun.spawnSync(['npm', 'run', 'build'], { cwd: ROOT, stdout: 'inherit', stderr: 'inherit' })
 need(existsSync(BINARY), `no ${BINARY}: run npm run build`)
-
-interface Server {
-	name: string
-	proc: Subprocess
-	url: string
-	pids: () => number[]
-	stop: () => Promise<void>
-}
-
-async function listen(name: string, cmd: string[], env: Record<string, string> = {}): Promise<Server> {
-	// The server's stdout (cfgsync's access log) goes to a file, as `> server.log` would. Read through
-	// a pipe, the bench's own reading took CPU from wrk and the servers, and only cfgsync logs.
-	const logDir = mkdtempSync(join(tmpdir(), 'cfgsync-bench-log-'))
-	const log = join(logDir, 'stdout.log')
-	const proc = Bun.spawn(cmd, { cwd: ROOT, env: { ...process.env, ...env }, stdout: Bun.file(log), stderr: 'inherit' })
-	let port: number | undefined
-	const deadline = Date.now() + 30_000
-	while (port === undefined) {
-		const text = existsSync(log) ? readFileSync(log, 'utf8') : ''
-		const match = text.match(/"(?:port|url)":"?(?:http:\/\/[^:]+:)?(\d+)/)
-		if (match) port = Number(match[1])
-		else if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`${name} did not start: ${text}`)
-		else await Bun.sleep(20)
-	}
-	const url = `http://127.0.0.1:${port}`
-	return {
-		name,
-		proc,
-		url,
-		pids: () => [proc.pid, ...childPids(proc.pid)],
-		async stop() {
-			proc.kill('SIGTERM')
-			await proc.exited
-			rmSync(logDir, { recursive: true, force: true })
-		}
-	}
-}
-
-function childPids(pid: number): number[] {
-	try {
-		const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim()
-		return children ? children.split(/\s+/).map(Number).flatMap((child) => [child, ...childPids(child)]) : []
-	} catch {
-		return []
-	}
-}
-
-const cpuTicks = (pids: number[]) =>
-	pids.reduce((sum, pid) => {
-		try {
-			const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-			return sum + Number(fields[11]) + Number(fields[12])
-		} catch {
-			return sum
-		}
-	}, 0)
-
-const rssBytes = (pids: number[]) =>
-	pids.reduce((sum, pid) => {
-		try {
-			return sum + Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024
-		} catch {
-			return sum
-		}
-	}, 0)
 
 interface Result {
 	scenario: string
