@@ -1,6 +1,6 @@
 import { type Subprocess } from 'bun'
 import { afterAll } from 'bun:test'
-import { join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { tempDir } from '../temp'
 
 /** The compiled binary under test (`npm run build` makes it). */
