@@ -66,7 +66,7 @@ async function load(scenario: string, server: Server, options: { path: string; c
 		peakRssMb: peak / 1048576,
 		errors
 	}
-	console.error(`  ${scenario.padEnd(28)} ${server.name.padEnd(10)} c=${String(options.connections).padEnd(3)} ${result.rps.toFixed(0).padStart(7)} req/s  p50 ${result.p50ms.toFixed(2)} ms  p99 ${result.p99ms.toFixed(2)} ms${errors ? `  ${errors} errors` : ''}`)
+	console.error(`  ${scenario.padEnd(28)} ${server.name.padEnd(10)} c=${String(options.connections).padEnd(3)} ${result.rps.toFixed(0).padStart(7)} req/s  p50 ${result.p50ms.toFixed(2)} ms  p99 ${result.p99ms.toFixed(2)} ms  ${result.cpuUsPerRequest.toFixed(0)} µs CPU/req${errors ? `  ${errors} errors` : ''}`)
 	return result
 }
 
