@@ -1,15 +1,17 @@
 import { Elysia } from 'elysia'
+import { clientAddress, noTrustedProxies, type TrustedProxies } from './lib/client-address'
 import type { Clock } from './lib/clock'
 import type { Sealer } from './lib/crypto'
+import { SECURITY_HEADERS } from './lib/http'
 import type { Logger } from './lib/log'
 import type { PasswordHasher } from './lib/passwords'
-import { authRoutes, type ClientAddress } from './modules/auth'
+import { authRoutes } from './modules/auth'
 import { createAuthService } from './modules/auth/service'
 import { configsRoutes } from './modules/configs'
 import { createConfigPolicy } from './modules/configs/policy'
 import { createConfigsService } from './modules/configs/service'
 import { healthRoutes } from './modules/health'
-import { teamsRoutes } from './modules/teams'
+import { invitationsRoutes, teamsRoutes } from './modules/teams'
 import { createTeamsService } from './modules/teams/service'
 import { authPlugin } from './plugins/auth'
 import { errorsPlugin } from './plugins/errors'
@@ -23,8 +25,10 @@ export interface AppDeps {
 	clock: Clock
 	logger: Logger
 	passwords: PasswordHasher
-	/** Defaults to "unknown" (in-process tests have no socket); the server passes the peer address. */
-	clientAddress?: ClientAddress
+	/** The socket peer of a request; defaults to "unknown" (in-process tests have no socket). */
+	peerAddress?: (request: Request) => string
+	/** Proxies whose X-Forwarded-For is believed (CONTRACT §2); none by default. */
+	trustedProxies?: TrustedProxies
 }
 
 /** Builds the whole HTTP app; tests call it with an in-memory store and `app.handle(request)`. */
@@ -35,18 +39,23 @@ export function createApp(deps: AppDeps) {
 	const configs = createConfigsService({ ...deps, policy })
 	const teams = createTeamsService(deps)
 	const tracker = createRequestTracker()
+	const peer = deps.peerAddress ?? (() => 'unknown')
+	const trusted = deps.trustedProxies ?? noTrustedProxies
+	const addressOf = (request: Request) => clientAddress(peer(request), request.headers.get('x-forwarded-for'), trusted)
 	// Elysia assumes URLs start with at least "http://a.bc" and looks for the path
 	// from character 11; a homelab box reached as http://nas/ would then be routed
 	// by the wrong path (its /docs was a 404). Our URLs are always plain http.
 	return new Elysia({ handler: { standardHostname: false } })
+		.headers(SECURITY_HEADERS)
 		.use(errorsPlugin(deps.logger, tracker))
 		.use(requestLogPlugin(deps.logger, tracker))
 		.use(gate)
 		.use(openapiPlugin())
 		.use(healthRoutes(deps.store.ping))
-		.use(authRoutes(auth, gate, deps.clientAddress ?? (() => 'unknown')))
+		.use(authRoutes(auth, gate, addressOf))
 		.use(configsRoutes(configs, gate))
 		.use(teamsRoutes(teams, gate))
+		.use(invitationsRoutes(teams, gate))
 }
 
 export type App = ReturnType<typeof createApp>

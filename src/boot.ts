@@ -19,58 +19,67 @@ export function ensureDataDir(dataDir: string) {
 	if (!existsSync(dataDir)) mkdirSync(dataDir, { recursive: true, mode: 0o700 })
 }
 
-/** For admin commands that touch no config data: just the store. */
-export function openStore(config: Config): Store {
+/**
+ * For admin commands that touch no config data: just the store. `onCreate`
+ * hears of it before a new database is made (CONTRACT §7: a command run from
+ * the wrong directory must be noticed).
+ */
+export function openStore(config: Config, onCreate: (file: string) => void = () => {}): Store {
 	ensureDataDir(config.dataDir)
-	return openSqliteStore(join(config.dataDir, DATABASE_FILE))
+	const file = join(config.dataDir, DATABASE_FILE)
+	if (!existsSync(file)) onCreate(file)
+	return openSqliteStore(file)
 }
 
 /**
  * CONTRACT §6: the master key comes from CFGSYNC_MASTER_KEY, else from
  * `<data-dir>/master.key`, created (0600) on first start. A malformed key, or
  * a key that does not open the database's key check, stops the start before
- * anything is migrated or written.
+ * anything is migrated or written. The check is read, or made on a new
+ * database, in the transaction that applies the migrations: two first starts
+ * at once run it one after the other, so the second finds the first's check
+ * and refuses a different key.
  */
-export async function openWithMasterKey(config: Config): Promise<{ store: Store; sealer: Sealer; createdKeyFile: boolean }> {
+export async function openWithMasterKey(config: Config): Promise<{ store: Store; sealer: Sealer; createdKeyFile: boolean; createdDatabase: boolean }> {
 	ensureDataDir(config.dataDir)
 	const keyFile = join(config.dataDir, MASTER_KEY_FILE)
-	let key: Buffer | undefined
-	if (config.masterKey !== undefined) {
-		key = parseOrFail(config.masterKey, 'CFGSYNC_MASTER_KEY')
-	} else if (existsSync(keyFile)) {
-		key = parseOrFail(readFileSync(keyFile, 'utf8'), keyFile)
+	const keySource = config.masterKey !== undefined ? 'CFGSYNC_MASTER_KEY' : keyFile
+	const readKey = (): Buffer | undefined => {
+		if (config.masterKey !== undefined) return parseOrFail(config.masterKey, 'CFGSYNC_MASTER_KEY')
+		return existsSync(keyFile) ? parseOrFail(readFileSync(keyFile, 'utf8'), keyFile) : undefined
 	}
-
-	let sealer = key ? createSealer(key) : undefined
-	let check: string | undefined
+	const initial = readKey()
+	let sealer = initial ? createSealer(initial) : undefined
 	let createdKeyFile = false
-	const store = openSqliteStore(join(config.dataDir, DATABASE_FILE), {
-		beforeMigrate(readMeta) {
-			check = readMeta(KEY_CHECK.meta)
-			if (check !== undefined) {
+	const databaseFile = join(config.dataDir, DATABASE_FILE)
+	const createdDatabase = !existsSync(databaseFile)
+	const store = openSqliteStore(databaseFile, {
+		withinMigration(meta) {
+			const check = meta.get(KEY_CHECK.meta)
+			if (check === undefined) {
 				if (!sealer) {
-					throw new BootError(
-						`the database in ${config.dataDir} is encrypted, but there is no master key: set CFGSYNC_MASTER_KEY or restore ${keyFile}`
-					)
+					sealer = createSealer(createKeyFile(keyFile))
+					createdKeyFile = true
 				}
-				if (!opens(sealer, check)) {
-					throw new BootError(
-						`the master key does not match the database in ${config.dataDir} (${config.masterKey !== undefined ? 'CFGSYNC_MASTER_KEY' : keyFile} is not the key it was created with); refusing to start`
-					)
-				}
+				meta.set(KEY_CHECK.meta, Buffer.from(sealer.seal(KEY_CHECK.plaintext, KEY_CHECK.aad)).toString('base64'))
 				return
 			}
+			// A first start beside this one may have written the key file after we looked.
 			if (!sealer) {
-				sealer = createSealer(createKeyFile(keyFile))
-				createdKeyFile = true
+				const late = readKey()
+				sealer = late && createSealer(late)
+			}
+			if (!sealer) {
+				throw new BootError(`the database in ${config.dataDir} is encrypted, but there is no master key: set CFGSYNC_MASTER_KEY or restore ${keyFile}`)
+			}
+			if (!opens(sealer, check)) {
+				throw new BootError(
+					`the master key does not match the database in ${config.dataDir} (${keySource} is not the key it was created with); refusing to start`
+				)
 			}
 		}
 	})
-	if (check === undefined) {
-		const sealed = Buffer.from((sealer as Sealer).seal(KEY_CHECK.plaintext, KEY_CHECK.aad)).toString('base64')
-		await store.meta.set(KEY_CHECK.meta, sealed)
-	}
-	return { store, sealer: sealer as Sealer, createdKeyFile }
+	return { store, sealer: sealer as Sealer, createdKeyFile, createdDatabase }
 }
 
 /** Writes a fresh key, mode 0600; if another process just wrote one, uses that instead. */

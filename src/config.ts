@@ -1,5 +1,6 @@
 import { resolve } from 'node:path'
 import { z } from 'zod'
+import { parseTrustedProxies } from './lib/client-address'
 import { PLANS } from './lib/constants'
 
 /** Where each setting comes from, highest priority first: flag, then environment, then default. */
@@ -20,12 +21,31 @@ export const Config = z.object({
 	masterKey: z.string().optional(),
 	defaultPlan: z.enum(PLANS),
 	logLevel: z.enum(['debug', 'info', 'warn', 'error']),
-	/** Take the client address for login throttling from X-Forwarded-For (only behind a proxy you run). */
+	/** CONTRACT §2: proxies (CIDR list) whose X-Forwarded-For names the client. */
+	trustedProxies: z.string().superRefine((list, context) => {
+		try {
+			parseTrustedProxies(list)
+		} catch (error) {
+			context.addIssue({ code: 'custom', message: (error as Error).message })
+		}
+	}),
+	/** Deprecated CFGSYNC_TRUST_PROXY=1: trust whatever peer connects (used only when trustedProxies is empty). */
 	trustProxy: z.boolean(),
 	/** Processes serving one port (SO_REUSEPORT); 'auto' is one per core. */
 	workers: z.union([z.literal('auto'), z.coerce.number().int().min(1).max(64)])
 })
 export type Config = Readonly<z.infer<typeof Config>>
+
+/** The variable a person sets for each setting, so an error names what they can fix. */
+const ENV_NAMES: Record<string, string> = {
+	port: '--port / CFGSYNC_PORT',
+	host: '--host / CFGSYNC_HOST',
+	dataDir: '--data-dir / CFGSYNC_DATA_DIR',
+	defaultPlan: 'CFGSYNC_DEFAULT_PLAN',
+	logLevel: 'CFGSYNC_LOG_LEVEL',
+	trustedProxies: 'CFGSYNC_TRUSTED_PROXIES',
+	workers: '--workers / CFGSYNC_WORKERS'
+}
 
 const truthy = (value: string | undefined) => value !== undefined && /^(1|true|yes|on)$/i.test(value)
 
@@ -38,12 +58,14 @@ export function loadConfig(flags: ConfigFlags = {}, env: Record<string, string |
 		masterKey: env.CFGSYNC_MASTER_KEY || undefined,
 		defaultPlan: env.CFGSYNC_DEFAULT_PLAN ?? 'team',
 		logLevel: env.CFGSYNC_LOG_LEVEL ?? 'info',
+		trustedProxies: env.CFGSYNC_TRUSTED_PROXIES ?? '',
 		trustProxy: truthy(env.CFGSYNC_TRUST_PROXY),
 		workers: flags.workers ?? env.CFGSYNC_WORKERS ?? 1
 	})
 	if (!parsed.success) {
 		const issue = parsed.error.issues[0]
-		throw new Error(`invalid setting ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`)
+		const setting = String(issue?.path[0] ?? '')
+		throw new Error(`invalid setting ${ENV_NAMES[setting] ?? setting}: ${issue?.message ?? 'invalid'}`)
 	}
 	return Object.freeze(parsed.data)
 }

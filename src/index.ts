@@ -13,13 +13,15 @@ Usage:
   cfgsync-server user add --email E --username U [--plan free|pro|team] [--password P | --password-stdin]
   cfgsync-server user list [--json]
   cfgsync-server user set-plan LOGIN PLAN
-  cfgsync-server user passwd LOGIN [--password P | --password-stdin]
+  cfgsync-server user passwd LOGIN [--password P | --password-stdin] [--revoke-keys]
+  cfgsync-server user revoke-keys LOGIN                         revoke every key of a user
+  cfgsync-server user unlock LOGIN                              clear a user's failed-login counts
   cfgsync-server user remove LOGIN
   cfgsync-server key issue LOGIN --device NAME                  print a new API key for a device
   cfgsync-server purge                                          remove teams deleted more than 30 days ago
   cfgsync-server backup FILE                                    write a consistent copy of the database
   cfgsync-server healthcheck [--url U]                          exit 0 when the local server is healthy
-  cfgsync-server --help | --version
+  cfgsync-server COMMAND --help | --help | --version
 
 Every command takes --data-dir D (default ./data, or CFGSYNC_DATA_DIR) and works while the server runs.
 
@@ -30,19 +32,88 @@ Environment:
   CFGSYNC_MASTER_KEY         base64 of 32 bytes; else <data-dir>/master.key, created on first start
   CFGSYNC_DEFAULT_PLAN       plan of new users (default team)
   CFGSYNC_LOG_LEVEL          debug, info, warn or error (default info)
-  CFGSYNC_TRUST_PROXY        1 to take client addresses from X-Forwarded-For
+  CFGSYNC_TRUSTED_PROXIES    comma-separated CIDR list of your reverse proxies; only their
+                             X-Forwarded-For is believed (e.g. 127.0.0.1/32,10.0.0.0/8)
+  CFGSYNC_TRUST_PROXY        deprecated: 1 trusts X-Forwarded-For from any peer
   CFGSYNC_WORKERS            processes serving the port (default 1; auto = one per core)
 `
+
+const DATA_DIR = '  --data-dir D    the data directory (default ./data, or CFGSYNC_DATA_DIR)'
+
+/** `cfgsync-server COMMAND --help`: each command's own usage (CONTRACT §7: exit 0). */
+const USAGE: Record<string, string> = {
+	serve: `Usage: cfgsync-server [serve] [--port N] [--host H] [--data-dir D] [--workers N|auto]
+
+Runs the server until SIGTERM or SIGINT.
+  --port N, -p N  port to listen on (default 8787, or CFGSYNC_PORT / PORT)
+  --host H        address to listen on (default 0.0.0.0, or CFGSYNC_HOST)
+${DATA_DIR}
+  --workers N     processes serving the port (default 1; auto = one per core)
+See cfgsync-server --help for the environment variables.`,
+	user: `Usage: cfgsync-server user add|list|set-plan|passwd|revoke-keys|unlock|remove ...
+
+Manage users; LOGIN is an email or a username. cfgsync-server user COMMAND --help for each.`,
+	'user add': `Usage: cfgsync-server user add --email E --username U [--plan free|pro|team] [--password P | --password-stdin] [--data-dir D]
+
+Creates a user and prints its id. The plan defaults to CFGSYNC_DEFAULT_PLAN, else team.
+A password not given is asked for twice without echo.`,
+	'user list': `Usage: cfgsync-server user list [--json] [--data-dir D]
+
+Lists users (id, email, username, plan, created).`,
+	'user set-plan': `Usage: cfgsync-server user set-plan LOGIN free|pro|team [--data-dir D]`,
+	'user passwd': `Usage: cfgsync-server user passwd LOGIN [--password P | --password-stdin] [--revoke-keys] [--data-dir D]
+
+Sets a new password (asked for twice without echo when not given).
+  --revoke-keys   also revoke every API key of the user: signed out everywhere`,
+	'user revoke-keys': `Usage: cfgsync-server user revoke-keys LOGIN [--data-dir D]
+
+Revokes every API key of the user at once (a lost laptop, a leaked key).`,
+	'user unlock': `Usage: cfgsync-server user unlock LOGIN [--data-dir D]
+
+Clears the user's failed-login counts from every address, ending a 429 lock-out.`,
+	'user remove': `Usage: cfgsync-server user remove LOGIN [--data-dir D]
+
+Removes the user with their keys, memberships and personal configs.`,
+	key: `Usage: cfgsync-server key issue LOGIN --device NAME [--data-dir D]
+
+Prints a new API key for that device, replacing its previous one (headless machines, scripts).`,
+	'key issue': `Usage: cfgsync-server key issue LOGIN --device NAME [--data-dir D]
+
+Prints a new API key for that device, replacing its previous one (headless machines, scripts).`,
+	purge: `Usage: cfgsync-server purge [--data-dir D]
+
+Removes teams deleted more than 30 days ago, now (the server also does it hourly).`,
+	backup: `Usage: cfgsync-server backup FILE [--data-dir D]
+
+Writes a consistent copy of the database to FILE (mode 0600) while the server runs.
+Never replaces an existing file and never writes through a symbolic link.
+The master key is not in it: keep master.key or CFGSYNC_MASTER_KEY safe separately.`,
+	healthcheck: `Usage: cfgsync-server healthcheck [--url U]
+
+Exits 0 when the local server answers /healthz (for container health checks).`
+}
+
+/** The usage for `cfgsync-server ARGS --help`, or undefined when --help is not asked for. */
+function usageAsked(argv: string[]): string | undefined {
+	if (!argv.includes('--help') && !argv.includes('-h')) return undefined
+	const words = argv.filter((arg) => !arg.startsWith('-'))
+	const command = words[0] ?? 'serve'
+	return USAGE[`${command} ${words[1] ?? ''}`] ?? USAGE[command] ?? HELP
+}
 
 /** argv → one command; no logic of its own (STYLE §1). */
 async function main(argv: string[]): Promise<number> {
 	const [command, ...rest] = argv
+	if (command === '--help' || command === '-h' || command === 'help') {
+		process.stdout.write(HELP)
+		return 0
+	}
+	const usage = usageAsked(argv)
+	if (usage !== undefined) {
+		process.stdout.write(`${usage.trimEnd()}\n`)
+		return 0
+	}
 	switch (command) {
-		case '--help':
-		case '-h':
-		case 'help':
-			process.stdout.write(HELP)
-			return 0
 		case '--version':
 		case '-v':
 		case 'version':
@@ -75,5 +146,6 @@ const code = await main(process.argv.slice(2))
 if (code !== 0 || !isServe(process.argv.slice(2))) process.exit(code)
 
 function isServe(argv: string[]): boolean {
-	return argv[0] === undefined || argv[0] === 'serve' || (argv[0].startsWith('-') && !['--help', '-h', '--version', '-v'].includes(argv[0]))
+	if (argv.includes('--help') || argv.includes('-h')) return false
+	return argv[0] === undefined || argv[0] === 'serve' || (argv[0].startsWith('-') && !['--version', '-v'].includes(argv[0]))
 }

@@ -1,6 +1,13 @@
 import { describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseTrustedProxies } from '../src/lib/client-address'
 import { generateApiKey } from '../src/lib/crypto'
-import { testApp } from './helpers'
+import { createUsersService } from '../src/modules/users/service'
+import { openSqliteStore } from '../src/store/sqlite'
+import { fastPasswords, testApp } from './helpers'
+import { tempDir } from './temp'
 
 const login = (t: ReturnType<typeof testApp>, body: unknown, headers?: Record<string, string>) =>
 	t.call('POST', '/api/auth/login', { body, headers })
@@ -113,15 +120,12 @@ describe('login (CONTRACT §3)', () => {
 })
 
 describe('login throttling (CONTRACT §2, 429)', () => {
-	test('10 failures for one login lock it for 15 minutes, even with the right password; others are unaffected', async () => {
+	test('10 failures for one login from one address lock that pair for 15 minutes, even with the right password', async () => {
 		let address = '10.0.0.1'
 		const t = testApp({ address: () => address })
 		const alice = await t.user('free', 'alice')
 		const bob = await t.user('free', 'bob')
-		for (let i = 0; i < 10; i++) {
-			address = `10.0.0.${i + 10}`
-			expect((await login(t, { login: 'alice', password: 'wrong-password', device: 'x' })).status).toBe(401)
-		}
+		for (let i = 0; i < 10; i++) expect((await login(t, { login: 'alice', password: 'wrong-password', device: 'x' })).status).toBe(401)
 		const locked = await login(t, { login: 'ALICE@example.test', password: alice.password, device: 'x' })
 		expect(locked.status).toBe(429)
 		expect(locked.body.code).toBe('rate_limited')
@@ -131,9 +135,26 @@ describe('login throttling (CONTRACT §2, 429)', () => {
 		const later = await login(t, { login: 'alice', password: alice.password, device: 'x' })
 		expect(later.status).toBe(429)
 		expect(Number(later.headers.get('retry-after'))).toBe(10 * 60)
+		// Other logins from this address, and this login from elsewhere, are not affected: a guesser cannot lock alice out.
 		expect((await login(t, { login: 'bob', password: bob.password, device: 'x' })).status).toBe(201)
+		address = '10.0.0.2'
+		expect((await login(t, { login: 'alice', password: alice.password, device: 'x' })).status).toBe(201)
+		address = '10.0.0.1'
 		t.clock.advance(10 * 60 * 1000 + 1)
 		expect((await login(t, { login: 'alice', password: alice.password, device: 'x' })).status).toBe(201)
+	})
+
+	test('100 failures for one login from all addresses together lock that login everywhere', async () => {
+		let n = 0
+		let address = () => `10.${(n >> 8) & 255}.${n++ & 255}.1`
+		const t = testApp({ address: () => address() })
+		const alice = await t.user('free', 'alice')
+		const bob = await t.user('free', 'bob')
+		for (let i = 0; i < 100; i++) expect((await login(t, { login: 'alice', password: 'wrong-password', device: 'x' })).status).toBe(401)
+		expect((await login(t, { login: 'alice', password: alice.password, device: 'x' })).status).toBe(429)
+		address = () => '192.0.2.77'
+		expect((await login(t, { login: 'alice', password: alice.password, device: 'x' })).status).toBe(429)
+		expect((await login(t, { login: 'bob', password: bob.password, device: 'x' })).status).toBe(201)
 	})
 
 	test('30 failures from one address lock that address only', async () => {
@@ -148,26 +169,114 @@ describe('login throttling (CONTRACT §2, 429)', () => {
 		expect((await login(t, { login: 'alice', password: alice.password, device: 'x' })).status).toBe(201)
 	})
 
-	test('a parallel burst of wrong passwords gets at most 10 password checks, the rest 429', async () => {
-		let n = 0
-		const t = testApp({ address: () => `10.9.0.${n++}` })
-		await t.user('free', 'victim')
-		const burst = await Promise.all(
-			Array.from({ length: 40 }, () => login(t, { login: 'victim', password: 'guess-guess', device: 'x' }))
-		)
-		const statuses = burst.map((r) => r.status)
-		expect(statuses.filter((s) => s === 401)).toHaveLength(10)
-		expect(statuses.filter((s) => s === 429)).toHaveLength(30)
+	test('IPv6 clients are counted by their /64: rotating addresses inside it does not escape the limit', async () => {
+		let address = ''
+		const t = testApp({ address: () => address })
+		const alice = await t.user('free', 'alice')
+		for (let i = 0; i < 30; i++) {
+			address = `2001:db8:aa:bb:${((i * 7919) % 65536).toString(16)}:${i.toString(16)}:1:2`
+			expect((await login(t, { login: `nobody${i}`, password: 'wrong-password', device: 'x' })).status).toBe(401)
+		}
+		address = '2001:db8:aa:bb::99'
+		expect((await login(t, { login: 'alice', password: alice.password, device: 'x' })).status).toBe(429)
+		address = '2001:db8:aa:bc::99'
+		expect((await login(t, { login: 'alice', password: alice.password, device: 'x' })).status).toBe(201)
+		// An IPv4-mapped address counts as the IPv4 address it carries.
+		address = '::ffff:192.0.2.9'
+		for (let i = 0; i < 30; i++) await login(t, { login: `x${i}`, password: 'wrong-password', device: 'x' })
+		address = '192.0.2.9'
+		expect((await login(t, { login: 'alice', password: alice.password, device: 'x' })).status).toBe(429)
 	})
 
-	test('a success clears the failures counted against that login', async () => {
+	test('X-Forwarded-For counts only from a trusted proxy, and then its right-most untrusted hop is the client', async () => {
+		const spoofed = (i: number) => ({ 'x-forwarded-for': `198.51.100.${i}` })
+		const direct = testApp({ address: () => '203.0.113.5' })
+		const alice = await direct.user('free', 'alice')
+		for (let i = 0; i < 30; i++) await login(direct, { login: `n${i}`, password: 'wrong-password', device: 'x' }, spoofed(i))
+		expect((await login(direct, { login: 'alice', password: alice.password, device: 'x' }, spoofed(99))).status).toBe(429)
+
+		const behind = testApp({ address: () => '127.0.0.1', trustedProxies: parseTrustedProxies('127.0.0.1/32, 10.0.0.0/8') })
+		const bob = await behind.user('free', 'bob')
+		// The client rotates what it writes itself; the proxies append the real address, which is what counts.
+		for (let i = 0; i < 30; i++) {
+			await login(behind, { login: `n${i}`, password: 'wrong-password', device: 'x' }, { 'x-forwarded-for': `198.51.100.${i}, 203.0.113.7, 10.1.1.1` })
+		}
+		expect((await login(behind, { login: 'bob', password: bob.password, device: 'x' }, { 'x-forwarded-for': '203.0.113.7' })).status).toBe(429)
+		expect((await login(behind, { login: 'bob', password: bob.password, device: 'x' }, { 'x-forwarded-for': '203.0.113.8' })).status).toBe(201)
+		behind.logger.flush()
+		expect(behind.logger.lines.join('\n')).toContain('"address":"203.0.113.7"')
+		expect(behind.logger.lines.join('\n')).not.toContain('"address":"198.51.100.')
+	})
+
+	test('a parallel burst of wrong passwords gets at most 10 password checks from one address, 100 from many', async () => {
+		const one = testApp({ address: () => '10.9.0.1' })
+		await one.user('free', 'victim')
+		const burst = await Promise.all(Array.from({ length: 40 }, () => login(one, { login: 'victim', password: 'guess-guess', device: 'x' })))
+		expect(burst.filter((r) => r.status === 401)).toHaveLength(10)
+		expect(burst.filter((r) => r.status === 429)).toHaveLength(30)
+
 		let n = 0
-		const t = testApp({ address: () => `10.1.0.${n++}` })
+		const many = testApp({ address: () => `10.${n >> 8}.${n++ & 255}.2` })
+		await many.user('free', 'victim')
+		const spray = await Promise.all(Array.from({ length: 130 }, () => login(many, { login: 'victim', password: 'guess-guess', device: 'x' })))
+		expect(spray.filter((r) => r.status === 401)).toHaveLength(100)
+		expect(spray.filter((r) => r.status === 429)).toHaveLength(30)
+	})
+
+	test('a success clears the failures of that login from that address', async () => {
+		const t = testApp({ address: () => '10.1.0.1' })
 		const alice = await t.user('free', 'alice')
 		for (let i = 0; i < 9; i++) await login(t, { login: 'alice', password: 'wrong-password', device: 'x' })
 		expect((await login(t, { login: 'alice', password: alice.password, device: 'x' })).status).toBe(201)
 		for (let i = 0; i < 9; i++) await login(t, { login: 'alice', password: 'wrong-password', device: 'x' })
 		expect((await login(t, { login: 'alice', password: alice.password, device: 'x' })).status).toBe(201)
+	})
+
+	test('a name that is no user is stored only as a keyed hash: a password typed as the login never reaches the database', async () => {
+		const dir = tempDir('keyed-hash')
+		const file = join(dir, 'cfgsync.db')
+		const t = testApp({ store: openSqliteStore(file), address: () => '10.2.0.1' })
+		const alice = await t.user('free', 'alice')
+		const typo = 'Tr0ub4dor&3-my-real-password'
+		for (let i = 0; i < 3; i++) await login(t, { login: typo, password: 'whatever-else', device: 'x' })
+		await login(t, { login: 'alice', password: 'wrong-password', device: 'x' })
+		t.store.close()
+		const raw = new Database(file, { readonly: true })
+		const rows = raw.query<{ login_key: string }, []>('SELECT login_key FROM login_failures').all()
+		raw.close()
+		expect(rows).toHaveLength(4)
+		expect(rows.filter((r) => r.login_key === `user:${alice.id}`)).toHaveLength(1)
+		for (const row of rows) expect(row.login_key.toLowerCase()).not.toContain('tr0ub4dor')
+		expect(readFileSync(file).includes(Buffer.from('Tr0ub4dor'))).toBe(false)
+		// The same name hashes the same way, so it is still counted as one login.
+		expect(new Set(rows.map((r) => r.login_key)).size).toBe(2)
+	})
+
+	test('the admin\'s unlock clears a user\'s failed-login counts from every address', async () => {
+		let address = '10.3.0.1'
+		const t = testApp({ address: () => address })
+		const alice = await t.user('free', 'alice')
+		for (let i = 0; i < 10; i++) await login(t, { login: 'alice', password: 'wrong-password', device: 'x' })
+		expect((await login(t, { login: 'alice', password: alice.password, device: 'x' })).status).toBe(429)
+		const users = createUsersService({ store: t.store, clock: t.clock, passwords: fastPasswords })
+		expect((await users.unlock('alice@example.test')).cleared).toBe(10)
+		expect((await login(t, { login: 'alice', password: alice.password, device: 'x' })).status).toBe(201)
+		await expect(users.unlock('nobody')).rejects.toThrow('No user')
+	})
+
+	test('every failed or refused login writes one fixed-format warn line (CONTRACT §10 security log)', async () => {
+		const t = testApp({ address: () => '192.0.2.50' })
+		await t.user('free', 'alice')
+		for (let i = 0; i < 10; i++) await login(t, { login: 'alice', password: 'wrong-password', device: 'x' })
+		await login(t, { login: 'alice', password: 'wrong-password', device: 'x' })
+		await login(t, { login: 'ghost', password: 'wrong-password', device: 'x' })
+		t.logger.flush()
+		const lines = t.logger.lines.filter((line) => line.includes('"level":"warn"'))
+		expect(lines).toHaveLength(12)
+		expect(lines[0]).toMatch(/^\{"ts":"[^"]+","level":"warn","msg":"login failed","address":"192\.0\.2\.50","login":"alice","reason":"wrong_password"\}$/)
+		expect(lines[10]).toMatch(/"msg":"login rate limited","address":"192\.0\.2\.50","login":"alice","reason":"rate_limited"/)
+		expect(lines[11]).toMatch(/"msg":"login failed","address":"192\.0\.2\.50","login":"ghost","reason":"unknown_login"/)
+		for (const line of lines) expect(line).not.toContain('wrong-password')
 	})
 })
 

@@ -87,7 +87,10 @@ describe('configuration', () => {
 	})
 
 	test('a bad value is one clear error', () => {
-		expect(() => loadConfig({ port: 'eighty' }, {})).toThrow('invalid setting port')
-		expect(() => loadConfig({}, { CFGSYNC_DEFAULT_PLAN: 'gold' })).toThrow('invalid setting defaultPlan')
+		expect(() => loadConfig({ port: 'eighty' }, {})).toThrow('invalid setting --port / CFGSYNC_PORT')
+		expect(() => loadConfig({}, { CFGSYNC_DEFAULT_PLAN: 'gold' })).toThrow('invalid setting CFGSYNC_DEFAULT_PLAN')
+		expect(() => loadConfig({}, { CFGSYNC_TRUSTED_PROXIES: '10.0.0.0/8, proxy.lan' })).toThrow(
+			'invalid setting CFGSYNC_TRUSTED_PROXIES: "proxy.lan" is not an IP address or CIDR range'
+		)
 	})
 })

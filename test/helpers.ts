@@ -1,4 +1,6 @@
+import { expect } from 'bun:test'
 import { createApp } from '../src/app'
+import type { TrustedProxies } from '../src/lib/client-address'
 import { manualClock } from '../src/lib/clock'
 import { createSealer, generateMasterKey, generateApiKey, sha256Hex } from '../src/lib/crypto'
 import { newId } from '../src/lib/ids'
@@ -28,12 +30,12 @@ export interface Response {
 }
 
 /** A fresh app on a fresh in-memory database, with a movable clock and a readable log. */
-export function testApp(options: { store?: Store; address?: (request: Request) => string } = {}) {
+export function testApp(options: { store?: Store; address?: (request: Request) => string; trustedProxies?: TrustedProxies } = {}) {
 	const store = options.store ?? openSqliteStore(':memory:')
 	const clock = manualClock()
 	const logger = memoryLogger()
 	const sealer = createSealer(generateMasterKey())
-	const app = createApp({ store, sealer, clock, logger, passwords: fastPasswords, clientAddress: options.address })
+	const app = createApp({ store, sealer, clock, logger, passwords: fastPasswords, peerAddress: options.address, trustedProxies: options.trustedProxies })
 	let counter = 0
 
 	/** One request through the app; bodies that are not strings are sent as JSON. */
@@ -81,7 +83,17 @@ export function testApp(options: { store?: Store; address?: (request: Request) =
 		return { id, email: `${username}@example.test`, username, password, key, plan }
 	}
 
-	return { app, store, clock, logger, sealer, call, user }
+	/** Makes `user` a member of the team with `role`: invited by `by` (an owner), then accepted (CONTRACT §3). */
+	async function join(by: TestUser, slug: string, user: TestUser, role: 'admin' | 'member' | 'owner' = 'member') {
+		const invited = await call('POST', `/api/teams/${slug}/members`, { key: by.key, body: { login: user.username, role: role === 'owner' ? 'admin' : role } })
+		expect(invited.status).toBe(201)
+		const accepted = await call('POST', `/api/invitations/${slug}/accept`, { key: user.key })
+		expect(accepted.status).toBe(200)
+		if (role === 'owner') expect((await call('PATCH', `/api/teams/${slug}/members/${user.id}`, { key: by.key, body: { role } })).status).toBe(200)
+		return accepted.body as { id: string; userId: string; role: string }
+	}
+
+	return { app, store, clock, logger, sealer, call, user, join }
 }
 
 export type TestApp = ReturnType<typeof testApp>

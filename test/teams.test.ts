@@ -3,6 +3,8 @@ import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { housekeeping, purgeDeletedTeams } from '../src/jobs/purge'
 import { openSqliteStore } from '../src/store/sqlite'
+import { applyMigrations } from '../src/store/sqlite/migrate'
+import { migrations } from '../src/store/sqlite/migrations'
 import { systemClock } from '../src/lib/clock'
 import { silentLogger } from '../src/lib/log'
 import { createUsersService } from '../src/modules/users/service'
@@ -22,14 +24,9 @@ async function acme() {
 	const outsider = await t.user('team', 'outsider')
 	const created = await t.call('POST', '/api/teams', { key: owner.key, body: { name: 'Acme' } })
 	const team = created.body as { id: string; name: string; slug: string }
-	for (const [user, role] of [
-		[admin, 'admin'],
-		[member, 'member'],
-		[freeMember, 'member']
-	] as const) {
-		const added = await t.call('POST', `/api/teams/${team.slug}/members`, { key: owner.key, body: { login: user.username, role } })
-		expect(added.status).toBe(201)
-	}
+	await t.join(owner, team.slug, admin, 'admin')
+	await t.join(owner, team.slug, member)
+	await t.join(owner, team.slug, freeMember)
 	return { t, owner, admin, member, freeMember, outsider, team }
 }
 
@@ -123,22 +120,33 @@ describe('teams (SPEC /api/teams)', () => {
 })
 
 describe('members (CONTRACT §3)', () => {
-	test('add: owner adds admins and members, admin adds members only; unknown user 404; already a member 409', async () => {
+	test('invite: owner invites admins and members, admin invites members only; unknown user 404; already a member or invited 409', async () => {
 		const { t, owner, admin, member, outsider } = await acme()
 		const newbie = await t.user('free', 'newbie')
-		const other = await t.user('free', 'other')
+		await t.user('free', 'other')
 		expect((await t.call('POST', '/api/teams/acme/members', { key: admin.key, body: { login: 'newbie', role: 'admin' } })).status).toBe(403)
 		expect((await t.call('POST', '/api/teams/acme/members', { key: member.key, body: { login: 'newbie', role: 'member' } })).status).toBe(403)
 		expect((await t.call('POST', '/api/teams/acme/members', { key: outsider.key, body: { login: 'newbie', role: 'member' } })).status).toBe(404)
-		const added = await t.call('POST', '/api/teams/acme/members', { key: admin.key, body: { login: 'NEWBIE@example.test', role: 'member' } })
-		expect(added.status).toBe(201)
-		expect(keys(added.body)).toEqual(['email', 'id', 'joinedAt', 'role', 'userId', 'username'])
-		expect(added.body).toMatchObject({ userId: newbie.id, username: 'newbie', role: 'member' })
+		const invited = await t.call('POST', '/api/teams/acme/members', { key: admin.key, body: { login: 'NEWBIE@example.test', role: 'member' } })
+		expect(invited.status).toBe(201)
+		expect(keys(invited.body)).toEqual(['createdAt', 'expiresAt', 'invitedBy', 'role', 'status', 'teamName', 'teamSlug', 'userId', 'username'])
+		expect(invited.body).toEqual({
+			teamSlug: 'acme',
+			teamName: 'Acme',
+			userId: newbie.id,
+			username: 'newbie',
+			role: 'member',
+			invitedBy: admin.username,
+			createdAt: '2026-11-22T10:00:00.000Z',
+			expiresAt: '2026-11-29T10:00:00.000Z',
+			status: 'invited'
+		})
+		expect(JSON.stringify(invited.body)).not.toContain(newbie.email)
 		expect((await t.call('POST', '/api/teams/acme/members', { key: owner.key, body: { login: 'other', role: 'admin' } })).body.role).toBe('admin')
 		expect((await t.call('POST', '/api/teams/acme/members', { key: owner.key, body: { login: 'ghost', role: 'member' } })).status).toBe(404)
 		expect((await t.call('POST', '/api/teams/acme/members', { key: owner.key, body: { login: 'newbie', role: 'member' } })).status).toBe(409)
+		expect((await t.call('POST', '/api/teams/acme/members', { key: owner.key, body: { login: member.username, role: 'member' } })).status).toBe(409)
 		expect((await t.call('POST', '/api/teams/acme/members', { key: owner.key, body: { login: 'x', role: 'owner' } })).status).toBe(400)
-		expect((await t.call('GET', '/api/teams', { key: other.key })).body[0]).toMatchObject({ slug: 'acme', role: 'admin' })
 	})
 
 	test('change role: owner only; a team always keeps an owner', async () => {
@@ -171,6 +179,124 @@ describe('members (CONTRACT §3)', () => {
 		expect((await t.call('DELETE', path(admin), { key: owner.key })).status).toBe(404)
 		const members = (await t.call('GET', '/api/teams/acme', { key: owner.key })).body.members
 		expect(members.map((m: { userId: string }) => m.userId)).toEqual([owner.id])
+	})
+})
+
+describe('invitations (CONTRACT §3: nobody joins without saying yes)', () => {
+	test('a pending invitee sees the invitation and nothing of the team until they accept', async () => {
+		const { t, owner } = await acme()
+		const pushed = await teamPush(t, owner, (await t.call('GET', '/api/teams/acme', { key: owner.key })).body.id)
+		const newbie = await t.user('free', 'newbie')
+		await t.call('POST', '/api/teams/acme/members', { key: owner.key, body: { login: 'newbie', role: 'admin' } })
+		const teamId = pushed.body.id as string
+		expect((await t.call('GET', '/api/teams', { key: newbie.key })).body).toEqual([])
+		expect((await t.call('GET', '/api/teams/acme', { key: newbie.key })).status).toBe(404)
+		expect((await t.call('GET', `/api/configs/${teamId}`, { key: newbie.key })).status).toBe(404)
+		const mine = await t.call('GET', '/api/invitations', { key: newbie.key })
+		expect(mine.body).toHaveLength(1)
+		expect(mine.body[0]).toMatchObject({ teamSlug: 'acme', role: 'admin', invitedBy: 'owner', status: 'invited' })
+		expect((await t.call('GET', '/api/invitations', { key: owner.key })).body).toEqual([])
+
+		const joined = await t.call('POST', '/api/invitations/acme/accept', { key: newbie.key })
+		expect(joined.status).toBe(200)
+		expect(keys(joined.body)).toEqual(['email', 'id', 'joinedAt', 'role', 'userId', 'username'])
+		expect(joined.body).toMatchObject({ userId: newbie.id, role: 'admin' })
+		expect((await t.call('GET', '/api/teams', { key: newbie.key })).body[0]).toMatchObject({ slug: 'acme', role: 'admin' })
+		expect((await t.call('GET', `/api/configs/${teamId}`, { key: newbie.key })).status).toBe(200)
+		expect((await t.call('GET', '/api/invitations', { key: newbie.key })).body).toEqual([])
+		expect((await t.call('POST', '/api/invitations/acme/accept', { key: newbie.key })).status).toBe(404)
+	})
+
+	test('decline removes it; an invitation expires after 7 days; none to accept is 404', async () => {
+		const { t, owner } = await acme()
+		const a = await t.user('free', 'a')
+		const b = await t.user('free', 'b')
+		await t.call('POST', '/api/teams/acme/members', { key: owner.key, body: { login: 'a' } })
+		await t.call('POST', '/api/teams/acme/members', { key: owner.key, body: { login: 'b' } })
+		expect((await t.call('DELETE', '/api/invitations/acme', { key: a.key })).status).toBe(204)
+		expect((await t.call('DELETE', '/api/invitations/acme', { key: a.key })).status).toBe(404)
+		expect((await t.call('POST', '/api/invitations/acme/accept', { key: a.key })).status).toBe(404)
+		expect((await t.call('GET', '/api/teams/acme', { key: owner.key })).body.invitations.map((i: { username: string }) => i.username)).toEqual(['b'])
+		t.clock.advance(7 * DAY + 1)
+		expect((await t.call('GET', '/api/invitations', { key: b.key })).body).toEqual([])
+		expect((await t.call('POST', '/api/invitations/acme/accept', { key: b.key })).status).toBe(404)
+		// An expired invitation can be sent again.
+		expect((await t.call('POST', '/api/teams/acme/members', { key: owner.key, body: { login: 'b' } })).status).toBe(201)
+		expect((await t.call('POST', '/api/invitations/nowhere/accept', { key: b.key })).status).toBe(404)
+	})
+
+	test('owners and admins see pending invitations in the team; members do not', async () => {
+		const { t, owner, admin, member } = await acme()
+		await t.user('free', 'newbie')
+		await t.call('POST', '/api/teams/acme/members', { key: admin.key, body: { login: 'newbie' } })
+		for (const who of [owner, admin]) {
+			const team = (await t.call('GET', '/api/teams/acme', { key: who.key })).body
+			expect(team.invitations).toHaveLength(1)
+			expect(team.invitations[0]).toMatchObject({ username: 'newbie', role: 'member', invitedBy: 'admin', status: 'invited' })
+			expect(team.members.map((m: { username: string }) => m.username)).not.toContain('newbie')
+		}
+		expect((await t.call('GET', '/api/teams/acme', { key: member.key })).body.invitations).toBeUndefined()
+	})
+
+	test('the member endpoints act on invitations: the owner changes their role; cancelling follows the removal rules', async () => {
+		const { t, owner, admin, member } = await acme()
+		const a = await t.user('free', 'a')
+		const b = await t.user('free', 'b')
+		await t.call('POST', '/api/teams/acme/members', { key: owner.key, body: { login: 'a', role: 'member' } })
+		await t.call('POST', '/api/teams/acme/members', { key: owner.key, body: { login: 'b', role: 'admin' } })
+		expect((await t.call('PATCH', `/api/teams/acme/members/${a.id}`, { key: admin.key, body: { role: 'admin' } })).status).toBe(403)
+		const changed = await t.call('PATCH', `/api/teams/acme/members/${a.id}`, { key: owner.key, body: { role: 'admin' } })
+		expect(changed).toMatchObject({ status: 200, body: { userId: a.id, role: 'admin', status: 'invited' } })
+		expect((await t.call('PATCH', `/api/teams/acme/members/${a.id}`, { key: owner.key, body: { role: 'owner' } })).status).toBe(400)
+		expect((await t.call('PATCH', `/api/teams/acme/members/${a.id}`, { key: owner.key, body: { role: 'member' } })).body.role).toBe('member')
+		// An admin cancels a member's invitation, not an admin's; a member cancels none.
+		expect((await t.call('DELETE', `/api/teams/acme/members/${a.id}`, { key: member.key })).status).toBe(403)
+		expect((await t.call('DELETE', `/api/teams/acme/members/${b.id}`, { key: admin.key })).status).toBe(403)
+		expect((await t.call('DELETE', `/api/teams/acme/members/${a.id}`, { key: admin.key })).status).toBe(204)
+		expect((await t.call('DELETE', `/api/teams/acme/members/${b.id}`, { key: owner.key })).status).toBe(204)
+		expect((await t.call('DELETE', `/api/teams/acme/members/${b.id}`, { key: owner.key })).status).toBe(404)
+		expect((await t.call('GET', '/api/invitations', { key: a.key })).body).toEqual([])
+		expect((await t.call('POST', '/api/invitations/acme/accept', { key: b.key })).status).toBe(404)
+	})
+
+	test('an invitation to a team deleted meanwhile cannot be accepted', async () => {
+		const { t, owner } = await acme()
+		const a = await t.user('free', 'a')
+		await t.call('POST', '/api/teams/acme/members', { key: owner.key, body: { login: 'a' } })
+		await t.call('DELETE', '/api/teams/acme', { key: owner.key })
+		expect((await t.call('GET', '/api/invitations', { key: a.key })).body).toEqual([])
+		expect((await t.call('POST', '/api/invitations/acme/accept', { key: a.key })).status).toBe(404)
+	})
+
+	test('a slug given up by a rename stays reserved for 30 days: 409 for anyone else, the team may take it back', async () => {
+		const { t, owner } = await acme()
+		const stranger = await t.user('team', 'stranger')
+		expect((await t.call('PATCH', '/api/teams/acme', { key: owner.key, body: { slug: 'acme-corp' } })).status).toBe(200)
+		expect((await t.call('POST', '/api/teams', { key: stranger.key, body: { name: 'Acme' } })).status).toBe(409)
+		await t.call('POST', '/api/teams', { key: stranger.key, body: { name: 'Mine' } })
+		expect((await t.call('PATCH', '/api/teams/mine', { key: stranger.key, body: { slug: 'acme' } })).status).toBe(409)
+		t.clock.advance(29 * DAY)
+		expect((await t.call('POST', '/api/teams', { key: stranger.key, body: { name: 'Acme' } })).status).toBe(409)
+		// The team itself can go back to its old slug; the one it leaves is then reserved in turn.
+		expect((await t.call('PATCH', '/api/teams/acme-corp', { key: owner.key, body: { slug: 'acme' } })).body.slug).toBe('acme')
+		expect((await t.call('POST', '/api/teams', { key: stranger.key, body: { name: 'Acme Corp' } })).status).toBe(409)
+		t.clock.advance(30 * DAY + 1)
+		expect((await t.call('POST', '/api/teams', { key: stranger.key, body: { name: 'Acme Corp' } })).status).toBe(201)
+	})
+
+	test('memberships made before invitations existed stay as they are (the migration adds, never removes)', async () => {
+		const dir = tempDir('migrate-members')
+		const file = join(dir, 'cfgsync.db')
+		const old = new Database(file)
+		old.run('PRAGMA foreign_keys = ON')
+		applyMigrations(old, migrations.slice(0, 1))
+		old.run("INSERT INTO users VALUES ('u1','a@x.test','a@x.test','a','a',NULL,'team','2026-01-01T00:00:00.000Z')")
+		old.run("INSERT INTO teams VALUES ('t1','Old','old','2026-01-01T00:00:00.000Z',NULL)")
+		old.run("INSERT INTO team_members VALUES ('m1','t1','u1','owner','2026-01-01T00:00:00.000Z')")
+		old.close()
+		const store = openSqliteStore(file)
+		expect(await store.teams.members('t1')).toMatchObject([{ userId: 'u1', role: 'owner' }])
+		store.close()
 	})
 })
 

@@ -3,7 +3,7 @@ import { loadConfig } from '../config'
 import { systemClock } from '../lib/clock'
 import { createLogger } from '../lib/log'
 import { createPasswordHasher } from '../lib/passwords'
-import { createAuthService } from '../modules/auth/service'
+import { createKeyIssuer } from '../modules/auth/service'
 import { createUsersService } from '../modules/users/service'
 import type { Store } from '../store/types'
 
@@ -17,7 +17,9 @@ export async function withAdmin<T>(
 	body: (admin: ReturnType<typeof adminServices>) => Promise<T>
 ): Promise<T> {
 	const config = loadConfig({ dataDir })
-	const store = openStore(config)
+	const store = openStore(config, (file) =>
+		process.stderr.write(`cfgsync-server: no database at ${file}: creating a new one (pass --data-dir to use another)\n`)
+	)
 	try {
 		return await body(adminServices(store, config.logLevel))
 	} finally {
@@ -29,5 +31,5 @@ function adminServices(store: Store, logLevel: 'debug' | 'info' | 'warn' | 'erro
 	// Admin output is for a person on stdout; the job log goes to stderr so it never mixes in.
 	const logger = createLogger({ level: logLevel, write: (chunk) => void process.stderr.write(chunk) })
 	const deps = { store, clock: systemClock, passwords: createPasswordHasher(), logger }
-	return { store, logger, clock: systemClock, users: createUsersService(deps), auth: createAuthService(deps) }
+	return { store, logger, clock: systemClock, users: createUsersService(deps), issueKey: createKeyIssuer(deps) }
 }

@@ -5,6 +5,7 @@ import { BootError, openWithMasterKey } from '../boot'
 import { loadConfig, type Config } from '../config'
 import { schedulePurge } from '../jobs/purge'
 import { systemClock } from '../lib/clock'
+import { noTrustedProxies, parseTrustedProxies, trustEveryPeer, type TrustedProxies } from '../lib/client-address'
 import { createLogger, type Logger } from '../lib/log'
 import { createPasswordHasher } from '../lib/passwords'
 import type { Store } from '../store/types'
@@ -69,15 +70,8 @@ function serveHttp(config: Config, logger: Logger, opened: Awaited<ReturnType<ty
 	const app = createApp({
 		...deps,
 		sealer,
-		clientAddress: (request) => {
-			if (config.trustProxy) {
-				const forwarded = request.headers.get('x-forwarded-for')
-				// The last hop is the one our own proxy added; earlier ones are whatever the client claimed.
-				const last = forwarded?.split(',').pop()?.trim()
-				if (last) return last
-			}
-			return app.server?.requestIP(request)?.address ?? 'unknown'
-		}
+		trustedProxies: trustedProxiesOf(config, logger, worker),
+		peerAddress: (request) => app.server?.requestIP(request)?.address ?? 'unknown'
 	})
 	try {
 		app.listen({
@@ -108,6 +102,16 @@ function serveHttp(config: Config, logger: Logger, opened: Awaited<ReturnType<ty
 		clearTimeout(forced)
 		store.close()
 	})
+}
+
+/** CONTRACT §2: CFGSYNC_TRUSTED_PROXIES, or the deprecated CFGSYNC_TRUST_PROXY=1 meaning "trust the socket peer". */
+function trustedProxiesOf(config: Config, logger: Logger, worker: boolean): TrustedProxies {
+	if (config.trustedProxies.trim() !== '') return parseTrustedProxies(config.trustedProxies)
+	if (!config.trustProxy) return noTrustedProxies
+	if (!worker) {
+		logger.warn('CFGSYNC_TRUST_PROXY is deprecated: it trusts X-Forwarded-For from any peer; set CFGSYNC_TRUSTED_PROXIES to your proxies\' addresses (e.g. 127.0.0.1/32) instead')
+	}
+	return trustEveryPeer
 }
 
 /** Spawns `count` workers on one port, restarts any that die, and stops them all on SIGTERM/SIGINT. */

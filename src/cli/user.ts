@@ -12,6 +12,8 @@ function plan(value: string | undefined, fallback?: string): Plan {
 	return name as Plan
 }
 
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`
+
 function one(positionals: string[], count: number, what: string): string[] {
 	if (positionals.length !== count) throw usageError(`expected ${what}`)
 	return positionals
@@ -52,13 +54,29 @@ export async function userCommand(args: string[]) {
 			return
 		}
 		case 'passwd': {
-			const { values, positionals } = parseCommand(rest, { ...passwordOptions, ...dataDirOption })
+			const { values, positionals } = parseCommand(rest, { ...passwordOptions, ...dataDirOption, 'revoke-keys': { type: 'boolean' } })
 			const [login] = one(positionals, 1, 'LOGIN')
 			// Fail on an unknown user before asking for a password.
 			await withAdmin(values['data-dir'], (admin) => admin.users.find(login!))
 			const password = await passwordFrom(values)
-			await withAdmin(values['data-dir'], (admin) => admin.users.setPassword(login!, password))
-			process.stdout.write('password changed\n')
+			const { revokedKeys } = await withAdmin(values['data-dir'], (admin) =>
+				admin.users.setPassword(login!, password, { revokeKeys: values['revoke-keys'] })
+			)
+			process.stdout.write(values['revoke-keys'] ? `password changed; ${plural(revokedKeys, 'key')} revoked\n` : 'password changed\n')
+			return
+		}
+		case 'revoke-keys': {
+			const { values, positionals } = parseCommand(rest, dataDirOption)
+			const [login] = one(positionals, 1, 'LOGIN')
+			const { user, revokedKeys } = await withAdmin(values['data-dir'], (admin) => admin.users.revokeKeys(login!))
+			process.stdout.write(`revoked ${plural(revokedKeys, 'key')} of ${user.username}\n`)
+			return
+		}
+		case 'unlock': {
+			const { values, positionals } = parseCommand(rest, dataDirOption)
+			const [login] = one(positionals, 1, 'LOGIN')
+			const { user, cleared } = await withAdmin(values['data-dir'], (admin) => admin.users.unlock(login!))
+			process.stdout.write(`cleared ${plural(cleared, 'failed login')} of ${user.username}; they can log in again\n`)
 			return
 		}
 		case 'remove': {
@@ -69,7 +87,9 @@ export async function userCommand(args: string[]) {
 			return
 		}
 		default:
-			throw usageError(sub === undefined ? 'missing user command (add, list, set-plan, passwd, remove)' : `unknown user command "${sub}"`)
+			throw usageError(
+				sub === undefined ? 'missing user command (add, list, set-plan, passwd, revoke-keys, unlock, remove)' : `unknown user command "${sub}"`
+			)
 	}
 }
 
@@ -84,7 +104,7 @@ export async function keyCommand(args: string[]) {
 	}
 	const issued = await withAdmin(values['data-dir'], async (admin) => {
 		const user = await admin.users.find(positionals[0]!)
-		return admin.auth.issueKey(user.id, device)
+		return admin.issueKey(user.id, device)
 	})
 	process.stdout.write(`${issued.apiKey}\n`)
 }

@@ -1,6 +1,6 @@
 import { Cron } from 'croner'
 import { toIso, type Clock } from '../lib/clock'
-import { TEAM_RETENTION_MS } from '../lib/constants'
+import { SLUG_RESERVATION_MS, TEAM_RETENTION_MS } from '../lib/constants'
 import type { Logger } from '../lib/log'
 import { THROTTLE } from '../modules/auth/service'
 import type { Store } from '../store/types'
@@ -22,10 +22,16 @@ export async function purgeDeletedTeams({ store, clock, logger }: { store: Store
 
 type JobDeps = { store: Store; clock: Clock; logger: Logger }
 
-/** The scheduled work: the team purge, and dropping failed logins too old to count towards throttling. */
+/**
+ * The scheduled work: the team purge, and dropping what no longer counts —
+ * failed logins older than the throttling window, slug reservations past
+ * their 30 days, expired invitations.
+ */
 export async function housekeeping(deps: JobDeps): Promise<number> {
 	const purged = await purgeDeletedTeams(deps)
-	await deps.store.loginFailures.prune(deps.clock.now() - THROTTLE.windowMs)
+	const now = deps.clock.now()
+	await deps.store.loginFailures.prune(now - THROTTLE.windowMs)
+	await deps.store.teams.pruneReservationsAndInvitations(toIso(now - SLUG_RESERVATION_MS), toIso(now))
 	return purged
 }
 

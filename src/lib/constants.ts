@@ -10,6 +10,9 @@ export const HISTORY_PLANS: readonly Plan[] = ['pro', 'team']
 
 export const ROLES = ['owner', 'admin', 'member'] as const
 export type Role = (typeof ROLES)[number]
+/** Roles an invitation can carry: owners are made from members, never invited as such. */
+export const INVITED_ROLES = ['admin', 'member'] as const
+export type InvitedRole = (typeof INVITED_ROLES)[number]
 
 export const CONFIG_NAME_PATTERN = /^[A-Za-z0-9_-]{1,100}$/
 export const DEFAULT_CONFIG_NAME = 'default'
@@ -17,6 +20,8 @@ export const DEFAULT_CONFIG_NAME = 'default'
 export const DATA_MAX_BYTES = 524_288
 /** Whole request bodies; bigger ones are refused before they are read. */
 export const BODY_MAX_BYTES = 1_048_576
+/** CONTRACT §2: the one unauthenticated body is small; deep or large ones would only cost CPU. */
+export const LOGIN_BODY_MAX_BYTES = 16_384
 /** JSON nesting allowed in a request body; deeper is refused so nothing recurses without bound. */
 export const JSON_MAX_DEPTH = 1000
 
@@ -25,5 +30,10 @@ export const PASSWORD_MIN = 8
 export const TEAM_NAME_MAX = 50
 export const DEVICE_MAX = 100
 
+const DAY_MS = 24 * 60 * 60 * 1000
 /** SPEC: a soft-deleted team is removed for good after 30 days. */
-export const TEAM_RETENTION_MS = 30 * 24 * 60 * 60 * 1000
+export const TEAM_RETENTION_MS = 30 * DAY_MS
+/** CONTRACT §3: an invitation expires after 7 days. */
+export const INVITATION_TTL_MS = 7 * DAY_MS
+/** CONTRACT §3: a slug given up by a rename stays reserved for 30 days. */
+export const SLUG_RESERVATION_MS = 30 * DAY_MS

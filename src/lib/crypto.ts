@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto'
 
 export const sha256Hex = (input: string | Uint8Array): string => Bun.CryptoHasher.hash('sha256', input, 'hex')
 
@@ -35,11 +35,18 @@ export interface Sealer {
 	openBytes(sealed: Uint8Array, aad: string): Buffer
 	/** The plaintext as text. */
 	open(sealed: Uint8Array, aad: string): string
+	/**
+	 * HMAC-SHA256 hex of `text` under a subkey of the master key for `purpose`:
+	 * a value that can be compared but not reversed or guessed without the key
+	 * (CONTRACT §6: a login name that names no user is stored only this way).
+	 */
+	keyedHash(purpose: string, text: string): string
 }
 
 export function createSealer(masterKey: Uint8Array): Sealer {
 	// One KeyObject for the process: no key material is copied per record.
 	const key: KeyObject = createSecretKey(masterKey)
+	const subkeys = new Map<string, Buffer>()
 	const openBytes = (sealed: Uint8Array, aad: string): Buffer => {
 		if (sealed.length < NONCE_BYTES + TAG_BYTES) throw new Error('sealed record is too short')
 		const bytes = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength)
@@ -60,7 +67,15 @@ export function createSealer(masterKey: Uint8Array): Sealer {
 			return Buffer.concat([nonce, body, final, cipher.getAuthTag()])
 		},
 		openBytes,
-		open: (sealed, aad) => openBytes(sealed, aad).toString('utf8')
+		open: (sealed, aad) => openBytes(sealed, aad).toString('utf8'),
+		keyedHash(purpose, text) {
+			let subkey = subkeys.get(purpose)
+			if (subkey === undefined) {
+				subkey = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), `cfgsync keyed hash: ${purpose}`, 32))
+				subkeys.set(purpose, subkey)
+			}
+			return createHmac('sha256', subkey).update(text, 'utf8').digest('hex')
+		}
 	}
 }
 

@@ -37,6 +37,26 @@ export const etagOf = (hash: string): string => `"${hash}"`
 
 const JSON_TYPE = 'application/json;charset=utf-8'
 
+/** CONTRACT §3: on every response. */
+export const SECURITY_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' } as const
+
+/** CONTRACT §3: responses that carry a key, a session or config data are never stored by a cache. */
+export const NO_STORE = { 'cache-control': 'no-store' } as const
+
+/**
+ * CONTRACT §3: HTML may load scripts, styles and images from this server only,
+ * run no inline or eval'd script, and never be framed.
+ */
+export const CONTENT_SECURITY_POLICY =
+	"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+/** An HTML page with CONTRACT §3's headers (nosniff and Referrer-Policy come from the app's defaults). */
+export const htmlResponse = (html: string, init: { status?: number; headers?: Record<string, string> } = {}): Response =>
+	new Response(html, {
+		status: init.status ?? 200,
+		headers: { 'content-type': 'text/html;charset=utf-8', 'content-security-policy': CONTENT_SECURITY_POLICY, 'x-frame-options': 'DENY', ...init.headers }
+	})
+
 /**
  * `fields` as a JSON object with a `data` member spliced in from the UTF-8
  * JSON bytes we already hold (the decrypted record), as byte chunks: large
@@ -66,12 +86,12 @@ export const notModified = (hash: string): Response => new Response(null, { stat
  * `inlineUpTo` items are sent in one piece with a Content-Length, which is
  * cheaper for the common short list.
  */
-export async function jsonArrayResponse(items: AsyncIterable<Uint8Array[]>, inlineUpTo = 8): Promise<Response> {
+export async function jsonArrayResponse(items: AsyncIterable<Uint8Array[]>, headers: Record<string, string> = {}, inlineUpTo = 8): Promise<Response> {
 	const iterator = items[Symbol.asyncIterator]()
 	const head: Uint8Array[] = [OPEN_BRACKET]
 	for (let count = 0; count < inlineUpTo; count++) {
 		const next = await iterator.next()
-		if (next.done) return jsonResponse([...head, CLOSE_BRACKET])
+		if (next.done) return jsonResponse([...head, CLOSE_BRACKET], { headers })
 		if (count > 0) head.push(COMMA)
 		head.push(...next.value)
 	}
@@ -93,5 +113,5 @@ export async function jsonArrayResponse(items: AsyncIterable<Uint8Array[]>, inli
 			await iterator.return?.()
 		}
 	})
-	return new Response(stream, { headers: { 'content-type': JSON_TYPE } })
+	return new Response(stream, { headers: { 'content-type': JSON_TYPE, ...headers } })
 }

@@ -1,5 +1,6 @@
 import { Elysia, ValidationError } from 'elysia'
 import { AppError, type ErrorDetail } from '../lib/errors'
+import { SECURITY_HEADERS } from '../lib/http'
 import type { Logger } from '../lib/log'
 import type { RequestTracker } from './request-log'
 
@@ -24,6 +25,8 @@ export const errorsPlugin = (logger: Logger, tracker: RequestTracker) =>
 			})
 		}
 		set.status = appError.status
+		// Unmatched paths never reach the app's default headers.
+		Object.assign(set.headers, SECURITY_HEADERS)
 		set.headers['content-type'] = 'application/json'
 		set.headers['x-request-id'] = requestId
 		if (appError.status === 401) set.headers['www-authenticate'] = 'Bearer'

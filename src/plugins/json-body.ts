@@ -1,4 +1,4 @@
-import { BODY_MAX_BYTES, JSON_MAX_DEPTH } from '../lib/constants'
+import { BODY_MAX_BYTES, JSON_MAX_DEPTH, LOGIN_BODY_MAX_BYTES } from '../lib/constants'
 import { AppError } from '../lib/errors'
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
@@ -13,12 +13,32 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
  * OpenAPI generator the body is application/json.
  */
 export const jsonBody = {
-	parse: [({ request }: { request: Request }) => readJson(request), 'json' as const]
+	parse: [({ request }: { request: Request }) => readJson(request, BODY_MAX_BYTES), 'json' as const]
 }
 
-async function readJson(request: Request): Promise<unknown> {
+/**
+ * For `POST /api/auth/login` (CONTRACT §2): only `application/json` (415
+ * otherwise, so a web page cannot send a login from a visitor's browser
+ * without a CORS preflight) and at most 16 KiB, refused before it is read.
+ */
+export const loginJsonBody = {
+	parse: [
+		({ request }: { request: Request }) => {
+			if (!isJsonMediaType(request.headers.get('content-type'))) {
+				throw new AppError('unsupported_media_type', 'Send the login as JSON, with Content-Type: application/json.')
+			}
+			return readJson(request, LOGIN_BODY_MAX_BYTES)
+		},
+		'json' as const
+	]
+}
+
+/** `application/json`, any case, with or without parameters such as charset. */
+const isJsonMediaType = (header: string | null): boolean => header !== null && /^application\/json\s*(;|$)/i.test(header.trim())
+
+async function readJson(request: Request, limit: number): Promise<unknown> {
 	if (request.body === null) return undefined
-	const bytes = await readLimited(request)
+	const bytes = await readLimited(request, limit)
 	if (bytes.byteLength === 0) return undefined
 	let text: string
 	try {
@@ -38,22 +58,25 @@ async function readJson(request: Request): Promise<unknown> {
 	return value
 }
 
-async function readLimited(request: Request): Promise<Uint8Array> {
-	if (request.headers.has('content-length')) {
-		// The declared length was checked by the auth gate before anything was read.
+async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
+	const declared = request.headers.get('content-length')
+	if (declared !== null) {
+		// The auth gate checked the declared length against 1 MiB before anything was read; a route may allow less.
+		if (Number(declared) > limit) throw tooLarge(limit)
 		return new Uint8Array(await request.arrayBuffer())
 	}
 	const chunks: Uint8Array[] = []
 	let total = 0
 	for await (const chunk of request.body as ReadableStream<Uint8Array>) {
 		total += chunk.byteLength
-		if (total > BODY_MAX_BYTES) throw tooLarge()
+		if (total > limit) throw tooLarge(limit)
 		chunks.push(chunk)
 	}
 	return Buffer.concat(chunks)
 }
 
-export const tooLarge = () => new AppError('payload_too_large', 'The request body is larger than 1 MiB.')
+export const tooLarge = (limit = BODY_MAX_BYTES) =>
+	new AppError('payload_too_large', `The request body is larger than ${limit >= 1_048_576 ? `${limit / 1_048_576} MiB` : `${limit / 1024} KiB`}.`)
 
 /** Recursion stops at `remaining` levels, so a hostile 500,000-deep body cannot overflow the stack here. */
 function depthExceeds(value: unknown, remaining: number): boolean {

@@ -4,8 +4,30 @@ import swaggerBundle from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'f
 import swaggerCss from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' }
 import { z } from 'zod'
 import packageJson from '../../package.json' with { type: 'json' }
+import { htmlResponse } from '../lib/http'
 
 const ASSETS = '/docs/assets'
+
+/**
+ * The API page. Our own instead of the plugin's, whose page starts Swagger UI
+ * from an inline script that CONTRACT §3's Content-Security-Policy forbids.
+ */
+const DOCS_PAGE = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>cfgsync API</title>
+<link rel="stylesheet" href="${ASSETS}/swagger-ui.css">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="${ASSETS}/swagger-ui-bundle.js"></script>
+<script src="${ASSETS}/start.js"></script>
+</body>
+</html>
+`
+const START_SCRIPT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui' })\n`
 
 /** OpenAPI header parameters generated from a zod object of header names. */
 export function headerParameters(schema: z.ZodObject) {
@@ -49,9 +71,7 @@ function toJsonSchema(schema: z.ZodType) {
  * `/openapi.json` and the API page at `/docs`, generated from the zod schemas
  * that validate requests. The page is Swagger UI served from the binary itself
  * (swagger-ui-dist: one self-contained bundle, no runtime dependencies), so it
- * works on a server with no internet access. One per app: the page is a
- * prepared Response that Elysia reads when it compiles the route, so an
- * instance shared between apps would hand the second one a spent body.
+ * works on a server with no internet access.
  */
 export const openapiPlugin = () =>
 	new Elysia({ name: 'openapi' })
@@ -59,12 +79,13 @@ export const openapiPlugin = () =>
 		.onAfterHandle(({ request, response }) => (request.url.endsWith('/openapi.json') ? withHeaderParameters(response) : undefined))
 		.get(`${ASSETS}/swagger-ui-bundle.js`, () => Bun.file(swaggerBundle), { detail: { hide: true } })
 		.get(`${ASSETS}/swagger-ui.css`, () => Bun.file(swaggerCss), { detail: { hide: true } })
+		.get(`${ASSETS}/start.js`, () => new Response(START_SCRIPT, { headers: { 'content-type': 'text/javascript;charset=utf-8' } }), { detail: { hide: true } })
+		.get('/docs', () => htmlResponse(DOCS_PAGE), { detail: { hide: true } })
 		.use(
 			openapi({
 				path: '/docs',
 				specPath: '/openapi.json',
-				provider: 'swagger-ui',
-				swagger: { cdn: `${ASSETS}/swagger-ui-bundle.js`, theme: `${ASSETS}/swagger-ui.css`, autoDarkMode: false } as never,
+				provider: null,
 				// `data` is a z.custom (zod would drop `__proto__` keys); it is documented by its own metadata.
 				mapJsonSchema: { zod: toJsonSchema },
 				documentation: {

@@ -1,5 +1,22 @@
 import { Elysia } from 'elysia'
 import { pathOf } from '../lib/http'
+
+/** Longer path segments are logged as `:redacted`: no route of ours has one, but a pasted secret does. */
+const SEGMENT_MAX = 40
+/** A key, or a segment that is mostly a long run of hex or base64: what a secret looks like. */
+const SECRET_LIKE = /^cs_|[0-9a-f]{32}|[A-Za-z0-9+/_-]{32}/i
+
+/**
+ * CONTRACT §3: a client that puts a key (or a password) in the path of an
+ * unknown route must not get it into the log. Only unmatched paths are ever
+ * logged, so this costs nothing on the routes that exist.
+ */
+export function redactPath(path: string): string {
+	return path
+		.split('/')
+		.map((segment) => (segment.length > SEGMENT_MAX || SECRET_LIKE.test(segment) ? ':redacted' : segment))
+		.join('/')
+}
 import type { Logger } from '../lib/log'
 
 /**
@@ -47,9 +64,9 @@ export const requestLogPlugin = (logger: Logger, tracker: RequestTracker) =>
 		.onAfterResponse({ as: 'global' }, ({ request, route, set, responseValue }) => {
 			logger.info('request', {
 				method: request.method,
-				// Unmatched requests have no route pattern; their path (without query) is logged instead.
+				// Unmatched requests have no route pattern; their path (without query, secrets redacted) is logged instead.
 				route: route || undefined,
-				path: route ? undefined : pathOf(request.url),
+				path: route ? undefined : redactPath(pathOf(request.url)),
 				// A handler that returns a Response (304, streamed lists) sets its status there, not in `set`.
 				status: responseValue instanceof Response ? responseValue.status : typeof set.status === 'number' ? set.status : 200,
 				ms: tracker.elapsedMs(request),

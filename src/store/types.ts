@@ -1,4 +1,4 @@
-import type { Plan, Role, Tool } from '../lib/constants'
+import type { InvitedRole, Plan, Role, Tool } from '../lib/constants'
 
 /**
  * The persistence boundary (STYLE §1, §8). Services speak only to this
@@ -100,26 +100,34 @@ export interface KeyStore {
 	revoke(userId: string, keyId: string): Promise<boolean>
 	/** Revokes the key with this hash (logout). */
 	revokeByHash(keyHash: string): Promise<void>
+	/** Revokes every key of a user; returns how many. */
+	revokeAllForUser(userId: string): Promise<number>
+}
+
+/** CONTRACT §2: how many failures within the window each scope may have before it is refused. */
+export interface ThrottleLimits {
+	/** One login from one client address. */
+	perLoginAddress: number
+	/** One client address, whatever the login. */
+	perAddress: number
+	/** One login from all addresses together. */
+	perLogin: number
 }
 
 export interface LoginFailureStore {
 	/**
-	 * Takes a login attempt atomically: when fewer than `perLogin` failures
-	 * since `since` are recorded for the login and fewer than `perAddress` for
-	 * the address, records this attempt as a failure (a success clears it) and
-	 * answers ok. Otherwise records nothing and returns the time of the failure
-	 * that tipped the count, so the caller can say when to retry. One
-	 * transaction, so a parallel burst cannot slip past the limit.
+	 * Takes a login attempt atomically: when every scope (login and address,
+	 * address, login) is under its limit since `since`, records this attempt as
+	 * a failure (a success clears it) and answers ok. Otherwise records nothing
+	 * and returns the time of the failure that tipped the count, so the caller
+	 * can say when to retry. One transaction, so a parallel burst cannot slip
+	 * past a limit.
 	 */
-	reserve(attempt: {
-		loginKey: string
-		address: string
-		at: number
-		since: number
-		perLogin: number
-		perAddress: number
-	}): Promise<{ ok: true } | { ok: false; tippedAt: number }>
-	clearLogin(loginKey: string): Promise<void>
+	reserve(attempt: { loginKey: string; address: string; at: number; since: number; limits: ThrottleLimits }): Promise<{ ok: true } | { ok: false; tippedAt: number }>
+	/** Clears the failures of one login from one address (a successful login). */
+	clearLoginAt(loginKey: string, address: string): Promise<void>
+	/** Clears every failure of a login (the admin's `user unlock`); returns how many went. */
+	clearLogin(loginKey: string): Promise<number>
 	/** Drops failures older than `before`. */
 	prune(before: number): Promise<number>
 }
@@ -242,19 +250,66 @@ export interface MemberRow {
 	joinedAt: string
 }
 
+/** A pending invitation with the names a person needs to decide (never an email: CONTRACT §3). */
+export interface InvitationRow {
+	teamId: string
+	teamSlug: string
+	teamName: string
+	userId: string
+	username: string
+	role: InvitedRole
+	/** The inviter's username. */
+	invitedBy: string
+	createdAt: string
+	expiresAt: string
+}
+
+export interface NewInvitation {
+	id: string
+	teamId: string
+	userId: string
+	role: InvitedRole
+	invitedBy: string
+	createdAt: string
+	expiresAt: string
+}
+
 export interface TeamStore {
-	/** Creates the team with its first owner; false when the slug is taken (deleted teams included). */
-	create(team: TeamRow, owner: { membershipId: string; userId: string; joinedAt: string }): Promise<boolean>
+	/**
+	 * Creates the team with its first owner; false when the slug is taken (deleted teams
+	 * included) or another team gave it up by a rename after `reservedSince`.
+	 */
+	create(team: TeamRow, owner: { membershipId: string; userId: string; joinedAt: string }, reservedSince: string): Promise<boolean>
 	/** A live team by slug with the caller's role, or undefined when missing, deleted or not a member. */
 	findForMember(slug: string, userId: string): Promise<{ team: TeamRow; role: Role } | undefined>
 	/** The caller's role in a live team by id; undefined when missing, deleted or not a member. */
 	roleIn(teamId: string, userId: string): Promise<Role | undefined>
 	listForUser(userId: string): Promise<(TeamRow & { role: Role })[]>
 	members(teamId: string): Promise<MemberRow[]>
-	/** Renames and/or re-slugs; 'conflict' when the new slug is taken. */
-	update(teamId: string, changes: { name?: string; slug?: string }): Promise<TeamRow | 'conflict' | undefined>
+	/**
+	 * Renames and/or re-slugs; 'conflict' when the new slug is taken, or given up
+	 * by another team after `reservedSince`. The old slug stays reserved for this
+	 * team from `at`; taking back its own reserved slug is allowed.
+	 */
+	update(teamId: string, changes: { name?: string; slug?: string }, at: string, reservedSince: string): Promise<TeamRow | 'conflict' | undefined>
 	softDelete(teamId: string, at: string): Promise<boolean>
-	addMember(member: { id: string; teamId: string; userId: string; role: Role; joinedAt: string }): Promise<MemberRow | 'conflict'>
+	/**
+	 * Invites a user, in one transaction: 'member' when they already are one,
+	 * 'invited' when an invitation is pending (an expired one is replaced).
+	 */
+	invite(invitation: NewInvitation, now: string): Promise<InvitationRow | 'member' | 'invited'>
+	/** A user's pending invitations to live teams, newest first. */
+	invitationsForUser(userId: string, now: string): Promise<InvitationRow[]>
+	/** A team's pending invitations, newest first. */
+	invitationsForTeam(teamId: string, now: string): Promise<InvitationRow[]>
+	findInvitation(teamId: string, userId: string, now: string): Promise<InvitationRow | undefined>
+	/** Turns a pending invitation to a live team into a membership with its role, in one transaction. */
+	acceptInvitation(slug: string, userId: string, now: string, membership: { id: string; joinedAt: string }): Promise<MemberRow | undefined>
+	/** Declines (deletes) the user's pending invitation to the team with this slug. */
+	declineInvitation(slug: string, userId: string, now: string): Promise<boolean>
+	/** Cancels an invitation, pending or expired. */
+	cancelInvitation(teamId: string, userId: string): Promise<boolean>
+	setInvitationRole(teamId: string, userId: string, role: InvitedRole, now: string): Promise<InvitationRow | undefined>
 	/**
 	 * Changes a role, refusing ('last_owner') to demote the team's last owner.
 	 * Checked inside the transaction so two demotions cannot both pass.
@@ -266,6 +321,8 @@ export interface TeamStore {
 	deletedBefore(before: string): Promise<string[]>
 	/** Removes a soft-deleted team with its memberships, configs and versions in one transaction. */
 	purge(teamId: string): Promise<boolean>
+	/** Drops slug reservations released before `releasedBefore` and invitations expired before `expiredBefore`. */
+	pruneReservationsAndInvitations(releasedBefore: string, expiredBefore: string): Promise<void>
 }
 
 export interface MetaStore {

@@ -3,6 +3,7 @@ import { describe, expect, test } from 'bun:test'
 import { readFileSync, statSync, existsSync } from 'node:fs'
 import { connect } from 'node:net'
 import { join } from 'node:path'
+import { migrations } from '../../src/store/sqlite/migrations'
 import { api, emptyDir, run, startServer, userWithKey, serversOfThisFile } from './harness'
 
 const servers = serversOfThisFile()
@@ -26,7 +27,7 @@ describe('the compiled binary from an empty directory', () => {
 		servers.push(server)
 		expect(statSync(join(dir, 'data', 'master.key')).mode & 0o777).toBe(0o600)
 		const db = new Database(join(dir, 'data', 'cfgsync.db'), { readonly: true })
-		expect(db.query('SELECT count(*) AS n FROM __drizzle_migrations').get()).toEqual({ n: 1 })
+		expect(db.query('SELECT count(*) AS n FROM __drizzle_migrations').get()).toEqual({ n: migrations.length })
 		expect(db.query("SELECT name FROM sqlite_master WHERE name = 'config_versions'").get()).toBeTruthy()
 		db.close()
 

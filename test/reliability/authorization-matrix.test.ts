@@ -7,7 +7,8 @@ import { buildWorld, CALLERS, type CallerName, type World } from './world'
  * plan_required, 'role' is 403 forbidden. Callers: no key, a malformed key, a
  * revoked key; alice (pro, owns P), fred (free, owns F), oscar (team plan, in
  * no team); in team "crew": tom owner (team plan), ann admin (pro), max member
- * (pro), fay member (free).
+ * (pro), fay member (free); ivy (pro) is invited to crew and has not answered,
+ * so she sees nothing of it (CONTRACT §3).
  */
 type Expected = number | 'plan' | 'role'
 type Row = {
@@ -20,7 +21,7 @@ type Row = {
 }
 
 const NO_KEY = { none: 401, malformed: 401, revoked: 401 } as const
-const ANY_VALID = (status: Expected) => ({ alice: status, fred: status, oscar: status, tom: status, ann: status, max: status, fay: status })
+const ANY_VALID = (status: Expected) => ({ alice: status, fred: status, oscar: status, tom: status, ann: status, max: status, fay: status, ivy: status })
 const TEAM = (owner: Expected, admin: Expected, member: Expected, freeMember: Expected, outsider: Expected) => ({
 	tom: owner,
 	ann: admin,
@@ -28,7 +29,8 @@ const TEAM = (owner: Expected, admin: Expected, member: Expected, freeMember: Ex
 	fay: freeMember,
 	alice: outsider,
 	fred: outsider,
-	oscar: outsider
+	oscar: outsider,
+	ivy: outsider
 })
 const PERSONAL = (owner: Expected, others: Expected = 404) => ({ ...ANY_VALID(others), alice: owner })
 
@@ -65,10 +67,15 @@ const rows: Row[] = [
 	{ route: 'POST /api/teams/:slug/members', what: 'add oscar as admin', mutates: true, request: (w) => ({ path: `/api/teams/${w.team.slug}/members`, body: { login: 'oscar', role: 'admin' } }), expect: { ...NO_KEY, ...TEAM(201, 'role', 'role', 'role', 404) } },
 	{ route: 'PATCH /api/teams/:slug/members/:userId', what: 'make max admin', mutates: true, request: (w) => ({ path: `/api/teams/${w.team.slug}/members/${w.users.max.id}`, body: { role: 'admin' } }), expect: { ...NO_KEY, ...TEAM(200, 'role', 'role', 'role', 404) } },
 	{ route: 'DELETE /api/teams/:slug/members/:userId', what: 'remove max (a member; max himself leaves)', mutates: true, request: (w) => ({ path: `/api/teams/${w.team.slug}/members/${w.users.max.id}` }), expect: { ...NO_KEY, ...TEAM(204, 204, 204, 'role', 404) } },
-	{ route: 'DELETE /api/teams/:slug/members/:userId', what: 'remove ann (an admin)', mutates: true, request: (w) => ({ path: `/api/teams/${w.team.slug}/members/${w.users.ann.id}` }), expect: { ...NO_KEY, ...TEAM(204, 204, 'role', 'role', 404) } }
+	{ route: 'DELETE /api/teams/:slug/members/:userId', what: 'remove ann (an admin)', mutates: true, request: (w) => ({ path: `/api/teams/${w.team.slug}/members/${w.users.ann.id}` }), expect: { ...NO_KEY, ...TEAM(204, 204, 'role', 'role', 404) } },
+	{ route: 'PATCH /api/teams/:slug/members/:userId', what: "make ivy's invitation an admin's", mutates: true, request: (w) => ({ path: `/api/teams/${w.team.slug}/members/${w.users.ivy.id}`, body: { role: 'admin' } }), expect: { ...NO_KEY, ...TEAM(200, 'role', 'role', 'role', 404) } },
+	{ route: 'DELETE /api/teams/:slug/members/:userId', what: "cancel ivy's invitation (as a member)", mutates: true, request: (w) => ({ path: `/api/teams/${w.team.slug}/members/${w.users.ivy.id}` }), expect: { ...NO_KEY, ...TEAM(204, 204, 'role', 'role', 404) } },
+	{ route: 'GET /api/invitations', what: 'own invitations', request: () => ({ path: '/api/invitations' }), expect: { ...NO_KEY, ...ANY_VALID(200) } },
+	{ route: 'POST /api/invitations/:teamSlug/accept', what: 'accept crew (only ivy is invited)', mutates: true, request: (w) => ({ path: `/api/invitations/${w.team.slug}/accept` }), expect: { ...NO_KEY, ...ANY_VALID(404), ivy: 200 } },
+	{ route: 'DELETE /api/invitations/:teamSlug', what: 'decline crew (only ivy is invited)', mutates: true, request: (w) => ({ path: `/api/invitations/${w.team.slug}` }), expect: { ...NO_KEY, ...ANY_VALID(404), ivy: 204 } }
 ]
 
-const PUBLIC_ROUTES = ['GET /healthz', 'GET /openapi.json', 'GET /docs', 'GET /docs/assets/swagger-ui-bundle.js', 'GET /docs/assets/swagger-ui.css']
+const PUBLIC_ROUTES = ['GET /healthz', 'GET /openapi.json', 'GET /docs', 'GET /docs/assets/swagger-ui-bundle.js', 'GET /docs/assets/swagger-ui.css', 'GET /docs/assets/start.js']
 
 describe('authorisation matrix (CONTRACT §2, §4)', () => {
 	test('every route the app serves has rows here, for every kind of caller', async () => {

@@ -6,7 +6,8 @@ import type { Store } from '../../src/store/types'
  * alice (pro) owns personal config P; fred (free) owns personal config F;
  * team "crew" is owned by tom (team plan) with ann (pro) as admin, max (pro)
  * and fay (free) as members, and holds team config C; oscar (team plan) is
- * in no team. Every config has two versions.
+ * in no team; ivy (pro) is invited to crew as a member and has not answered.
+ * Every config has two versions.
  */
 export async function buildWorld(options: { store?: Store } = {}) {
 	const t = testApp(options)
@@ -17,15 +18,13 @@ export async function buildWorld(options: { store?: Store } = {}) {
 	const ann = await t.user('pro', 'ann')
 	const max = await t.user('pro', 'max')
 	const fay = await t.user('free', 'fay')
+	const ivy = await t.user('pro', 'ivy')
 
 	const team = (await t.call('POST', '/api/teams', { key: tom.key, body: { name: 'Crew' } })).body as { id: string; slug: string }
-	for (const [user, role] of [
-		[ann, 'admin'],
-		[max, 'member'],
-		[fay, 'member']
-	] as const) {
-		await t.call('POST', `/api/teams/${team.slug}/members`, { key: tom.key, body: { login: user.username, role } })
-	}
+	await t.join(tom, team.slug, ann, 'admin')
+	await t.join(tom, team.slug, max)
+	await t.join(tom, team.slug, fay)
+	await t.call('POST', `/api/teams/${team.slug}/members`, { key: tom.key, body: { login: 'ivy', role: 'member' } })
 
 	async function config(owner: TestUser, body: object) {
 		const first = await t.call('POST', '/api/configs', { key: owner.key, body: { ...body, data: { v: 1 } } })
@@ -44,7 +43,7 @@ export async function buildWorld(options: { store?: Store } = {}) {
 
 	return {
 		t,
-		users: { alice, fred, oscar, tom, ann, max, fay },
+		users: { alice, fred, oscar, tom, ann, max, fay, ivy },
 		keys: {
 			none: undefined,
 			malformed: 'cs_not-a-key',
@@ -55,7 +54,8 @@ export async function buildWorld(options: { store?: Store } = {}) {
 			tom: tom.key,
 			ann: ann.key,
 			max: max.key,
-			fay: fay.key
+			fay: fay.key,
+			ivy: ivy.key
 		},
 		team,
 		P,
@@ -67,5 +67,5 @@ export async function buildWorld(options: { store?: Store } = {}) {
 
 export type World = Awaited<ReturnType<typeof buildWorld>>
 export type CallerName = keyof World['keys']
-export const CALLERS: CallerName[] = ['none', 'malformed', 'revoked', 'alice', 'fred', 'oscar', 'tom', 'ann', 'max', 'fay']
+export const CALLERS: CallerName[] = ['none', 'malformed', 'revoked', 'alice', 'fred', 'oscar', 'tom', 'ann', 'max', 'fay', 'ivy']
 export type { TestApp }

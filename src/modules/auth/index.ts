@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia'
 import { z } from 'zod'
 import type { AuthPlugin } from '../../plugins/auth'
-import { jsonBody } from '../../plugins/json-body'
+import { NO_STORE } from '../../lib/http'
+import { loginJsonBody } from '../../plugins/json-body'
 import { IssuedKey, KeyIdParams, KeyView, LoginBody, Me } from './model'
 import type { AuthService } from './service'
 
@@ -11,17 +12,25 @@ export type ClientAddress = (request: Request) => string
 export const authRoutes = (auth: AuthService, gate: AuthPlugin, clientAddress: ClientAddress) =>
 	new Elysia({ tags: ['auth'] })
 		.use(gate)
-		.post('/api/auth/login', async ({ body, request, status }) => status(201, await auth.login(body, clientAddress(request))), {
-			...jsonBody,
+		.post(
+			'/api/auth/login',
+			async ({ body, request, set, status }) => {
+				const issued = await auth.login(body, clientAddress(request))
+				Object.assign(set.headers, NO_STORE)
+				return status(201, issued)
+			},
+			{
+			...loginJsonBody,
 			body: LoginBody,
 			response: { 201: IssuedKey },
 			detail: {
 				summary: 'Log in and get an API key for this device',
 				description:
-					'No bearer key needed. Logging in again from the same device revokes its previous key. Wrong login or password: 401. After 10 failures for one login, or 30 from one address, within 15 minutes: 429 with Retry-After.',
+					'No bearer key needed; the body must be `application/json` (else 415) of at most 16 KiB. Logging in again from the same device revokes its previous key. Wrong login or password: 401. Within 15 minutes, after 10 failures for one login from one address, 30 from one address, or 100 for one login from all addresses: 429 with Retry-After.',
 				security: []
 			}
-		})
+		}
+		)
 		.post(
 			'/api/auth/logout',
 			async ({ caller, status }) => {

@@ -1,14 +1,17 @@
-import { API_KEY_PATTERN, generateApiKey, sha256Hex } from '../../lib/crypto'
+import { throttleKey } from '../../lib/client-address'
+import { API_KEY_PATTERN, generateApiKey, sha256Hex, type Sealer } from '../../lib/crypto'
 import { AppError } from '../../lib/errors'
 import { toIso, type Clock } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import type { Logger } from '../../lib/log'
 import type { PasswordHasher } from '../../lib/passwords'
-import type { Caller, Store } from '../../store/types'
+import type { Caller, Store, UserRow } from '../../store/types'
 import type { IssuedKey, KeyView, LoginBody } from './model'
 
-/** CONTRACT §2 login throttling. */
-export const THROTTLE = { windowMs: 15 * 60 * 1000, perLogin: 10, perAddress: 30 } as const
+/** CONTRACT §2 login throttling: failures allowed per scope within the window. */
+export const THROTTLE = { windowMs: 15 * 60 * 1000, limits: { perLoginAddress: 10, perAddress: 30, perLogin: 100 } } as const
+/** The security log shows the login as typed, cut to this many characters (CONTRACT §10). */
+const LOGGED_LOGIN_MAX = 64
 /** CONTRACT §5: lastUsedAt is written at most once a minute per key. */
 const TOUCH_EVERY_MS = 60 * 1000
 /** Keys remembered as recently touched; past this many the memory starts afresh (a few MB at most). */
@@ -16,43 +19,88 @@ const TOUCHED_MAX = 10_000
 
 const unauthorized = (message: string) => new AppError('unauthorized', message)
 
-export function createAuthService({ store, clock, passwords, logger }: { store: Store; clock: Clock; passwords: PasswordHasher; logger: Logger }) {
-	// Verified against when the login is unknown, so a miss costs as much as a wrong password.
-	let decoyHash: Promise<string> | undefined
-	const decoy = () => (decoyHash ??= passwords.hash('decoy password never matches'))
-	// When this process last wrote each key's lastUsedAt, so most requests skip the write without
-	// reading the stored time. The store's own guard keeps it to once a minute across workers.
-	const touchedAt = new Map<string, number>()
-
-	/** Stores a new key for (user, device), replacing that device's previous one. */
-	async function issueKey(userId: string, device: string): Promise<IssuedKey> {
+/** Stores a new key for (user, device), replacing that device's previous one (login, and the admin's `key issue`). */
+export function createKeyIssuer({ store, clock }: { store: Store; clock: Clock }) {
+	return async function issueKey(userId: string, device: string): Promise<IssuedKey> {
 		const apiKey = generateApiKey()
 		const createdAt = toIso(clock.now())
 		const id = newId()
 		await store.keys.issue({ id, userId, device, keyHash: sha256Hex(apiKey), createdAt, lastUsedAt: null })
 		return { apiKey, id, device, createdAt }
 	}
+}
+
+/**
+ * What failed logins are counted under: the account (so its email and
+ * username share one budget), or for a name that is no account a keyed hash
+ * of it, so a password typed into the login field is never stored (CONTRACT §6).
+ */
+export const failureKeyOf = (user: UserRow | undefined, login: string, sealer: Pick<Sealer, 'keyedHash'>): string =>
+	user ? userFailureKey(user.id) : `name:${sealer.keyedHash('login-name', login.trim().toLowerCase())}`
+
+/** An account's failures are counted by its id, so clearing them (`user unlock`) needs no master key. */
+export const userFailureKey = (userId: string): string => `user:${userId}`
+
+export function createAuthService({
+	store,
+	clock,
+	passwords,
+	logger,
+	sealer
+}: {
+	store: Store
+	clock: Clock
+	passwords: PasswordHasher
+	logger: Logger
+	sealer: Pick<Sealer, 'keyedHash'>
+}) {
+	// Verified against when the login is unknown, so a miss costs as much as a wrong password.
+	let decoyHash: Promise<string> | undefined
+	const decoy = () => (decoyHash ??= passwords.hash('decoy password never matches'))
+	// When this process last wrote each key's lastUsedAt, so most requests skip the write without
+	// reading the stored time. The store's own guard keeps it to once a minute across workers.
+	const touchedAt = new Map<string, number>()
+	const issueKey = createKeyIssuer({ store, clock })
+
+	/** CONTRACT §10 security log: one fixed-format warn line per failed or refused login, for fail2ban. */
+	const securityLog = (msg: 'login failed' | 'login rate limited', address: string, login: string, reason: string) =>
+		logger.warn(msg, { address, login: [...login].slice(0, LOGGED_LOGIN_MAX).join(''), reason })
 
 	/**
 	 * Takes an attempt, counted as a failure until it succeeds, or refuses with
-	 * 429 while the login or the address has too many recent failures. Taking it
+	 * 429 while the login, the address or the pair has too many recent failures. Taking it
 	 * before the password is checked keeps a parallel burst within the limit.
 	 */
-	async function takeAttempt(loginKey: string, address: string, now: number) {
-		const taken = await store.loginFailures.reserve({
-			loginKey,
-			address,
-			at: now,
-			since: now - THROTTLE.windowMs,
-			perLogin: THROTTLE.perLogin,
-			perAddress: THROTTLE.perAddress
-		})
+	async function takeAttempt(loginKey: string, address: string, now: number, typed: string) {
+		const taken = await store.loginFailures.reserve({ loginKey, address, at: now, since: now - THROTTLE.windowMs, limits: THROTTLE.limits })
 		if (taken.ok) return
+		securityLog('login rate limited', address, typed, 'rate_limited')
 		// Refused until the failure that tipped the count leaves the window.
 		const seconds = Math.max(1, Math.ceil((taken.tippedAt + THROTTLE.windowMs - now) / 1000))
 		throw new AppError('rate_limited', `Too many failed logins. Try again in ${Math.ceil(seconds / 60)} minute(s).`, {
 			headers: { 'retry-after': String(seconds) }
 		})
+	}
+
+	/**
+	 * The password check behind API login and web sign-in, throttled as CONTRACT §2
+	 * says: 401 for a wrong login or password (the same answer for both), 429 when
+	 * the login, the address or the pair has too many recent failures.
+	 */
+	async function checkPassword(login: string, password: string, address: string): Promise<UserRow> {
+		const now = clock.now()
+		const user = await store.users.findByLogin(login)
+		const failureKey = failureKeyOf(user, login, sealer)
+		const addressKey = throttleKey(address)
+		await takeAttempt(failureKey, addressKey, now, login)
+		const ok = await passwords.verify(user?.passwordHash ?? (await decoy()), password)
+		// A failure stays recorded (it was taken as one); a success clears this login's count from this address.
+		if (!user || !user.passwordHash || !ok) {
+			securityLog('login failed', address, login, user ? 'wrong_password' : 'unknown_login')
+			throw unauthorized('Wrong login or password.')
+		}
+		await store.loginFailures.clearLoginAt(failureKey, addressKey)
+		return user
 	}
 
 	return {
@@ -84,17 +132,11 @@ export function createAuthService({ store, clock, passwords, logger }: { store: 
 			return { userId: row.userId, email: row.email, username: row.username, keyHash }
 		},
 
+		checkPassword,
+
 		/** CONTRACT §3 login: a new key for this device, or 401, or 429 when throttled. */
 		async login(body: LoginBody, address: string): Promise<IssuedKey> {
-			const now = clock.now()
-			const user = await store.users.findByLogin(body.login)
-			// Failures count per account (so email and username share one budget), or per name typed when there is no such account.
-			const loginKey = user ? `user:${user.id}` : `login:${body.login.toLowerCase()}`
-			await takeAttempt(loginKey, address, now)
-			const ok = await passwords.verify(user?.passwordHash ?? (await decoy()), body.password)
-			// A failure stays recorded (it was taken as one); a success clears this login's count.
-			if (!user || !user.passwordHash || !ok) throw unauthorized('Wrong login or password.')
-			await store.loginFailures.clearLogin(loginKey)
+			const user = await checkPassword(body.login, body.password, address)
 			return issueKey(user.id, body.device)
 		},
 

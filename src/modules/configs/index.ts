@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { z } from 'zod'
-import { etagOf, jsonArrayResponse, jsonResponse, notModified, objectWithData, parseEntityTags, strongTags, weakTags } from '../../lib/http'
+import { etagOf, jsonArrayResponse, jsonResponse, NO_STORE, notModified, objectWithData, parseEntityTags, strongTags, weakTags } from '../../lib/http'
 import type { AuthPlugin } from '../../plugins/auth'
 import { headerParameters } from '../../plugins/openapi'
 import { jsonBody } from '../../plugins/json-body'
@@ -57,7 +57,7 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 			async ({ caller, query, request }) => {
 				const result = await configs.latest(caller, query, readCondition(request.headers))
 				if (result.notModified) return notModified(result.hash)
-				return jsonResponse(withData(result), { headers: { etag: etagOf(result.hash) } })
+				return jsonResponse(withData(result), { headers: { etag: etagOf(result.hash), ...NO_STORE } })
 			},
 			{
 				auth: true,
@@ -95,7 +95,7 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 			async ({ caller, params, request }) => {
 				const result = await configs.get(caller, params.id, readCondition(request.headers))
 				if (result.notModified) return notModified(result.hash)
-				return jsonResponse(withData(result), { headers: { etag: etagOf(result.hash) } })
+				return jsonResponse(withData(result), { headers: { etag: etagOf(result.hash), ...NO_STORE } })
 			},
 			{
 				auth: true,
@@ -119,7 +119,8 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 				return jsonArrayResponse(
 					(async function* () {
 						for await (const version of versions) yield withData(version)
-					})()
+					})(),
+					NO_STORE
 				)
 			},
 			{
@@ -135,7 +136,7 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 		)
 		.get(
 			'/:id/versions/:versionId',
-			async ({ caller, params }) => jsonResponse(withData(await configs.version(caller, params.id, params.versionId))),
+			async ({ caller, params }) => jsonResponse(withData(await configs.version(caller, params.id, params.versionId)), { headers: NO_STORE }),
 			{ auth: true, params: VersionIdParams, response: { 200: ConfigVersion }, detail: { summary: 'One version (Pro and Team plans)' } }
 		)
 		.post('/:id/rollback', ({ caller, params, body }) => configs.rollback(caller, params.id, body.versionId), {

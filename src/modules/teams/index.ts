@@ -5,6 +5,8 @@ import { jsonBody } from '../../plugins/json-body'
 import {
 	AddMemberBody,
 	CreateTeamBody,
+	Invitation,
+	InvitationParams,
 	MemberParams,
 	PatchTeamBody,
 	SetRoleBody,
@@ -53,21 +55,24 @@ export const teamsRoutes = (teams: TeamsService, gate: AuthPlugin) =>
 			},
 			{ auth: true, params: SlugParams, detail: { summary: 'Delete a team (owner); it is purged for good after 30 days' } }
 		)
-		.post('/:slug/members', async ({ caller, params, body, status }) => status(201, await teams.addMember(caller, params.slug, body)), {
+		.post('/:slug/members', async ({ caller, params, body, status }) => status(201, await teams.invite(caller, params.slug, body)), {
 			...jsonBody,
 			auth: true,
 			params: SlugParams,
 			body: AddMemberBody,
-			response: { 201: TeamMember },
-			detail: { summary: 'Add a member (owner: admins and members; admin: members)' }
+			response: { 201: Invitation },
+			detail: {
+				summary: 'Invite someone (owner: admins and members; admin: members)',
+				description: 'Nobody joins without accepting: this sends an invitation that expires after 7 days. Unknown user 404; already a member or invited 409.'
+			}
 		})
 		.patch('/:slug/members/:userId', ({ caller, params, body }) => teams.setRole(caller, params.slug, params.userId, body.role), {
 			...jsonBody,
 			auth: true,
 			params: MemberParams,
 			body: SetRoleBody,
-			response: TeamMember,
-			detail: { summary: "Change a member's role (owner); the last owner cannot be demoted" }
+			response: z.union([TeamMember, Invitation]),
+			detail: { summary: "Change a member's role, or a pending invitation's (owner); the last owner cannot be demoted" }
 		})
 		.delete(
 			'/:slug/members/:userId',
@@ -78,6 +83,30 @@ export const teamsRoutes = (teams: TeamsService, gate: AuthPlugin) =>
 			{
 				auth: true,
 				params: MemberParams,
-				detail: { summary: 'Remove a member, or leave (owner: anyone; admin: members; anyone: themselves)' }
+				detail: { summary: 'Remove a member, leave, or cancel an invitation (owner: anyone; admin: members; anyone: themselves)' }
 			}
+		)
+
+/** CONTRACT §3: the caller's own invitations, to accept or decline. */
+export const invitationsRoutes = (teams: TeamsService, gate: AuthPlugin) =>
+	new Elysia({ prefix: '/api/invitations', tags: ['teams'] })
+		.use(gate)
+		.get('', ({ caller }) => teams.invitations(caller), {
+			auth: true,
+			response: z.array(Invitation),
+			detail: { summary: 'Your pending team invitations, newest first' }
+		})
+		.post('/:teamSlug/accept', ({ caller, params }) => teams.accept(caller, params.teamSlug), {
+			auth: true,
+			params: InvitationParams,
+			response: TeamMember,
+			detail: { summary: 'Accept an invitation: you join with the invited role' }
+		})
+		.delete(
+			'/:teamSlug',
+			async ({ caller, params, status }) => {
+				await teams.decline(caller, params.teamSlug)
+				return status(204)
+			},
+			{ auth: true, params: InvitationParams, detail: { summary: 'Decline an invitation' } }
 		)

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ROLES, TEAM_NAME_MAX } from '../../lib/constants'
+import { INVITED_ROLES, ROLES, TEAM_NAME_MAX } from '../../lib/constants'
 import { SLUG_MAX, SLUG_PATTERN } from '../../lib/slug'
 import { codePointLength, hasControlCharacters } from '../../lib/text'
 
@@ -26,7 +26,7 @@ export type PatchTeamBody = z.infer<typeof PatchTeamBody>
 const Role = z.enum(ROLES, { error: required(`Must be one of ${ROLES.join(', ')}.`) })
 export const AddMemberBody = z.object({
 	login: z.string({ error: required('Must be a string.') }).trim().min(1).max(320).describe('email or username of an existing user'),
-	role: z.enum(['admin', 'member'], { error: required('Must be admin or member.') }).default('member')
+	role: z.enum(INVITED_ROLES, { error: required('Must be admin or member.') }).default('member')
 })
 export type AddMemberBody = z.infer<typeof AddMemberBody>
 export const SetRoleBody = z.object({ role: Role })
@@ -48,11 +48,27 @@ export const TeamMember = z.object({
 	joinedAt: timestamp
 })
 export type TeamMember = z.infer<typeof TeamMember>
+/** CONTRACT §3: what an invitee and the team's owners and admins see of an invitation (no email). */
+export const Invitation = z.object({
+	teamSlug: z.string(),
+	teamName: z.string(),
+	userId: z.uuid(),
+	username: z.string(),
+	role: z.enum(INVITED_ROLES),
+	invitedBy: z.string().describe("the inviter's username"),
+	createdAt: timestamp,
+	expiresAt: timestamp.describe('7 days after it was sent'),
+	status: z.literal('invited')
+})
+export type Invitation = z.infer<typeof Invitation>
+
 export const TeamDetail = z.object({
 	id: z.uuid(),
 	name: z.string(),
 	slug: z.string(),
 	createdAt: timestamp,
 	userRole: Role,
-	members: z.array(TeamMember)
+	members: z.array(TeamMember),
+	invitations: z.array(Invitation).optional().describe('pending invitations; owners and admins only')
 })
+export const InvitationParams = z.object({ teamSlug: z.string() })

@@ -4,6 +4,7 @@ import { AppError } from '../../lib/errors'
 import { newId } from '../../lib/ids'
 import type { PasswordHasher } from '../../lib/passwords'
 import type { Store, UserRow } from '../../store/types'
+import { userFailureKey } from '../auth/service'
 import { NewUserInput, Password, PlanName } from './model'
 
 /** What an admin sees of a user: never the password hash. */
@@ -51,9 +52,23 @@ export function createUsersService({ store, clock, passwords }: { store: Store; 
 			return view({ ...user, plan })
 		},
 
-		async setPassword(login: string, password: string): Promise<void> {
+		/** Sets a password; with `revokeKeys` every key of the user goes too (signed out everywhere). */
+		async setPassword(login: string, password: string, options: { revokeKeys?: boolean } = {}): Promise<{ revokedKeys: number }> {
 			const user = await find(login)
 			await store.users.setPassword(user.id, await passwords.hash(parse(Password, password)))
+			return { revokedKeys: options.revokeKeys ? await store.keys.revokeAllForUser(user.id) : 0 }
+		},
+
+		/** CONTRACT §7 `user revoke-keys`: every API key of the user stops working at once. */
+		async revokeKeys(login: string): Promise<{ user: UserView; revokedKeys: number }> {
+			const user = await find(login)
+			return { user: view(user), revokedKeys: await store.keys.revokeAllForUser(user.id) }
+		},
+
+		/** CONTRACT §7 `user unlock`: clears the failed-login counts of a user, from every address. */
+		async unlock(login: string): Promise<{ user: UserView; cleared: number }> {
+			const user = await find(login)
+			return { user: view(user), cleared: await store.loginFailures.clearLogin(userFailureKey(user.id)) }
 		},
 
 		/** Refuses while the user is the last owner of a team that has other members, naming the teams. */

@@ -1,5 +1,6 @@
 import { Database } from 'bun:sqlite'
 import { drizzle } from 'drizzle-orm/bun-sqlite'
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs'
 import * as schema from './schema'
 
 export type SqliteDb = ReturnType<typeof drizzleFor>
@@ -12,9 +13,14 @@ const drizzleFor = (sqlite: Database) => drizzle({ client: sqlite, schema })
  * busy timeout so a server and an admin command on one file wait instead of failing.
  */
 export function openDatabase(file: string): Database {
+	if (file !== ':memory:') makePrivate(file)
 	const sqlite = new Database(file, { create: true, strict: true })
 	sqlite.run('PRAGMA busy_timeout = 5000')
-	if (file !== ':memory:') sqlite.run('PRAGMA journal_mode = WAL')
+	if (file !== ':memory:') {
+		sqlite.run('PRAGMA journal_mode = WAL')
+		// SQLite gives the WAL and shared-memory files the database file's mode; older ones may predate that.
+		for (const companion of [`${file}-wal`, `${file}-shm`]) if (existsSync(companion)) chmodSync(companion, 0o600)
+	}
 	// In WAL mode a killed process loses no commit; only a power cut can lose the last few, never corrupting the file.
 	sqlite.run('PRAGMA synchronous = NORMAL')
 	sqlite.run('PRAGMA foreign_keys = ON')
@@ -23,9 +29,25 @@ export function openDatabase(file: string): Database {
 
 export const wrap = (sqlite: Database): SqliteDb => drizzleFor(sqlite)
 
-/** Reads one `meta` value without migrating; undefined on a new database. */
-export function peekMeta(sqlite: Database, key: string): string | undefined {
-	const table = sqlite.query<{ name: string }, [string]>("SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?").get('meta')
-	if (!table) return undefined
-	return sqlite.query<{ value: string }, [string]>('SELECT value FROM meta WHERE key = ?').get(key)?.value
+/**
+ * CONTRACT §6: the database is 0600 whatever the directory's mode or the
+ * umask. Created empty with that mode (SQLite then uses it for the WAL and
+ * shared-memory files too); an existing one from an older version is tightened.
+ */
+function makePrivate(file: string) {
+	try {
+		closeSync(openSync(file, 'wx', 0o600))
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+	}
+	chmodSync(file, 0o600)
+}
+
+/** Reads and writes `meta` values on the raw connection (inside the migration transaction). */
+export function rawMeta(sqlite: Database) {
+	return {
+		get: (key: string) => sqlite.query<{ value: string }, [string]>('SELECT value FROM meta WHERE key = ?').get(key)?.value,
+		set: (key: string, value: string) =>
+			void sqlite.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value])
+	}
 }

@@ -1,6 +1,8 @@
-import { existsSync } from 'node:fs'
+import type { Database } from 'bun:sqlite'
+import { closeSync, constants, linkSync, openSync, unlinkSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
 import type { Store } from '../types'
-import { openDatabase, peekMeta, wrap } from './client'
+import { openDatabase, rawMeta, wrap } from './client'
 import { sqliteConfigs } from './configs'
 import { sqliteKeys } from './keys'
 import { sqliteLoginFailures } from './login-failures'
@@ -10,20 +12,27 @@ import { migrations } from './migrations'
 import { sqliteTeams } from './teams'
 import { sqliteUsers } from './users'
 
+/** The `meta` table as the migration transaction sees it. */
+export interface MetaAccess {
+	get(key: string): string | undefined
+	set(key: string, value: string): void
+}
+
 export interface OpenOptions {
 	/**
-	 * Runs before any migration with a reader of the `meta` table (undefined
-	 * values on a new database); throwing leaves the file as it was.
+	 * Runs inside the transaction that applies the migrations, after them:
+	 * two processes opening a new file at once run it one after the other, and
+	 * throwing rolls the whole transaction back (nothing migrated or written).
 	 */
-	beforeMigrate?: (readMeta: (key: string) => string | undefined) => void
+	withinMigration?: (meta: MetaAccess) => void
 }
 
 /** Opens (creating if needed) and migrates the embedded SQLite store. `:memory:` for tests. */
 export function openSqliteStore(file: string, options: OpenOptions = {}): Store {
 	const sqlite = openDatabase(file)
 	try {
-		options.beforeMigrate?.((key) => peekMeta(sqlite, key))
-		applyMigrations(sqlite, migrations)
+		const meta = rawMeta(sqlite)
+		applyMigrations(sqlite, migrations, options.withinMigration && (() => options.withinMigration?.(meta)))
 	} catch (error) {
 		sqlite.close()
 		throw error
@@ -38,11 +47,28 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 		teams: sqliteTeams(db, sqlite),
 		meta: sqliteMeta(db),
 		ping: async () => ping.get()?.ok === 1,
-		async backup(target) {
-			if (existsSync(target)) throw new Error(`${target} already exists`)
-			// VACUUM INTO reads one snapshot, so the copy is consistent while writers carry on.
-			sqlite.run('VACUUM INTO ?', [target])
-		},
+		backup: async (target) => backupTo(sqlite, target),
 		close: () => sqlite.close()
+	}
+}
+
+/**
+ * CONTRACT §6: a consistent copy, 0600, that never replaces an existing file
+ * and is never written through a symbolic link. VACUUM INTO reads one
+ * snapshot (writers carry on) into an empty file made exclusively beside the
+ * target; the finished copy is then hard-linked to the target name, which
+ * fails if anything (a file or a link) is there, so the target appears whole or not at all.
+ */
+function backupTo(sqlite: Database, target: string) {
+	const temporary = `${target}.${process.pid}-${randomBytes(4).toString('hex')}.partial`
+	closeSync(openSync(temporary, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, 0o600))
+	try {
+		sqlite.run('VACUUM INTO ?', [temporary])
+		linkSync(temporary, target)
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`${target} already exists; backups never replace a file`)
+		throw error
+	} finally {
+		unlinkSync(temporary)
 	}
 }

@@ -50,6 +50,7 @@ export function sqliteKeys(db: SqliteDb, sqlite: Database): KeyStore {
 		listForUser: async (userId): Promise<StoredKey[]> =>
 			db.select(keyFields).from(apiKeys).where(eq(apiKeys.userId, userId)).orderBy(asc(apiKeys.createdAt)).all(),
 		revoke: async (userId, keyId) => changed(db.delete(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId))).run()) > 0,
-		revokeByHash: async (keyHash) => void db.delete(apiKeys).where(eq(apiKeys.keyHash, keyHash)).run()
+		revokeByHash: async (keyHash) => void db.delete(apiKeys).where(eq(apiKeys.keyHash, keyHash)).run(),
+		revokeAllForUser: async (userId) => changed(db.delete(apiKeys).where(eq(apiKeys.userId, userId)).run())
 	}
 }

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, lt, sql } from 'drizzle-orm'
+import { and, desc, eq, gt, lt, sql, type SQL } from 'drizzle-orm'
 import type { Database } from 'bun:sqlite'
 import type { LoginFailureStore } from '../types'
 import type { SqliteDb } from './client'
@@ -7,17 +7,22 @@ import { loginFailures } from './schema'
 
 /** Kept in the database, not in memory, so every process on the file sees the same counts. */
 export function sqliteLoginFailures(db: SqliteDb, sqlite: Database): LoginFailureStore {
-	const nth = (column: typeof loginFailures.loginKey | typeof loginFailures.address) =>
+	const since = gt(loginFailures.at, sql.placeholder('since'))
+	/** The time of the n-th most recent failure in the window: it exists exactly when the count has reached n. */
+	const nth = (scope: SQL | undefined) =>
 		db
 			.select({ at: loginFailures.at })
 			.from(loginFailures)
-			.where(and(eq(column, sql.placeholder('value')), gt(loginFailures.at, sql.placeholder('since'))))
+			.where(and(scope, since))
 			.orderBy(desc(loginFailures.at))
 			.limit(1)
 			.offset(sql.placeholder('offset'))
 			.prepare()
-	const nthForLogin = nth(loginFailures.loginKey)
-	const nthForAddress = nth(loginFailures.address)
+	const loginKey = eq(loginFailures.loginKey, sql.placeholder('loginKey'))
+	const address = eq(loginFailures.address, sql.placeholder('address'))
+	const nthForLoginAddress = nth(and(loginKey, address))
+	const nthForAddress = nth(address)
+	const nthForLogin = nth(loginKey)
 	const insert = db
 		.insert(loginFailures)
 		.values({ loginKey: sql.placeholder('loginKey'), address: sql.placeholder('address'), at: sql.placeholder('at') })
@@ -25,17 +30,26 @@ export function sqliteLoginFailures(db: SqliteDb, sqlite: Database): LoginFailur
 
 	type Attempt = Parameters<LoginFailureStore['reserve']>[0]
 	const reserve = sqlite.transaction((attempt: Attempt): { ok: true } | { ok: false; tippedAt: number } => {
-		// The limit-th most recent failure in the window exists exactly when the count has reached the limit.
-		const byLogin = nthForLogin.get({ value: attempt.loginKey, since: attempt.since, offset: attempt.perLogin - 1 })?.at
-		const byAddress = nthForAddress.get({ value: attempt.address, since: attempt.since, offset: attempt.perAddress - 1 })?.at
-		if (byLogin !== undefined || byAddress !== undefined) return { ok: false, tippedAt: Math.max(byLogin ?? 0, byAddress ?? 0) }
+		const { limits } = attempt
+		const values = { loginKey: attempt.loginKey, address: attempt.address, since: attempt.since }
+		const tipped = [
+			nthForLoginAddress.get({ ...values, offset: limits.perLoginAddress - 1 })?.at,
+			nthForAddress.get({ ...values, offset: limits.perAddress - 1 })?.at,
+			nthForLogin.get({ ...values, offset: limits.perLogin - 1 })?.at
+		].filter((at): at is number => at !== undefined)
+		if (tipped.length > 0) return { ok: false, tippedAt: Math.max(...tipped) }
 		insert.run({ loginKey: attempt.loginKey, address: attempt.address, at: attempt.at })
 		return { ok: true }
 	})
 
 	return {
 		reserve: async (attempt) => reserve.immediate(attempt),
-		clearLogin: async (loginKey) => void db.delete(loginFailures).where(eq(loginFailures.loginKey, loginKey)).run(),
+		clearLoginAt: async (key, from) =>
+			void db
+				.delete(loginFailures)
+				.where(and(eq(loginFailures.loginKey, key), eq(loginFailures.address, from)))
+				.run(),
+		clearLogin: async (key) => changed(db.delete(loginFailures).where(eq(loginFailures.loginKey, key)).run()),
 		prune: async (before) => changed(db.delete(loginFailures).where(lt(loginFailures.at, before)).run())
 	}
 }

@@ -8,9 +8,11 @@ const TABLE = '__drizzle_migrations'
  * drizzle's own table with drizzle's rule (a migration is pending when its
  * `when` is newer than the last one recorded). Immediate, so a server and an
  * admin command starting together cannot both apply the same migration.
+ * `then` runs inside the same transaction, after the migrations (the
+ * master-key check: CONTRACT §6); throwing rolls everything back.
  * Returns the tags applied.
  */
-export function applyMigrations(sqlite: Database, migrations: Migration[]): string[] {
+export function applyMigrations(sqlite: Database, migrations: Migration[], then?: () => void): string[] {
 	const applied: string[] = []
 	sqlite.transaction(() => {
 		sqlite.run(`CREATE TABLE IF NOT EXISTS ${TABLE} (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)`)
@@ -23,6 +25,7 @@ export function applyMigrations(sqlite: Database, migrations: Migration[]): stri
 			sqlite.run(`INSERT INTO ${TABLE} (hash, created_at) VALUES (?, ?)`, [migration.hash, migration.folderMillis])
 			applied.push(migration.tag)
 		}
+		then?.()
 	}).immediate()
 	return applied
 }

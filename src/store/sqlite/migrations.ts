@@ -1,5 +1,6 @@
 import journal from '../../../drizzle/meta/_journal.json' with { type: 'json' }
 import m0000 from '../../../drizzle/0000_init.sql' with { type: 'text' }
+import m0001 from '../../../drizzle/0001_invitations.sql' with { type: 'text' }
 
 /**
  * Every migration drizzle-kit generated, embedded so the compiled binary needs
@@ -7,7 +8,8 @@ import m0000 from '../../../drizzle/0000_init.sql' with { type: 'text' }
  * this list against drizzle/meta/_journal.json.
  */
 export const embeddedSql: Record<string, string> = {
-	'0000_init': m0000
+	'0000_init': m0000,
+	'0001_invitations': m0001
 }
 
 export interface Migration {

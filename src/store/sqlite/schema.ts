@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { blob, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
-import { PLANS, ROLES, TOOLS } from '../../lib/constants'
+import { INVITED_ROLES, PLANS, ROLES, TOOLS } from '../../lib/constants'
 
 /** Timestamps are ISO 8601 UTC strings with milliseconds: they sort as text. */
 
@@ -49,7 +49,11 @@ export const loginFailures = sqliteTable(
 		/** Milliseconds since the epoch. */
 		at: integer('at').notNull()
 	},
-	(t) => [index('login_failures_login_idx').on(t.loginKey, t.at), index('login_failures_address_idx').on(t.address, t.at)]
+	(t) => [
+		index('login_failures_login_idx').on(t.loginKey, t.at),
+		index('login_failures_address_idx').on(t.address, t.at),
+		index('login_failures_login_address_idx').on(t.loginKey, t.address, t.at)
+	]
 )
 
 export const teams = sqliteTable(
@@ -82,6 +86,40 @@ export const teamMembers = sqliteTable(
 		joinedAt: text('joined_at').notNull()
 	},
 	(t) => [uniqueIndex('team_members_team_user_key').on(t.teamId, t.userId), index('team_members_user_idx').on(t.userId)]
+)
+
+/** CONTRACT §3: nobody becomes a member without accepting; one pending invitation per (team, user). */
+export const teamInvitations = sqliteTable(
+	'team_invitations',
+	{
+		id: text('id').primaryKey(),
+		teamId: text('team_id')
+			.notNull()
+			.references(() => teams.id, { onDelete: 'cascade' }),
+		userId: text('user_id')
+			.notNull()
+			.references(() => users.id, { onDelete: 'cascade' }),
+		role: text('role', { enum: INVITED_ROLES }).notNull(),
+		invitedBy: text('invited_by')
+			.notNull()
+			.references(() => users.id, { onDelete: 'cascade' }),
+		createdAt: text('created_at').notNull(),
+		expiresAt: text('expires_at').notNull()
+	},
+	(t) => [uniqueIndex('team_invitations_team_user_key').on(t.teamId, t.userId), index('team_invitations_user_idx').on(t.userId)]
+)
+
+/** CONTRACT §3: a slug given up by a rename stays the team's for 30 days, so nobody else can take it over. */
+export const teamSlugReservations = sqliteTable(
+	'team_slug_reservations',
+	{
+		slug: text('slug').primaryKey(),
+		teamId: text('team_id')
+			.notNull()
+			.references(() => teams.id, { onDelete: 'cascade' }),
+		releasedAt: text('released_at').notNull()
+	},
+	(t) => [index('team_slug_reservations_team_idx').on(t.teamId)]
 )
 
 export const configs = sqliteTable(

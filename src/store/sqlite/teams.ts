@@ -1,10 +1,11 @@
-import { and, asc, count, eq, isNotNull, isNull, lt, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, gt, isNotNull, isNull, lt, ne, sql, type SQL } from 'drizzle-orm'
+import { alias } from 'drizzle-orm/sqlite-core'
 import type { Database } from 'bun:sqlite'
-import type { Role } from '../../lib/constants'
-import type { MemberRow, TeamRow, TeamStore } from '../types'
+import type { InvitedRole, Role } from '../../lib/constants'
+import type { InvitationRow, MemberRow, NewInvitation, TeamRow, TeamStore } from '../types'
 import type { SqliteDb } from './client'
 import { changed, isUniqueViolation } from './errors'
-import { teamMembers, teams, users } from './schema'
+import { teamInvitations, teamMembers, teams, teamSlugReservations, users } from './schema'
 
 const teamFields = { id: teams.id, name: teams.name, slug: teams.slug, createdAt: teams.createdAt, deletedAt: teams.deletedAt }
 const memberFields = {
@@ -15,6 +16,18 @@ const memberFields = {
 	username: users.username,
 	role: teamMembers.role,
 	joinedAt: teamMembers.joinedAt
+}
+const inviters = alias(users, 'inviters')
+const invitationFields = {
+	teamId: teamInvitations.teamId,
+	teamSlug: teams.slug,
+	teamName: teams.name,
+	userId: teamInvitations.userId,
+	username: users.username,
+	role: teamInvitations.role,
+	invitedBy: inviters.username,
+	createdAt: teamInvitations.createdAt,
+	expiresAt: teamInvitations.expiresAt
 }
 
 export function sqliteTeams(db: SqliteDb, sqlite: Database): TeamStore {
@@ -47,12 +60,86 @@ export function sqliteTeams(db: SqliteDb, sqlite: Database): TeamStore {
 			.from(teamMembers)
 			.where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.role, 'owner')))
 			.get()?.n ?? 0
+	/** Pending invitations (not expired, team alive) matching `where`, newest first. */
+	const invitations = (where: SQL | undefined, now: string) =>
+		db
+			.select(invitationFields)
+			.from(teamInvitations)
+			.innerJoin(teams, eq(teams.id, teamInvitations.teamId))
+			.innerJoin(users, eq(users.id, teamInvitations.userId))
+			.innerJoin(inviters, eq(inviters.id, teamInvitations.invitedBy))
+			.where(and(where, gt(teamInvitations.expiresAt, now), isNull(teams.deletedAt)))
+			.orderBy(desc(teamInvitations.createdAt), asc(teams.slug))
+			.all() as InvitationRow[]
+	const pendingInvitation = (teamId: string, userId: string, now: string) =>
+		invitations(and(eq(teamInvitations.teamId, teamId), eq(teamInvitations.userId, userId)), now)[0]
+	/** Another team's claim on a slug it gave up by a rename after `since`. */
+	const reservedByOther = (slug: string, teamId: string, since: string) =>
+		db
+			.select({ teamId: teamSlugReservations.teamId })
+			.from(teamSlugReservations)
+			.where(and(eq(teamSlugReservations.slug, slug), ne(teamSlugReservations.teamId, teamId), gt(teamSlugReservations.releasedAt, since)))
+			.get() !== undefined
+	const liveTeamBySlug = (slug: string) =>
+		db
+			.select(teamFields)
+			.from(teams)
+			.where(and(eq(teams.slug, slug), isNull(teams.deletedAt)))
+			.get()
 
-	const createTx = sqlite.transaction((team: TeamRow, owner: { membershipId: string; userId: string; joinedAt: string }) => {
+	const createTx = sqlite.transaction((team: TeamRow, owner: { membershipId: string; userId: string; joinedAt: string }, reservedSince: string) => {
+		if (reservedByOther(team.slug, team.id, reservedSince)) return false
+		// A reservation older than the window is spent: the slug is free again.
+		db.delete(teamSlugReservations).where(eq(teamSlugReservations.slug, team.slug)).run()
 		db.insert(teams).values(team).run()
 		db.insert(teamMembers)
 			.values({ id: owner.membershipId, teamId: team.id, userId: owner.userId, role: 'owner', joinedAt: owner.joinedAt })
 			.run()
+		return true
+	})
+
+	const updateTx = sqlite.transaction(
+		(teamId: string, changes: { name?: string; slug?: string }, at: string, reservedSince: string): TeamRow | 'conflict' | undefined => {
+			const current = db.select(teamFields).from(teams).where(eq(teams.id, teamId)).get()
+			if (!current) return undefined
+			if (changes.slug !== undefined && changes.slug !== current.slug) {
+				if (reservedByOther(changes.slug, teamId, reservedSince)) return 'conflict'
+				// Taking back its own old slug (or a spent reservation) ends that reservation.
+				db.delete(teamSlugReservations).where(eq(teamSlugReservations.slug, changes.slug)).run()
+				db.insert(teamSlugReservations)
+					.values({ slug: current.slug, teamId, releasedAt: at })
+					.onConflictDoUpdate({ target: teamSlugReservations.slug, set: { teamId, releasedAt: at } })
+					.run()
+			}
+			if (changes.name === undefined && changes.slug === undefined) return current
+			return db.update(teams).set(changes).where(eq(teams.id, teamId)).returning(teamFields).get()
+		}
+	)
+
+	const inviteTx = sqlite.transaction((invitation: NewInvitation, now: string): InvitationRow | 'member' | 'invited' => {
+		if (member(invitation.teamId, invitation.userId)) return 'member'
+		if (pendingInvitation(invitation.teamId, invitation.userId, now)) return 'invited'
+		// An expired invitation for the same person is replaced by the new one.
+		db.delete(teamInvitations)
+			.where(and(eq(teamInvitations.teamId, invitation.teamId), eq(teamInvitations.userId, invitation.userId)))
+			.run()
+		db.insert(teamInvitations).values(invitation).run()
+		return pendingInvitation(invitation.teamId, invitation.userId, now) as InvitationRow
+	})
+
+	const acceptTx = sqlite.transaction((slug: string, userId: string, now: string, membership: { id: string; joinedAt: string }): MemberRow | undefined => {
+		const team = liveTeamBySlug(slug)
+		if (!team) return undefined
+		const invitation = pendingInvitation(team.id, userId, now)
+		if (!invitation) return undefined
+		db.delete(teamInvitations)
+			.where(and(eq(teamInvitations.teamId, team.id), eq(teamInvitations.userId, userId)))
+			.run()
+		// Already a member (joined by another path meanwhile): the invitation is spent, the membership stays as it is.
+		const existing = member(team.id, userId)
+		if (existing) return existing
+		db.insert(teamMembers).values({ id: membership.id, teamId: team.id, userId, role: invitation.role, joinedAt: membership.joinedAt }).run()
+		return member(team.id, userId)
 	})
 
 	// A team always keeps an owner: the count and the change happen under one write lock.
@@ -75,12 +162,13 @@ export function sqliteTeams(db: SqliteDb, sqlite: Database): TeamStore {
 			.run()
 		return true
 	})
+	const invitationOf = (teamId: string, userId: string) =>
+		and(eq(teamInvitations.teamId, teamId), eq(teamInvitations.userId, userId))
 
 	return {
-		async create(team, owner) {
+		async create(team, owner, reservedSince) {
 			try {
-				createTx.immediate(team, owner)
-				return true
+				return createTx.immediate(team, owner, reservedSince)
 			} catch (error) {
 				if (isUniqueViolation(error)) return false
 				throw error
@@ -108,12 +196,9 @@ export function sqliteTeams(db: SqliteDb, sqlite: Database): TeamStore {
 				.where(eq(teamMembers.teamId, teamId))
 				.orderBy(asc(teamMembers.joinedAt), asc(teamMembers.id))
 				.all(),
-		async update(teamId, changes) {
-			if (changes.name === undefined && changes.slug === undefined) {
-				return db.select(teamFields).from(teams).where(eq(teams.id, teamId)).get()
-			}
+		async update(teamId, changes, at, reservedSince) {
 			try {
-				return db.update(teams).set(changes).where(eq(teams.id, teamId)).returning(teamFields).get()
+				return updateTx.immediate(teamId, changes, at, reservedSince)
 			} catch (error) {
 				if (isUniqueViolation(error)) return 'conflict'
 				throw error
@@ -127,14 +212,26 @@ export function sqliteTeams(db: SqliteDb, sqlite: Database): TeamStore {
 					.where(and(eq(teams.id, teamId), isNull(teams.deletedAt)))
 					.run()
 			) > 0,
-		async addMember(membership) {
-			try {
-				db.insert(teamMembers).values(membership).run()
-			} catch (error) {
-				if (isUniqueViolation(error)) return 'conflict'
-				throw error
-			}
-			return member(membership.teamId, membership.userId) as MemberRow
+		invite: async (invitation, now) => inviteTx.immediate(invitation, now),
+		invitationsForUser: async (userId, now) => invitations(eq(teamInvitations.userId, userId), now),
+		invitationsForTeam: async (teamId, now) => invitations(eq(teamInvitations.teamId, teamId), now),
+		findInvitation: async (teamId, userId, now) => pendingInvitation(teamId, userId, now),
+		acceptInvitation: async (slug, userId, now, membership) => acceptTx.immediate(slug, userId, now, membership),
+		async declineInvitation(slug, userId, now) {
+			const team = liveTeamBySlug(slug)
+			if (!team || !pendingInvitation(team.id, userId, now)) return false
+			return changed(db.delete(teamInvitations).where(invitationOf(team.id, userId)).run()) > 0
+		},
+		cancelInvitation: async (teamId, userId) => changed(db.delete(teamInvitations).where(invitationOf(teamId, userId)).run()) > 0,
+		async setInvitationRole(teamId, userId, role: InvitedRole, now) {
+			const updated = changed(
+				db
+					.update(teamInvitations)
+					.set({ role })
+					.where(and(invitationOf(teamId, userId), gt(teamInvitations.expiresAt, now)))
+					.run()
+			)
+			return updated > 0 ? pendingInvitation(teamId, userId, now) : undefined
 		},
 		setRole: async (teamId, userId, role) => setRoleTx.immediate(teamId, userId, role),
 		removeMember: async (teamId, userId) => removeMemberTx.immediate(teamId, userId),
@@ -145,7 +242,11 @@ export function sqliteTeams(db: SqliteDb, sqlite: Database): TeamStore {
 				.where(and(isNotNull(teams.deletedAt), lt(teams.deletedAt, before)))
 				.all()
 				.map((row) => row.id),
-		// Cascades take its memberships, configs and their versions in the same statement.
-		purge: async (teamId) => changed(db.delete(teams).where(and(eq(teams.id, teamId), isNotNull(teams.deletedAt))).run()) > 0
+		// Cascades take its memberships, invitations, configs and their versions in the same statement.
+		purge: async (teamId) => changed(db.delete(teams).where(and(eq(teams.id, teamId), isNotNull(teams.deletedAt))).run()) > 0,
+		async pruneReservationsAndInvitations(releasedBefore, expiredBefore) {
+			db.delete(teamSlugReservations).where(lt(teamSlugReservations.releasedAt, releasedBefore)).run()
+			db.delete(teamInvitations).where(lt(teamInvitations.expiresAt, expiredBefore)).run()
+		}
 	}
 }
