@@ -5,7 +5,11 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# No install scripts but bun's own (it fetches nothing: the binary ships in its platform package).
+# npm 10 in this image runs every script; swagger-ui-dist's @scarf/scarf would report the install
+# over the network. package.json's scarfSettings and DO_NOT_TRACK opt out as well, belt and braces.
+ENV DO_NOT_TRACK=1 SCARF_ANALYTICS=false
+RUN npm ci --no-audit --no-fund --ignore-scripts && npm rebuild bun
 COPY . .
 RUN npm run build
 
