@@ -35,11 +35,11 @@ export async function seed(file: string, options: { configs: number; versionsEac
 	const users: string[] = []
 	for (let u = 0; u < 1000; u++) {
 		const id = newId()
-		await store.users.create({ id, email: `filler${u}@example.test`, username: `filler${u}`, passwordHash: null, plan: 'pro', createdAt: at })
+		await store.users.create({ id, email: `filler${u}@example.test`, username: `filler${u}`, passwordHash: null, plan: 'pro', isAdmin: false, createdAt: at })
 		users.push(id)
 	}
 	const benchUser = newId()
-	await store.users.create({ id: benchUser, email: 'bench@example.test', username: 'bench', passwordHash: null, plan: 'pro', createdAt: at })
+	await store.users.create({ id: benchUser, email: 'bench@example.test', username: 'bench', passwordHash: null, plan: 'pro', isAdmin: false, createdAt: at })
 	const apiKey = generateApiKey()
 	await store.keys.issue({ id: newId(), userId: benchUser, device: 'bench', keyHash: sha256Hex(apiKey), createdAt: at, lastUsedAt: null })
 	for (let u = 0; u < 1000; u++) {

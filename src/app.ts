@@ -5,6 +5,8 @@ import type { Sealer } from './lib/crypto'
 import { SECURITY_HEADERS } from './lib/http'
 import type { Logger } from './lib/log'
 import type { PasswordHasher } from './lib/passwords'
+import { auditRoutes } from './modules/audit'
+import { createAuditService } from './modules/audit/service'
 import { authRoutes } from './modules/auth'
 import { createAuthService } from './modules/auth/service'
 import { configsRoutes } from './modules/configs'
@@ -34,14 +36,15 @@ export interface AppDeps {
 /** Builds the whole HTTP app; tests call it with an in-memory store and `app.handle(request)`. */
 export function createApp(deps: AppDeps) {
 	const auth = createAuthService(deps)
-	const gate = authPlugin(auth)
+	const peer = deps.peerAddress ?? (() => 'unknown')
+	const trusted = deps.trustedProxies ?? noTrustedProxies
+	const addressOf = (request: Request) => clientAddress(peer(request), request.headers.get('x-forwarded-for'), trusted)
+	const gate = authPlugin(auth, addressOf)
 	const policy = createConfigPolicy(deps.store)
 	const configs = createConfigsService({ ...deps, policy })
 	const teams = createTeamsService(deps)
 	const tracker = createRequestTracker()
-	const peer = deps.peerAddress ?? (() => 'unknown')
-	const trusted = deps.trustedProxies ?? noTrustedProxies
-	const addressOf = (request: Request) => clientAddress(peer(request), request.headers.get('x-forwarded-for'), trusted)
+	const audit = createAuditService(deps)
 	// Elysia assumes URLs start with at least "http://a.bc" and looks for the path
 	// from character 11; a homelab box reached as http://nas/ would then be routed
 	// by the wrong path (its /docs was a 404). Our URLs are always plain http.
@@ -56,6 +59,7 @@ export function createApp(deps: AppDeps) {
 		.use(configsRoutes(configs, gate))
 		.use(teamsRoutes(teams, gate))
 		.use(invitationsRoutes(teams, gate))
+		.use(auditRoutes(audit, gate))
 }
 
 export type App = ReturnType<typeof createApp>

@@ -31,6 +31,8 @@ export const Config = z.object({
 	}),
 	/** Deprecated CFGSYNC_TRUST_PROXY=1: trust whatever peer connects (used only when trustedProxies is empty). */
 	trustProxy: z.boolean(),
+	/** CONTRACT §10: how long audit events are kept. */
+	auditRetentionDays: z.coerce.number().int().min(1).max(36_500),
 	/** Processes serving one port (SO_REUSEPORT); 'auto' is one per core. */
 	workers: z.union([z.literal('auto'), z.coerce.number().int().min(1).max(64)])
 })
@@ -44,6 +46,7 @@ const ENV_NAMES: Record<string, string> = {
 	defaultPlan: 'CFGSYNC_DEFAULT_PLAN',
 	logLevel: 'CFGSYNC_LOG_LEVEL',
 	trustedProxies: 'CFGSYNC_TRUSTED_PROXIES',
+	auditRetentionDays: 'CFGSYNC_AUDIT_RETENTION_DAYS',
 	workers: '--workers / CFGSYNC_WORKERS'
 }
 
@@ -60,6 +63,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: Record<string, string |
 		logLevel: env.CFGSYNC_LOG_LEVEL ?? 'info',
 		trustedProxies: env.CFGSYNC_TRUSTED_PROXIES ?? '',
 		trustProxy: truthy(env.CFGSYNC_TRUST_PROXY),
+		auditRetentionDays: env.CFGSYNC_AUDIT_RETENTION_DAYS ?? 365,
 		workers: flags.workers ?? env.CFGSYNC_WORKERS ?? 1
 	})
 	if (!parsed.success) {

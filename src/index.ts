@@ -10,11 +10,12 @@ const HELP = `cfgsync-server ${packageJson.version} — self-hosted configuratio
 Usage:
   cfgsync-server [serve] [--port N] [--host H] [--data-dir D] [--workers N|auto]
                                                                 run the server (default command)
-  cfgsync-server user add --email E --username U [--plan free|pro|team] [--password P | --password-stdin]
+  cfgsync-server user add --email E --username U [--plan free|pro|team] [--admin] [--password P | --password-stdin]
   cfgsync-server user list [--json]
   cfgsync-server user set-plan LOGIN PLAN
+  cfgsync-server user set-admin LOGIN on|off                    server admins see the web application's Admin page
   cfgsync-server user passwd LOGIN [--password P | --password-stdin] [--revoke-keys]
-  cfgsync-server user revoke-keys LOGIN                         revoke every key of a user
+  cfgsync-server user revoke-keys LOGIN                         revoke every key and web session of a user
   cfgsync-server user unlock LOGIN                              clear a user's failed-login counts
   cfgsync-server user remove LOGIN
   cfgsync-server key issue LOGIN --device NAME                  print a new API key for a device
@@ -50,13 +51,17 @@ Runs the server until SIGTERM or SIGINT.
 ${DATA_DIR}
   --workers N     processes serving the port (default 1; auto = one per core)
 See cfgsync-server --help for the environment variables.`,
-	user: `Usage: cfgsync-server user add|list|set-plan|passwd|revoke-keys|unlock|remove ...
+	user: `Usage: cfgsync-server user add|list|set-plan|set-admin|passwd|revoke-keys|unlock|remove ...
 
 Manage users; LOGIN is an email or a username. cfgsync-server user COMMAND --help for each.`,
-	'user add': `Usage: cfgsync-server user add --email E --username U [--plan free|pro|team] [--password P | --password-stdin] [--data-dir D]
+	'user add': `Usage: cfgsync-server user add --email E --username U [--plan free|pro|team] [--admin] [--password P | --password-stdin] [--data-dir D]
 
 Creates a user and prints its id. The plan defaults to CFGSYNC_DEFAULT_PLAN, else team.
+--admin makes them a server admin (the web application's Admin page).
 A password not given is asked for twice without echo.`,
+	'user set-admin': `Usage: cfgsync-server user set-admin LOGIN on|off [--data-dir D]
+
+Makes a user a server admin (the web application's Admin page: users, plans, passwords, keys), or not.`,
 	'user list': `Usage: cfgsync-server user list [--json] [--data-dir D]
 
 Lists users (id, email, username, plan, created).`,
@@ -64,10 +69,11 @@ Lists users (id, email, username, plan, created).`,
 	'user passwd': `Usage: cfgsync-server user passwd LOGIN [--password P | --password-stdin] [--revoke-keys] [--data-dir D]
 
 Sets a new password (asked for twice without echo when not given).
+Every web session of the user ends.
   --revoke-keys   also revoke every API key of the user: signed out everywhere`,
 	'user revoke-keys': `Usage: cfgsync-server user revoke-keys LOGIN [--data-dir D]
 
-Revokes every API key of the user at once (a lost laptop, a leaked key).`,
+Revokes every API key and ends every web session of the user at once (a lost laptop, a leaked key).`,
 	'user unlock': `Usage: cfgsync-server user unlock LOGIN [--data-dir D]
 
 Clears the user's failed-login counts from every address, ending a 429 lock-out.`,

@@ -18,7 +18,7 @@ async function sharedDatabase() {
 	const masterKey = generateMasterKey()
 	const store = openSqliteStore(file)
 	const userId = newId()
-	await store.users.create({ id: userId, email: 'r@example.test', username: 'racer', passwordHash: null, plan: 'pro', createdAt: new Date().toISOString() })
+	await store.users.create({ id: userId, email: 'r@example.test', username: 'racer', passwordHash: null, plan: 'pro', isAdmin: false, createdAt: new Date().toISOString() })
 	const apiKey = generateApiKey()
 	await store.keys.issue({ id: newId(), userId, device: 'race', keyHash: sha256Hex(apiKey), createdAt: new Date().toISOString(), lastUsedAt: null })
 	const sealer = createSealer(masterKey)

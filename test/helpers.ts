@@ -76,6 +76,7 @@ export function testApp(options: { store?: Store; address?: (request: Request) =
 			username,
 			passwordHash: await fastPasswords.hash(password),
 			plan,
+			isAdmin: false,
 			createdAt: new Date(clock.now()).toISOString()
 		})
 		const key = generateApiKey()

@@ -1,8 +1,9 @@
 import { openStore } from '../boot'
-import { loadConfig } from '../config'
+import { loadConfig, type Config } from '../config'
 import { systemClock } from '../lib/clock'
 import { createLogger } from '../lib/log'
 import { createPasswordHasher } from '../lib/passwords'
+import { createAuditEvents } from '../modules/audit/event'
 import { createKeyIssuer } from '../modules/auth/service'
 import { createUsersService } from '../modules/users/service'
 import type { Store } from '../store/types'
@@ -21,15 +22,15 @@ export async function withAdmin<T>(
 		process.stderr.write(`cfgsync-server: no database at ${file}: creating a new one (pass --data-dir to use another)\n`)
 	)
 	try {
-		return await body(adminServices(store, config.logLevel))
+		return await body(adminServices(store, config))
 	} finally {
 		store.close()
 	}
 }
 
-function adminServices(store: Store, logLevel: 'debug' | 'info' | 'warn' | 'error') {
+function adminServices(store: Store, config: Config) {
 	// Admin output is for a person on stdout; the job log goes to stderr so it never mixes in.
-	const logger = createLogger({ level: logLevel, write: (chunk) => void process.stderr.write(chunk) })
+	const logger = createLogger({ level: config.logLevel, write: (chunk) => void process.stderr.write(chunk) })
 	const deps = { store, clock: systemClock, passwords: createPasswordHasher(), logger }
-	return { store, logger, clock: systemClock, users: createUsersService(deps), issueKey: createKeyIssuer(deps) }
+	return { store, logger, clock: systemClock, auditRetentionDays: config.auditRetentionDays, users: createUsersService(deps), issueKey: createKeyIssuer(deps), event: createAuditEvents(systemClock) }
 }

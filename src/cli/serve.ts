@@ -88,7 +88,7 @@ function serveHttp(config: Config, logger: Logger, opened: Awaited<ReturnType<ty
 		throw new CliError(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`)
 	}
 	// The purge runs in one process only: the primary when there are workers.
-	const purgeJob = worker ? undefined : schedulePurge(deps)
+	const purgeJob = worker ? undefined : schedulePurge({ ...deps, auditRetentionDays: config.auditRetentionDays })
 	logger.info('listening', { url: `http://${config.host}:${app.server?.port}`, dataDir: config.dataDir, pid: process.pid, ...(worker ? { worker: true } : {}) })
 	if (worker) process.send?.('ready')
 
@@ -158,7 +158,7 @@ async function supervise(config: Config, logger: Logger, store: Store, count: nu
 	}
 	started = true
 	const deps = { store, clock: systemClock, logger, passwords: createPasswordHasher() }
-	const purgeJob = schedulePurge(deps)
+	const purgeJob = schedulePurge({ ...deps, auditRetentionDays: config.auditRetentionDays })
 	logger.info('listening', { url: `http://${config.host}:${port}`, dataDir: config.dataDir, pid: process.pid, workers: count })
 
 	onShutdown(logger, async () => {

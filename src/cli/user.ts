@@ -1,6 +1,7 @@
 import { DEVICE_MAX, PLANS, type Plan } from '../lib/constants'
 import { hasControlCharacters } from '../lib/text'
 import { parseCommand, passwordFrom, usageError } from './io'
+import { ADMIN_COMMAND } from '../modules/audit/event'
 import { withAdmin } from './context'
 
 const passwordOptions = { password: { type: 'string' }, 'password-stdin': { type: 'boolean' } } as const
@@ -23,13 +24,19 @@ export async function userCommand(args: string[]) {
 	const [sub, ...rest] = args
 	switch (sub) {
 		case 'add': {
-			const { values } = parseCommand(rest,
-				{ email: { type: 'string' }, username: { type: 'string' }, plan: { type: 'string' }, ...passwordOptions, ...dataDirOption })
+			const { values } = parseCommand(rest, {
+				email: { type: 'string' },
+				username: { type: 'string' },
+				plan: { type: 'string' },
+				admin: { type: 'boolean' },
+				...passwordOptions,
+				...dataDirOption
+			})
 			if (!values.email || !values.username) throw usageError(`user add needs --email and --username`)
 			const chosenPlan = plan(values.plan, process.env.CFGSYNC_DEFAULT_PLAN || 'team')
 			const password = await passwordFrom(values)
 			const user = await withAdmin(values['data-dir'], (admin) =>
-				admin.users.add({ email: values.email as string, username: values.username as string, password, plan: chosenPlan })
+				admin.users.add({ email: values.email as string, username: values.username as string, password, plan: chosenPlan, isAdmin: values.admin === true })
 			)
 			process.stdout.write(`${user.id}\n`)
 			return
@@ -41,7 +48,7 @@ export async function userCommand(args: string[]) {
 				process.stdout.write(`${JSON.stringify(users, null, 2)}\n`)
 				return
 			}
-			const rows = [['ID', 'EMAIL', 'USERNAME', 'PLAN', 'CREATED'], ...users.map((u) => [u.id, u.email, u.username, u.plan, u.createdAt])]
+			const rows = [['ID', 'EMAIL', 'USERNAME', 'PLAN', 'ADMIN', 'CREATED'], ...users.map((u) => [u.id, u.email, u.username, u.plan, u.isAdmin ? 'yes' : '', u.createdAt])]
 			const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)))
 			for (const row of rows) process.stdout.write(`${row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()}\n`)
 			return
@@ -65,11 +72,19 @@ export async function userCommand(args: string[]) {
 			process.stdout.write(values['revoke-keys'] ? `password changed; ${plural(revokedKeys, 'key')} revoked\n` : 'password changed\n')
 			return
 		}
+		case 'set-admin': {
+			const { values, positionals } = parseCommand(rest, dataDirOption)
+			const [login, setting] = one(positionals, 2, 'LOGIN and on or off')
+			if (setting !== 'on' && setting !== 'off') throw usageError(`set-admin takes on or off, not "${setting}"`)
+			const user = await withAdmin(values['data-dir'], (admin) => admin.users.setAdmin(login!, setting === 'on'))
+			process.stdout.write(`${user.username} ${user.isAdmin ? 'is now a server admin' : 'is no longer a server admin'}\n`)
+			return
+		}
 		case 'revoke-keys': {
 			const { values, positionals } = parseCommand(rest, dataDirOption)
 			const [login] = one(positionals, 1, 'LOGIN')
-			const { user, revokedKeys } = await withAdmin(values['data-dir'], (admin) => admin.users.revokeKeys(login!))
-			process.stdout.write(`revoked ${plural(revokedKeys, 'key')} of ${user.username}\n`)
+			const { user, revokedKeys, endedSessions } = await withAdmin(values['data-dir'], (admin) => admin.users.revokeKeys(login!))
+			process.stdout.write(`revoked ${plural(revokedKeys, 'key')} and ${plural(endedSessions, 'web session')} of ${user.username}\n`)
 			return
 		}
 		case 'unlock': {
@@ -88,7 +103,7 @@ export async function userCommand(args: string[]) {
 		}
 		default:
 			throw usageError(
-				sub === undefined ? 'missing user command (add, list, set-plan, passwd, revoke-keys, unlock, remove)' : `unknown user command "${sub}"`
+				sub === undefined ? 'missing user command (add, list, set-plan, set-admin, passwd, revoke-keys, unlock, remove)' : `unknown user command "${sub}"`
 			)
 	}
 }
@@ -104,7 +119,7 @@ export async function keyCommand(args: string[]) {
 	}
 	const issued = await withAdmin(values['data-dir'], async (admin) => {
 		const user = await admin.users.find(positionals[0]!)
-		return admin.issueKey(user.id, device)
+		return admin.issueKey(user.id, device, admin.event('key.issued', ADMIN_COMMAND, { subjectUserId: user.id }))
 	})
 	process.stdout.write(`${issued.apiKey}\n`)
 }

@@ -1,6 +1,6 @@
 import { Cron } from 'croner'
 import { toIso, type Clock } from '../lib/clock'
-import { SLUG_RESERVATION_MS, TEAM_RETENTION_MS } from '../lib/constants'
+import { DAY_MS, SESSION_IDLE_MS, SLUG_RESERVATION_MS, TEAM_RETENTION_MS } from '../lib/constants'
 import type { Logger } from '../lib/log'
 import { THROTTLE } from '../modules/auth/service'
 import type { Store } from '../store/types'
@@ -20,18 +20,23 @@ export async function purgeDeletedTeams({ store, clock, logger }: { store: Store
 	return purged
 }
 
-type JobDeps = { store: Store; clock: Clock; logger: Logger }
+type JobDeps = { store: Store; clock: Clock; logger: Logger; auditRetentionDays?: number }
+
+/** CONTRACT §10: audit events are kept 365 days unless CFGSYNC_AUDIT_RETENTION_DAYS says otherwise. */
+export const DEFAULT_AUDIT_RETENTION_DAYS = 365
 
 /**
  * The scheduled work: the team purge, and dropping what no longer counts —
  * failed logins older than the throttling window, slug reservations past
- * their 30 days, expired invitations.
+ * their 30 days, expired invitations and web sessions, audit events past retention.
  */
 export async function housekeeping(deps: JobDeps): Promise<number> {
 	const purged = await purgeDeletedTeams(deps)
 	const now = deps.clock.now()
 	await deps.store.loginFailures.prune(now - THROTTLE.windowMs)
 	await deps.store.teams.pruneReservationsAndInvitations(toIso(now - SLUG_RESERVATION_MS), toIso(now))
+	await deps.store.sessions.prune(toIso(now), toIso(now - SESSION_IDLE_MS))
+	await deps.store.audit.prune(toIso(now - (deps.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS) * DAY_MS))
 	return purged
 }
 

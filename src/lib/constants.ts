@@ -30,10 +30,13 @@ export const PASSWORD_MIN = 8
 export const TEAM_NAME_MAX = 50
 export const DEVICE_MAX = 100
 
-const DAY_MS = 24 * 60 * 60 * 1000
+export const DAY_MS = 24 * 60 * 60 * 1000
 /** SPEC: a soft-deleted team is removed for good after 30 days. */
 export const TEAM_RETENTION_MS = 30 * DAY_MS
 /** CONTRACT §3: an invitation expires after 7 days. */
 export const INVITATION_TTL_MS = 7 * DAY_MS
 /** CONTRACT §3: a slug given up by a rename stays reserved for 30 days. */
 export const SLUG_RESERVATION_MS = 30 * DAY_MS
+/** CONTRACT §8: a web session ends after 7 days without use, and 30 days after sign-in whatever happens. */
+export const SESSION_IDLE_MS = 7 * DAY_MS
+export const SESSION_MAX_MS = 30 * DAY_MS

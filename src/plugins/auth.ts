@@ -2,6 +2,7 @@ import { Elysia } from 'elysia'
 import { BODY_MAX_BYTES } from '../lib/constants'
 import { AppError } from '../lib/errors'
 import { pathOf } from '../lib/http'
+import type { Actor } from '../modules/audit/event'
 import type { Caller } from '../store/types'
 import { tooLarge } from './json-body'
 
@@ -20,8 +21,16 @@ const needsKey = (path: string): boolean => (path === '/api' || path.startsWith(
  * which fails closed. Then the declared body size is checked (413) before the
  * body is read. Create it once per app and hand the same instance to every module.
  */
-export function authPlugin(authenticator: Authenticator) {
+export function authPlugin(authenticator: Authenticator, addressOf: (request: Request) => string) {
 	const callers = new WeakMap<Request, Caller>()
+	// Taken, not just read: a finished request's entry would stay until a GC, and
+	// young-generation GCs walk every entry (see createRequestTracker).
+	const take = (request: Request): Caller => {
+		const caller = callers.get(request)
+		callers.delete(request)
+		if (!caller) throw new AppError('unauthorized', 'A valid API key is required.')
+		return caller
+	}
 	return new Elysia({ name: 'auth' })
 		// A plain function with no `return`: Elysia reads hook sources and counts an arrow
 		// that returns a call as async, awaiting it and mapping its result. Awaited, this
@@ -35,13 +44,14 @@ export function authPlugin(authenticator: Authenticator) {
 		})
 		.macro({
 			auth: {
+				resolve: ({ request }) => ({ caller: take(request) })
+			},
+			/** For routes that change something: the caller and where the request came from, for the audit log. */
+			actor: {
 				resolve: ({ request }) => {
-					// Taken, not just read: a finished request's entry would stay until a GC, and
-					// young-generation GCs walk every entry (see createRequestTracker).
-					const caller = callers.get(request)
-					callers.delete(request)
-					if (!caller) throw new AppError('unauthorized', 'A valid API key is required.')
-					return { caller }
+					const caller = take(request)
+					const actor: Actor = { ...caller, address: addressOf(request) }
+					return { caller, actor }
 				}
 			}
 		})

@@ -10,9 +10,12 @@ import type { InvitedRole, Plan, Role, Tool } from '../lib/constants'
 export interface Store {
 	users: UserStore
 	keys: KeyStore
+	sessions: SessionStore
 	loginFailures: LoginFailureStore
 	configs: ConfigStore
 	teams: TeamStore
+	audit: AuditStore
+	jobs: JobStore
 	meta: MetaStore
 	/** True when the database answers. */
 	ping(): Promise<boolean>
@@ -21,26 +24,146 @@ export interface Store {
 	close(): void
 }
 
+/**
+ * Who did something, for the audit log (CONTRACT §10). A request with an API
+ * key names the key by its hash: the store records that key's device name.
+ */
+export interface AuditActor {
+	userId: string | null
+	username: string | null
+	keyHash?: string
+	/** How the actor came when not with a key: "web", "admin command", "server". */
+	via?: string
+	address: string | null
+}
+
+export const AUDIT_TYPES = [
+	'login.succeeded',
+	'login.failed',
+	'key.issued',
+	'session.started',
+	'session.ended',
+	'key.revoked',
+	'keys.revoked',
+	'password.changed',
+	'config.pushed',
+	'config.rolled_back',
+	'config.deleted',
+	'team.created',
+	'team.renamed',
+	'team.deleted',
+	'invitation.sent',
+	'invitation.changed',
+	'invitation.accepted',
+	'invitation.declined',
+	'invitation.cancelled',
+	'member.role_changed',
+	'member.removed',
+	'member.left',
+	'user.created',
+	'user.plan_changed',
+	'user.admin_changed',
+	'user.password_reset',
+	'user.unlocked',
+	'user.removed',
+	'backup.written',
+	'backup.restored',
+	'master_key.rotated'
+] as const
+export type AuditType = (typeof AUDIT_TYPES)[number]
+
+export type AuditDetails = Record<string, string | number | boolean | null>
+
+/** One event, written by the store in the transaction of the change it records. */
+export interface AuditEvent {
+	id: string
+	at: string
+	type: AuditType
+	actor: AuditActor
+	teamId?: string | null
+	/** The user the event concerns when it is not (only) the actor. */
+	subjectUserId?: string | null
+	target?: { type: 'config' | 'team' | 'user' | 'key' | 'invitation' | 'member' | 'session' | 'server'; id?: string | null; name?: string | null }
+	details?: AuditDetails
+}
+
+export interface AuditRow {
+	id: string
+	at: string
+	type: AuditType
+	actorUserId: string | null
+	actorUsername: string | null
+	actorDevice: string | null
+	address: string | null
+	teamId: string | null
+	subjectUserId: string | null
+	targetType: string | null
+	targetId: string | null
+	targetName: string | null
+	details: AuditDetails
+}
+
+export interface AuditStore {
+	/** Records an event that changes nothing else (a failed login). */
+	record(event: AuditEvent): Promise<void>
+	/**
+	 * Newest first, `limit` at most, ids below `before`. `userId`: events the user
+	 * did or that concern them; `teamId`: the team's events.
+	 */
+	list(query: { userId?: string; teamId?: string; type?: string; before?: string; limit: number }): Promise<AuditRow[]>
+	/** Drops events older than `before`; returns how many. */
+	prune(before: string): Promise<number>
+}
+
+export interface JobStore {
+	/**
+	 * CONTRACT §9: claims one slot of a schedule (its time in ms) for `name`;
+	 * true for exactly one of the instances that ask for the same slot.
+	 */
+	claim(name: string, slot: number): Promise<boolean>
+}
+
 export interface UserRow {
 	id: string
 	email: string
 	username: string
 	passwordHash: string | null
 	plan: Plan
+	isAdmin: boolean
 	createdAt: string
 }
 
 export type NewUser = UserRow
 
+/** What the admin page shows of each user. */
+export interface UserActivityRow extends UserRow {
+	keyCount: number
+	/** The latest use of any of their keys or web sessions. */
+	lastSeenAt: string | null
+}
+
 export interface UserStore {
 	/** Returns false when the email or username is taken (case-insensitively). */
-	create(user: NewUser): Promise<boolean>
+	create(user: NewUser, audit?: AuditEvent): Promise<boolean>
 	/** By email or username, case-insensitively. */
 	findByLogin(login: string): Promise<UserRow | undefined>
 	findById(id: string): Promise<UserRow | undefined>
 	list(): Promise<UserRow[]>
-	setPlan(id: string, plan: Plan): Promise<boolean>
-	setPassword(id: string, passwordHash: string): Promise<boolean>
+	listWithActivity(): Promise<UserActivityRow[]>
+	setPlan(id: string, plan: Plan, audit?: AuditEvent): Promise<boolean>
+	setAdmin(id: string, isAdmin: boolean, audit?: AuditEvent): Promise<boolean>
+	/**
+	 * Sets the password and, in the same transaction, ends the user's web
+	 * sessions but `keepSession` (CONTRACT §7, §8) and, with `revokeKeys`, revokes every key.
+	 */
+	setPassword(
+		id: string,
+		passwordHash: string,
+		options: { keepSession?: string; revokeKeys?: boolean },
+		audit?: AuditEvent
+	): Promise<{ revokedKeys: number; endedSessions: number } | undefined>
+	/** Revokes every key and ends every web session of the user. */
+	signOutEverywhere(id: string, audit?: AuditEvent): Promise<{ revokedKeys: number; endedSessions: number }>
 	/**
 	 * Teams in which the user is the only owner while others are members:
 	 * removing the user would leave them ownerless.
@@ -53,7 +176,7 @@ export interface UserStore {
 	 * Returns false when the user does not exist, or 'sole_owner' when (checked
 	 * inside the transaction) they are the last owner of a team with members.
 	 */
-	remove(id: string): Promise<boolean | 'sole_owner'>
+	remove(id: string, audit?: AuditEvent): Promise<boolean | 'sole_owner'>
 }
 
 /** What the auth gate reads about the holder of a key, in one lookup of three columns. */
@@ -64,11 +187,13 @@ export interface CallerRow {
 }
 
 /**
- * Who is calling. The key is named by its hash, which the gate computed anyway:
- * each column the per-request lookup returns costs time on every request.
+ * Who is calling: with an API key (named by its hash, which the gate computed
+ * anyway: each column the per-request lookup returns costs time on every
+ * request), or with a web session (CONTRACT §8).
  */
 export interface Caller extends CallerRow {
-	keyHash: string
+	keyHash?: string
+	sessionIdHash?: string
 }
 
 export interface KeyRow {
@@ -94,14 +219,36 @@ export interface KeyStore {
 	/** Sets the key's lastUsedAt unless it is already newer than `staleBefore`. */
 	touch(keyHash: string, at: string, staleBefore: string): Promise<void>
 	/** Stores a key for (user, device), revoking that device's previous key, in one transaction. */
-	issue(key: StoredKey): Promise<void>
+	issue(key: StoredKey, audit?: AuditEvent): Promise<void>
 	listForUser(userId: string): Promise<StoredKey[]>
 	/** Revokes one of the user's keys; false when it is not theirs or does not exist. */
-	revoke(userId: string, keyId: string): Promise<boolean>
+	revoke(userId: string, keyId: string, audit?: AuditEvent): Promise<boolean>
 	/** Revokes the key with this hash (logout). */
-	revokeByHash(keyHash: string): Promise<void>
-	/** Revokes every key of a user; returns how many. */
-	revokeAllForUser(userId: string): Promise<number>
+	revokeByHash(keyHash: string, audit?: AuditEvent): Promise<void>
+}
+
+export interface SessionRow {
+	/** SHA-256 of the cookie's random id; the id itself is never stored. */
+	idHash: string
+	userId: string
+	createdAt: string
+	lastSeenAt: string
+	/** Absolute expiry; the idle expiry follows lastSeenAt. */
+	expiresAt: string
+	userAgent: string
+	address: string
+}
+
+export interface SessionStore {
+	create(session: SessionRow, audit?: AuditEvent): Promise<void>
+	/** A live session (not past `now`, seen after `idleSince`) with its user. */
+	find(idHash: string, now: string, idleSince: string): Promise<{ session: SessionRow; user: UserRow } | undefined>
+	/** Sets lastSeenAt unless it is already newer than `staleBefore`. */
+	touch(idHash: string, at: string, staleBefore: string): Promise<void>
+	/** Ends one session (sign-out); false when it was gone. */
+	remove(idHash: string, audit?: AuditEvent): Promise<boolean>
+	/** Drops sessions past their absolute expiry or idle since `idleBefore`. */
+	prune(now: string, idleBefore: string): Promise<number>
 }
 
 /** CONTRACT §2: how many failures within the window each scope may have before it is refused. */
@@ -127,7 +274,7 @@ export interface LoginFailureStore {
 	/** Clears the failures of one login from one address (a successful login). */
 	clearLoginAt(loginKey: string, address: string): Promise<void>
 	/** Clears every failure of a login (the admin's `user unlock`); returns how many went. */
-	clearLogin(loginKey: string): Promise<number>
+	clearLogin(loginKey: string, audit?: AuditEvent): Promise<number>
 	/** Drops failures older than `before`. */
 	prune(before: number): Promise<number>
 }
@@ -192,6 +339,8 @@ export interface PushInput {
 	newVersionId: string
 	at: string
 	condition?: PushCondition
+	/** Recorded when the push stores a version; the store fills in the config id and the version. */
+	audit?: AuditEvent
 }
 
 export type PushResult =
@@ -212,6 +361,8 @@ export interface ConfigStore {
 		seal: SealFor
 		newVersionId: string
 		at: string
+		/** The store fills in the new version number. */
+		audit?: AuditEvent
 	}): Promise<VersionRow | undefined>
 	findByKey(owner: Owner, name: string, tool: string): Promise<LatestRow | undefined>
 	findById(id: string): Promise<ConfigWithData | undefined>
@@ -220,7 +371,7 @@ export interface ConfigStore {
 	listPersonal(userId: string): Promise<ConfigRow[]>
 	listForTeam(teamId: string): Promise<ConfigRow[]>
 	/** Deletes the config and its versions in one transaction; false when it was gone. */
-	remove(id: string): Promise<boolean>
+	remove(id: string, audit?: AuditEvent): Promise<boolean>
 	/** Versions highest first; `before` and `limit` page through them. */
 	listVersions(configId: string, page?: { before?: number; limit?: number }): Promise<VersionWithData[]>
 	findVersion(configId: string, versionId: string): Promise<VersionWithData | undefined>
@@ -279,7 +430,7 @@ export interface TeamStore {
 	 * Creates the team with its first owner; false when the slug is taken (deleted teams
 	 * included) or another team gave it up by a rename after `reservedSince`.
 	 */
-	create(team: TeamRow, owner: { membershipId: string; userId: string; joinedAt: string }, reservedSince: string): Promise<boolean>
+	create(team: TeamRow, owner: { membershipId: string; userId: string; joinedAt: string }, reservedSince: string, audit?: AuditEvent): Promise<boolean>
 	/** A live team by slug with the caller's role, or undefined when missing, deleted or not a member. */
 	findForMember(slug: string, userId: string): Promise<{ team: TeamRow; role: Role } | undefined>
 	/** The caller's role in a live team by id; undefined when missing, deleted or not a member. */
@@ -291,32 +442,32 @@ export interface TeamStore {
 	 * by another team after `reservedSince`. The old slug stays reserved for this
 	 * team from `at`; taking back its own reserved slug is allowed.
 	 */
-	update(teamId: string, changes: { name?: string; slug?: string }, at: string, reservedSince: string): Promise<TeamRow | 'conflict' | undefined>
-	softDelete(teamId: string, at: string): Promise<boolean>
+	update(teamId: string, changes: { name?: string; slug?: string }, at: string, reservedSince: string, audit?: AuditEvent): Promise<TeamRow | 'conflict' | undefined>
+	softDelete(teamId: string, at: string, audit?: AuditEvent): Promise<boolean>
 	/**
 	 * Invites a user, in one transaction: 'member' when they already are one,
 	 * 'invited' when an invitation is pending (an expired one is replaced).
 	 */
-	invite(invitation: NewInvitation, now: string): Promise<InvitationRow | 'member' | 'invited'>
+	invite(invitation: NewInvitation, now: string, audit?: AuditEvent): Promise<InvitationRow | 'member' | 'invited'>
 	/** A user's pending invitations to live teams, newest first. */
 	invitationsForUser(userId: string, now: string): Promise<InvitationRow[]>
 	/** A team's pending invitations, newest first. */
 	invitationsForTeam(teamId: string, now: string): Promise<InvitationRow[]>
 	findInvitation(teamId: string, userId: string, now: string): Promise<InvitationRow | undefined>
-	/** Turns a pending invitation to a live team into a membership with its role, in one transaction. */
-	acceptInvitation(slug: string, userId: string, now: string, membership: { id: string; joinedAt: string }): Promise<MemberRow | undefined>
-	/** Declines (deletes) the user's pending invitation to the team with this slug. */
-	declineInvitation(slug: string, userId: string, now: string): Promise<boolean>
+	/** Turns a pending invitation to a live team into a membership with its role, in one transaction; the store fills in the audit event's team. */
+	acceptInvitation(slug: string, userId: string, now: string, membership: { id: string; joinedAt: string }, audit?: AuditEvent): Promise<MemberRow | undefined>
+	/** Declines (deletes) the user's pending invitation to the team with this slug; the store fills in the audit event's team. */
+	declineInvitation(slug: string, userId: string, now: string, audit?: AuditEvent): Promise<boolean>
 	/** Cancels an invitation, pending or expired. */
-	cancelInvitation(teamId: string, userId: string): Promise<boolean>
-	setInvitationRole(teamId: string, userId: string, role: InvitedRole, now: string): Promise<InvitationRow | undefined>
+	cancelInvitation(teamId: string, userId: string, audit?: AuditEvent): Promise<boolean>
+	setInvitationRole(teamId: string, userId: string, role: InvitedRole, now: string, audit?: AuditEvent): Promise<InvitationRow | undefined>
 	/**
 	 * Changes a role, refusing ('last_owner') to demote the team's last owner.
 	 * Checked inside the transaction so two demotions cannot both pass.
 	 */
-	setRole(teamId: string, userId: string, role: Role): Promise<MemberRow | 'last_owner' | undefined>
+	setRole(teamId: string, userId: string, role: Role, audit?: AuditEvent): Promise<MemberRow | 'last_owner' | undefined>
 	/** Removes a membership, refusing ('last_owner') to remove the last owner. */
-	removeMember(teamId: string, userId: string): Promise<boolean | 'last_owner'>
+	removeMember(teamId: string, userId: string, audit?: AuditEvent): Promise<boolean | 'last_owner'>
 	/** Ids of teams soft-deleted before `before`. */
 	deletedBefore(before: string): Promise<string[]>
 	/** Removes a soft-deleted team with its memberships, configs and versions in one transaction. */

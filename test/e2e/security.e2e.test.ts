@@ -149,7 +149,7 @@ describe('security hardening on the compiled binary (issue 16)', () => {
 		const second = await api(server, 'POST', '/api/auth/login', undefined, { login: 'alice', password: alice.password, device: 'laptop' })
 		expect(second.status).toBe(201)
 
-		expect((await run(dir, ['user', 'revoke-keys', 'alice'])).stdout).toBe('revoked 2 keys of alice\n')
+		expect((await run(dir, ['user', 'revoke-keys', 'alice'])).stdout).toBe('revoked 2 keys and 0 web sessions of alice\n')
 		for (const key of [alice.key, second.body.apiKey]) expect((await api(server, 'GET', '/api/me', key)).status).toBe(401)
 
 		const third = await api(server, 'POST', '/api/auth/login', undefined, { login: 'alice', password: alice.password, device: 'desk' })

@@ -33,11 +33,11 @@ export const authRoutes = (auth: AuthService, gate: AuthPlugin, clientAddress: C
 		)
 		.post(
 			'/api/auth/logout',
-			async ({ caller, status }) => {
-				await auth.logout(caller)
+			async ({ actor, status }) => {
+				await auth.logout(actor)
 				return status(204)
 			},
-			{ auth: true, detail: { summary: 'Revoke the key used for this request' } }
+			{ actor: true, detail: { summary: 'Revoke the key used for this request' } }
 		)
 		.get('/api/keys', ({ caller }) => auth.listKeys(caller), {
 			auth: true,
@@ -46,11 +46,11 @@ export const authRoutes = (auth: AuthService, gate: AuthPlugin, clientAddress: C
 		})
 		.delete(
 			'/api/keys/:id',
-			async ({ caller, params, status }) => {
-				await auth.revokeKey(caller, params.id)
+			async ({ actor, params, status }) => {
+				await auth.revokeKey(actor, params.id)
 				return status(204)
 			},
-			{ auth: true, params: KeyIdParams, detail: { summary: 'Revoke one of your keys' } }
+			{ actor: true, params: KeyIdParams, detail: { summary: 'Revoke one of your keys' } }
 		)
 		.get('/api/me', ({ caller }) => ({ email: caller.email, username: caller.username }), {
 			auth: true,

@@ -5,7 +5,8 @@ import { toIso, type Clock } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import type { Logger } from '../../lib/log'
 import type { PasswordHasher } from '../../lib/passwords'
-import type { Caller, Store, UserRow } from '../../store/types'
+import type { AuditEvent, Caller, Store, UserRow } from '../../store/types'
+import { createAuditEvents, type Actor } from '../audit/event'
 import type { IssuedKey, KeyView, LoginBody } from './model'
 
 /** CONTRACT §2 login throttling: failures allowed per scope within the window. */
@@ -21,11 +22,12 @@ const unauthorized = (message: string) => new AppError('unauthorized', message)
 
 /** Stores a new key for (user, device), replacing that device's previous one (login, and the admin's `key issue`). */
 export function createKeyIssuer({ store, clock }: { store: Store; clock: Clock }) {
-	return async function issueKey(userId: string, device: string): Promise<IssuedKey> {
+	return async function issueKey(userId: string, device: string, audit?: AuditEvent): Promise<IssuedKey> {
 		const apiKey = generateApiKey()
 		const createdAt = toIso(clock.now())
 		const id = newId()
-		await store.keys.issue({ id, userId, device, keyHash: sha256Hex(apiKey), createdAt, lastUsedAt: null })
+		const event = audit && { ...audit, target: { type: 'key' as const, id, name: device } }
+		await store.keys.issue({ id, userId, device, keyHash: sha256Hex(apiKey), createdAt, lastUsedAt: null }, event)
 		return { apiKey, id, device, createdAt }
 	}
 }
@@ -61,6 +63,7 @@ export function createAuthService({
 	// reading the stored time. The store's own guard keeps it to once a minute across workers.
 	const touchedAt = new Map<string, number>()
 	const issueKey = createKeyIssuer({ store, clock })
+	const event = createAuditEvents(clock)
 
 	/** CONTRACT §10 security log: one fixed-format warn line per failed or refused login, for fail2ban. */
 	const securityLog = (msg: 'login failed' | 'login rate limited', address: string, login: string, reason: string) =>
@@ -87,7 +90,7 @@ export function createAuthService({
 	 * says: 401 for a wrong login or password (the same answer for both), 429 when
 	 * the login, the address or the pair has too many recent failures.
 	 */
-	async function checkPassword(login: string, password: string, address: string): Promise<UserRow> {
+	async function checkPassword(login: string, password: string, address: string, via: 'api' | 'web' = 'api'): Promise<UserRow> {
 		const now = clock.now()
 		const user = await store.users.findByLogin(login)
 		const failureKey = failureKeyOf(user, login, sealer)
@@ -96,7 +99,16 @@ export function createAuthService({
 		const ok = await passwords.verify(user?.passwordHash ?? (await decoy()), password)
 		// A failure stays recorded (it was taken as one); a success clears this login's count from this address.
 		if (!user || !user.passwordHash || !ok) {
-			securityLog('login failed', address, login, user ? 'wrong_password' : 'unknown_login')
+			const reason = user ? 'wrong_password' : 'unknown_login'
+			securityLog('login failed', address, login, reason)
+			// The name typed is kept only when it names an account: it may be a password typed in the wrong field.
+			await store.audit.record(
+				event('login.failed', { userId: null, username: null, via, address }, {
+					subjectUserId: user?.id ?? null,
+					target: user ? { type: 'user', id: user.id, name: user.username } : undefined,
+					details: { reason, via }
+				})
+			)
 			throw unauthorized('Wrong login or password.')
 		}
 		await store.loginFailures.clearLoginAt(failureKey, addressKey)
@@ -137,10 +149,14 @@ export function createAuthService({
 		/** CONTRACT §3 login: a new key for this device, or 401, or 429 when throttled. */
 		async login(body: LoginBody, address: string): Promise<IssuedKey> {
 			const user = await checkPassword(body.login, body.password, address)
-			return issueKey(user.id, body.device)
+			return issueKey(user.id, body.device, event('login.succeeded', { userId: user.id, username: user.username, address }, { details: { device: body.device } }))
 		},
 
-		logout: (caller: Caller): Promise<void> => store.keys.revokeByHash(caller.keyHash),
+		/** Revokes the key the request came with. */
+		async logout(actor: Actor): Promise<void> {
+			if (actor.keyHash === undefined) return
+			await store.keys.revokeByHash(actor.keyHash, event('key.revoked', actor, { details: { reason: 'logout' } }))
+		},
 
 		async listKeys(caller: Caller): Promise<KeyView[]> {
 			const keys = await store.keys.listForUser(caller.userId)
@@ -154,8 +170,8 @@ export function createAuthService({
 		},
 
 		/** Another user's key is a 404, never a 403 (CONTRACT §3). */
-		async revokeKey(caller: Caller, keyId: string): Promise<void> {
-			if (!(await store.keys.revoke(caller.userId, keyId))) throw new AppError('not_found', 'No such key.')
+		async revokeKey(actor: Actor, keyId: string): Promise<void> {
+			if (!(await store.keys.revoke(actor.userId, keyId, event('key.revoked', actor)))) throw new AppError('not_found', 'No such key.')
 		}
 	}
 }

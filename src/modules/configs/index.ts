@@ -72,14 +72,14 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 		)
 		.post(
 			'',
-			async ({ caller, body, request, set, status }) => {
-				const result = await configs.push(caller, body, pushCondition(request.headers))
+			async ({ actor, body, request, set, status }) => {
+				const result = await configs.push(actor, body, pushCondition(request.headers))
 				set.headers.etag = etagOf(result.hash)
 				return result.kind === 'created' ? status(201, result.body) : result.body
 			},
 			{
 				...jsonBody,
-				auth: true,
+				actor: true,
 				body: PushBody,
 				response: { 200: z.union([PushStored, PushUnchanged]), 201: PushStored, 412: PreconditionFailed },
 				detail: {
@@ -106,11 +106,11 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 		)
 		.delete(
 			'/:id',
-			async ({ caller, params, status }) => {
-				await configs.remove(caller, params.id)
+			async ({ actor, params, status }) => {
+				await configs.remove(actor, params.id)
 				return status(204)
 			},
-			{ auth: true, params: ConfigIdParams, detail: { summary: 'Delete a config and all its versions' } }
+			{ actor: true, params: ConfigIdParams, detail: { summary: 'Delete a config and all its versions' } }
 		)
 		.get(
 			'/:id/versions',
@@ -139,9 +139,9 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 			async ({ caller, params }) => jsonResponse(withData(await configs.version(caller, params.id, params.versionId)), { headers: NO_STORE }),
 			{ auth: true, params: VersionIdParams, response: { 200: ConfigVersion }, detail: { summary: 'One version (Pro and Team plans)' } }
 		)
-		.post('/:id/rollback', ({ caller, params, body }) => configs.rollback(caller, params.id, body.versionId), {
+		.post('/:id/rollback', ({ actor, params, body }) => configs.rollback(actor, params.id, body.versionId), {
 			...jsonBody,
-			auth: true,
+			actor: true,
 			params: ConfigIdParams,
 			body: RollbackBody,
 			response: { 200: RolledBack },

@@ -5,6 +5,7 @@ import { sha256Hex, type Sealer } from '../../lib/crypto'
 import { AppError } from '../../lib/errors'
 import { newId } from '../../lib/ids'
 import type { Caller, ConfigRow, PushCondition, Store, VersionWithData } from '../../store/types'
+import { createAuditEvents, type Actor } from '../audit/event'
 import type { LatestQuery, PushBody, RolledBack, VersionsQuery } from './model'
 import type { ConfigPolicy } from './policy'
 
@@ -38,6 +39,9 @@ const matchesAny = (tags: string[] | '*' | undefined, hash: string) => tags !== 
 
 export function createConfigsService({ store, sealer, clock, policy }: { store: Store; sealer: Sealer; clock: Clock; policy: ConfigPolicy }) {
 	const open = (configId: string, versionId: string, sealed: Uint8Array) => sealer.openBytes(sealed, aad(configId, versionId))
+	const event = createAuditEvents(clock)
+	/** How a config is named in the audit log: never its data. */
+	const targetOf = (config: Pick<ConfigRow, 'id' | 'tool' | 'name'>) => ({ type: 'config' as const, id: config.id, name: `${config.tool}/${config.name}` })
 
 	/** The config by id if the caller may do `action` on it; 404 otherwise. */
 	async function visible(caller: Caller, id: string, action: 'read' | 'write' | 'history' | 'rollback'): Promise<ConfigRow> {
@@ -58,7 +62,7 @@ export function createConfigsService({ store, sealer, clock, policy }: { store: 
 		 * data, 200 noChange for identical content (key order aside). Data is
 		 * checked (400, 413) before access (404, 403), as CONTRACT §2 orders them.
 		 */
-		async push(caller: Caller, body: PushBody, condition: PushCondition | undefined) {
+		async push(actor: Actor, body: PushBody, condition: PushCondition | undefined) {
 			const dataJson = JSON.stringify(body.data)
 			if (Buffer.byteLength(dataJson, 'utf8') > DATA_MAX_BYTES) {
 				throw new AppError('payload_too_large', 'data is larger than 512 KiB (524,288 bytes of UTF-8 JSON).')
@@ -71,7 +75,7 @@ export function createConfigsService({ store, sealer, clock, policy }: { store: 
 				const path = ['data', ...error.path].join('.')
 				throw new AppError('invalid_request', `${path} ${error.reason}.`, { details: [{ path, message: error.reason }] })
 			}
-			const owner = await policy.scope(caller, body.teamId, 'write')
+			const owner = await policy.scope(actor, body.teamId, 'write')
 			const result = await store.configs.push({
 				owner,
 				name: body.name,
@@ -81,7 +85,8 @@ export function createConfigsService({ store, sealer, clock, policy }: { store: 
 				newConfigId: newId(),
 				newVersionId: newId(),
 				at: toIso(clock.now()),
-				condition
+				condition,
+				audit: event('config.pushed', actor, { teamId: owner.teamId, target: { type: 'config', name: `${body.tool}/${body.name}` } })
 			})
 			switch (result.kind) {
 				case 'created':
@@ -134,9 +139,10 @@ export function createConfigsService({ store, sealer, clock, policy }: { store: 
 		},
 
 		/** Deletes the config and all its versions (one statement: the cascade is atomic). */
-		async remove(caller: Caller, id: string): Promise<void> {
-			await visible(caller, id, 'write')
-			if (!(await store.configs.remove(id))) throw new AppError('not_found', 'No such config.')
+		async remove(actor: Actor, id: string): Promise<void> {
+			const config = await visible(actor, id, 'write')
+			const removed = await store.configs.remove(id, event('config.deleted', actor, { teamId: config.teamId, target: targetOf(config), details: { version: config.version } }))
+			if (!removed) throw new AppError('not_found', 'No such config.')
 		},
 
 		/**
@@ -169,8 +175,8 @@ export function createConfigsService({ store, sealer, clock, policy }: { store: 
 		},
 
 		/** CONTRACT §5: always a new version carrying the target's data and hash, even if it equals the current one. */
-		async rollback(caller: Caller, id: string, versionId: string): Promise<RolledBack> {
-			await visible(caller, id, 'rollback')
+		async rollback(actor: Actor, id: string, versionId: string): Promise<RolledBack> {
+			const config = await visible(actor, id, 'rollback')
 			const target = await store.configs.findVersion(id, versionId)
 			if (!target) throw new AppError('not_found', 'No such version of this config.')
 			const data = open(id, target.id, target.sealed)
@@ -179,7 +185,8 @@ export function createConfigsService({ store, sealer, clock, policy }: { store: 
 				hash: target.hash,
 				seal: (configId, newVersionId) => sealer.seal(data, aad(configId, newVersionId)),
 				newVersionId: newId(),
-				at: toIso(clock.now())
+				at: toIso(clock.now()),
+				audit: event('config.rolled_back', actor, { teamId: config.teamId, target: targetOf(config), details: { restored: target.version } })
 			})
 			if (!appended) throw new AppError('not_found', 'No such config.')
 			return { id: appended.id, version: appended.version, hash: appended.hash, createdAt: appended.createdAt, isCurrent: true }

@@ -26,9 +26,9 @@ export const teamsRoutes = (teams: TeamsService, gate: AuthPlugin) =>
 			response: z.array(TeamListItem),
 			detail: { summary: 'Your teams, with your role in each' }
 		})
-		.post('', async ({ caller, body, status }) => status(201, await teams.create(caller, body.name)), {
+		.post('', async ({ actor, body, status }) => status(201, await teams.create(actor, body.name)), {
 			...jsonBody,
-			auth: true,
+			actor: true,
 			body: CreateTeamBody,
 			response: { 201: TeamCreated },
 			detail: { summary: 'Create a team (Team plan); you become its owner', description: 'The slug is made from the name; 409 when it is taken, also by a deleted team.' }
@@ -39,9 +39,9 @@ export const teamsRoutes = (teams: TeamsService, gate: AuthPlugin) =>
 			response: TeamDetail,
 			detail: { summary: 'A team with its members (members only)' }
 		})
-		.patch('/:slug', ({ caller, params, body }) => teams.update(caller, params.slug, body), {
+		.patch('/:slug', ({ actor, params, body }) => teams.update(actor, params.slug, body), {
 			...jsonBody,
-			auth: true,
+			actor: true,
 			params: SlugParams,
 			body: PatchTeamBody,
 			response: TeamCreated,
@@ -49,15 +49,15 @@ export const teamsRoutes = (teams: TeamsService, gate: AuthPlugin) =>
 		})
 		.delete(
 			'/:slug',
-			async ({ caller, params, status }) => {
-				await teams.remove(caller, params.slug)
+			async ({ actor, params, status }) => {
+				await teams.remove(actor, params.slug)
 				return status(204)
 			},
-			{ auth: true, params: SlugParams, detail: { summary: 'Delete a team (owner); it is purged for good after 30 days' } }
+			{ actor: true, params: SlugParams, detail: { summary: 'Delete a team (owner); it is purged for good after 30 days' } }
 		)
-		.post('/:slug/members', async ({ caller, params, body, status }) => status(201, await teams.invite(caller, params.slug, body)), {
+		.post('/:slug/members', async ({ actor, params, body, status }) => status(201, await teams.invite(actor, params.slug, body)), {
 			...jsonBody,
-			auth: true,
+			actor: true,
 			params: SlugParams,
 			body: AddMemberBody,
 			response: { 201: Invitation },
@@ -66,9 +66,9 @@ export const teamsRoutes = (teams: TeamsService, gate: AuthPlugin) =>
 				description: 'Nobody joins without accepting: this sends an invitation that expires after 7 days. Unknown user 404; already a member or invited 409.'
 			}
 		})
-		.patch('/:slug/members/:userId', ({ caller, params, body }) => teams.setRole(caller, params.slug, params.userId, body.role), {
+		.patch('/:slug/members/:userId', ({ actor, params, body }) => teams.setRole(actor, params.slug, params.userId, body.role), {
 			...jsonBody,
-			auth: true,
+			actor: true,
 			params: MemberParams,
 			body: SetRoleBody,
 			response: z.union([TeamMember, Invitation]),
@@ -76,12 +76,12 @@ export const teamsRoutes = (teams: TeamsService, gate: AuthPlugin) =>
 		})
 		.delete(
 			'/:slug/members/:userId',
-			async ({ caller, params, status }) => {
-				await teams.removeMember(caller, params.slug, params.userId)
+			async ({ actor, params, status }) => {
+				await teams.removeMember(actor, params.slug, params.userId)
 				return status(204)
 			},
 			{
-				auth: true,
+				actor: true,
 				params: MemberParams,
 				detail: { summary: 'Remove a member, leave, or cancel an invitation (owner: anyone; admin: members; anyone: themselves)' }
 			}
@@ -96,17 +96,17 @@ export const invitationsRoutes = (teams: TeamsService, gate: AuthPlugin) =>
 			response: z.array(Invitation),
 			detail: { summary: 'Your pending team invitations, newest first' }
 		})
-		.post('/:teamSlug/accept', ({ caller, params }) => teams.accept(caller, params.teamSlug), {
-			auth: true,
+		.post('/:teamSlug/accept', ({ actor, params }) => teams.accept(actor, params.teamSlug), {
+			actor: true,
 			params: InvitationParams,
 			response: TeamMember,
 			detail: { summary: 'Accept an invitation: you join with the invited role' }
 		})
 		.delete(
 			'/:teamSlug',
-			async ({ caller, params, status }) => {
-				await teams.decline(caller, params.teamSlug)
+			async ({ actor, params, status }) => {
+				await teams.decline(actor, params.teamSlug)
 				return status(204)
 			},
-			{ auth: true, params: InvitationParams, detail: { summary: 'Decline an invitation' } }
+			{ actor: true, params: InvitationParams, detail: { summary: 'Decline an invitation' } }
 		)

@@ -4,6 +4,7 @@ import { AppError } from '../../lib/errors'
 import { newId } from '../../lib/ids'
 import { slugify } from '../../lib/slug'
 import type { Caller, InvitationRow, MemberRow, Store, TeamRow } from '../../store/types'
+import { createAuditEvents, type Actor } from '../audit/event'
 import { planOf } from '../users/plan'
 import type { AddMemberBody, Invitation, PatchTeamBody, TeamMember } from './model'
 
@@ -32,22 +33,34 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 	}
 
 	const now = () => clock.now()
+	const event = createAuditEvents(clock)
+	const inTeam = (team: Pick<TeamRow, 'id' | 'slug'>) => ({ teamId: team.id, target: { type: 'team' as const, id: team.id, name: team.slug } })
+	const invitee = (team: Pick<TeamRow, 'id'>, user: { id?: string; userId?: string; username: string }) => {
+		const id = user.userId ?? user.id ?? null
+		return { teamId: team.id, subjectUserId: id, target: { type: 'invitation' as const, id, name: user.username } }
+	}
 	/** Reservations of slugs given up after this moment still hold (CONTRACT §3: 30 days). */
 	const reservedSince = (at: number) => toIso(at - SLUG_RESERVATION_MS)
 
 	return {
 		/** Team plan only; the creator becomes the owner; 409 when the generated slug is taken or reserved. */
-		async create(caller: Caller, name: string) {
+		async create(actor: Actor, name: string) {
 			const slug = slugify(name)
 			if (slug === '') {
 				throw new AppError('invalid_request', 'The name needs at least one letter or digit (a-z, 0-9) to make a slug.', {
 					details: [{ path: 'name', message: 'Yields an empty slug.' }]
 				})
 			}
-			if ((await planOf(store, caller)) !== 'team') throw new AppError('plan_required', 'Creating teams needs the Team plan.')
+			if ((await planOf(store, actor)) !== 'team') throw new AppError('plan_required', 'Creating teams needs the Team plan.')
 			const at = now()
 			const team: TeamRow = { id: newId(), name, slug, createdAt: toIso(at), deletedAt: null }
-			if (!(await store.teams.create(team, { membershipId: newId(), userId: caller.userId, joinedAt: team.createdAt }, reservedSince(at)))) {
+			const created = await store.teams.create(
+				team,
+				{ membershipId: newId(), userId: actor.userId, joinedAt: team.createdAt },
+				reservedSince(at),
+				event('team.created', actor, { ...inTeam(team), details: { name } })
+			)
+			if (!created) {
 				throw new AppError('conflict', `The slug "${slug}" is already taken; choose another name.`)
 			}
 			return { id: team.id, name: team.name, slug: team.slug }
@@ -69,26 +82,26 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 		},
 
 		/** Admin or owner; changes only the fields given (a new name keeps the slug); the old slug stays reserved. */
-		async update(caller: Caller, slug: string, changes: PatchTeamBody) {
-			const { team, role } = await membership(caller, slug)
+		async update(actor: Actor, slug: string, changes: PatchTeamBody) {
+			const { team, role } = await membership(actor, slug)
 			requireRole(role, 'admin', 'change the team')
 			const at = now()
-			const updated = await store.teams.update(team.id, changes, toIso(at), reservedSince(at))
+			const updated = await store.teams.update(team.id, changes, toIso(at), reservedSince(at), event('team.renamed', actor, inTeam(team)))
 			if (updated === 'conflict') throw new AppError('conflict', `The slug "${changes.slug}" is already taken, or reserved for 30 days after a rename.`)
 			if (!updated) throw noTeam()
 			return { id: updated.id, name: updated.name, slug: updated.slug }
 		},
 
 		/** Owner only; the team and its configs vanish at once and are purged after 30 days. */
-		async remove(caller: Caller, slug: string) {
-			const { team, role } = await membership(caller, slug)
+		async remove(actor: Actor, slug: string) {
+			const { team, role } = await membership(actor, slug)
 			requireRole(role, 'owner', 'delete the team')
-			if (!(await store.teams.softDelete(team.id, toIso(now())))) throw noTeam()
+			if (!(await store.teams.softDelete(team.id, toIso(now()), event('team.deleted', actor, inTeam(team))))) throw noTeam()
 		},
 
 		/** CONTRACT §3: owner invites admins and members, admin invites members; nobody joins without accepting. */
-		async invite(caller: Caller, slug: string, body: AddMemberBody): Promise<Invitation> {
-			const { team, role } = await membership(caller, slug)
+		async invite(actor: Actor, slug: string, body: AddMemberBody): Promise<Invitation> {
+			const { team, role } = await membership(actor, slug)
 			requireRole(role, body.role === 'admin' ? 'owner' : 'admin', `invite ${body.role}s`)
 			const user = await store.users.findByLogin(body.login)
 			if (!user) throw new AppError('not_found', `No user with email or username "${body.login}".`)
@@ -99,11 +112,12 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 					teamId: team.id,
 					userId: user.id,
 					role: body.role,
-					invitedBy: caller.userId,
+					invitedBy: actor.userId,
 					createdAt: toIso(at),
 					expiresAt: toIso(at + INVITATION_TTL_MS)
 				},
-				toIso(at)
+				toIso(at),
+				event('invitation.sent', actor, { ...invitee(team, user), details: { role: body.role } })
 			)
 			if (result === 'member') throw new AppError('conflict', `${user.username} is already a member of this team.`)
 			if (result === 'invited') throw new AppError('conflict', `${user.username} is already invited to this team.`)
@@ -116,15 +130,15 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 		},
 
 		/** The caller joins with the invited role; 404 without a pending invitation. */
-		async accept(caller: Caller, slug: string): Promise<TeamMember> {
+		async accept(actor: Actor, slug: string): Promise<TeamMember> {
 			const at = toIso(now())
-			const joined = await store.teams.acceptInvitation(slug, caller.userId, at, { id: newId(), joinedAt: at })
+			const joined = await store.teams.acceptInvitation(slug, actor.userId, at, { id: newId(), joinedAt: at }, event('invitation.accepted', actor))
 			if (!joined) throw new AppError('not_found', `You have no pending invitation to "${slug}".`)
 			return memberView(joined)
 		},
 
-		async decline(caller: Caller, slug: string): Promise<void> {
-			if (!(await store.teams.declineInvitation(slug, caller.userId, toIso(now())))) {
+		async decline(actor: Actor, slug: string): Promise<void> {
+			if (!(await store.teams.declineInvitation(slug, actor.userId, toIso(now()), event('invitation.declined', actor)))) {
 				throw new AppError('not_found', `You have no pending invitation to "${slug}".`)
 			}
 		},
@@ -133,19 +147,26 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 		 * Owner only. For a member: a team always keeps at least one owner. For an
 		 * invitee: changes the invitation's role (admin or member).
 		 */
-		async setRole(caller: Caller, slug: string, userId: string, newRole: Role): Promise<TeamMember | Invitation> {
-			const { team, role } = await membership(caller, slug)
+		async setRole(actor: Actor, slug: string, userId: string, newRole: Role): Promise<TeamMember | Invitation> {
+			const { team, role } = await membership(actor, slug)
 			requireRole(role, 'owner', 'change roles')
-			const result = await store.teams.setRole(team.id, userId, newRole)
+			const result = await store.teams.setRole(team.id, userId, newRole, event('member.role_changed', actor, { teamId: team.id, subjectUserId: userId }))
 			if (result === 'last_owner') throw new AppError('conflict', 'This is the last owner: make someone else an owner first.')
 			if (result) return memberView(result)
-			if (!(await store.teams.findInvitation(team.id, userId, toIso(now())))) throw noMember()
+			const invitation = await store.teams.findInvitation(team.id, userId, toIso(now()))
+			if (!invitation) throw noMember()
 			if (newRole === 'owner') {
 				throw new AppError('invalid_request', 'An invitation is for an admin or a member; make them owner once they have joined.', {
 					details: [{ path: 'role', message: 'Must be admin or member for an invitation.' }]
 				})
 			}
-			const updated = await store.teams.setInvitationRole(team.id, userId, newRole, toIso(now()))
+			const updated = await store.teams.setInvitationRole(
+				team.id,
+				userId,
+				newRole,
+				toIso(now()),
+				event('invitation.changed', actor, { ...invitee(team, invitation), details: { from: invitation.role, to: newRole } })
+			)
 			if (!updated) throw noMember()
 			return invitationView(updated)
 		},
@@ -155,22 +176,23 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 		 * themselves; never the last owner. Invitations: the owner cancels any, an
 		 * admin cancels invitations of members.
 		 */
-		async removeMember(caller: Caller, slug: string, userId: string) {
-			const { team, role } = await membership(caller, slug)
-			const target = userId === caller.userId ? role : await store.teams.roleIn(team.id, userId)
+		async removeMember(actor: Actor, slug: string, userId: string) {
+			const { team, role } = await membership(actor, slug)
+			const target = userId === actor.userId ? role : await store.teams.roleIn(team.id, userId)
 			if (target === undefined) {
 				requireRole(role, 'admin', 'cancel invitations')
 				const invitation = await store.teams.findInvitation(team.id, userId, toIso(now()))
 				if (!invitation) throw noMember()
 				if (role === 'admin' && invitation.role !== 'member') throw new AppError('forbidden', 'Only a team owner can cancel invitations of admins.')
-				await store.teams.cancelInvitation(team.id, userId)
+				await store.teams.cancelInvitation(team.id, userId, event('invitation.cancelled', actor, { ...invitee(team, invitation), details: { role: invitation.role } }))
 				return
 			}
-			if (userId !== caller.userId) {
+			if (userId !== actor.userId) {
 				requireRole(role, 'admin', 'remove members')
 				if (role === 'admin' && target !== 'member') throw new AppError('forbidden', 'Only a team owner can remove admins and owners.')
 			}
-			const result = await store.teams.removeMember(team.id, userId)
+			const leaving = userId === actor.userId
+			const result = await store.teams.removeMember(team.id, userId, event(leaving ? 'member.left' : 'member.removed', actor, { teamId: team.id, subjectUserId: userId }))
 			if (result === 'last_owner') throw new AppError('conflict', 'The last owner cannot leave: make someone else an owner first, or delete the team.')
 			if (!result) throw noMember()
 		}

@@ -1,6 +1,7 @@
 import { and, desc, eq, isNull, lt, sql, type SQL } from 'drizzle-orm'
 import type { Database } from 'bun:sqlite'
 import type {
+	AuditEvent,
 	ConfigRow,
 	ConfigStore,
 	ConfigWithData,
@@ -13,6 +14,7 @@ import type {
 	VersionRow,
 	VersionWithData
 } from '../types'
+import type { AuditWriter } from './audit'
 import type { SqliteDb } from './client'
 import { changed } from './errors'
 import { aliased, hotRows } from './rows'
@@ -73,7 +75,7 @@ export function conditionFails(condition: PushCondition | undefined, current: { 
  * Configs and their versions. Every statement is prepared once: bun:sqlite
  * would otherwise re-prepare per call, which costs more than the query.
  */
-export function sqliteConfigs(db: SqliteDb, sqlite: Database): ConfigStore {
+export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter): ConfigStore {
 	const currentVersionJoin = eq(configVersions.id, configs.currentVersionId)
 	const personalKey = and(eq(configs.userId, userId), isNull(configs.teamId), eq(configs.name, name), eq(configs.tool, tool))
 	const teamKey = and(eq(configs.teamId, teamId), eq(configs.name, name), eq(configs.tool, tool))
@@ -165,6 +167,10 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database): ConfigStore {
 		return { ...current, version, hash, currentVersionId: versionId, updatedAt: at }
 	}
 
+	/** Records a stored version with the config's id and the version number, known only here. */
+	const auditVersion = (event: AuditEvent | undefined, configId: string, version: number) =>
+		audit(event && { ...event, target: { type: 'config', ...event.target, id: configId }, details: { ...event.details, version } })
+
 	const pushTx = sqlite.transaction((input: PushInput): PushResult => {
 		const { owner } = input
 		if (owner.teamId !== null && !teamAlive.get({ id: owner.teamId })) return { kind: 'team_gone' }
@@ -177,6 +183,7 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database): ConfigStore {
 			const versionId = input.newVersionId
 			insertConfig.run({ id: configId, userId: owner.userId, teamId: owner.teamId, name: input.name, tool: input.tool, hash: input.hash, versionId, at: input.at })
 			insertVersion.run({ id: configId, versionId, version: 1, hash: input.hash, data: input.seal(configId, versionId), at: input.at })
+			auditVersion(input.audit, configId, 1)
 			return {
 				kind: 'created',
 				config: {
@@ -194,14 +201,23 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database): ConfigStore {
 			}
 		}
 		if (current.hash === input.hash) return { kind: 'unchanged', config: current }
-		return { kind: 'updated', config: append(current, input.hash, input.seal, input.newVersionId, input.at) }
+		const updated = append(current, input.hash, input.seal, input.newVersionId, input.at)
+		auditVersion(input.audit, current.id, updated.version)
+		return { kind: 'updated', config: updated }
 	})
 
 	const appendTx = sqlite.transaction((input: Parameters<ConfigStore['appendVersion']>[0]): VersionRow | undefined => {
 		const current = metaById.get({ id: input.configId }) as ConfigRow | undefined
 		if (!current) return undefined
 		const next = append(current, input.hash, input.seal, input.newVersionId, input.at)
+		auditVersion(input.audit, current.id, next.version)
 		return { id: input.newVersionId, configId: next.id, version: next.version, hash: next.hash, createdAt: input.at }
+	})
+
+	const removeTx = sqlite.transaction((configId: string, event: AuditEvent | undefined) => {
+		const removed = changed(deleteConfig.run({ id: configId })) > 0
+		if (removed) audit(event)
+		return removed
 	})
 
 	const importTx = sqlite.transaction((items: Parameters<ConfigStore['importMany']>[0]) => {
@@ -227,7 +243,7 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database): ConfigStore {
 		findMetaById: async (configId) => metaById.get({ id: configId }) as ConfigRow | undefined,
 		listPersonal: async (owner) => listPersonal.all({ userId: owner }) as ConfigRow[],
 		listForTeam: async (team) => listTeam.all({ teamId: team }) as ConfigRow[],
-		remove: async (configId) => changed(deleteConfig.run({ id: configId })) > 0,
+		remove: async (configId, event) => removeTx.immediate(configId, event),
 		listVersions: async (configId, page = {}) =>
 			versionsPage.all({ id: configId, before: page.before ?? Number.MAX_SAFE_INTEGER, limit: page.limit ?? -1 }) as VersionWithData[],
 		findVersion: async (configId, versionId) => versionById.get({ id: configId, versionId }) as VersionWithData | undefined

@@ -2,11 +2,14 @@ import type { Database } from 'bun:sqlite'
 import { closeSync, constants, linkSync, openSync, unlinkSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import type { Store } from '../types'
+import { auditWriter, sqliteAudit } from './audit'
 import { openDatabase, rawMeta, wrap } from './client'
 import { sqliteConfigs } from './configs'
+import { sqliteJobs } from './jobs'
 import { sqliteKeys } from './keys'
 import { sqliteLoginFailures } from './login-failures'
 import { sqliteMeta } from './meta'
+import { sqliteSessions } from './sessions'
 import { applyMigrations } from './migrate'
 import { migrations } from './migrations'
 import { sqliteTeams } from './teams'
@@ -39,12 +42,16 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 	}
 	const db = wrap(sqlite)
 	const ping = sqlite.query<{ ok: number }, []>('SELECT 1 AS ok')
+	const audit = auditWriter(db)
 	return {
-		users: sqliteUsers(db, sqlite),
-		keys: sqliteKeys(db, sqlite),
-		loginFailures: sqliteLoginFailures(db, sqlite),
-		configs: sqliteConfigs(db, sqlite),
-		teams: sqliteTeams(db, sqlite),
+		users: sqliteUsers(db, sqlite, audit),
+		keys: sqliteKeys(db, sqlite, audit),
+		sessions: sqliteSessions(db, sqlite, audit),
+		loginFailures: sqliteLoginFailures(db, sqlite, audit),
+		configs: sqliteConfigs(db, sqlite, audit),
+		teams: sqliteTeams(db, sqlite, audit),
+		audit: sqliteAudit(db, audit),
+		jobs: sqliteJobs(db),
 		meta: sqliteMeta(db),
 		ping: async () => ping.get()?.ok === 1,
 		backup: async (target) => backupTo(sqlite, target),

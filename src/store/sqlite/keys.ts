@@ -1,12 +1,12 @@
-import { and, asc, eq, lt, or, isNull, sql } from 'drizzle-orm'
+import { and, asc, eq, lt, or, isNull, sql, type SQL } from 'drizzle-orm'
 import type { Database } from 'bun:sqlite'
-import type { CallerRow, KeyStore, StoredKey } from '../types'
+import type { AuditEvent, CallerRow, KeyStore, StoredKey } from '../types'
+import type { AuditWriter } from './audit'
 import type { SqliteDb } from './client'
-import { changed } from './errors'
 import { aliased, hotRows } from './rows'
 import { apiKeys, users } from './schema'
 
-export function sqliteKeys(db: SqliteDb, sqlite: Database): KeyStore {
+export function sqliteKeys(db: SqliteDb, sqlite: Database, audit: AuditWriter): KeyStore {
 	// Every authenticated request runs this: one indexed lookup joined to the user, three columns.
 	const callerFields = { userId: apiKeys.userId, email: users.email, username: users.username }
 	const findCaller = hotRows<CallerRow>(
@@ -27,12 +27,21 @@ export function sqliteKeys(db: SqliteDb, sqlite: Database): KeyStore {
 			)
 		)
 		.prepare()
-	const issue = sqlite.transaction((key: StoredKey) => {
+	const issue = sqlite.transaction((key: StoredKey, event: AuditEvent | undefined) => {
 		// CONTRACT §3: one active key per (user, device); logging in again replaces it.
 		db.delete(apiKeys)
 			.where(and(eq(apiKeys.userId, key.userId), eq(apiKeys.device, key.device)))
 			.run()
 		db.insert(apiKeys).values(key).run()
+		audit(event)
+	})
+	// The event is written before the key goes, so it still names the key's device.
+	const revokeTx = sqlite.transaction((where: SQL | undefined, event: AuditEvent | undefined) => {
+		const key = db.select({ id: apiKeys.id, device: apiKeys.device }).from(apiKeys).where(where).get()
+		if (!key) return false
+		audit(event && { ...event, target: { type: 'key', id: key.id, name: key.device } })
+		db.delete(apiKeys).where(eq(apiKeys.id, key.id)).run()
+		return true
 	})
 	const keyFields = {
 		id: apiKeys.id,
@@ -46,11 +55,10 @@ export function sqliteKeys(db: SqliteDb, sqlite: Database): KeyStore {
 	return {
 		findCaller: (keyHash) => findCaller.get({ keyHash }),
 		touch: async (keyHash, at, staleBefore) => void touch.run({ keyHash, at, staleBefore }),
-		issue: async (key) => issue.immediate(key),
+		issue: async (key, event) => issue.immediate(key, event),
 		listForUser: async (userId): Promise<StoredKey[]> =>
 			db.select(keyFields).from(apiKeys).where(eq(apiKeys.userId, userId)).orderBy(asc(apiKeys.createdAt)).all(),
-		revoke: async (userId, keyId) => changed(db.delete(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId))).run()) > 0,
-		revokeByHash: async (keyHash) => void db.delete(apiKeys).where(eq(apiKeys.keyHash, keyHash)).run(),
-		revokeAllForUser: async (userId) => changed(db.delete(apiKeys).where(eq(apiKeys.userId, userId)).run())
+		revoke: async (userId, keyId, event) => revokeTx.immediate(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId)), event),
+		revokeByHash: async (keyHash, event) => void revokeTx.immediate(eq(apiKeys.keyHash, keyHash), event)
 	}
 }

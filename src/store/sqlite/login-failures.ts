@@ -1,12 +1,13 @@
 import { and, desc, eq, gt, lt, sql, type SQL } from 'drizzle-orm'
 import type { Database } from 'bun:sqlite'
-import type { LoginFailureStore } from '../types'
+import type { AuditEvent, LoginFailureStore } from '../types'
+import type { AuditWriter } from './audit'
 import type { SqliteDb } from './client'
 import { changed } from './errors'
 import { loginFailures } from './schema'
 
 /** Kept in the database, not in memory, so every process on the file sees the same counts. */
-export function sqliteLoginFailures(db: SqliteDb, sqlite: Database): LoginFailureStore {
+export function sqliteLoginFailures(db: SqliteDb, sqlite: Database, audit: AuditWriter): LoginFailureStore {
 	const since = gt(loginFailures.at, sql.placeholder('since'))
 	/** The time of the n-th most recent failure in the window: it exists exactly when the count has reached n. */
 	const nth = (scope: SQL | undefined) =>
@@ -42,6 +43,12 @@ export function sqliteLoginFailures(db: SqliteDb, sqlite: Database): LoginFailur
 		return { ok: true }
 	})
 
+	const clearTx = sqlite.transaction((key: string, event: AuditEvent | undefined) => {
+		const cleared = changed(db.delete(loginFailures).where(eq(loginFailures.loginKey, key)).run())
+		audit(event && { ...event, details: { ...event.details, cleared } })
+		return cleared
+	})
+
 	return {
 		reserve: async (attempt) => reserve.immediate(attempt),
 		clearLoginAt: async (key, from) =>
@@ -49,7 +56,7 @@ export function sqliteLoginFailures(db: SqliteDb, sqlite: Database): LoginFailur
 				.delete(loginFailures)
 				.where(and(eq(loginFailures.loginKey, key), eq(loginFailures.address, from)))
 				.run(),
-		clearLogin: async (key) => changed(db.delete(loginFailures).where(eq(loginFailures.loginKey, key)).run()),
+		clearLogin: async (key, event) => clearTx.immediate(key, event),
 		prune: async (before) => changed(db.delete(loginFailures).where(lt(loginFailures.at, before)).run())
 	}
 }

@@ -15,6 +15,8 @@ export const users = sqliteTable(
 		usernameKey: text('username_key').notNull(),
 		passwordHash: text('password_hash'),
 		plan: text('plan', { enum: PLANS }).notNull(),
+		/** Server admins see the web application's Admin page (CONTRACT §7, §8). */
+		isAdmin: integer('is_admin', { mode: 'boolean' }).notNull().default(false),
 		createdAt: text('created_at').notNull()
 	},
 	(t) => [uniqueIndex('users_email_key').on(t.emailKey), uniqueIndex('users_username_key').on(t.usernameKey)]
@@ -172,4 +174,65 @@ export const configVersions = sqliteTable(
 export const meta = sqliteTable('meta', {
 	key: text('key').primaryKey(),
 	value: text('value').notNull()
+})
+
+/**
+ * CONTRACT §8: web sessions. The cookie holds a random id; only its SHA-256 is
+ * stored, like API keys. Idle expiry follows last_seen_at; expires_at is absolute.
+ */
+export const sessions = sqliteTable(
+	'sessions',
+	{
+		idHash: text('id_hash').primaryKey(),
+		userId: text('user_id')
+			.notNull()
+			.references(() => users.id, { onDelete: 'cascade' }),
+		createdAt: text('created_at').notNull(),
+		lastSeenAt: text('last_seen_at').notNull(),
+		expiresAt: text('expires_at').notNull(),
+		userAgent: text('user_agent').notNull(),
+		address: text('address').notNull()
+	},
+	(t) => [index('sessions_user_idx').on(t.userId), index('sessions_expires_at_idx').on(t.expiresAt)]
+)
+
+/**
+ * CONTRACT §10 audit log: who did what, when, from where, to what; never
+ * config data, keys or passwords. Not tied to users or teams by foreign keys:
+ * the record of what happened outlives what it happened to (365 days by default).
+ */
+export const auditEvents = sqliteTable(
+	'audit_events',
+	{
+		/** UUIDv7: time-ordered, so pages are taken by id. */
+		id: text('id').primaryKey(),
+		at: text('at').notNull(),
+		type: text('type').notNull(),
+		actorUserId: text('actor_user_id'),
+		actorUsername: text('actor_username'),
+		/** The device name of the key used, "web" for a web session, "admin command", or "server". */
+		actorDevice: text('actor_device'),
+		address: text('address'),
+		teamId: text('team_id'),
+		/** The user the event concerns when it is not the actor (a failed login on their account, an admin action). */
+		subjectUserId: text('subject_user_id'),
+		targetType: text('target_type'),
+		targetId: text('target_id'),
+		targetName: text('target_name'),
+		/** Small JSON object: versions, roles, names; never data. */
+		details: text('details').notNull()
+	},
+	(t) => [
+		index('audit_events_actor_idx').on(t.actorUserId, t.id),
+		index('audit_events_subject_idx').on(t.subjectUserId, t.id),
+		index('audit_events_team_idx').on(t.teamId, t.id),
+		index('audit_events_at_idx').on(t.at)
+	]
+)
+
+/** CONTRACT §9: scheduled jobs run once per schedule across instances; the conditional update of this row decides who. */
+export const jobLeases = sqliteTable('job_leases', {
+	name: text('name').primaryKey(),
+	/** Milliseconds since the epoch of the schedule slot last claimed. */
+	lastRun: integer('last_run').notNull()
 })

@@ -1,23 +1,25 @@
-import { and, asc, eq, isNull, ne, or, sql } from 'drizzle-orm'
+import { and, asc, count, eq, isNull, max, ne, or, sql } from 'drizzle-orm'
 import type { Database } from 'bun:sqlite'
-import type { UserRow, UserStore } from '../types'
+import type { AuditEvent, UserActivityRow, UserRow, UserStore } from '../types'
+import type { AuditWriter } from './audit'
 import type { SqliteDb } from './client'
-import { configs, teamMembers, teams, users } from './schema'
+import { apiKeys, configs, sessions, teamMembers, teams, users } from './schema'
 import { changed, isUniqueViolation } from './errors'
 
-const userFields = {
+export const userFields = {
 	id: users.id,
 	email: users.email,
 	username: users.username,
 	passwordHash: users.passwordHash,
 	plan: users.plan,
+	isAdmin: users.isAdmin,
 	createdAt: users.createdAt
 }
 
 /** Emails and usernames are unique and matched case-insensitively (CONTRACT §1). */
 export const loginKey = (login: string): string => login.trim().toLowerCase()
 
-export function sqliteUsers(db: SqliteDb, sqlite: Database): UserStore {
+export function sqliteUsers(db: SqliteDb, sqlite: Database, audit: AuditWriter): UserStore {
 	const byLogin = db
 		.select(userFields)
 		.from(users)
@@ -43,9 +45,47 @@ export function sqliteUsers(db: SqliteDb, sqlite: Database): UserStore {
 			.orderBy(asc(teams.slug))
 			.all()
 
-	const removeUser = sqlite.transaction((id: string): boolean | 'sole_owner' => {
+	/** One write with its audit event, in one transaction; the event only when something changed. */
+	const audited = sqlite.transaction((write: () => number, event: AuditEvent | undefined) => {
+		const rows = write()
+		if (rows > 0) audit(event)
+		return rows
+	})
+
+	/** Ends the user's web sessions but `keep`; returns how many. */
+	const endSessions = (id: string, keep?: string) =>
+		changed(
+			db
+				.delete(sessions)
+				.where(keep === undefined ? eq(sessions.userId, id) : and(eq(sessions.userId, id), ne(sessions.idHash, keep)))
+				.run()
+		)
+
+	const setPasswordTx = sqlite.transaction(
+		(id: string, passwordHash: string, options: { keepSession?: string; revokeKeys?: boolean }, event: AuditEvent | undefined) => {
+			if (changed(db.update(users).set({ passwordHash }).where(eq(users.id, id)).run()) === 0) return undefined
+			// CONTRACT §7, §8: any password change ends the user's other web sessions.
+			const endedSessions = endSessions(id, options.keepSession)
+			const revokedKeys = options.revokeKeys ? changed(db.delete(apiKeys).where(eq(apiKeys.userId, id)).run()) : 0
+			audit(event && { ...event, details: { ...event.details, revokedKeys, endedSessions } })
+			return { revokedKeys, endedSessions }
+		}
+	)
+
+	const signOutEverywhereTx = sqlite.transaction((id: string, event: AuditEvent | undefined) => {
+		// The event first: it names the device of the key that asked, which is about to go.
+		const revokedKeys = db.select({ n: count() }).from(apiKeys).where(eq(apiKeys.userId, id)).get()?.n ?? 0
+		const endedSessions = db.select({ n: count() }).from(sessions).where(eq(sessions.userId, id)).get()?.n ?? 0
+		audit(event && { ...event, details: { ...event.details, revokedKeys, endedSessions } })
+		db.delete(apiKeys).where(eq(apiKeys.userId, id)).run()
+		db.delete(sessions).where(eq(sessions.userId, id)).run()
+		return { revokedKeys, endedSessions }
+	})
+
+	const removeUser = sqlite.transaction((id: string, event: AuditEvent | undefined): boolean | 'sole_owner' => {
 		if (!byId.get({ id })) return false
 		if (soleOwnerTeams(id).length > 0) return 'sole_owner'
+		audit(event)
 		const memberships = db.select({ teamId: teamMembers.teamId }).from(teamMembers).where(eq(teamMembers.userId, id)).all()
 		for (const { teamId } of memberships) {
 			const heir = db
@@ -66,17 +106,22 @@ export function sqliteUsers(db: SqliteDb, sqlite: Database): UserStore {
 				db.delete(teams).where(eq(teams.id, teamId)).run()
 			}
 		}
-		// Cascades remove keys, memberships and personal configs with their versions.
+		// Cascades remove keys, sessions, memberships, invitations and personal configs with their versions.
 		db.delete(users).where(eq(users.id, id)).run()
 		return true
 	})
 
+	const createTx = sqlite.transaction((user: UserRow, event: AuditEvent | undefined) => {
+		db.insert(users)
+			.values({ ...user, emailKey: loginKey(user.email), usernameKey: loginKey(user.username) })
+			.run()
+		audit(event)
+	})
+
 	return {
-		async create(user) {
+		async create(user, event) {
 			try {
-				db.insert(users)
-					.values({ ...user, emailKey: loginKey(user.email), usernameKey: loginKey(user.username) })
-					.run()
+				createTx.immediate(user, event)
 				return true
 			} catch (error) {
 				if (isUniqueViolation(error)) return false
@@ -86,9 +131,34 @@ export function sqliteUsers(db: SqliteDb, sqlite: Database): UserStore {
 		findByLogin: async (login) => byLogin.get({ key: loginKey(login) }) as UserRow | undefined,
 		findById: async (id) => byId.get({ id }) as UserRow | undefined,
 		list: async () => db.select(userFields).from(users).orderBy(asc(users.createdAt)).all() as UserRow[],
-		setPlan: async (id, plan) => changed(db.update(users).set({ plan }).where(eq(users.id, id)).run()) > 0,
-		setPassword: async (id, passwordHash) => changed(db.update(users).set({ passwordHash }).where(eq(users.id, id)).run()) > 0,
+		async listWithActivity() {
+			const keyStats = db
+				.select({ userId: apiKeys.userId, keyCount: count().as('key_count'), lastUsed: max(apiKeys.lastUsedAt).as('last_used') })
+				.from(apiKeys)
+				.groupBy(apiKeys.userId)
+				.as('key_stats')
+			const sessionStats = db
+				.select({ userId: sessions.userId, lastSeen: max(sessions.lastSeenAt).as('last_seen') })
+				.from(sessions)
+				.groupBy(sessions.userId)
+				.as('session_stats')
+			const rows = db
+				.select({ ...userFields, keyCount: keyStats.keyCount, lastUsed: keyStats.lastUsed, lastSeen: sessionStats.lastSeen })
+				.from(users)
+				.leftJoin(keyStats, eq(keyStats.userId, users.id))
+				.leftJoin(sessionStats, eq(sessionStats.userId, users.id))
+				.orderBy(asc(users.createdAt))
+				.all()
+			return rows.map(({ keyCount, lastUsed, lastSeen, ...user }): UserActivityRow => {
+				const seen = [lastUsed, lastSeen].filter((at): at is string => typeof at === 'string').sort()
+				return { ...(user as UserRow), keyCount: Number(keyCount ?? 0), lastSeenAt: seen[seen.length - 1] ?? null }
+			})
+		},
+		setPlan: async (id, plan, event) => audited.immediate(() => changed(db.update(users).set({ plan }).where(eq(users.id, id)).run()), event) > 0,
+		setAdmin: async (id, isAdmin, event) => audited.immediate(() => changed(db.update(users).set({ isAdmin }).where(eq(users.id, id)).run()), event) > 0,
+		setPassword: async (id, passwordHash, options, event) => setPasswordTx.immediate(id, passwordHash, options, event),
+		signOutEverywhere: async (id, event) => signOutEverywhereTx.immediate(id, event),
 		soleOwnerTeams: async (id) => soleOwnerTeams(id),
-		remove: async (id) => removeUser.immediate(id)
+		remove: async (id, event) => removeUser.immediate(id, event)
 	}
 }

@@ -1,0 +1,36 @@
+import { toIso, type Clock } from '../../lib/clock'
+import { newId } from '../../lib/ids'
+import type { AuditActor, AuditEvent, AuditType, Caller } from '../../store/types'
+
+/** A person acting through the API (with a key) or the web application (with a session), and where from. */
+export interface Actor extends Caller {
+	address: string
+}
+
+/** The server binary's admin commands act as nobody in particular, from the machine itself. */
+export const ADMIN_COMMAND: AuditActor = { userId: null, username: null, via: 'admin command', address: null }
+
+export const auditActorOf = (actor: Actor): AuditActor => ({
+	userId: actor.userId,
+	username: actor.username,
+	keyHash: actor.keyHash,
+	via: actor.keyHash === undefined ? 'web' : undefined,
+	address: actor.address
+})
+
+/**
+ * Builds audit events (CONTRACT §10) for the store to write in the
+ * transaction of the change they record. Never put config data, keys or
+ * passwords in `details`: names, versions and roles only.
+ */
+export const createAuditEvents =
+	(clock: Clock) =>
+	(type: AuditType, actor: Actor | AuditActor, rest: Omit<AuditEvent, 'id' | 'at' | 'type' | 'actor'> = {}): AuditEvent => ({
+		id: newId(),
+		at: toIso(clock.now()),
+		type,
+		actor: 'email' in actor ? auditActorOf(actor) : actor,
+		...rest
+	})
+
+export type AuditEvents = ReturnType<typeof createAuditEvents>

@@ -1,0 +1,75 @@
+import { and, desc, eq, lt, or, sql, type SQL } from 'drizzle-orm'
+import type { AuditEvent, AuditRow, AuditStore } from '../types'
+import type { SqliteDb } from './client'
+import { changed } from './errors'
+import { apiKeys, auditEvents } from './schema'
+
+/**
+ * Writes audit events (CONTRACT §10). Store methods call it inside their own
+ * transaction, so an event exists exactly when its change committed. A key is
+ * named by its hash; the event records that key's device name as it is now.
+ */
+export function auditWriter(db: SqliteDb) {
+	const p = (name: string) => sql.placeholder(name)
+	const insert = db
+		.insert(auditEvents)
+		.values({
+			id: p('id'),
+			at: p('at'),
+			type: p('type'),
+			actorUserId: p('actorUserId'),
+			actorUsername: p('actorUsername'),
+			actorDevice: sql`COALESCE((SELECT ${apiKeys.device} FROM ${apiKeys} WHERE ${apiKeys.keyHash} = ${p('keyHash')}), ${p('via')})`,
+			address: p('address'),
+			teamId: p('teamId'),
+			subjectUserId: p('subjectUserId'),
+			targetType: p('targetType'),
+			targetId: p('targetId'),
+			targetName: p('targetName'),
+			details: p('details')
+		})
+		.prepare()
+	return (event: AuditEvent | undefined): void => {
+		if (event === undefined) return
+		insert.run({
+			id: event.id,
+			at: event.at,
+			type: event.type,
+			actorUserId: event.actor.userId,
+			actorUsername: event.actor.username,
+			keyHash: event.actor.keyHash ?? null,
+			via: event.actor.via ?? null,
+			address: event.actor.address,
+			teamId: event.teamId ?? null,
+			subjectUserId: event.subjectUserId ?? null,
+			targetType: event.target?.type ?? null,
+			targetId: event.target?.id ?? null,
+			targetName: event.target?.name ?? null,
+			details: JSON.stringify(event.details ?? {})
+		})
+	}
+}
+
+export type AuditWriter = ReturnType<typeof auditWriter>
+
+export function sqliteAudit(db: SqliteDb, write: AuditWriter): AuditStore {
+	return {
+		record: async (event) => write(event),
+		async list(query) {
+			const scope: (SQL | undefined)[] = []
+			if (query.userId !== undefined) scope.push(or(eq(auditEvents.actorUserId, query.userId), eq(auditEvents.subjectUserId, query.userId)))
+			if (query.teamId !== undefined) scope.push(eq(auditEvents.teamId, query.teamId))
+			if (query.type !== undefined) scope.push(eq(auditEvents.type, query.type))
+			if (query.before !== undefined) scope.push(lt(auditEvents.id, query.before))
+			const rows = db
+				.select()
+				.from(auditEvents)
+				.where(and(...scope))
+				.orderBy(desc(auditEvents.id))
+				.limit(query.limit)
+				.all()
+			return rows.map((row) => ({ ...row, details: JSON.parse(row.details) }) as AuditRow)
+		},
+		prune: async (before) => changed(db.delete(auditEvents).where(lt(auditEvents.at, before)).run())
+	}
+}
