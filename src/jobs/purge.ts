@@ -1,9 +1,10 @@
-import { Cron } from 'croner'
+import type { Cron } from 'croner'
 import { toIso, type Clock } from '../lib/clock'
 import { DAY_MS, SESSION_IDLE_MS, SLUG_RESERVATION_MS, TEAM_RETENTION_MS } from '../lib/constants'
 import type { Logger } from '../lib/log'
 import { THROTTLE } from '../modules/auth/service'
 import type { Store } from '../store/types'
+import { scheduleLeased } from './schedule'
 
 /**
  * SPEC: a soft-deleted team is removed for good 30 days after deletion, with
@@ -40,10 +41,11 @@ export async function housekeeping(deps: JobDeps): Promise<number> {
 	return purged
 }
 
-/** CONTRACT §5: hourly, and once at start. `protect` keeps runs from overlapping. */
+/**
+ * CONTRACT §5: hourly, once across instances (§9), and at start: each instance
+ * catches up on its own when it starts (the work is idempotent, so two at once only repeat it).
+ */
 export function schedulePurge(deps: JobDeps): Cron {
-	const fail = (error: unknown) => deps.logger.error('purge failed', { errorMessage: String(error) })
-	const job = new Cron('0 * * * *', { name: 'purge', protect: true, catch: fail }, async () => void (await housekeeping(deps)))
-	void housekeeping(deps).catch(fail)
-	return job
+	void housekeeping(deps).catch((error) => deps.logger.error('purge failed', { errorMessage: String(error) }))
+	return scheduleLeased({ name: 'purge', pattern: '0 * * * *', store: deps.store, logger: deps.logger, run: () => housekeeping(deps) })
 }

@@ -19,6 +19,8 @@ export interface Store {
 	meta: MetaStore
 	/** True when the database answers. */
 	ping(): Promise<boolean>
+	/** What the metrics report (CONTRACT §10): row counts and the database's size on disk. */
+	stats(): Promise<{ users: number; configs: number; versions: number; databaseBytes: number }>
 	/** Writes a consistent copy of the database to `file` (which must not exist). */
 	backup(file: string): Promise<void>
 	close(): void
@@ -312,6 +314,13 @@ export interface VersionWithData extends VersionRow {
 	sealed: Uint8Array
 }
 
+/** A version's sealed data with the ids bound into it (CONTRACT §6: configId:versionId is the AAD). */
+export interface SealedRecord {
+	id: string
+	configId: string
+	sealed: Uint8Array
+}
+
 /** Where a config lives: a user's personal space or a team. */
 export type Owner = { userId: string; teamId: null } | { userId: string; teamId: string }
 
@@ -375,6 +384,13 @@ export interface ConfigStore {
 	/** Versions highest first; `before` and `limit` page through them. */
 	listVersions(configId: string, page?: { before?: number; limit?: number }): Promise<VersionWithData[]>
 	findVersion(configId: string, versionId: string): Promise<VersionWithData | undefined>
+	/** Sealed version records in id order after `afterId`, at most `limit` (key rotation walks them). */
+	sealedPage(afterId: string | null, limit: number): Promise<SealedRecord[]>
+	/**
+	 * Replaces sealed data record by record, each only if it still holds `from`
+	 * (compare and swap), in one transaction; returns how many were replaced.
+	 */
+	reseal(records: { id: string; from: Uint8Array; to: Uint8Array }[]): Promise<number>
 	/**
 	 * Inserts whole configs with their already-sealed versions in one
 	 * transaction (bulk loading: seeding benchmarks, imports). The caller keeps

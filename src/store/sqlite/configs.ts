@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, lt, sql, type SQL } from 'drizzle-orm'
+import { and, desc, eq, gt, isNull, lt, sql, type SQL } from 'drizzle-orm'
 import type { Database } from 'bun:sqlite'
 import type {
 	AuditEvent,
@@ -10,6 +10,7 @@ import type {
 	PushCondition,
 	PushInput,
 	PushResult,
+	SealedRecord,
 	SealFor,
 	VersionRow,
 	VersionWithData
@@ -229,7 +230,27 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 		}
 	})
 
+	const sealedPage = db
+		.select({ id: configVersions.id, configId: configVersions.configId, sealed: configVersions.data })
+		.from(configVersions)
+		.where(gt(configVersions.id, sql.placeholder('after')))
+		.orderBy(configVersions.id)
+		.limit(sql.placeholder('limit'))
+		.prepare()
+	const resealOne = db
+		.update(configVersions)
+		.set({ data: sql`${sql.placeholder('to')}` })
+		.where(and(eq(configVersions.id, sql.placeholder('id')), eq(configVersions.data, sql.placeholder('from'))))
+		.prepare()
+	const resealTx = sqlite.transaction((records: Parameters<ConfigStore['reseal']>[0]) => {
+		let replaced = 0
+		for (const record of records) replaced += changed(resealOne.run({ id: record.id, from: record.from, to: record.to }))
+		return replaced
+	})
+
 	return {
+		sealedPage: async (afterId, limit) => sealedPage.all({ after: afterId ?? '', limit }) as SealedRecord[],
+		reseal: async (records) => resealTx.immediate(records),
 		importMany: async (items) => importTx.immediate(items),
 		// One immediate transaction, also for unchanged data: clients that know the hash skip such
 		// pushes themselves, so a read before it would only add a statement to the common case.

@@ -54,6 +54,11 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 		jobs: sqliteJobs(db),
 		meta: sqliteMeta(db),
 		ping: async () => ping.get()?.ok === 1,
+		async stats() {
+			const count = (table: string) => sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()?.n ?? 0
+			const pages = sqlite.query<{ size: number }, []>('SELECT page_count * page_size AS size FROM pragma_page_count(), pragma_page_size()').get()
+			return { users: count('users'), configs: count('configs'), versions: count('config_versions'), databaseBytes: pages?.size ?? 0 }
+		},
 		backup: async (target) => backupTo(sqlite, target),
 		close: () => sqlite.close()
 	}
