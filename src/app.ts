@@ -13,6 +13,7 @@ import { configsRoutes } from './modules/configs'
 import { createConfigPolicy } from './modules/configs/policy'
 import { createConfigsService } from './modules/configs/service'
 import { healthRoutes } from './modules/health'
+import { createAppMetrics, type AppMetrics } from './modules/health/metrics'
 import { invitationsRoutes, teamsRoutes } from './modules/teams'
 import { createTeamsService } from './modules/teams/service'
 import { authPlugin } from './plugins/auth'
@@ -31,10 +32,15 @@ export interface AppDeps {
 	peerAddress?: (request: Request) => string
 	/** Proxies whose X-Forwarded-For is believed (CONTRACT §2); none by default. */
 	trustedProxies?: TrustedProxies
+	/** Shared with the jobs (backups report here); made by the app when not given. */
+	metrics?: AppMetrics
+	/** CFGSYNC_METRICS_TOKEN: /metrics answers only with it (CONTRACT §10). */
+	metricsToken?: string
 }
 
 /** Builds the whole HTTP app; tests call it with an in-memory store and `app.handle(request)`. */
-export function createApp(deps: AppDeps) {
+export function createApp(appDeps: AppDeps) {
+	const deps = { ...appDeps, metrics: appDeps.metrics ?? createAppMetrics(appDeps.store) }
 	const auth = createAuthService(deps)
 	const peer = deps.peerAddress ?? (() => 'unknown')
 	const trusted = deps.trustedProxies ?? noTrustedProxies
@@ -51,10 +57,10 @@ export function createApp(deps: AppDeps) {
 	return new Elysia({ handler: { standardHostname: false } })
 		.headers(SECURITY_HEADERS)
 		.use(errorsPlugin(deps.logger, tracker))
-		.use(requestLogPlugin(deps.logger, tracker))
+		.use(requestLogPlugin(deps.logger, tracker, deps.metrics))
 		.use(gate)
 		.use(openapiPlugin())
-		.use(healthRoutes(deps.store.ping))
+		.use(healthRoutes(deps))
 		.use(authRoutes(auth, gate, addressOf))
 		.use(configsRoutes(configs, gate))
 		.use(teamsRoutes(teams, gate))

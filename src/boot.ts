@@ -2,14 +2,13 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path'
 import type { Config } from './config'
 import { createSealer, generateMasterKey, parseMasterKey, type Sealer } from './lib/crypto'
+import { KEY_CHECK, opensKeyCheck, sealKeyCheck } from './lib/key-check'
 import { openSqliteStore } from './store/sqlite'
 import type { Store } from './store/types'
 
 export const DATABASE_FILE = 'cfgsync.db'
 export const MASTER_KEY_FILE = 'master.key'
 
-/** A known plaintext sealed under the master key: opening it proves the key is the database's own. */
-const KEY_CHECK = { meta: 'master_key_check', plaintext: 'cfgsync master key check v1', aad: 'meta:master_key_check' }
 
 /** A start-up failure with a message meant to be printed as is. */
 export class BootError extends Error {}
@@ -61,7 +60,7 @@ export async function openWithMasterKey(config: Config): Promise<{ store: Store;
 					sealer = createSealer(createKeyFile(keyFile))
 					createdKeyFile = true
 				}
-				meta.set(KEY_CHECK.meta, Buffer.from(sealer.seal(KEY_CHECK.plaintext, KEY_CHECK.aad)).toString('base64'))
+				meta.set(KEY_CHECK.meta, sealKeyCheck(sealer))
 				return
 			}
 			// A first start beside this one may have written the key file after we looked.
@@ -72,7 +71,7 @@ export async function openWithMasterKey(config: Config): Promise<{ store: Store;
 			if (!sealer) {
 				throw new BootError(`the database in ${config.dataDir} is encrypted, but there is no master key: set CFGSYNC_MASTER_KEY or restore ${keyFile}`)
 			}
-			if (!opens(sealer, check)) {
+			if (!opensKeyCheck(sealer, check)) {
 				throw new BootError(
 					`the master key does not match the database in ${config.dataDir} (${keySource} is not the key it was created with); refusing to start`
 				)
@@ -101,13 +100,5 @@ function parseOrFail(text: string, source: string): Buffer {
 		return parseMasterKey(text)
 	} catch (error) {
 		throw new BootError(`${source}: ${(error as Error).message} (expected base64 of 32 random bytes, e.g. from \`openssl rand -base64 32\`)`)
-	}
-}
-
-function opens(sealer: Sealer, sealedBase64: string): boolean {
-	try {
-		return sealer.open(Buffer.from(sealedBase64, 'base64'), KEY_CHECK.aad) === KEY_CHECK.plaintext
-	} catch {
-		return false
 	}
 }

@@ -31,6 +31,8 @@ export const Config = z.object({
 	}),
 	/** Deprecated CFGSYNC_TRUST_PROXY=1: trust whatever peer connects (used only when trustedProxies is empty). */
 	trustProxy: z.boolean(),
+	/** CONTRACT §10: /metrics answers only requests bearing this token; no token, no /metrics. */
+	metricsToken: z.string().min(16, 'use at least 16 characters (e.g. openssl rand -hex 24)').optional(),
 	/** CONTRACT §10: how long audit events are kept. */
 	auditRetentionDays: z.coerce.number().int().min(1).max(36_500),
 	/** Processes serving one port (SO_REUSEPORT); 'auto' is one per core. */
@@ -47,6 +49,7 @@ const ENV_NAMES: Record<string, string> = {
 	logLevel: 'CFGSYNC_LOG_LEVEL',
 	trustedProxies: 'CFGSYNC_TRUSTED_PROXIES',
 	auditRetentionDays: 'CFGSYNC_AUDIT_RETENTION_DAYS',
+	metricsToken: 'CFGSYNC_METRICS_TOKEN',
 	workers: '--workers / CFGSYNC_WORKERS'
 }
 
@@ -63,6 +66,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: Record<string, string |
 		logLevel: env.CFGSYNC_LOG_LEVEL ?? 'info',
 		trustedProxies: env.CFGSYNC_TRUSTED_PROXIES ?? '',
 		trustProxy: truthy(env.CFGSYNC_TRUST_PROXY),
+		metricsToken: env.CFGSYNC_METRICS_TOKEN || undefined,
 		auditRetentionDays: env.CFGSYNC_AUDIT_RETENTION_DAYS ?? 365,
 		workers: flags.workers ?? env.CFGSYNC_WORKERS ?? 1
 	})

@@ -71,6 +71,7 @@ function serveHttp(config: Config, logger: Logger, opened: Awaited<ReturnType<ty
 		...deps,
 		sealer,
 		trustedProxies: trustedProxiesOf(config, logger, worker),
+		metricsToken: config.metricsToken,
 		peerAddress: (request) => app.server?.requestIP(request)?.address ?? 'unknown'
 	})
 	try {

@@ -55,22 +55,25 @@ export type RequestTracker = ReturnType<typeof createRequestTracker>
  * id (STYLE §10). Never headers, query strings or bodies. Error responses
  * carry the same id as X-Request-Id so a user can quote it.
  */
-export const requestLogPlugin = (logger: Logger, tracker: RequestTracker) =>
+export const requestLogPlugin = (logger: Logger, tracker: RequestTracker, metrics?: { request(route: string | undefined, method: string, status: number, ms: number | undefined): void }) =>
 	new Elysia({ name: 'request-log' })
 		// A plain function with no `return`, so Elysia does not await it (see plugins/auth.ts).
 		.onRequest(function startClock({ request }) {
 			tracker.start(request)
 		})
 		.onAfterResponse({ as: 'global' }, ({ request, route, set, responseValue }) => {
+			// A handler that returns a Response (304, streamed lists) sets its status there, not in `set`.
+			const status = responseValue instanceof Response ? responseValue.status : typeof set.status === 'number' ? set.status : 200
+			const ms = tracker.elapsedMs(request)
 			logger.info('request', {
 				method: request.method,
 				// Unmatched requests have no route pattern; their path (without query, secrets redacted) is logged instead.
 				route: route || undefined,
 				path: route ? undefined : redactPath(pathOf(request.url)),
-				// A handler that returns a Response (304, streamed lists) sets its status there, not in `set`.
-				status: responseValue instanceof Response ? responseValue.status : typeof set.status === 'number' ? set.status : 200,
-				ms: tracker.elapsedMs(request),
+				status,
+				ms,
 				requestId: tracker.idOf(request)
 			})
+			metrics?.request(route, request.method, status, ms)
 			tracker.finish(request)
 		})

@@ -48,13 +48,15 @@ export function createAuthService({
 	clock,
 	passwords,
 	logger,
-	sealer
+	sealer,
+	metrics
 }: {
 	store: Store
 	clock: Clock
 	passwords: PasswordHasher
 	logger: Logger
 	sealer: Pick<Sealer, 'keyedHash'>
+	metrics?: { login(result: 'success' | 'failure'): void; rateLimited(): void }
 }) {
 	// Verified against when the login is unknown, so a miss costs as much as a wrong password.
 	let decoyHash: Promise<string> | undefined
@@ -78,6 +80,7 @@ export function createAuthService({
 		const taken = await store.loginFailures.reserve({ loginKey, address, at: now, since: now - THROTTLE.windowMs, limits: THROTTLE.limits })
 		if (taken.ok) return
 		securityLog('login rate limited', address, typed, 'rate_limited')
+		metrics?.rateLimited()
 		// Refused until the failure that tipped the count leaves the window.
 		const seconds = Math.max(1, Math.ceil((taken.tippedAt + THROTTLE.windowMs - now) / 1000))
 		throw new AppError('rate_limited', `Too many failed logins. Try again in ${Math.ceil(seconds / 60)} minute(s).`, {
@@ -101,6 +104,7 @@ export function createAuthService({
 		if (!user || !user.passwordHash || !ok) {
 			const reason = user ? 'wrong_password' : 'unknown_login'
 			securityLog('login failed', address, login, reason)
+			metrics?.login('failure')
 			// The name typed is kept only when it names an account: it may be a password typed in the wrong field.
 			await store.audit.record(
 				event('login.failed', { userId: null, username: null, via, address }, {
@@ -112,6 +116,7 @@ export function createAuthService({
 			throw unauthorized('Wrong login or password.')
 		}
 		await store.loginFailures.clearLoginAt(failureKey, addressKey)
+		metrics?.login('success')
 		return user
 	}
 

@@ -37,7 +37,19 @@ const summary = (config: Pick<ConfigRow, 'id' | 'name' | 'tool' | 'version' | 'h
 /** RFC 9110 weak comparison for If-None-Match on reads. */
 const matchesAny = (tags: string[] | '*' | undefined, hash: string) => tags !== undefined && (tags === '*' || tags.includes(hash))
 
-export function createConfigsService({ store, sealer, clock, policy }: { store: Store; sealer: Sealer; clock: Clock; policy: ConfigPolicy }) {
+export function createConfigsService({
+	store,
+	sealer,
+	clock,
+	policy,
+	metrics
+}: {
+	store: Store
+	sealer: Sealer
+	clock: Clock
+	policy: ConfigPolicy
+	metrics?: { push(result: 'created' | 'updated' | 'unchanged'): void }
+}) {
 	const open = (configId: string, versionId: string, sealed: Uint8Array) => sealer.openBytes(sealed, aad(configId, versionId))
 	const event = createAuditEvents(clock)
 	/** How a config is named in the audit log: never its data. */
@@ -88,6 +100,7 @@ export function createConfigsService({ store, sealer, clock, policy }: { store: 
 				condition,
 				audit: event('config.pushed', actor, { teamId: owner.teamId, target: { type: 'config', name: `${body.tool}/${body.name}` } })
 			})
+			if (result.kind === 'created' || result.kind === 'updated' || result.kind === 'unchanged') metrics?.push(result.kind)
 			switch (result.kind) {
 				case 'created':
 				case 'updated': {

@@ -1,14 +1,59 @@
 import { Elysia } from 'elysia'
 import { z } from 'zod'
+import type { Sealer } from '../../lib/crypto'
 import { AppError } from '../../lib/errors'
+import { sha256Hex } from '../../lib/crypto'
+import { KEY_CHECK, opensKeyCheck } from '../../lib/key-check'
+import type { Store } from '../../store/types'
+import type { AppMetrics } from './metrics'
 
-/** CONTRACT §3: 200 `{"status":"ok"}` when the database answers; no key needed. */
-export const healthRoutes = (ping: () => Promise<boolean>) =>
-	new Elysia({ tags: ['operations'] }).get(
-		'/healthz',
-		async () => {
-			if (!(await ping().catch(() => false))) throw new AppError('internal', 'The database does not answer.')
-			return { status: 'ok' as const }
-		},
-		{ response: z.object({ status: z.literal('ok') }), detail: { summary: 'Liveness and database check', security: [] } }
-	)
+const Readiness = z.object({
+	status: z.enum(['ready', 'unavailable']),
+	checks: z.object({ database: z.enum(['ok', 'failed']), masterKey: z.enum(['ok', 'failed']) }),
+	backups: z
+		.object({ lastSuccessAt: z.string().nullable(), lastFailureAt: z.string().nullable(), lastError: z.string().nullable() })
+		.describe('scheduled backups; a failed backup never makes the server unready')
+})
+
+/**
+ * CONTRACT §3 and §10: `/healthz` (liveness: the database answers), `/readyz`
+ * (for load balancers: the database answers and the master key opens its
+ * check value; 503 otherwise), `/metrics` (Prometheus text, only with
+ * CFGSYNC_METRICS_TOKEN set, and only for that bearer token).
+ */
+export const healthRoutes = (deps: { store: Store; sealer: Pick<Sealer, 'open'>; metrics: AppMetrics; metricsToken?: string }) =>
+	new Elysia({ tags: ['operations'] })
+		.get(
+			'/healthz',
+			async () => {
+				if (!(await deps.store.ping().catch(() => false))) throw new AppError('internal', 'The database does not answer.')
+				return { status: 'ok' as const }
+			},
+			{ response: z.object({ status: z.literal('ok') }), detail: { summary: 'Liveness and database check', security: [] } }
+		)
+		.get(
+			'/readyz',
+			async ({ set }) => {
+				// Reading the check value touches the database file itself (SELECT 1 would not) and proves the key.
+				const check = await deps.store.meta.get(KEY_CHECK.meta).then(
+					(value) => ({ database: 'ok' as const, masterKey: value !== undefined && opensKeyCheck(deps.sealer, value) ? ('ok' as const) : ('failed' as const) }),
+					() => ({ database: 'failed' as const, masterKey: 'failed' as const })
+				)
+				const ready = check.database === 'ok' && check.masterKey === 'ok'
+				if (!ready) set.status = 503
+				return { status: ready ? ('ready' as const) : ('unavailable' as const), checks: check, backups: deps.metrics.backupState() }
+			},
+			{ response: { 200: Readiness, 503: Readiness }, detail: { summary: 'Readiness for load balancers: database and master key', security: [] } }
+		)
+		.get(
+			'/metrics',
+			async ({ request }) => {
+				if (deps.metricsToken === undefined) throw new AppError('not_found', 'No such route.')
+				const header = request.headers.get('authorization') ?? ''
+				const given = header.toLowerCase().startsWith('bearer ') ? header.slice(7).trim() : ''
+				// Compared as hashes, so the time taken says nothing about the token.
+				if (sha256Hex(given) !== sha256Hex(deps.metricsToken)) throw new AppError('unauthorized', 'Send the metrics token as "Authorization: Bearer <token>".')
+				return new Response(await deps.metrics.render(), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'cache-control': 'no-store' } })
+			},
+			{ detail: { summary: 'Prometheus metrics (with CFGSYNC_METRICS_TOKEN)', security: [] } }
+		)

@@ -1,0 +1,96 @@
+/**
+ * A small Prometheus registry (text exposition format 0.0.4): counters and
+ * histograms keyed by a fixed list of label values, gauges read at scrape
+ * time. Small on purpose: the access log updates it on every request, so an
+ * update is one Map lookup by a joined key and a few additions.
+ */
+
+type Labels = readonly string[]
+
+const escapeLabel = (value: string) => value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"')
+const renderLabels = (names: Labels, values: readonly string[], extra = '') => {
+	const parts = names.map((name, i) => `${name}="${escapeLabel(values[i] ?? '')}"`)
+	if (extra) parts.push(extra)
+	return parts.length === 0 ? '' : `{${parts.join(',')}}`
+}
+const formatNumber = (n: number) => (Number.isFinite(n) ? String(n) : n > 0 ? '+Inf' : n < 0 ? '-Inf' : 'NaN')
+
+export interface Counter {
+	inc(values?: readonly string[], by?: number): void
+}
+export interface Histogram {
+	observe(values: readonly string[], seconds: number): void
+}
+
+export function createMetrics() {
+	const renderers: (() => string | Promise<string>)[] = []
+
+	function counter(name: string, help: string, labels: Labels = []): Counter {
+		const series = new Map<string, { values: readonly string[]; count: number }>()
+		renderers.push(() => {
+			let out = `# HELP ${name} ${help}\n# TYPE ${name} counter\n`
+			for (const { values, count } of series.values()) out += `${name}${renderLabels(labels, values)} ${formatNumber(count)}\n`
+			return out
+		})
+		return {
+			inc(values = [], by = 1) {
+				const key = values.join('\u0000')
+				const entry = series.get(key)
+				if (entry) entry.count += by
+				else series.set(key, { values: [...values], count: by })
+			}
+		}
+	}
+
+	function histogram(name: string, help: string, labels: Labels, buckets: readonly number[]): Histogram {
+		const series = new Map<string, { values: readonly string[]; counts: number[]; sum: number; count: number }>()
+		renderers.push(() => {
+			let out = `# HELP ${name} ${help}\n# TYPE ${name} histogram\n`
+			for (const { values, counts, sum, count } of series.values()) {
+				let cumulative = 0
+				for (let i = 0; i < buckets.length; i++) {
+					cumulative += counts[i] as number
+					out += `${name}_bucket${renderLabels(labels, values, `le="${buckets[i]}"`)} ${cumulative}\n`
+				}
+				out += `${name}_bucket${renderLabels(labels, values, 'le="+Inf"')} ${count}\n`
+				out += `${name}_sum${renderLabels(labels, values)} ${formatNumber(sum)}\n`
+				out += `${name}_count${renderLabels(labels, values)} ${count}\n`
+			}
+			return out
+		})
+		return {
+			observe(values, seconds) {
+				const key = values.join('\u0000')
+				let entry = series.get(key)
+				if (!entry) series.set(key, (entry = { values: [...values], counts: new Array(buckets.length).fill(0), sum: 0, count: 0 }))
+				let i = 0
+				while (i < buckets.length && seconds > (buckets[i] as number)) i++
+				if (i < buckets.length) entry.counts[i] = (entry.counts[i] as number) + 1
+				entry.sum += seconds
+				entry.count++
+			}
+		}
+	}
+
+	/** A gauge (or several series of one) read when the metrics are scraped. */
+	function gauge(name: string, help: string, read: () => number | undefined | Promise<number | undefined>) {
+		renderers.push(async () => {
+			const value = await read()
+			return value === undefined ? '' : `# HELP ${name} ${help}\n# TYPE ${name} gauge\n${name} ${formatNumber(value)}\n`
+		})
+	}
+
+	return {
+		counter,
+		histogram,
+		gauge,
+		/** Everything in the text exposition format. */
+		async render(): Promise<string> {
+			let out = ''
+			for (const render of renderers) out += await render()
+			return out
+		}
+	}
+}
+
+export type Metrics = ReturnType<typeof createMetrics>
