@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Config } from './config'
 import { createSealer, generateMasterKey, parseMasterKey, type Sealer } from './lib/crypto'
@@ -42,11 +42,8 @@ export function openStore(config: Config, onCreate: (file: string) => void = () 
 export async function openWithMasterKey(config: Config): Promise<{ store: Store; sealer: Sealer; createdKeyFile: boolean; createdDatabase: boolean }> {
 	ensureDataDir(config.dataDir)
 	const keyFile = join(config.dataDir, MASTER_KEY_FILE)
-	const keySource = config.masterKey !== undefined ? 'CFGSYNC_MASTER_KEY' : keyFile
-	const readKey = (): Buffer | undefined => {
-		if (config.masterKey !== undefined) return parseOrFail(config.masterKey, 'CFGSYNC_MASTER_KEY')
-		return existsSync(keyFile) ? parseOrFail(readFileSync(keyFile, 'utf8'), keyFile) : undefined
-	}
+	const keySource = masterKeySource(config)
+	const readKey = () => readMasterKey(config)
 	const initial = readKey()
 	let sealer = initial ? createSealer(initial) : undefined
 	let createdKeyFile = false
@@ -81,6 +78,16 @@ export async function openWithMasterKey(config: Config): Promise<{ store: Store;
 	return { store, sealer: sealer as Sealer, createdKeyFile, createdDatabase }
 }
 
+/** Where the master key comes from: the variable, or the data directory's key file. */
+export const masterKeySource = (config: Config): string => (config.masterKey !== undefined ? 'CFGSYNC_MASTER_KEY' : join(config.dataDir, MASTER_KEY_FILE))
+
+/** The configured master key, or undefined when there is none yet; a malformed one is a BootError. */
+export function readMasterKey(config: Config): Buffer | undefined {
+	if (config.masterKey !== undefined) return parseOrFail(config.masterKey, 'CFGSYNC_MASTER_KEY')
+	const keyFile = join(config.dataDir, MASTER_KEY_FILE)
+	return existsSync(keyFile) ? parseOrFail(readFileSync(keyFile, 'utf8'), keyFile) : undefined
+}
+
 /** Writes a fresh key, mode 0600; if another process just wrote one, uses that instead. */
 function createKeyFile(keyFile: string): Buffer {
 	const fresh = generateMasterKey()
@@ -100,5 +107,54 @@ function parseOrFail(text: string, source: string): Buffer {
 		return parseMasterKey(text)
 	} catch (error) {
 		throw new BootError(`${source}: ${(error as Error).message} (expected base64 of 32 random bytes, e.g. from \`openssl rand -base64 32\`)`)
+	}
+}
+
+/**
+ * Which servers use a data directory, so `restore` can refuse while one runs
+ * (CONTRACT §7). Each `serve` process leaves `cfgsync-server.<pid>.pid` with
+ * its start time (a reused pid is told apart) and removes it when it stops; a
+ * file left by a killed server names a process that is gone, and is ignored.
+ */
+export function registerServer(dataDir: string): () => void {
+	const file = join(dataDir, `cfgsync-server.${process.pid}.pid`)
+	writeFileSync(file, `${process.pid} ${processStart(process.pid) ?? ''}\n`, { mode: 0o600 })
+	const remove = () => rmSync(file, { force: true })
+	process.on('exit', remove)
+	return remove
+}
+
+/** Pids of servers running now on this data directory. */
+export function liveServers(dataDir: string): number[] {
+	if (!existsSync(dataDir)) return []
+	const live: number[] = []
+	for (const name of readdirSync(dataDir)) {
+		const match = name.match(/^cfgsync-server\.(\d+)\.pid$/)
+		if (!match) continue
+		const [pidText = '', started = ''] = readFileSync(join(dataDir, name), 'utf8').trim().split(' ')
+		const pid = Number(pidText)
+		if (pid === process.pid || !alive(pid)) continue
+		if (started !== '' && processStart(pid) !== undefined && processStart(pid) !== started) continue
+		live.push(pid)
+	}
+	return live
+}
+
+function alive(pid: number): boolean {
+	try {
+		process.kill(pid, 0)
+		return true
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === 'EPERM'
+	}
+}
+
+/** A process's start time in clock ticks since boot (Linux), to tell a reused pid from the server that wrote the file. */
+function processStart(pid: number): string | undefined {
+	try {
+		const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+		return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+	} catch {
+		return undefined
 	}
 }

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path'
+import { Cron } from 'croner'
 import { z } from 'zod'
 import { parseTrustedProxies } from './lib/client-address'
 import { PLANS } from './lib/constants'
@@ -9,7 +10,19 @@ export interface ConfigFlags {
 	host?: string
 	dataDir?: string
 	workers?: string
+	backupDir?: string
+	backupSchedule?: string
+	backupKeep?: string
 }
+
+/** A croner pattern (5 fields, or 6 with seconds first). */
+const CronPattern = z.string().superRefine((pattern, context) => {
+	try {
+		new Cron(pattern, { paused: true }).stop()
+	} catch (error) {
+		context.addIssue({ code: 'custom', message: `"${pattern}" is not a cron pattern (${(error as Error).message})` })
+	}
+})
 
 const Port = z.coerce.number().int().min(0).max(65_535)
 
@@ -33,6 +46,10 @@ export const Config = z.object({
 	trustProxy: z.boolean(),
 	/** CONTRACT §10: /metrics answers only requests bearing this token; no token, no /metrics. */
 	metricsToken: z.string().min(16, 'use at least 16 characters (e.g. openssl rand -hex 24)').optional(),
+	/** CONTRACT §10 scheduled backups: where (none without it), when, and how many are kept. */
+	backupDir: z.string().min(1).optional(),
+	backupSchedule: CronPattern,
+	backupKeep: z.coerce.number().int().min(1).max(10_000),
 	/** CONTRACT §10: how long audit events are kept. */
 	auditRetentionDays: z.coerce.number().int().min(1).max(36_500),
 	/** Processes serving one port (SO_REUSEPORT); 'auto' is one per core. */
@@ -50,6 +67,9 @@ const ENV_NAMES: Record<string, string> = {
 	trustedProxies: 'CFGSYNC_TRUSTED_PROXIES',
 	auditRetentionDays: 'CFGSYNC_AUDIT_RETENTION_DAYS',
 	metricsToken: 'CFGSYNC_METRICS_TOKEN',
+	backupDir: '--backup-dir / CFGSYNC_BACKUP_DIR',
+	backupSchedule: '--backup-schedule / CFGSYNC_BACKUP_SCHEDULE',
+	backupKeep: '--backup-keep / CFGSYNC_BACKUP_KEEP',
 	workers: '--workers / CFGSYNC_WORKERS'
 }
 
@@ -67,6 +87,9 @@ export function loadConfig(flags: ConfigFlags = {}, env: Record<string, string |
 		trustedProxies: env.CFGSYNC_TRUSTED_PROXIES ?? '',
 		trustProxy: truthy(env.CFGSYNC_TRUST_PROXY),
 		metricsToken: env.CFGSYNC_METRICS_TOKEN || undefined,
+		backupDir: (flags.backupDir ?? env.CFGSYNC_BACKUP_DIR) ? resolve((flags.backupDir ?? env.CFGSYNC_BACKUP_DIR) as string) : undefined,
+		backupSchedule: flags.backupSchedule ?? env.CFGSYNC_BACKUP_SCHEDULE ?? '0 3 * * *',
+		backupKeep: flags.backupKeep ?? env.CFGSYNC_BACKUP_KEEP ?? 14,
 		auditRetentionDays: env.CFGSYNC_AUDIT_RETENTION_DAYS ?? 365,
 		workers: flags.workers ?? env.CFGSYNC_WORKERS ?? 1
 	})

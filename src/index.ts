@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 import packageJson from '../package.json' with { type: 'json' }
 import { CliError, runCommand } from './cli/io'
-import { backupCommand, healthcheckCommand, purgeCommand } from './cli/maintenance'
+import { backupCommand, healthcheckCommand, purgeCommand, restoreCommand } from './cli/maintenance'
 import { serveCommand } from './cli/serve'
 import { keyCommand, userCommand } from './cli/user'
 
@@ -9,6 +9,7 @@ const HELP = `cfgsync-server ${packageJson.version} — self-hosted configuratio
 
 Usage:
   cfgsync-server [serve] [--port N] [--host H] [--data-dir D] [--workers N|auto]
+                 [--backup-dir D] [--backup-schedule CRON] [--backup-keep N]
                                                                 run the server (default command)
   cfgsync-server user add --email E --username U [--plan free|pro|team] [--admin] [--password P | --password-stdin]
   cfgsync-server user list [--json]
@@ -21,6 +22,7 @@ Usage:
   cfgsync-server key issue LOGIN --device NAME                  print a new API key for a device
   cfgsync-server purge                                          remove teams deleted more than 30 days ago
   cfgsync-server backup FILE                                    write a consistent copy of the database
+  cfgsync-server restore FILE                                   put a checked backup in place of the database (server stopped)
   cfgsync-server healthcheck [--url U]                          exit 0 when the local server is healthy
   cfgsync-server COMMAND --help | --help | --version
 
@@ -37,19 +39,27 @@ Environment:
                              X-Forwarded-For is believed (e.g. 127.0.0.1/32,10.0.0.0/8)
   CFGSYNC_TRUST_PROXY        deprecated: 1 trusts X-Forwarded-For from any peer
   CFGSYNC_WORKERS            processes serving the port (default 1; auto = one per core)
+  CFGSYNC_BACKUP_DIR         scheduled backups go here (none without it)
+  CFGSYNC_BACKUP_SCHEDULE    when, as a cron pattern (default 0 3 * * *)
+  CFGSYNC_BACKUP_KEEP        how many scheduled backups are kept (default 14)
+  CFGSYNC_METRICS_TOKEN      serve Prometheus metrics at /metrics to this bearer token
+  CFGSYNC_AUDIT_RETENTION_DAYS  how long audit events are kept (default 365)
 `
 
 const DATA_DIR = '  --data-dir D    the data directory (default ./data, or CFGSYNC_DATA_DIR)'
 
 /** `cfgsync-server COMMAND --help`: each command's own usage (CONTRACT §7: exit 0). */
 const USAGE: Record<string, string> = {
-	serve: `Usage: cfgsync-server [serve] [--port N] [--host H] [--data-dir D] [--workers N|auto]
+	serve: `Usage: cfgsync-server [serve] [--port N] [--host H] [--data-dir D] [--workers N|auto] [--backup-dir D] [--backup-schedule CRON] [--backup-keep N]
 
 Runs the server until SIGTERM or SIGINT.
-  --port N, -p N  port to listen on (default 8787, or CFGSYNC_PORT / PORT)
-  --host H        address to listen on (default 0.0.0.0, or CFGSYNC_HOST)
+  --port N, -p N        port to listen on (default 8787, or CFGSYNC_PORT / PORT)
+  --host H              address to listen on (default 0.0.0.0, or CFGSYNC_HOST)
 ${DATA_DIR}
-  --workers N     processes serving the port (default 1; auto = one per core)
+  --workers N           processes serving the port (default 1; auto = one per core)
+  --backup-dir D        write verified backups here on a schedule (or CFGSYNC_BACKUP_DIR)
+  --backup-schedule C   when, as a cron pattern (default "0 3 * * *", or CFGSYNC_BACKUP_SCHEDULE)
+  --backup-keep N       keep the newest N scheduled backups (default 14, or CFGSYNC_BACKUP_KEEP)
 See cfgsync-server --help for the environment variables.`,
 	user: `Usage: cfgsync-server user add|list|set-plan|set-admin|passwd|revoke-keys|unlock|remove ...
 
@@ -94,6 +104,11 @@ Removes teams deleted more than 30 days ago, now (the server also does it hourly
 Writes a consistent copy of the database to FILE (mode 0600) while the server runs.
 Never replaces an existing file and never writes through a symbolic link.
 The master key is not in it: keep master.key or CFGSYNC_MASTER_KEY safe separately.`,
+	restore: `Usage: cfgsync-server restore FILE [--data-dir D]
+
+Checks FILE (integrity, schema, that the master key opens it), then puts a copy of it in
+place of the database. Refused while a server uses the data directory: stop it first.
+The database it replaces is kept beside it as cfgsync.db.before-restore-<time>.`,
 	healthcheck: `Usage: cfgsync-server healthcheck [--url U]
 
 Exits 0 when the local server answers /healthz (for container health checks).`
@@ -136,6 +151,8 @@ async function main(argv: string[]): Promise<number> {
 			return runCommand(() => purgeCommand(rest))
 		case 'backup':
 			return runCommand(() => backupCommand(rest))
+		case 'restore':
+			return runCommand(() => restoreCommand(rest))
 		case 'healthcheck':
 			return runCommand(() => healthcheckCommand(rest))
 		default:

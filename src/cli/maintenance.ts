@@ -1,4 +1,11 @@
-import { resolve } from 'node:path'
+import { chmodSync, constants, copyFileSync, existsSync, renameSync, rmSync } from 'node:fs'
+import { basename, join, resolve } from 'node:path'
+import { DATABASE_FILE, ensureDataDir, liveServers, masterKeySource, readMasterKey } from '../boot'
+import { loadConfig } from '../config'
+import { createSealer } from '../lib/crypto'
+import { ADMIN_COMMAND } from '../modules/audit/event'
+import { openDatabase } from '../store/sqlite/client'
+import { verifySqliteBackup } from '../store/sqlite/verify'
 import { housekeeping } from '../jobs/purge'
 import { CliError, parseCommand, usageError } from './io'
 import { withAdmin } from './context'
@@ -16,6 +23,7 @@ export async function backupCommand(args: string[]) {
 	await withAdmin(values['data-dir'], async (admin) => {
 		try {
 			await admin.store.backup(target)
+			await admin.store.audit.record(admin.event('backup.written', ADMIN_COMMAND, { target: { type: 'server', name: target } }))
 		} catch (error) {
 			throw new CliError(`backup to ${target} failed: ${(error as Error).message}`)
 		}
@@ -33,4 +41,53 @@ export async function healthcheckCommand(args: string[]) {
 	})
 	if (response.status !== 200) throw new CliError(`${url} answered ${response.status}`)
 	process.stdout.write('ok\n')
+}
+
+/**
+ * CONTRACT §7 `restore FILE`: checks the backup (integrity, schema, the master
+ * key opens it), refuses while a server uses the data directory, keeps the
+ * replaced database as `cfgsync.db.before-restore-<time>`, then puts a copy
+ * of the backup in its place (the backup file itself is left as it was).
+ */
+export async function restoreCommand(args: string[]) {
+	const { values, positionals } = parseCommand(args, { 'data-dir': { type: 'string' } })
+	if (positionals.length !== 1) throw usageError('expected FILE')
+	const backup = resolve(positionals[0]!)
+	const config = loadConfig({ dataDir: values['data-dir'] })
+	if (!existsSync(backup)) throw new CliError(`${backup} does not exist`)
+	const servers = liveServers(config.dataDir)
+	if (servers.length > 0) {
+		throw new CliError(`a server (pid ${servers.join(', ')}) is using ${config.dataDir}: stop it first, then run restore again`)
+	}
+	let key: Buffer | undefined
+	try {
+		key = readMasterKey(config)
+	} catch (error) {
+		throw new CliError((error as Error).message)
+	}
+	if (!key) throw new CliError(`no master key: set CFGSYNC_MASTER_KEY or put the key the backup was made with in ${masterKeySource(config)}`)
+	const problem = verifySqliteBackup(backup, createSealer(key), { exact: false })
+	if (problem !== undefined) throw new CliError(`${backup} cannot be restored: ${problem}; nothing was changed`)
+
+	ensureDataDir(config.dataDir)
+	const database = join(config.dataDir, DATABASE_FILE)
+	let kept: string | undefined
+	if (existsSync(database)) {
+		// Fold the WAL into the file first, so the kept copy is whole on its own.
+		const current = openDatabase(database)
+		current.run('PRAGMA wal_checkpoint(TRUNCATE)')
+		current.close()
+		kept = `${database}.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`
+		renameSync(database, kept)
+		for (const companion of [`${database}-wal`, `${database}-shm`]) rmSync(companion, { force: true })
+	}
+	const temporary = `${database}.restoring-${process.pid}`
+	copyFileSync(backup, temporary, constants.COPYFILE_EXCL)
+	chmodSync(temporary, 0o600)
+	renameSync(temporary, database)
+	// Opening applies any newer migrations; the restore is then recorded in the restored database.
+	await withAdmin(values['data-dir'], async (admin) =>
+		admin.store.audit.record(admin.event('backup.restored', ADMIN_COMMAND, { target: { type: 'server', name: basename(backup) }, details: { kept: kept ? basename(kept) : null } }))
+	)
+	process.stdout.write(`restored ${backup} into ${database}${kept ? `; the database it replaced is kept as ${kept}` : ''}\n`)
 }

@@ -1,9 +1,14 @@
 import type { Subprocess } from 'bun'
 import { availableParallelism } from 'node:os'
 import { createApp } from '../app'
-import { BootError, openWithMasterKey } from '../boot'
+import { BootError, openWithMasterKey, registerServer } from '../boot'
 import { loadConfig, type Config } from '../config'
+import { scheduleBackups } from '../jobs/backup'
 import { schedulePurge } from '../jobs/purge'
+import type { Cron } from 'croner'
+import type { Clock } from '../lib/clock'
+import type { Sealer } from '../lib/crypto'
+import { createAppMetrics, type AppMetrics } from '../modules/health/metrics'
 import { systemClock } from '../lib/clock'
 import { noTrustedProxies, parseTrustedProxies, trustEveryPeer, type TrustedProxies } from '../lib/client-address'
 import { createLogger, type Logger } from '../lib/log'
@@ -25,16 +30,27 @@ export async function serveCommand(args: string[]) {
 		port: { type: 'string', short: 'p' },
 		host: { type: 'string' },
 		'data-dir': { type: 'string' },
-		workers: { type: 'string' }
+		workers: { type: 'string' },
+		'backup-dir': { type: 'string' },
+		'backup-schedule': { type: 'string' },
+		'backup-keep': { type: 'string' }
 	})
 	if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`)
-	const config = loadConfig({ port: values.port, host: values.host, dataDir: values['data-dir'], workers: values.workers })
+	const config = loadConfig({
+		port: values.port,
+		host: values.host,
+		dataDir: values['data-dir'],
+		workers: values.workers,
+		backupDir: values['backup-dir'],
+		backupSchedule: values['backup-schedule'],
+		backupKeep: values['backup-keep']
+	})
 	const logger = createLogger({ level: config.logLevel })
 	const workers = config.workers === 'auto' ? availableParallelism() : config.workers
 	const opened = await boot(config, logger)
 	if (process.env[WORKER_ENV]) return serveHttp(config, logger, opened, { worker: true })
 	if (workers === 1) return serveHttp(config, logger, opened, { worker: false })
-	return supervise(config, logger, opened.store, workers)
+	return supervise(config, logger, opened.store, opened.sealer, workers)
 }
 
 async function boot(config: Config, logger: Logger) {
@@ -67,9 +83,11 @@ function onShutdown(logger: Logger, stop: () => Promise<void>) {
 function serveHttp(config: Config, logger: Logger, opened: Awaited<ReturnType<typeof openWithMasterKey>>, { worker }: { worker: boolean }) {
 	const { store, sealer } = opened
 	const deps = { store, clock: systemClock, logger, passwords: createPasswordHasher() }
+	const metrics = createAppMetrics(store)
 	const app = createApp({
 		...deps,
 		sealer,
+		metrics,
 		trustedProxies: trustedProxiesOf(config, logger, worker),
 		metricsToken: config.metricsToken,
 		peerAddress: (request) => app.server?.requestIP(request)?.address ?? 'unknown'
@@ -88,13 +106,14 @@ function serveHttp(config: Config, logger: Logger, opened: Awaited<ReturnType<ty
 		store.close()
 		throw new CliError(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`)
 	}
-	// The purge runs in one process only: the primary when there are workers.
-	const purgeJob = worker ? undefined : schedulePurge({ ...deps, auditRetentionDays: config.auditRetentionDays })
+	// The jobs run in one process only: the primary when there are workers.
+	const jobs = worker ? [] : startJobs(config, { ...deps, sealer, metrics })
+	const unregister = worker ? () => {} : registerServer(config.dataDir)
 	logger.info('listening', { url: `http://${config.host}:${app.server?.port}`, dataDir: config.dataDir, pid: process.pid, ...(worker ? { worker: true } : {}) })
 	if (worker) process.send?.('ready')
 
 	onShutdown(logger, async () => {
-		purgeJob?.stop()
+		for (const job of jobs) job.stop()
 		const forced = setTimeout(() => {
 			logger.warn('in-flight requests did not finish in time; closing anyway')
 			void app.stop(true)
@@ -102,7 +121,18 @@ function serveHttp(config: Config, logger: Logger, opened: Awaited<ReturnType<ty
 		await app.stop()
 		clearTimeout(forced)
 		store.close()
+		unregister()
 	})
+}
+
+/** The scheduled jobs of the process that runs them: the purge (CONTRACT §5) and, with a backup directory, backups (§10). */
+function startJobs(config: Config, deps: { store: Store; sealer: Sealer; clock: Clock; logger: Logger; metrics: AppMetrics }): Cron[] {
+	const jobs = [schedulePurge({ ...deps, auditRetentionDays: config.auditRetentionDays })]
+	if (config.backupDir !== undefined) {
+		jobs.push(scheduleBackups({ ...deps, dir: config.backupDir, keep: config.backupKeep, pattern: config.backupSchedule, report: deps.metrics.backup }))
+		deps.logger.info('scheduled backups', { dir: config.backupDir, schedule: config.backupSchedule, keep: config.backupKeep })
+	}
+	return jobs
 }
 
 /** CONTRACT §2: CFGSYNC_TRUSTED_PROXIES, or the deprecated CFGSYNC_TRUST_PROXY=1 meaning "trust the socket peer". */
@@ -116,7 +146,7 @@ function trustedProxiesOf(config: Config, logger: Logger, worker: boolean): Trus
 }
 
 /** Spawns `count` workers on one port, restarts any that die, and stops them all on SIGTERM/SIGINT. */
-async function supervise(config: Config, logger: Logger, store: Store, count: number) {
+async function supervise(config: Config, logger: Logger, store: Store, sealer: Sealer, count: number) {
 	const port = config.port === 0 ? await freePort(config.host) : config.port
 	// The compiled binary is its own entry point; from source, Bun needs the script too.
 	const self = Bun.main.startsWith('/$bunfs/') ? [process.execPath] : [process.execPath, Bun.main]
@@ -158,16 +188,18 @@ async function supervise(config: Config, logger: Logger, store: Store, count: nu
 		throw error
 	}
 	started = true
-	const deps = { store, clock: systemClock, logger, passwords: createPasswordHasher() }
-	const purgeJob = schedulePurge({ ...deps, auditRetentionDays: config.auditRetentionDays })
+	// Workers serve /metrics from their own registries; the primary's jobs report to a registry of their own.
+	const jobs = startJobs(config, { store, sealer, clock: systemClock, logger, metrics: createAppMetrics(store) })
+	const unregister = registerServer(config.dataDir)
 	logger.info('listening', { url: `http://${config.host}:${port}`, dataDir: config.dataDir, pid: process.pid, workers: count })
 
 	onShutdown(logger, async () => {
 		stopping = true
-		purgeJob.stop()
+		for (const job of jobs) job.stop()
 		for (const child of children) child.kill('SIGTERM')
 		await Promise.all([...children].map((child) => child.exited))
 		store.close()
+		unregister()
 	})
 }
 

@@ -34,11 +34,12 @@ export const healthRoutes = (deps: { store: Store; sealer: Pick<Sealer, 'open'>;
 		.get(
 			'/readyz',
 			async ({ set }) => {
-				// Reading the check value touches the database file itself (SELECT 1 would not) and proves the key.
-				const check = await deps.store.meta.get(KEY_CHECK.meta).then(
-					(value) => ({ database: 'ok' as const, masterKey: value !== undefined && opensKeyCheck(deps.sealer, value) ? ('ok' as const) : ('failed' as const) }),
-					() => ({ database: 'failed' as const, masterKey: 'failed' as const })
-				)
+				const answers = await deps.store.ping().catch(() => false)
+				const value = answers ? await deps.store.meta.get(KEY_CHECK.meta).catch(() => null) : null
+				const check = {
+					database: answers && value !== null ? ('ok' as const) : ('failed' as const),
+					masterKey: typeof value === 'string' && opensKeyCheck(deps.sealer, value) ? ('ok' as const) : ('failed' as const)
+				}
 				const ready = check.database === 'ok' && check.masterKey === 'ok'
 				if (!ready) set.status = 503
 				return { status: ready ? ('ready' as const) : ('unavailable' as const), checks: check, backups: deps.metrics.backupState() }

@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite'
-import { closeSync, constants, linkSync, openSync, unlinkSync } from 'node:fs'
+import { closeSync, constants, fstatSync, linkSync, openSync, readSync, statSync, unlinkSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import type { Store } from '../types'
 import { auditWriter, sqliteAudit } from './audit'
@@ -42,6 +42,7 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 	}
 	const db = wrap(sqlite)
 	const ping = sqlite.query<{ ok: number }, []>('SELECT 1 AS ok')
+	const fileAtOpen = file === ':memory:' ? undefined : statSync(file).ino
 	const audit = auditWriter(db)
 	return {
 		users: sqliteUsers(db, sqlite, audit),
@@ -53,7 +54,9 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 		audit: sqliteAudit(db, audit),
 		jobs: sqliteJobs(db),
 		meta: sqliteMeta(db),
-		ping: async () => ping.get()?.ok === 1,
+		// SQLite answers small reads from its page cache, so a file broken or replaced under a running
+		// server would go unnoticed: the file itself must still start like a database and be the one opened.
+		ping: async () => ping.get()?.ok === 1 && (fileAtOpen === undefined || fileIsIntact(file, fileAtOpen)),
 		async stats() {
 			const count = (table: string) => sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()?.n ?? 0
 			const pages = sqlite.query<{ size: number }, []>('SELECT page_count * page_size AS size FROM pragma_page_count(), pragma_page_size()').get()
@@ -82,5 +85,21 @@ function backupTo(sqlite: Database, target: string) {
 		throw error
 	} finally {
 		unlinkSync(temporary)
+	}
+}
+
+const HEADER = Buffer.from('SQLite format 3\0')
+
+/** The database file still begins with SQLite's header and is the same file (inode) that was opened. */
+function fileIsIntact(file: string, inode: number): boolean {
+	let fd: number | undefined
+	try {
+		fd = openSync(file, 'r')
+		const head = Buffer.alloc(HEADER.length)
+		return readSync(fd, head, 0, head.length, 0) === head.length && head.equals(HEADER) && fstatSync(fd).ino === inode
+	} catch {
+		return false
+	} finally {
+		if (fd !== undefined) closeSync(fd)
 	}
 }
