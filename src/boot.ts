@@ -1,8 +1,8 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Config } from './config'
-import { createSealer, generateMasterKey, parseMasterKey, type Sealer } from './lib/crypto'
-import { KEY_CHECK, opensKeyCheck, sealKeyCheck } from './lib/key-check'
+import { createSealer, generateMasterKey, openPendingKey, parseMasterKey, type Sealer } from './lib/crypto'
+import { KEY_CHECK, opensKeyCheck, PENDING_KEY_META, sealKeyCheck } from './lib/key-check'
 import { openSqliteStore } from './store/sqlite'
 import type { Store } from './store/types'
 
@@ -39,7 +39,9 @@ export function openStore(config: Config, onCreate: (file: string) => void = () 
  * at once run it one after the other, so the second finds the first's check
  * and refuses a different key.
  */
-export async function openWithMasterKey(config: Config): Promise<{ store: Store; sealer: Sealer; createdKeyFile: boolean; createdDatabase: boolean }> {
+export async function openWithMasterKey(
+	config: Config
+): Promise<{ store: Store; sealer: Sealer; createdKeyFile: boolean; createdDatabase: boolean; rotatedKeyNotSaved: boolean }> {
 	ensureDataDir(config.dataDir)
 	const keyFile = join(config.dataDir, MASTER_KEY_FILE)
 	const keySource = masterKeySource(config)
@@ -47,6 +49,7 @@ export async function openWithMasterKey(config: Config): Promise<{ store: Store;
 	const initial = readKey()
 	let sealer = initial ? createSealer(initial) : undefined
 	let createdKeyFile = false
+	let rotatedKeyNotSaved = false
 	const databaseFile = join(config.dataDir, DATABASE_FILE)
 	const createdDatabase = !existsSync(databaseFile)
 	const store = openSqliteStore(databaseFile, {
@@ -69,13 +72,22 @@ export async function openWithMasterKey(config: Config): Promise<{ store: Store;
 				throw new BootError(`the database in ${config.dataDir} is encrypted, but there is no master key: set CFGSYNC_MASTER_KEY or restore ${keyFile}`)
 			}
 			if (!opensKeyCheck(sealer, check)) {
+				// A rotation that re-sealed the check but was stopped before saving its new key (CONTRACT §10):
+				// the new key is in the database, sealed under this one.
+				const pending = meta.get(PENDING_KEY_META)
+				const next = pending === undefined ? undefined : openPendingKey(sealer, pending)
+				if (next && opensKeyCheck(createSealer(next), check)) {
+					sealer = createSealer(next)
+					rotatedKeyNotSaved = true
+					return
+				}
 				throw new BootError(
 					`the master key does not match the database in ${config.dataDir} (${keySource} is not the key it was created with); refusing to start`
 				)
 			}
 		}
 	})
-	return { store, sealer: sealer as Sealer, createdKeyFile, createdDatabase }
+	return { store, sealer: sealer as Sealer, createdKeyFile, createdDatabase, rotatedKeyNotSaved }
 }
 
 /** Where the master key comes from: the variable, or the data directory's key file. */

@@ -2,6 +2,7 @@
 import packageJson from '../package.json' with { type: 'json' }
 import { CliError, runCommand } from './cli/io'
 import { backupCommand, healthcheckCommand, purgeCommand, restoreCommand } from './cli/maintenance'
+import { rekeyCommand } from './cli/rekey'
 import { serveCommand } from './cli/serve'
 import { keyCommand, userCommand } from './cli/user'
 
@@ -23,6 +24,7 @@ Usage:
   cfgsync-server purge                                          remove teams deleted more than 30 days ago
   cfgsync-server backup FILE                                    write a consistent copy of the database
   cfgsync-server restore FILE                                   put a checked backup in place of the database (server stopped)
+  cfgsync-server rekey [--new-key-file F]                       re-encrypt everything under a new master key (servers may run)
   cfgsync-server healthcheck [--url U]                          exit 0 when the local server is healthy
   cfgsync-server COMMAND --help | --help | --version
 
@@ -109,6 +111,13 @@ The master key is not in it: keep master.key or CFGSYNC_MASTER_KEY safe separate
 Checks FILE (integrity, schema, that the master key opens it), then puts a copy of it in
 place of the database. Refused while a server uses the data directory: stop it first.
 The database it replaces is kept beside it as cfgsync.db.before-restore-<time>.`,
+	rekey: `Usage: cfgsync-server rekey [--new-key-file F] [--batch N] [--data-dir D]
+
+Re-encrypts every config version and the key check under a new master key (from F, base64 of
+32 bytes, or generated), N records at a time (default 500), while servers run or not. Safe to
+interrupt: run it again to finish. Ends by saving the new key where the old one was read from
+(master.key, the old file kept beside it as master.key.before-rekey-<time>), or by printing it
+when CFGSYNC_MASTER_KEY is set. Restart every server afterwards.`,
 	healthcheck: `Usage: cfgsync-server healthcheck [--url U]
 
 Exits 0 when the local server answers /healthz (for container health checks).`
@@ -153,6 +162,8 @@ async function main(argv: string[]): Promise<number> {
 			return runCommand(() => backupCommand(rest))
 		case 'restore':
 			return runCommand(() => restoreCommand(rest))
+		case 'rekey':
+			return runCommand(() => rekeyCommand(rest))
 		case 'healthcheck':
 			return runCommand(() => healthcheckCommand(rest))
 		default:

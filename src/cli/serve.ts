@@ -57,6 +57,9 @@ async function boot(config: Config, logger: Logger) {
 	try {
 		const opened = await openWithMasterKey(config)
 		if (opened.createdKeyFile) logger.warn('created a new master key; back it up: without it the data cannot be read', { dataDir: config.dataDir })
+		if (opened.rotatedKeyNotSaved) {
+			logger.warn('the master key was rotated but the new key was not saved where this one came from: run cfgsync-server rekey again to finish', { dataDir: config.dataDir })
+		}
 		return opened
 	} catch (error) {
 		if (error instanceof BootError) throw new CliError(error.message)

@@ -29,9 +29,12 @@ const NONCE_BYTES = 12
 const TAG_BYTES = 16
 
 export interface Sealer {
-	/** AES-256-GCM with a fresh 96-bit nonce; `aad` binds the ciphertext to its row. Layout: nonce | ciphertext | tag. */
-	seal(plaintext: string | Uint8Array, aad: string): Uint8Array
-	/** The plaintext as UTF-8 bytes, or throws when the key, the AAD or the bytes are wrong. */
+	/**
+	 * AES-256-GCM with a fresh 96-bit nonce; `aad` binds the ciphertext to its row. Layout: nonce | ciphertext | tag.
+	 * With `pending` (a rotation's new key sealed under this one, CONTRACT §10) the new key seals instead.
+	 */
+	seal(plaintext: string | Uint8Array, aad: string, pending?: string): Uint8Array
+	/** The plaintext as UTF-8 bytes, under this key or a rotation's key it learned; throws when none opens it. */
 	openBytes(sealed: Uint8Array, aad: string): Buffer
 	/** The plaintext as text. */
 	open(sealed: Uint8Array, aad: string): string
@@ -41,33 +44,77 @@ export interface Sealer {
 	 * (CONTRACT §6: a login name that names no user is stored only this way).
 	 */
 	keyedHash(purpose: string, text: string): string
+	/** Learns a rotation's new key from `pending` (sealed under this key); false when it does not open. */
+	learn(pending: string): boolean
+}
+
+/** AAD of the pending key a rotation stores in `meta`. */
+const PENDING_AAD = 'meta:master_key_next'
+
+/** A rotation's new key, sealed under the current one, as stored in `meta` (base64). */
+export const sealPendingKey = (sealer: Pick<Sealer, 'seal'>, next: Uint8Array): string =>
+	Buffer.from(sealer.seal(Buffer.from(next).toString('base64'), PENDING_AAD)).toString('base64')
+
+/** The new key in a stored pending value, or undefined when `sealer`'s key does not open it. */
+export function openPendingKey(sealer: Pick<Sealer, 'open'>, pending: string): Buffer | undefined {
+	try {
+		return parseMasterKey(sealer.open(Buffer.from(pending, 'base64'), PENDING_AAD))
+	} catch {
+		return undefined
+	}
+}
+
+function sealWith(key: KeyObject, plaintext: string | Uint8Array, aad: string): Uint8Array {
+	const nonce = randomBytes(NONCE_BYTES)
+	const cipher = createCipheriv('aes-256-gcm', key, nonce)
+	cipher.setAAD(Buffer.from(aad, 'utf8'))
+	const body = typeof plaintext === 'string' ? cipher.update(plaintext, 'utf8') : cipher.update(plaintext)
+	const final = cipher.final()
+	return Buffer.concat([nonce, body, final, cipher.getAuthTag()])
+}
+
+function openWith(key: KeyObject, sealed: Uint8Array, aad: string): Buffer {
+	if (sealed.length < NONCE_BYTES + TAG_BYTES) throw new Error('sealed record is too short')
+	const bytes = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength)
+	const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, NONCE_BYTES))
+	decipher.setAAD(Buffer.from(aad, 'utf8'))
+	decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES))
+	const body = decipher.update(bytes.subarray(NONCE_BYTES, bytes.length - TAG_BYTES))
+	const final = decipher.final()
+	return final.length === 0 ? body : Buffer.concat([body, final])
 }
 
 export function createSealer(masterKey: Uint8Array): Sealer {
 	// One KeyObject for the process: no key material is copied per record.
 	const key: KeyObject = createSecretKey(masterKey)
 	const subkeys = new Map<string, Buffer>()
+	// A rotation's new key, once learned, by the pending value it came from (undefined: it did not open).
+	const learned = new Map<string, KeyObject | undefined>()
+	const learnKey = (pending: string): KeyObject | undefined => {
+		if (!learned.has(pending)) {
+			const next = openPendingKey({ open: (sealed, aad) => openWith(key, sealed, aad).toString('utf8') }, pending)
+			learned.set(pending, next && createSecretKey(next))
+		}
+		return learned.get(pending)
+	}
 	const openBytes = (sealed: Uint8Array, aad: string): Buffer => {
-		if (sealed.length < NONCE_BYTES + TAG_BYTES) throw new Error('sealed record is too short')
-		const bytes = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength)
-		const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, NONCE_BYTES))
-		decipher.setAAD(Buffer.from(aad, 'utf8'))
-		decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES))
-		const body = decipher.update(bytes.subarray(NONCE_BYTES, bytes.length - TAG_BYTES))
-		const final = decipher.final()
-		return final.length === 0 ? body : Buffer.concat([body, final])
+		try {
+			return openWith(key, sealed, aad)
+		} catch (error) {
+			for (const next of learned.values()) {
+				if (!next) continue
+				try {
+					return openWith(next, sealed, aad)
+				} catch {}
+			}
+			throw error
+		}
 	}
 	return {
-		seal(plaintext, aad) {
-			const nonce = randomBytes(NONCE_BYTES)
-			const cipher = createCipheriv('aes-256-gcm', key, nonce)
-			cipher.setAAD(Buffer.from(aad, 'utf8'))
-			const body = typeof plaintext === 'string' ? cipher.update(plaintext, 'utf8') : cipher.update(plaintext)
-			const final = cipher.final()
-			return Buffer.concat([nonce, body, final, cipher.getAuthTag()])
-		},
+		seal: (plaintext, aad, pending) => sealWith((pending !== undefined && learnKey(pending)) || key, plaintext, aad),
 		openBytes,
 		open: (sealed, aad) => openBytes(sealed, aad).toString('utf8'),
+		learn: (pending) => learnKey(pending) !== undefined,
 		keyedHash(purpose, text) {
 			let subkey = subkeys.get(purpose)
 			if (subkey === undefined) {

@@ -324,8 +324,13 @@ export interface SealedRecord {
 /** Where a config lives: a user's personal space or a team. */
 export type Owner = { userId: string; teamId: null } | { userId: string; teamId: string }
 
-/** Seals the data for a version record whose ids are only fixed inside the transaction. */
-export type SealFor = (configId: string, versionId: string) => Uint8Array
+/**
+ * Seals the data for a version record whose ids are only fixed inside the
+ * transaction. `pending` is the key rotation's pending key as stored in `meta`
+ * (CONTRACT §10), read in the same transaction, so no write made after a
+ * rotation started is sealed under the old key.
+ */
+export type SealFor = (configId: string, versionId: string, pending: string | undefined) => Uint8Array
 
 /**
  * CONTRACT §3 conditional push (RFC 9110 semantics): `ifMatch` holds when the

@@ -2,6 +2,7 @@ import { toIso, type Clock } from '../../lib/clock'
 import { canonicalJson, InexactValueError } from '../../lib/content-hash'
 import { DATA_MAX_BYTES } from '../../lib/constants'
 import { sha256Hex, type Sealer } from '../../lib/crypto'
+import { PENDING_KEY_META } from '../../lib/key-check'
 import { AppError } from '../../lib/errors'
 import { newId } from '../../lib/ids'
 import type { Caller, ConfigRow, PushCondition, Store, VersionWithData } from '../../store/types'
@@ -50,7 +51,23 @@ export function createConfigsService({
 	policy: ConfigPolicy
 	metrics?: { push(result: 'created' | 'updated' | 'unchanged'): void }
 }) {
-	const open = (configId: string, versionId: string, sealed: Uint8Array) => sealer.openBytes(sealed, aad(configId, versionId))
+	/**
+	 * The record's plaintext under a key this process knows, or, during a key
+	 * rotation (CONTRACT §10), a promise of it once the rotation's new key is
+	 * learned from the database: the common case stays synchronous.
+	 */
+	const open = (configId: string, versionId: string, sealed: Uint8Array): Buffer | Promise<Buffer> => {
+		try {
+			return sealer.openBytes(sealed, aad(configId, versionId))
+		} catch {
+			return learnAndOpen(configId, versionId, sealed)
+		}
+	}
+	async function learnAndOpen(configId: string, versionId: string, sealed: Uint8Array): Promise<Buffer> {
+		const pending = await store.meta.get(PENDING_KEY_META)
+		if (pending !== undefined) sealer.learn(pending)
+		return sealer.openBytes(sealed, aad(configId, versionId))
+	}
 	const event = createAuditEvents(clock)
 	/** How a config is named in the audit log: never its data. */
 	const targetOf = (config: Pick<ConfigRow, 'id' | 'tool' | 'name'>) => ({ type: 'config' as const, id: config.id, name: `${config.tool}/${config.name}` })
@@ -63,9 +80,9 @@ export function createConfigsService({
 		return config
 	}
 
-	const versionView = (version: VersionWithData, currentVersionId: string): VersionView => ({
+	const versionView = async (version: VersionWithData, currentVersionId: string): Promise<VersionView> => ({
 		fields: { id: version.id, version: version.version, hash: version.hash, createdAt: version.createdAt, isCurrent: version.id === currentVersionId },
-		data: open(version.configId, version.id, version.sealed)
+		data: await open(version.configId, version.id, version.sealed)
 	})
 
 	return {
@@ -93,7 +110,7 @@ export function createConfigsService({
 				name: body.name,
 				tool: body.tool,
 				hash,
-				seal: (configId, versionId) => sealer.seal(dataJson, aad(configId, versionId)),
+				seal: (configId, versionId, pending) => sealer.seal(dataJson, aad(configId, versionId), pending),
 				newConfigId: newId(),
 				newVersionId: newId(),
 				at: toIso(clock.now()),
@@ -138,7 +155,8 @@ export function createConfigsService({
 			const config = await store.configs.findByKey(owner, query.name, query.tool)
 			if (!config) throw new AppError('not_found', `No config named "${query.name}" for ${query.tool}.`)
 			if (matchesAny(ifNoneMatch, config.hash)) return { notModified: true, hash: config.hash }
-			return { notModified: false, hash: config.hash, fields: summary(config), data: open(config.id, config.currentVersionId, config.sealed) }
+			const data = open(config.id, config.currentVersionId, config.sealed)
+			return { notModified: false, hash: config.hash, fields: summary(config), data: data instanceof Buffer ? data : await data }
 		},
 
 		/** SPEC get by id: the full Config object. */
@@ -148,7 +166,7 @@ export function createConfigsService({
 			await policy.authorize(caller, config, 'read')
 			if (matchesAny(ifNoneMatch, config.hash)) return { notModified: true as const, hash: config.hash }
 			const { sealed, ...fields } = config
-			return { notModified: false as const, hash: config.hash, fields, data: open(config.id, config.currentVersionId, sealed) }
+			return { notModified: false as const, hash: config.hash, fields, data: await open(config.id, config.currentVersionId, sealed) }
 		},
 
 		/** Deletes the config and all its versions (one statement: the cascade is atomic). */
@@ -172,7 +190,7 @@ export function createConfigsService({
 				let before = page.before
 				while (remaining > 0) {
 					const batch = await store.configs.listVersions(id, { before, limit: Math.min(remaining, VERSION_PAGE) })
-					for (const version of batch) yield versionView(version, config.currentVersionId)
+					for (const version of batch) yield await versionView(version, config.currentVersionId)
 					if (batch.length < VERSION_PAGE) return
 					remaining -= batch.length
 					before = (batch[batch.length - 1] as VersionWithData).version
@@ -192,11 +210,11 @@ export function createConfigsService({
 			const config = await visible(actor, id, 'rollback')
 			const target = await store.configs.findVersion(id, versionId)
 			if (!target) throw new AppError('not_found', 'No such version of this config.')
-			const data = open(id, target.id, target.sealed)
+			const data = await open(id, target.id, target.sealed)
 			const appended = await store.configs.appendVersion({
 				configId: id,
 				hash: target.hash,
-				seal: (configId, newVersionId) => sealer.seal(data, aad(configId, newVersionId)),
+				seal: (configId, newVersionId, pending) => sealer.seal(data, aad(configId, newVersionId), pending),
 				newVersionId: newId(),
 				at: toIso(clock.now()),
 				audit: event('config.rolled_back', actor, { teamId: config.teamId, target: targetOf(config), details: { restored: target.version } })

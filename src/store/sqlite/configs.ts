@@ -19,7 +19,8 @@ import type { AuditWriter } from './audit'
 import type { SqliteDb } from './client'
 import { changed } from './errors'
 import { aliased, hotRows } from './rows'
-import { configs, configVersions, teams } from './schema'
+import { PENDING_KEY_META } from '../../lib/key-check'
+import { configs, configVersions, meta, teams } from './schema'
 
 const configFields = {
 	id: configs.id,
@@ -155,6 +156,9 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 		.where(and(eq(configVersions.configId, id), eq(configVersions.id, sql.placeholder('versionId'))))
 		.prepare()
 
+	const pendingKey = db.select({ value: meta.value }).from(meta).where(eq(meta.key, PENDING_KEY_META)).prepare()
+	const pending = () => pendingKey.get()?.value
+
 	const findMeta = (owner: Owner, configName: string, configTool: string) =>
 		(owner.teamId === null
 			? personalMeta.get({ userId: owner.userId, name: configName, tool: configTool })
@@ -163,7 +167,7 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 	/** Appends version n+1 to `current` and makes it current; the caller holds the write lock. */
 	const append = (current: ConfigRow, hash: string, seal: SealFor, versionId: string, at: string): ConfigRow => {
 		const version = current.version + 1
-		insertVersion.run({ id: current.id, versionId, version, hash, data: seal(current.id, versionId), at })
+		insertVersion.run({ id: current.id, versionId, version, hash, data: seal(current.id, versionId, pending()), at })
 		setCurrent.run({ id: current.id, version, hash, versionId, at })
 		return { ...current, version, hash, currentVersionId: versionId, updatedAt: at }
 	}
@@ -183,7 +187,7 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 			const configId = input.newConfigId
 			const versionId = input.newVersionId
 			insertConfig.run({ id: configId, userId: owner.userId, teamId: owner.teamId, name: input.name, tool: input.tool, hash: input.hash, versionId, at: input.at })
-			insertVersion.run({ id: configId, versionId, version: 1, hash: input.hash, data: input.seal(configId, versionId), at: input.at })
+			insertVersion.run({ id: configId, versionId, version: 1, hash: input.hash, data: input.seal(configId, versionId, pending()), at: input.at })
 			auditVersion(input.audit, configId, 1)
 			return {
 				kind: 'created',

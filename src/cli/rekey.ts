@@ -1,0 +1,120 @@
+import { chmodSync, copyFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { MASTER_KEY_FILE, openStore, readMasterKey } from '../boot'
+import { loadConfig } from '../config'
+import { systemClock } from '../lib/clock'
+import { createSealer, generateMasterKey, openPendingKey, parseMasterKey, sealPendingKey, type Sealer } from '../lib/crypto'
+import { KEY_CHECK, opensKeyCheck, PENDING_KEY_META, sealKeyCheck } from '../lib/key-check'
+import { ADMIN_COMMAND, createAuditEvents } from '../modules/audit/event'
+import type { Store } from '../store/types'
+import { CliError, parseCommand, usageError } from './io'
+
+/**
+ * CONTRACT §10 `rekey`: re-encrypts every sealed record and the check value
+ * under a new master key, in batches, while servers run or not, and ends by
+ * saving the new key where the old one was read from. Each step leaves every
+ * record readable under exactly one of the two keys, so a kill at any point
+ * is finished by running it again:
+ *   1. the new key is stored in `meta`, sealed under the old one: from then on
+ *      writes seal under it and readers learn it (see SealFor, Sealer.learn);
+ *   2. records under the old key are re-sealed, compare-and-swap, until a pass finds none;
+ *   3. the check value is re-sealed under the new key;
+ *   4. the new key is saved (the old key file kept beside it), or printed for CFGSYNC_MASTER_KEY.
+ */
+export async function rekeyCommand(args: string[]) {
+	const { values, positionals } = parseCommand(args, { 'data-dir': { type: 'string' }, 'new-key-file': { type: 'string' }, batch: { type: 'string' } })
+	if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`)
+	const batch = values.batch === undefined ? 500 : Number(values.batch)
+	if (!Number.isInteger(batch) || batch < 1 || batch > 100_000) throw usageError('--batch takes a number of records (1-100000)')
+	const config = loadConfig({ dataDir: values['data-dir'] })
+	const oldKey = keyOrFail(() => readMasterKey(config))
+	if (!oldKey) throw new CliError(`no master key to rotate: set CFGSYNC_MASTER_KEY or keep ${join(config.dataDir, MASTER_KEY_FILE)}`)
+	const requested = values['new-key-file'] === undefined ? undefined : keyOrFail(() => parseMasterKey(readFileSync(resolve(values['new-key-file'] as string), 'utf8')))
+	const store = openStore(config, (file) => {
+		throw new CliError(`no database at ${file}: nothing to rotate`)
+	})
+	try {
+		const old = createSealer(oldKey)
+		const check = await store.meta.get(KEY_CHECK.meta)
+		if (check === undefined) throw new CliError('the database has no master-key check value yet: start the server once first')
+		const pending = await store.meta.get(PENDING_KEY_META)
+		const inProgress = pending === undefined ? undefined : openPendingKey(old, pending)
+		if (!opensKeyCheck(old, check) && !(inProgress && opensKeyCheck(createSealer(inProgress), check))) {
+			throw new CliError('the master key does not open this database; nothing was changed')
+		}
+		if (inProgress && requested && !inProgress.equals(requested)) {
+			throw new CliError('a rotation to another key is under way: run rekey without --new-key-file (or with that key) to finish it first')
+		}
+		const newKey = inProgress ?? requested ?? generateMasterKey()
+		if (newKey.equals(oldKey)) throw new CliError('the new key is the current key; give another one')
+		const next = createSealer(newKey)
+		if (!inProgress) await store.meta.set(PENDING_KEY_META, sealPendingKey(old, newKey))
+		else process.stderr.write('cfgsync-server: finishing a key rotation that was interrupted\n')
+
+		const resealed = await resealAll(store, old, next, batch)
+		await store.meta.set(KEY_CHECK.meta, sealKeyCheck(next))
+		const where = saveKey(config, oldKey, newKey)
+		await store.audit.record(createAuditEvents(systemClock)('master_key.rotated', ADMIN_COMMAND, { target: { type: 'server' }, details: { records: resealed } }))
+		process.stdout.write(`re-encrypted ${resealed} record${resealed === 1 ? '' : 's'} under the new master key; ${where}\n`)
+	} finally {
+		store.close()
+	}
+}
+
+const keyOrFail = <T>(read: () => T): T => {
+	try {
+		return read()
+	} catch (error) {
+		throw new CliError((error as Error).message)
+	}
+}
+
+/** Step 2: passes over every record until one finds nothing left under the old key (writes racing a pass are caught by the next). */
+async function resealAll(store: Store, old: Sealer, next: Sealer, batch: number): Promise<number> {
+	let total = 0
+	for (;;) {
+		let changedThisPass = 0
+		let after: string | null = null
+		for (;;) {
+			const page = await store.configs.sealedPage(after, batch)
+			if (page.length === 0) break
+			after = page[page.length - 1]!.id
+			const swaps: { id: string; from: Uint8Array; to: Uint8Array }[] = []
+			for (const record of page) {
+				const aad = `${record.configId}:${record.id}`
+				if (opens(next, record.sealed, aad)) continue
+				if (!opens(old, record.sealed, aad)) throw new CliError(`version ${record.id} opens under neither key; stopping (nothing else was changed)`)
+				swaps.push({ id: record.id, from: record.sealed, to: next.seal(old.openBytes(record.sealed, aad), aad) })
+			}
+			if (swaps.length > 0) changedThisPass += await store.configs.reseal(swaps)
+		}
+		total += changedThisPass
+		if (changedThisPass === 0) return total
+	}
+}
+
+function opens(sealer: Sealer, sealed: Uint8Array, aad: string): boolean {
+	try {
+		sealer.openBytes(sealed, aad)
+		return true
+	} catch {
+		return false
+	}
+}
+
+/** Step 4: the new key where the old one came from; the old key file is kept (backups made before need it). */
+function saveKey(config: ReturnType<typeof loadConfig>, oldKey: Buffer, newKey: Buffer): string {
+	const text = `${newKey.toString('base64')}\n`
+	if (config.masterKey !== undefined) {
+		process.stdout.write(`new master key (set CFGSYNC_MASTER_KEY to it on every server, then restart them):\n${text}`)
+		return 'CFGSYNC_MASTER_KEY still holds the old key: update it now; servers started with the old key keep working until then'
+	}
+	const keyFile = join(config.dataDir, MASTER_KEY_FILE)
+	const kept = `${keyFile}.before-rekey-${new Date().toISOString().replace(/[:.]/g, '-')}`
+	if (existsSync(keyFile) && parseMasterKey(readFileSync(keyFile, 'utf8')).equals(oldKey)) copyFileSync(keyFile, kept)
+	const temporary = `${keyFile}.${process.pid}.tmp`
+	writeFileSync(temporary, text, { mode: 0o600 })
+	chmodSync(temporary, 0o600)
+	renameSync(temporary, keyFile)
+	return `${keyFile} holds the new key; the old one is kept as ${kept} (backups made before today need it). Restart every server.`
+}
