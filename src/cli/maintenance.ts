@@ -1,4 +1,4 @@
-import { chmodSync, constants, copyFileSync, existsSync, renameSync, rmSync } from 'node:fs'
+import { chmodSync, constants, copyFileSync, existsSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { DATABASE_FILE, ensureDataDir, liveServers, masterKeySource, readMasterKey } from '../boot'
 import { loadConfig } from '../config'
@@ -67,7 +67,14 @@ export async function restoreCommand(args: string[]) {
 	}
 	if (!key) throw new CliError(`no master key: set CFGSYNC_MASTER_KEY or put the key the backup was made with in ${masterKeySource(config)}`)
 	const problem = verifySqliteBackup(backup, createSealer(key), { exact: false })
-	if (problem !== undefined) throw new CliError(`${backup} cannot be restored: ${problem}; nothing was changed`)
+	if (problem !== undefined) {
+		const older = existsSync(config.dataDir) ? readdirSync(config.dataDir).filter((name) => name.startsWith('master.key.before-rekey-')).sort() : []
+		const hint =
+			problem.startsWith('the master key does not open it') && older.length > 0
+				? `; if it was made before a key rotation, restore it with the old key: CFGSYNC_MASTER_KEY="$(cat ${join(config.dataDir, older[older.length - 1] as string)})" cfgsync-server restore ${backup}, and start the server with that key (or run rekey with it)`
+				: ''
+		throw new CliError(`${backup} cannot be restored: ${problem}; nothing was changed${hint}`)
+	}
 
 	ensureDataDir(config.dataDir)
 	const database = join(config.dataDir, DATABASE_FILE)
