@@ -79,7 +79,7 @@ describe('the cfgsync CLI against the compiled server', () => {
 		expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ tool: 'claude-code', name: 'default', version: 1 })])
 	}, 60_000)
 
-	test('a push from a stale machine is refused; its local edits survive a pull; --force backs up; rollback and history', async () => {
+	test('a push over a version this machine has not pulled is a conflict (exit 3, nothing sent); local edits survive a pull; --force backs up; rollback and history', async () => {
 		const { server, ada } = await serverWithUsers()
 		const laptop = machine(server)
 		const desktop = machine(server)
@@ -93,13 +93,13 @@ describe('the cfgsync CLI against the compiled server', () => {
 
 		laptop.file('.gemini/settings.json', '{"v":2,"from":"laptop"}')
 		const stale = await laptop.cfgsync(['push', 'gemini-cli'])
-		expect(stale.code).not.toBe(0)
-		expect(stale.stderr).toContain('has not pulled')
-		expect(stale.stderr).toContain('cfgsync pull gemini-cli')
+		expect(stale.code).toBe(3)
+		expect(stale.stderr).toContain('~/.gemini/settings.json (changed here and on the server: from)')
+		expect(stale.stderr).toContain('cfgsync resolve gemini-cli --mine')
 		expect((await api(server, 'GET', '/api/configs/latest?name=default&tool=gemini-cli', ada.key)).body.data.files['.gemini/settings.json']).toBe('{"v":2,"from":"desktop"}')
 
 		const kept = await laptop.cfgsync(['pull', 'gemini-cli'])
-		expect(kept.code).not.toBe(0)
+		expect(kept.code).toBe(3)
 		expect(kept.stderr).toContain('~/.gemini/settings.json')
 		expect(laptop.file('.gemini/settings.json')).toBe('{"v":2,"from":"laptop"}')
 		const diffed = await laptop.cfgsync(['diff', 'gemini-cli'])

@@ -27,7 +27,7 @@ export interface Platform {
 /** OS-specific spellings of the application configuration directory, relative to home. */
 const LEGACY_ROOTS = ['Library/Application Support', '.config', 'AppData/Roaming']
 
-const NEUTRAL = /^@(Code|Cursor|Windsurf)\/User(?:\/(.*))?$/
+const NEUTRAL = /^@(Code|Cursor|Windsurf)\/User\/(.+)$/
 
 /** The neutral key of an editor's user directory file: `@Code/User/settings.json`. */
 export const editorKey = (app: EditorApp, file: string): string => `@${app}/User/${file}`
@@ -67,8 +67,8 @@ export function toNeutral(key: string, platform: Platform): string {
 	for (const root of roots) {
 		const prefix = `${root}/`
 		if (!key.startsWith(prefix)) continue
-		const match = /^(Code|Cursor|Windsurf)\/User(\/.*)?$/.exec(key.slice(prefix.length))
-		if (match) return `@${match[1]}/User${match[2] ?? ''}`
+		const match = /^(Code|Cursor|Windsurf)\/User\/(.+)$/.exec(key.slice(prefix.length))
+		if (match) return `@${match[1]}/User/${match[2]}`
 	}
 	return key
 }
@@ -83,7 +83,7 @@ export function toLocal(key: string, platform: Platform): string | undefined {
 	const match = NEUTRAL.exec(key)
 	const dir = appConfigDir(platform)
 	if (!match || dir === undefined) return undefined
-	return `${dir}/${match[1]}/User${match[2] === undefined ? '' : `/${match[2]}`}`
+	return `${dir}/${match[1]}/User/${match[2]}`
 }
 
 /**
