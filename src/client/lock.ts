@@ -136,7 +136,7 @@ export async function acquireLock(command: string, options: { signals?: boolean 
 		}
 		if (!waited && process.stderr.isTTY) process.stderr.write(`Waiting for another cfgsync (${found.holder?.command ?? 'unknown'}) to finish…\n`)
 		waited = true
-		await sleep(40 + Math.random() * 80)
+		await sleep(15 + Math.random() * 35)
 	}
 
 	let held = true

@@ -40,7 +40,7 @@ export function printLines(report: Report): void {
 	for (const d of report.unpulled) say(`  ${yellow('<')} ${file(d.key)} (changed on the server, not written here: cfgsync pull ${tool}${args})`)
 	for (const r of report.refused) say(`  ${red('x')} ${file(r.key)} (refused: ${r.why}; nothing written to it)`)
 	if (report.mode !== 'push') {
-		for (const key of report.outside) say(`  ${dim('-')} ${file(key)} (skipped: not a ${tool} file this machine syncs; name it to pull it: cfgsync pull ${tool}${args} ${shellWord(shown(key))})`)
+		for (const key of report.outside) say(`  ${dim('-')} ${file(key)} (skipped: not a ${tool} file this machine syncs; name it to pull it: cfgsync pull ${tool}${args} ${safe(shellWord(shown(key)))})`)
 	}
 	for (const key of report.duplicates) say(`  ${dim('-')} ${safe(key)} (ignored: the same file as its platform-neutral name, which the server also has)`)
 }

@@ -43,7 +43,7 @@ export async function login(args: string[]) {
 	const me = (await createApi(server, issued.apiKey).call<{ email: string; username: string }>('GET', '/api/me')).body
 	writeCredentials({ server: api.base, apiKey: issued.apiKey, keyId: issued.id, device: issued.device, username: me.username, email: me.email })
 	if (values.json) return json({ server: api.base, username: me.username, email: me.email, device: issued.device, keyId: issued.id })
-	say(`${green('Logged in')} as ${me.username} <${me.email}> on ${api.base} (device "${issued.device}").`)
+	say(`${green('Logged in')} as ${safe(me.username)} <${safe(me.email)}> on ${api.base} (device "${safe(issued.device)}").`)
 }
 
 export async function logout(args: string[]) {
@@ -62,7 +62,7 @@ export async function logout(args: string[]) {
 	}
 	deleteCredentials()
 	if (values.json) return json({ revoked, server: s.server })
-	say(revoked ? `Logged out: the key for "${credentials.device}" is revoked and ${credentialsFile()} deleted.` : `Logged out locally (the key was already revoked).`)
+	say(revoked ? `Logged out: the key for "${safe(credentials.device)}" is revoked and ${credentialsFile()} deleted.` : `Logged out locally (the key was already revoked).`)
 }
 
 export async function whoami(args: string[]) {
@@ -71,7 +71,7 @@ export async function whoami(args: string[]) {
 	const me = (await s.run((api) => api.call<{ email: string; username: string }>('GET', '/api/me'))).body
 	const credentials = readCredentials()
 	if (values.json) return json({ ...me, server: s.server, device: credentials?.device })
-	say(`${me.username} <${me.email}> on ${s.server}${credentials ? ` (device "${credentials.device}")` : ''}`)
+	say(`${safe(me.username)} <${safe(me.email)}> on ${s.server}${credentials ? ` (device "${safe(credentials.device)}")` : ''}`)
 }
 
 export async function keys(args: string[]) {
@@ -89,7 +89,7 @@ export async function keys(args: string[]) {
 	if (values.json) return json(list)
 	table(
 		['ID', 'DEVICE', 'CREATED', 'LAST USED', ''],
-		list.map((key) => [key.id, safe(key.device), key.createdAt, key.lastUsedAt ?? 'never', key.current ? '(this device)' : ''])
+		list.map((key) => [safe(key.id), safe(key.device), safe(key.createdAt), safe(key.lastUsedAt ?? 'never'), key.current ? '(this device)' : ''])
 	)
 }
 
@@ -99,7 +99,7 @@ export async function teams(args: string[]) {
 	const list = (await s.run((api) => api.call<Team[]>('GET', '/api/teams'))).body
 	if (values.json) return json(list)
 	if (list.length === 0) return say('You are in no team.')
-	table(['SLUG', 'NAME', 'ROLE', 'CREATED'], list.map((team) => [team.slug, safe(team.name), team.role, team.createdAt]))
+	table(['SLUG', 'NAME', 'ROLE', 'CREATED'], list.map((team) => [safe(team.slug), safe(team.name), safe(team.role), safe(team.createdAt)]))
 }
 
 export async function team(args: string[]) {
@@ -111,7 +111,7 @@ export async function team(args: string[]) {
 		if (!name) throw new CliFailure('cfgsync team create NAME', EXIT.usage)
 		const created = (await s.run((api) => api.call<{ id: string; name: string; slug: string }>('POST', '/api/teams', { body: { name } }))).body
 		if (values.json) return json(created)
-		return say(`${green('Created')} team "${safe(created.name)}" (${created.slug}); you are its owner.`)
+		return say(`${green('Created')} team "${safe(created.name)}" (${safe(created.slug)}); you are its owner.`)
 	}
 	if (sub === 'add') {
 		const [slug, login] = rest
@@ -120,7 +120,7 @@ export async function team(args: string[]) {
 		await teamId(s, slug)
 		const member = (await s.run((api) => api.call<{ username: string; role: string }>('POST', `/api/teams/${encodeURIComponent(slug)}/members`, { body: { login, role } }), `User "${login}"`)).body
 		if (values.json) return json(member)
-		return say(`${green('Added')} ${safe(member.username)} to ${slug} as ${member.role}.`)
+		return say(`${green('Added')} ${safe(member.username)} to ${slug} as ${safe(member.role)}.`)
 	}
 	throw new CliFailure(sub ? `unknown team command "${safe(sub)}" (create, add)` : 'cfgsync team create NAME | cfgsync team add SLUG LOGIN --role ROLE', EXIT.usage)
 }

@@ -325,7 +325,7 @@ export async function list(args: string[]) {
 	const configs = (await s.run((api) => api.call<ConfigSummary[]>('GET', `/api/configs${query({ teamId: id })}`))).body
 	if (values.json) return json(configs)
 	if (configs.length === 0) return say(values.team ? `Team ${values.team} has no configs yet.` : 'No configs yet: cfgsync push TOOL.')
-	table(['TOOL', 'NAME', 'VERSION', 'UPDATED'], configs.map((c) => [c.tool, safe(c.name), String(c.version), c.updatedAt]))
+	table(['TOOL', 'NAME', 'VERSION', 'UPDATED'], configs.map((c) => [safe(c.tool), safe(c.name), String(c.version), safe(c.updatedAt)]))
 }
 
 export async function history(args: string[]) {
@@ -339,7 +339,7 @@ export async function history(args: string[]) {
 	if (values.json) return json(versions.map(({ data, ...version }) => ({ ...version, files: Object.keys(asFileSet(data)?.files ?? {}) })))
 	table(
 		['VERSION', 'CREATED', 'HASH', 'FILES', ''],
-		versions.map((v) => [String(v.version), v.createdAt, v.hash.slice(0, 12), String(Object.keys(asFileSet(v.data)?.files ?? {}).length), v.isCurrent ? '(current)' : ''])
+		versions.map((v) => [String(v.version), safe(v.createdAt), safe(v.hash.slice(0, 12)), String(Object.keys(asFileSet(v.data)?.files ?? {}).length), v.isCurrent ? '(current)' : ''])
 	)
 }
 

@@ -1,6 +1,6 @@
 import { parse, session } from '../context'
 import { readLocal } from '../files'
-import { sha256 } from '../hash'
+import { fileHash, sha256 } from '../hash'
 import { acquireLock } from '../lock'
 import { CliFailure, dim, EXIT, say, warn } from '../output'
 import { outcomeFailure, printLines, summary } from '../report'
@@ -35,15 +35,25 @@ interface Watched {
 	t: Target
 	/** The server's hash after the last cycle (sent as If-None-Match). */
 	etag?: string
-	/** The local files' fingerprint after the last cycle, and at the last check. */
-	synced?: string
+	/** The local files' fingerprint at the last check: an edit has settled when it is the same one check later. */
 	seen?: string
+	/** Files a cycle had to leave (a conflict, a refusal), by the hash of their content then: not retried until they change. */
+	stuck: Map<string, string>
 	nextPoll: number
 }
 
-const fingerprint = (t: Target): string => {
-	const scope = [...new Set([...knownFiles(t.tool), ...Object.keys(getState(t.key)?.files ?? {})])]
-	return sha256(JSON.stringify(Object.entries(readLocal(scope)).sort()))
+/** The local files' fingerprint, and whether any differs from the base (changed here since the last sync). */
+function localSide(t: Target, stuck: Map<string, string>): { fingerprint: string; dirty: boolean } {
+	const state = getState(t.key)
+	const scope = [...new Set([...knownFiles(t.tool), ...Object.keys(state?.files ?? {})])]
+	const local = readLocal(scope)
+	const dirty = scope.some((key) => {
+		const content = local[key]
+		const hash = content === undefined ? undefined : fileHash(content)
+		if (hash === state?.files[key]?.hash) return false
+		return stuck.get(key) !== (hash ?? 'absent')
+	})
+	return { fingerprint: sha256(JSON.stringify(Object.entries(local).sort())), dirty }
 }
 
 const stamp = () => new Date().toTimeString().slice(0, 8)
@@ -80,7 +90,7 @@ export async function watch(args: string[]) {
 	})
 
 	say(`Watching ${targets.map((t) => t.label).join(', ')} (server every ${interval / 1000}s, local edits every ${tick / 1000}s). Ctrl-C stops.`)
-	const watched: Watched[] = targets.map((t) => ({ t, nextPoll: 0 }))
+	const watched: Watched[] = targets.map((t) => ({ t, nextPoll: 0, stuck: new Map() }))
 
 	const cycle = async (w: Watched): Promise<void> => {
 		lock = await acquireLock('watch', { signals: false })
@@ -93,6 +103,11 @@ export async function watch(args: string[]) {
 			}
 			const problem = outcomeFailure(report)
 			if (problem) warn(`[${stamp()}] ${problem.message}`)
+			w.stuck = new Map(report.conflicts.map((d) => [d.key, d.local === undefined ? 'absent' : fileHash(d.local)]))
+			for (const { key } of report.refused) {
+				const content = readLocal([key])[key]
+				w.stuck.set(key, content === undefined ? 'absent' : fileHash(content))
+			}
 		} catch (error) {
 			if (error instanceof CliFailure && error.exitCode === EXIT.auth) throw error
 			if (!(error instanceof CliFailure)) throw error
@@ -100,11 +115,13 @@ export async function watch(args: string[]) {
 			// Not again until something changes: remember what the server has now.
 			const remote = await fetchRemote(s, w.t).catch(() => undefined)
 			if (remote && remote !== 'unchanged') w.etag = remote.hash
+			const state = getState(w.t.key)
+			const local = readLocal([...new Set([...knownFiles(w.t.tool), ...Object.keys(state?.files ?? {})])])
+			w.stuck = new Map(Object.entries(local).map(([key, content]) => [key, fileHash(content)]))
 		} finally {
 			lock.release()
 			lock = undefined
 		}
-		w.synced = w.seen = fingerprint(w.t)
 	}
 
 	try {
@@ -117,10 +134,10 @@ export async function watch(args: string[]) {
 			await sleep(tick)
 			for (const w of watched) {
 				if (stopping) break
-				const now = fingerprint(w.t)
-				const settled = now === w.seen
-				w.seen = now
-				let due = settled && now !== w.synced
+				const now = localSide(w.t, w.stuck)
+				const settled = now.fingerprint === w.seen
+				w.seen = now.fingerprint
+				let due = settled && now.dirty
 				if (!due && Date.now() >= w.nextPoll) {
 					w.nextPoll = Date.now() + interval
 					try {
