@@ -14,6 +14,8 @@ export interface Result {
 export interface Machine {
 	home: string
 	cfgsync: (args: string[], options?: { stdin?: string; env?: Record<string, string> }) => Promise<Result>
+	/** Runs the client on a terminal (a pseudo-terminal from script(1)), typing `keys`; stdout and stderr come back together. */
+	terminal: (args: string[], keys: string) => Promise<{ code: number; output: string }>
 	/** Starts the client without waiting (watch). */
 	start: (args: string[]) => ReturnType<typeof Bun.spawn>
 	/** Reads (no content) or writes a file under this machine's home. */
@@ -25,9 +27,10 @@ export interface Machine {
 /**
  * A "machine": its own HOME, XDG_CONFIG_HOME (`.config` in it unless
  * `configHome` names another directory of it) and XDG_STATE_HOME, talking to
- * one server through the client binary.
+ * one server through the client binary (or `command`, e.g. node and a bundle).
  */
-export function machine(server: Server, options: { configHome?: string } = {}): Machine {
+export function machine(server: Server, options: { configHome?: string; command?: string[] } = {}): Machine {
+	const command = options.command ?? [CLI]
 	const home = emptyDir()
 	const env = (more: Record<string, string> = {}) => ({
 		PATH: process.env.PATH ?? '',
@@ -39,7 +42,7 @@ export function machine(server: Server, options: { configHome?: string } = {}): 
 		...more
 	})
 	const cfgsync: Machine['cfgsync'] = async (args, options = {}) => {
-		const proc = Bun.spawn([CLI, ...args], {
+		const proc = Bun.spawn([...command, ...args], {
 			cwd: home,
 			env: env(options.env),
 			stdin: options.stdin === undefined ? 'ignore' : new Blob([options.stdin]),
@@ -49,7 +52,13 @@ export function machine(server: Server, options: { configHome?: string } = {}): 
 		const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
 		return { code, stdout, stderr }
 	}
-	const start = (args: string[]) => Bun.spawn([CLI, ...args], { cwd: home, env: env(), stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+	const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`
+	const terminal: Machine['terminal'] = async (args, keys) => {
+		const proc = Bun.spawn(['script', '-qefc', [...command, ...args].map(quote).join(' '), '/dev/null'], { cwd: home, env: env(), stdin: new Blob([keys]), stdout: 'pipe', stderr: 'pipe' })
+		const [output, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
+		return { code, output }
+	}
+	const start = (args: string[]) => Bun.spawn([...command, ...args], { cwd: home, env: env(), stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
 	const file = (path: string, content?: string | Buffer) => {
 		const full = join(home, path)
 		if (content === undefined) return existsSync(full) ? readFileSync(full, 'utf8') : undefined
@@ -58,7 +67,7 @@ export function machine(server: Server, options: { configHome?: string } = {}): 
 		return content.toString()
 	}
 	const bytes = (path: string) => (existsSync(join(home, path)) ? readFileSync(join(home, path)) : undefined)
-	return { home, cfgsync, start, file, bytes, exists: (path) => existsSync(join(home, path)) }
+	return { home, cfgsync, terminal, start, file, bytes, exists: (path) => existsSync(join(home, path)) }
 }
 
 export type User = Awaited<ReturnType<typeof userWithKey>>

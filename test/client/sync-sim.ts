@@ -1,5 +1,5 @@
 import fc from 'fast-check'
-import { applyEdits, createScanner, modify } from 'jsonc-parser'
+import { applyEdits, createScanner, modify } from 'jsonc-parser/lib/esm/main.js'
 import { decide, reconcile, type Bases, type Files, type Mode, type Side } from '../../src/client/sync/engine'
 import { isObject, parseJsonc, stableJson, type Json } from '../../src/client/sync/json'
 import { contentHash, sha256 } from '../../src/client/hash'

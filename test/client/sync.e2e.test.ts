@@ -323,6 +323,19 @@ describe('issue 15 scenarios against the compiled server', () => {
 		owner.file('.claude/settings.json', json({ theme: 'light', hooks: hook }))
 		await owner.cfgsync(['push', 'claude-code', ...team])
 		expect((await member.cfgsync(['pull', 'claude-code', ...team])).code).toBe(0)
+		// On a terminal the member is asked: "n" writes nothing, "y" applies.
+		const changed = { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'echo changed' }] }] }
+		owner.file('.claude/settings.json', json({ theme: 'light', hooks: changed }))
+		await owner.cfgsync(['push', 'claude-code', ...team])
+		const declined = await member.terminal(['pull', 'claude-code', ...team], 'n\n')
+		expect(declined.code).toBe(1)
+		expect(declined.output).toContain('~ hooks.PreToolUse[0]: {"hooks":[{"command":"echo changed","type":"command"}],"matcher":"Bash"}')
+		expect(declined.output).toContain('Apply these changes? [y/N]')
+		expect(declined.output).toContain('Nothing was written')
+		expect(JSON.parse(member.file('.claude/settings.json') as string).hooks).toEqual(hook)
+		const approved = await member.terminal(['pull', 'claude-code', ...team], 'y\n')
+		expect(approved.code).toBe(0)
+		expect(JSON.parse(member.file('.claude/settings.json') as string).hooks).toEqual(changed)
 
 		// Secrets: refused for the team (named, never shown), allowed with --allow-secrets, noted once when personal.
 		const token = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789'

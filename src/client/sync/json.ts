@@ -1,4 +1,6 @@
-import { applyEdits, createScanner, modify, parseTree, type FormattingOptions, type JSONPath, type Node, type ParseError } from 'jsonc-parser'
+// jsonc-parser's package.json points bundlers that target Node at its UMD build, whose
+// require() calls a bundle cannot follow; its ES module build bundles cleanly.
+import { applyEdits, createScanner, modify, parseTree, type FormattingOptions, type JSONPath, type Node, type ParseError } from 'jsonc-parser/lib/esm/main.js'
 import { eolOf, hasBom, stripBom } from './text'
 
 /**
