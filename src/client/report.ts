@@ -82,7 +82,13 @@ export function outcomeFailure(report: Report): CliFailure | undefined {
 	const { tool, args, label } = report.target
 	if (report.conflicts.length > 0) {
 		const list = report.conflicts.map((d) => `${file(d.key)} (${conflictText(d)})`).join('; ')
-		const done = report.mode === 'push' ? 'Nothing was sent and nothing written here' : report.dryRun ? 'Nothing was written (dry run)' : 'Those files were not touched here and nothing of them was sent'
+		const done = report.dryRun
+			? 'Nothing was written (dry run)'
+			: report.mode === 'push'
+				? 'Nothing was sent and nothing written here'
+				: report.mode === 'sync'
+					? 'Those files were left as they are here, and nothing of this config was sent'
+					: 'Those files were left as they are here'
 		return new CliFailure(
 			`${plural(report.conflicts.length, 'conflict')} in ${label}: ${list}. ${done}. Choose a side: cfgsync resolve ${tool}${args} --mine (keep this machine's) or cfgsync resolve ${tool}${args} --theirs (take the server's); cfgsync diff ${tool}${args} shows the difference.`,
 			EXIT.conflict
