@@ -95,7 +95,7 @@ export function outcomeFailure(report: Report): CliFailure | undefined {
 		)
 	}
 	if (report.refused.length > 0) {
-		return new CliFailure(`${plural(report.refused.length, 'file')} of ${label} refused: ${report.refused.map((r) => file(r.key)).join(', ')} (a symbolic link out of your home directory). Replace the link with a file, or point it inside home, then run this again.`)
+		return new CliFailure(`${plural(report.refused.length, 'file')} of ${label} refused: ${report.refused.map((r) => file(r.key)).join(', ')} (a symbolic link out of your home directory). Replace the link with a file, or point it inside home, then run: cfgsync ${report.mode} ${tool}${args}`)
 	}
 	return undefined
 }

@@ -7,7 +7,7 @@ import { applyWrites, asFileSet, readLocal, refusedWrites, safeTarget } from './
 import { contentHash, fileHash } from './hash'
 import { CliFailure, EXIT, failure, safe, warn } from './output'
 import { platform } from './paths'
-import { backupsDir, getState, setState, stateKey, type SyncState } from './state'
+import { backupsDir, forgetState, getState, setState, stateKey, type SyncState } from './state'
 import { decide, reconcile, type Decision, type Files, type Mode, type Side, type Write } from './sync/engine'
 import { neutralFiles } from './sync/paths'
 import { runnableChanges } from './sync/runs-code'
@@ -129,6 +129,15 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 	const remote = (await fetchRemote(s, t)) as Remote | undefined
 	if (!remote && (options.mode === 'pull' || options.mode === 'resolve')) {
 		throw new CliFailure(`${t.label} does not exist on ${s.server} (or you cannot see it). Push it first: cfgsync push ${t.tool}${t.args}`)
+	}
+	// sync and watch keep existing configs in step; creating one (or bringing a deleted one back) is push's job.
+	if (!remote && options.mode === 'sync') {
+		if (state && !options.dryRun) forgetState(t.key)
+		throw new CliFailure(
+			`${t.label} is not on ${s.server} (deleted there, or you left the team), so this machine no longer syncs it; its files here are untouched. To create it again from this machine: cfgsync push ${t.tool}${t.args}`,
+			EXIT.error,
+			'gone'
+		)
 	}
 	// Every path the server sends is checked before anything is written: one unsafe path refuses the whole run.
 	for (const key of Object.keys(remote?.files ?? {})) safeTarget(key)

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Tool } from '../lib/constants'
 import { writeAtomically } from './files'
@@ -101,6 +101,16 @@ export function getState(key: string): SyncState | undefined {
 export function setState(key: string, state: SyncState): void {
 	mkdirSync(configsDir(), { recursive: true, mode: 0o700 })
 	writeAtomically(fileOf(key), `${JSON.stringify(state, null, 2)}\n`, 0o600)
+}
+
+/** This machine stops syncing a config (its files stay where they are). */
+export function forgetState(key: string): void {
+	rmSync(fileOf(key), { force: true })
+	const legacy = legacyEntries()
+	if (legacy[key] !== undefined) {
+		delete legacy[key]
+		writeAtomically(legacyFile(), `${JSON.stringify(legacy, null, 2)}\n`, 0o600)
+	}
 }
 
 /** Every config this machine syncs with this account on this server. */

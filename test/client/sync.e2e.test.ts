@@ -416,6 +416,17 @@ describe('status, sync, watch and exit statuses', () => {
 		const conflicted = await b.cfgsync(['sync'])
 		expect(conflicted.code).toBe(3)
 		expect(b.file('.codex/AGENTS.md')).toBe('b again\n')
+
+		// A config deleted on the server is not brought back by sync: this machine stops syncing it, its files stay.
+		const codex = (await latest(ben, 'codex', 'default')).body
+		expect((await api(server, 'DELETE', `/api/configs/${codex.id}`, ben.key)).status).toBe(204)
+		const gone = await b.cfgsync(['sync'])
+		expect(gone.code).toBe(1)
+		expect(gone.stderr).toContain('no longer syncs it; its files here are untouched')
+		expect((await latest(ben, 'codex', 'default')).status).toBe(404)
+		expect(b.file('.codex/AGENTS.md')).toBe('b again\n')
+		const after = JSON.parse((await b.cfgsync(['status', '--json'])).stdout)
+		expect(after.map((c: { config: { tool: string } }) => c.config.tool)).toEqual(['claude-code'])
 	}, 60_000)
 
 	test('watch pushes settled local edits and pulls new versions by polling, never settles a conflict, and stops cleanly on Ctrl-C', async () => {

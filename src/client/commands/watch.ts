@@ -40,6 +40,8 @@ interface Watched {
 	/** Files a cycle had to leave (a conflict, a refusal), by the hash of their content then: not retried until they change. */
 	stuck: Map<string, string>
 	nextPoll: number
+	/** No longer on the server: not watched any more. */
+	gone?: boolean
 }
 
 /** The local files' fingerprint, and whether any differs from the base (changed here since the last sync). */
@@ -112,6 +114,10 @@ export async function watch(args: string[]) {
 			if (error instanceof CliFailure && error.exitCode === EXIT.auth) throw error
 			if (!(error instanceof CliFailure)) throw error
 			warn(`[${stamp()}] ${w.t.label}: ${error.message}`)
+			if (error.code === 'gone') {
+				w.gone = true
+				return
+			}
 			// Not again until something changes: remember what the server has now.
 			const remote = await fetchRemote(s, w.t).catch(() => undefined)
 			if (remote && remote !== 'unchanged') w.etag = remote.hash
@@ -134,6 +140,7 @@ export async function watch(args: string[]) {
 			await sleep(tick)
 			for (const w of watched) {
 				if (stopping) break
+				if (w.gone) continue
 				const now = localSide(w.t, w.stuck)
 				const settled = now.fingerprint === w.seen
 				w.seen = now.fingerprint
