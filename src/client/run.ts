@@ -182,7 +182,10 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 	}
 
 	// Checks before anything changes: code someone else added, then secrets for a team.
-	if (t.teamId && remote && remote.hash !== state?.pushedHash) await review(t, outcome.writes, options)
+	if (t.teamId && remote) {
+		const fromOthers = outcome.writes.filter((w) => w.content !== null && fileHash(w.content) !== state?.pushedFiles?.[w.key])
+		await review(t, fromOthers, options)
+	}
 	const secretsNoted = checkSecrets(t, state, remote, outcome.push, options)
 
 	if (outcome.writes.length > 0) {
@@ -192,7 +195,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 
 	let version = outcome.conflicts.length === 0 && remote ? remote.version : (state?.version ?? 0)
 	let hash = outcome.conflicts.length === 0 && remote ? remote.hash : (state?.hash ?? '')
-	let pushedHash = state?.pushedHash
+	const pushedFiles = { ...(state?.pushedFiles ?? {}) }
 	if (outcome.push !== undefined) {
 		const body = { name: t.name, tool: t.tool, data: { files: outcome.push }, ...(t.teamId ? { teamId: t.teamId } : {}) }
 		// If-Match: the version judged against; nothing pushed in between is ever replaced unseen (CONTRACT §3).
@@ -211,7 +214,9 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		}
 		hash = contentHash({ files: outcome.push })
 		version = result.version ?? remote?.version ?? 1
-		pushedHash = hash
+		// What this machine contributed: files whose content it sent rather than kept from the server.
+		for (const key of Object.keys(pushedFiles)) if (!(key in outcome.push)) delete pushedFiles[key]
+		for (const [key, content] of Object.entries(outcome.push)) if (content !== remote?.files[key]) pushedFiles[key] = fileHash(content)
 		report.pushed = { version, hash, created: !remote, files: Object.keys(outcome.push).sort() }
 	}
 	setState(t.key, {
@@ -225,7 +230,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		version,
 		hash,
 		files: outcome.base,
-		pushedHash,
+		pushedFiles,
 		secretsNoted,
 		syncedAt: new Date().toISOString()
 	})

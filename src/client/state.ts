@@ -30,8 +30,12 @@ export interface SyncState {
 	version: number
 	hash: string
 	files: Bases
-	/** The hash of the last version this machine pushed: any other content of a team config was pushed by someone else. */
-	pushedHash?: string
+	/**
+	 * Per file, the hash of the content this machine last pushed for it. Any
+	 * other content of a team config's file was pushed by someone else (the
+	 * server does not record who pushed a version).
+	 */
+	pushedFiles?: Record<string, string>
 	/** Secret-looking values this machine already noted for a personal config (`file#path`). */
 	secretsNoted?: string[]
 	syncedAt: string

@@ -250,7 +250,11 @@ describe('reconcile: what pull, push, sync and resolve do with the verdicts', ()
 		p.local['.codex/config.toml'] = 'model = "o4"\n'
 		p.base = { '.codex/config.toml': base('model = "o3"\n') }
 		expect(run(p, { mode: 'push' }).push).toEqual({ '.codex/config.toml': 'model = "o4"\n', '.codex/AGENTS.md': 'rules\n' })
-		expect(run(p, { mode: 'push', only: true }).push).toEqual({ '.codex/config.toml': 'model = "o4"\n' })
+		p.base['.codex/AGENTS.md'] = base('rules\n')
+		const only = run(p, { mode: 'push', only: true })
+		expect(only.push).toEqual({ '.codex/config.toml': 'model = "o4"\n' })
+		// The file left out is no longer synced here, so a later pull does not delete it.
+		expect(Object.keys(only.base)).toEqual(['.codex/config.toml'])
 	})
 
 	test('files on the server outside the scope are listed apart and never written', () => {

@@ -258,6 +258,8 @@ export function reconcile(sides: Sides, decisions: Decision[], options: Options,
 		}
 		const unchanged = sides.remote !== undefined && sameFiles(next, remote)
 		if (!unchanged) push = next
+		// --only takes the other files out of the config, not off this machine: they are no longer synced here.
+		if (options.only) for (const key of Object.keys(base)) if (!keep?.has(key)) delete base[key]
 	}
 	return { writes, push, conflicts, unsent, unpulled, base, idle: writes.length === 0 && push === undefined }
 }
