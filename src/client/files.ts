@@ -3,7 +3,7 @@ import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, rea
 import { basename, dirname, join, resolve, sep } from 'node:path'
 import { CliFailure, safe } from './output'
 import { home } from './paths'
-import type { Files, Write } from './sync/engine'
+import { emptyMap, type Files, type Write } from './sync/engine'
 import { localKey, shown } from './tools'
 
 /** The config format the CLI pushes: `{"files": {"<key>": "<content>"}}`. */
@@ -58,7 +58,7 @@ export function readText(key: string): string | undefined {
 
 /** The existing files among `keys`. */
 export function readLocal(keys: string[]): Files {
-	const files: Files = {}
+	const files: Files = emptyMap()
 	for (const key of keys) {
 		const content = readText(key)
 		if (content !== undefined) files[key] = content

@@ -8,7 +8,7 @@ import { contentHash, fileHash } from './hash'
 import { CliFailure, EXIT, failure, safe, warn } from './output'
 import { platform } from './paths'
 import { backupsDir, forgetState, getState, setState, stateKey, type SyncState } from './state'
-import { decide, reconcile, type Decision, type Files, type Mode, type Side, type Write } from './sync/engine'
+import { copyMap, decide, ownValue, reconcile, type Decision, type Files, type Mode, type Side, type Write } from './sync/engine'
 import { neutralFiles } from './sync/paths'
 import { runnableChanges } from './sync/runs-code'
 import { newSecrets } from './sync/secrets'
@@ -183,7 +183,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 
 	// Checks before anything changes: code someone else added, then secrets for a team.
 	if (t.teamId && remote) {
-		const fromOthers = outcome.writes.filter((w) => w.content !== null && fileHash(w.content) !== state?.pushedFiles?.[w.key])
+		const fromOthers = outcome.writes.filter((w) => w.content !== null && fileHash(w.content) !== ownValue(state?.pushedFiles, w.key))
 		await review(t, fromOthers, options)
 	}
 	const secretsNoted = checkSecrets(t, state, remote, outcome.push, options)
@@ -195,7 +195,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 
 	let version = outcome.conflicts.length === 0 && remote ? remote.version : (state?.version ?? 0)
 	let hash = outcome.conflicts.length === 0 && remote ? remote.hash : (state?.hash ?? '')
-	const pushedFiles = { ...(state?.pushedFiles ?? {}) }
+	const pushedFiles = copyMap(state?.pushedFiles)
 	if (outcome.push !== undefined) {
 		const body = { name: t.name, tool: t.tool, data: { files: outcome.push }, ...(t.teamId ? { teamId: t.teamId } : {}) }
 		// If-Match: the version judged against; nothing pushed in between is ever replaced unseen (CONTRACT §3).
@@ -215,8 +215,8 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		hash = contentHash({ files: outcome.push })
 		version = result.version ?? remote?.version ?? 1
 		// What this machine contributed: files whose content it sent rather than kept from the server.
-		for (const key of Object.keys(pushedFiles)) if (!(key in outcome.push)) delete pushedFiles[key]
-		for (const [key, content] of Object.entries(outcome.push)) if (content !== remote?.files[key]) pushedFiles[key] = fileHash(content)
+		for (const key of Object.keys(pushedFiles)) if (ownValue(outcome.push, key) === undefined) delete pushedFiles[key]
+		for (const [key, content] of Object.entries(outcome.push)) if (content !== ownValue(remote?.files, key)) pushedFiles[key] = fileHash(content)
 		report.pushed = { version, hash, created: !remote, files: Object.keys(outcome.push).sort() }
 	}
 	setState(t.key, {
@@ -289,7 +289,7 @@ function checkSecrets(t: Target, state: SyncState | undefined, remote: Remote | 
 	if (push === undefined) return noted
 	const found: { key: string; path: string }[] = []
 	for (const [key, content] of Object.entries(push)) {
-		const before = remote?.files[key]
+		const before = ownValue(remote?.files, key)
 		if (content === before) continue
 		for (const secret of newSecrets(key, content, before)) found.push({ key, path: secret.path })
 	}

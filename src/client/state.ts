@@ -4,7 +4,7 @@ import type { Tool } from '../lib/constants'
 import { writeAtomically } from './files'
 import { sha256 } from './hash'
 import { platform, stateDir } from './paths'
-import type { Bases } from './sync/engine'
+import { emptyMap, type Bases } from './sync/engine'
 import { toNeutral } from './sync/paths'
 
 /**
@@ -76,7 +76,7 @@ function readJson(path: string): unknown {
 function fromLegacy(key: string, entry: LegacyEntry): SyncState | undefined {
 	const [server, username, scope, tool, name] = key.split(' ')
 	if (!server || !username || !scope || !tool || !name || typeof entry?.files !== 'object') return undefined
-	const files: Bases = {}
+	const files: Bases = emptyMap()
 	for (const [file, hash] of Object.entries(entry.files)) files[toNeutral(file, platform())] = { hash }
 	return {
 		format: 2,

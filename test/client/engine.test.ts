@@ -276,6 +276,19 @@ describe('reconcile: what pull, push, sync and resolve do with the verdicts', ()
 		expect(o.push).toEqual({ a: A, b: B })
 	})
 
+	test('file names such as __proto__ and constructor are ordinary keys: judged, pushed and kept like any other', () => {
+		const weird = JSON.parse('{"__proto__": "p\\n", "constructor": "c\\n", "toString": "t\\n"}') as Record<string, string>
+		const s = sides(undefined, { constructor: 'mine\n' }, weird, ['constructor'])
+		s.base = JSON.parse('{"constructor": {"content": "c\\n", "hash": "' + hash('c\n') + '"}}')
+		const o = run(s, { mode: 'push' })
+		expect(Object.prototype.hasOwnProperty.call(o.push, '__proto__')).toBe(true)
+		expect(JSON.stringify(o.push)).toBe('{"__proto__":"p\\n","constructor":"mine\\n","toString":"t\\n"}')
+		expect(Object.keys(o.base)).toEqual(['constructor'])
+		// A key with no base entry is not mistaken for Object.prototype's members.
+		expect(judge('toString', undefined, 'x', 'y', hash)).toMatchObject({ kind: 'conflict', why: 'no-base' })
+		expect(decide(sides({}, {}, weird, ['toString']), hash).decisions[0]?.verdict).toEqual({ kind: 'remote', content: 't\n' })
+	})
+
 	test('status words', () => {
 		const word = (b: Record<string, string>, l: Record<string, string>, r: Record<string, string>) => standing(decide(sides(b, l, r), hash).decisions)
 		expect(word({ a: A }, { a: A }, { a: A })).toBe('in sync')

@@ -9,7 +9,7 @@ import { platform } from '../paths'
 import { conflictText, outcomeFailure, printLines, reportJson, summary, worst } from '../report'
 import { fetchRemote, resolveTarget, runOne, targetOf, type Remote, type Report, type Target } from '../run'
 import { allStates, getState } from '../state'
-import { decide, standing, type Standing } from '../sync/engine'
+import { decide, ownValue, standing, type Standing } from '../sync/engine'
 import { neutralFiles } from '../sync/paths'
 import { homeRelative, knownFiles, localKey, shown } from '../tools'
 
@@ -49,7 +49,7 @@ export async function push(args: string[]) {
 	const s = session(values.server)
 	const t = await resolveTarget(s, tool, values)
 	if (named) {
-		const missing = named.filter((key) => readLocal([key])[key] === undefined && getState(t.key)?.files[key] === undefined)
+		const missing = named.filter((key) => ownValue(readLocal([key]), key) === undefined && ownValue(getState(t.key)?.files, key) === undefined)
 		if (missing.length > 0) throw new CliFailure(`no such file: ${missing.map(shown).join(', ')}`)
 	}
 	const report = await withLock('push', () =>
@@ -299,8 +299,8 @@ export async function diff(args: string[]) {
 	}
 	const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()
 	const patches = keys
-		.filter((key) => before[key] !== after[key])
-		.map((key) => ({ key, patch: createTwoFilesPatch(`a/${shown(key)}`, `b/${shown(key)}`, visible(before[key] ?? ''), visible(after[key] ?? ''), labels[0], labels[1]) }))
+		.filter((key) => ownValue(before, key) !== ownValue(after, key))
+		.map((key) => ({ key, patch: createTwoFilesPatch(`a/${shown(key)}`, `b/${shown(key)}`, visible(ownValue(before, key) ?? ''), visible(ownValue(after, key) ?? ''), labels[0], labels[1]) }))
 	if (values.json) json({ from: labels[0], to: labels[1], patches: patches.map((p) => ({ path: p.key, file: shown(p.key), patch: p.patch })) })
 	else if (patches.length === 0) say(`No differences between ${labels[0]} and ${labels[1]}.`)
 	else {

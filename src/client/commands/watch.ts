@@ -5,6 +5,7 @@ import { acquireLock } from '../lock'
 import { CliFailure, dim, EXIT, say, warn } from '../output'
 import { outcomeFailure, printLines, summary } from '../report'
 import { fetchRemote, runOne, type Target } from '../run'
+import { ownValue } from '../sync/engine'
 import { getState } from '../state'
 import { knownFiles } from '../tools'
 import { targetsFor } from './sync'
@@ -50,9 +51,9 @@ function localSide(t: Target, stuck: Map<string, string>): { fingerprint: string
 	const scope = [...new Set([...knownFiles(t.tool), ...Object.keys(state?.files ?? {})])]
 	const local = readLocal(scope)
 	const dirty = scope.some((key) => {
-		const content = local[key]
+		const content = ownValue(local, key)
 		const hash = content === undefined ? undefined : fileHash(content)
-		if (hash === state?.files[key]?.hash) return false
+		if (hash === ownValue(state?.files, key)?.hash) return false
 		return stuck.get(key) !== (hash ?? 'absent')
 	})
 	return { fingerprint: sha256(JSON.stringify(Object.entries(local).sort())), dirty }
@@ -107,7 +108,7 @@ export async function watch(args: string[]) {
 			if (problem) warn(`[${stamp()}] ${problem.message}`)
 			w.stuck = new Map(report.conflicts.map((d) => [d.key, d.local === undefined ? 'absent' : fileHash(d.local)]))
 			for (const { key } of report.refused) {
-				const content = readLocal([key])[key]
+				const content = ownValue(readLocal([key]), key)
 				w.stuck.set(key, content === undefined ? 'absent' : fileHash(content))
 			}
 		} catch (error) {

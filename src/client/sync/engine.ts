@@ -48,6 +48,16 @@ export interface Decision {
 
 export type Hasher = (content: string) => string
 
+/**
+ * File keys come from the server and may be any name, `__proto__` and
+ * `constructor` included: maps of them have no prototype, and lookups read
+ * own properties only.
+ */
+export const emptyMap = <T>(): Record<string, T> => Object.create(null) as Record<string, T>
+export const ownValue = <T>(map: Record<string, T> | undefined, key: string): T | undefined =>
+	map !== undefined && Object.prototype.hasOwnProperty.call(map, key) ? map[key] : undefined
+export const copyMap = <T>(map: Record<string, T> | undefined): Record<string, T> => Object.assign(emptyMap<T>(), map)
+
 /** Is `content` what the base holds? (Both absent counts as the same.) */
 function atBase(base: BaseFile | undefined, content: string | undefined, hash: Hasher): boolean {
 	if (base === undefined || content === undefined) return base === undefined && content === undefined
@@ -98,9 +108,9 @@ export function decide(sides: Sides, hash: Hasher): { decisions: Decision[]; out
 	const keys = [...inScope].sort()
 	const decisions = keys
 		.map((key): Decision => {
-			const base = sides.base?.[key]
-			const local = own(sides.local, key)
-			const remote = sides.remote === undefined ? undefined : own(sides.remote, key)
+			const base = ownValue(sides.base, key)
+			const local = ownValue(sides.local, key)
+			const remote = ownValue(sides.remote, key)
 			return { key, base, local, remote, verdict: judge(key, base, local, remote, hash) }
 		})
 		// A file that is nowhere (not here, not there, not in the base) is no decision.
@@ -111,7 +121,6 @@ export function decide(sides: Sides, hash: Hasher): { decisions: Decision[]; out
 	return { decisions, outside }
 }
 
-const own = (files: Files, key: string): string | undefined => (Object.prototype.hasOwnProperty.call(files, key) ? files[key] : undefined)
 
 export type Mode = 'pull' | 'push' | 'sync' | 'resolve'
 export type Side = 'mine' | 'theirs'
@@ -166,7 +175,7 @@ const baseOf = (content: string, hash: Hasher): BaseFile => ({ content, hash: ha
  * an unsettled conflict sends nothing and writes nothing.
  */
 export function reconcile(sides: Sides, decisions: Decision[], options: Options, hash: Hasher): Outcome {
-	const base: Bases = { ...(sides.base ?? {}) }
+	const base: Bases = copyMap(sides.base)
 	const writes: Write[] = []
 	const changes = new Map<string, string | null>()
 	const conflicts: Decision[] = []
@@ -242,14 +251,14 @@ export function reconcile(sides: Sides, decisions: Decision[], options: Options,
 	// A push (or the push half of a sync) with an unsettled conflict sends nothing;
 	// a sync then still does what a pull would.
 	if (conflicts.length > 0 && mode === 'push') {
-		return { writes: [], conflicts, unsent: [], unpulled: [], base: { ...(sides.base ?? {}) }, idle: true }
+		return { writes: [], conflicts, unsent: [], unpulled: [], base: copyMap(sides.base), idle: true }
 	}
 	if (conflicts.length > 0 && mode === 'sync') return reconcile(sides, decisions, { ...options, mode: 'pull' }, hash)
 
 	let push: Files | undefined
 	if (pushes) {
 		const remote = sides.remote ?? {}
-		const next: Files = {}
+		const next: Files = emptyMap()
 		const keep = options.only ? new Set(decisions.map((d) => d.key)) : undefined
 		for (const key of Object.keys(remote)) if (!keep || keep.has(key)) next[key] = remote[key] as string
 		for (const [key, content] of changes) {

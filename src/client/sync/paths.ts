@@ -92,7 +92,7 @@ export function toLocal(key: string, platform: Platform): string | undefined {
  * is reported, never silently merged.
  */
 export function neutralFiles(files: Record<string, string>, platform: Platform): { files: Record<string, string>; duplicates: string[] } {
-	const out: Record<string, string> = {}
+	const out: Record<string, string> = Object.create(null)
 	const duplicates: string[] = []
 	const keys = Object.keys(files).sort((a, b) => Number(isNeutral(b)) - Number(isNeutral(a)) || (a < b ? -1 : a > b ? 1 : 0))
 	for (const key of keys) {
