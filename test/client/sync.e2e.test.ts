@@ -479,6 +479,8 @@ describe('status, sync, watch and exit statuses', () => {
 		const [stdout, stderr] = await Promise.all([new Response(watcher.stdout as ReadableStream).text(), new Response(watcher.stderr as ReadableStream).text()])
 		expect(code).toBe(0)
 		expect(stdout).toContain('Stopped.')
+		// Polling costs a 304 while nothing changed (If-None-Match).
+		expect(server.log()).toMatch(/"route":"\/api\/configs\/latest"[^\n]*"status":304/)
 		expect(stderr).toContain('conflict')
 		expect(existsSync(join(b.home, '.local', 'state', 'cfgsync', 'lock'))).toBe(false)
 	}, 60_000)
