@@ -2,7 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { TOOLS, type Tool } from '../lib/constants'
 import { ApiError, createApi, type Api } from './api'
 import { readCredentials, type Credentials } from './credentials'
-import { CliFailure, explain } from './output'
+import { CliFailure, EXIT, failure } from './output'
 
 /** Options every command takes. */
 export const COMMON = {
@@ -16,13 +16,13 @@ export function parse<T extends NonNullable<ParseArgsConfig['options']>>(command
 	try {
 		return parseArgs({ args, options: { ...COMMON, ...options }, allowPositionals: true, strict: true })
 	} catch (error) {
-		throw new CliFailure(`${(error as Error).message.split('\n')[0]} (see cfgsync ${command} --help)`, 2)
+		throw new CliFailure(`${(error as Error).message.split('\n')[0]} (see cfgsync ${command} --help)`, EXIT.usage)
 	}
 }
 
 export function tool(name: string | undefined, command: string): Tool {
-	if (name === undefined) throw new CliFailure(`which tool? cfgsync ${command} TOOL, with TOOL one of ${TOOLS.join(', ')}`, 2)
-	if (!TOOLS.includes(name as Tool)) throw new CliFailure(`unknown tool "${name}": use one of ${TOOLS.join(', ')}`, 2)
+	if (name === undefined) throw new CliFailure(`which tool? cfgsync ${command} TOOL, with TOOL one of ${TOOLS.join(', ')}`, EXIT.usage)
+	if (!TOOLS.includes(name as Tool)) throw new CliFailure(`unknown tool "${name}": use one of ${TOOLS.join(', ')}`, EXIT.usage)
 	return name as Tool
 }
 
@@ -46,11 +46,11 @@ export function session(flag: string | undefined): Session {
 	const credentials = readCredentials()
 	const server = serverFrom(flag, credentials)
 	const envKey = process.env.CFGSYNC_API_KEY
-	if (!server) throw new CliFailure('no server: run cfgsync login --server URL (or set CFGSYNC_SERVER)')
+	if (!server) throw new CliFailure('not logged in and no server: run cfgsync login --server URL (or set CFGSYNC_SERVER)', EXIT.auth)
 	let key = envKey
 	if (!key) {
-		if (!credentials) throw new CliFailure('not logged in: run cfgsync login')
-		if (credentials.server !== server) throw new CliFailure(`logged in to ${credentials.server}, not ${server}: run cfgsync login --server ${server}`)
+		if (!credentials) throw new CliFailure('not logged in: run cfgsync login', EXIT.auth)
+		if (credentials.server !== server) throw new CliFailure(`logged in to ${credentials.server}, not ${server}: run cfgsync login --server ${server}`, EXIT.auth)
 		key = credentials.apiKey
 	}
 	const api = createApi(server, key)
@@ -58,7 +58,7 @@ export function session(flag: string | undefined): Session {
 		try {
 			return await call(api)
 		} catch (error) {
-			if (error instanceof ApiError) throw new CliFailure(explain(error, { server, what }))
+			if (error instanceof ApiError) throw failure(error, { server, what })
 			throw error
 		}
 	}

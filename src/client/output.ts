@@ -1,12 +1,24 @@
 import { ApiError } from './api'
+import { printable } from './sync/text'
 
-/** A failure to report: one message, a non-zero exit status (2 for wrong usage). */
+/**
+ * Exit statuses scripts can rely on (CONTRACT §12): 0 ok, 1 error, 2 usage,
+ * 3 conflict, 4 not logged in or key refused.
+ */
+export const EXIT = { ok: 0, error: 1, usage: 2, conflict: 3, auth: 4 } as const
+
+const CODES: Record<number, string> = { 1: 'error', 2: 'usage', 3: 'conflict', 4: 'unauthorized' }
+
+/** A failure to report: one message (with what to do next), an exit status, a code for --json. */
 export class CliFailure extends Error {
+	readonly code: string
 	constructor(
 		message: string,
-		readonly exitCode = 1
+		readonly exitCode: number = EXIT.error,
+		code?: string
 	) {
 		super(message)
+		this.code = code ?? CODES[exitCode] ?? 'error'
 	}
 }
 
@@ -17,6 +29,9 @@ export const yellow = paint(33)
 export const red = paint(31)
 export const dim = paint(2)
 export const bold = paint(1)
+
+/** Text from the server (file names, messages, content) with control characters escaped (issue 15 point 12). */
+export const safe = printable
 
 export const say = (line = '') => void process.stdout.write(`${line}\n`)
 export const warn = (line: string) => void process.stderr.write(`${yellow(line, process.stderr)}\n`)
@@ -30,33 +45,41 @@ export function table(header: string[], rows: string[][]) {
 	for (const row of rows) say(row.map((cell, i) => cell.padEnd(widths[i] as number)).join('  ').trimEnd())
 }
 
-/** Every server error code as a sentence a person understands, with what to do next. */
+/** Every server error as a failure a person understands, with what to do next; a refused key exits 4. */
+export function failure(error: ApiError, context: { server: string; what?: string }): CliFailure {
+	const message = explain(error, context)
+	if (error.code === 'unauthorized') return new CliFailure(message, EXIT.auth)
+	return new CliFailure(message, EXIT.error, error.code)
+}
+
+/** Every server error code as a sentence; the server's own words are escaped before they reach the terminal. */
 export function explain(error: ApiError, context: { server: string; what?: string }): string {
+	const said = safe(error.message)
 	switch (error.code) {
 		case 'unauthorized':
 			return `Not logged in to ${context.server}, or this device's key was revoked: run cfgsync login.`
 		case 'plan_required':
-			return `${error.message} Ask the server's admin to run: cfgsync-server user set-plan <you> ${/team plan/i.test(error.message) ? 'team' : 'pro'}`
+			return `${said} Ask the server's admin to run: cfgsync-server user set-plan <you> ${/team plan/i.test(error.message) ? 'team' : 'pro'}`
 		case 'forbidden':
-			return `Not allowed: ${error.message}`
+			return `Not allowed: ${said}`
 		case 'not_found':
-			return context.what ? `${context.what} does not exist on ${context.server} (or you cannot see it).` : `Not found: ${error.message}`
+			return context.what ? `${context.what} does not exist on ${context.server} (or you cannot see it).` : `Not found: ${said}`
 		case 'conflict':
-			return error.message
+			return said
 		case 'precondition_failed':
-			return `The server has a newer version (${error.body.currentVersion ?? '?'}) than this machine last synced.`
+			return `The server has a newer version (${safe(String(error.body.currentVersion ?? '?'))}) than this machine last synced.`
 		case 'payload_too_large':
-			return `Too large for the server: ${error.message}`
+			return `Too large for the server: ${said}`
 		case 'rate_limited':
-			return error.message
+			return said
 		case 'invalid_request':
-			return `The server refused the request: ${error.message}`
+			return `The server refused the request: ${said}`
 		case 'unreachable':
 		case 'bad_response':
-			return error.message
+			return said
 		case 'internal':
-			return `The server failed (${error.message}); its log has the details.`
+			return `The server failed (${said}); its log has the details.`
 		default:
-			return `${error.message} (HTTP ${error.status})`
+			return `${said} (HTTP ${error.status})`
 	}
 }

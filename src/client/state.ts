@@ -1,47 +1,138 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { stateDir } from './paths'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Tool } from '../lib/constants'
+import { writeAtomically } from './files'
+import { sha256 } from './hash'
+import { platform, stateDir } from './paths'
+import { emptyMap, type Bases } from './sync/engine'
+import { toNeutral } from './sync/paths'
 
 /**
- * What this machine last synced for one config: the content hash it pulled
- * or pushed (sent as If-Match next time) and each file's hash then (to tell a
- * local edit from a file the server changed).
+ * What this machine last synced for one config (CONTRACT §11: the base): the
+ * version and hash last merged, and each file's content then. Content, not
+ * only hashes, because a three-way JSON merge needs the base's text and old
+ * versions cannot be read back from a free plan.
+ *
+ * One file per config under $XDG_STATE_HOME/cfgsync/configs/ (mode 0600),
+ * written atomically, so parallel commands on different configs never touch
+ * each other's state and a crash never leaves half a file.
  */
 export interface SyncState {
+	format: 2
+	server: string
+	username: string
+	teamId?: string
+	/** The team's slug when last synced (for messages; the id is what counts). */
+	team?: string
+	tool: Tool
+	name: string
+	/** The server version and hash this machine last merged completely (0 and '' before the first). */
+	version: number
+	hash: string
+	files: Bases
+	/**
+	 * Per file, the hash of the content this machine last pushed for it. Any
+	 * other content of a team config's file was pushed by someone else (the
+	 * server does not record who pushed a version).
+	 */
+	pushedFiles?: Record<string, string>
+	/** Secret-looking values this machine already noted for a personal config (`file#path`). */
+	secretsNoted?: string[]
+	syncedAt: string
+}
+
+export interface Identity {
+	server: string
+	username: string
+	teamId?: string
+	tool: string
+	name: string
+}
+
+/** One entry per server, user, scope (personal or team id), tool and name. */
+export const stateKey = (parts: Identity) => [parts.server, parts.username, parts.teamId ?? 'personal', parts.tool, parts.name].join(' ')
+
+const configsDir = () => join(stateDir(), 'configs')
+const fileOf = (key: string) => join(configsDir(), `${sha256(key).slice(0, 24)}.json`)
+/** The single state file older clients wrote (hashes only). */
+const legacyFile = () => join(stateDir(), 'state.json')
+
+interface LegacyEntry {
 	hash: string
 	version: number
 	files: Record<string, string>
 	syncedAt: string
 }
 
-type StateFile = Record<string, SyncState>
-
-const stateFile = () => join(stateDir(), 'state.json')
-
-/** One entry per server, user, scope (personal or team id), tool and name. */
-export const stateKey = (parts: { server: string; username: string; teamId?: string; tool: string; name: string }) =>
-	[parts.server, parts.username, parts.teamId ?? 'personal', parts.tool, parts.name].join(' ')
-
-function load(): StateFile {
-	if (!existsSync(stateFile())) return {}
+function readJson(path: string): unknown {
 	try {
-		return JSON.parse(readFileSync(stateFile(), 'utf8')) as StateFile
+		return JSON.parse(readFileSync(path, 'utf8'))
 	} catch {
-		return {}
+		return undefined
 	}
 }
 
-export const getState = (key: string): SyncState | undefined => load()[key]
+/** An entry of the older state.json as a base with hashes only (JSON files then cannot merge until the next sync). */
+function fromLegacy(key: string, entry: LegacyEntry): SyncState | undefined {
+	const [server, username, scope, tool, name] = key.split(' ')
+	if (!server || !username || !scope || !tool || !name || typeof entry?.files !== 'object') return undefined
+	const files: Bases = emptyMap()
+	for (const [file, hash] of Object.entries(entry.files)) files[toNeutral(file, platform())] = { hash }
+	return {
+		format: 2,
+		server,
+		username,
+		teamId: scope === 'personal' ? undefined : scope,
+		tool: tool as Tool,
+		name,
+		version: entry.version,
+		hash: entry.hash,
+		files,
+		syncedAt: entry.syncedAt
+	}
+}
 
-/** Replaces one entry; written to a temporary file and renamed, so a crash never leaves half a file. */
-export function setState(key: string, state: SyncState | undefined): void {
-	const all = load()
-	if (state === undefined) delete all[key]
-	else all[key] = state
-	mkdirSync(dirname(stateFile()), { recursive: true, mode: 0o700 })
-	const temporary = `${stateFile()}.${process.pid}.tmp`
-	writeFileSync(temporary, `${JSON.stringify(all, null, 2)}\n`, { mode: 0o600 })
-	renameSync(temporary, stateFile())
+const legacyEntries = (): Record<string, LegacyEntry> => (readJson(legacyFile()) as Record<string, LegacyEntry> | undefined) ?? {}
+
+export function getState(key: string): SyncState | undefined {
+	const state = readJson(fileOf(key)) as SyncState | undefined
+	if (state?.format === 2) return state
+	const legacy = legacyEntries()[key]
+	return legacy ? fromLegacy(key, legacy) : undefined
+}
+
+/** Written to a temporary file and renamed: a crash or a parallel command never leaves half a state. */
+export function setState(key: string, state: SyncState): void {
+	mkdirSync(configsDir(), { recursive: true, mode: 0o700 })
+	writeAtomically(fileOf(key), `${JSON.stringify(state, null, 2)}\n`, 0o600)
+}
+
+/** This machine stops syncing a config (its files stay where they are). */
+export function forgetState(key: string): void {
+	rmSync(fileOf(key), { force: true })
+	const legacy = legacyEntries()
+	if (legacy[key] !== undefined) {
+		delete legacy[key]
+		writeAtomically(legacyFile(), `${JSON.stringify(legacy, null, 2)}\n`, 0o600)
+	}
+}
+
+/** Every config this machine syncs with this account on this server. */
+export function allStates(server: string, username: string): SyncState[] {
+	const found = new Map<string, SyncState>()
+	if (existsSync(configsDir())) {
+		for (const entry of readdirSync(configsDir())) {
+			if (!entry.endsWith('.json')) continue
+			const state = readJson(join(configsDir(), entry)) as SyncState | undefined
+			if (state?.format === 2 && state.server === server && state.username === username) found.set(stateKey(state), state)
+		}
+	}
+	for (const [key, entry] of Object.entries(legacyEntries())) {
+		if (found.has(key)) continue
+		const state = fromLegacy(key, entry)
+		if (state && state.server === server && state.username === username) found.set(key, state)
+	}
+	return [...found.values()].sort((a, b) => stateKey(a).localeCompare(stateKey(b)))
 }
 
 export const backupsDir = (): string => join(stateDir(), 'backups')

@@ -1,9 +1,13 @@
 /** Terminal input shared by the server's admin commands and the cfgsync client. */
 
-/** Reads all of standard input (for --password-stdin), without its trailing newline. */
+/**
+ * Reads all of standard input (for --password-stdin), without its trailing
+ * newline. Node's stream API, so the cfgsync client also runs on Node.
+ */
 export async function readStdin(): Promise<string> {
-	const text = await new Response(Bun.stdin.stream()).text()
-	return text.replace(/\r?\n$/, '')
+	const chunks: Buffer[] = []
+	for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Buffer))
+	return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
 }
 
 export class PromptCancelled extends Error {}

@@ -1,34 +1,10 @@
 import { describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
-import { api, emptyDir, startServer, userWithKey, serversOfThisFile, type Server } from '../e2e/harness'
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { api, emptyDir, startServer, userWithKey, serversOfThisFile } from '../e2e/harness'
+import { login, machine } from './machines'
 
-const CLI = resolve(import.meta.dir, '..', '..', 'dist', 'cfgsync')
 const servers = serversOfThisFile()
-
-/** A "machine": its own HOME, talking to one server through the compiled cfgsync binary. */
-function machine(server: Server) {
-	const home = emptyDir()
-	const cfgsync = async (args: string[], stdin?: string) => {
-		const proc = Bun.spawn([CLI, ...args], {
-			cwd: home,
-			env: { PATH: process.env.PATH ?? '', HOME: home, CFGSYNC_SERVER: server.url, NO_COLOR: '1' },
-			stdin: stdin === undefined ? 'ignore' : new Blob([stdin]),
-			stdout: 'pipe',
-			stderr: 'pipe'
-		})
-		const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
-		return { code, stdout, stderr }
-	}
-	const file = (path: string, content?: string) => {
-		const full = join(home, path)
-		if (content === undefined) return existsSync(full) ? readFileSync(full, 'utf8') : undefined
-		mkdirSync(join(full, '..'), { recursive: true })
-		writeFileSync(full, content)
-		return content
-	}
-	return { home, cfgsync, file }
-}
 
 async function serverWithUsers() {
 	const dir = emptyDir()
@@ -39,9 +15,6 @@ async function serverWithUsers() {
 	const cy = await userWithKey(dir, 'cy', 'pro')
 	return { server, dir, ada, ben, cy }
 }
-
-const login = (m: ReturnType<typeof machine>, user: { name: string; password: string }, device: string) =>
-	m.cfgsync(['login', '--user', user.name, '--device', device, '--password-stdin'], `${user.password}\n`)
 
 describe('the cfgsync CLI against the compiled server', () => {
 	test('first sync: login, push from one machine, pull on another; credentials are 0600', async () => {
@@ -79,7 +52,7 @@ describe('the cfgsync CLI against the compiled server', () => {
 		expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ tool: 'claude-code', name: 'default', version: 1 })])
 	}, 60_000)
 
-	test('a push from a stale machine is refused; its local edits survive a pull; --force backs up; rollback and history', async () => {
+	test('a push over a version this machine has not pulled is a conflict (exit 3, nothing sent); local edits survive a pull; --force backs up; rollback and history', async () => {
 		const { server, ada } = await serverWithUsers()
 		const laptop = machine(server)
 		const desktop = machine(server)
@@ -93,13 +66,13 @@ describe('the cfgsync CLI against the compiled server', () => {
 
 		laptop.file('.gemini/settings.json', '{"v":2,"from":"laptop"}')
 		const stale = await laptop.cfgsync(['push', 'gemini-cli'])
-		expect(stale.code).not.toBe(0)
-		expect(stale.stderr).toContain('has not pulled')
-		expect(stale.stderr).toContain('cfgsync pull gemini-cli')
+		expect(stale.code).toBe(3)
+		expect(stale.stderr).toContain('~/.gemini/settings.json (changed here and on the server: from)')
+		expect(stale.stderr).toContain('cfgsync resolve gemini-cli --mine')
 		expect((await api(server, 'GET', '/api/configs/latest?name=default&tool=gemini-cli', ada.key)).body.data.files['.gemini/settings.json']).toBe('{"v":2,"from":"desktop"}')
 
 		const kept = await laptop.cfgsync(['pull', 'gemini-cli'])
-		expect(kept.code).not.toBe(0)
+		expect(kept.code).toBe(3)
 		expect(kept.stderr).toContain('~/.gemini/settings.json')
 		expect(laptop.file('.gemini/settings.json')).toBe('{"v":2,"from":"laptop"}')
 		const diffed = await laptop.cfgsync(['diff', 'gemini-cli'])
@@ -185,13 +158,13 @@ describe('the cfgsync CLI against the compiled server', () => {
 		expect(after.code).not.toBe(0)
 		expect(after.stderr).toContain('not logged in')
 
-		const wrong = await laptop.cfgsync(['login', '--user', 'ada', '--password-stdin'], 'nope\n')
+		const wrong = await laptop.cfgsync(['login', '--user', 'ada', '--password-stdin'], { stdin: 'nope\n' })
 		expect(wrong.code).not.toBe(0)
 		expect(wrong.stderr.trim()).toBe('cfgsync: Wrong login or password.')
 		await login(laptop, ada, 'laptop')
 		expect((await laptop.cfgsync(['history', 'vscode'])).stderr).toContain('does not exist')
 		const free = machine(server)
-		const nobody = await free.cfgsync(['login', '--server', 'http://127.0.0.1:1', '--user', 'x', '--password-stdin'], 'y\n')
+		const nobody = await free.cfgsync(['login', '--server', 'http://127.0.0.1:1', '--user', 'x', '--password-stdin'], { stdin: 'y\n' })
 		expect(nobody.stderr).toContain('cannot reach the server')
 		for (const result of [after, wrong, nobody]) expect(result.stderr).not.toMatch(/\n\s+at /)
 		expect((await laptop.cfgsync(['push', 'emacs'])).code).toBe(2)

@@ -1,15 +1,14 @@
-import { hostname } from 'node:os'
 import { DEVICE_MAX } from '../../lib/constants'
 import { prompt, PromptCancelled, readStdin } from '../../lib/terminal'
 import { ApiError, createApi, type IssuedKey, type KeyView, type Team } from '../api'
-import { credentialsFile, deleteCredentials, readCredentials, writeCredentials } from '../credentials'
+import { credentialsFile, defaultDevice, deleteCredentials, readCredentials, writeCredentials } from '../credentials'
 import { parse, serverFrom, session, teamId } from '../context'
-import { CliFailure, explain, green, json, say, table } from '../output'
+import { CliFailure, EXIT, explain, failure, green, json, safe, say, table } from '../output'
 
 async function ask(question: string, hidden = false): Promise<string> {
 	try {
 		const answer = await prompt(question, { hidden })
-		if (answer === undefined) throw new CliFailure(`${question.replace(/: $/, '')} is needed: pass it as an option (or run on a terminal)`, 2)
+		if (answer === undefined) throw new CliFailure(`${question.replace(/: $/, '')} is needed: pass it as an option (or run on a terminal)`, EXIT.usage)
 		return answer.trim() === '' && !hidden ? ask(question, hidden) : answer
 	} catch (error) {
 		if (error instanceof PromptCancelled) throw new CliFailure('cancelled', 130)
@@ -21,34 +20,36 @@ export const LOGIN_HELP = `cfgsync login [--server URL] [--user LOGIN] [--device
 
 Logs this device in and saves the server and a new API key in
 $XDG_CONFIG_HOME/cfgsync/credentials.json (mode 0600). Asks for whatever is not
-given. --device defaults to the host name; logging in again from the same
-device replaces its previous key.`
+given. --device defaults to the host name plus a short id made once for this
+machine (kept in $XDG_CONFIG_HOME/cfgsync/machine-id), e.g. "laptop-3f9a1c",
+so two machines with the same host name never share a device name. Logging
+in again from the same device replaces its previous key.`
 
 export async function login(args: string[]) {
 	const { values } = parse('login', args, { user: { type: 'string' }, device: { type: 'string' }, 'password-stdin': { type: 'boolean' } })
 	const server = serverFrom(values.server, readCredentials()) ?? (await ask('Server URL: '))
 	const user = values.user ?? (await ask('Email or username: '))
 	const password = values['password-stdin'] ? await readStdin() : await ask('Password: ', true)
-	const device = (values.device ?? hostname()).slice(0, DEVICE_MAX)
+	const device = (values.device ?? defaultDevice()).slice(0, DEVICE_MAX)
 	const api = createApi(server)
 	let issued: IssuedKey
 	try {
 		issued = (await api.call<IssuedKey>('POST', '/api/auth/login', { body: { login: user, password, device } })).body
 	} catch (error) {
-		if (error instanceof ApiError && error.code === 'unauthorized') throw new CliFailure('Wrong login or password.')
-		if (error instanceof ApiError) throw new CliFailure(explain(error, { server: api.base }))
+		if (error instanceof ApiError && error.code === 'unauthorized') throw new CliFailure('Wrong login or password.', EXIT.auth)
+		if (error instanceof ApiError) throw failure(error, { server: api.base })
 		throw error
 	}
 	const me = (await createApi(server, issued.apiKey).call<{ email: string; username: string }>('GET', '/api/me')).body
 	writeCredentials({ server: api.base, apiKey: issued.apiKey, keyId: issued.id, device: issued.device, username: me.username, email: me.email })
 	if (values.json) return json({ server: api.base, username: me.username, email: me.email, device: issued.device, keyId: issued.id })
-	say(`${green('Logged in')} as ${me.username} <${me.email}> on ${api.base} (device "${issued.device}").`)
+	say(`${green('Logged in')} as ${safe(me.username)} <${safe(me.email)}> on ${api.base} (device "${safe(issued.device)}").`)
 }
 
 export async function logout(args: string[]) {
 	const { values } = parse('logout', args, {})
 	const credentials = readCredentials()
-	if (!credentials) throw new CliFailure('not logged in')
+	if (!credentials) throw new CliFailure('not logged in', EXIT.auth)
 	const s = session(values.server ?? credentials.server)
 	let revoked = true
 	try {
@@ -61,7 +62,7 @@ export async function logout(args: string[]) {
 	}
 	deleteCredentials()
 	if (values.json) return json({ revoked, server: s.server })
-	say(revoked ? `Logged out: the key for "${credentials.device}" is revoked and ${credentialsFile()} deleted.` : `Logged out locally (the key was already revoked).`)
+	say(revoked ? `Logged out: the key for "${safe(credentials.device)}" is revoked and ${credentialsFile()} deleted.` : `Logged out locally (the key was already revoked).`)
 }
 
 export async function whoami(args: string[]) {
@@ -70,7 +71,7 @@ export async function whoami(args: string[]) {
 	const me = (await s.run((api) => api.call<{ email: string; username: string }>('GET', '/api/me'))).body
 	const credentials = readCredentials()
 	if (values.json) return json({ ...me, server: s.server, device: credentials?.device })
-	say(`${me.username} <${me.email}> on ${s.server}${credentials ? ` (device "${credentials.device}")` : ''}`)
+	say(`${safe(me.username)} <${safe(me.email)}> on ${s.server}${credentials ? ` (device "${safe(credentials.device)}")` : ''}`)
 }
 
 export async function keys(args: string[]) {
@@ -78,17 +79,17 @@ export async function keys(args: string[]) {
 	const s = session(values.server)
 	if (positionals[0] === 'revoke') {
 		const id = positionals[1]
-		if (!id) throw new CliFailure('which key? cfgsync keys revoke ID (see cfgsync keys)', 2)
+		if (!id) throw new CliFailure('which key? cfgsync keys revoke ID (see cfgsync keys)', EXIT.usage)
 		await s.run((api) => api.call('DELETE', `/api/keys/${encodeURIComponent(id)}`), `Key ${id}`)
 		if (values.json) return json({ revoked: id })
 		return say(`Revoked key ${id}.`)
 	}
-	if (positionals.length > 0) throw new CliFailure(`unknown keys command "${positionals[0]}" (see cfgsync keys --help)`, 2)
+	if (positionals.length > 0) throw new CliFailure(`unknown keys command "${safe(positionals[0] as string)}" (see cfgsync keys --help)`, EXIT.usage)
 	const list = (await s.run((api) => api.call<KeyView[]>('GET', '/api/keys'))).body
 	if (values.json) return json(list)
 	table(
 		['ID', 'DEVICE', 'CREATED', 'LAST USED', ''],
-		list.map((key) => [key.id, key.device, key.createdAt, key.lastUsedAt ?? 'never', key.current ? '(this device)' : ''])
+		list.map((key) => [safe(key.id), safe(key.device), safe(key.createdAt), safe(key.lastUsedAt ?? 'never'), key.current ? '(this device)' : ''])
 	)
 }
 
@@ -98,7 +99,7 @@ export async function teams(args: string[]) {
 	const list = (await s.run((api) => api.call<Team[]>('GET', '/api/teams'))).body
 	if (values.json) return json(list)
 	if (list.length === 0) return say('You are in no team.')
-	table(['SLUG', 'NAME', 'ROLE', 'CREATED'], list.map((team) => [team.slug, team.name, team.role, team.createdAt]))
+	table(['SLUG', 'NAME', 'ROLE', 'CREATED'], list.map((team) => [safe(team.slug), safe(team.name), safe(team.role), safe(team.createdAt)]))
 }
 
 export async function team(args: string[]) {
@@ -107,19 +108,19 @@ export async function team(args: string[]) {
 	const [sub, ...rest] = positionals
 	if (sub === 'create') {
 		const name = rest.join(' ').trim()
-		if (!name) throw new CliFailure('cfgsync team create NAME', 2)
+		if (!name) throw new CliFailure('cfgsync team create NAME', EXIT.usage)
 		const created = (await s.run((api) => api.call<{ id: string; name: string; slug: string }>('POST', '/api/teams', { body: { name } }))).body
 		if (values.json) return json(created)
-		return say(`${green('Created')} team "${created.name}" (${created.slug}); you are its owner.`)
+		return say(`${green('Created')} team "${safe(created.name)}" (${safe(created.slug)}); you are its owner.`)
 	}
 	if (sub === 'add') {
 		const [slug, login] = rest
-		if (!slug || !login) throw new CliFailure('cfgsync team add SLUG LOGIN --role admin|member', 2)
+		if (!slug || !login) throw new CliFailure('cfgsync team add SLUG LOGIN --role admin|member', EXIT.usage)
 		const role = values.role ?? 'member'
 		await teamId(s, slug)
 		const member = (await s.run((api) => api.call<{ username: string; role: string }>('POST', `/api/teams/${encodeURIComponent(slug)}/members`, { body: { login, role } }), `User "${login}"`)).body
 		if (values.json) return json(member)
-		return say(`${green('Added')} ${member.username} to ${slug} as ${member.role}.`)
+		return say(`${green('Added')} ${safe(member.username)} to ${slug} as ${safe(member.role)}.`)
 	}
-	throw new CliFailure(sub ? `unknown team command "${sub}" (create, add)` : 'cfgsync team create NAME | cfgsync team add SLUG LOGIN --role ROLE', 2)
+	throw new CliFailure(sub ? `unknown team command "${safe(sub)}" (create, add)` : 'cfgsync team create NAME | cfgsync team add SLUG LOGIN --role ROLE', EXIT.usage)
 }

@@ -1,176 +1,248 @@
 import { createTwoFilesPatch } from 'diff'
-import { join } from 'node:path'
-import { contentHash } from '../../lib/content-hash'
-import { DEFAULT_CONFIG_NAME, type Tool } from '../../lib/constants'
-import { ApiError, query, type ConfigSummary, type ConfigVersion, type LatestConfig, type PushResult, type RolledBack } from '../api'
+import { query, type ConfigSummary, type ConfigVersion, type LatestConfig, type RolledBack } from '../api'
 import { parse, session, teamId, tool as toolArg, type Session } from '../context'
-import { asFileSet, collect, fileHash, readText, safeTarget, writeWithBackup, type FileSet } from '../files'
-import { CliFailure, dim, explain, green, json, red, say, table, warn, yellow } from '../output'
-import { backupsDir, getState, setState, stateKey, type SyncState } from '../state'
-import { homeRelative, knownFiles } from '../tools'
+import { asFileSet, readLocal } from '../files'
+import { fileHash } from '../hash'
+import { withLock } from '../lock'
+import { CliFailure, dim, EXIT, green, json, red, safe, say, table, warn } from '../output'
+import { platform } from '../paths'
+import { conflictText, outcomeFailure, printLines, reportJson, summary, worst } from '../report'
+import { fetchRemote, resolveTarget, runOne, targetOf, type Remote, type Report, type Target } from '../run'
+import { allStates, getState } from '../state'
+import { decide, ownValue, standing, type Standing } from '../sync/engine'
+import { neutralFiles } from '../sync/paths'
+import { homeRelative, knownFiles, localKey, shown } from '../tools'
 
 const TARGET = { name: { type: 'string' }, team: { type: 'string' } } as const
 
-interface Target {
-	tool: Tool
-	name: string
-	teamId?: string
-	key: string
-	label: string
-	latestPath: string
-}
-
-async function resolveTarget(s: Session, tool: Tool, values: { name?: string; team?: string }): Promise<Target> {
-	const name = values.name ?? DEFAULT_CONFIG_NAME
-	const id = await teamId(s, values.team)
-	return {
-		tool,
-		name,
-		teamId: id,
-		key: stateKey({ server: s.server, username: await s.username(), teamId: id, tool, name }),
-		label: `${tool}/${name}${values.team ? ` of team ${values.team}` : ''}`,
-		latestPath: `/api/configs/latest${query({ name, tool, teamId: id })}`
-	}
-}
-
-/** Home-relative keys for PATH arguments; a path outside home cannot be synced. */
+/** Keys for PATH arguments; a path outside home cannot be synced. */
 function pathKeys(paths: string[]): string[] {
 	return paths.map((path) => {
 		const key = homeRelative(path)
-		if (key === undefined) throw new CliFailure(`${path} is not inside your home directory; only files under home are synced`, 2)
+		if (key === undefined) throw new CliFailure(`${path} is not inside your home directory; only files under home are synced`, EXIT.usage)
 		return key
 	})
 }
 
-const hashesOf = (set: FileSet) => Object.fromEntries(Object.entries(set.files).map(([key, content]) => [key, fileHash(content)]))
-const now = () => new Date().toISOString()
-const staleMessage = (t: Target, version: unknown) =>
-	`The server has version ${version ?? 'a newer version'} of ${t.label}, which this machine has not pulled. Run cfgsync pull ${t.tool}${t.name === DEFAULT_CONFIG_NAME ? '' : ` --name ${t.name}`} to get it (local edits are kept), or push again with --force to replace it.`
+export const PUSH_HELP = `cfgsync push TOOL [--name N] [--team SLUG] [--force] [--only] [--allow-secrets] [--yes] [PATH...]
 
-export const PUSH_HELP = `cfgsync push TOOL [--name N] [--team SLUG] [--force] [PATH...]
-
-Sends TOOL's configuration files (its well-known files, or the PATHs given)
-as {"files": {"<path relative to home>": "<content>"}}. Nothing is sent when
-the server already has exactly this. The push names the version this machine
-last synced (If-Match), so it never silently replaces a newer version pushed
-from another machine; --force replaces it anyway.`
+Sends what changed here since this machine last synced the config: TOOL's
+well-known files and the files it synced before, or only the PATHs given
+(the config's other files are kept; --only makes the config exactly the
+PATHs). Each file is judged against the base: changed here only → sent;
+changed on the server only → kept there (pull writes it here); changed on
+both sides → JSON files merge key by key (the merged file is written here
+too), anything else is a conflict. A conflict refuses the whole push (exit 3,
+nothing sent) until you choose: cfgsync resolve TOOL --mine|--theirs, or
+push --force (this machine's side wins the conflicts; changes made only on
+the server are still kept). A file deleted here is removed from the config.
+The push names the version it was judged against (If-Match), so a version
+pushed meanwhile from elsewhere is never replaced unseen.
+A team push with secret-looking values (MCP env/headers, token, secret,
+password, api_key, ghp_…, sk-…) is refused unless --allow-secrets.`
 
 export async function push(args: string[]) {
-	const { values, positionals } = parse('push', args, { ...TARGET, force: { type: 'boolean' } })
+	const { values, positionals } = parse('push', args, { ...TARGET, force: { type: 'boolean' }, only: { type: 'boolean' }, 'allow-secrets': { type: 'boolean' }, yes: { type: 'boolean' } })
 	const tool = toolArg(positionals[0], 'push')
+	const named = positionals.length > 1 ? pathKeys(positionals.slice(1)) : undefined
+	if (values.only && !named) throw new CliFailure('--only needs the PATHs the config should hold: cfgsync push TOOL --only PATH...', EXIT.usage)
 	const s = session(values.server)
 	const t = await resolveTarget(s, tool, values)
-	const keys = positionals.length > 1 ? pathKeys(positionals.slice(1)) : knownFiles(tool)
-	const set = collect(keys)
-	const count = Object.keys(set.files).length
-	if (count === 0) throw new CliFailure(`no ${tool} configuration files found (looked for ${keys.map((k) => `~/${k}`).join(', ')})`)
-	const hash = contentHash(set)
-	const state = getState(t.key)
-	const remember = (version: number): SyncState => ({ hash, version, files: hashesOf(set), syncedAt: now() })
-
-	// Where the server stands; a 304 means it already has exactly this content.
-	const latest = await s.run((api) => api.call<LatestConfig>('GET', t.latestPath, { headers: { 'if-none-match': `"${hash}"` }, ok: [404] }))
-	if (latest.status === 304) {
-		setState(t.key, remember(state?.version ?? 0))
-		if (values.json) return json({ pushed: false, upToDate: true, hash })
-		return say(`${t.label} is already up to date on the server; nothing sent.`)
+	if (named) {
+		const missing = named.filter((key) => ownValue(readLocal([key]), key) === undefined && ownValue(getState(t.key)?.files, key) === undefined)
+		if (missing.length > 0) throw new CliFailure(`no such file: ${missing.map(shown).join(', ')}`)
 	}
-	const headers: Record<string, string> = {}
-	if (!values.force) {
-		if (latest.status === 404) headers['if-none-match'] = '*'
-		else if (!state || state.hash !== latest.body.hash) throw new CliFailure(staleMessage(t, latest.body.version))
-		else headers['if-match'] = `"${state.hash}"`
-	}
-	const body = { name: t.name, tool, data: set, ...(t.teamId ? { teamId: t.teamId } : {}) }
-	const size = JSON.stringify(set).length
-	const showProgress = size > 64 * 1024 && process.stderr.isTTY && !values.json
-	if (showProgress) process.stderr.write(`Pushing ${Math.round(size / 1024)} KiB… `)
-	let result: PushResult
-	try {
-		result = (await s.api.call<PushResult>('POST', '/api/configs', { body, headers })).body
-	} catch (error) {
-		if (showProgress) process.stderr.write('\n')
-		if (error instanceof ApiError && error.code === 'precondition_failed') throw new CliFailure(staleMessage(t, error.body.currentVersion))
-		if (error instanceof ApiError) throw new CliFailure(explain(error, { server: s.server, what: values.team ? `Team "${values.team}"` : undefined }))
-		throw error
-	}
-	if (showProgress) process.stderr.write('done\n')
-	const version = result.version ?? state?.version ?? 0
-	setState(t.key, remember(version))
-	if (values.json) return json({ pushed: !result.noChange, version, hash, files: Object.keys(set.files) })
-	if (result.noChange) return say(`${t.label} is already up to date on the server.`)
-	say(`${green('Pushed')} ${t.label} as version ${version} (${count} file${count === 1 ? '' : 's'}: ${Object.keys(set.files).map((k) => `~/${k}`).join(', ')}).`)
+	const report = await withLock('push', () =>
+		runOne(s, t, { mode: 'push', named, only: values.only, choose: values.force ? { side: 'mine' } : undefined, allowSecrets: values['allow-secrets'], yes: values.yes })
+	)
+	finish(report, values.json, () => {
+		if (report.pushed) {
+			const n = report.pushed.files.length
+			say(`${green('Pushed')} ${t.label} as version ${report.pushed.version} (${n} file${n === 1 ? '' : 's'}: ${report.pushed.files.map((key) => safe(shown(key))).join(', ')}).`)
+		} else if (report.conflicts.length === 0) say(`${t.label} is already up to date on the server (version ${report.remoteVersion}); nothing sent.`)
+	})
 }
 
-export const PULL_HELP = `cfgsync pull TOOL [--name N] [--team SLUG] [--dry-run] [--force] [PATH...]
+export const PULL_HELP = `cfgsync pull TOOL [--name N] [--team SLUG] [--dry-run] [--force] [--yes] [PATH...]
 
-Writes the server's version of TOOL's files back and prints what changed. A
-file edited here since the last push or pull is kept unless --force; every
-file that is overwritten is first copied to $XDG_STATE_HOME/cfgsync/backups/.
+Writes what changed on the server since this machine last synced the config
+and prints what it did. A file changed only here is kept (push sends it); a
+file changed on both sides merges key by key when it is JSON, and is
+otherwise a conflict: it is left as it is, reported by every pull (exit 3)
+until you choose with cfgsync resolve TOOL --mine|--theirs, or pull --force
+(the server's side wins the conflicts). A file the server no longer has is
+deleted here if it is unchanged here. Every file overwritten or deleted is
+first copied to $XDG_STATE_HOME/cfgsync/backups/<time>/.
 Only TOOL's well-known files, files this machine already syncs, or the PATHs
-given are written, and never outside your home directory.`
-
-type Change = { key: string; kind: 'created' | 'updated' | 'unchanged' | 'kept' | 'skipped'; why?: string }
+given are written, never outside your home directory, and never through a
+symbolic link that leads out of it. Content someone else pushed to a team
+config that adds or changes hooks, MCP servers or other commands your tools
+run is shown and asked about first; without a terminal it needs --yes.`
 
 export async function pull(args: string[]) {
-	const { values, positionals } = parse('pull', args, { ...TARGET, force: { type: 'boolean' }, 'dry-run': { type: 'boolean' } })
+	const { values, positionals } = parse('pull', args, { ...TARGET, force: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, yes: { type: 'boolean' } })
 	const tool = toolArg(positionals[0], 'pull')
+	const named = positionals.length > 1 ? pathKeys(positionals.slice(1)) : undefined
 	const s = session(values.server)
 	const t = await resolveTarget(s, tool, values)
-	const only = positionals.length > 1 ? pathKeys(positionals.slice(1)) : undefined
-	const state = getState(t.key)
-	const headers: Record<string, string> = state && !values.force && !only ? { 'if-none-match': `"${state.hash}"` } : {}
-	const latest = await s.run((api) => api.call<LatestConfig>('GET', t.latestPath, { headers }), t.label)
-	if (latest.status === 304) {
-		if (values.json) return json({ upToDate: true, version: state?.version })
-		return say(`${t.label} is up to date (version ${state?.version}).`)
-	}
-	const set = asFileSet(latest.body.data)
-	if (!set) throw new CliFailure(`${t.label} on the server is not a set of files (it was not pushed by cfgsync push); nothing written`)
+	const options = { mode: 'pull' as const, named, choose: values.force ? { side: 'theirs' as const } : undefined, dryRun: values['dry-run'], yes: values.yes }
+	const report = values['dry-run'] ? await runOne(s, t, options) : await withLock('pull', () => runOne(s, t, options))
+	finish(report, values.json, () => {
+		const idle = report.writes.length + report.conflicts.length + report.unsent.length + report.refused.length === 0
+		if (idle) return say(`${t.label} is up to date (version ${report.remoteVersion}).`)
+		say(`${report.dryRun ? 'Would pull' : green('Pulled')} ${t.label} version ${report.remoteVersion}: ${summary(report)}.`)
+		if (report.backups) say(dim(`Previous copies are in ${report.backups}`))
+	})
+}
 
-	const allowed = new Set(only ?? [...knownFiles(tool), ...Object.keys(state?.files ?? {})])
-	const changes: Change[] = []
-	const writes: [string, string][] = []
-	const entries = Object.entries(set.files).sort(([a], [b]) => a.localeCompare(b))
-	// Every path is checked before anything is written: one unsafe path refuses the whole pull.
-	for (const [key] of entries) safeTarget(key)
-	for (const [key, content] of entries) {
-		if (!allowed.has(key)) {
-			changes.push({ key, kind: 'skipped', why: only ? 'not among the PATHs given' : `not a ${tool} file this machine syncs; name it to pull it: cfgsync pull ${tool} ~/${key}` })
-			continue
-		}
-		const local = readText(key)
-		if (local === content) changes.push({ key, kind: 'unchanged' })
-		else if (local !== undefined && !values.force && state?.files[key] !== fileHash(local)) changes.push({ key, kind: 'kept', why: 'edited here since the last sync' })
-		else {
-			changes.push({ key, kind: local === undefined ? 'created' : 'updated' })
-			writes.push([key, content])
-		}
+/** Prints a run (lines, or JSON) and throws its failure: exit 3 for a conflict. */
+function finish(report: Report, asJson: boolean | undefined, text: () => void): void {
+	if (asJson) json(reportJson(report))
+	else {
+		printLines(report)
+		text()
 	}
+	const problem = outcomeFailure(report)
+	if (problem) throw problem
+}
 
-	const backupRoot = join(backupsDir(), now().replace(/[:.]/g, '-'))
-	let backedUp = 0
-	if (!values['dry-run']) {
-		for (const [key, content] of writes) if (writeWithBackup(key, content, backupRoot).backedUp) backedUp++
-		const files: Record<string, string> = { ...(state?.files ?? {}) }
-		for (const change of changes) {
-			if (change.kind === 'created' || change.kind === 'updated' || change.kind === 'unchanged') files[change.key] = fileHash(set.files[change.key] as string)
-		}
-		setState(t.key, { hash: latest.body.hash, version: latest.body.version, files, syncedAt: now() })
+export const RESOLVE_HELP = `cfgsync resolve TOOL [--name N] [--team SLUG] --mine|--theirs [--yes] [PATH...]
+
+Settles the conflicts of a config (all of them, or the PATHs'). --theirs
+writes the server's side here (the current file is backed up first); --mine
+keeps this machine's side, to be sent by the next push. In a JSON file only
+the clashing keys take the chosen side; the other changes of both sides stay.
+Named PATHs that are not in conflict take the chosen side too.`
+
+export async function resolve(args: string[]) {
+	const { values, positionals } = parse('resolve', args, { ...TARGET, mine: { type: 'boolean' }, theirs: { type: 'boolean' }, yes: { type: 'boolean' } })
+	const tool = toolArg(positionals[0], 'resolve')
+	if (Boolean(values.mine) === Boolean(values.theirs)) throw new CliFailure('choose one side: cfgsync resolve TOOL --mine (keep this machine\'s) or --theirs (take the server\'s)', EXIT.usage)
+	const side = values.mine ? ('mine' as const) : ('theirs' as const)
+	const named = positionals.length > 1 ? pathKeys(positionals.slice(1)) : undefined
+	const s = session(values.server)
+	const t = await resolveTarget(s, tool, values)
+	const report = await withLock('resolve', () => runOne(s, t, { mode: 'resolve', choose: { side, keys: named }, yes: values.yes }))
+	finish(report, values.json, () => {
+		if (report.settled.length === 0) return say(`Nothing to resolve in ${t.label}: no conflicts${named ? ' in those files' : ''}.`)
+		say(
+			side === 'theirs'
+				? `Took the server's side in ${t.label}.${report.backups ? ` The previous files are in ${report.backups}` : ''}`
+				: `Kept this machine's side in ${t.label}. Send it with: cfgsync push ${tool}${t.args}`
+		)
+	})
+}
+
+export const SYNC_HELP = `cfgsync sync [TOOL] [--name N] [--team SLUG] [--yes] [--allow-secrets] [--dry-run]
+
+Every config this machine syncs (or TOOL's), in one go: writes what changed
+on the server, merges JSON files changed on both sides, and pushes what
+changed here. A config with a conflict is pulled but not pushed (exit 3)
+until you choose with cfgsync resolve.`
+
+/** The configs a command covers: those this machine syncs, or the one named. */
+export async function targetsFor(s: Session, command: string, positionals: string[], values: { name?: string; team?: string }): Promise<Target[]> {
+	if (positionals[0] !== undefined && !values.name && !values.team) {
+		const tool = toolArg(positionals[0], command)
+		const synced = allStates(s.server, await s.username()).filter((state) => state.tool === tool)
+		return synced.length > 0 ? synced.map((state) => targetOf(s, state)) : [await resolveTarget(s, tool, values)]
 	}
-	const kept = changes.filter((c) => c.kind === 'kept')
+	if (positionals[0] !== undefined) return [await resolveTarget(s, toolArg(positionals[0], command), values)]
+	if (values.name || values.team) throw new CliFailure(`--name and --team need a TOOL: cfgsync ${command} TOOL --name N --team SLUG`, EXIT.usage)
+	return allStates(s.server, await s.username()).map((state) => targetOf(s, state))
+}
+
+export async function sync(args: string[]) {
+	const { values, positionals } = parse('sync', args, { ...TARGET, yes: { type: 'boolean' }, 'allow-secrets': { type: 'boolean' }, 'dry-run': { type: 'boolean' } })
+	if (positionals.length > 1) throw new CliFailure(`unexpected argument "${positionals[1]}" (see cfgsync sync --help)`, EXIT.usage)
+	const s = session(values.server)
+	const targets = await targetsFor(s, 'sync', positionals, values)
+	if (targets.length === 0) {
+		if (values.json) return json([])
+		return say('This machine syncs no config yet: cfgsync push TOOL (first machine) or cfgsync pull TOOL (the others).')
+	}
+	const failures: CliFailure[] = []
+	const documents: unknown[] = []
+	const runAll = async () => {
+		for (const t of targets) {
+			try {
+				const report = await runOne(s, t, { mode: 'sync', yes: values.yes, allowSecrets: values['allow-secrets'], dryRun: values['dry-run'] })
+				if (values.json) documents.push(reportJson(report))
+				else {
+					say(`${t.label}:`)
+					printLines(report)
+					const pushed = report.pushed ? `; pushed version ${report.pushed.version}` : ''
+					say(`  ${report.dryRun ? 'would sync' : 'synced'}: ${summary(report)}${pushed}.`)
+				}
+				const problem = outcomeFailure(report)
+				if (problem) failures.push(problem)
+			} catch (error) {
+				if (!(error instanceof CliFailure) || error.exitCode === EXIT.auth) throw error
+				failures.push(error)
+				if (values.json) documents.push({ config: { tool: t.tool, name: t.name, team: t.team ?? t.teamId ?? null }, error: error.message, code: error.code })
+				else warn(`${t.label}: ${error.message}`)
+			}
+		}
+	}
+	if (values['dry-run']) await runAll()
+	else await withLock('sync', runAll)
+	if (values.json) json(documents)
+	const problem = worst(failures)
+	if (problem) throw new CliFailure(failures.length === 1 ? problem.message : `${failures.length} configs need attention (see above); the first: ${problem.message}`, problem.exitCode, problem.code)
+}
+
+export const STATUS_HELP = `cfgsync status [TOOL] [--name N] [--team SLUG]
+
+Each config this machine syncs (or TOOL's): in sync, local changes (push
+sends them), remote changes (pull writes them), local and remote changes
+(sync does both), or conflict (resolve settles it), with the files concerned.
+Nothing is changed. Exit status: 0 when everything is in sync, 3 when any
+config has a conflict, 1 otherwise (changes waiting, or an error), 4 when
+not logged in.`
+
+export async function status(args: string[]) {
+	const { values, positionals } = parse('status', args, { ...TARGET })
+	if (positionals.length > 1) throw new CliFailure(`unexpected argument "${positionals[1]}" (see cfgsync status --help)`, EXIT.usage)
+	const s = session(values.server)
+	const targets = await targetsFor(s, 'status', positionals, values)
+	const rows: { t: Target; standing: Standing | 'not on the server'; remote?: Remote; base?: number; files: { key: string; verdict: string; detail?: string }[] }[] = []
+	for (const t of targets) {
+		const state = getState(t.key)
+		const remote = (await fetchRemote(s, t)) as Remote | undefined
+		const scope = [...new Set([...knownFiles(t.tool), ...Object.keys(state?.files ?? {})])]
+		const sides = { base: remote ? state?.files : undefined, local: readLocal(scope), remote: remote?.files, scope }
+		const decisions = decide(sides, fileHash).decisions.filter((d) => d.verdict.kind !== 'same')
+		rows.push({
+			t,
+			standing: remote ? standing(decisions) : 'not on the server',
+			remote,
+			base: state?.version,
+			files: decisions.map((d) => ({ key: d.key, verdict: d.verdict.kind, detail: d.verdict.kind === 'conflict' ? conflictText(d) : undefined }))
+		})
+	}
 	if (values.json) {
-		json({ version: latest.body.version, dryRun: Boolean(values['dry-run']), changes, backups: backedUp > 0 ? backupRoot : undefined })
+		json(
+			rows.map((r) => ({
+				config: { tool: r.t.tool, name: r.t.name, team: r.t.team ?? r.t.teamId ?? null },
+				status: r.standing,
+				syncedVersion: r.base ?? null,
+				serverVersion: r.remote?.version ?? null,
+				files: r.files.map((f) => ({ path: f.key, file: shown(f.key), change: f.verdict, detail: f.detail ?? null }))
+			}))
+		)
+	} else if (rows.length === 0) {
+		say('This machine syncs no config yet: cfgsync push TOOL (first machine) or cfgsync pull TOOL (the others).')
 	} else {
-		const mark = { created: green('+'), updated: yellow('~'), unchanged: dim('='), kept: red('!'), skipped: dim('-') }
-		for (const change of changes) say(`  ${mark[change.kind]} ~/${change.key} (${change.kind}${change.why ? `: ${change.why}` : ''})`)
-		const count = (kind: Change['kind']) => changes.filter((c) => c.kind === kind).length
-		const summary = `${count('created')} created, ${count('updated')} updated, ${count('unchanged')} unchanged${kept.length ? `, ${kept.length} kept` : ''}`
-		say(`${values['dry-run'] ? 'Would pull' : green('Pulled')} ${t.label} version ${latest.body.version}: ${summary}.`)
-		if (backedUp > 0) say(dim(`Previous copies of ${backedUp} file${backedUp === 1 ? '' : 's'} are in ${backupRoot}`))
+		const word: Record<string, string> = { local: 'changed here', remote: 'changed on the server', merged: 'changed on both sides, merges cleanly', conflict: 'conflict' }
+		for (const r of rows) {
+			const colour = r.standing === 'in sync' ? green : r.standing === 'conflict' ? red : (text: string) => text
+			say(`${r.t.label}: ${colour(r.standing)} (synced version ${r.base ?? 'none'}, server version ${r.remote?.version ?? 'none'})`)
+			for (const f of r.files) say(`  ${safe(shown(f.key))}: ${f.detail ? `conflict: ${f.detail}` : (word[f.verdict] ?? f.verdict)}`)
+		}
 	}
-	if (kept.length > 0) {
-		throw new CliFailure(`${kept.length} file${kept.length === 1 ? ' was' : 's were'} edited here since the last sync and not overwritten: ${kept.map((c) => `~/${c.key}`).join(', ')}. Push them, or pull with --force to take the server's version (the current files are backed up first).`)
+	if (rows.some((r) => r.standing === 'conflict')) throw new CliFailure(`a config has a conflict: cfgsync resolve TOOL --mine|--theirs settles it`, EXIT.conflict)
+	if (rows.some((r) => r.standing !== 'in sync')) {
+		process.exitCode = EXIT.error
 	}
 }
 
@@ -184,17 +256,25 @@ async function versionByNumber(s: Session, configId: string, number: number, t: 
 function asNumber(value: string | undefined, flag: string): number | undefined {
 	if (value === undefined) return undefined
 	const number = Number(value)
-	if (!Number.isInteger(number) || number < 1) throw new CliFailure(`${flag} takes a version number (1, 2, …)`, 2)
+	if (!Number.isInteger(number) || number < 1) throw new CliFailure(`${flag} takes a version number (1, 2, …)`, EXIT.usage)
 	return number
 }
 
-export const DIFF_HELP = `cfgsync diff TOOL [--name N] [--team SLUG] [--version V] [--from A] [PATH...]
+export const DIFF_HELP = `cfgsync diff TOOL [--name N] [--team SLUG] [--version V] [--from A] [--exit-code] [PATH...]
 
 A unified diff of the server's current version (or version V) against the
-files here. With --from A, between the server's versions A and V (or current).`
+files here. With --from A, between the server's versions A and V (or
+current). Invisible differences show: a BOM as \\u{feff}, a CR as \\r.
+--exit-code: exit 1 when there are differences.`
+
+const filesOf = (data: unknown, what: string): Record<string, string> => {
+	const set = asFileSet(data)
+	if (!set) throw new CliFailure(`${what} is not a set of files`)
+	return neutralFiles(set.files, platform()).files
+}
 
 export async function diff(args: string[]) {
-	const { values, positionals } = parse('diff', args, { ...TARGET, version: { type: 'string' }, from: { type: 'string' } })
+	const { values, positionals } = parse('diff', args, { ...TARGET, version: { type: 'string' }, from: { type: 'string' }, 'exit-code': { type: 'boolean' } })
 	const tool = toolArg(positionals[0], 'diff')
 	const s = session(values.server)
 	const t = await resolveTarget(s, tool, values)
@@ -202,36 +282,41 @@ export async function diff(args: string[]) {
 	const toNumber = asNumber(values.version, '--version')
 	const fromNumber = asNumber(values.from, '--from')
 	const serverSide = toNumber === undefined ? latest : await versionByNumber(s, latest.id, toNumber, t)
-	const newer = asFileSet(serverSide.data)
-	if (!newer) throw new CliFailure(`${t.label} on the server is not a set of files`)
-	let before: FileSet
-	let after: FileSet
+	const newer = filesOf(serverSide.data, `${t.label} on the server`)
+	let before: Record<string, string>
+	let after: Record<string, string>
 	let labels: [string, string]
 	if (fromNumber !== undefined) {
-		const older = asFileSet((await versionByNumber(s, latest.id, fromNumber, t)).data)
-		if (!older) throw new CliFailure(`version ${fromNumber} of ${t.label} is not a set of files`)
-		before = older
+		before = filesOf((await versionByNumber(s, latest.id, fromNumber, t)).data, `version ${fromNumber} of ${t.label}`)
 		after = newer
 		labels = [`v${fromNumber}`, `v${serverSide.version}`]
 	} else {
-		const keys = positionals.length > 1 ? pathKeys(positionals.slice(1)) : [...new Set([...knownFiles(tool), ...Object.keys(newer.files)])]
-		before = { files: Object.fromEntries(Object.entries(newer.files).filter(([key]) => keys.includes(key))) }
-		after = collect(keys)
+		const state = getState(t.key)
+		const keys = positionals.length > 1 ? pathKeys(positionals.slice(1)) : [...new Set([...knownFiles(tool), ...Object.keys(state?.files ?? {}), ...Object.keys(newer)])]
+		before = Object.fromEntries(Object.entries(newer).filter(([key]) => keys.includes(key)))
+		after = readLocal(keys.filter((key) => localKey(key) !== undefined))
 		labels = [`server v${serverSide.version}`, 'local']
 	}
-	const keys = [...new Set([...Object.keys(before.files), ...Object.keys(after.files)])].sort()
+	const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()
 	const patches = keys
-		.filter((key) => before.files[key] !== after.files[key])
-		.map((key) => createTwoFilesPatch(`a/${key}`, `b/${key}`, before.files[key] ?? '', after.files[key] ?? '', labels[0], labels[1]))
-	if (values.json) return json({ from: labels[0], to: labels[1], patches })
-	if (patches.length === 0) return say(`No differences between ${labels[0]} and ${labels[1]}.`)
-	for (const patch of patches) {
-		for (const line of patch.split('\n')) {
-			if (line.startsWith('===')) continue
-			say(line.startsWith('+') && !line.startsWith('+++') ? green(line) : line.startsWith('-') && !line.startsWith('---') ? red(line) : line.startsWith('@@') ? dim(line) : line)
+		.filter((key) => ownValue(before, key) !== ownValue(after, key))
+		.map((key) => ({ key, patch: createTwoFilesPatch(`a/${shown(key)}`, `b/${shown(key)}`, visible(ownValue(before, key) ?? ''), visible(ownValue(after, key) ?? ''), labels[0], labels[1]) }))
+	if (values.json) json({ from: labels[0], to: labels[1], patches: patches.map((p) => ({ path: p.key, file: shown(p.key), patch: p.patch })) })
+	else if (patches.length === 0) say(`No differences between ${labels[0]} and ${labels[1]}.`)
+	else {
+		for (const { patch } of patches) {
+			for (const line of patch.split('\n')) {
+				if (line.startsWith('===')) continue
+				const text = safe(line)
+				say(line.startsWith('+') && !line.startsWith('+++') ? green(text) : line.startsWith('-') && !line.startsWith('---') ? red(text) : line.startsWith('@@') ? dim(text) : text)
+			}
 		}
 	}
+	if (values['exit-code'] && patches.length > 0) process.exitCode = EXIT.error
 }
+
+/** Content with invisible differences made visible line by line (a BOM, a CR before the newline), so a diff never looks empty. */
+const visible = (content: string): string => content.replace(/^\uFEFF/, '\\u{feff}').replace(/\r\n/g, '\\r\n')
 
 export async function list(args: string[]) {
 	const { values } = parse('list', args, { team: { type: 'string' } })
@@ -240,7 +325,7 @@ export async function list(args: string[]) {
 	const configs = (await s.run((api) => api.call<ConfigSummary[]>('GET', `/api/configs${query({ teamId: id })}`))).body
 	if (values.json) return json(configs)
 	if (configs.length === 0) return say(values.team ? `Team ${values.team} has no configs yet.` : 'No configs yet: cfgsync push TOOL.')
-	table(['TOOL', 'NAME', 'VERSION', 'UPDATED'], configs.map((c) => [c.tool, c.name, String(c.version), c.updatedAt]))
+	table(['TOOL', 'NAME', 'VERSION', 'UPDATED'], configs.map((c) => [safe(c.tool), safe(c.name), String(c.version), safe(c.updatedAt)]))
 }
 
 export async function history(args: string[]) {
@@ -254,7 +339,7 @@ export async function history(args: string[]) {
 	if (values.json) return json(versions.map(({ data, ...version }) => ({ ...version, files: Object.keys(asFileSet(data)?.files ?? {}) })))
 	table(
 		['VERSION', 'CREATED', 'HASH', 'FILES', ''],
-		versions.map((v) => [String(v.version), v.createdAt, v.hash.slice(0, 12), String(Object.keys(asFileSet(v.data)?.files ?? {}).length), v.isCurrent ? '(current)' : ''])
+		versions.map((v) => [String(v.version), safe(v.createdAt), safe(v.hash.slice(0, 12)), String(Object.keys(asFileSet(v.data)?.files ?? {}).length), v.isCurrent ? '(current)' : ''])
 	)
 }
 
@@ -262,13 +347,12 @@ export async function rollback(args: string[]) {
 	const { values, positionals } = parse('rollback', args, { ...TARGET, to: { type: 'string' } })
 	const tool = toolArg(positionals[0], 'rollback')
 	const to = asNumber(values.to, '--to')
-	if (to === undefined) throw new CliFailure('which version? cfgsync rollback TOOL --to VERSION (see cfgsync history TOOL)', 2)
+	if (to === undefined) throw new CliFailure('which version? cfgsync rollback TOOL --to VERSION (see cfgsync history TOOL)', EXIT.usage)
 	const s = session(values.server)
 	const t = await resolveTarget(s, tool, values)
 	const latest = (await s.run((api) => api.call<LatestConfig>('GET', t.latestPath), t.label)).body
 	const target = await versionByNumber(s, latest.id, to, t)
 	const rolled = (await s.run((api) => api.call<RolledBack>('POST', `/api/configs/${latest.id}/rollback`, { body: { versionId: target.id } }))).body
 	if (values.json) return json(rolled)
-	say(`${green('Rolled back')} ${t.label}: version ${rolled.version} now holds what version ${to} held. Run cfgsync pull ${tool}${t.name === DEFAULT_CONFIG_NAME ? '' : ` --name ${t.name}`} to apply it here.`)
-	if (getState(t.key)) warn('This machine has not pulled it yet; pushing before pulling will be refused.')
+	say(`${green('Rolled back')} ${t.label}: version ${rolled.version} now holds what version ${to} held. Run cfgsync pull ${tool}${t.args} to apply it here.`)
 }

@@ -1,0 +1,166 @@
+import { parse, session } from '../context'
+import { readLocal } from '../files'
+import { fileHash, sha256 } from '../hash'
+import { acquireLock } from '../lock'
+import { CliFailure, dim, EXIT, say, warn } from '../output'
+import { outcomeFailure, printLines, summary } from '../report'
+import { fetchRemote, runOne, type Target } from '../run'
+import { ownValue } from '../sync/engine'
+import { getState } from '../state'
+import { knownFiles } from '../tools'
+import { targetsFor } from './sync'
+
+export const WATCH_HELP = `cfgsync watch [TOOL] [--name N] [--team SLUG] [--interval 30s] [--yes] [--allow-secrets]
+
+Keeps every config this machine syncs (or TOOL's) in sync, in the
+foreground: local edits are pushed once they settle (unchanged for a
+second), and new versions on the server are pulled by polling every
+--interval (default 30s; 1s at least; If-None-Match, so an unchanged config
+costs one small request). It starts with one sync of each config. It never
+settles a conflict itself: it reports it once and leaves that config's
+conflicting files alone until you run cfgsync resolve; content someone else
+added that runs programs is not applied unless --yes. Ctrl-C stops it
+cleanly (exit 0).`
+
+/** `30s`, `2m`, `1h`, `1500ms`, or seconds. */
+export function parseInterval(text: string): number {
+	const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim())
+	if (!match) throw new CliFailure(`--interval takes a duration such as 30s, 2m or 1h, not "${text}"`, EXIT.usage)
+	const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(match[2] ?? 's') as 'ms' | 's' | 'm' | 'h']
+	const ms = Number(match[1]) * unit
+	if (ms < 1000) throw new CliFailure('--interval is 1s at least', EXIT.usage)
+	return ms
+}
+
+interface Watched {
+	t: Target
+	/** The server's hash after the last cycle (sent as If-None-Match). */
+	etag?: string
+	/** The local files' fingerprint at the last check: an edit has settled when it is the same one check later. */
+	seen?: string
+	/** Files a cycle had to leave (a conflict, a refusal), by the hash of their content then: not retried until they change. */
+	stuck: Map<string, string>
+	nextPoll: number
+	/** No longer on the server: not watched any more. */
+	gone?: boolean
+}
+
+/** The local files' fingerprint, and whether any differs from the base (changed here since the last sync). */
+function localSide(t: Target, stuck: Map<string, string>): { fingerprint: string; dirty: boolean } {
+	const state = getState(t.key)
+	const scope = [...new Set([...knownFiles(t.tool), ...Object.keys(state?.files ?? {})])]
+	const local = readLocal(scope)
+	const dirty = scope.some((key) => {
+		const content = ownValue(local, key)
+		const hash = content === undefined ? undefined : fileHash(content)
+		if (hash === ownValue(state?.files, key)?.hash) return false
+		return stuck.get(key) !== (hash ?? 'absent')
+	})
+	return { fingerprint: sha256(JSON.stringify(Object.entries(local).sort())), dirty }
+}
+
+const stamp = () => new Date().toTimeString().slice(0, 8)
+
+export async function watch(args: string[]) {
+	const { values, positionals } = parse('watch', args, { name: { type: 'string' }, team: { type: 'string' }, interval: { type: 'string' }, yes: { type: 'boolean' }, 'allow-secrets': { type: 'boolean' } })
+	if (positionals.length > 1) throw new CliFailure(`unexpected argument "${positionals[1]}" (see cfgsync watch --help)`, EXIT.usage)
+	const interval = parseInterval(values.interval ?? '30s')
+	const s = session(values.server)
+	const targets = await targetsFor(s, 'watch', positionals, values)
+	if (targets.length === 0) throw new CliFailure('This machine syncs no config yet, so there is nothing to watch: cfgsync push TOOL (first machine) or cfgsync pull TOOL (the others) first.')
+	const tick = Math.min(1000, interval)
+
+	let stopping = false
+	let wake: (() => void) | undefined
+	let lock: { release: () => void } | undefined
+	const onSignal = () => {
+		if (stopping) {
+			// A second Ctrl-C: stop now.
+			lock?.release()
+			process.exit(130)
+		}
+		stopping = true
+		wake?.()
+	}
+	process.on('SIGINT', onSignal)
+	process.on('SIGTERM', onSignal)
+	const sleep = (ms: number) => new Promise<void>((resolve) => {
+		const timer = setTimeout(resolve, ms)
+		wake = () => {
+			clearTimeout(timer)
+			resolve()
+		}
+	})
+
+	say(`Watching ${targets.map((t) => t.label).join(', ')} (server every ${interval / 1000}s, local edits every ${tick / 1000}s). Ctrl-C stops.`)
+	const watched: Watched[] = targets.map((t) => ({ t, nextPoll: 0, stuck: new Map() }))
+
+	const cycle = async (w: Watched): Promise<void> => {
+		lock = await acquireLock('watch', { signals: false })
+		try {
+			const report = await runOne(s, w.t, { mode: 'sync', interactive: false, yes: values.yes, allowSecrets: values['allow-secrets'] })
+			w.etag = report.pushed?.hash ?? report.remoteHash
+			if (report.writes.length + report.conflicts.length + report.refused.length > 0 || report.pushed) {
+				say(`[${stamp()}] ${w.t.label}: ${summary(report)}${report.pushed ? `; pushed version ${report.pushed.version}` : ''}`)
+				printLines(report)
+			}
+			const problem = outcomeFailure(report)
+			if (problem) warn(`[${stamp()}] ${problem.message}`)
+			w.stuck = new Map(report.conflicts.map((d) => [d.key, d.local === undefined ? 'absent' : fileHash(d.local)]))
+			for (const { key } of report.refused) {
+				const content = ownValue(readLocal([key]), key)
+				w.stuck.set(key, content === undefined ? 'absent' : fileHash(content))
+			}
+		} catch (error) {
+			if (error instanceof CliFailure && error.exitCode === EXIT.auth) throw error
+			if (!(error instanceof CliFailure)) throw error
+			warn(`[${stamp()}] ${w.t.label}: ${error.message}`)
+			if (error.code === 'gone') {
+				w.gone = true
+				return
+			}
+			// Not again until something changes: remember what the server has now.
+			const remote = await fetchRemote(s, w.t).catch(() => undefined)
+			if (remote && remote !== 'unchanged') w.etag = remote.hash
+			const state = getState(w.t.key)
+			const local = readLocal([...new Set([...knownFiles(w.t.tool), ...Object.keys(state?.files ?? {})])])
+			w.stuck = new Map(Object.entries(local).map(([key, content]) => [key, fileHash(content)]))
+		} finally {
+			lock.release()
+			lock = undefined
+		}
+	}
+
+	try {
+		for (const w of watched) {
+			if (stopping) break
+			await cycle(w)
+			w.nextPoll = Date.now() + interval
+		}
+		while (!stopping) {
+			await sleep(tick)
+			for (const w of watched) {
+				if (stopping) break
+				if (w.gone) continue
+				const now = localSide(w.t, w.stuck)
+				const settled = now.fingerprint === w.seen
+				w.seen = now.fingerprint
+				let due = settled && now.dirty
+				if (!due && Date.now() >= w.nextPoll) {
+					w.nextPoll = Date.now() + interval
+					try {
+						due = (await fetchRemote(s, w.t, w.etag)) !== 'unchanged'
+					} catch (error) {
+						if (error instanceof CliFailure && error.exitCode === EXIT.auth) throw error
+						warn(`[${stamp()}] ${w.t.label}: ${(error as Error).message}`)
+					}
+				}
+				if (due) await cycle(w)
+			}
+		}
+	} finally {
+		process.off('SIGINT', onSignal)
+		process.off('SIGTERM', onSignal)
+	}
+	say(dim('Stopped.'))
+}

@@ -1,0 +1,106 @@
+import { CliFailure, dim, EXIT, green, red, safe, say, yellow } from './output'
+import type { Report } from './run'
+import type { ConflictWhy, Decision, WriteKind } from './sync/engine'
+import { shown } from './tools'
+
+/** What runs printed and return: lines for a person, one JSON document for scripts, and the exit status. */
+
+const WHY: Record<ConflictWhy, string> = {
+	'both-changed': 'changed here and on the server',
+	'no-base': 'differs from the server\'s copy and this machine has never synced it',
+	'deleted-here': 'deleted here, changed on the server',
+	'deleted-there': 'changed here, deleted on the server'
+}
+
+export const conflictText = (d: Decision): string => {
+	if (d.verdict.kind !== 'conflict') return ''
+	const keys = d.verdict.keys.length > 0 ? `: ${d.verdict.keys.map(safe).join(', ')}` : ''
+	return `${WHY[d.verdict.why]}${keys}`
+}
+
+const MARK: Record<WriteKind, string> = { created: '+', updated: '~', deleted: '-', merged: '*', mine: '>', theirs: '<' }
+const WORD: Record<WriteKind, string> = {
+	created: 'created',
+	updated: 'updated',
+	deleted: 'deleted',
+	merged: 'merged with the server\'s changes',
+	mine: 'kept this machine\'s side',
+	theirs: 'took the server\'s side'
+}
+
+const file = (key: string) => safe(shown(key))
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
+
+/** The per-file lines of a run. */
+export function printLines(report: Report): void {
+	const { tool, args } = report.target
+	for (const w of report.writes) say(`  ${w.kind === 'deleted' ? red(MARK[w.kind]) : green(MARK[w.kind])} ${file(w.key)} (${WORD[w.kind]})`)
+	for (const d of report.conflicts) say(`  ${red('!')} ${file(d.key)} (conflict: ${conflictText(d)})`)
+	for (const d of report.unsent) say(`  ${yellow('>')} ${file(d.key)} (${d.verdict.kind === 'local' && d.verdict.content === null ? 'deleted' : 'changed'} here, not sent: cfgsync push ${tool}${args})`)
+	for (const d of report.unpulled) say(`  ${yellow('<')} ${file(d.key)} (changed on the server, not written here: cfgsync pull ${tool}${args})`)
+	for (const r of report.refused) say(`  ${red('x')} ${file(r.key)} (refused: ${r.why}; nothing written to it)`)
+	if (report.mode !== 'push') {
+		for (const key of report.outside) say(`  ${dim('-')} ${file(key)} (skipped: not a ${tool} file this machine syncs; name it to pull it: cfgsync pull ${tool}${args} ${safe(shellWord(shown(key)))})`)
+	}
+	for (const key of report.duplicates) say(`  ${dim('-')} ${safe(key)} (ignored: the same file as its platform-neutral name, which the server also has)`)
+}
+
+const shellWord = (text: string) => (/^[\w@%+=:,./~-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`)
+
+/** The summary after the lines. */
+export function summary(report: Report): string {
+	const count = (kind: WriteKind) => report.writes.filter((w) => w.kind === kind).length
+	const parts = [`${count('created')} created`, `${count('updated')} updated`, `${count('deleted')} deleted`]
+	if (count('merged')) parts.push(`${count('merged')} merged`)
+	if (count('mine') + count('theirs')) parts.push(`${count('mine') + count('theirs')} resolved`)
+	parts.push(`${report.unchanged.length} unchanged`)
+	if (report.conflicts.length) parts.push(red(plural(report.conflicts.length, 'conflict')))
+	return parts.join(', ')
+}
+
+/** The report as JSON (paths are keys of the config; `file` is where it is here). */
+export function reportJson(report: Report) {
+	const entry = (key: string) => ({ path: key, file: shown(key) })
+	return {
+		config: { tool: report.target.tool, name: report.target.name, team: report.target.team ?? report.target.teamId ?? null },
+		dryRun: report.dryRun,
+		serverVersion: report.remoteVersion ?? null,
+		pushed: report.pushed ? { version: report.pushed.version, files: report.pushed.files } : null,
+		changes: report.writes.map((w) => ({ ...entry(w.key), action: w.kind })),
+		conflicts: report.conflicts.map((d) => ({ ...entry(d.key), why: d.verdict.kind === 'conflict' ? d.verdict.why : '', keys: d.verdict.kind === 'conflict' ? d.verdict.keys : [] })),
+		unsent: report.unsent.map((d) => entry(d.key)),
+		unpulled: report.unpulled.map((d) => entry(d.key)),
+		unchanged: report.unchanged.map(entry),
+		skipped: report.outside.map(entry),
+		refused: report.refused.map((r) => ({ ...entry(r.key), why: r.why })),
+		backups: report.backups ?? null
+	}
+}
+
+/** The failure a run ends with: a conflict (exit 3) names the files and the commands that settle it; refusals exit 1. */
+export function outcomeFailure(report: Report): CliFailure | undefined {
+	const { tool, args, label } = report.target
+	if (report.conflicts.length > 0) {
+		const list = report.conflicts.map((d) => `${file(d.key)} (${conflictText(d)})`).join('; ')
+		const done = report.dryRun
+			? 'Nothing was written (dry run)'
+			: report.mode === 'push'
+				? 'Nothing was sent and nothing written here'
+				: report.mode === 'sync'
+					? 'Those files were left as they are here, and nothing of this config was sent'
+					: 'Those files were left as they are here'
+		return new CliFailure(
+			`${plural(report.conflicts.length, 'conflict')} in ${label}: ${list}. ${done}. Choose a side: cfgsync resolve ${tool}${args} --mine (keep this machine's) or cfgsync resolve ${tool}${args} --theirs (take the server's); cfgsync diff ${tool}${args} shows the difference.`,
+			EXIT.conflict
+		)
+	}
+	if (report.refused.length > 0) {
+		return new CliFailure(`${plural(report.refused.length, 'file')} of ${label} refused: ${report.refused.map((r) => file(r.key)).join(', ')} (a symbolic link out of your home directory). Replace the link with a file, or point it inside home, then run: cfgsync ${report.mode} ${tool}${args}`)
+	}
+	return undefined
+}
+
+/** The exit status of several runs: a refused key over any error over a conflict. */
+export function worst(failures: CliFailure[]): CliFailure | undefined {
+	return failures.find((f) => f.exitCode === EXIT.auth) ?? failures.find((f) => f.exitCode !== EXIT.conflict) ?? failures[0]
+}

@@ -1,0 +1,314 @@
+import { join } from 'node:path'
+import { DEFAULT_CONFIG_NAME, type Tool } from '../lib/constants'
+import { prompt, PromptCancelled } from '../lib/terminal'
+import { ApiError, query, type LatestConfig, type PushResult } from './api'
+import { teamId, type Session } from './context'
+import { applyWrites, asFileSet, readLocal, refusedWrites, safeTarget } from './files'
+import { contentHash, fileHash } from './hash'
+import { CliFailure, EXIT, failure, safe, warn } from './output'
+import { platform } from './paths'
+import { backupsDir, forgetState, getState, setState, stateKey, type SyncState } from './state'
+import { copyMap, decide, ownValue, reconcile, type Decision, type Files, type Mode, type Side, type Write } from './sync/engine'
+import { neutralFiles } from './sync/paths'
+import { runnableChanges } from './sync/runs-code'
+import { newSecrets } from './sync/secrets'
+import { knownFiles, shown } from './tools'
+
+/**
+ * The one path from the engine's decisions to disk and server that push,
+ * pull, sync, resolve and watch share (CONTRACT §11): read the server's
+ * version and the files here, judge them against the base, check what must
+ * be checked (unsafe paths, links out of home, code someone else added,
+ * secrets for a team), back up and write, push with If-Match, and remember
+ * the new base.
+ */
+
+/** One config on the server, as the commands name it. */
+export interface Target {
+	tool: Tool
+	name: string
+	teamId?: string
+	team?: string
+	key: string
+	label: string
+	/** The options that name this config on a command line: ` --name rules --team platform`. */
+	args: string
+	latestPath: string
+}
+
+function target(s: Session, username: string, tool: Tool, name: string, id?: string, team?: string): Target {
+	const args = `${name === DEFAULT_CONFIG_NAME ? '' : ` --name ${name}`}${team ? ` --team ${team}` : id ? ` --team ${id}` : ''}`
+	return {
+		tool,
+		name,
+		teamId: id,
+		team,
+		key: stateKey({ server: s.server, username, teamId: id, tool, name }),
+		label: `${tool}/${name}${team ? ` of team ${team}` : id ? ` of team ${id}` : ''}`,
+		args,
+		latestPath: `/api/configs/latest${query({ name, tool, teamId: id })}`
+	}
+}
+
+/** The config named on the command line (TOOL, --name, --team). */
+export async function resolveTarget(s: Session, tool: Tool, values: { name?: string; team?: string }): Promise<Target> {
+	const id = await teamId(s, values.team)
+	return target(s, await s.username(), tool, values.name ?? DEFAULT_CONFIG_NAME, id, values.team)
+}
+
+/** A config this machine syncs, from its state. */
+export const targetOf = (s: Session, state: SyncState): Target => target(s, state.username, state.tool, state.name, state.teamId, state.team)
+
+export interface Remote {
+	version: number
+	hash: string
+	/** Keys in neutral form. */
+	files: Files
+	/** Keys that named a file twice (an old OS-specific key beside the neutral one): the neutral one was used. */
+	duplicates: string[]
+}
+
+/** The server's current version; undefined when the config does not exist; `unchanged` on a 304 for `etag`. */
+export async function fetchRemote(s: Session, t: Target, etag?: string): Promise<Remote | undefined | 'unchanged'> {
+	let reply
+	try {
+		reply = await s.api.call<LatestConfig>('GET', t.latestPath, { ok: [404], headers: etag ? { 'if-none-match': `"${etag}"` } : {} })
+	} catch (error) {
+		if (error instanceof ApiError) throw failure(error, { server: s.server, what: t.label })
+		throw error
+	}
+	if (reply.status === 304) return 'unchanged'
+	if (reply.status === 404) return undefined
+	const set = asFileSet(reply.body.data)
+	if (!set) throw new CliFailure(`${t.label} on the server is not a set of files (it was not pushed by cfgsync push); nothing written`)
+	const { files, duplicates } = neutralFiles(set.files, platform())
+	return { version: reply.body.version, hash: reply.body.hash, files, duplicates }
+}
+
+export interface RunOptions {
+	mode: Mode
+	choose?: { side: Side; keys?: string[] }
+	only?: boolean
+	/** PATH arguments as keys: the command looks at these files only. */
+	named?: string[]
+	dryRun?: boolean
+	/** Apply entries that run programs without asking (after showing them). */
+	yes?: boolean
+	allowSecrets?: boolean
+	/** False for watch: never ask on the terminal. */
+	interactive?: boolean
+}
+
+export interface Report {
+	target: Target
+	mode: Mode
+	dryRun: boolean
+	/** The server's version this run saw (undefined: the config does not exist). */
+	remoteVersion?: number
+	remoteHash?: string
+	writes: Write[]
+	refused: { key: string; why: string }[]
+	conflicts: Decision[]
+	unsent: Decision[]
+	unpulled: Decision[]
+	unchanged: string[]
+	/** Files whose conflict (or, for resolve PATH, whose difference) the chosen side settled. */
+	settled: string[]
+	outside: string[]
+	duplicates: string[]
+	/** The version now on the server after this run's push. */
+	pushed?: { version: number; hash: string; created: boolean; files: string[] }
+	backups?: string
+}
+
+const unique = (keys: string[]) => [...new Set(keys)]
+
+/** Runs one config through the engine, doing what it decides. The caller holds the lock (unless dry-run). */
+export async function runOne(s: Session, t: Target, options: RunOptions, attempt = 0): Promise<Report> {
+	const state = getState(t.key)
+	const remote = (await fetchRemote(s, t)) as Remote | undefined
+	if (!remote && (options.mode === 'pull' || options.mode === 'resolve')) {
+		throw new CliFailure(`${t.label} does not exist on ${s.server} (or you cannot see it). Push it first: cfgsync push ${t.tool}${t.args}`)
+	}
+	// sync and watch keep existing configs in step; creating one (or bringing a deleted one back) is push's job.
+	if (!remote && options.mode === 'sync') {
+		if (state && !options.dryRun) forgetState(t.key)
+		throw new CliFailure(
+			`${t.label} is not on ${s.server} (deleted there, or you left the team), so this machine no longer syncs it; its files here are untouched. To create it again from this machine: cfgsync push ${t.tool}${t.args}`,
+			EXIT.error,
+			'gone'
+		)
+	}
+	// Every path the server sends is checked before anything is written: one unsafe path refuses the whole run.
+	for (const key of Object.keys(remote?.files ?? {})) safeTarget(key)
+
+	// A config that no longer exists on the server starts over: its old base would read as "deleted there".
+	const base = remote ? state?.files : undefined
+	let scope = options.named ?? unique([...knownFiles(t.tool), ...Object.keys(state?.files ?? {})])
+	const judge = () => {
+		const sides = { base, local: readLocal(scope), remote: remote?.files, scope }
+		const { decisions, outside } = decide(sides, fileHash)
+		return { sides, decisions, outside, outcome: reconcile(sides, decisions, { mode: options.mode, choose: options.choose, only: options.only }, fileHash) }
+	}
+	let judged = judge()
+	// A file behind a link that leads out of home is left as it is, with a message (issue 15 point 7).
+	const refusals = refusedWrites(judged.outcome.writes)
+	if (refusals.size > 0) {
+		scope = scope.filter((key) => !refusals.has(key))
+		judged = judge()
+	}
+	const { decisions, outcome } = judged
+	const report: Report = {
+		target: t,
+		mode: options.mode,
+		dryRun: options.dryRun === true,
+		remoteVersion: remote?.version,
+		remoteHash: remote?.hash,
+		writes: outcome.writes,
+		refused: [...refusals].map(([key, why]) => ({ key, why })),
+		conflicts: outcome.conflicts,
+		unsent: outcome.unsent,
+		unpulled: outcome.unpulled,
+		unchanged: decisions.filter((d) => d.verdict.kind === 'same' && d.local !== undefined).map((d) => d.key),
+		settled: decisions
+			.filter((d) => (d.verdict.kind === 'conflict' && !outcome.conflicts.includes(d)) || (options.mode === 'resolve' && d.verdict.kind !== 'same' && options.choose?.keys?.includes(d.key)))
+			.map((d) => d.key),
+		outside: judged.outside.filter((key) => !refusals.has(key)),
+		duplicates: remote?.duplicates ?? []
+	}
+	if (options.dryRun || (options.mode === 'push' && outcome.conflicts.length > 0)) return report
+	if (outcome.push !== undefined && Object.keys(outcome.push).length === 0 && !remote) {
+		throw new CliFailure(`no ${t.tool} configuration files found (looked for ${scope.map(shown).join(', ')})`)
+	}
+
+	// Checks before anything changes: code someone else added, then secrets for a team.
+	if (t.teamId && remote) {
+		const fromOthers = outcome.writes.filter((w) => w.content !== null && fileHash(w.content) !== ownValue(state?.pushedFiles, w.key))
+		await review(t, fromOthers, options)
+	}
+	const secretsNoted = checkSecrets(t, state, remote, outcome.push, options)
+
+	if (outcome.writes.length > 0) {
+		const root = join(backupsDir(), new Date().toISOString().replace(/[:.]/g, '-'))
+		if (applyWrites(outcome.writes, root).backedUp > 0) report.backups = root
+	}
+
+	let version = outcome.conflicts.length === 0 && remote ? remote.version : (state?.version ?? 0)
+	let hash = outcome.conflicts.length === 0 && remote ? remote.hash : (state?.hash ?? '')
+	const pushedFiles = copyMap(state?.pushedFiles)
+	if (outcome.push !== undefined) {
+		const body = { name: t.name, tool: t.tool, data: { files: outcome.push }, ...(t.teamId ? { teamId: t.teamId } : {}) }
+		// If-Match: the version judged against; nothing pushed in between is ever replaced unseen (CONTRACT §3).
+		const headers: Record<string, string> = remote ? { 'if-match': `"${remote.hash}"` } : { 'if-none-match': '*' }
+		let result: PushResult
+		try {
+			result = (await s.api.call<PushResult>('POST', '/api/configs', { body, headers })).body
+		} catch (error) {
+			if (error instanceof ApiError && error.code === 'precondition_failed') {
+				// Someone pushed meanwhile: judge again against that version (what was written here stays judged).
+				if (attempt < 3) return mergeReports(report, await runOne(s, t, options, attempt + 1))
+				throw new CliFailure(`${t.label} kept changing on the server while this machine pushed; nothing of this push was stored. Run the command again.`)
+			}
+			if (error instanceof ApiError) throw failure(error, { server: s.server, what: t.team ? `Team "${t.team}"` : undefined })
+			throw error
+		}
+		hash = contentHash({ files: outcome.push })
+		version = result.version ?? remote?.version ?? 1
+		// What this machine contributed: files whose content it sent rather than kept from the server.
+		for (const key of Object.keys(pushedFiles)) if (ownValue(outcome.push, key) === undefined) delete pushedFiles[key]
+		for (const [key, content] of Object.entries(outcome.push)) if (content !== ownValue(remote?.files, key)) pushedFiles[key] = fileHash(content)
+		report.pushed = { version, hash, created: !remote, files: Object.keys(outcome.push).sort() }
+	}
+	setState(t.key, {
+		format: 2,
+		server: s.server,
+		username: await s.username(),
+		teamId: t.teamId,
+		team: t.team ?? state?.team,
+		tool: t.tool,
+		name: t.name,
+		version,
+		hash,
+		files: outcome.base,
+		pushedFiles,
+		secretsNoted,
+		syncedAt: new Date().toISOString()
+	})
+	return report
+}
+
+/** A retried run after a 412: the writes of both attempts, the rest from the last. */
+function mergeReports(first: Report, last: Report): Report {
+	return { ...last, writes: [...first.writes, ...last.writes], backups: last.backups ?? first.backups }
+}
+
+/**
+ * Issue 15 point 9: content someone else pushed to a team config that adds
+ * or changes what a tool runs is shown, entry by entry, and asked about;
+ * without a terminal it is refused unless --yes.
+ */
+async function review(t: Target, writes: Write[], options: RunOptions): Promise<void> {
+	const changes = writes.flatMap((w) => runnableChanges(w.key, w.before, w.content).map((change) => ({ key: w.key, ...change })))
+	if (changes.length === 0) return
+	const lines = [`${t.label} was changed by someone else, and it adds or changes what your tools run on this machine:`]
+	for (const key of unique(changes.map((c) => c.key))) {
+		lines.push(`  ${safe(shown(key))}`)
+		for (const change of changes.filter((c) => c.key === key)) {
+			lines.push(`    ${change.before === undefined ? '+' : '~'} ${safe(change.path)}: ${safe(change.after)}`)
+			if (change.before !== undefined) lines.push(`      (was: ${safe(change.before)})`)
+		}
+	}
+	process.stderr.write(`${lines.join('\n')}\n`)
+	if (options.yes) {
+		warn('Applying them (--yes).')
+		return
+	}
+	const rerun = `cfgsync ${options.mode === 'sync' ? 'sync' : options.mode} ${t.tool}${t.args} --yes`
+	if (options.interactive === false || !process.stdin.isTTY) {
+		throw new CliFailure(`Nothing was written: entries that run programs need your review, and there is no terminal to ask on. Check them (cfgsync diff ${t.tool}${t.args}), then run: ${rerun}`, EXIT.error, 'review_required')
+	}
+	let answer: string | undefined
+	try {
+		answer = await prompt('Apply these changes? [y/N] ')
+	} catch (error) {
+		if (error instanceof PromptCancelled) answer = ''
+		else throw error
+	}
+	if (!/^y(es)?$/i.test((answer ?? '').trim())) {
+		throw new CliFailure(`Nothing was written. When you trust these entries, run: ${rerun}`, EXIT.error, 'declined')
+	}
+}
+
+/**
+ * Issue 15 point 10: a push that would put a new secret-looking value into a
+ * team config is refused unless --allow-secrets; a personal config notes it
+ * once. Returns the notes to remember.
+ */
+function checkSecrets(t: Target, state: SyncState | undefined, remote: Remote | undefined, push: Files | undefined, options: RunOptions): string[] {
+	const noted = state?.secretsNoted ?? []
+	if (push === undefined) return noted
+	const found: { key: string; path: string }[] = []
+	for (const [key, content] of Object.entries(push)) {
+		const before = ownValue(remote?.files, key)
+		if (content === before) continue
+		for (const secret of newSecrets(key, content, before)) found.push({ key, path: secret.path })
+	}
+	if (found.length === 0) return noted
+	const where = found.map((f) => `${safe(shown(f.key))}: ${safe(f.path)}`).join('; ')
+	if (t.teamId) {
+		if (!options.allowSecrets) {
+			throw new CliFailure(
+				`Refusing to push to ${t.label}: ${found.length === 1 ? 'this value looks' : 'these values look'} like a secret everyone in the team would receive — ${where}. Nothing was sent. Replace ${found.length === 1 ? 'it' : 'them'} with a reference such as "\${GITHUB_TOKEN}", or if the team is meant to have ${found.length === 1 ? 'it' : 'them'}, run: cfgsync ${options.mode} ${t.tool}${t.args} --allow-secrets`,
+				EXIT.error,
+				'secrets'
+			)
+		}
+		warn(`Pushing secret-looking values to ${t.label} (--allow-secrets): ${where}.`)
+		return noted
+	}
+	const fresh = found.filter((f) => !noted.includes(`${f.key}#${f.path}`))
+	if (fresh.length > 0) {
+		warn(`Note: ${fresh.map((f) => `${safe(shown(f.key))}: ${safe(f.path)}`).join('; ')} look${fresh.length === 1 ? 's' : ''} like a secret. It is stored encrypted in your personal config on your server; cfgsync will not mention it again.`)
+	}
+	return unique([...noted, ...fresh.map((f) => `${f.key}#${f.path}`)])
+}

@@ -1,0 +1,293 @@
+import { isJsonKey, mergeJsonText, pathText } from './json'
+
+/**
+ * The sync engine (CONTRACT §11) as pure functions: from what this machine
+ * last synced (the base), what is here (local) and what the server has
+ * (remote), judge every file, then decide what to write here and what to
+ * send. No fs, no fetch: the commands do the I/O and follow these decisions.
+ * (chezmoi keeps its source, target and destination states apart the same
+ * way; VS Code merges settings against the last synced base.)
+ */
+
+export type Files = Record<string, string>
+
+/** A file as last synced here: its content, or only its hash (state written by an older client). */
+export interface BaseFile {
+	content?: string
+	hash: string
+}
+
+export type Bases = Record<string, BaseFile>
+
+export type ConflictWhy = 'both-changed' | 'no-base' | 'deleted-here' | 'deleted-there'
+
+export type Verdict =
+	/** Here and on the server alike. */
+	| { kind: 'same' }
+	/** Changed here only: a push sends it (null: deleted here, so the push removes it). */
+	| { kind: 'local'; content: string | null }
+	/** Changed on the server only: a pull writes it (null: removed there, so the pull deletes it here). */
+	| { kind: 'remote'; content: string | null }
+	/** Changed on both sides, merged key by key without a clash. */
+	| { kind: 'merged'; content: string }
+	/**
+	 * Changed on both sides and not mergeable. `keys` names the clashing JSON
+	 * keys when the rest merged; `mine` and `theirs` are the file as it is once
+	 * the person chooses a side (for JSON, only the clashing keys take that
+	 * side; the other changes of both sides stay).
+	 */
+	| { kind: 'conflict'; why: ConflictWhy; keys: string[]; mine: string | null; theirs: string | null }
+
+export interface Decision {
+	key: string
+	base?: BaseFile
+	local?: string
+	remote?: string
+	verdict: Verdict
+}
+
+export type Hasher = (content: string) => string
+
+/**
+ * File keys come from the server and may be any name, `__proto__` and
+ * `constructor` included: maps of them have no prototype, and lookups read
+ * own properties only.
+ */
+export const emptyMap = <T>(): Record<string, T> => Object.create(null) as Record<string, T>
+export const ownValue = <T>(map: Record<string, T> | undefined, key: string): T | undefined =>
+	map !== undefined && Object.prototype.hasOwnProperty.call(map, key) ? map[key] : undefined
+export const copyMap = <T>(map: Record<string, T> | undefined): Record<string, T> => Object.assign(emptyMap<T>(), map)
+
+/** Is `content` what the base holds? (Both absent counts as the same.) */
+function atBase(base: BaseFile | undefined, content: string | undefined, hash: Hasher): boolean {
+	if (base === undefined || content === undefined) return base === undefined && content === undefined
+	return base.content !== undefined ? base.content === content : base.hash === hash(content)
+}
+
+/** One file's verdict from its base, local and remote content (undefined: absent there). */
+export function judge(key: string, base: BaseFile | undefined, local: string | undefined, remote: string | undefined, hash: Hasher): Verdict {
+	if (local === remote) return { kind: 'same' }
+	const localChanged = !atBase(base, local, hash)
+	const remoteChanged = !atBase(base, remote, hash)
+	if (!remoteChanged) return { kind: 'local', content: local ?? null }
+	if (!localChanged) return { kind: 'remote', content: remote ?? null }
+	const whole = (why: ConflictWhy, keys: string[] = []): Verdict => ({ kind: 'conflict', why, keys, mine: local ?? null, theirs: remote ?? null })
+	// No base: a new machine, or a file both sides created. Its local copy is not an edit to upload.
+	if (base === undefined) return whole('no-base')
+	if (local === undefined) return whole('deleted-here')
+	if (remote === undefined) return whole('deleted-there')
+	if (!isJsonKey(key) || base.content === undefined) return whole('both-changed')
+	const merged = mergeJsonText(base.content, local, remote)
+	if (merged.ok) return { kind: 'merged', content: merged.text }
+	if (merged.reason !== 'keys') return whole('both-changed')
+	const mine = mergeJsonText(base.content, local, remote, 'local')
+	const theirs = mergeJsonText(base.content, local, remote, 'remote')
+	return {
+		kind: 'conflict',
+		why: 'both-changed',
+		keys: merged.conflicts.map(pathText),
+		mine: mine.ok ? mine.text : local,
+		theirs: theirs.ok ? theirs.text : remote
+	}
+}
+
+export interface Sides {
+	/** Undefined: this machine never synced the config (a new machine). */
+	base?: Bases
+	/** The files here, among `scope`. */
+	local: Files
+	/** The server's files (keys in neutral form); undefined when the config does not exist. */
+	remote?: Files
+	/** The keys this command looks at here: the tool's files, files synced before, or the PATHs given. */
+	scope: string[]
+}
+
+/** Every file in scope judged; server files outside the scope are listed apart (a pull does not write them). */
+export function decide(sides: Sides, hash: Hasher): { decisions: Decision[]; outside: string[] } {
+	const inScope = new Set(sides.scope)
+	const keys = [...inScope].sort()
+	const decisions = keys
+		.map((key): Decision => {
+			const base = ownValue(sides.base, key)
+			const local = ownValue(sides.local, key)
+			const remote = ownValue(sides.remote, key)
+			return { key, base, local, remote, verdict: judge(key, base, local, remote, hash) }
+		})
+		// A file that is nowhere (not here, not there, not in the base) is no decision.
+		.filter((d) => !(d.verdict.kind === 'same' && d.local === undefined && d.base === undefined))
+	const outside = Object.keys(sides.remote ?? {})
+		.filter((key) => !inScope.has(key))
+		.sort()
+	return { decisions, outside }
+}
+
+
+export type Mode = 'pull' | 'push' | 'sync' | 'resolve'
+export type Side = 'mine' | 'theirs'
+
+export interface Options {
+	mode: Mode
+	/**
+	 * A side chosen by the person: `resolve --mine|--theirs`, `push --force`
+	 * (mine) or `pull --force` (theirs). Without `keys` it settles every
+	 * conflict; with `keys` (resolve PATH...) it applies to those files whatever
+	 * their verdict.
+	 */
+	choose?: { side: Side; keys?: string[] }
+	/** push --only: the config becomes exactly the files in scope. */
+	only?: boolean
+}
+
+export type WriteKind = 'created' | 'updated' | 'deleted' | 'merged' | 'mine' | 'theirs'
+
+/** A file to write here (null: delete it). Every write is backed up first by the command. */
+export interface Write {
+	key: string
+	content: string | null
+	kind: WriteKind
+	/** The content here before the write (what the backup keeps). */
+	before?: string
+}
+
+export interface Outcome {
+	writes: Write[]
+	/** The server's new file set, when this command must push one. */
+	push?: Files
+	/** Conflicts nobody chose a side for: a pull reports them, a push is refused. */
+	conflicts: Decision[]
+	/** Changed here, not sent (a pull). */
+	unsent: Decision[]
+	/** Changed on the server, not written here (a push). */
+	unpulled: Decision[]
+	/** The base once the writes are made and the push (if any) accepted. */
+	base: Bases
+	/** True when this outcome does nothing (no write, no push). */
+	idle: boolean
+}
+
+const baseOf = (content: string, hash: Hasher): BaseFile => ({ content, hash: hash(content) })
+
+/**
+ * What a command does with the decisions. The invariants (checked by the
+ * property test): nothing here is overwritten unless it is what the base
+ * holds or the person chose `theirs`; nothing on the server is replaced
+ * unless it is what the base holds or the person chose `mine`; a push with
+ * an unsettled conflict sends nothing and writes nothing.
+ */
+export function reconcile(sides: Sides, decisions: Decision[], options: Options, hash: Hasher): Outcome {
+	const base: Bases = copyMap(sides.base)
+	const writes: Write[] = []
+	const changes = new Map<string, string | null>()
+	const conflicts: Decision[] = []
+	const unsent: Decision[] = []
+	const unpulled: Decision[] = []
+	const { mode } = options
+	const pulls = mode === 'pull' || mode === 'sync'
+	const pushes = mode === 'push' || mode === 'sync'
+	const chosen = (key: string): Side | undefined => {
+		const choice = options.choose
+		if (!choice) return undefined
+		return choice.keys === undefined || choice.keys.includes(key) ? choice.side : undefined
+	}
+	const setBase = (key: string, content: string | null | undefined) => {
+		if (content === null || content === undefined) delete base[key]
+		else base[key] = baseOf(content, hash)
+	}
+	const write = (d: Decision, content: string | null, kind: WriteKind) => {
+		if (content === (d.local ?? null)) return
+		const named: WriteKind = kind === 'updated' ? (content === null ? 'deleted' : d.local === undefined ? 'created' : 'updated') : kind
+		writes.push({ key: d.key, content, kind: named, before: d.local })
+	}
+
+	for (const d of decisions) {
+		const v = d.verdict
+		const side = chosen(d.key)
+		// `resolve PATH --mine|--theirs` on a file named but not in conflict: keep it, or take the server's.
+		if (mode === 'resolve' && v.kind !== 'conflict' && v.kind !== 'same' && side !== undefined && options.choose?.keys !== undefined) {
+			if (side === 'theirs') write(d, d.remote ?? null, 'theirs')
+			setBase(d.key, d.remote)
+			continue
+		}
+		switch (v.kind) {
+			case 'same':
+				setBase(d.key, d.remote)
+				break
+			case 'remote':
+				if (pulls) {
+					write(d, v.content, 'updated')
+					setBase(d.key, v.content)
+				} else if (mode === 'push') unpulled.push(d)
+				break
+			case 'local':
+				if (pushes) {
+					changes.set(d.key, v.content)
+					setBase(d.key, v.content)
+				} else unsent.push(d)
+				break
+			case 'merged':
+				if (mode === 'resolve') break
+				write(d, v.content, 'merged')
+				if (pushes) {
+					changes.set(d.key, v.content)
+					setBase(d.key, v.content)
+				} else setBase(d.key, d.remote)
+				break
+			case 'conflict': {
+				if (side === undefined) {
+					conflicts.push(d)
+					break
+				}
+				const content = side === 'mine' ? v.mine : v.theirs
+				write(d, content, side)
+				if (pushes && content !== (d.remote ?? null)) {
+					changes.set(d.key, content)
+					setBase(d.key, content)
+				} else setBase(d.key, d.remote)
+				break
+			}
+		}
+	}
+
+	// A push (or the push half of a sync) with an unsettled conflict sends nothing;
+	// a sync then still does what a pull would.
+	if (conflicts.length > 0 && mode === 'push') {
+		return { writes: [], conflicts, unsent: [], unpulled: [], base: copyMap(sides.base), idle: true }
+	}
+	if (conflicts.length > 0 && mode === 'sync') return reconcile(sides, decisions, { ...options, mode: 'pull' }, hash)
+
+	let push: Files | undefined
+	if (pushes) {
+		const remote = sides.remote ?? {}
+		const next: Files = emptyMap()
+		const keep = options.only ? new Set(decisions.map((d) => d.key)) : undefined
+		for (const key of Object.keys(remote)) if (!keep || keep.has(key)) next[key] = remote[key] as string
+		for (const [key, content] of changes) {
+			if (content === null) delete next[key]
+			else next[key] = content
+		}
+		const unchanged = sides.remote !== undefined && sameFiles(next, remote)
+		if (!unchanged) push = next
+		// --only takes the other files out of the config, not off this machine: they are no longer synced here.
+		if (options.only) for (const key of Object.keys(base)) if (!keep?.has(key)) delete base[key]
+	}
+	return { writes, push, conflicts, unsent, unpulled, base, idle: writes.length === 0 && push === undefined }
+}
+
+export function sameFiles(a: Files, b: Files): boolean {
+	const keys = Object.keys(a)
+	return keys.length === Object.keys(b).length && keys.every((key) => Object.prototype.hasOwnProperty.call(b, key) && b[key] === a[key])
+}
+
+/** One word per config for `status`. */
+export type Standing = 'in sync' | 'local changes' | 'remote changes' | 'local and remote changes' | 'conflict'
+
+export function standing(decisions: Decision[]): Standing {
+	const kinds = new Set(decisions.map((d) => d.verdict.kind))
+	if (kinds.has('conflict')) return 'conflict'
+	const local = kinds.has('local')
+	const remote = kinds.has('remote')
+	if (kinds.has('merged') || (local && remote)) return 'local and remote changes'
+	if (local) return 'local changes'
+	if (remote) return 'remote changes'
+	return 'in sync'
+}

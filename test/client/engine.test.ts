@@ -1,0 +1,300 @@
+import { describe, expect, test } from 'bun:test'
+import { decide, judge, reconcile, standing, type BaseFile, type Bases, type Sides, type Verdict } from '../../src/client/sync/engine'
+import { sha256 } from '../../src/client/hash'
+
+const hash = sha256
+const base = (content: string): BaseFile => ({ content, hash: hash(content) })
+const hashOnly = (content: string): BaseFile => ({ hash: hash(content) })
+const A = 'A\n'
+const B = 'B\n'
+const C = 'C\n'
+type Cell = string | undefined
+
+// Every base/local/remote combination for a text file: base absent or A; local and remote absent, A, B or C.
+const TEXT_TABLE: [Cell, Cell, Cell, Verdict][] = [
+	[undefined, undefined, undefined, { kind: 'same' }],
+	[undefined, undefined, B, { kind: 'remote', content: B }],
+	[undefined, B, undefined, { kind: 'local', content: B }],
+	[undefined, B, B, { kind: 'same' }],
+	[undefined, B, C, { kind: 'conflict', why: 'no-base', keys: [], mine: B, theirs: C }],
+	[A, A, A, { kind: 'same' }],
+	[A, A, undefined, { kind: 'remote', content: null }],
+	[A, A, B, { kind: 'remote', content: B }],
+	[A, undefined, A, { kind: 'local', content: null }],
+	[A, B, A, { kind: 'local', content: B }],
+	[A, undefined, undefined, { kind: 'same' }],
+	[A, B, B, { kind: 'same' }],
+	[A, undefined, B, { kind: 'conflict', why: 'deleted-here', keys: [], mine: null, theirs: B }],
+	[A, B, undefined, { kind: 'conflict', why: 'deleted-there', keys: [], mine: B, theirs: null }],
+	[A, B, C, { kind: 'conflict', why: 'both-changed', keys: [], mine: B, theirs: C }]
+]
+
+describe('judge: every base/local/remote combination', () => {
+	for (const [b, l, r, expected] of TEXT_TABLE) {
+		const name = `base ${b ?? '-'} local ${l ?? '-'} remote ${r ?? '-'}`.replace(/\n/g, '')
+		test(`${name} → ${expected.kind}`, () => {
+			expect(judge('.claude/CLAUDE.md', b === undefined ? undefined : base(b), l, r, hash)).toEqual(expected)
+		})
+		// A base written by the older client has only hashes: the same verdicts (JSON cannot merge without content).
+		test(`${name} with a hash-only base → ${expected.kind}`, () => {
+			expect(judge('.claude/CLAUDE.md', b === undefined ? undefined : hashOnly(b), l, r, hash)).toEqual(expected)
+		})
+	}
+
+	test('bytes count: a BOM, CRLF line endings or a missing final newline are changes', () => {
+		for (const local of [`\uFEFF${A}`, 'A\r\n', 'A']) expect(judge('x.md', base(A), local, A, hash)).toEqual({ kind: 'local', content: local })
+		expect(judge('x.md', base(A), A, `\uFEFF${A}`, hash)).toEqual({ kind: 'remote', content: `\uFEFF${A}` })
+	})
+})
+
+const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`
+
+describe('judge: JSON files merge key by key against the base', () => {
+	const settings = '.claude/settings.json'
+	test('different keys changed on each side merge cleanly, keeping the local text around them', () => {
+		const b = '{\n  // my theme\n  "theme": "dark",\n  "model": "opus"\n}\n'
+		const l = '{\n  // my theme\n  "theme": "light",\n  "model": "opus"\n}\n'
+		const r = '{\n  // my theme\n  "theme": "dark",\n  "model": "sonnet",\n  "verbose": true\n}\n'
+		const v = judge(settings, base(b), l, r, hash)
+		expect(v).toEqual({ kind: 'merged', content: '{\n  // my theme\n  "theme": "light",\n  "model": "sonnet",\n  "verbose": true\n}\n' })
+	})
+
+	test('comments merge three-way too: one deleted on the server is deleted here; one added here stays', () => {
+		const b = '{\n  // old note\n  "a": 1,\n  "b": 1\n}\n'
+		const l = '{\n  // old note\n  "a": 1,\n  // my note\n  "b": 2\n}\n'
+		const r = json({ a: 5, b: 1 })
+		expect(judge(settings, base(b), l, r, hash)).toEqual({ kind: 'merged', content: '{\n  "a": 5,\n  // my note\n  "b": 2\n}\n' })
+	})
+
+	test('a comment of this side that an edit would take away (with a key the server deleted) makes the file a conflict', () => {
+		const b = json({ k0: 'a', k1: 'b' })
+		const l = '{\n  // about k0, written here\n  "k0": "a",\n  "k1": "b"\n}\n'
+		expect(judge(settings, base(b), l, json({ k1: 'b' }), hash)).toMatchObject({ kind: 'conflict', why: 'both-changed' })
+	})
+
+	test('the same key changed differently is a conflict naming the key; the other changes still merge on either side', () => {
+		const b = json({ theme: 'dark', a: 1, b: 1 })
+		const l = json({ theme: 'light', a: 2, b: 1 })
+		const r = json({ theme: 'solarized', a: 1, b: 2 })
+		const v = judge(settings, base(b), l, r, hash)
+		expect(v.kind).toBe('conflict')
+		if (v.kind !== 'conflict') return
+		expect(v.why).toBe('both-changed')
+		expect(v.keys).toEqual(['theme'])
+		expect(JSON.parse(v.mine as string)).toEqual({ theme: 'light', a: 2, b: 2 })
+		expect(JSON.parse(v.theirs as string)).toEqual({ theme: 'solarized', a: 2, b: 2 })
+	})
+
+	test('a key deleted on one side and changed on the other is a conflict; deleted on one side and untouched on the other is deleted', () => {
+		const b = json({ a: 1, b: 1 })
+		expect(judge(settings, base(b), json({ b: 1 }), json({ a: 2, b: 1 }), hash)).toMatchObject({ kind: 'conflict', keys: ['a'] })
+		const v = judge(settings, base(b), json({ b: 1 }), json({ a: 1, b: 2 }), hash)
+		expect(v.kind).toBe('merged')
+		if (v.kind === 'merged') expect(JSON.parse(v.content)).toEqual({ b: 2 })
+	})
+
+	test('MCP servers added on two machines merge; one server changed on both sides is a conflict at that server', () => {
+		const b = json({ mcpServers: { a: { command: 'a' } } })
+		const l = json({ mcpServers: { a: { command: 'a' }, mine: { command: 'm' } } })
+		const r = json({ mcpServers: { a: { command: 'a' }, theirs: { url: 'https://t' } } })
+		const v = judge('.cursor/mcp.json', base(b), l, r, hash)
+		expect(v.kind).toBe('merged')
+		if (v.kind === 'merged') expect(JSON.parse(v.content)).toEqual({ mcpServers: { a: { command: 'a' }, mine: { command: 'm' }, theirs: { url: 'https://t' } } })
+		const clash = judge('.cursor/mcp.json', base(b), json({ mcpServers: { a: { command: 'x' } } }), json({ mcpServers: { a: { command: 'y' } } }), hash)
+		expect(clash).toMatchObject({ kind: 'conflict', keys: ['mcpServers.a.command'] })
+	})
+
+	test('JSONC: comments and trailing commas are read; the local file keeps its comments, tabs, CRLF and BOM', () => {
+		const b = '\uFEFF{\r\n\t// editor\r\n\t"a": 1,\r\n\t"b": 1,\r\n}\r\n'
+		const l = '\uFEFF{\r\n\t// editor (mine)\r\n\t"a": 1,\r\n\t"b": 1,\r\n}\r\n'
+		const r = json({ a: 5, b: 1 })
+		const v = judge('@Code/User/settings.json', base(b), l, r, hash)
+		expect(v).toEqual({ kind: 'merged', content: '\uFEFF{\r\n\t// editor (mine)\r\n\t"a": 5,\r\n\t"b": 1,\r\n}\r\n' })
+	})
+
+	test('a comment added on the server that this side does not have is not dropped: the file is a conflict', () => {
+		const b = json({ a: 1, b: 1 })
+		const r = '{\n  // why a is 2\n  "a": 2,\n  "b": 1\n}\n'
+		expect(judge(settings, base(b), json({ a: 1, b: 2 }), r, hash)).toMatchObject({ kind: 'conflict', why: 'both-changed', keys: [] })
+	})
+
+	test('a side that does not parse makes the whole file a conflict', () => {
+		expect(judge(settings, base(json({ a: 1 })), '{"a": 2', json({ a: 3, b: 1 }), hash)).toMatchObject({ kind: 'conflict', keys: [] })
+	})
+
+	test('a hash-only base cannot merge: whole-file conflict', () => {
+		expect(judge(settings, hashOnly(json({ a: 1, b: 1 })), json({ a: 2, b: 1 }), json({ a: 1, b: 2 }), hash)).toMatchObject({ kind: 'conflict', why: 'both-changed' })
+	})
+
+	test('keybindings.json: entries added and removed on each side are merged as a set', () => {
+		const k = (key: string, command: string) => ({ key, command })
+		const b = json([k('ctrl+a', 'a'), k('ctrl+b', 'b')])
+		const l = json([k('ctrl+a', 'a'), k('ctrl+b', 'b'), k('ctrl+l', 'l')])
+		const r = json([k('ctrl+b', 'b'), k('ctrl+r', 'r')])
+		const v = judge('@Code/User/keybindings.json', base(b), l, r, hash)
+		expect(v.kind).toBe('merged')
+		if (v.kind === 'merged') expect(JSON.parse(v.content)).toEqual([k('ctrl+b', 'b'), k('ctrl+l', 'l'), k('ctrl+r', 'r')])
+	})
+
+	test('__proto__ and constructor are ordinary keys', () => {
+		const b = '{"__proto__": {"x": 1}, "constructor": 1, "a": 1}'
+		const l = '{"__proto__": {"x": 2}, "constructor": 1, "a": 1}'
+		const r = '{"__proto__": {"x": 1}, "constructor": 1, "a": 2}'
+		const v = judge(settings, base(b), l, r, hash)
+		expect(v.kind).toBe('merged')
+		if (v.kind === 'merged') expect(v.content).toBe('{"__proto__": {"x": 2}, "constructor": 1, "a": 2}')
+		expect(({} as { x?: number }).x).toBeUndefined()
+	})
+
+	test('no base: differing JSON files are a conflict, not a merge (the new-machine guard)', () => {
+		expect(judge(settings, undefined, json({ a: 1 }), json({ b: 1 }), hash)).toMatchObject({ kind: 'conflict', why: 'no-base' })
+	})
+
+	test('non-JSON files are judged whole', () => {
+		expect(judge('.codex/config.toml', base('a = 1\nb = 1\n'), 'a = 2\nb = 1\n', 'a = 1\nb = 2\n', hash)).toMatchObject({ kind: 'conflict', why: 'both-changed' })
+	})
+})
+
+const sides = (b: Record<string, string> | undefined, local: Record<string, string>, remote: Record<string, string> | undefined, scope?: string[]): Sides => ({
+	base: b === undefined ? undefined : (Object.fromEntries(Object.entries(b).map(([k, v]) => [k, base(v)])) as Bases),
+	local,
+	remote,
+	scope: scope ?? [...new Set([...Object.keys(b ?? {}), ...Object.keys(local), ...Object.keys(remote ?? {})])]
+})
+const run = (s: Sides, options: Parameters<typeof reconcile>[2]) => reconcile(s, decide(s, hash).decisions, options, hash)
+const contents = (b: Bases) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, v.content]))
+
+describe('reconcile: what pull, push, sync and resolve do with the verdicts', () => {
+	// x: changed here; y: changed there; z: in sync; d: deleted here; e: deleted there; c: conflict
+	const s = sides(
+		{ x: A, y: A, z: A, d: A, e: A, c: A },
+		{ x: B, y: A, z: A, e: A, c: B },
+		{ x: A, y: B, z: A, d: A, c: C }
+	)
+
+	test('pull writes remote changes (deleting what the server removed), keeps local changes, reports the conflict; the conflict keeps its base', () => {
+		const o = run(s, { mode: 'pull' })
+		expect(o.writes).toEqual([
+			{ key: 'e', content: null, kind: 'deleted', before: A },
+			{ key: 'y', content: B, kind: 'updated', before: A }
+		])
+		expect(o.push).toBeUndefined()
+		expect(o.conflicts.map((d) => d.key)).toEqual(['c'])
+		expect(o.unsent.map((d) => d.key)).toEqual(['d', 'x'])
+		expect(contents(o.base)).toEqual({ x: A, y: B, z: A, d: A, c: A })
+	})
+
+	test('push with a conflict sends nothing, writes nothing and keeps the base', () => {
+		const o = run(s, { mode: 'push' })
+		expect(o).toMatchObject({ writes: [], idle: true })
+		expect(o.push).toBeUndefined()
+		expect(o.conflicts.map((d) => d.key)).toEqual(['c'])
+		expect(contents(o.base)).toEqual(contents(s.base as Bases))
+	})
+
+	test('push --force (mine) sends local changes and deletions, keeps what only the server changed', () => {
+		const o = run(s, { mode: 'push', choose: { side: 'mine' } })
+		expect(o.writes).toEqual([])
+		expect(o.push).toEqual({ x: B, y: B, z: A, c: B })
+		expect(o.unpulled.map((d) => d.key)).toEqual(['e', 'y'])
+		expect(contents(o.base)).toEqual({ x: B, y: A, z: A, e: A, c: B })
+	})
+
+	test('pull --force (theirs) takes the server side of the conflict, after local changes stay unsent', () => {
+		const o = run(s, { mode: 'pull', choose: { side: 'theirs' } })
+		expect(o.writes.map((w) => [w.key, w.content, w.kind])).toEqual([
+			['c', C, 'theirs'],
+			['e', null, 'deleted'],
+			['y', B, 'updated']
+		])
+		expect(o.conflicts).toEqual([])
+		expect(contents(o.base)).toMatchObject({ c: C })
+	})
+
+	test('sync with a conflict does what pull does; without one it writes and pushes in one go', () => {
+		expect(run(s, { mode: 'sync' })).toEqual(run(s, { mode: 'pull' }))
+		const clean = sides({ x: A, y: A }, { x: B, y: A }, { x: A, y: C })
+		const o = run(clean, { mode: 'sync' })
+		expect(o.writes.map((w) => w.key)).toEqual(['y'])
+		expect(o.push).toEqual({ x: B, y: C })
+		expect(contents(o.base)).toEqual({ x: B, y: C })
+	})
+
+	test('resolve --mine keeps the local file and moves its base to the server version, so the next push sends it', () => {
+		const o = run(s, { mode: 'resolve', choose: { side: 'mine' } })
+		expect(o.writes).toEqual([])
+		expect(o.push).toBeUndefined()
+		expect(contents(o.base).c).toBe(C)
+		const after = { ...s, base: o.base }
+		expect(decide(after, hash).decisions.find((d) => d.key === 'c')?.verdict).toEqual({ kind: 'local', content: B })
+	})
+
+	test('resolve --theirs PATH takes the server copy even of a file only changed here', () => {
+		const o = run(s, { mode: 'resolve', choose: { side: 'theirs', keys: ['x'] } })
+		expect(o.writes).toEqual([{ key: 'x', content: A, kind: 'theirs', before: B }])
+		expect(o.conflicts.map((d) => d.key)).toEqual(['c'])
+	})
+
+	test('a JSON merge is written here; a push also sends it', () => {
+		const m = sides({ 's.json': json({ a: 1, b: 1 }) }, { 's.json': json({ a: 2, b: 1 }) }, { 's.json': json({ a: 1, b: 2 }) })
+		const pulled = run(m, { mode: 'pull' })
+		expect(pulled.writes).toEqual([{ key: 's.json', content: json({ a: 2, b: 2 }), kind: 'merged', before: json({ a: 2, b: 1 }) }])
+		expect(contents(pulled.base)).toEqual({ 's.json': json({ a: 1, b: 2 }) })
+		const pushed = run(m, { mode: 'push' })
+		expect(pushed.push).toEqual({ 's.json': json({ a: 2, b: 2 }) })
+		expect(contents(pushed.base)).toEqual({ 's.json': json({ a: 2, b: 2 }) })
+	})
+
+	test('push PATH keeps the config\'s other files; --only replaces the set', () => {
+		const p = sides(undefined, { '.codex/config.toml': 'model = "o3"\n' }, { '.codex/config.toml': 'model = "o3"\n', '.codex/AGENTS.md': 'rules\n' }, ['.codex/config.toml'])
+		p.local['.codex/config.toml'] = 'model = "o4"\n'
+		p.base = { '.codex/config.toml': base('model = "o3"\n') }
+		expect(run(p, { mode: 'push' }).push).toEqual({ '.codex/config.toml': 'model = "o4"\n', '.codex/AGENTS.md': 'rules\n' })
+		p.base['.codex/AGENTS.md'] = base('rules\n')
+		const only = run(p, { mode: 'push', only: true })
+		expect(only.push).toEqual({ '.codex/config.toml': 'model = "o4"\n' })
+		// The file left out is no longer synced here, so a later pull does not delete it.
+		expect(Object.keys(only.base)).toEqual(['.codex/config.toml'])
+	})
+
+	test('files on the server outside the scope are listed apart and never written', () => {
+		const d = decide(sides(undefined, {}, { '.bashrc': 'x', 'a.md': A }, ['a.md']), hash)
+		expect(d.outside).toEqual(['.bashrc'])
+		expect(d.decisions.map((x) => x.key)).toEqual(['a.md'])
+	})
+
+	test('a new machine: differing files are conflicts, files only here are sent, files only there are written', () => {
+		const n = sides(undefined, { a: B, only: A }, { a: C, there: A })
+		const o = run(n, { mode: 'sync' })
+		expect(o.conflicts.map((d) => d.key)).toEqual(['a'])
+		expect(o.push).toBeUndefined()
+		expect(o.writes.map((w) => [w.key, w.kind])).toEqual([['there', 'created']])
+	})
+
+	test('a config that does not exist yet: everything here is pushed', () => {
+		const o = run(sides(undefined, { a: A, b: B }, undefined), { mode: 'push' })
+		expect(o.push).toEqual({ a: A, b: B })
+	})
+
+	test('file names such as __proto__ and constructor are ordinary keys: judged, pushed and kept like any other', () => {
+		const weird = JSON.parse('{"__proto__": "p\\n", "constructor": "c\\n", "toString": "t\\n"}') as Record<string, string>
+		const s = sides(undefined, { constructor: 'mine\n' }, weird, ['constructor'])
+		s.base = JSON.parse('{"constructor": {"content": "c\\n", "hash": "' + hash('c\n') + '"}}')
+		const o = run(s, { mode: 'push' })
+		expect(Object.prototype.hasOwnProperty.call(o.push, '__proto__')).toBe(true)
+		expect(JSON.stringify(o.push)).toBe('{"__proto__":"p\\n","constructor":"mine\\n","toString":"t\\n"}')
+		expect(Object.keys(o.base)).toEqual(['constructor'])
+		// A key with no base entry is not mistaken for Object.prototype's members.
+		expect(judge('toString', undefined, 'x', 'y', hash)).toMatchObject({ kind: 'conflict', why: 'no-base' })
+		expect(decide(sides({}, {}, weird, ['toString']), hash).decisions[0]?.verdict).toEqual({ kind: 'remote', content: 't\n' })
+	})
+
+	test('status words', () => {
+		const word = (b: Record<string, string>, l: Record<string, string>, r: Record<string, string>) => standing(decide(sides(b, l, r), hash).decisions)
+		expect(word({ a: A }, { a: A }, { a: A })).toBe('in sync')
+		expect(word({ a: A }, { a: B }, { a: A })).toBe('local changes')
+		expect(word({ a: A }, { a: A }, { a: B })).toBe('remote changes')
+		expect(word({ a: A, b: A }, { a: B, b: A }, { a: A, b: B })).toBe('local and remote changes')
+		expect(word({ a: A }, { a: B }, { a: C })).toBe('conflict')
+	})
+})

@@ -1,0 +1,55 @@
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { emptyDir, serversOfThisFile, type Server } from '../e2e/harness'
+import { login, machine, serverWithUsers, type User } from './machines'
+
+/**
+ * CONTRACT §12: the client also ships as one bundled file that runs on Node
+ * 20 or later. Bundled here for Node (as that package will be) and run with
+ * `node` against the compiled server: it must use no Bun API.
+ */
+
+const servers = serversOfThisFile()
+let server: Server
+let ada: User
+let bundle: string
+beforeAll(async () => {
+	;({ server, ada } = await serverWithUsers(servers))
+	const out = emptyDir()
+	const built = await Bun.build({ entrypoints: [resolve(import.meta.dir, '..', '..', 'src', 'client', 'main.ts')], target: 'node', format: 'esm', outdir: out, naming: 'cfgsync.mjs' })
+	if (!built.success) throw new Error(built.logs.join('\n'))
+	bundle = join(out, 'cfgsync.mjs')
+}, 60_000)
+
+describe('the client bundled for Node', () => {
+	test('uses no Bun API and syncs, merges and settles a conflict under node', async () => {
+		expect(readFileSync(bundle, 'utf8')).not.toMatch(/\bBun\.[A-Za-z]/)
+		const node = { command: ['node', bundle] }
+		const a = machine(server, node)
+		const b = machine(server, node)
+		const version = Bun.spawnSync(['node', '--version']).stdout.toString().trim()
+		expect(Number(/^v(\d+)/.exec(version)?.[1])).toBeGreaterThanOrEqual(20)
+		expect((await login(a, ada, 'node-a')).code).toBe(0)
+		expect((await login(b, ada, 'node-b')).code).toBe(0)
+		a.file('.claude/settings.json', '{\n  "a": 1,\n  "b": 1\n}\n')
+		expect((await a.cfgsync(['push', 'claude-code', '--name', 'node'])).code).toBe(0)
+		expect((await b.cfgsync(['pull', 'claude-code', '--name', 'node'])).code).toBe(0)
+		a.file('.claude/settings.json', '{\n  "a": 2,\n  "b": 1\n}\n')
+		await a.cfgsync(['push', 'claude-code', '--name', 'node'])
+		b.file('.claude/settings.json', '{\n  "a": 1,\n  "b": 2\n}\n')
+		const merged = await b.cfgsync(['sync'])
+		expect(merged.code).toBe(0)
+		expect(b.file('.claude/settings.json')).toBe('{\n  "a": 2,\n  "b": 2\n}\n')
+		expect((await a.cfgsync(['sync'])).code).toBe(0)
+		expect(a.file('.claude/settings.json')).toBe('{\n  "a": 2,\n  "b": 2\n}\n')
+		a.file('.claude/settings.json', '{"a": 3, "b": 2}\n')
+		b.file('.claude/settings.json', '{"a": 4, "b": 2}\n')
+		expect((await a.cfgsync(['sync'])).code).toBe(0)
+		expect((await b.cfgsync(['status'])).code).toBe(3)
+		expect((await b.cfgsync(['pull', 'claude-code', '--name', 'node'])).code).toBe(3)
+		expect((await b.cfgsync(['resolve', 'claude-code', '--name', 'node', '--theirs'])).code).toBe(0)
+		expect(b.file('.claude/settings.json')).toBe('{"a": 3, "b": 2}\n')
+		expect((await b.cfgsync(['status'])).code).toBe(0)
+	}, 60_000)
+})
