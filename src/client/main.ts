@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import packageJson from '../../package.json' with { type: 'json' }
 import { TOOLS } from '../lib/constants'
-import { keys, login, LOGIN_HELP, logout, team, teams, whoami } from './commands/account'
+import { invitations, INVITATIONS_HELP, keys, login, LOGIN_HELP, logout, team, teams, whoami } from './commands/account'
 import { diff, DIFF_HELP, history, list, pull, PULL_HELP, push, PUSH_HELP, resolve, RESOLVE_HELP, rollback, status, STATUS_HELP, sync, SYNC_HELP } from './commands/sync'
 import { watch, WATCH_HELP } from './commands/watch'
 import { CliFailure, EXIT, red, safe } from './output'
@@ -27,7 +27,8 @@ Usage: cfgsync <command> [options]
   history TOOL                versions of a config (Pro and Team plans)
   rollback TOOL --to VERSION  restore an earlier version as the newest
   keys | keys revoke ID       this account's device keys
-  teams | team create NAME | team add SLUG LOGIN --role admin|member
+  teams | team create NAME | team add SLUG LOGIN --role admin|member   (add sends an invitation)
+  invitations | invitations accept SLUG | invitations decline SLUG
 
 Config commands take --name N (default "default") and --team SLUG.
 Every command takes --server URL (or CFGSYNC_SERVER), --json and --help.
@@ -54,10 +55,11 @@ const HELP: Record<string, string> = {
 	rollback: 'cfgsync rollback TOOL [--name N] [--team SLUG] --to VERSION\n\nMakes a new version holding VERSION\'s content (Pro and Team plans; admins for team configs).',
 	keys: 'cfgsync keys\ncfgsync keys revoke ID\n\nThis account\'s device keys; revoke one (a lost laptop).',
 	teams: 'cfgsync teams\n\nYour teams and your role in each.',
-	team: 'cfgsync team create NAME\ncfgsync team add SLUG LOGIN --role admin|member\n\nCreate a team (Team plan) or add someone to one.'
+	invitations: INVITATIONS_HELP,
+	team: 'cfgsync team create NAME\ncfgsync team add SLUG LOGIN --role admin|member\n\nCreate a team (Team plan), or invite someone to one: they join once they accept (cfgsync invitations accept SLUG).'
 }
 
-const COMMANDS: Record<string, (args: string[]) => Promise<void>> = { login, logout, whoami, status, push, pull, sync, resolve, watch, diff, list, history, rollback, keys, teams, team }
+const COMMANDS: Record<string, (args: string[]) => Promise<void>> = { login, logout, whoami, status, push, pull, sync, resolve, watch, diff, list, history, rollback, keys, teams, team, invitations }
 
 /** Edit distance, for "did you mean". */
 function distance(a: string, b: string): number {

@@ -110,9 +110,11 @@ describe('the cfgsync CLI against the compiled server', () => {
 		expect((await owner.cfgsync(['team', 'create', 'Platform', 'Team'])).stdout).toContain('(platform-team)')
 		expect((await owner.cfgsync(['team', 'add', 'platform-team', 'ben', '--role', 'admin'])).code).toBe(0)
 		expect((await owner.cfgsync(['team', 'add', 'platform-team', 'cy@example.test', '--role', 'member'])).code).toBe(0)
-		// CONTRACT §3: adding sends an invitation; each invitee accepts it.
-		expect((await api(server, 'POST', '/api/invitations/platform-team/accept', ben.key)).status).toBe(200)
-		expect((await api(server, 'POST', '/api/invitations/platform-team/accept', cy.key)).status).toBe(200)
+		// CONTRACT §3: adding sends an invitation; each invitee accepts it, once.
+		expect((await admin.cfgsync(['invitations', '--json'])).stdout).toContain('"teamSlug": "platform-team"')
+		expect((await admin.cfgsync(['invitations', 'accept', 'platform-team'])).code).toBe(0)
+		expect((await member.cfgsync(['invitations', 'accept', 'platform-team'])).code).toBe(0)
+		expect((await member.cfgsync(['invitations', 'accept', 'platform-team'])).code).toBe(1)
 		expect(JSON.parse((await member.cfgsync(['teams', '--json'])).stdout)).toEqual([expect.objectContaining({ slug: 'platform-team', role: 'member' })])
 
 		admin.file('.codex/AGENTS.md', 'Shared agent rules\n')

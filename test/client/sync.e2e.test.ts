@@ -302,7 +302,11 @@ describe('issue 15 scenarios against the compiled server', () => {
 		const [owner] = (await machines(ada, 1)) as [Machine]
 		const [member] = (await machines(cy, 1)) as [Machine]
 		expect((await owner.cfgsync(['team', 'create', 'Hooks', 'Team'])).code).toBe(0)
-		expect((await owner.cfgsync(['team', 'add', 'hooks-team', 'cy', '--role', 'member'])).code).toBe(0)
+		const invited = await owner.cfgsync(['team', 'add', 'hooks-team', 'cy', '--role', 'member'])
+		expect(invited.code).toBe(0)
+		expect(invited.stdout).toContain('Invited cy to hooks-team as member. They join once they accept: cfgsync invitations accept hooks-team')
+		expect((await member.cfgsync(['invitations'])).stdout).toMatch(/hooks-team\s+Hooks Team\s+member\s+ada/)
+		expect((await member.cfgsync(['invitations', 'accept', 'hooks-team'])).stdout).toContain('Joined hooks-team as member.')
 		const team = ['--team', 'hooks-team']
 		owner.file('.claude/settings.json', json({ theme: 'dark' }))
 		expect((await owner.cfgsync(['push', 'claude-code', ...team])).code).toBe(0)

@@ -3,7 +3,7 @@ import { prompt, PromptCancelled, readStdin } from '../../lib/terminal'
 import { ApiError, createApi, type IssuedKey, type KeyView, type Team } from '../api'
 import { credentialsFile, defaultDevice, deleteCredentials, readCredentials, writeCredentials } from '../credentials'
 import { parse, serverFrom, session, teamId } from '../context'
-import { CliFailure, EXIT, explain, failure, green, json, safe, say, table } from '../output'
+import { CliFailure, dim, EXIT, explain, failure, green, json, safe, say, table } from '../output'
 
 async function ask(question: string, hidden = false): Promise<string> {
 	try {
@@ -118,9 +118,59 @@ export async function team(args: string[]) {
 		if (!slug || !login) throw new CliFailure('cfgsync team add SLUG LOGIN --role admin|member', EXIT.usage)
 		const role = values.role ?? 'member'
 		await teamId(s, slug)
-		const member = (await s.run((api) => api.call<{ username: string; role: string }>('POST', `/api/teams/${encodeURIComponent(slug)}/members`, { body: { login, role } }), `User "${login}"`)).body
-		if (values.json) return json(member)
-		return say(`${green('Added')} ${safe(member.username)} to ${slug} as ${safe(member.role)}.`)
+		const invitation = (await s.run((api) => api.call<Invitation>('POST', `/api/teams/${encodeURIComponent(slug)}/members`, { body: { login, role } }), `User "${login}"`)).body
+		if (values.json) return json(invitation)
+		return say(
+			`${green('Invited')} ${safe(invitation.username)} to ${safe(slug)} as ${safe(invitation.role)}. They join once they accept: cfgsync invitations accept ${safe(slug)} (the invitation expires ${invitation.expiresAt.slice(0, 10)}).`
+		)
 	}
 	throw new CliFailure(sub ? `unknown team command "${safe(sub)}" (create, add)` : 'cfgsync team create NAME | cfgsync team add SLUG LOGIN --role ROLE', EXIT.usage)
+}
+
+/** A team invitation as the server sends it (CONTRACT §3): never an email. */
+interface Invitation {
+	teamSlug: string
+	teamName: string
+	userId: string
+	username: string
+	role: string
+	invitedBy: string
+	createdAt: string
+	expiresAt: string
+	status: 'invited'
+}
+
+export const INVITATIONS_HELP = `cfgsync invitations
+cfgsync invitations accept SLUG
+cfgsync invitations decline SLUG
+
+Your pending team invitations; accept one to join the team with the role it names, or decline it.`
+
+export async function invitations(args: string[]) {
+	const { values, positionals } = parse('invitations', args, {})
+	const [sub, slug, ...extra] = positionals
+	if (extra.length > 0) throw new CliFailure(`unexpected argument "${safe(extra[0] as string)}" (see cfgsync invitations --help)`, EXIT.usage)
+	const s = session(values.server)
+	if (sub === undefined || sub === 'list') {
+		const list = (await s.run((api) => api.call<Invitation[]>('GET', '/api/invitations'))).body
+		if (values.json) return json(list)
+		if (list.length === 0) return say('No pending invitations.')
+		table(
+			['TEAM', 'NAME', 'ROLE', 'INVITED BY', 'EXPIRES'],
+			list.map((i) => [safe(i.teamSlug), safe(i.teamName), safe(i.role), safe(i.invitedBy), i.expiresAt.slice(0, 10)])
+		)
+		return say(dim('Accept one with: cfgsync invitations accept SLUG (or decline SLUG)'))
+	}
+	if (sub !== 'accept' && sub !== 'decline') throw new CliFailure(`unknown invitations command "${safe(sub)}" (accept, decline)`, EXIT.usage)
+	if (!slug) throw new CliFailure(`which team? cfgsync invitations ${sub} SLUG (see cfgsync invitations)`, EXIT.usage)
+	const path = `/api/invitations/${encodeURIComponent(slug)}${sub === 'accept' ? '/accept' : ''}`
+	const what = `An invitation to "${slug}"`
+	if (sub === 'accept') {
+		const member = (await s.run((api) => api.call<{ role: string }>('POST', path), what)).body
+		if (values.json) return json(member)
+		return say(`${green('Joined')} ${safe(slug)} as ${safe(member.role)}.`)
+	}
+	await s.run((api) => api.call('DELETE', path), what)
+	if (values.json) return json({ declined: slug })
+	say(`Declined the invitation to ${safe(slug)}.`)
 }
