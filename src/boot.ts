@@ -5,10 +5,10 @@ import { createSealer, generateMasterKey, openPendingKey, parseMasterKey, type S
 import { KEY_CHECK, opensKeyCheck, PENDING_KEY_META, sealKeyCheck } from './lib/key-check'
 import { openSqliteStore } from './store/sqlite'
 import type { Store } from './store/types'
+import { processAlive } from './lib/process'
 
 export const DATABASE_FILE = 'cfgsync.db'
 export const MASTER_KEY_FILE = 'master.key'
-
 
 /** A start-up failure with a message meant to be printed as is. */
 export class BootError extends Error {}
@@ -145,20 +145,11 @@ export function liveServers(dataDir: string): number[] {
 		if (!match) continue
 		const [pidText = '', started = ''] = readFileSync(join(dataDir, name), 'utf8').trim().split(' ')
 		const pid = Number(pidText)
-		if (pid === process.pid || !alive(pid)) continue
+		if (pid === process.pid || !processAlive(pid)) continue
 		if (started !== '' && processStart(pid) !== undefined && processStart(pid) !== started) continue
 		live.push(pid)
 	}
 	return live
-}
-
-function alive(pid: number): boolean {
-	try {
-		process.kill(pid, 0)
-		return true
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === 'EPERM'
-	}
 }
 
 /** A process's start time in clock ticks since boot (Linux), to tell a reused pid from the server that wrote the file. */

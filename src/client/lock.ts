@@ -4,6 +4,7 @@ import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { CliFailure } from './output'
 import { stateDir } from './paths'
+import { processAlive } from '../lib/process'
 
 /**
  * One lock for every command that changes local files or sync state
@@ -38,15 +39,6 @@ function read(path: string): { text: string; holder?: Holder } | undefined {
 	}
 }
 
-function alive(pid: number): boolean {
-	try {
-		process.kill(pid, 0)
-		return true
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === 'EPERM'
-	}
-}
-
 const ageMs = (path: string): number => {
 	try {
 		return Date.now() - statSync(path).mtimeMs
@@ -58,7 +50,7 @@ const ageMs = (path: string): number => {
 /** Is the lock left by a process that is gone? Only provable for this host; an unreadable lock older than 10 s was never finished. */
 function stale(found: { text: string; holder?: Holder }): boolean {
 	if (!found.holder) return ageMs(lockFile()) > 10_000
-	return found.holder.host === hostname() && !alive(found.holder.pid)
+	return found.holder.host === hostname() && !processAlive(found.holder.pid)
 }
 
 function create(path: string, content: string): boolean {
