@@ -69,6 +69,8 @@ export function Layout({ ctx, title, children }: { ctx: ViewContext; title: stri
 				<meta name="viewport" content="width=device-width, initial-scale=1" />
 				<meta name="color-scheme" content="light dark" />
 				<meta name="htmx-config" content={HTMX_CONFIG} />
+				{/* No favicon request: the browser would otherwise ask for /favicon.ico and log its 404. */}
+				<link rel="icon" href="data:," />
 				<title>{`${title} · cfgsync`}</title>
 				<link rel="stylesheet" href={ctx.assets.css} />
 				{user ? <script src={ctx.assets.htmx} defer /> : null}

@@ -210,7 +210,7 @@ export function TeamPage({ ctx, team, error, notice, inviteError }: { ctx: ViewC
 			</p>
 			<h1>{team.name}</h1>
 			<p>
-				<code>{team.slug}</code> · you are {team.userRole === 'admin' ? 'an' : 'a'} {team.userRole}
+				<code>{team.slug}</code> · you are {team.userRole === 'member' ? 'a' : 'an'} {team.userRole}
 				{adminPlus ? (
 					<>
 						{' · '}
