@@ -71,7 +71,9 @@ export function diffText(older: string, newer: string): { lines: (DiffLine | Gap
 	let added = 0
 	let removed = 0
 	// Each text ends with a newline for the diff, so a missing final newline is no change of its own.
-	for (const change of diffLines(older.endsWith('\n') ? older : `${older}\n`, newer.endsWith('\n') ? newer : `${newer}\n`)) {
+	// (An empty text stays empty: it has no lines at all.)
+	const terminated = (text: string) => (text === '' || text.endsWith('\n') ? text : `${text}\n`)
+	for (const change of diffLines(terminated(older), terminated(newer))) {
 		for (const text of splitLines(change.value)) {
 			if (change.added) {
 				all.push({ kind: 'added', text, to: to++ })
