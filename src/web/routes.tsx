@@ -569,6 +569,7 @@ export function webRoutes(deps: WebDeps) {
 						const again = (error: string, statusCode: number, headers?: Record<string, string>) =>
 							page(<AccountPage ctx={ctxOf(request, web)} email={web.email} plan={web.plan} error={error} />, { status: statusCode, headers })
 						const next = field(body, 'new')
+						// The form asks once (CONTRACT §8 makes a confirmation field optional); a client that sends one gets it checked.
 						const confirm = (body as Body)?.confirm
 						if (typeof confirm === 'string' && confirm !== next) return again('The new password and its confirmation differ.', 400)
 						try {

@@ -107,8 +107,6 @@ export function AccountPage({ ctx, email, plan, error, notice }: { ctx: ViewCont
 					<p id="new-hint" class="hint">
 						At least 8 characters. Your other web sessions are signed out; this one and your devices' keys stay.
 					</p>
-					<label for="confirm">Confirm new password</label>
-					<input id="confirm" name="confirm" type="password" autocomplete="new-password" minlength={8} required />
 					<button type="submit">Change password</button>
 				</form>
 			</section>

@@ -101,10 +101,10 @@ export function TeamsPage({
 						<Csrf ctx={ctx} />
 						<label for="team-name">Name</label>
 						<input id="team-name" name="name" type="text" required maxlength={50} value={form.name ?? ''} />
-						<label for="team-slug">Slug (optional)</label>
+						<label for="team-slug">Slug</label>
 						<input id="team-slug" name="slug" type="text" maxlength={50} pattern="[a-z0-9]+(-[a-z0-9]+)*" aria-describedby="slug-hint" value={form.slug ?? ''} />
 						<p id="slug-hint" class="hint">
-							Lower-case letters and digits joined by dashes; made from the name when empty.
+							Optional: lower-case letters and digits joined by dashes; made from the name when empty.
 						</p>
 						<button type="submit">Create team</button>
 					</form>
