@@ -93,7 +93,7 @@ export function webRoutes(deps: WebDeps) {
 	const originOf = (request: Request) => ownOrigin(request, deps.https(request))
 
 	const ctxOf = (request: Request, caller?: WebCaller): ViewContext => ({
-		user: caller && { username: caller.username, isAdmin: caller.isAdmin, csrfToken: caller.csrfToken },
+		user: caller && { userId: caller.userId, username: caller.username, isAdmin: caller.isAdmin, csrfToken: caller.csrfToken },
 		now: clock.now(),
 		assets,
 		path: pathOf(request.url)
@@ -266,6 +266,9 @@ export function webRoutes(deps: WebDeps) {
 				const next = safeNext(new URL(request.url).searchParams.get('next'))
 				return page(<SignInPage ctx={ctxOf(request)} next={next} />)
 			})
+			// Reloading the address bar after a failed sign-in or a sign-out lands on a page, not a 404.
+			.get('/sign-in', () => redirect('/'))
+			.get('/sign-out', () => redirect('/'))
 			.post('/sign-in', async ({ request, body }) => {
 				const login = field(body, 'login').slice(0, 320)
 				const password = field(body, 'password').slice(0, 1024)

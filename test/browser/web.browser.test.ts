@@ -130,6 +130,10 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			expect(await page.getByRole('heading', { name: 'settings.json' }).count()).toBe(1)
 			expect(await page.getByText('<script>alert("x")</script>').count()).toBeGreaterThan(0)
 			await shoot(page, 'config')
+			// The same page in the dark scheme (prefers-color-scheme), for the README.
+			await page.emulateMedia({ colorScheme: 'dark' })
+			await page.screenshot({ path: join(shots, 'config-dark-1280.png'), fullPage: true })
+			await page.emulateMedia({ colorScheme: 'light' })
 			const history = page.getByRole('row', { name: /^1 / })
 			await history.getByRole('link', { name: 'Compare' }).click()
 			await page.getByRole('heading', { name: 'Version 1 → version 2' }).waitFor()

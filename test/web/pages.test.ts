@@ -129,7 +129,7 @@ describe('every page, for every kind of caller (CONTRACT §8)', () => {
 		const gets = world.w.app.routes
 			.filter((route) => ((route.hooks?.detail as { tags?: string[] } | undefined)?.tags ?? []).includes('web') && route.method === 'GET')
 			.map((route) => route.path)
-		const listed = ['/', '/assets/app.css', '/assets/htmx.min.js', '/configs', '/configs/:id', '/configs/:id/compare', '/configs/:id/rollback', '/devices', '/teams', '/teams/:slug', '/teams/:slug/activity', '/teams/:slug/delete', '/account', '/activity', '/admin']
+		const listed = ['/', '/sign-in', '/sign-out', '/assets/app.css', '/assets/htmx.min.js', '/configs', '/configs/:id', '/configs/:id/compare', '/configs/:id/rollback', '/devices', '/teams', '/teams/:slug', '/teams/:slug/activity', '/teams/:slug/delete', '/account', '/activity', '/admin']
 		expect([...gets].sort()).toEqual([...listed].sort())
 	})
 

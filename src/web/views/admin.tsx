@@ -42,31 +42,37 @@ export function UserRow({ ctx, user, error }: { ctx: ViewContext; user: UserActi
 				<Time iso={user.lastSeenAt} now={ctx.now} />
 			</td>
 			<td class="actions">
-				<form method="post" action={`${base}/reset-password`}>
-					<Csrf ctx={ctx} />
-					<button type="submit" class="secondary">
-						Reset password
-					</button>
-				</form>
-				<form method="post" action={`${base}/revoke-keys`} hx-post={`${base}/revoke-keys`} hx-target="closest tr" hx-swap="outerHTML" hx-confirm={`Revoke every key and web session of ${user.username}?`}>
-					<Csrf ctx={ctx} />
-					<button type="submit" class="secondary">
-						Revoke keys
-					</button>
-				</form>
-				<form
-					method="post"
-					action={`${base}/remove`}
-					hx-post={`${base}/remove`}
-					hx-target="closest tr"
-					hx-swap="delete"
-					hx-confirm={`Remove ${user.username} with their keys and personal configs? This cannot be undone.`}
-				>
-					<Csrf ctx={ctx} />
-					<button type="submit" class="danger">
-						Remove
-					</button>
-				</form>
+				{user.id === ctx.user?.userId ? (
+					<span class="muted">you (see Account and Devices)</span>
+				) : (
+					<>
+						<form method="post" action={`${base}/reset-password`}>
+							<Csrf ctx={ctx} />
+							<button type="submit" class="secondary">
+								Reset password
+							</button>
+						</form>
+						<form method="post" action={`${base}/revoke-keys`} hx-post={`${base}/revoke-keys`} hx-target="closest tr" hx-swap="outerHTML" hx-confirm={`Revoke every key and web session of ${user.username}?`}>
+							<Csrf ctx={ctx} />
+							<button type="submit" class="secondary">
+								Revoke keys
+							</button>
+						</form>
+						<form
+							method="post"
+							action={`${base}/remove`}
+							hx-post={`${base}/remove`}
+							hx-target="closest tr"
+							hx-swap="delete"
+							hx-confirm={`Remove ${user.username} with their keys and personal configs? This cannot be undone.`}
+						>
+							<Csrf ctx={ctx} />
+							<button type="submit" class="danger">
+								Remove
+							</button>
+						</form>
+					</>
+				)}
 			</td>
 		</tr>
 	)

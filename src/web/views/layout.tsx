@@ -4,7 +4,7 @@ import { CSRF_FIELD } from '../session'
 /** Who is looking, and what every page needs besides its own data. */
 export interface ViewContext {
 	/** Undefined when signed out. */
-	user?: { username: string; isAdmin: boolean; csrfToken: string }
+	user?: { userId: string; username: string; isAdmin: boolean; csrfToken: string }
 	/** Now, in ms (relative times are computed on the server). */
 	now: number
 	/** The paths of the embedded assets (with their content hash). */
