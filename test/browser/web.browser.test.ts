@@ -186,6 +186,16 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			await owner.reload()
 			expect(await owner.getByRole('row', { name: /bob/ }).getByLabel('Role').inputValue()).toBe('admin')
 			await shoot(owner, 'team')
+			// A refusal in place: demoting the last owner brings the row back with an alert (htmx swaps the 409).
+			const before = problems.list.length
+			const aliceRow = owner.getByRole('row', { name: /alice/ })
+			await aliceRow.getByLabel('Role').selectOption('member')
+			await owner.getByRole('row', { name: /alice/ }).getByRole('alert').waitFor()
+			expect(await owner.getByRole('row', { name: /alice/ }).getByLabel('Role').inputValue()).toBe('owner')
+			// The browser and htmx report the 409 on the console; that, and only that, is expected here.
+			const reported = problems.list.splice(before)
+			expect(reported.length).toBeGreaterThan(0)
+			for (const line of reported) expect(line).toMatch(/409|htmx:responseError/)
 			await owner.getByRole('link', { name: 'Activity' }).click()
 			await owner.getByRole('heading', { name: /Activity of/ }).waitFor()
 			await shoot(owner, 'team-activity')
