@@ -169,4 +169,4 @@ async function main(argv: string[]): Promise<number> {
 	}
 }
 
-process.exit(await main(process.argv.slice(2)))
+void main(process.argv.slice(2)).then((code) => process.exit(code))

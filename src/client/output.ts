@@ -44,6 +44,9 @@ export const bold = paint(1)
 /** Text from the server (file names, messages, content) with control characters escaped (issue 15 point 12). */
 export const safe = printable
 
+/** "a member", "an admin", "an owner". */
+export const article = (word: string) => `${/^[aeiou]/i.test(word) ? 'an' : 'a'} ${word}`
+
 export const say = (line = '') => void process.stdout.write(`${line}\n`)
 export const warn = (line: string) => void process.stderr.write(jsonMode ? `${JSON.stringify({ warning: line })}\n` : `${yellow(line, process.stderr)}\n`)
 /** A note for the person on stderr (a JSON warning line with --json). */
@@ -129,7 +132,8 @@ export function ago(iso: string | null | undefined, now = Date.now()): string {
 	if (size >= 30 * 86_400_000) return iso.slice(0, 10)
 	let unit = UNITS[0] as [number, string]
 	for (const candidate of UNITS) if (size >= candidate[0]) unit = candidate
-	const n = Math.floor(size / unit[0])
+	// Minutes count down whole; hours and days to the nearest (an invitation made now expires "in 7 days").
+	const n = unit[1] === 'minute' ? Math.floor(size / unit[0]) : Math.round(size / unit[0])
 	const words = `${n} ${unit[1]}${n === 1 ? '' : 's'}`
 	return diff >= 0 ? `${words} ago` : `in ${words}`
 }

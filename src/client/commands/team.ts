@@ -2,7 +2,7 @@ import { INVITED_ROLES, ROLES } from '../../lib/constants'
 import type { Team } from '../api'
 import { confirm } from '../ask'
 import { noMore, parse, session, suggest, YES, type Session } from '../context'
-import { ago, bold, CliFailure, dim, EXIT, green, json, safe, say, table } from '../output'
+import { ago, article, bold, CliFailure, dim, EXIT, green, json, safe, say, table } from '../output'
 import { shellWord } from '../report'
 import { allStates, renameTeamInStates } from '../state'
 
@@ -103,7 +103,7 @@ export async function team(args: string[]) {
 			const s = session(values)
 			const detail = await getTeam(s, rest[0] as string)
 			if (values.json) return json(detail)
-			say(`${bold(safe(detail.name))} (${safe(detail.slug)}), created ${ago(detail.createdAt)}; you are ${detail.userRole === 'owner' ? 'an' : 'a'} ${safe(detail.userRole)}.`)
+			say(`${bold(safe(detail.name))} (${safe(detail.slug)}), created ${ago(detail.createdAt)}; you are ${article(safe(detail.userRole))}.`)
 			say()
 			table(['USERNAME', 'EMAIL', 'ROLE', 'JOINED'], detail.members.map((m) => [safe(m.username), safe(m.email), safe(m.role), ago(m.joinedAt)]))
 			if (detail.invitations && detail.invitations.length > 0) {
@@ -153,7 +153,7 @@ export async function team(args: string[]) {
 			const userId = found.kind === 'member' ? found.member.userId : found.invitation.userId
 			const changed = (await s.run((api) => api.call<Member | Invitation>('PATCH', path(slug, `/members/${userId}`), { body: { role } }), teamWhat(slug))).body
 			if (values.json) return json(changed)
-			return say(found.kind === 'member' ? `${safe(found.member.username)} is now ${role === 'owner' ? 'an' : 'a'} ${role} of ${safe(slug)}.` : `The invitation of ${safe(found.invitation.username)} to ${safe(slug)} is now for ${role}.`)
+			return say(found.kind === 'member' ? `${safe(found.member.username)} is now ${article(role)} of ${safe(slug)}.` : `The invitation of ${safe(found.invitation.username)} to ${safe(slug)} is now for ${role}.`)
 		}
 		case 'remove': {
 			need(2, 'remove SLUG LOGIN')
@@ -207,7 +207,7 @@ export async function team(args: string[]) {
 			const slug = rest[0] as string
 			const s = session(values)
 			const detail = await getTeam(s, slug)
-			if (detail.userRole !== 'owner') throw new CliFailure(`Not allowed: only an owner of ${safe(slug)} can delete it (you are ${detail.userRole === 'admin' ? 'an' : 'a'} ${safe(detail.userRole)}).`, EXIT.error, 'forbidden')
+			if (detail.userRole !== 'owner') throw new CliFailure(`Not allowed: only an owner of ${safe(slug)} can delete it (you are ${article(safe(detail.userRole))}).`, EXIT.error, 'forbidden')
 			await confirm(
 				`Delete team "${safe(detail.name)}" (${safe(slug)}, ${detail.members.length} member${detail.members.length === 1 ? '' : 's'})? Its configs disappear for every member at once, and are removed for good after 30 days`,
 				`cfgsync team delete ${safe(slug)}`,
