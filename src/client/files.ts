@@ -154,7 +154,7 @@ export function scanDir(dirKey: string): DirScan {
 	}
 	walk(root, dirKey, 1)
 	if (scan.keys.length > DIR_MAX_FILES || bytes > DIR_MAX_BYTES) {
-		scan.over = `${scan.keys.length} files, ${Math.ceil(bytes / 1024)} KiB: more than cfgsync syncs from one directory (${DIR_MAX_FILES} files, ${DIR_MAX_BYTES / 1024} KiB)`
+		scan.over = `${scan.keys.length} file${scan.keys.length === 1 ? '' : 's'}, ${Math.ceil(bytes / 1024)} KiB: more than cfgsync syncs from one directory (${DIR_MAX_FILES} files, ${DIR_MAX_BYTES / 1024} KiB)`
 	}
 	return scan
 }

@@ -8,7 +8,7 @@ import { contentHash, fileHash } from './hash'
 import { CliFailure, EXIT, failure, notice, safe, warn } from './output'
 import { platform } from './paths'
 import { scopeFor } from './scope'
-import { backupsDir, forgetState, getState, pruneBackups, setState, stateKey, type SyncState } from './state'
+import { backupDays, backupsDir, forgetState, getState, pruneBackups, setState, stateKey, type SyncState } from './state'
 import { copyMap, decide, ownValue, reconcile, type Decision, type Files, type Mode, type Side, type Write } from './sync/engine'
 import { neutralFiles } from './sync/paths'
 import { runnableChanges } from './sync/runs-code'
@@ -128,6 +128,8 @@ const unique = (keys: string[]) => [...new Set(keys)]
 
 /** Runs one config through the engine, doing what it decides. The caller holds the lock (unless dry-run). */
 export async function runOne(s: Session, t: Target, options: RunOptions, attempt = 0): Promise<Report> {
+	// A bad CFGSYNC_BACKUP_DAYS is a usage error before anything is done, not after the files are written.
+	const keepDays = backupDays()
 	const state = getState(t.key)
 	const remote = (await fetchRemote(s, t)) as Remote | undefined
 	if (!remote && (options.mode === 'pull' || options.mode === 'resolve')) {
@@ -198,7 +200,6 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		const root = join(backupsDir(), new Date().toISOString().replace(/[:.]/g, '-'))
 		if (applyWrites(outcome.writes, root).backedUp > 0) report.backups = root
 	}
-	pruneBackups()
 
 	let version = outcome.conflicts.length === 0 && remote ? remote.version : (state?.version ?? 0)
 	let hash = outcome.conflicts.length === 0 && remote ? remote.hash : (state?.hash ?? '')
@@ -241,6 +242,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		secretsNoted,
 		syncedAt: new Date().toISOString()
 	})
+	if (!options.dryRun) pruneBackups(keepDays)
 	return report
 }
 

@@ -169,8 +169,7 @@ export const DEFAULT_BACKUP_DAYS = 30
  * was made (2026-11-23T22-18-02-098Z); its age comes from that name, or from
  * its modification time when the name is not one.
  */
-export function pruneBackups(now = Date.now()): string[] {
-	const days = backupDays()
+export function pruneBackups(days = backupDays(), now = Date.now()): string[] {
 	if (days === 0 || !existsSync(backupsDir())) return []
 	const removed: string[] = []
 	for (const entry of readdirSync(backupsDir(), { withFileTypes: true })) {
@@ -186,8 +185,12 @@ export function pruneBackups(now = Date.now()): string[] {
 			}
 		}
 		if (now - made > days * 86_400_000) {
-			rmSync(path, { recursive: true, force: true })
-			removed.push(path)
+			try {
+				rmSync(path, { recursive: true, force: true })
+				removed.push(path)
+			} catch {
+				// not ours to remove (permissions): left for the person
+			}
 		}
 	}
 	return removed

@@ -158,7 +158,7 @@ export async function logout(args: string[]) {
 	const { profile, credentials } = chooseLogin(values)
 	if (!credentials) throw new CliFailure(`not logged in${profile === DEFAULT_PROFILE ? '' : ` (profile "${profile}")`}`, EXIT.auth, 'not_logged_in')
 	const { server, device } = credentials
-	const elsewhere = `revoke it from another logged-in machine (cfgsync keys revoke ${shellWord(device)}) or on the Devices page of ${server}`
+	const elsewhere = `revoke it from another logged-in machine (cfgsync keys revoke ${shellWord(device)}) or on the Devices page of the web application (${server})`
 	const done = (key: 'revoked' | 'already_revoked' | 'still_active', text: string) => {
 		if (values.json) json({ server, profile, device, key })
 		else say(text)
