@@ -271,6 +271,7 @@ function fish(): string {
 		'end',
 		'# True when the command is $argv[1] (and the subcommand $argv[2], unless it is "-") and $argv[-1] arguments follow.',
 		'function __cfgsync_at',
+		'\t__cfgsync_value_wanted; and return 1',
 		'\tset -l args (__cfgsync_args)',
 		'\ttest (count $args) -ge 1; or return 1',
 		'\ttest "$args[1]" = "$argv[1]"; or return 1',
@@ -279,25 +280,30 @@ function fish(): string {
 		'\tend',
 		'\ttest (math (count $args) - 1) -eq $argv[-1]',
 		'end',
+		'# True when the word before the cursor is an option that takes a value (then only its values are offered).',
+		'function __cfgsync_value_wanted',
+		'\tset -l words (commandline -opc)',
+		`\tcontains -- "$words[-1]" ${VALUED.join(' ')}`,
+		'end',
 		'function __cfgsync_tool',
 		'\tset -l args (__cfgsync_args)',
 		'\tcontains -- "$args[1]" status push pull sync resolve watch diff history rollback delete; and echo $args[2]',
 		'end',
 		'complete -c cfgsync -f',
-		`complete -c cfgsync -n 'test (count (__cfgsync_args)) -eq 0' -a '${words(commands())}'`,
-		...COMMON.map((option) => `complete -c cfgsync -l ${option.slice(2)}${option === '--server' || option === '--profile' ? ' -r' : ''}`),
-		"complete -c cfgsync -l profile -r -a '(cfgsync __complete profiles 2>/dev/null)'",
-		"complete -c cfgsync -l name -s n -r -a '(cfgsync __complete names (__cfgsync_tool) 2>/dev/null)'",
-		"complete -c cfgsync -l team -r -a '(cfgsync __complete teams 2>/dev/null)'",
-		`complete -c cfgsync -l role -r -a '${words(INVITED)}'`,
-		`complete -c cfgsync -l type -r -a '${words(AUDIT_TYPES)}'`
+		`complete -c cfgsync -n 'not __cfgsync_value_wanted; and test (count (__cfgsync_args)) -eq 0' -a '${words(commands())}'`,
+		...COMMON.map((option) => `complete -c cfgsync -l ${option.slice(2)}${option === '--server' || option === '--profile' ? ' -x' : ''}`),
+		"complete -c cfgsync -l profile -x -a '(cfgsync __complete profiles 2>/dev/null)'",
+		"complete -c cfgsync -l name -s n -x -a '(cfgsync __complete names (__cfgsync_tool) 2>/dev/null)'",
+		"complete -c cfgsync -l team -x -a '(cfgsync __complete teams 2>/dev/null)'",
+		`complete -c cfgsync -l role -x -a '${words(INVITED)}'`,
+		`complete -c cfgsync -l type -x -a '${words(AUDIT_TYPES)}'`
 	]
 	const seen = new Set(['--name', '-n', '--team', '--role', '--type', ...COMMON])
 	for (const [command, spec] of Object.entries(SPECS)) {
 		for (const option of spec.options) {
 			if (seen.has(option) || !option.startsWith('--')) continue
 			const short = spec.options.includes(`-${option[2]}`) && ['--force', '--yes'].includes(option) ? ` -s ${option[2]}` : ''
-			lines.push(`complete -c cfgsync -n '__fish_seen_subcommand_from ${command}' -l ${option.slice(2)}${short}${VALUED.includes(option) ? ' -r' : ''}`)
+			lines.push(`complete -c cfgsync -n '__fish_seen_subcommand_from ${command}' -l ${option.slice(2)}${short}${VALUED.includes(option) ? ' -x' : ''}`)
 		}
 		if (spec.subs) lines.push(`complete -c cfgsync -n '__cfgsync_at ${command} - 0' -a '${words(spec.subs)}'`)
 	}
@@ -316,7 +322,7 @@ function fish(): string {
 		const value = values[kind]
 		if (value) lines.push(`complete -c cfgsync -n '${at}' ${value}`)
 	}
-	for (const command of ['push', 'pull', 'resolve', 'diff']) lines.push(`complete -c cfgsync -n '__fish_seen_subcommand_from ${command}; and test (count (__cfgsync_args)) -ge 3' -F`)
+	for (const command of ['push', 'pull', 'resolve', 'diff']) lines.push(`complete -c cfgsync -n 'not __cfgsync_value_wanted; and __fish_seen_subcommand_from ${command}; and test (count (__cfgsync_args)) -ge 3' -F`)
 	return `${lines.join('\n')}\n`
 }
 
