@@ -5,11 +5,16 @@ import { htmlResponse } from '../../lib/http'
 import { downloadPage } from './page'
 import { PACKAGE_NAME, SUMS_NAME, type Downloads } from './service'
 
-/** The origin teammates reach this server at, as the request names it (https when a proxy says so). */
+/**
+ * The origin teammates reach this server at, as the request names it: its
+ * Host, and https when a proxy says so. It is only shown to the same client
+ * (escaped), so a forged header misleads nobody else.
+ */
 function originOf(request: Request): string {
 	const url = new URL(request.url)
 	const proto = request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim()
-	return `${proto === 'https' || proto === 'http' ? proto : url.protocol.slice(0, -1)}://${url.host}`
+	const host = request.headers.get('host')?.trim() || url.host
+	return `${proto === 'https' || proto === 'http' ? proto : url.protocol.slice(0, -1)}://${host}`
 }
 
 const attachment = (name: string, type: string) => ({ 'content-type': type, 'content-disposition': `attachment; filename="${name}"` })
