@@ -34,7 +34,7 @@ export interface SyncState {
 	/**
 	 * Per file, the hash of the content this machine last pushed for it. Any
 	 * other content of a team config's file was pushed by someone else (the
-	 * server does not record who pushed a version).
+	 * audit log that names pushers is closed to a team's plain members).
 	 */
 	pushedFiles?: Record<string, string>
 	/** Secret-looking values this machine already noted for a personal config (`file#path`). */
