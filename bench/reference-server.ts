@@ -12,7 +12,8 @@ db.run('PRAGMA busy_timeout = 5000')
 db.run('PRAGMA synchronous = NORMAL')
 const key = createSecretKey(Buffer.from(masterKey, 'base64'))
 
-const callerBy = db.query<{ user_id: string; email: string; username: string }, [string]>(
+type Caller = { user_id: string; email: string; username: string }
+const callerBy = db.query<Caller, [string]>(
 	'SELECT k.user_id, u.email, u.username FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?'
 )
 const latestBy = db.query<{ id: string; name: string; tool: string; version: number; hash: string; updated_at: string; vid: string; data: Uint8Array }, [string, string, string]>(
@@ -23,8 +24,13 @@ const metaBy = db.query<{ id: string; version: number; hash: string }, [string, 
 )
 const insertVersion = db.query('INSERT INTO config_versions (id, config_id, version, hash, data, created_at) VALUES (?, ?, ?, ?, ?, ?)')
 const updateConfig = db.query('UPDATE configs SET version = ?, hash = ?, current_version_id = ?, updated_at = ? WHERE id = ?')
+// CONTRACT §10: a push records its audit event in its own transaction, the key's device looked up by its hash.
+const insertEvent = db.query(
+	"INSERT INTO audit_events (id, at, type, actor_user_id, actor_username, actor_device, address, team_id, subject_user_id, target_type, target_id, target_name, details) VALUES (?, ?, 'config.pushed', ?, ?, (SELECT device FROM api_keys WHERE key_hash = ?), ?, NULL, NULL, 'config', ?, ?, ?)"
+)
 // Immediate, as cfgsync does: a deferred transaction that upgrades to a write gets SQLITE_BUSY at once when cfgsync holds the lock.
-const push = db.transaction((userId: string, name: string, tool: string, hash: string, json: string) => {
+const push = db.transaction((caller: Caller, keyHash: string, address: string, name: string, tool: string, hash: string, json: string) => {
+	const userId = caller.user_id
 	const current = metaBy.get(userId, name, tool)
 	if (!current) return undefined
 	if (current.hash === hash) return { id: current.id, version: current.version, noChange: true }
@@ -33,6 +39,7 @@ const push = db.transaction((userId: string, name: string, tool: string, hash: s
 	const at = new Date().toISOString()
 	insertVersion.run(versionId, current.id, version, hash, seal(json, `${current.id}:${versionId}`), at)
 	updateConfig.run(version, hash, versionId, at, current.id)
+	insertEvent.run(Bun.randomUUIDv7(), at, userId, caller.username, keyHash, address, current.id, `${tool}/${name}`, JSON.stringify({ version }))
 	return { id: current.id, version, updatedAt: at }
 })
 
@@ -53,7 +60,9 @@ function open(sealed: Uint8Array, aad: string): string {
 }
 
 const unauthorized = () => new Response('{"error":"unauthorized","code":"unauthorized"}', { status: 401 })
-const json = (body: string) => new Response(body, { headers: { 'content-type': 'application/json' } })
+// CONTRACT §3 headers, which every cfgsync response carries.
+const json = (body: string) =>
+	new Response(body, { headers: { 'content-type': 'application/json', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' } })
 
 const server = Bun.serve({
 	port: Number(port),
@@ -61,7 +70,8 @@ const server = Bun.serve({
 	reusePort: false,
 	async fetch(request) {
 		const auth = request.headers.get('authorization') ?? ''
-		const caller = callerBy.get(Bun.CryptoHasher.hash('sha256', auth.slice(7), 'hex'))
+		const keyHash = Bun.CryptoHasher.hash('sha256', auth.slice(7), 'hex')
+		const caller = callerBy.get(keyHash)
 		if (!caller) return unauthorized()
 		const url = new URL(request.url)
 		if (url.pathname === '/api/me') return json(JSON.stringify({ email: caller.email, username: caller.username }))
@@ -74,7 +84,7 @@ const server = Bun.serve({
 		if (url.pathname === '/api/configs' && request.method === 'POST') {
 			const body = (await request.json()) as { name: string; tool: string; data: unknown }
 			const hash = Bun.CryptoHasher.hash('sha256', canonicalJson(body.data), 'hex')
-			const result = push.immediate(caller.user_id, body.name, body.tool, hash, JSON.stringify(body.data))
+			const result = push.immediate(caller, keyHash, server.requestIP(request)?.address ?? 'unknown', body.name, body.tool, hash, JSON.stringify(body.data))
 			return result ? json(JSON.stringify(result)) : new Response('{}', { status: 404 })
 		}
 		return new Response('{}', { status: 404 })

@@ -15,9 +15,8 @@ CREATE TABLE `audit_events` (
 );
 --> statement-breakpoint
 CREATE INDEX `audit_events_actor_idx` ON `audit_events` (`actor_user_id`,`id`);--> statement-breakpoint
-CREATE INDEX `audit_events_subject_idx` ON `audit_events` (`subject_user_id`,`id`);--> statement-breakpoint
-CREATE INDEX `audit_events_team_idx` ON `audit_events` (`team_id`,`id`);--> statement-breakpoint
-CREATE INDEX `audit_events_at_idx` ON `audit_events` (`at`);--> statement-breakpoint
+CREATE INDEX `audit_events_subject_idx` ON `audit_events` (`subject_user_id`,`id`) WHERE "audit_events"."subject_user_id" IS NOT NULL;--> statement-breakpoint
+CREATE INDEX `audit_events_team_idx` ON `audit_events` (`team_id`,`id`) WHERE "audit_events"."team_id" IS NOT NULL;--> statement-breakpoint
 CREATE TABLE `job_leases` (
 	`name` text PRIMARY KEY NOT NULL,
 	`last_run` integer NOT NULL

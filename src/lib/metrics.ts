@@ -17,9 +17,12 @@ const formatNumber = (n: number) => (Number.isFinite(n) ? String(n) : n > 0 ? '+
 
 export interface Counter {
 	inc(values?: readonly string[], by?: number): void
+	/** The series for these label values, to keep and update without looking it up again. */
+	series(values: readonly string[]): { inc(by?: number): void }
 }
 export interface Histogram {
 	observe(values: readonly string[], seconds: number): void
+	series(values: readonly string[]): { observe(seconds: number): void }
 }
 
 export function createMetrics() {
@@ -32,12 +35,19 @@ export function createMetrics() {
 			for (const { values, count } of series.values()) out += `${name}${renderLabels(labels, values)} ${formatNumber(count)}\n`
 			return out
 		})
+		const seriesOf = (values: readonly string[]) => {
+			const key = values.join('\u0000')
+			let entry = series.get(key)
+			if (!entry) series.set(key, (entry = { values: [...values], count: 0 }))
+			return entry
+		}
 		return {
 			inc(values = [], by = 1) {
-				const key = values.join('\u0000')
-				const entry = series.get(key)
-				if (entry) entry.count += by
-				else series.set(key, { values: [...values], count: by })
+				seriesOf(values).count += by
+			},
+			series(values) {
+				const entry = seriesOf(values)
+				return { inc: (by = 1) => void (entry.count += by) }
 			}
 		}
 	}
@@ -58,16 +68,24 @@ export function createMetrics() {
 			}
 			return out
 		})
+		const seriesOf = (values: readonly string[]) => {
+			const key = values.join('\u0000')
+			let entry = series.get(key)
+			if (!entry) series.set(key, (entry = { values: [...values], counts: new Array(buckets.length).fill(0), sum: 0, count: 0 }))
+			return entry
+		}
+		const observeIn = (entry: ReturnType<typeof seriesOf>, seconds: number) => {
+			let i = 0
+			while (i < buckets.length && seconds > (buckets[i] as number)) i++
+			if (i < buckets.length) entry.counts[i] = (entry.counts[i] as number) + 1
+			entry.sum += seconds
+			entry.count++
+		}
 		return {
-			observe(values, seconds) {
-				const key = values.join('\u0000')
-				let entry = series.get(key)
-				if (!entry) series.set(key, (entry = { values: [...values], counts: new Array(buckets.length).fill(0), sum: 0, count: 0 }))
-				let i = 0
-				while (i < buckets.length && seconds > (buckets[i] as number)) i++
-				if (i < buckets.length) entry.counts[i] = (entry.counts[i] as number) + 1
-				entry.sum += seconds
-				entry.count++
+			observe: (values, seconds) => observeIn(seriesOf(values), seconds),
+			series(values) {
+				const entry = seriesOf(values)
+				return { observe: (seconds) => observeIn(entry, seconds) }
 			}
 		}
 	}

@@ -1,5 +1,5 @@
 import { toIso, type Clock } from '../../lib/clock'
-import { newId } from '../../lib/ids'
+import { newIdAt } from '../../lib/ids'
 import type { AuditActor, AuditEvent, AuditType, Caller } from '../../store/types'
 
 /** A person acting through the API (with a key) or the web application (with a session), and where from. */
@@ -25,12 +25,10 @@ export const auditActorOf = (actor: Actor): AuditActor => ({
  */
 export const createAuditEvents =
 	(clock: Clock) =>
-	(type: AuditType, actor: Actor | AuditActor, rest: Omit<AuditEvent, 'id' | 'at' | 'type' | 'actor'> = {}): AuditEvent => ({
-		id: newId(),
-		at: toIso(clock.now()),
-		type,
-		actor: 'email' in actor ? auditActorOf(actor) : actor,
-		...rest
-	})
+	(type: AuditType, actor: Actor | AuditActor, rest: Omit<AuditEvent, 'id' | 'at' | 'type' | 'actor'> = {}): AuditEvent => {
+		const now = clock.now()
+		// The id carries the event's time, so paging and retention can go by id alone.
+		return { id: newIdAt(now), at: toIso(now), type, actor: 'email' in actor ? auditActorOf(actor) : actor, ...rest }
+	}
 
 export type AuditEvents = ReturnType<typeof createAuditEvents>

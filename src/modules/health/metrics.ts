@@ -33,12 +33,21 @@ export function createAppMetrics(store: Store) {
 	registry.gauge('process_resident_memory_bytes', 'Resident memory of this process.', () => process.memoryUsage.rss())
 	registry.gauge('process_start_time_seconds', 'When this process started.', () => Math.floor((Date.now() - process.uptime() * 1000) / 1000))
 
+	// Per (route, method, status): the two series a request updates, found with one string key.
+	const perRequest = new Map<string, { count: { inc(): void }; time: { observe(seconds: number): void } }>()
+
 	return {
 		/** One finished request; unmatched paths count as one route so stray URLs cannot multiply the series. */
 		request(route: string | undefined, method: string, status: number, ms: number | undefined) {
 			const pattern = route || 'unmatched'
-			requests.inc([pattern, method, String(status)])
-			if (ms !== undefined) latency.observe([pattern, method], ms / 1000)
+			const key = `${pattern} ${method} ${status}`
+			let series = perRequest.get(key)
+			if (series === undefined) {
+				series = { count: requests.series([pattern, method, String(status)]), time: latency.series([pattern, method]) }
+				perRequest.set(key, series)
+			}
+			series.count.inc()
+			if (ms !== undefined) series.time.observe(ms / 1000)
 		},
 		push: (result: 'created' | 'updated' | 'unchanged') => pushes.inc([result]),
 		login: (result: 'success' | 'failure') => logins.inc([result]),

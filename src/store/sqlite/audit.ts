@@ -1,4 +1,5 @@
 import { and, desc, eq, lt, or, sql, type SQL } from 'drizzle-orm'
+import { uuidv7Floor } from '../../lib/ids'
 import type { AuditEvent, AuditRow, AuditStore } from '../types'
 import type { SqliteDb } from './client'
 import { changed } from './errors'
@@ -70,6 +71,7 @@ export function sqliteAudit(db: SqliteDb, write: AuditWriter): AuditStore {
 				.all()
 			return rows.map((row) => ({ ...row, details: JSON.parse(row.details) }) as AuditRow)
 		},
-		prune: async (before) => changed(db.delete(auditEvents).where(lt(auditEvents.at, before)).run())
+		// Ids are UUIDv7, ordered by time: the primary key finds the old events, no index on `at` is kept up.
+		prune: async (before) => changed(db.delete(auditEvents).where(lt(auditEvents.id, uuidv7Floor(Date.parse(before)))).run())
 	}
 }

@@ -222,11 +222,16 @@ export const auditEvents = sqliteTable(
 		/** Small JSON object: versions, roles, names; never data. */
 		details: text('details').notNull()
 	},
+	// Every index is written by every push, so there are few: none on `at` (ids are time-ordered, so
+	// retention deletes by id), and the team and subject indexes hold only the events that have one.
 	(t) => [
 		index('audit_events_actor_idx').on(t.actorUserId, t.id),
-		index('audit_events_subject_idx').on(t.subjectUserId, t.id),
-		index('audit_events_team_idx').on(t.teamId, t.id),
-		index('audit_events_at_idx').on(t.at)
+		index('audit_events_subject_idx')
+			.on(t.subjectUserId, t.id)
+			.where(sql`${t.subjectUserId} IS NOT NULL`),
+		index('audit_events_team_idx')
+			.on(t.teamId, t.id)
+			.where(sql`${t.teamId} IS NOT NULL`)
 	]
 )
 
