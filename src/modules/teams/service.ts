@@ -44,8 +44,8 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 
 	return {
 		/** Team plan only; the creator becomes the owner; 409 when the generated slug is taken or reserved. */
-		async create(actor: Actor, name: string) {
-			const slug = slugify(name)
+		async create(actor: Actor, name: string, chosenSlug?: string) {
+			const slug = chosenSlug ?? slugify(name)
 			if (slug === '') {
 				throw new AppError('invalid_request', 'The name needs at least one letter or digit (a-z, 0-9) to make a slug.', {
 					details: [{ path: 'name', message: 'Yields an empty slug.' }]
@@ -61,7 +61,7 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 				event('team.created', actor, { ...inTeam(team), details: { name } })
 			)
 			if (!created) {
-				throw new AppError('conflict', `The slug "${slug}" is already taken; choose another name.`)
+				throw new AppError('conflict', `The slug "${slug}" is already taken; choose another ${chosenSlug === undefined ? 'name' : 'slug'}.`)
 			}
 			return { id: team.id, name: team.name, slug: team.slug }
 		},
