@@ -10,6 +10,8 @@ import { createAuditService } from './modules/audit/service'
 import { authRoutes } from './modules/auth'
 import { createAuthService } from './modules/auth/service'
 import { configsRoutes } from './modules/configs'
+import { downloadRoutes } from './modules/download'
+import { createDownloads, embeddedClientPackage, type Downloads } from './modules/download/service'
 import { createConfigPolicy } from './modules/configs/policy'
 import { createConfigsService } from './modules/configs/service'
 import { healthRoutes } from './modules/health'
@@ -40,6 +42,8 @@ export interface AppDeps {
 	metrics?: AppMetrics
 	/** CFGSYNC_METRICS_TOKEN: /metrics answers only with it (CONTRACT §10). */
 	metricsToken?: string
+	/** CONTRACT §12 /download: the embedded client package and the downloads directory; by default the package only. */
+	downloads?: Downloads
 }
 
 /** Builds the whole HTTP app; tests call it with an in-memory store and `app.handle(request)`. */
@@ -70,6 +74,7 @@ export function createApp(appDeps: AppDeps) {
 		.use(teamsRoutes(teams, gate))
 		.use(invitationsRoutes(teams, gate))
 		.use(auditRoutes(audit, gate))
+		.use(downloadRoutes(deps.downloads ?? createDownloads({ clientPackage: embeddedClientPackage() })))
 		// The web application: its own routes and cookie gate; nothing of it runs on /api requests.
 		.use(
 			webRoutes({

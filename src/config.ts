@@ -13,6 +13,7 @@ export interface ConfigFlags {
 	backupDir?: string
 	backupSchedule?: string
 	backupKeep?: string
+	downloadsDir?: string
 }
 
 /** A croner pattern (5 fields, or 6 with seconds first). */
@@ -50,6 +51,8 @@ export const Config = z.object({
 	backupDir: z.string().min(1).optional(),
 	backupSchedule: CronPattern,
 	backupKeep: z.coerce.number().int().min(1).max(10_000),
+	/** CONTRACT §12: executables served at /download/<file> (none without it). */
+	downloadsDir: z.string().min(1).optional(),
 	/** CONTRACT §10: how long audit events are kept. */
 	auditRetentionDays: z.coerce.number().int().min(1).max(36_500),
 	/** Processes serving one port (SO_REUSEPORT); 'auto' is one per core. */
@@ -70,6 +73,7 @@ const ENV_NAMES: Record<string, string> = {
 	backupDir: '--backup-dir / CFGSYNC_BACKUP_DIR',
 	backupSchedule: '--backup-schedule / CFGSYNC_BACKUP_SCHEDULE',
 	backupKeep: '--backup-keep / CFGSYNC_BACKUP_KEEP',
+	downloadsDir: '--downloads-dir / CFGSYNC_DOWNLOADS_DIR',
 	workers: '--workers / CFGSYNC_WORKERS'
 }
 
@@ -90,6 +94,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: Record<string, string |
 		backupDir: (flags.backupDir ?? env.CFGSYNC_BACKUP_DIR) ? resolve((flags.backupDir ?? env.CFGSYNC_BACKUP_DIR) as string) : undefined,
 		backupSchedule: flags.backupSchedule ?? env.CFGSYNC_BACKUP_SCHEDULE ?? '0 3 * * *',
 		backupKeep: flags.backupKeep ?? env.CFGSYNC_BACKUP_KEEP ?? 14,
+		downloadsDir: (flags.downloadsDir ?? env.CFGSYNC_DOWNLOADS_DIR) ? resolve((flags.downloadsDir ?? env.CFGSYNC_DOWNLOADS_DIR) as string) : undefined,
 		auditRetentionDays: env.CFGSYNC_AUDIT_RETENTION_DAYS ?? 365,
 		workers: flags.workers ?? env.CFGSYNC_WORKERS ?? 1
 	})

@@ -10,7 +10,7 @@ const HELP = `cfgsync-server ${packageJson.version} — self-hosted configuratio
 
 Usage:
   cfgsync-server [serve] [--port N] [--host H] [--data-dir D] [--workers N|auto]
-                 [--backup-dir D] [--backup-schedule CRON] [--backup-keep N]
+                 [--backup-dir D] [--backup-schedule CRON] [--backup-keep N] [--downloads-dir D]
                                                                 run the server (default command)
   cfgsync-server user add --email E --username U [--plan free|pro|team] [--admin] [--password P | --password-stdin]
   cfgsync-server user list [--json]
@@ -46,13 +46,14 @@ Environment:
   CFGSYNC_BACKUP_KEEP        how many scheduled backups are kept (default 14)
   CFGSYNC_METRICS_TOKEN      serve Prometheus metrics at /metrics to this bearer token
   CFGSYNC_AUDIT_RETENTION_DAYS  how long audit events are kept (default 365)
+  CFGSYNC_DOWNLOADS_DIR      client executables served at /download (npm run build:release makes them)
 `
 
 const DATA_DIR = '  --data-dir D    the data directory (default ./data, or CFGSYNC_DATA_DIR)'
 
 /** `cfgsync-server COMMAND --help`: each command's own usage (CONTRACT §7: exit 0). */
 const USAGE: Record<string, string> = {
-	serve: `Usage: cfgsync-server [serve] [--port N] [--host H] [--data-dir D] [--workers N|auto] [--backup-dir D] [--backup-schedule CRON] [--backup-keep N]
+	serve: `Usage: cfgsync-server [serve] [--port N] [--host H] [--data-dir D] [--workers N|auto] [--backup-dir D] [--backup-schedule CRON] [--backup-keep N] [--downloads-dir D]
 
 Runs the server until SIGTERM or SIGINT.
   --port N, -p N        port to listen on (default 8787, or CFGSYNC_PORT / PORT)
@@ -62,6 +63,8 @@ ${DATA_DIR}
   --backup-dir D        write verified backups here on a schedule (or CFGSYNC_BACKUP_DIR)
   --backup-schedule C   when, as a cron pattern (default "0 3 * * *", or CFGSYNC_BACKUP_SCHEDULE)
   --backup-keep N       keep the newest N scheduled backups (default 14, or CFGSYNC_BACKUP_KEEP)
+  --downloads-dir D     offer the client executables in D at /download (or CFGSYNC_DOWNLOADS_DIR);
+                        the npm package cfgsync.tgz is always offered (it is inside this binary)
 See cfgsync-server --help for the environment variables.`,
 	user: `Usage: cfgsync-server user add|list|set-plan|set-admin|passwd|revoke-keys|unlock|remove ...
 

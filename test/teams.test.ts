@@ -50,6 +50,21 @@ describe('teams (SPEC /api/teams)', () => {
 		expect(detail.body.userRole).toBe('owner')
 	})
 
+	test('create with a chosen slug (optional; the slug rule applies; 409 when taken, also by a reserved one)', async () => {
+		const t = testApp()
+		const owner = await t.user('team')
+		const chosen = await t.call('POST', '/api/teams', { key: owner.key, body: { name: '日本語チーム', slug: 'jp' } })
+		expect(chosen).toMatchObject({ status: 201, body: { name: '日本語チーム', slug: 'jp' } })
+		for (const slug of ['', 'Upper', 'a--b', '-a', 'x'.repeat(51), 7]) {
+			const res = await t.call('POST', '/api/teams', { key: owner.key, body: { name: 'Any', slug } })
+			expect({ slug, status: res.status, code: res.body.code }).toEqual({ slug, status: 400, code: 'invalid_request' })
+		}
+		const taken = await t.call('POST', '/api/teams', { key: owner.key, body: { name: 'Other', slug: 'jp' } })
+		expect(taken).toMatchObject({ status: 409, body: { code: 'conflict', error: 'The slug "jp" is already taken; choose another slug.' } })
+		expect((await t.call('PATCH', '/api/teams/jp', { key: owner.key, body: { slug: 'japan' } })).status).toBe(200)
+		expect((await t.call('POST', '/api/teams', { key: owner.key, body: { name: 'Third', slug: 'jp' } })).status).toBe(409)
+	})
+
 	test('create: names are 1-50 characters after trimming and must yield a slug', async () => {
 		const t = testApp()
 		const owner = await t.user('team')

@@ -1,4 +1,5 @@
 import type { Subprocess } from 'bun'
+import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { createApp } from '../app'
 import { BootError, openWithMasterKey, registerServer } from '../boot'
@@ -9,6 +10,7 @@ import type { Cron } from 'croner'
 import type { Clock } from '../lib/clock'
 import type { Sealer } from '../lib/crypto'
 import { createAppMetrics, type AppMetrics } from '../modules/health/metrics'
+import { createDownloads, embeddedClientPackage, PACKAGE_NAME, type Downloads } from '../modules/download/service'
 import { systemClock } from '../lib/clock'
 import { noTrustedProxies, parseTrustedProxies, trustEveryPeer, type TrustedProxies } from '../lib/client-address'
 import { createLogger, type Logger } from '../lib/log'
@@ -33,7 +35,8 @@ export async function serveCommand(args: string[]) {
 		workers: { type: 'string' },
 		'backup-dir': { type: 'string' },
 		'backup-schedule': { type: 'string' },
-		'backup-keep': { type: 'string' }
+		'backup-keep': { type: 'string' },
+		'downloads-dir': { type: 'string' }
 	})
 	if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`)
 	const config = loadConfig({
@@ -43,7 +46,8 @@ export async function serveCommand(args: string[]) {
 		workers: values.workers,
 		backupDir: values['backup-dir'],
 		backupSchedule: values['backup-schedule'],
-		backupKeep: values['backup-keep']
+		backupKeep: values['backup-keep'],
+		downloadsDir: values['downloads-dir']
 	})
 	const logger = createLogger({ level: config.logLevel })
 	const workers = config.workers === 'auto' ? availableParallelism() : config.workers
@@ -93,6 +97,7 @@ function serveHttp(config: Config, logger: Logger, opened: Awaited<ReturnType<ty
 		metrics,
 		trustedProxies: trustedProxiesOf(config, logger, worker),
 		metricsToken: config.metricsToken,
+		downloads: downloadsOf(config),
 		peerAddress: (request) => app.server?.requestIP(request)?.address ?? 'unknown'
 	})
 	try {
@@ -113,6 +118,7 @@ function serveHttp(config: Config, logger: Logger, opened: Awaited<ReturnType<ty
 	const jobs = worker ? [] : startJobs(config, { ...deps, sealer, metrics })
 	const unregister = worker ? () => {} : registerServer(config.dataDir)
 	logger.info('listening', { url: `http://${config.host}:${app.server?.port}`, dataDir: config.dataDir, pid: process.pid, ...(worker ? { worker: true } : {}) })
+	if (!worker) logDownloads(logger, `http://${config.host}:${app.server?.port}`, downloadsOf(config))
 	if (worker) process.send?.('ready')
 
 	onShutdown(logger, async () => {
@@ -136,6 +142,19 @@ function startJobs(config: Config, deps: { store: Store; sealer: Sealer; clock: 
 		deps.logger.info('scheduled backups', { dir: config.backupDir, schedule: config.backupSchedule, keep: config.backupKeep })
 	}
 	return jobs
+}
+
+/** CONTRACT §12: the client package embedded in this binary and the executables of --downloads-dir. */
+function downloadsOf(config: Config): Downloads {
+	return createDownloads({ dir: config.downloadsDir, clientPackage: embeddedClientPackage() })
+}
+
+/** At start, what /download offers (CONTRACT §12), so the operator sees what teammates can fetch. */
+function logDownloads(logger: Logger, url: string, downloads: Downloads) {
+	const files = [...(embeddedClientPackage() ? [PACKAGE_NAME] : []), ...downloads.names()]
+	logger.info('client downloads', { page: `${url}/download`, files: files.join(' '), ...(downloads.dir ? { dir: downloads.dir } : {}) })
+	if (!embeddedClientPackage()) logger.warn('this binary was built without the client package: /download/cfgsync.tgz answers 404 (npm run build embeds it)')
+	if (downloads.dir !== undefined && !existsSync(downloads.dir)) logger.warn('the downloads directory does not exist: no executables are offered', { dir: downloads.dir })
 }
 
 /** CONTRACT §2: CFGSYNC_TRUSTED_PROXIES, or the deprecated CFGSYNC_TRUST_PROXY=1 meaning "trust the socket peer". */
@@ -195,6 +214,7 @@ async function supervise(config: Config, logger: Logger, store: Store, sealer: S
 	const jobs = startJobs(config, { store, sealer, clock: systemClock, logger, metrics: createAppMetrics(store) })
 	const unregister = registerServer(config.dataDir)
 	logger.info('listening', { url: `http://${config.host}:${port}`, dataDir: config.dataDir, pid: process.pid, workers: count })
+	logDownloads(logger, `http://${config.host}:${port}`, downloadsOf(config))
 
 	onShutdown(logger, async () => {
 		stopping = true

@@ -1,15 +1,22 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { TOOLS, type Tool } from '../lib/constants'
 import { ApiError, createApi, type Api } from './api'
-import { readCredentials, type Credentials } from './credentials'
-import { CliFailure, EXIT, failure } from './output'
+import { checkProfile, credentialsFile, DEFAULT_PROFILE, profiles, readCredentials, type Credentials } from './credentials'
+import { CliFailure, EXIT, failure, safe } from './output'
 
 /** Options every command takes. */
 export const COMMON = {
 	server: { type: 'string' },
+	profile: { type: 'string' },
 	json: { type: 'boolean' },
 	help: { type: 'boolean', short: 'h' }
 } as const
+
+/** Options shared by several commands, with their short forms (issue 20: -f, -n, -y). */
+export const NAME = { name: { type: 'string', short: 'n' } } as const
+export const TEAM = { team: { type: 'string' } } as const
+export const YES = { yes: { type: 'boolean', short: 'y' } } as const
+export const FORCE = { force: { type: 'boolean', short: 'f' } } as const
 
 /** Strict argument parsing; a wrong flag is a usage error (exit 2) naming the command's help. */
 export function parse<T extends NonNullable<ParseArgsConfig['options']>>(command: string, args: string[], options: T) {
@@ -20,52 +27,184 @@ export function parse<T extends NonNullable<ParseArgsConfig['options']>>(command
 	}
 }
 
+/** Extra positional arguments are a usage error, never silently ignored (issue 20). */
+export function noMore(positionals: string[], allowed: number, command: string): void {
+	const extra = positionals[allowed]
+	if (extra !== undefined) throw new CliFailure(`unexpected argument "${safe(extra)}" (see cfgsync ${command} --help)`, EXIT.usage)
+}
+
 export function tool(name: string | undefined, command: string): Tool {
 	if (name === undefined) throw new CliFailure(`which tool? cfgsync ${command} TOOL, with TOOL one of ${TOOLS.join(', ')}`, EXIT.usage)
-	if (!TOOLS.includes(name as Tool)) throw new CliFailure(`unknown tool "${name}": use one of ${TOOLS.join(', ')}`, EXIT.usage)
+	if (!TOOLS.includes(name as Tool)) {
+		const near = suggest(name, TOOLS)
+		throw new CliFailure(`unknown tool "${safe(name)}": ${near ? `did you mean "${near}"? ` : ''}use one of ${TOOLS.join(', ')}`, EXIT.usage)
+	}
 	return name as Tool
 }
 
-export const serverFrom = (flag: string | undefined, credentials?: Credentials): string | undefined =>
-	(flag ?? process.env.CFGSYNC_SERVER ?? credentials?.server)?.replace(/\/+$/, '')
+/** Edit distance, for "did you mean". */
+function distance(a: string, b: string): number {
+	const row = Array.from({ length: b.length + 1 }, (_, i) => i)
+	for (let i = 1; i <= a.length; i++) {
+		let previous = row[0] as number
+		row[0] = i
+		for (let j = 1; j <= b.length; j++) {
+			const current = row[j] as number
+			row[j] = Math.min((row[j] as number) + 1, (row[j - 1] as number) + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1))
+			previous = current
+		}
+	}
+	return row[b.length] as number
+}
+
+/** The closest of `options` to a mistyped word (at most two edits, or a prefix), if any. */
+export function suggest(word: string, options: readonly string[]): string | undefined {
+	const prefixed = options.filter((option) => word.length >= 2 && option.startsWith(word))
+	if (prefixed.length === 1) return prefixed[0]
+	const near = options.map((name) => ({ name, d: distance(word, name) })).sort((a, b) => a.d - b.d)[0]
+	return near && near.d <= 2 ? near.name : undefined
+}
+
+/**
+ * A server URL as given (--server, CFGSYNC_SERVER, or typed at the prompt):
+ * it must say http:// or https://, or fetch would fail with a cryptic
+ * "URL is invalid" (issue 20). A usage error naming the fix otherwise.
+ */
+export function checkServer(url: string, source: string): string {
+	const trimmed = url.trim()
+	const fix = (why: string) => new CliFailure(`${source} ${safe(url)} ${why}`, EXIT.usage)
+	if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) throw fix(`has no scheme: use ${source === 'CFGSYNC_SERVER' ? 'CFGSYNC_SERVER=' : `${source} `}http://${safe(trimmed)} (or https://)`)
+	if (!/^https?:\/\//i.test(trimmed)) throw fix('is not an http:// or https:// URL')
+	let parsed: URL
+	try {
+		parsed = new URL(trimmed)
+	} catch {
+		throw fix('is not a valid URL')
+	}
+	if (parsed.search || parsed.hash || parsed.username || parsed.password) throw fix('must be the server\'s address only (no query, fragment or user name)')
+	return `${parsed.origin}${parsed.pathname}`.replace(/\/+$/, '')
+}
+
+/** The profile named by --profile or CFGSYNC_PROFILE, if any. */
+export function profileOption(flag: string | undefined): string | undefined {
+	if (flag !== undefined) return checkProfile(flag, '--profile')
+	const env = process.env.CFGSYNC_PROFILE
+	return env ? checkProfile(env, 'CFGSYNC_PROFILE') : undefined
+}
+
+/** The server named by --server or CFGSYNC_SERVER, checked; undefined when neither is set. */
+export function serverOption(flag: string | undefined): string | undefined {
+	if (flag !== undefined) return checkServer(flag, '--server')
+	const env = process.env.CFGSYNC_SERVER
+	return env ? checkServer(env, 'CFGSYNC_SERVER') : undefined
+}
+
+/** The command that logs this profile in, for messages. */
+export const loginCommand = (profile: string, server?: string): string =>
+	`cfgsync login${server ? ` --server ${server}` : ''}${profile === DEFAULT_PROFILE ? '' : ` --profile ${profile}`}`
+
+export interface Login {
+	profile: string
+	server: string
+	credentials?: Credentials
+}
+
+/**
+ * Which saved login a command uses: the named profile; else the default
+ * profile when it is for the server asked for (or no server is asked for);
+ * else the profile saved for that server (per-server credentials).
+ */
+export function chooseLogin(flags: { server?: string; profile?: string }): Login {
+	const named = profileOption(flags.profile)
+	const flagServer = flags.server !== undefined ? checkServer(flags.server, '--server') : undefined
+	if (named !== undefined) {
+		const credentials = readCredentials(named)
+		const server = flagServer ?? credentials?.server ?? serverOption(undefined)
+		if (!server) throw new CliFailure(`profile "${named}" is not logged in: run cfgsync login --server URL --profile ${named}`, EXIT.auth, 'not_logged_in')
+		return { profile: named, server, credentials }
+	}
+	const wanted = serverOption(flags.server)
+	const fallback = readCredentials()
+	if (wanted === undefined || fallback === undefined || fallback.server === wanted) {
+		const server = wanted ?? fallback?.server
+		if (!server) throw new CliFailure('not logged in and no server: run cfgsync login --server URL (or set CFGSYNC_SERVER)', EXIT.auth, 'not_logged_in')
+		return { profile: DEFAULT_PROFILE, server, credentials: fallback }
+	}
+	for (const profile of profiles()) {
+		const credentials = readCredentials(profile)
+		if (credentials?.server === wanted) return { profile, server: wanted, credentials }
+	}
+	return { profile: DEFAULT_PROFILE, server: wanted, credentials: undefined }
+}
 
 export interface Session {
 	server: string
+	profile: string
 	api: Api
+	/** The saved login in use (undefined when CFGSYNC_API_KEY is). */
+	credentials?: Credentials
+	/** Where the key came from: the saved login or CFGSYNC_API_KEY. */
+	keySource: 'saved' | 'env'
 	username: () => Promise<string>
 	/** Runs a call, turning server errors into a sentence for a person. */
 	run: <T>(call: (api: Api) => Promise<T>, what?: string) => Promise<T>
 }
 
+/** CONTRACT §1: an API key is cs_ and 64 lowercase hex digits. */
+export const KEY_PATTERN = /^cs_[0-9a-f]{64}$/
+
 /**
- * The logged-in session: the saved credentials, or CFGSYNC_API_KEY for
- * scripts. A --server other than the one logged in to is refused rather than
- * sending this device's key to another host.
+ * The logged-in session: the saved credentials of the profile in use, or
+ * CFGSYNC_API_KEY for scripts (which overrides the saved login, and says so
+ * when it is refused). A --server no profile is logged in to is refused
+ * rather than sending a key to another host.
  */
-export function session(flag: string | undefined): Session {
-	const credentials = readCredentials()
-	const server = serverFrom(flag, credentials)
+export function session(flags: { server?: string; profile?: string }): Session {
+	const chosen = chooseLogin(flags)
+	const { server, profile } = chosen
 	const envKey = process.env.CFGSYNC_API_KEY
-	if (!server) throw new CliFailure('not logged in and no server: run cfgsync login --server URL (or set CFGSYNC_SERVER)', EXIT.auth)
-	let key = envKey
-	if (!key) {
-		if (!credentials) throw new CliFailure('not logged in: run cfgsync login', EXIT.auth)
-		if (credentials.server !== server) throw new CliFailure(`logged in to ${credentials.server}, not ${server}: run cfgsync login --server ${server}`, EXIT.auth)
+	let key: string
+	let credentials: Credentials | undefined
+	if (envKey) {
+		if (!KEY_PATTERN.test(envKey.trim())) {
+			throw new CliFailure(
+				`CFGSYNC_API_KEY is set but is not an API key (cs_ followed by 64 hex digits). It overrides the login saved by cfgsync login, so unset it to use that login (unset CFGSYNC_API_KEY), or set it to a key from cfgsync-server key issue.`,
+				EXIT.auth
+			)
+		}
+		key = envKey.trim()
+		credentials = chosen.credentials?.server === server ? chosen.credentials : undefined
+	} else {
+		credentials = chosen.credentials
+		if (!credentials) {
+			const other = readCredentials()
+			if (other && other.server !== server && profile === DEFAULT_PROFILE) {
+				throw new CliFailure(`logged in to ${other.server}, not ${server}: to use both, run cfgsync login --server ${server} --profile NAME (then --profile NAME or CFGSYNC_PROFILE=NAME picks it)`, EXIT.auth, 'not_logged_in')
+			}
+			throw new CliFailure(`not logged in${profile === DEFAULT_PROFILE ? '' : ` (profile "${profile}")`}: run ${loginCommand(profile, server)}`, EXIT.auth, 'not_logged_in')
+		}
+		if (credentials.server !== server) {
+			throw new CliFailure(`profile "${profile}" is logged in to ${credentials.server}, not ${server}: run ${loginCommand(profile, server)}`, EXIT.auth, 'not_logged_in')
+		}
 		key = credentials.apiKey
 	}
 	const api = createApi(server, key)
+	const keySource = envKey ? ('env' as const) : ('saved' as const)
 	const run = async <T>(call: (api: Api) => Promise<T>, what?: string): Promise<T> => {
 		try {
 			return await call(api)
 		} catch (error) {
-			if (error instanceof ApiError) throw failure(error, { server, what })
+			if (error instanceof ApiError) throw failure(error, { server, what, keySource, login: loginCommand(profile) })
 			throw error
 		}
 	}
 	let user: string | undefined = envKey ? undefined : credentials?.username
 	return {
 		server,
+		profile,
 		api,
+		credentials,
+		keySource,
 		run,
 		async username() {
 			user ??= (await run((a) => a.call<{ username: string }>('GET', '/api/me'))).body.username
@@ -80,3 +219,5 @@ export async function teamId(s: Session, slug: string | undefined): Promise<stri
 	const team = await s.run((api) => api.call<{ id: string }>('GET', `/api/teams/${encodeURIComponent(slug)}`), `Team "${slug}"`)
 	return team.body.id
 }
+
+export { credentialsFile }

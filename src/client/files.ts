@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto'
-import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs'
+import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs'
 import { basename, dirname, join, resolve, sep } from 'node:path'
+import { applyEdits, modify } from 'jsonc-parser/lib/esm/main.js'
 import { CliFailure, safe } from './output'
 import { home } from './paths'
 import { emptyMap, type Files, type Write } from './sync/engine'
-import { localKey, shown } from './tools'
+import { isObject, parseJsonc, type Json } from './sync/json'
+import { eolOf } from './sync/text'
+import { localKey, partOf, shown } from './tools'
 
 /** The config format the CLI pushes: `{"files": {"<key>": "<content>"}}`. */
 export interface FileSet {
@@ -41,6 +44,12 @@ const lstat = (path: string): Stats | undefined => {
 
 /** A file's text exactly as its bytes say (BOM and line endings kept), or undefined when it does not exist. */
 export function readText(key: string): string | undefined {
+	const part = partOf(key)
+	if (part) return readPart(key, part)
+	return readWhole(key)
+}
+
+function readWhole(key: string): string | undefined {
 	const path = safeTarget(key)
 	let stats: Stats
 	try {
@@ -54,6 +63,100 @@ export function readText(key: string): string | undefined {
 	} catch {
 		throw new CliFailure(`${shown(key)} is not UTF-8 text; cfgsync syncs text configuration files`)
 	}
+}
+
+/**
+ * The synced part of a file (`.claude.json#mcpServers`): `{"MEMBER": …}` as
+ * JSON with two-space indentation, or undefined when the file or the member
+ * is absent. The rest of the file never leaves this machine.
+ */
+function readPart(key: string, part: { file: string; member: string }): string | undefined {
+	const text = readWhole(key)
+	if (text === undefined) return undefined
+	const parsed = parseJsonc(text)
+	if (!parsed) throw new CliFailure(`~/${part.file} is not valid JSON, so its ${part.member} cannot be read; nothing of it was synced`)
+	if (!isObject(parsed.value) || !Object.prototype.hasOwnProperty.call(parsed.value, part.member)) return undefined
+	return `${JSON.stringify({ [part.member]: parsed.value[part.member] }, null, 2)}\n`
+}
+
+/** The whole new text of a part's file once `content` (the part, or null to remove it) is merged into `current`. */
+export function mergePart(key: string, current: string | undefined, content: string | null): string | undefined {
+	const part = partOf(key) as { file: string; member: string }
+	let value: Json | undefined
+	if (content !== null) {
+		const parsed = parseJsonc(content)
+		if (!parsed || !isObject(parsed.value) || !Object.prototype.hasOwnProperty.call(parsed.value, part.member)) {
+			throw new CliFailure(`the server's ${shown(key)} is not a JSON object with "${part.member}"; nothing was written to ~/${part.file}`)
+		}
+		value = parsed.value[part.member]
+	}
+	if (current === undefined) return content ?? undefined
+	if (!parseJsonc(current)) throw new CliFailure(`~/${part.file} is not valid JSON; its ${part.member} were not written (nothing else in it was touched)`)
+	const indent = /\n(\t| +)"/.exec(current)?.[1] ?? '  '
+	const formattingOptions = { insertSpaces: indent !== '\t', tabSize: indent === '\t' ? 1 : indent.length, eol: eolOf(current) }
+	return applyEdits(current, modify(current, [part.member], value, { formattingOptions }))
+}
+
+/** Keys of the files to sync in one directory, and what was left out and why. */
+export interface DirScan {
+	keys: string[]
+	skipped: { key: string; why: string }[]
+	/** Set when the directory is over a cap: it is then not synced at all. */
+	over?: string
+}
+
+/** Issue 20: a directory is synced whole up to these caps, and says so beyond them. */
+export const DIR_MAX_FILES = 200
+export const DIR_MAX_BYTES = 256 * 1024
+const DIR_MAX_DEPTH = 8
+
+/**
+ * The text files under a directory key (`.claude/commands`), recursively:
+ * hidden names (`.DS_Store`, `.git`) are left out, files that are not UTF-8
+ * text are listed as skipped, and linked directories are not followed.
+ */
+export function scanDir(dirKey: string): DirScan {
+	const root = safeTarget(dirKey)
+	const scan: DirScan = { keys: [], skipped: [] }
+	try {
+		if (!statSync(root).isDirectory()) return scan
+	} catch {
+		return scan
+	}
+	let bytes = 0
+	const walk = (dir: string, prefix: string, depth: number) => {
+		for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+			if (entry.name.startsWith('.')) continue
+			const key = `${prefix}/${entry.name}`
+			const path = join(dir, entry.name)
+			if (entry.isDirectory()) {
+				if (depth < DIR_MAX_DEPTH) walk(path, key, depth + 1)
+				continue
+			}
+			let stats: Stats
+			try {
+				stats = statSync(path)
+			} catch {
+				continue // a link to nothing
+			}
+			if (!stats.isFile()) continue
+			let content: Buffer
+			try {
+				content = readFileSync(path)
+				utf8.decode(content)
+			} catch {
+				scan.skipped.push({ key, why: 'not UTF-8 text' })
+				continue
+			}
+			bytes += content.length
+			scan.keys.push(key)
+		}
+	}
+	walk(root, dirKey, 1)
+	if (scan.keys.length > DIR_MAX_FILES || bytes > DIR_MAX_BYTES) {
+		scan.over = `${scan.keys.length} file${scan.keys.length === 1 ? '' : 's'}, ${Math.ceil(bytes / 1024)} KiB: more than cfgsync syncs from one directory (${DIR_MAX_FILES} files, ${DIR_MAX_BYTES / 1024} KiB)`
+	}
+	return scan
 }
 
 /** The existing files among `keys`. */
@@ -169,13 +272,22 @@ export function applyWrites(writes: Write[], backupRoot: string): { backedUp: nu
 		} catch {
 			current = undefined
 		}
+		const part = partOf(write.key)
 		if (current !== undefined) {
-			const backup = join(backupRoot, ...write.key.split('/'))
+			const backup = join(backupRoot, ...(localKey(write.key) ?? write.key).split('/'))
 			mkdirSync(dirname(backup), { recursive: true, mode: 0o700 })
 			writeAtomically(backup, current, 0o600)
 			backedUp++
 		}
-		if (write.content === null) {
+		let content = write.content
+		// A part of a file: merged into the rest of it, which stays as it is (a removed part removes only its key).
+		if (part) {
+			const text = current === undefined ? undefined : utf8.decode(current)
+			const next = mergePart(write.key, text, content)
+			if (next === undefined) continue
+			content = next
+		}
+		if (content === null) {
 			if (stats !== undefined) unlinkSync(target)
 			continue
 		}
@@ -187,7 +299,7 @@ export function applyWrites(writes: Write[], backupRoot: string): { backedUp: nu
 		} catch {
 			// a new file
 		}
-		writeAtomically(place, write.content, mode)
+		writeAtomically(place, content, mode)
 	}
 	return { backedUp }
 }

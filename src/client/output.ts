@@ -9,6 +9,17 @@ export const EXIT = { ok: 0, error: 1, usage: 2, conflict: 3, auth: 4 } as const
 
 const CODES: Record<number, string> = { 1: 'error', 2: 'usage', 3: 'conflict', 4: 'unauthorized' }
 
+/**
+ * --json for this command: stdout carries one JSON document, and stderr only
+ * JSON lines (`{"warning"}` notes, then `{"error","code"}` on failure), so a
+ * script can parse both. Set once by main.
+ */
+let jsonMode = false
+export const setJsonMode = (on: boolean) => {
+	jsonMode = on
+}
+export const isJsonMode = () => jsonMode
+
 /** A failure to report: one message (with what to do next), an exit status, a code for --json. */
 export class CliFailure extends Error {
 	readonly code: string
@@ -33,8 +44,13 @@ export const bold = paint(1)
 /** Text from the server (file names, messages, content) with control characters escaped (issue 15 point 12). */
 export const safe = printable
 
+/** "a member", "an admin", "an owner". */
+export const article = (word: string) => `${/^[aeiou]/i.test(word) ? 'an' : 'a'} ${word}`
+
 export const say = (line = '') => void process.stdout.write(`${line}\n`)
-export const warn = (line: string) => void process.stderr.write(`${yellow(line, process.stderr)}\n`)
+export const warn = (line: string) => void process.stderr.write(jsonMode ? `${JSON.stringify({ warning: line })}\n` : `${yellow(line, process.stderr)}\n`)
+/** A note for the person on stderr (a JSON warning line with --json). */
+export const notice = (text: string) => void process.stderr.write(jsonMode ? `${JSON.stringify({ warning: text })}\n` : `${text}\n`)
 export const json = (value: unknown) => void process.stdout.write(`${JSON.stringify(value, null, 2)}\n`)
 
 /** A plain-text table, columns padded to their widest cell. */
@@ -45,19 +61,31 @@ export function table(header: string[], rows: string[][]) {
 	for (const row of rows) say(row.map((cell, i) => cell.padEnd(widths[i] as number)).join('  ').trimEnd())
 }
 
+export interface ErrorContext {
+	server: string
+	what?: string
+	/** Where the key came from: CFGSYNC_API_KEY overrides the saved login, so `cfgsync login` cannot help while it is set. */
+	keySource?: 'saved' | 'env'
+	/** The command that logs in again (with --profile when one is in use). */
+	login?: string
+}
+
 /** Every server error as a failure a person understands, with what to do next; a refused key exits 4. */
-export function failure(error: ApiError, context: { server: string; what?: string }): CliFailure {
+export function failure(error: ApiError, context: ErrorContext): CliFailure {
 	const message = explain(error, context)
 	if (error.code === 'unauthorized') return new CliFailure(message, EXIT.auth)
 	return new CliFailure(message, EXIT.error, error.code)
 }
 
 /** Every server error code as a sentence; the server's own words are escaped before they reach the terminal. */
-export function explain(error: ApiError, context: { server: string; what?: string }): string {
+export function explain(error: ApiError, context: ErrorContext): string {
 	const said = safe(error.message)
 	switch (error.code) {
 		case 'unauthorized':
-			return `Not logged in to ${context.server}, or this device's key was revoked: run cfgsync login.`
+			if (context.keySource === 'env') {
+				return `${context.server} refused the key in CFGSYNC_API_KEY (revoked, or not a key of this server). That variable overrides the login saved by cfgsync login, so logging in again cannot help while it is set: unset CFGSYNC_API_KEY, or set it to a valid key.`
+			}
+			return `Not logged in to ${context.server}, or this device's key was revoked: run ${context.login ?? 'cfgsync login'}.`
 		case 'plan_required':
 			return `${said} Ask the server's admin to run: cfgsync-server user set-plan <you> ${/team plan/i.test(error.message) ? 'team' : 'pro'}`
 		case 'forbidden':
@@ -82,4 +110,30 @@ export function explain(error: ApiError, context: { server: string; what?: strin
 		default:
 			return `${said} (HTTP ${error.status})`
 	}
+}
+
+const UNITS: [number, string][] = [
+	[60_000, 'minute'],
+	[3_600_000, 'hour'],
+	[86_400_000, 'day']
+]
+
+/**
+ * A time for a person: "just now", "3 minutes ago", "in 6 days", and the
+ * date itself beyond a month (--json keeps the ISO time).
+ */
+export function ago(iso: string | null | undefined, now = Date.now()): string {
+	if (!iso) return 'never'
+	const at = Date.parse(iso)
+	if (Number.isNaN(at)) return safe(iso)
+	const diff = now - at
+	const size = Math.abs(diff)
+	if (size < 60_000) return diff >= 0 || size < 5_000 ? 'just now' : 'in less than a minute'
+	if (size >= 30 * 86_400_000) return iso.slice(0, 10)
+	let unit = UNITS[0] as [number, string]
+	for (const candidate of UNITS) if (size >= candidate[0]) unit = candidate
+	// Minutes count down whole; hours and days to the nearest (an invitation made now expires "in 7 days").
+	const n = unit[1] === 'minute' ? Math.floor(size / unit[0]) : Math.round(size / unit[0])
+	const words = `${n} ${unit[1]}${n === 1 ? '' : 's'}`
+	return diff >= 0 ? `${words} ago` : `in ${words}`
 }

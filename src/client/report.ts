@@ -39,13 +39,14 @@ export function printLines(report: Report): void {
 	for (const d of report.unsent) say(`  ${yellow('>')} ${file(d.key)} (${d.verdict.kind === 'local' && d.verdict.content === null ? 'deleted' : 'changed'} here, not sent: cfgsync push ${tool}${args})`)
 	for (const d of report.unpulled) say(`  ${yellow('<')} ${file(d.key)} (changed on the server, not written here: cfgsync pull ${tool}${args})`)
 	for (const r of report.refused) say(`  ${red('x')} ${file(r.key)} (refused: ${r.why}; nothing written to it)`)
+	for (const s of report.skipped) say(`  ${dim('-')} ${file(s.key)} (skipped: ${s.why})`)
 	if (report.mode !== 'push') {
 		for (const key of report.outside) say(`  ${dim('-')} ${file(key)} (skipped: not a ${tool} file this machine syncs; name it to pull it: cfgsync pull ${tool}${args} ${safe(shellWord(shown(key)))})`)
 	}
 	for (const key of report.duplicates) say(`  ${dim('-')} ${safe(key)} (ignored: the same file as its platform-neutral name, which the server also has)`)
 }
 
-const shellWord = (text: string) => (/^[\w@%+=:,./~-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`)
+export const shellWord = (text: string) => (/^[\w@%+=:,./~-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`)
 
 /** The summary after the lines. */
 export function summary(report: Report): string {
@@ -71,7 +72,7 @@ export function reportJson(report: Report) {
 		unsent: report.unsent.map((d) => entry(d.key)),
 		unpulled: report.unpulled.map((d) => entry(d.key)),
 		unchanged: report.unchanged.map(entry),
-		skipped: report.outside.map(entry),
+		skipped: [...report.skipped.map((s) => ({ ...entry(s.key), why: s.why })), ...report.outside.map((key) => ({ ...entry(key), why: `not a ${report.target.tool} file this machine syncs: name it to pull it` }))],
 		refused: report.refused.map((r) => ({ ...entry(r.key), why: r.why })),
 		backups: report.backups ?? null
 	}

@@ -5,14 +5,15 @@ import { ApiError, query, type LatestConfig, type PushResult } from './api'
 import { teamId, type Session } from './context'
 import { applyWrites, asFileSet, readLocal, refusedWrites, safeTarget } from './files'
 import { contentHash, fileHash } from './hash'
-import { CliFailure, EXIT, failure, safe, warn } from './output'
+import { CliFailure, EXIT, failure, notice, safe, warn } from './output'
 import { platform } from './paths'
-import { backupsDir, forgetState, getState, setState, stateKey, type SyncState } from './state'
+import { scopeFor } from './scope'
+import { backupDays, backupsDir, forgetState, getState, pruneBackups, setState, stateKey, type SyncState } from './state'
 import { copyMap, decide, ownValue, reconcile, type Decision, type Files, type Mode, type Side, type Write } from './sync/engine'
 import { neutralFiles } from './sync/paths'
 import { runnableChanges } from './sync/runs-code'
 import { newSecrets } from './sync/secrets'
-import { knownFiles, shown } from './tools'
+import { knownDirs, knownFiles, shown } from './tools'
 
 /**
  * The one path from the engine's decisions to disk and server that push,
@@ -89,7 +90,7 @@ export interface RunOptions {
 	mode: Mode
 	choose?: { side: Side; keys?: string[] }
 	only?: boolean
-	/** PATH arguments as keys: the command looks at these files only. */
+	/** PATH arguments as keys (a directory's with a final `/`): the command looks at these files only. */
 	named?: string[]
 	dryRun?: boolean
 	/** Apply entries that run programs without asking (after showing them). */
@@ -115,6 +116,8 @@ export interface Report {
 	/** Files whose conflict (or, for resolve PATH, whose difference) the chosen side settled. */
 	settled: string[]
 	outside: string[]
+	/** Left out here: a directory over its caps, a file that is not text. */
+	skipped: { key: string; why: string }[]
 	duplicates: string[]
 	/** The version now on the server after this run's push. */
 	pushed?: { version: number; hash: string; created: boolean; files: string[] }
@@ -125,6 +128,8 @@ const unique = (keys: string[]) => [...new Set(keys)]
 
 /** Runs one config through the engine, doing what it decides. The caller holds the lock (unless dry-run). */
 export async function runOne(s: Session, t: Target, options: RunOptions, attempt = 0): Promise<Report> {
+	// A bad CFGSYNC_BACKUP_DAYS is a usage error before anything is done, not after the files are written.
+	const keepDays = backupDays()
 	const state = getState(t.key)
 	const remote = (await fetchRemote(s, t)) as Remote | undefined
 	if (!remote && (options.mode === 'pull' || options.mode === 'resolve')) {
@@ -144,7 +149,8 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 
 	// A config that no longer exists on the server starts over: its old base would read as "deleted there".
 	const base = remote ? state?.files : undefined
-	let scope = options.named ?? unique([...knownFiles(t.tool), ...Object.keys(state?.files ?? {})])
+	const scoped = scopeFor(t.tool, { named: options.named, base: state?.files, remote: remote?.files })
+	let scope = scoped.keys
 	const judge = () => {
 		const sides = { base, local: readLocal(scope), remote: remote?.files, scope }
 		const { decisions, outside } = decide(sides, fileHash)
@@ -173,12 +179,14 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		settled: decisions
 			.filter((d) => (d.verdict.kind === 'conflict' && !outcome.conflicts.includes(d)) || (options.mode === 'resolve' && d.verdict.kind !== 'same' && options.choose?.keys?.includes(d.key)))
 			.map((d) => d.key),
-		outside: judged.outside.filter((key) => !refusals.has(key)),
+		outside: judged.outside.filter((key) => !refusals.has(key) && !scoped.excluded.some((dir) => key.startsWith(`${dir}/`))),
+		skipped: scoped.skipped,
 		duplicates: remote?.duplicates ?? []
 	}
 	if (options.dryRun || (options.mode === 'push' && outcome.conflicts.length > 0)) return report
 	if (outcome.push !== undefined && Object.keys(outcome.push).length === 0 && !remote) {
-		throw new CliFailure(`no ${t.tool} configuration files found (looked for ${scope.map(shown).join(', ')})`)
+		const looked = options.named ?? [...knownFiles(t.tool), ...knownDirs(t.tool).map((dir) => `${dir}/`)]
+		throw new CliFailure(`no ${t.tool} configuration files found (looked for ${looked.map(shown).join(', ')})`)
 	}
 
 	// Checks before anything changes: code someone else added, then secrets for a team.
@@ -234,6 +242,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		secretsNoted,
 		syncedAt: new Date().toISOString()
 	})
+	if (!options.dryRun) pruneBackups(keepDays)
 	return report
 }
 
@@ -258,7 +267,7 @@ async function review(t: Target, writes: Write[], options: RunOptions): Promise<
 			if (change.before !== undefined) lines.push(`      (was: ${safe(change.before)})`)
 		}
 	}
-	process.stderr.write(`${lines.join('\n')}\n`)
+	notice(lines.join('\n'))
 	if (options.yes) {
 		warn('Applying them (--yes).')
 		return

@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Tool } from '../lib/constants'
 import { writeAtomically } from './files'
 import { sha256 } from './hash'
+import { CliFailure, EXIT } from './output'
 import { platform, stateDir } from './paths'
 import { emptyMap, type Bases } from './sync/engine'
 import { toNeutral } from './sync/paths'
@@ -33,7 +34,7 @@ export interface SyncState {
 	/**
 	 * Per file, the hash of the content this machine last pushed for it. Any
 	 * other content of a team config's file was pushed by someone else (the
-	 * server does not record who pushed a version).
+	 * audit log that names pushers is closed to a team's plain members).
 	 */
 	pushedFiles?: Record<string, string>
 	/** Secret-looking values this machine already noted for a personal config (`file#path`). */
@@ -136,3 +137,69 @@ export function allStates(server: string, username: string): SyncState[] {
 }
 
 export const backupsDir = (): string => join(stateDir(), 'backups')
+
+/** After a team rename: this machine's configs of that team name it by its new slug. */
+export function renameTeamInStates(teamId: string, slug: string): void {
+	if (!existsSync(configsDir())) return
+	for (const entry of readdirSync(configsDir())) {
+		if (!entry.endsWith('.json')) continue
+		const state = readJson(join(configsDir(), entry)) as SyncState | undefined
+		if (state?.format !== 2 || state.teamId !== teamId || state.team === slug) continue
+		writeAtomically(join(configsDir(), entry), `${JSON.stringify({ ...state, team: slug }, null, 2)}\n`, 0o600)
+	}
+}
+
+/** Every config this machine syncs, on any server (for shell completion: names and teams, without a request). */
+export function everyState(): SyncState[] {
+	if (!existsSync(configsDir())) return []
+	const found: SyncState[] = []
+	for (const entry of readdirSync(configsDir())) {
+		if (!entry.endsWith('.json')) continue
+		const state = readJson(join(configsDir(), entry)) as SyncState | undefined
+		if (state?.format === 2) found.push(state)
+	}
+	return found
+}
+
+export const DEFAULT_BACKUP_DAYS = 30
+
+/**
+ * Issue 20: pull backups older than CFGSYNC_BACKUP_DAYS days (default 30;
+ * 0 keeps them all) are removed. A backup is a directory named by the time it
+ * was made (2026-11-23T22-18-02-098Z); its age comes from that name, or from
+ * its modification time when the name is not one.
+ */
+export function pruneBackups(days = backupDays(), now = Date.now()): string[] {
+	if (days === 0 || !existsSync(backupsDir())) return []
+	const removed: string[] = []
+	for (const entry of readdirSync(backupsDir(), { withFileTypes: true })) {
+		if (!entry.isDirectory()) continue
+		const path = join(backupsDir(), entry.name)
+		const match = /^(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z/.exec(entry.name)
+		let made = match ? Date.parse(`${match[1]}T${match[2]}:${match[3]}:${match[4]}.${match[5]}Z`) : Number.NaN
+		if (Number.isNaN(made)) {
+			try {
+				made = statSync(path).mtimeMs
+			} catch {
+				continue
+			}
+		}
+		if (now - made > days * 86_400_000) {
+			try {
+				rmSync(path, { recursive: true, force: true })
+				removed.push(path)
+			} catch {
+				// not ours to remove (permissions): left for the person
+			}
+		}
+	}
+	return removed
+}
+
+export function backupDays(): number {
+	const text = process.env.CFGSYNC_BACKUP_DAYS
+	if (text === undefined || text.trim() === '') return DEFAULT_BACKUP_DAYS
+	const days = Number(text)
+	if (!Number.isInteger(days) || days < 0) throw new CliFailure(`CFGSYNC_BACKUP_DAYS is "${text}": give a whole number of days (0 keeps backups for ever)`, EXIT.usage)
+	return days
+}

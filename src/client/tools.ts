@@ -11,18 +11,37 @@ import { CliFailure } from './output'
  * these, files this machine synced before, or PATHs it is given.
  */
 export function knownFiles(tool: Tool): string[] {
-	const editor = (app: EditorApp) => [editorKey(app, 'settings.json'), editorKey(app, 'keybindings.json')]
-	const files: Record<Tool, string[]> = {
-		'claude-code': ['.claude/settings.json', '.claude/CLAUDE.md'],
-		cursor: [...editor('Cursor'), '.cursor/mcp.json'],
-		windsurf: [...editor('Windsurf'), '.codeium/windsurf/mcp_config.json', '.codeium/windsurf/memories/global_rules.md'],
-		vscode: editor('Code'),
-		codex: ['.codex/config.toml', '.codex/AGENTS.md'],
-		'gemini-cli': ['.gemini/settings.json', '.gemini/GEMINI.md']
-	}
 	// Editor files have no place on a machine whose application directory is outside home.
-	return files[tool].filter((key) => toLocal(key, platform()) !== undefined)
+	return WELL_KNOWN[tool].files.filter((key) => toLocal(key, platform()) !== undefined)
 }
+
+/** Directories whose text files `cfgsync push TOOL` syncs whole (issue 20), as key prefixes without the final `/`. */
+export const knownDirs = (tool: Tool): string[] => WELL_KNOWN[tool].dirs
+
+const editor = (app: EditorApp) => [editorKey(app, 'settings.json'), editorKey(app, 'keybindings.json')]
+
+/** The README's table of well-known files is this one (test/client/readme.test.ts compares them). */
+export const WELL_KNOWN: Record<Tool, { files: string[]; dirs: string[] }> = {
+	'claude-code': { files: ['.claude/settings.json', '.claude/CLAUDE.md', '.claude.json#mcpServers'], dirs: ['.claude/commands', '.claude/agents'] },
+	cursor: { files: [...editor('Cursor'), '.cursor/mcp.json'], dirs: ['.cursor/rules'] },
+	windsurf: { files: [...editor('Windsurf'), '.codeium/windsurf/mcp_config.json'], dirs: ['.codeium/windsurf/memories'] },
+	vscode: { files: editor('Code'), dirs: [] },
+	codex: { files: ['.codex/config.toml', '.codex/AGENTS.md'], dirs: [] },
+	'gemini-cli': { files: ['.gemini/settings.json', '.gemini/GEMINI.md'], dirs: [] }
+}
+
+/**
+ * Files of which only one top-level key is synced, stored under the key
+ * `FILE#MEMBER` (issue 20): ~/.claude.json also holds caches, account and
+ * per-project state, so only its `mcpServers` travel, and a pull merges them
+ * back into the rest of the file without touching its other keys.
+ */
+export const PARTS: Record<string, { file: string; member: string }> = {
+	'.claude.json#mcpServers': { file: '.claude.json', member: 'mcpServers' }
+}
+export const partOf = (key: string): { file: string; member: string } | undefined =>
+	Object.prototype.hasOwnProperty.call(PARTS, key) ? PARTS[key] : undefined
+const partKeyOfFile = (file: string): string | undefined => Object.keys(PARTS).find((key) => PARTS[key]?.file === file)
 
 /**
  * `path` (absolute or relative to the working directory) as a key: relative
@@ -35,14 +54,16 @@ export function homeRelative(path: string): string | undefined {
 	const key = rel.split(sep).join('/')
 	// A name that starts with @ would read as a neutral key.
 	if (isNeutral(key)) throw new CliFailure(`~/${key} starts with "@", which cfgsync keeps for editor directories; it cannot be synced`, 2)
-	return toNeutral(key, platform())
+	return partKeyOfFile(key) ?? toNeutral(key, platform())
 }
 
 /** Where a key lives on this machine, relative to home (`/`); undefined when it has no place here. */
-export const localKey = (key: string): string | undefined => toLocal(key, platform())
+export const localKey = (key: string): string | undefined => partOf(key)?.file ?? toLocal(key, platform())
 
 /** How a file is named to a person: `~/.config/Code/User/settings.json` (or the key when it has no place here). */
 export const shown = (key: string): string => {
+	const part = partOf(key)
+	if (part) return `~/${part.file} (${part.member})`
 	const local = localKey(key)
 	return local === undefined ? key : `~/${local}`
 }

@@ -397,9 +397,13 @@ export function webRoutes(deps: WebDeps) {
 					attempt(request, web, async () => {
 						const form = { name: field(body, 'name'), slug: field(body, 'slug').trim() }
 						try {
-							const name = CreateTeamBody.safeParse({ name: form.name })
-							if (!name.success) throw new AppError('invalid_request', name.error.issues[0]?.message ?? 'Give the team a name.')
-							const created = await teams.create(actor, name.data.name, form.slug === '' ? undefined : form.slug)
+							// The API's own schema: the same rules for the name and the optional slug.
+							const parsed = CreateTeamBody.safeParse({ name: form.name, slug: form.slug === '' ? undefined : form.slug })
+							if (!parsed.success) {
+								const issue = parsed.error.issues[0]
+								throw new AppError('invalid_request', `${issue?.path.join('.') === 'slug' ? 'Slug' : 'Name'}: ${issue?.message ?? 'invalid'}`)
+							}
+							const created = await teams.create(actor, parsed.data.name, parsed.data.slug)
 							return redirect(`/teams/${created.slug}?notice=created`)
 						} catch (error) {
 							if (!(error instanceof AppError) || error.status >= 500) throw error

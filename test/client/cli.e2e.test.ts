@@ -90,7 +90,7 @@ describe('the cfgsync CLI against the compiled server', () => {
 		expect(readFileSync(join(backups, backup as string, '.gemini', 'settings.json'), 'utf8')).toBe('{"v":2,"from":"laptop"}')
 
 		const history = await laptop.cfgsync(['history', 'gemini-cli', '--json'])
-		expect(JSON.parse(history.stdout).map((v: { version: number }) => v.version)).toEqual([2, 1])
+		expect(JSON.parse(history.stdout).versions.map((v: { version: number }) => v.version)).toEqual([2, 1])
 		const rolled = await laptop.cfgsync(['rollback', 'gemini-cli', '--to', '1'])
 		expect(rolled).toMatchObject({ code: 0 })
 		expect(rolled.stdout).toContain('version 3 now holds what version 1 held')

@@ -9,8 +9,9 @@ describe('the sync engine never loses work (fast-check)', () => {
 	test(`random histories on ${MACHINES} machines: no pushed version or unpushed edit is lost; all converge (${RUNS} runs)`, () => {
 		fc.assert(fc.property(fc.array(step, { minLength: 1, maxLength: 40 }), simulate), { numRuns: RUNS, ...(process.env.PROPERTY_SEED ? { seed: Number(process.env.PROPERTY_SEED) } : {}) })
 		if (process.env.PROPERTY_STATS) console.log(stats)
-		// The histories must reach the interesting cases, or the property says little.
-		if (RUNS >= 100) for (const what of ['verdict merged', 'verdict conflict both-changed (keys)', 'verdict conflict no-base', 'verdict conflict deleted-here', 'write deleted', 'push refused by If-Match']) {
+		// The histories must reach the interesting cases, or the property says little. Checked from 1,000
+		// runs (CI): at the local 200, a rare case such as deleted-here is missed in about one run in fifteen.
+		if (RUNS >= 1000) for (const what of ['verdict merged', 'verdict conflict both-changed (keys)', 'verdict conflict no-base', 'verdict conflict deleted-here', 'write deleted', 'push refused by If-Match']) {
 			expect({ what, seen: (stats[what] ?? 0) > 0 }).toEqual({ what, seen: true })
 		}
 	}, 600_000)

@@ -47,7 +47,7 @@ describe('client file rules', () => {
 	})
 
 	test('every tool has well-known files; editor files in neutral form', () => {
-		expect(knownFiles('claude-code')).toEqual(['.claude/settings.json', '.claude/CLAUDE.md'])
+		expect(knownFiles('claude-code')).toEqual(['.claude/settings.json', '.claude/CLAUDE.md', '.claude.json#mcpServers'])
 		expect(knownFiles('vscode')).toEqual(['@Code/User/settings.json', '@Code/User/keybindings.json'])
 		for (const tool of TOOLS) expect(knownFiles(tool).length).toBeGreaterThan(0)
 	})

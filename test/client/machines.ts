@@ -14,10 +14,14 @@ export interface Result {
 export interface Machine {
 	home: string
 	cfgsync: (args: string[], options?: { stdin?: string; env?: Record<string, string> }) => Promise<Result>
-	/** Runs the client on a terminal (a pseudo-terminal from script(1)), typing `keys`; stdout and stderr come back together. */
-	terminal: (args: string[], keys: string) => Promise<{ code: number; output: string }>
+	/**
+	 * Runs the client on a terminal (a pseudo-terminal from script(1)), typing `keys`: all at once, or
+	 * piece by piece, each once the output shows its `after` text (one more time per piece that waits
+	 * for the same text); stdout and stderr come back together.
+	 */
+	terminal: (args: string[], keys: string | { after: string; type: string }[], options?: { env?: Record<string, string> }) => Promise<{ code: number; output: string }>
 	/** Starts the client without waiting (watch). */
-	start: (args: string[]) => ReturnType<typeof Bun.spawn>
+	start: (args: string[], options?: { env?: Record<string, string> }) => ReturnType<typeof Bun.spawn>
 	/** Reads (no content) or writes a file under this machine's home. */
 	file: (path: string, content?: string | Buffer) => string | undefined
 	bytes: (path: string) => Buffer | undefined
@@ -53,12 +57,38 @@ export function machine(server: Server, options: { configHome?: string; command?
 		return { code, stdout, stderr }
 	}
 	const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`
-	const terminal: Machine['terminal'] = async (args, keys) => {
-		const proc = Bun.spawn(['script', '-qefc', [...command, ...args].map(quote).join(' '), '/dev/null'], { cwd: home, env: env(), stdin: new Blob([keys]), stdout: 'pipe', stderr: 'pipe' })
-		const [output, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
+	const terminal: Machine['terminal'] = async (args, keys, options = {}) => {
+		const script = ['script', '-qefc', [...command, ...args].map(quote).join(' '), '/dev/null']
+		if (typeof keys === 'string') {
+			const proc = Bun.spawn(script, { cwd: home, env: env(options.env), stdin: new Blob([keys]), stdout: 'pipe', stderr: 'pipe' })
+			const [output, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
+			return { code, output }
+		}
+		const proc = Bun.spawn(script, { cwd: home, env: env(options.env), stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' })
+		let output = ''
+		const reading = (async () => {
+			const decoder = new TextDecoder()
+			for await (const chunk of proc.stdout) output += decoder.decode(chunk)
+		})()
+		const seen: Record<string, number> = {}
+		for (const piece of keys) {
+			seen[piece.after] = (seen[piece.after] ?? 0) + 1
+			const deadline = Date.now() + 20_000
+			while (output.split(piece.after).length - 1 < (seen[piece.after] as number)) {
+				if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`never saw "${piece.after}" on the terminal: ${output}`)
+				await Bun.sleep(20)
+			}
+			// Raw mode is set just after the prompt is written: give the client a moment.
+			await Bun.sleep(100)
+			proc.stdin.write(piece.type)
+			await proc.stdin.flush()
+		}
+		proc.stdin.end()
+		const code = await proc.exited
+		await reading
 		return { code, output }
 	}
-	const start = (args: string[]) => Bun.spawn([...command, ...args], { cwd: home, env: env(), stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+	const start = (args: string[], options: { env?: Record<string, string> } = {}) => Bun.spawn([...command, ...args], { cwd: home, env: env(options.env), stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
 	const file = (path: string, content?: string | Buffer) => {
 		const full = join(home, path)
 		if (content === undefined) return existsSync(full) ? readFileSync(full, 'utf8') : undefined

@@ -77,7 +77,7 @@ const rows: Row[] = [
 	{ route: 'DELETE /api/invitations/:teamSlug', what: 'decline crew (only ivy is invited)', mutates: true, request: (w) => ({ path: `/api/invitations/${w.team.slug}` }), expect: { ...NO_KEY, ...ANY_VALID(404), ivy: 204 } }
 ]
 
-const PUBLIC_ROUTES = ['GET /healthz', 'GET /readyz', 'GET /metrics', 'GET /openapi.json', 'GET /docs', 'GET /docs/assets/swagger-ui-bundle.js', 'GET /docs/assets/swagger-ui.css', 'GET /docs/assets/start.js']
+const PUBLIC_ROUTES = ['GET /healthz', 'GET /readyz', 'GET /metrics', 'GET /openapi.json', 'GET /docs', 'GET /docs/assets/swagger-ui-bundle.js', 'GET /docs/assets/swagger-ui.css', 'GET /docs/assets/start.js', 'GET /download', 'GET /download/:file']
 
 describe('authorisation matrix (CONTRACT §2, §4)', () => {
 	test('every route the app serves has rows here, for every kind of caller', async () => {

@@ -1,176 +1,244 @@
 import { DEVICE_MAX } from '../../lib/constants'
-import { prompt, PromptCancelled, readStdin } from '../../lib/terminal'
-import { ApiError, createApi, type IssuedKey, type KeyView, type Team } from '../api'
-import { credentialsFile, defaultDevice, deleteCredentials, readCredentials, writeCredentials } from '../credentials'
-import { parse, serverFrom, session, teamId } from '../context'
-import { CliFailure, dim, EXIT, explain, failure, green, json, safe, say, table } from '../output'
+import { readStdin } from '../../lib/terminal'
+import { ApiError, createApi, type IssuedKey, type KeyView } from '../api'
+import { ask, confirm, interactive } from '../ask'
+import { credentialsFile, DEFAULT_PROFILE, defaultDevice, deleteCredentials, profiles, readCredentials, writeCredentials, type Credentials } from '../credentials'
+import { checkServer, chooseLogin, KEY_PATTERN, loginCommand, noMore, parse, profileOption, serverOption, session, suggest, YES } from '../context'
+import { ago, CliFailure, dim, EXIT, explain, failure, green, json, safe, say, table, warn } from '../output'
+import { shellWord } from '../report'
 
-async function ask(question: string, hidden = false): Promise<string> {
-	try {
-		const answer = await prompt(question, { hidden })
-		if (answer === undefined) throw new CliFailure(`${question.replace(/: $/, '')} is needed: pass it as an option (or run on a terminal)`, EXIT.usage)
-		return answer.trim() === '' && !hidden ? ask(question, hidden) : answer
-	} catch (error) {
-		if (error instanceof PromptCancelled) throw new CliFailure('cancelled', 130)
-		throw error
-	}
+interface Me {
+	email: string
+	username: string
 }
 
-export const LOGIN_HELP = `cfgsync login [--server URL] [--user LOGIN] [--device NAME] [--password-stdin]
+export const LOGIN_HELP = `cfgsync login [--server URL] [--user LOGIN] [--device NAME] [--password-stdin | --with-token] [--profile NAME]
 
 Logs this device in and saves the server and a new API key in
-$XDG_CONFIG_HOME/cfgsync/credentials.json (mode 0600). Asks for whatever is not
-given. --device defaults to the host name plus a short id made once for this
+$XDG_CONFIG_HOME/cfgsync/credentials.json (mode 0600), or for --profile NAME
+in $XDG_CONFIG_HOME/cfgsync/profiles/NAME.json. Asks on the terminal for
+whatever is not given, and asks again after a wrong password (three tries).
+Without a terminal, pass the password on standard input with
+--password-stdin, or an existing API key with --with-token (for CI: the key
+from cfgsync-server key issue, read from standard input).
+--device defaults to the host name plus a short id made once for this
 machine (kept in $XDG_CONFIG_HOME/cfgsync/machine-id), e.g. "laptop-3f9a1c",
 so two machines with the same host name never share a device name. Logging
-in again from the same device replaces its previous key.`
+in again from the same device replaces its previous key; under another
+device name the previous key stays active, and login says how to revoke it.
+The server URL must start with http:// or https://. One profile holds one
+login: to use a second server, name a profile (--profile work, or
+CFGSYNC_PROFILE=work); a --server that a profile is logged in to picks it.`
 
-export async function login(args: string[]) {
-	const { values } = parse('login', args, { user: { type: 'string' }, device: { type: 'string' }, 'password-stdin': { type: 'boolean' } })
-	const server = serverFrom(values.server, readCredentials()) ?? (await ask('Server URL: '))
-	const user = values.user ?? (await ask('Email or username: '))
-	const password = values['password-stdin'] ? await readStdin() : await ask('Password: ', true)
-	const device = (values.device ?? defaultDevice()).slice(0, DEVICE_MAX)
-	const api = createApi(server)
-	let issued: IssuedKey
-	try {
-		issued = (await api.call<IssuedKey>('POST', '/api/auth/login', { body: { login: user, password, device } })).body
-	} catch (error) {
-		if (error instanceof ApiError && error.code === 'unauthorized') throw new CliFailure('Wrong login or password.', EXIT.auth)
-		if (error instanceof ApiError) throw failure(error, { server: api.base })
-		throw error
+const NO_TERMINAL = 'there is no terminal to ask on'
+
+/** The server to log in to: --server, else CFGSYNC_SERVER or the profile's, else asked (again until it has a scheme). */
+async function serverToUse(flag: string | undefined, profile: string, saved: Credentials | undefined): Promise<string> {
+	if (flag !== undefined) return checkServer(flag, '--server')
+	const known = profile === DEFAULT_PROFILE ? (serverOption(undefined) ?? saved?.server) : (saved?.server ?? serverOption(undefined))
+	if (known) return known
+	for (;;) {
+		const typed = await ask('Server URL: ', `which server? ${NO_TERMINAL}: pass --server URL (or set CFGSYNC_SERVER)`)
+		try {
+			return checkServer(typed, 'the server URL')
+		} catch (error) {
+			if (!(error instanceof CliFailure)) throw error
+			process.stderr.write(`${error.message}\n`)
+		}
 	}
-	const me = (await createApi(server, issued.apiKey).call<{ email: string; username: string }>('GET', '/api/me')).body
-	writeCredentials({ server: api.base, apiKey: issued.apiKey, keyId: issued.id, device: issued.device, username: me.username, email: me.email })
-	if (values.json) return json({ server: api.base, username: me.username, email: me.email, device: issued.device, keyId: issued.id })
-	say(`${green('Logged in')} as ${safe(me.username)} <${safe(me.email)}> on ${api.base} (device "${safe(issued.device)}").`)
 }
 
-export async function logout(args: string[]) {
-	const { values } = parse('logout', args, {})
-	const credentials = readCredentials()
-	if (!credentials) throw new CliFailure('not logged in', EXIT.auth)
-	const s = session(values.server ?? credentials.server)
-	let revoked = true
-	try {
-		await s.api.call('POST', '/api/auth/logout')
-	} catch (error) {
-		// Already revoked (or the server is gone): forget the key anyway, and say so.
-		if (!(error instanceof ApiError)) throw error
-		revoked = false
-		if (error.code !== 'unauthorized') process.stderr.write(`${explain(error, { server: s.server })} The local key is deleted anyway.\n`)
+export async function login(args: string[]) {
+	const { values, positionals } = parse('login', args, { user: { type: 'string' }, device: { type: 'string' }, 'password-stdin': { type: 'boolean' }, 'with-token': { type: 'boolean' } })
+	noMore(positionals, 0, 'login')
+	const withToken = values['with-token'] === true
+	if (withToken && values['password-stdin']) throw new CliFailure('--password-stdin and --with-token read different things from standard input: use one', EXIT.usage)
+	if (withToken && (values.user !== undefined || values.device !== undefined)) {
+		throw new CliFailure('--with-token logs in as the key\'s own account and device: leave out --user and --device', EXIT.usage)
 	}
-	deleteCredentials()
-	if (values.json) return json({ revoked, server: s.server })
-	say(revoked ? `Logged out: the key for "${safe(credentials.device)}" is revoked and ${credentialsFile()} deleted.` : `Logged out locally (the key was already revoked).`)
+	const profile = profileOption(values.profile) ?? DEFAULT_PROFILE
+	const saved = readCredentials(profile)
+	const server = await serverToUse(values.server, profile, saved)
+	// One profile holds one login: another server's saved login is never dropped with its key still active.
+	if (saved && saved.server !== server) {
+		const other = profiles().find((name) => readCredentials(name)?.server === server)
+		throw new CliFailure(
+			`${profile === DEFAULT_PROFILE ? 'this machine is' : `profile "${profile}" is`} logged in to ${saved.server} (as ${safe(saved.username)}). ` +
+				(other
+					? `Profile "${other}" is for ${server}: cfgsync login --profile ${other}`
+					: `To use ${server} as well, name a profile for it: cfgsync login --server ${server} --profile NAME. To switch instead: cfgsync logout${profile === DEFAULT_PROFILE ? '' : ` --profile ${profile}`} first.`),
+			EXIT.usage
+		)
+	}
+	if (!interactive() && !withToken && !values['password-stdin']) {
+		const missing = [values.user === undefined ? '--user LOGIN' : undefined, 'the password on standard input with --password-stdin'].filter(Boolean).join(' and ')
+		throw new CliFailure(`${NO_TERMINAL} for your ${values.user === undefined ? 'login and ' : ''}password: pass ${missing} (e.g. cfgsync login --user ada --password-stdin < password-file), or an API key with --with-token`, EXIT.usage)
+	}
+	const result = withToken ? await loginWithToken(server) : await loginWithPassword(server, values.user, values.device, values['password-stdin'] === true)
+	writeCredentials(result, profile)
+	const previous = saved && (saved.device !== result.device || saved.username !== result.username) ? saved : undefined
+	if (values.json) json({ server, profile, username: result.username, email: result.email, device: result.device, keyId: result.keyId })
+	else say(`${green('Logged in')} as ${safe(result.username)} <${safe(result.email)}> on ${server} (device "${safe(result.device)}"${profile === DEFAULT_PROFILE ? '' : `, profile "${profile}"`}).`)
+	if (previous) await notePreviousKey(server, result, previous)
+}
+
+async function loginWithPassword(server: string, user: string | undefined, deviceFlag: string | undefined, fromStdin: boolean): Promise<Credentials> {
+	const login = user ?? (await ask('Email or username: ', `${NO_TERMINAL} for your login: pass --user LOGIN`))
+	const device = (deviceFlag ?? defaultDevice()).slice(0, DEVICE_MAX)
+	const api = createApi(server)
+	let issued: IssuedKey | undefined
+	for (let attempt = 1; !issued; attempt++) {
+		const password = fromStdin
+			? await readStdin()
+			: await ask('Password: ', `${NO_TERMINAL} for the password: pass it on standard input with --password-stdin, or an API key with --with-token`, true)
+		try {
+			issued = (await api.call<IssuedKey>('POST', '/api/auth/login', { body: { login, password, device } })).body
+		} catch (error) {
+			if (!(error instanceof ApiError)) throw error
+			// A wrong password typed at the terminal is asked again, as ssh and sudo do (issue 20).
+			if (error.code === 'unauthorized' && !fromStdin && attempt < 3) {
+				process.stderr.write('Wrong login or password; try again.\n')
+				continue
+			}
+			if (error.code === 'unauthorized') throw new CliFailure('Wrong login or password.', EXIT.auth)
+			throw failure(error, { server })
+		}
+	}
+	const me = await whoIs(server, issued.apiKey)
+	return { server, apiKey: issued.apiKey, keyId: issued.id, device: issued.device, username: me.username, email: me.email }
+}
+
+/** CONTRACT §12 --with-token: an existing key from standard input (CI), checked with the server before it is saved. */
+async function loginWithToken(server: string): Promise<Credentials> {
+	const key = (interactive() ? await ask('API key: ', '', true) : await readStdin()).trim()
+	if (!KEY_PATTERN.test(key)) throw new CliFailure('--with-token reads an API key from standard input: cs_ followed by 64 hex digits (cfgsync-server key issue LOGIN --device NAME prints one)', EXIT.usage)
+	const me = await whoIs(server, key)
+	const keys = (await createApi(server, key).call<KeyView[]>('GET', '/api/keys').catch((error) => {
+		throw error instanceof ApiError ? failure(error, { server }) : error
+	})).body
+	const current = keys.find((k) => k.current)
+	if (!current) throw new CliFailure(`${server} did not say which device this key belongs to`)
+	return { server, apiKey: key, keyId: current.id, device: current.device, username: me.username, email: me.email }
+}
+
+async function whoIs(server: string, key: string): Promise<Me> {
+	try {
+		return (await createApi(server, key).call<Me>('GET', '/api/me')).body
+	} catch (error) {
+		if (error instanceof ApiError && error.code === 'unauthorized') throw new CliFailure(`${server} refused this key (revoked, or not one of this server's keys).`, EXIT.auth)
+		if (error instanceof ApiError) throw failure(error, { server })
+		throw error
+	}
+}
+
+/** Issue 20: logging in under a new device name leaves the previous key active; say so, and how to revoke it. */
+async function notePreviousKey(server: string, now: Credentials, previous: Credentials): Promise<void> {
+	if (previous.username === now.username) {
+		const keys = await createApi(server, now.apiKey)
+			.call<KeyView[]>('GET', '/api/keys')
+			.then((reply) => reply.body)
+			.catch(() => undefined)
+		if (keys && !keys.some((k) => k.id === previous.keyId)) return
+		warn(`The key this machine used before (device "${safe(previous.device)}") is still active on ${server}. If nothing else uses it, revoke it: cfgsync keys revoke ${shellWord(previous.device)}`)
+		return
+	}
+	warn(`This machine was logged in as ${safe(previous.username)} (device "${safe(previous.device)}"); that key is still active on ${server}. Revoke it from that account: cfgsync keys revoke ${shellWord(previous.device)} while logged in as ${safe(previous.username)}, or on the Devices page of the web application.`)
+}
+
+export const LOGOUT_HELP = `cfgsync logout [--profile NAME] [--local]
+
+Revokes this device's key on the server and deletes the saved credentials.
+When the server cannot be reached, nothing is deleted: it says the key is
+still active there and how to revoke it, and exits 1. --local forgets the
+key on this machine only (the key stays active on the server).`
+
+export async function logout(args: string[]) {
+	const { values, positionals } = parse('logout', args, { local: { type: 'boolean' } })
+	noMore(positionals, 0, 'logout')
+	const { profile, credentials } = chooseLogin(values)
+	if (!credentials) throw new CliFailure(`not logged in${profile === DEFAULT_PROFILE ? '' : ` (profile "${profile}")`}`, EXIT.auth, 'not_logged_in')
+	const { server, device } = credentials
+	const elsewhere = `revoke it from another logged-in machine (cfgsync keys revoke ${shellWord(device)}) or on the Devices page of the web application (${server})`
+	const done = (key: 'revoked' | 'already_revoked' | 'still_active', text: string) => {
+		if (values.json) json({ server, profile, device, key })
+		else say(text)
+	}
+	if (values.local) {
+		deleteCredentials(profile)
+		warn(`The key of device "${safe(device)}" is still active on ${server}: ${elsewhere}.`)
+		return done('still_active', `Forgot the login on this machine (${credentialsFile(profile)} deleted).`)
+	}
+	try {
+		// The saved key, never CFGSYNC_API_KEY: logout ends this device's login.
+		await createApi(server, credentials.apiKey).call('POST', '/api/auth/logout')
+	} catch (error) {
+		if (!(error instanceof ApiError)) throw error
+		if (error.code === 'unauthorized') {
+			deleteCredentials(profile)
+			return done('already_revoked', `Logged out: the key of device "${safe(device)}" had already been revoked on ${server}; ${credentialsFile(profile)} deleted.`)
+		}
+		// Issue 20: never "logged out" while the key still works on the server.
+		throw new CliFailure(
+			`${explain(error, { server })} The key of device "${safe(device)}" is still active on ${server}, and this machine is still logged in. Run cfgsync logout again when the server answers, or ${elsewhere}; to forget it on this machine only: cfgsync logout --local`,
+			EXIT.error,
+			error.code
+		)
+	}
+	deleteCredentials(profile)
+	done('revoked', `Logged out: the key of device "${safe(device)}" is revoked on ${server} and ${credentialsFile(profile)} deleted.`)
 }
 
 export async function whoami(args: string[]) {
-	const { values } = parse('whoami', args, {})
-	const s = session(values.server)
-	const me = (await s.run((api) => api.call<{ email: string; username: string }>('GET', '/api/me'))).body
-	const credentials = readCredentials()
-	if (values.json) return json({ ...me, server: s.server, device: credentials?.device })
-	say(`${safe(me.username)} <${safe(me.email)}> on ${s.server}${credentials ? ` (device "${safe(credentials.device)}")` : ''}`)
+	const { values, positionals } = parse('whoami', args, {})
+	noMore(positionals, 0, 'whoami')
+	const s = session(values)
+	const me = (await s.run((api) => api.call<Me>('GET', '/api/me'))).body
+	const current = (await s.run((api) => api.call<KeyView[]>('GET', '/api/keys'))).body.find((k) => k.current)
+	const device = current?.device ?? null
+	if (values.json) return json({ username: me.username, email: me.email, server: s.server, profile: s.profile, device, key: s.keySource === 'env' ? 'CFGSYNC_API_KEY' : 'saved' })
+	const where = [device ? `device "${safe(device)}"` : '', s.profile === DEFAULT_PROFILE ? '' : `profile "${s.profile}"`, s.keySource === 'env' ? 'key from CFGSYNC_API_KEY' : ''].filter(Boolean).join(', ')
+	say(`${safe(me.username)} <${safe(me.email)}> on ${s.server}${where ? ` (${where})` : ''}`)
 }
+
+export const KEYS_HELP = `cfgsync keys
+cfgsync keys revoke DEVICE-OR-ID [--yes]
+
+This account's device keys (created and last used, as times from now). revoke
+takes a device name or a key id; revoking the key this machine uses asks
+first (y/N), refuses without --yes when there is no terminal, and then logs
+this machine out.`
 
 export async function keys(args: string[]) {
-	const { values, positionals } = parse('keys', args, {})
-	const s = session(values.server)
-	if (positionals[0] === 'revoke') {
-		const id = positionals[1]
-		if (!id) throw new CliFailure('which key? cfgsync keys revoke ID (see cfgsync keys)', EXIT.usage)
-		await s.run((api) => api.call('DELETE', `/api/keys/${encodeURIComponent(id)}`), `Key ${id}`)
-		if (values.json) return json({ revoked: id })
-		return say(`Revoked key ${id}.`)
+	const { values, positionals } = parse('keys', args, { ...YES })
+	const [sub, which] = positionals
+	if (sub !== undefined && sub !== 'revoke' && sub !== 'list') {
+		const near = suggest(sub, ['list', 'revoke'])
+		throw new CliFailure(`unknown keys command "${safe(sub)}": ${near ? `did you mean "cfgsync keys ${near}"? ` : ''}(see cfgsync keys --help)`, EXIT.usage)
 	}
-	if (positionals.length > 0) throw new CliFailure(`unknown keys command "${safe(positionals[0] as string)}" (see cfgsync keys --help)`, EXIT.usage)
+	noMore(positionals, sub === 'revoke' ? 2 : 1, 'keys')
+	const s = session(values)
 	const list = (await s.run((api) => api.call<KeyView[]>('GET', '/api/keys'))).body
+	if (sub === 'revoke') {
+		if (!which) throw new CliFailure('which key? cfgsync keys revoke DEVICE-OR-ID (cfgsync keys lists them)', EXIT.usage)
+		const folded = list.filter((k) => k.device.toLowerCase() === which.toLowerCase())
+		const key = list.find((k) => k.id === which) ?? list.find((k) => k.device === which) ?? (folded.length === 1 ? folded[0] : undefined)
+		if (!key) throw new CliFailure(`no key of yours has the device name or id "${safe(which)}" (cfgsync keys lists them)`, EXIT.error, 'not_found')
+		if (key.current) {
+			await confirm(`Revoke the key this machine is using (device "${safe(key.device)}")? This machine will be logged out`, `cfgsync keys revoke ${shellWord(which)}`, values.yes)
+		}
+		await s.run((api) => api.call('DELETE', `/api/keys/${encodeURIComponent(key.id)}`), `Key ${key.id}`)
+		// A revoked key is of no use: forget it here too, so the next command says "not logged in".
+		const loggedOut = key.current && s.credentials?.keyId === key.id
+		if (loggedOut) deleteCredentials(s.profile)
+		if (values.json) return json({ revoked: { id: key.id, device: key.device }, current: key.current })
+		say(`Revoked the key of device "${safe(key.device)}" (${key.id}).`)
+		if (loggedOut) say(`This machine is logged out: ${loginCommand(s.profile)} logs in again.`)
+		return
+	}
 	if (values.json) return json(list)
 	table(
-		['ID', 'DEVICE', 'CREATED', 'LAST USED', ''],
-		list.map((key) => [safe(key.id), safe(key.device), safe(key.createdAt), safe(key.lastUsedAt ?? 'never'), key.current ? '(this device)' : ''])
+		['DEVICE', 'CREATED', 'LAST USED', 'ID', ''],
+		list.map((key) => [safe(key.device), ago(key.createdAt), ago(key.lastUsedAt), key.id, key.current ? '(this machine)' : ''])
 	)
-}
-
-export async function teams(args: string[]) {
-	const { values } = parse('teams', args, {})
-	const s = session(values.server)
-	const list = (await s.run((api) => api.call<Team[]>('GET', '/api/teams'))).body
-	if (values.json) return json(list)
-	if (list.length === 0) return say('You are in no team.')
-	table(['SLUG', 'NAME', 'ROLE', 'CREATED'], list.map((team) => [safe(team.slug), safe(team.name), safe(team.role), safe(team.createdAt)]))
-}
-
-export async function team(args: string[]) {
-	const { values, positionals } = parse('team', args, { role: { type: 'string' } })
-	const s = session(values.server)
-	const [sub, ...rest] = positionals
-	if (sub === 'create') {
-		const name = rest.join(' ').trim()
-		if (!name) throw new CliFailure('cfgsync team create NAME', EXIT.usage)
-		const created = (await s.run((api) => api.call<{ id: string; name: string; slug: string }>('POST', '/api/teams', { body: { name } }))).body
-		if (values.json) return json(created)
-		return say(`${green('Created')} team "${safe(created.name)}" (${safe(created.slug)}); you are its owner.`)
-	}
-	if (sub === 'add') {
-		const [slug, login] = rest
-		if (!slug || !login) throw new CliFailure('cfgsync team add SLUG LOGIN --role admin|member', EXIT.usage)
-		const role = values.role ?? 'member'
-		await teamId(s, slug)
-		const invitation = (await s.run((api) => api.call<Invitation>('POST', `/api/teams/${encodeURIComponent(slug)}/members`, { body: { login, role } }), `User "${login}"`)).body
-		if (values.json) return json(invitation)
-		return say(
-			`${green('Invited')} ${safe(invitation.username)} to ${safe(slug)} as ${safe(invitation.role)}. They join once they accept: cfgsync invitations accept ${safe(slug)} (the invitation expires ${invitation.expiresAt.slice(0, 10)}).`
-		)
-	}
-	throw new CliFailure(sub ? `unknown team command "${safe(sub)}" (create, add)` : 'cfgsync team create NAME | cfgsync team add SLUG LOGIN --role ROLE', EXIT.usage)
-}
-
-/** A team invitation as the server sends it (CONTRACT §3): never an email. */
-interface Invitation {
-	teamSlug: string
-	teamName: string
-	userId: string
-	username: string
-	role: string
-	invitedBy: string
-	createdAt: string
-	expiresAt: string
-	status: 'invited'
-}
-
-export const INVITATIONS_HELP = `cfgsync invitations
-cfgsync invitations accept SLUG
-cfgsync invitations decline SLUG
-
-Your pending team invitations; accept one to join the team with the role it names, or decline it.`
-
-export async function invitations(args: string[]) {
-	const { values, positionals } = parse('invitations', args, {})
-	const [sub, slug, ...extra] = positionals
-	if (extra.length > 0) throw new CliFailure(`unexpected argument "${safe(extra[0] as string)}" (see cfgsync invitations --help)`, EXIT.usage)
-	const s = session(values.server)
-	if (sub === undefined || sub === 'list') {
-		const list = (await s.run((api) => api.call<Invitation[]>('GET', '/api/invitations'))).body
-		if (values.json) return json(list)
-		if (list.length === 0) return say('No pending invitations.')
-		table(
-			['TEAM', 'NAME', 'ROLE', 'INVITED BY', 'EXPIRES'],
-			list.map((i) => [safe(i.teamSlug), safe(i.teamName), safe(i.role), safe(i.invitedBy), i.expiresAt.slice(0, 10)])
-		)
-		return say(dim('Accept one with: cfgsync invitations accept SLUG (or decline SLUG)'))
-	}
-	if (sub !== 'accept' && sub !== 'decline') throw new CliFailure(`unknown invitations command "${safe(sub)}" (accept, decline)`, EXIT.usage)
-	if (!slug) throw new CliFailure(`which team? cfgsync invitations ${sub} SLUG (see cfgsync invitations)`, EXIT.usage)
-	const path = `/api/invitations/${encodeURIComponent(slug)}${sub === 'accept' ? '/accept' : ''}`
-	const what = `An invitation to "${slug}"`
-	if (sub === 'accept') {
-		const member = (await s.run((api) => api.call<{ role: string }>('POST', path), what)).body
-		if (values.json) return json(member)
-		return say(`${green('Joined')} ${safe(slug)} as ${safe(member.role)}.`)
-	}
-	await s.run((api) => api.call('DELETE', path), what)
-	if (values.json) return json({ declined: slug })
-	say(`Declined the invitation to ${safe(slug)}.`)
+	say(dim('Revoke one with: cfgsync keys revoke DEVICE'))
 }

@@ -1,35 +1,39 @@
 import { createTwoFilesPatch } from 'diff'
-import { query, type ConfigSummary, type ConfigVersion, type LatestConfig, type RolledBack } from '../api'
-import { parse, session, teamId, tool as toolArg, type Session } from '../context'
-import { asFileSet, readLocal } from '../files'
+import { ApiError, query, type ConfigSummary, type ConfigVersion, type LatestConfig, type RolledBack } from '../api'
+import { confirm } from '../ask'
+import { FORCE, NAME, noMore, parse, session, TEAM, teamId, tool as toolArg, YES, type Session } from '../context'
+import { asFileSet, DIR_MAX_BYTES, DIR_MAX_FILES, readLocal } from '../files'
 import { fileHash } from '../hash'
 import { withLock } from '../lock'
-import { CliFailure, dim, EXIT, green, json, red, safe, say, table, warn } from '../output'
+import { ago, CliFailure, dim, EXIT, failure, green, json, red, safe, say, table, warn } from '../output'
+import { page } from '../pager'
 import { platform } from '../paths'
 import { conflictText, outcomeFailure, printLines, reportJson, summary, worst } from '../report'
 import { fetchRemote, resolveTarget, runOne, targetOf, type Remote, type Report, type Target } from '../run'
-import { allStates, getState } from '../state'
+import { allStates, forgetState, getState } from '../state'
+import { DIR_MARK, localDir, scopeFor } from '../scope'
 import { decide, ownValue, standing, type Standing } from '../sync/engine'
 import { neutralFiles } from '../sync/paths'
-import { homeRelative, knownFiles, localKey, shown } from '../tools'
+import { homeRelative, localKey, shown } from '../tools'
 
-const TARGET = { name: { type: 'string' }, team: { type: 'string' } } as const
+const TARGET = { ...NAME, ...TEAM } as const
 
-/** Keys for PATH arguments; a path outside home cannot be synced. */
+/** Keys for PATH arguments (a directory's marked with a final `/`); a path outside home cannot be synced. */
 function pathKeys(paths: string[]): string[] {
 	return paths.map((path) => {
 		const key = homeRelative(path)
 		if (key === undefined) throw new CliFailure(`${path} is not inside your home directory; only files under home are synced`, EXIT.usage)
-		return key
+		return localDir(key) ? `${key}${DIR_MARK}` : key
 	})
 }
 
-export const PUSH_HELP = `cfgsync push TOOL [--name N] [--team SLUG] [--force] [--only] [--allow-secrets] [--yes] [PATH...]
+export const PUSH_HELP = `cfgsync push TOOL [-n|--name N] [--team SLUG] [-f|--force] [--only] [--allow-secrets] [-y|--yes] [PATH...]
 
 Sends what changed here since this machine last synced the config: TOOL's
-well-known files and the files it synced before, or only the PATHs given
-(the config's other files are kept; --only makes the config exactly the
-PATHs). Each file is judged against the base: changed here only → sent;
+well-known files and directories and the files it synced before, or only
+the PATHs given (a directory: its text files, up to ${DIR_MAX_FILES} files and
+${DIR_MAX_BYTES / 1024} KiB; the config's other files are kept; --only makes
+the config exactly the PATHs). Each file is judged against the base: changed here only → sent;
 changed on the server only → kept there (pull writes it here); changed on
 both sides → JSON files merge key by key (the merged file is written here
 too), anything else is a conflict. A conflict refuses the whole push (exit 3,
@@ -42,14 +46,15 @@ A team push with secret-looking values (MCP env/headers, token, secret,
 password, api_key, ghp_…, sk-…) is refused unless --allow-secrets.`
 
 export async function push(args: string[]) {
-	const { values, positionals } = parse('push', args, { ...TARGET, force: { type: 'boolean' }, only: { type: 'boolean' }, 'allow-secrets': { type: 'boolean' }, yes: { type: 'boolean' } })
+	const { values, positionals } = parse('push', args, { ...TARGET, ...FORCE, only: { type: 'boolean' }, 'allow-secrets': { type: 'boolean' }, ...YES })
 	const tool = toolArg(positionals[0], 'push')
 	const named = positionals.length > 1 ? pathKeys(positionals.slice(1)) : undefined
 	if (values.only && !named) throw new CliFailure('--only needs the PATHs the config should hold: cfgsync push TOOL --only PATH...', EXIT.usage)
-	const s = session(values.server)
+	const s = session(values)
 	const t = await resolveTarget(s, tool, values)
 	if (named) {
-		const missing = named.filter((key) => ownValue(readLocal([key]), key) === undefined && ownValue(getState(t.key)?.files, key) === undefined)
+		const base = getState(t.key)?.files ?? {}
+		const missing = named.filter((key) => !key.endsWith(DIR_MARK) && ownValue(readLocal([key]), key) === undefined && ownValue(base, key) === undefined && !Object.keys(base).some((k) => k.startsWith(`${key}/`)))
 		if (missing.length > 0) throw new CliFailure(`no such file: ${missing.map(shown).join(', ')}`)
 	}
 	const report = await withLock('push', () =>
@@ -63,7 +68,7 @@ export async function push(args: string[]) {
 	})
 }
 
-export const PULL_HELP = `cfgsync pull TOOL [--name N] [--team SLUG] [--dry-run] [--force] [--yes] [PATH...]
+export const PULL_HELP = `cfgsync pull TOOL [-n|--name N] [--team SLUG] [--dry-run] [-f|--force] [-y|--yes] [PATH...]
 
 Writes what changed on the server since this machine last synced the config
 and prints what it did. A file changed only here is kept (push sends it); a
@@ -72,18 +77,19 @@ otherwise a conflict: it is left as it is, reported by every pull (exit 3)
 until you choose with cfgsync resolve TOOL --mine|--theirs, or pull --force
 (the server's side wins the conflicts). A file the server no longer has is
 deleted here if it is unchanged here. Every file overwritten or deleted is
-first copied to $XDG_STATE_HOME/cfgsync/backups/<time>/.
-Only TOOL's well-known files, files this machine already syncs, or the PATHs
-given are written, never outside your home directory, and never through a
+first copied to $XDG_STATE_HOME/cfgsync/backups/<time>/ (backups older than
+CFGSYNC_BACKUP_DAYS days, default 30, are removed).
+Only TOOL's well-known files and directories, files this machine already
+syncs, or the PATHs given are written, never outside your home directory, and never through a
 symbolic link that leads out of it. Content someone else pushed to a team
 config that adds or changes hooks, MCP servers or other commands your tools
 run is shown and asked about first; without a terminal it needs --yes.`
 
 export async function pull(args: string[]) {
-	const { values, positionals } = parse('pull', args, { ...TARGET, force: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, yes: { type: 'boolean' } })
+	const { values, positionals } = parse('pull', args, { ...TARGET, ...FORCE, 'dry-run': { type: 'boolean' }, ...YES })
 	const tool = toolArg(positionals[0], 'pull')
 	const named = positionals.length > 1 ? pathKeys(positionals.slice(1)) : undefined
-	const s = session(values.server)
+	const s = session(values)
 	const t = await resolveTarget(s, tool, values)
 	const options = { mode: 'pull' as const, named, choose: values.force ? { side: 'theirs' as const } : undefined, dryRun: values['dry-run'], yes: values.yes }
 	const report = values['dry-run'] ? await runOne(s, t, options) : await withLock('pull', () => runOne(s, t, options))
@@ -106,7 +112,7 @@ function finish(report: Report, asJson: boolean | undefined, text: () => void): 
 	if (problem) throw problem
 }
 
-export const RESOLVE_HELP = `cfgsync resolve TOOL [--name N] [--team SLUG] --mine|--theirs [--yes] [PATH...]
+export const RESOLVE_HELP = `cfgsync resolve TOOL [-n|--name N] [--team SLUG] --mine|--theirs [-y|--yes] [PATH...]
 
 Settles the conflicts of a config (all of them, or the PATHs'). --theirs
 writes the server's side here (the current file is backed up first); --mine
@@ -115,12 +121,12 @@ the clashing keys take the chosen side; the other changes of both sides stay.
 Named PATHs that are not in conflict take the chosen side too.`
 
 export async function resolve(args: string[]) {
-	const { values, positionals } = parse('resolve', args, { ...TARGET, mine: { type: 'boolean' }, theirs: { type: 'boolean' }, yes: { type: 'boolean' } })
+	const { values, positionals } = parse('resolve', args, { ...TARGET, mine: { type: 'boolean' }, theirs: { type: 'boolean' }, ...YES })
 	const tool = toolArg(positionals[0], 'resolve')
 	if (Boolean(values.mine) === Boolean(values.theirs)) throw new CliFailure('choose one side: cfgsync resolve TOOL --mine (keep this machine\'s) or --theirs (take the server\'s)', EXIT.usage)
 	const side = values.mine ? ('mine' as const) : ('theirs' as const)
 	const named = positionals.length > 1 ? pathKeys(positionals.slice(1)) : undefined
-	const s = session(values.server)
+	const s = session(values)
 	const t = await resolveTarget(s, tool, values)
 	const report = await withLock('resolve', () => runOne(s, t, { mode: 'resolve', choose: { side, keys: named }, yes: values.yes }))
 	finish(report, values.json, () => {
@@ -133,7 +139,7 @@ export async function resolve(args: string[]) {
 	})
 }
 
-export const SYNC_HELP = `cfgsync sync [TOOL] [--name N] [--team SLUG] [--yes] [--allow-secrets] [--dry-run]
+export const SYNC_HELP = `cfgsync sync [TOOL] [-n|--name N] [--team SLUG] [-y|--yes] [--allow-secrets] [--dry-run]
 
 Every config this machine syncs (or TOOL's), in one go: writes what changed
 on the server, merges JSON files changed on both sides, and pushes what
@@ -153,9 +159,9 @@ export async function targetsFor(s: Session, command: string, positionals: strin
 }
 
 export async function sync(args: string[]) {
-	const { values, positionals } = parse('sync', args, { ...TARGET, yes: { type: 'boolean' }, 'allow-secrets': { type: 'boolean' }, 'dry-run': { type: 'boolean' } })
-	if (positionals.length > 1) throw new CliFailure(`unexpected argument "${positionals[1]}" (see cfgsync sync --help)`, EXIT.usage)
-	const s = session(values.server)
+	const { values, positionals } = parse('sync', args, { ...TARGET, ...YES, 'allow-secrets': { type: 'boolean' }, 'dry-run': { type: 'boolean' } })
+	noMore(positionals, 1, 'sync')
+	const s = session(values)
 	const targets = await targetsFor(s, 'sync', positionals, values)
 	if (targets.length === 0) {
 		if (values.json) return json([])
@@ -191,7 +197,7 @@ export async function sync(args: string[]) {
 	if (problem) throw new CliFailure(failures.length === 1 ? problem.message : `${failures.length} configs need attention (see above); the first: ${problem.message}`, problem.exitCode, problem.code)
 }
 
-export const STATUS_HELP = `cfgsync status [TOOL] [--name N] [--team SLUG]
+export const STATUS_HELP = `cfgsync status [TOOL] [-n|--name N] [--team SLUG]
 
 Each config this machine syncs (or TOOL's): in sync, local changes (push
 sends them), remote changes (pull writes them), local and remote changes
@@ -202,14 +208,14 @@ not logged in.`
 
 export async function status(args: string[]) {
 	const { values, positionals } = parse('status', args, { ...TARGET })
-	if (positionals.length > 1) throw new CliFailure(`unexpected argument "${positionals[1]}" (see cfgsync status --help)`, EXIT.usage)
-	const s = session(values.server)
+	noMore(positionals, 1, 'status')
+	const s = session(values)
 	const targets = await targetsFor(s, 'status', positionals, values)
 	const rows: { t: Target; standing: Standing | 'not on the server'; remote?: Remote; base?: number; files: { key: string; verdict: string; detail?: string }[] }[] = []
 	for (const t of targets) {
 		const state = getState(t.key)
 		const remote = (await fetchRemote(s, t)) as Remote | undefined
-		const scope = [...new Set([...knownFiles(t.tool), ...Object.keys(state?.files ?? {})])]
+		const { keys: scope } = scopeFor(t.tool, { base: state?.files, remote: remote?.files })
 		const sides = { base: remote ? state?.files : undefined, local: readLocal(scope), remote: remote?.files, scope }
 		const decisions = decide(sides, fileHash).decisions.filter((d) => d.verdict.kind !== 'same')
 		rows.push({
@@ -260,12 +266,14 @@ function asNumber(value: string | undefined, flag: string): number | undefined {
 	return number
 }
 
-export const DIFF_HELP = `cfgsync diff TOOL [--name N] [--team SLUG] [--version V] [--from A] [--exit-code] [PATH...]
+export const DIFF_HELP = `cfgsync diff TOOL [-n|--name N] [--team SLUG] [--version V] [--from A] [--exit-code] [--no-pager] [PATH...]
 
 A unified diff of the server's current version (or version V) against the
 files here. With --from A, between the server's versions A and V (or
 current). Invisible differences show: a BOM as \\u{feff}, a CR as \\r.
---exit-code: exit 1 when there are differences.`
+--exit-code: exit 1 when there are differences. On a terminal, a diff longer
+than the screen goes through a pager (CFGSYNC_PAGER, PAGER, else less);
+--no-pager prints it directly.`
 
 const filesOf = (data: unknown, what: string): Record<string, string> => {
 	const set = asFileSet(data)
@@ -274,13 +282,15 @@ const filesOf = (data: unknown, what: string): Record<string, string> => {
 }
 
 export async function diff(args: string[]) {
-	const { values, positionals } = parse('diff', args, { ...TARGET, version: { type: 'string' }, from: { type: 'string' }, 'exit-code': { type: 'boolean' } })
+	const { values, positionals } = parse('diff', args, { ...TARGET, version: { type: 'string' }, from: { type: 'string' }, 'exit-code': { type: 'boolean' }, 'no-pager': { type: 'boolean' } })
 	const tool = toolArg(positionals[0], 'diff')
-	const s = session(values.server)
-	const t = await resolveTarget(s, tool, values)
-	const latest = (await s.run((api) => api.call<LatestConfig>('GET', t.latestPath), t.label)).body
+	const named = positionals.length > 1 ? pathKeys(positionals.slice(1)) : undefined
 	const toNumber = asNumber(values.version, '--version')
 	const fromNumber = asNumber(values.from, '--from')
+	if (fromNumber !== undefined && named) throw new CliFailure('--from compares two versions on the server: PATHs do not apply', EXIT.usage)
+	const s = session(values)
+	const t = await resolveTarget(s, tool, values)
+	const latest = (await s.run((api) => api.call<LatestConfig>('GET', t.latestPath), t.label)).body
 	const serverSide = toNumber === undefined ? latest : await versionByNumber(s, latest.id, toNumber, t)
 	const newer = filesOf(serverSide.data, `${t.label} on the server`)
 	let before: Record<string, string>
@@ -292,7 +302,8 @@ export async function diff(args: string[]) {
 		labels = [`v${fromNumber}`, `v${serverSide.version}`]
 	} else {
 		const state = getState(t.key)
-		const keys = positionals.length > 1 ? pathKeys(positionals.slice(1)) : [...new Set([...knownFiles(tool), ...Object.keys(state?.files ?? {}), ...Object.keys(newer)])]
+		const scope = scopeFor(tool, { named, base: state?.files, remote: newer })
+		const keys = named ? scope.keys : [...new Set([...scope.keys, ...Object.keys(newer).filter((key) => !scope.excluded.some((dir) => key.startsWith(`${dir}/`)))])]
 		before = Object.fromEntries(Object.entries(newer).filter(([key]) => keys.includes(key)))
 		after = readLocal(keys.filter((key) => localKey(key) !== undefined))
 		labels = [`server v${serverSide.version}`, 'local']
@@ -304,13 +315,15 @@ export async function diff(args: string[]) {
 	if (values.json) json({ from: labels[0], to: labels[1], patches: patches.map((p) => ({ path: p.key, file: shown(p.key), patch: p.patch })) })
 	else if (patches.length === 0) say(`No differences between ${labels[0]} and ${labels[1]}.`)
 	else {
+		const out: string[] = []
 		for (const { patch } of patches) {
 			for (const line of patch.split('\n')) {
 				if (line.startsWith('===')) continue
 				const text = safe(line)
-				say(line.startsWith('+') && !line.startsWith('+++') ? green(text) : line.startsWith('-') && !line.startsWith('---') ? red(text) : line.startsWith('@@') ? dim(text) : text)
+				out.push(line.startsWith('+') && !line.startsWith('+++') ? green(text) : line.startsWith('-') && !line.startsWith('---') ? red(text) : line.startsWith('@@') ? dim(text) : text)
 			}
 		}
+		await page(`${out.join('\n')}\n`, { noPager: values['no-pager'] })
 	}
 	if (values['exit-code'] && patches.length > 0) process.exitCode = EXIT.error
 }
@@ -318,41 +331,163 @@ export async function diff(args: string[]) {
 /** Content with invisible differences made visible line by line (a BOM, a CR before the newline), so a diff never looks empty. */
 const visible = (content: string): string => content.replace(/^\uFEFF/, '\\u{feff}').replace(/\r\n/g, '\\r\n')
 
+export const LIST_HELP = `cfgsync list [--team SLUG]
+
+Your configs on the server, or a team's: tool, name, version, and when it was last pushed.`
+
 export async function list(args: string[]) {
-	const { values } = parse('list', args, { team: { type: 'string' } })
-	const s = session(values.server)
+	const { values, positionals } = parse('list', args, { ...TEAM })
+	noMore(positionals, 0, 'list')
+	const s = session(values)
 	const id = await teamId(s, values.team)
 	const configs = (await s.run((api) => api.call<ConfigSummary[]>('GET', `/api/configs${query({ teamId: id })}`))).body
 	if (values.json) return json(configs)
-	if (configs.length === 0) return say(values.team ? `Team ${values.team} has no configs yet.` : 'No configs yet: cfgsync push TOOL.')
-	table(['TOOL', 'NAME', 'VERSION', 'UPDATED'], configs.map((c) => [safe(c.tool), safe(c.name), String(c.version), safe(c.updatedAt)]))
+	if (configs.length === 0) return say(values.team ? `Team ${safe(values.team)} has no configs yet.` : 'No configs yet: cfgsync push TOOL.')
+	table(['TOOL', 'NAME', 'VERSION', 'UPDATED'], configs.map((c) => [safe(c.tool), safe(c.name), String(c.version), ago(c.updatedAt)]))
 }
+
+/** An event of the audit log (CONTRACT §10), as GET /api/audit sends it. */
+export interface AuditEvent {
+	id: string
+	type: string
+	at: string
+	actor: { userId: string | null; username: string | null; device: string | null }
+	address: string | null
+	teamId: string | null
+	subjectUserId: string | null
+	target: { type: string; id: string | null; name: string | null } | null
+	details: Record<string, string | number | boolean | null>
+}
+
+interface Author {
+	username: string | null
+	device: string | null
+	/** Set for a rollback: the version it restored. */
+	rollbackTo: number | null
+}
+
+const AUDIT_PAGE = 200
+const AUDIT_PAGES = 10
+
+/**
+ * Who pushed each version, from the audit log (CONTRACT §10: a push's event
+ * names the config, the version and the actor's device). Your own log for a
+ * personal config; the team's for a team config, which only its owners and
+ * admins may read: members get a note instead.
+ */
+async function whoPushed(s: Session, t: Target, configId: string, versions: ConfigVersion[]): Promise<{ by: Map<number, Author>; note: string | null }> {
+	const by = new Map<number, Author>()
+	if (versions.length === 0) return { by, note: null }
+	const oldest = versions.reduce((min, v) => (v.createdAt < min ? v.createdAt : min), versions[0]?.createdAt as string)
+	const path = t.team ? `/api/teams/${encodeURIComponent(t.team)}/audit` : '/api/audit'
+	for (const type of ['config.pushed', 'config.rolled_back']) {
+		let before: string | undefined
+		for (let pages = 0; pages < AUDIT_PAGES; pages++) {
+			let events: AuditEvent[]
+			try {
+				events = (await s.api.call<AuditEvent[]>('GET', `${path}${query({ type, limit: AUDIT_PAGE, before })}`)).body
+			} catch (error) {
+				if (error instanceof ApiError && error.code === 'forbidden') {
+					return { by, note: `Who pushed each version is in the audit log of team ${t.team}, which only its owners and admins can read.` }
+				}
+				if (error instanceof ApiError && error.code === 'not_found' && !t.team) return { by, note: `${s.server} keeps no audit log, so who pushed each version is not known.` }
+				if (error instanceof ApiError) throw failure(error, { server: s.server, what: t.team ? `Team "${t.team}"` : undefined })
+				throw error
+			}
+			for (const event of events) {
+				const version = event.details.version
+				if (event.target?.id !== configId || typeof version !== 'number' || by.has(version)) continue
+				const restored = event.details.restored
+				by.set(version, { username: event.actor.username, device: event.actor.device, rollbackTo: typeof restored === 'number' ? restored : null })
+			}
+			const last = events[events.length - 1]
+			if (!last || events.length < AUDIT_PAGE || last.at < oldest || versions.every((v) => by.has(v.version))) break
+			before = last.id
+		}
+	}
+	const unknown = versions.filter((v) => !by.has(v.version))
+	const note =
+		unknown.length > 0
+			? `${unknown.length === versions.length ? 'No version is' : `Version${unknown.length === 1 ? '' : 's'} ${unknown.map((v) => v.version).join(', ')} ${unknown.length === 1 ? 'is' : 'are'}`} not in the audit log: older than it keeps (365 days by default), or pushed before the server recorded who pushed.`
+			: null
+	return { by, note }
+}
+
+export const HISTORY_HELP = `cfgsync history TOOL [-n|--name N] [--team SLUG] [--limit N]
+
+Versions of a config, newest first (Pro and Team plans): when each was
+pushed, who pushed it from which device (from the audit log: yours for a
+personal config; a team's only for its owners and admins, so a team member
+sees times but not authors), and how many files it holds.`
 
 export async function history(args: string[]) {
 	const { values, positionals } = parse('history', args, { ...TARGET, limit: { type: 'string' } })
 	const tool = toolArg(positionals[0], 'history')
-	const s = session(values.server)
+	noMore(positionals, 1, 'history')
+	const limit = asNumber(values.limit ?? '20', '--limit')
+	const s = session(values)
 	const t = await resolveTarget(s, tool, values)
 	const latest = (await s.run((api) => api.call<LatestConfig>('GET', t.latestPath), t.label)).body
-	const limit = asNumber(values.limit ?? '20', '--limit')
 	const versions = (await s.run((api) => api.call<ConfigVersion[]>('GET', `/api/configs/${latest.id}/versions${query({ limit })}`))).body
-	if (values.json) return json(versions.map(({ data, ...version }) => ({ ...version, files: Object.keys(asFileSet(data)?.files ?? {}) })))
+	const { by, note } = await whoPushed(s, t, latest.id, versions)
+	const fileList = (v: ConfigVersion) => Object.keys(asFileSet(v.data)?.files ?? {}).sort()
+	if (values.json) {
+		return json({
+			config: { tool, name: t.name, team: t.team ?? null },
+			versions: versions.map((v) => ({ id: v.id, version: v.version, hash: v.hash, createdAt: v.createdAt, isCurrent: v.isCurrent, files: fileList(v), pushedBy: by.get(v.version) ?? null })),
+			note
+		})
+	}
+	const author = (a: Author | undefined) => (a ? `${safe(a.username ?? '(removed user)')}${a.device ? ` on ${safe(a.device)}` : ''}${a.rollbackTo !== null ? ` (rollback to ${a.rollbackTo})` : ''}` : '?')
 	table(
-		['VERSION', 'CREATED', 'HASH', 'FILES', ''],
-		versions.map((v) => [String(v.version), safe(v.createdAt), safe(v.hash.slice(0, 12)), String(Object.keys(asFileSet(v.data)?.files ?? {}).length), v.isCurrent ? '(current)' : ''])
+		['VERSION', 'PUSHED', 'BY', 'FILES', ''],
+		versions.map((v) => [String(v.version), ago(v.createdAt), author(by.get(v.version)), String(fileList(v).length), v.isCurrent ? '(current)' : ''])
 	)
+	if (note) say(dim(note))
 }
+
+export const ROLLBACK_HELP = `cfgsync rollback TOOL [-n|--name N] [--team SLUG] --to VERSION
+
+Makes a new version holding VERSION's content (Pro and Team plans; admins for team configs).`
 
 export async function rollback(args: string[]) {
 	const { values, positionals } = parse('rollback', args, { ...TARGET, to: { type: 'string' } })
 	const tool = toolArg(positionals[0], 'rollback')
+	noMore(positionals, 1, 'rollback')
 	const to = asNumber(values.to, '--to')
 	if (to === undefined) throw new CliFailure('which version? cfgsync rollback TOOL --to VERSION (see cfgsync history TOOL)', EXIT.usage)
-	const s = session(values.server)
+	const s = session(values)
 	const t = await resolveTarget(s, tool, values)
 	const latest = (await s.run((api) => api.call<LatestConfig>('GET', t.latestPath), t.label)).body
 	const target = await versionByNumber(s, latest.id, to, t)
 	const rolled = (await s.run((api) => api.call<RolledBack>('POST', `/api/configs/${latest.id}/rollback`, { body: { versionId: target.id } }))).body
 	if (values.json) return json(rolled)
 	say(`${green('Rolled back')} ${t.label}: version ${rolled.version} now holds what version ${to} held. Run cfgsync pull ${tool}${t.args} to apply it here.`)
+}
+
+export const DELETE_HELP = `cfgsync delete TOOL [-n|--name N] [--team SLUG] [-y|--yes]
+
+Deletes a config and all its versions from the server (a team's: owners and
+admins). Asks first (y/N) on a terminal; without one it needs --yes. The
+files on this machine stay as they are, and this machine stops syncing the
+config; on other machines, sync says it is gone.`
+
+export async function deleteConfig(args: string[]) {
+	const { values, positionals } = parse('delete', args, { ...TARGET, ...YES })
+	const tool = toolArg(positionals[0], 'delete')
+	noMore(positionals, 1, 'delete')
+	const s = session(values)
+	const t = await resolveTarget(s, tool, values)
+	const latest = (await s.run((api) => api.call<LatestConfig>('GET', t.latestPath), t.label)).body
+	const count = Object.keys(asFileSet(latest.data)?.files ?? {}).length
+	await confirm(
+		`Delete ${t.label} (version ${latest.version}, ${count} file${count === 1 ? '' : 's'}) from ${s.server}, with all its versions? This cannot be undone`,
+		`cfgsync delete ${tool}${t.args}`,
+		values.yes
+	)
+	await s.run((api) => api.call('DELETE', `/api/configs/${latest.id}`), t.label)
+	const synced = getState(t.key) !== undefined
+	if (synced) await withLock('delete', async () => forgetState(t.key))
+	if (values.json) return json({ deleted: { id: latest.id, tool, name: t.name, team: t.team ?? null, version: latest.version } })
+	say(`Deleted ${t.label} from ${s.server}.${synced ? ' Its files on this machine are untouched, and this machine no longer syncs it.' : ''}`)
 }

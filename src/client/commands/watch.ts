@@ -1,16 +1,16 @@
-import { parse, session } from '../context'
+import { NAME, noMore, parse, session, TEAM, YES } from '../context'
 import { readLocal } from '../files'
 import { fileHash, sha256 } from '../hash'
 import { acquireLock } from '../lock'
-import { CliFailure, dim, EXIT, say, warn } from '../output'
-import { outcomeFailure, printLines, summary } from '../report'
+import { CliFailure, dim, EXIT, isJsonMode, say, warn } from '../output'
+import { outcomeFailure, printLines, reportJson, summary } from '../report'
 import { fetchRemote, runOne, type Target } from '../run'
 import { ownValue } from '../sync/engine'
+import { scopeFor } from '../scope'
 import { getState } from '../state'
-import { knownFiles } from '../tools'
 import { targetsFor } from './sync'
 
-export const WATCH_HELP = `cfgsync watch [TOOL] [--name N] [--team SLUG] [--interval 30s] [--yes] [--allow-secrets]
+export const WATCH_HELP = `cfgsync watch [TOOL] [-n|--name N] [--team SLUG] [--interval 30s] [-y|--yes] [--allow-secrets]
 
 Keeps every config this machine syncs (or TOOL's) in sync, in the
 foreground: local edits are pushed once they settle (unchanged for a
@@ -20,7 +20,9 @@ costs one small request). It starts with one sync of each config. It never
 settles a conflict itself: it reports it once and leaves that config's
 conflicting files alone until you run cfgsync resolve; content someone else
 added that runs programs is not applied unless --yes. Ctrl-C stops it
-cleanly (exit 0).`
+cleanly (exit 0). With --json it prints one JSON object per line: each
+cycle that changed something (the shape of sync --json's entries, with
+"at"), or a config's error ("config", "error", "code", "at").`
 
 /** `30s`, `2m`, `1h`, `1500ms`, or seconds. */
 export function parseInterval(text: string): number {
@@ -48,7 +50,7 @@ interface Watched {
 /** The local files' fingerprint, and whether any differs from the base (changed here since the last sync). */
 function localSide(t: Target, stuck: Map<string, string>): { fingerprint: string; dirty: boolean } {
 	const state = getState(t.key)
-	const scope = [...new Set([...knownFiles(t.tool), ...Object.keys(state?.files ?? {})])]
+	const { keys: scope } = scopeFor(t.tool, { base: state?.files })
 	const local = readLocal(scope)
 	const dirty = scope.some((key) => {
 		const content = ownValue(local, key)
@@ -62,10 +64,11 @@ function localSide(t: Target, stuck: Map<string, string>): { fingerprint: string
 const stamp = () => new Date().toTimeString().slice(0, 8)
 
 export async function watch(args: string[]) {
-	const { values, positionals } = parse('watch', args, { name: { type: 'string' }, team: { type: 'string' }, interval: { type: 'string' }, yes: { type: 'boolean' }, 'allow-secrets': { type: 'boolean' } })
-	if (positionals.length > 1) throw new CliFailure(`unexpected argument "${positionals[1]}" (see cfgsync watch --help)`, EXIT.usage)
+	const { values, positionals } = parse('watch', args, { ...NAME, ...TEAM, interval: { type: 'string' }, ...YES, 'allow-secrets': { type: 'boolean' } })
+	noMore(positionals, 1, 'watch')
 	const interval = parseInterval(values.interval ?? '30s')
-	const s = session(values.server)
+	const s = session(values)
+	const line = (value: unknown) => void process.stdout.write(`${JSON.stringify(value)}\n`)
 	const targets = await targetsFor(s, 'watch', positionals, values)
 	if (targets.length === 0) throw new CliFailure('This machine syncs no config yet, so there is nothing to watch: cfgsync push TOOL (first machine) or cfgsync pull TOOL (the others) first.')
 	const tick = Math.min(1000, interval)
@@ -92,7 +95,7 @@ export async function watch(args: string[]) {
 		}
 	})
 
-	say(`Watching ${targets.map((t) => t.label).join(', ')} (server every ${interval / 1000}s, local edits every ${tick / 1000}s). Ctrl-C stops.`)
+	if (!isJsonMode()) say(`Watching ${targets.map((t) => t.label).join(', ')} (server every ${interval / 1000}s, local edits every ${tick / 1000}s). Ctrl-C stops.`)
 	const watched: Watched[] = targets.map((t) => ({ t, nextPoll: 0, stuck: new Map() }))
 
 	const cycle = async (w: Watched): Promise<void> => {
@@ -100,7 +103,9 @@ export async function watch(args: string[]) {
 		try {
 			const report = await runOne(s, w.t, { mode: 'sync', interactive: false, yes: values.yes, allowSecrets: values['allow-secrets'] })
 			w.etag = report.pushed?.hash ?? report.remoteHash
-			if (report.writes.length + report.conflicts.length + report.refused.length > 0 || report.pushed) {
+			if (isJsonMode()) {
+				if (report.writes.length + report.conflicts.length + report.refused.length > 0 || report.pushed) line({ at: new Date().toISOString(), ...reportJson(report) })
+			} else if (report.writes.length + report.conflicts.length + report.refused.length > 0 || report.pushed) {
 				say(`[${stamp()}] ${w.t.label}: ${summary(report)}${report.pushed ? `; pushed version ${report.pushed.version}` : ''}`)
 				printLines(report)
 			}
@@ -114,7 +119,8 @@ export async function watch(args: string[]) {
 		} catch (error) {
 			if (error instanceof CliFailure && error.exitCode === EXIT.auth) throw error
 			if (!(error instanceof CliFailure)) throw error
-			warn(`[${stamp()}] ${w.t.label}: ${error.message}`)
+			if (isJsonMode()) line({ at: new Date().toISOString(), config: { tool: w.t.tool, name: w.t.name, team: w.t.team ?? w.t.teamId ?? null }, error: error.message, code: error.code })
+			else warn(`[${stamp()}] ${w.t.label}: ${error.message}`)
 			if (error.code === 'gone') {
 				w.gone = true
 				return
@@ -123,7 +129,7 @@ export async function watch(args: string[]) {
 			const remote = await fetchRemote(s, w.t).catch(() => undefined)
 			if (remote && remote !== 'unchanged') w.etag = remote.hash
 			const state = getState(w.t.key)
-			const local = readLocal([...new Set([...knownFiles(w.t.tool), ...Object.keys(state?.files ?? {})])])
+			const local = readLocal(scopeFor(w.t.tool, { base: state?.files }).keys)
 			w.stuck = new Map(Object.entries(local).map(([key, content]) => [key, fileHash(content)]))
 		} finally {
 			lock.release()
@@ -162,5 +168,5 @@ export async function watch(args: string[]) {
 		process.off('SIGINT', onSignal)
 		process.off('SIGTERM', onSignal)
 	}
-	say(dim('Stopped.'))
+	if (!isJsonMode()) say(dim('Stopped.'))
 }

@@ -17,8 +17,12 @@ type JsonObject = { [key: string]: Json }
 export const MISSING: unique symbol = Symbol('missing')
 export type Slot = Json | typeof MISSING
 
-/** Files merged as JSON (with comments and trailing commas, as VS Code writes them). */
-export const isJsonKey = (key: string): boolean => /\.jsonc?$/i.test(key)
+/**
+ * Files merged as JSON (with comments and trailing commas, as VS Code writes
+ * them), and one member of a JSON file synced on its own
+ * (`.claude.json#mcpServers`: only that key of ~/.claude.json).
+ */
+export const isJsonKey = (key: string): boolean => /\.jsonc?(#[A-Za-z0-9_]+)?$/i.test(key)
 
 const PARSE_OPTIONS = { disallowComments: false, allowTrailingComma: true, allowEmptyContent: false }
 

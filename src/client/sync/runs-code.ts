@@ -1,5 +1,5 @@
 import { parse as parseToml } from 'smol-toml'
-import { isObject, parseJsonc, pathText, stableJson, type Json } from './json'
+import { isJsonKey, isObject, parseJsonc, pathText, stableJson, type Json } from './json'
 
 /**
  * Entries that make a tool run a program (CONTRACT §11, issue 15 point 9):
@@ -23,7 +23,7 @@ const baseName = (key: string) => key.slice(key.lastIndexOf('/') + 1)
 
 /** Can this file hold runnable entries at all? */
 export function mayRun(key: string): boolean {
-	return /\.(jsonc?|toml)$/i.test(key) || SCRIPT.test(key)
+	return isJsonKey(key) || /\.toml$/i.test(key) || SCRIPT.test(key)
 }
 
 /** The runnable entries of one file; `unparseable` when a file that may hold some cannot be read. */
@@ -34,7 +34,7 @@ export function runnables(key: string, content: string | undefined): Runnables |
 		found.set('(the whole file)', JSON.stringify(content))
 		return found
 	}
-	if (/\.jsonc?$/i.test(key)) {
+	if (isJsonKey(key)) {
 		const parsed = parseJsonc(content)
 		if (!parsed) return 'unparseable'
 		fromSettings(key, parsed.value, found)

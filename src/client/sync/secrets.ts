@@ -1,5 +1,5 @@
 import { parse as parseToml } from 'smol-toml'
-import { isObject, parseJsonc, pathText, type Json } from './json'
+import { isJsonKey, isObject, parseJsonc, pathText, type Json } from './json'
 
 /**
  * Values that look like secrets (CONTRACT §11, issue 15 point 10): MCP
@@ -63,7 +63,7 @@ function scanText(content: string, found: Secret[]): void {
 /** The secret-looking values in one file. */
 export function findSecrets(key: string, content: string): Secret[] {
 	const found: Secret[] = []
-	if (/\.jsonc?$/i.test(key)) {
+	if (isJsonKey(key)) {
 		const parsed = parseJsonc(content)
 		if (parsed) {
 			walk(parsed.value, [], found)

@@ -26,12 +26,12 @@ export const teamsRoutes = (teams: TeamsService, gate: AuthPlugin) =>
 			response: z.array(TeamListItem),
 			detail: { summary: 'Your teams, with your role in each' }
 		})
-		.post('', async ({ actor, body, status }) => status(201, await teams.create(actor, body.name)), {
+		.post('', async ({ actor, body, status }) => status(201, await teams.create(actor, body.name, body.slug)), {
 			...jsonBody,
 			actor: true,
 			body: CreateTeamBody,
 			response: { 201: TeamCreated },
-			detail: { summary: 'Create a team (Team plan); you become its owner', description: 'The slug is made from the name; 409 when it is taken, also by a deleted team.' }
+			detail: { summary: 'Create a team (Team plan); you become its owner', description: 'The slug is made from the name unless `slug` is given; 409 when it is taken, also by a deleted team.' }
 		})
 		.get('/:slug', ({ caller, params }) => teams.get(caller, params.slug), {
 			auth: true,

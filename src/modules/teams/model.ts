@@ -19,7 +19,7 @@ export const Slug = z
 	.regex(SLUG_PATTERN, 'Slugs are lower-case letters and digits in words joined by single dashes.')
 	.describe('globally unique; lower-case letters and digits joined by dashes')
 
-export const CreateTeamBody = z.object({ name: TeamName })
+export const CreateTeamBody = z.object({ name: TeamName, slug: Slug.optional().describe('instead of the one made from the name') })
 export const PatchTeamBody = z.object({ name: TeamName.optional(), slug: Slug.optional() })
 export type PatchTeamBody = z.infer<typeof PatchTeamBody>
 

@@ -1,0 +1,39 @@
+import { prompt, PromptCancelled } from '../lib/terminal'
+import { CliFailure, EXIT } from './output'
+
+/** Is there a person at a terminal to ask? */
+export const interactive = (): boolean => process.stdin.isTTY === true
+
+/**
+ * Asks on the terminal. Without one, fails with `hint`: what to pass instead
+ * (a usage error, exit 2: the same command with that option would work).
+ */
+export async function ask(question: string, hint: string, hidden = false): Promise<string> {
+	let answer: string | undefined
+	try {
+		answer = await prompt(question, { hidden })
+	} catch (error) {
+		if (error instanceof PromptCancelled) throw new CliFailure('cancelled', 130, 'cancelled')
+		throw error
+	}
+	if (answer === undefined) throw new CliFailure(hint, EXIT.usage)
+	return answer.trim() === '' && !hidden ? ask(question, hint, hidden) : answer
+}
+
+/**
+ * CONTRACT §12: destructive commands ask first on a terminal (y/N) and refuse
+ * without --yes otherwise (exit 2: the command needs --yes to run unattended).
+ */
+export async function confirm(question: string, rerun: string, yes: boolean | undefined): Promise<void> {
+	if (yes) return
+	if (!interactive()) {
+		throw new CliFailure(`${question.replace(/\?$/, '')}: there is no terminal to ask on, so nothing was done. To do it without asking: ${rerun} --yes`, EXIT.usage, 'confirmation_required')
+	}
+	let answer: string | undefined
+	try {
+		answer = await prompt(`${question} [y/N] `)
+	} catch (error) {
+		if (!(error instanceof PromptCancelled)) throw error
+	}
+	if (!/^y(es)?$/i.test((answer ?? '').trim())) throw new CliFailure('Nothing was done.', EXIT.error, 'declined')
+}

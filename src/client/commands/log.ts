@@ -1,0 +1,78 @@
+import { query } from '../api'
+import { noMore, parse, session, TEAM } from '../context'
+import { ago, CliFailure, dim, EXIT, json, safe, say, table } from '../output'
+import type { AuditEvent } from './sync'
+
+export const LOG_HELP = `cfgsync log [--team SLUG] [--type TYPE] [--limit N] [--before ID]
+
+The audit log, newest first (CONTRACT §10): what you did and what was done
+to your account (sign-ins and failed ones, keys issued and revoked, pushes,
+rollbacks, deletions, invitations), or with --team a team's (owners and
+admins only). --type keeps one kind of event (config.pushed, login.failed,
+key.revoked, …); --limit N events per page (default 30, at most 200);
+--before ID continues after the last event of the previous page.`
+
+/** Short words for the event types a person reads most. */
+const WORDS: Record<string, string> = {
+	'login.succeeded': 'logged in',
+	'login.failed': 'failed login',
+	'key.issued': 'key issued',
+	'key.revoked': 'key revoked',
+	'keys.revoked': 'all keys revoked',
+	'session.started': 'signed in (web)',
+	'session.ended': 'signed out (web)',
+	'password.changed': 'password changed',
+	'config.pushed': 'pushed',
+	'config.rolled_back': 'rolled back',
+	'config.deleted': 'deleted config',
+	'team.created': 'created team',
+	'team.renamed': 'renamed team',
+	'team.deleted': 'deleted team',
+	'invitation.sent': 'invited',
+	'invitation.changed': 'changed invitation',
+	'invitation.accepted': 'accepted invitation',
+	'invitation.declined': 'declined invitation',
+	'invitation.cancelled': 'cancelled invitation',
+	'member.role_changed': 'changed role',
+	'member.removed': 'removed member',
+	'member.left': 'left team'
+}
+
+const details = (event: AuditEvent): string =>
+	Object.entries(event.details)
+		.map(([key, value]) => `${safe(key)}=${safe(String(value))}`)
+		.join(' ')
+
+export async function log(args: string[]) {
+	const { values, positionals } = parse('log', args, { ...TEAM, type: { type: 'string' }, limit: { type: 'string' }, before: { type: 'string' } })
+	noMore(positionals, 0, 'log')
+	const limit = Number(values.limit ?? '30')
+	if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new CliFailure('--limit takes a number of events from 1 to 200', EXIT.usage)
+	const s = session(values)
+	const path = values.team ? `/api/teams/${encodeURIComponent(values.team)}/audit` : '/api/audit'
+	let events: AuditEvent[]
+	try {
+		events = (await s.run((api) => api.call<AuditEvent[]>('GET', `${path}${query({ limit, before: values.before, type: values.type })}`), values.team ? `Team "${values.team}"` : undefined)).body
+	} catch (error) {
+		if (error instanceof CliFailure && error.code === 'forbidden') {
+			throw new CliFailure(`Not allowed: only the owners and admins of ${safe(values.team ?? '')} can read its audit log. Your own events: cfgsync log`, EXIT.error, 'forbidden')
+		}
+		throw error
+	}
+	if (values.json) return json(events)
+	if (events.length === 0) return say(values.before ? 'No older events.' : 'No events.')
+	table(
+		['WHEN', 'WHO', 'DEVICE', 'EVENT', 'WHAT', 'FROM', 'DETAILS'],
+		events.map((e) => [
+			ago(e.at),
+			safe(e.actor.username ?? '-'),
+			safe(e.actor.device ?? '-'),
+			WORDS[e.type] ?? safe(e.type),
+			safe(e.target?.name ?? e.target?.type ?? ''),
+			safe(e.address ?? ''),
+			details(e)
+		])
+	)
+	const last = events[events.length - 1]
+	if (events.length === limit && last) say(dim(`Older events: cfgsync log${values.team ? ` --team ${safe(values.team)}` : ''} --before ${last.id}`))
+}

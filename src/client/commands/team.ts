@@ -1,0 +1,273 @@
+import { INVITED_ROLES, ROLES } from '../../lib/constants'
+import type { Team } from '../api'
+import { confirm } from '../ask'
+import { noMore, parse, session, suggest, YES, type Session } from '../context'
+import { ago, article, bold, CliFailure, dim, EXIT, green, json, safe, say, table } from '../output'
+import { shellWord } from '../report'
+import { allStates, renameTeamInStates } from '../state'
+
+/** A team invitation as the server sends it (CONTRACT §3): never an email. */
+export interface Invitation {
+	teamSlug: string
+	teamName: string
+	userId: string
+	username: string
+	role: string
+	invitedBy: string
+	createdAt: string
+	expiresAt: string
+	status: 'invited'
+}
+
+interface Member {
+	id: string
+	userId: string
+	email: string
+	username: string
+	role: string
+	joinedAt: string
+}
+
+interface TeamDetail {
+	id: string
+	name: string
+	slug: string
+	createdAt: string
+	userRole: string
+	members: Member[]
+	invitations?: Invitation[]
+}
+
+export const TEAM_HELP = `cfgsync team list                          (also: cfgsync teams)
+cfgsync team create NAME [--slug S]
+cfgsync team show SLUG
+cfgsync team invite SLUG LOGIN [--role admin|member]   (also: team add)
+cfgsync team role SLUG LOGIN owner|admin|member
+cfgsync team remove SLUG LOGIN
+cfgsync team leave SLUG
+cfgsync team rename SLUG NAME [--slug NEW]
+cfgsync team delete SLUG [--yes]
+
+Teams and their members. LOGIN is a username or an email. Nobody joins
+without accepting: invite sends an invitation (it expires after 7 days) and
+the person runs cfgsync invitations accept SLUG. Owners invite admins and
+members, admins invite members; role is for owners (also on a pending
+invitation); remove takes a member out or cancels an invitation; a team
+always keeps an owner. rename keeps the slug unless --slug is given (the old
+one stays reserved for the team for 30 days). delete asks first (y/N), and
+without a terminal needs --yes; the team disappears for every member at once
+and is removed for good after 30 days.`
+
+const SUBCOMMANDS = ['list', 'create', 'show', 'invite', 'add', 'role', 'remove', 'leave', 'rename', 'delete']
+
+const path = (slug: string, rest = '') => `/api/teams/${encodeURIComponent(slug)}${rest}`
+const teamWhat = (slug: string) => `Team "${slug}"`
+
+export async function teams(args: string[]) {
+	return team(['list', ...args])
+}
+
+export async function team(args: string[]) {
+	const { values, positionals } = parse('team', args, { role: { type: 'string' }, slug: { type: 'string' }, ...YES })
+	const [sub, ...rest] = positionals
+	if (sub === undefined) throw new CliFailure('which team command? list, create, show, invite, role, remove, leave, rename or delete (see cfgsync team --help)', EXIT.usage)
+	if (!SUBCOMMANDS.includes(sub)) {
+		const near = suggest(sub, SUBCOMMANDS)
+		throw new CliFailure(`unknown team command "${safe(sub)}": ${near ? `did you mean "cfgsync team ${near}"? ` : ''}(see cfgsync team --help)`, EXIT.usage)
+	}
+	if (values.role !== undefined && sub !== 'invite' && sub !== 'add') throw new CliFailure(`--role is for team invite (team role SLUG LOGIN ROLE changes a member's role)`, EXIT.usage)
+	if (values.slug !== undefined && sub !== 'create' && sub !== 'rename') throw new CliFailure('--slug is for team create and team rename', EXIT.usage)
+	const need = (count: number, usage: string) => {
+		if (rest.length < count || rest.slice(0, count).some((word) => word.trim() === '')) throw new CliFailure(`cfgsync team ${usage}`, EXIT.usage)
+	}
+	switch (sub) {
+		case 'list': {
+			noMore(rest, 0, 'team')
+			const s = session(values)
+			const list = (await s.run((api) => api.call<Team[]>('GET', '/api/teams'))).body
+			if (values.json) return json(list)
+			if (list.length === 0) return say('You are in no team. Create one (Team plan): cfgsync team create NAME; invitations you received: cfgsync invitations')
+			return table(['SLUG', 'NAME', 'ROLE', 'CREATED'], list.map((t) => [safe(t.slug), safe(t.name), safe(t.role), ago(t.createdAt)]))
+		}
+		case 'create': {
+			need(1, 'create NAME [--slug S]')
+			const name = rest.join(' ').trim()
+			const s = session(values)
+			const created = (await s.run((api) => api.call<{ id: string; name: string; slug: string }>('POST', '/api/teams', { body: { name, ...(values.slug !== undefined ? { slug: values.slug } : {}) } }))).body
+			if (values.json) return json(created)
+			return say(`${green('Created')} team "${safe(created.name)}" (${safe(created.slug)}); you are its owner. Invite people with: cfgsync team invite ${safe(created.slug)} LOGIN`)
+		}
+		case 'show': {
+			need(1, 'show SLUG')
+			noMore(rest, 1, 'team')
+			const s = session(values)
+			const detail = await getTeam(s, rest[0] as string)
+			if (values.json) return json(detail)
+			say(`${bold(safe(detail.name))} (${safe(detail.slug)}), created ${ago(detail.createdAt)}; you are ${article(safe(detail.userRole))}.`)
+			say()
+			table(['USERNAME', 'EMAIL', 'ROLE', 'JOINED'], detail.members.map((m) => [safe(m.username), safe(m.email), safe(m.role), ago(m.joinedAt)]))
+			if (detail.invitations && detail.invitations.length > 0) {
+				say()
+				say('Invitations waiting for an answer:')
+				table(['USERNAME', 'ROLE', 'INVITED BY', 'EXPIRES'], detail.invitations.map((i) => [safe(i.username), safe(i.role), safe(i.invitedBy), ago(i.expiresAt)]))
+			}
+			return
+		}
+		case 'invite':
+		case 'add': {
+			need(2, `${sub} SLUG LOGIN [--role admin|member]`)
+			noMore(rest, 2, 'team')
+			const [slug, login] = rest as [string, string]
+			const role = values.role ?? 'member'
+			// Issue 20: --role owner is a bad option value (exit 2): owners are made from members.
+			if (!(INVITED_ROLES as readonly string[]).includes(role)) {
+				throw new CliFailure(`--role takes admin or member${role === 'owner' ? ': nobody is invited as an owner; once they have joined, an owner makes them one with cfgsync team role SLUG LOGIN owner' : `, not "${safe(role)}"`}`, EXIT.usage)
+			}
+			const s = session(values)
+			await getTeam(s, slug)
+			let invitation: Invitation
+			try {
+				invitation = (await s.run((api) => api.call<Invitation>('POST', path(slug, '/members'), { body: { login, role } }), `User "${login}"`)).body
+			} catch (error) {
+				if (error instanceof CliFailure && error.code === 'conflict') {
+					throw new CliFailure(`${error.message} To change the role of a member or of a pending invitation: cfgsync team role ${safe(slug)} ${shellWord(login)} ROLE`, EXIT.error, 'conflict')
+				}
+				throw error
+			}
+			if (values.json) return json(invitation)
+			return say(
+				`${green('Invited')} ${safe(invitation.username)} to ${safe(slug)} as ${safe(invitation.role)}. They join once they accept: cfgsync invitations accept ${safe(slug)} (the invitation expires ${ago(invitation.expiresAt)}).`
+			)
+		}
+		case 'role': {
+			need(3, 'role SLUG LOGIN owner|admin|member')
+			noMore(rest, 3, 'team')
+			const [slug, login, role] = rest as [string, string, string]
+			if (!(ROLES as readonly string[]).includes(role)) throw new CliFailure(`the role is owner, admin or member, not "${safe(role)}"`, EXIT.usage)
+			const s = session(values)
+			const detail = await getTeam(s, slug)
+			const found = findPerson(detail, login)
+			if (found.kind === 'invitation' && role === 'owner') {
+				throw new CliFailure(`${safe(found.invitation.username)} has not joined ${safe(slug)} yet: an invitation is for admin or member; make them an owner once they have accepted`, EXIT.usage)
+			}
+			const userId = found.kind === 'member' ? found.member.userId : found.invitation.userId
+			const changed = (await s.run((api) => api.call<Member | Invitation>('PATCH', path(slug, `/members/${userId}`), { body: { role } }), teamWhat(slug))).body
+			if (values.json) return json(changed)
+			return say(found.kind === 'member' ? `${safe(found.member.username)} is now ${article(role)} of ${safe(slug)}.` : `The invitation of ${safe(found.invitation.username)} to ${safe(slug)} is now for ${role}.`)
+		}
+		case 'remove': {
+			need(2, 'remove SLUG LOGIN')
+			noMore(rest, 2, 'team')
+			const [slug, login] = rest as [string, string]
+			const s = session(values)
+			const detail = await getTeam(s, slug)
+			const found = findPerson(detail, login)
+			const userId = found.kind === 'member' ? found.member.userId : found.invitation.userId
+			await s.run((api) => api.call('DELETE', path(slug, `/members/${userId}`)), teamWhat(slug))
+			const username = found.kind === 'member' ? found.member.username : found.invitation.username
+			if (values.json) return json({ team: slug, username, removed: found.kind })
+			return say(found.kind === 'member' ? `Removed ${safe(username)} from ${safe(slug)}.` : `Cancelled the invitation of ${safe(username)} to ${safe(slug)}.`)
+		}
+		case 'leave': {
+			need(1, 'leave SLUG')
+			noMore(rest, 1, 'team')
+			const slug = rest[0] as string
+			const s = session(values)
+			const detail = await getTeam(s, slug)
+			const me = await s.username()
+			const mine = detail.members.find((m) => m.username === me)
+			if (!mine) throw new CliFailure(`you are not a member of ${safe(slug)}`, EXIT.error, 'not_found')
+			try {
+				await s.run((api) => api.call('DELETE', path(slug, `/members/${mine.userId}`)), teamWhat(slug))
+			} catch (error) {
+				if (error instanceof CliFailure && error.code === 'conflict') {
+					throw new CliFailure(`${error.message} Make someone else an owner first (cfgsync team role ${safe(slug)} LOGIN owner), or delete the team (cfgsync team delete ${safe(slug)}).`, EXIT.error, 'conflict')
+				}
+				throw error
+			}
+			if (values.json) return json({ team: slug, left: true })
+			return say(`You left ${safe(slug)}. Its configs stay on this machine as files; cfgsync sync no longer syncs them.`)
+		}
+		case 'rename': {
+			need(2, 'rename SLUG NAME [--slug NEW]')
+			const slug = rest[0] as string
+			const name = rest.slice(1).join(' ').trim()
+			const s = session(values)
+			const renamed = (await s.run((api) => api.call<{ id: string; name: string; slug: string }>('PATCH', path(slug), { body: { name, ...(values.slug !== undefined ? { slug: values.slug } : {}) } }), teamWhat(slug))).body
+			// This machine's configs of the team follow it (they are synced by the team's id; the slug is for messages).
+			renameTeamInStates(renamed.id, renamed.slug)
+			if (values.json) return json(renamed)
+			say(`Renamed ${safe(slug)} to "${safe(renamed.name)}"${renamed.slug === slug ? '' : ` with the slug ${safe(renamed.slug)}`}.`)
+			if (renamed.slug !== slug) say(dim(`--team ${safe(slug)} no longer finds it: use --team ${safe(renamed.slug)}. The old slug stays reserved for this team for 30 days.`))
+			return
+		}
+		case 'delete': {
+			need(1, 'delete SLUG [--yes]')
+			noMore(rest, 1, 'team')
+			const slug = rest[0] as string
+			const s = session(values)
+			const detail = await getTeam(s, slug)
+			if (detail.userRole !== 'owner') throw new CliFailure(`Not allowed: only an owner of ${safe(slug)} can delete it (you are ${article(safe(detail.userRole))}).`, EXIT.error, 'forbidden')
+			await confirm(
+				`Delete team "${safe(detail.name)}" (${safe(slug)}, ${detail.members.length} member${detail.members.length === 1 ? '' : 's'})? Its configs disappear for every member at once, and are removed for good after 30 days`,
+				`cfgsync team delete ${safe(slug)}`,
+				values.yes
+			)
+			await s.run((api) => api.call('DELETE', path(slug)), teamWhat(slug))
+			const synced = allStates(s.server, await s.username()).filter((state) => state.teamId === detail.id).length
+			if (values.json) return json({ team: slug, deleted: true })
+			return say(`Deleted team ${safe(slug)}.${synced > 0 ? ` This machine's copies of its configs stay as files.` : ''}`)
+		}
+	}
+}
+
+async function getTeam(s: Session, slug: string): Promise<TeamDetail> {
+	return (await s.run((api) => api.call<TeamDetail>('GET', path(slug)), teamWhat(slug))).body
+}
+
+type Found = { kind: 'member'; member: Member } | { kind: 'invitation'; invitation: Invitation }
+
+/** A member (or a pending invitation, which owners and admins see) by username or email, case-insensitively. */
+function findPerson(detail: TeamDetail, login: string): Found {
+	const wanted = login.toLowerCase()
+	const member = detail.members.find((m) => m.username.toLowerCase() === wanted || m.email.toLowerCase() === wanted)
+	if (member) return { kind: 'member', member }
+	const invitation = detail.invitations?.find((i) => i.username.toLowerCase() === wanted)
+	if (invitation) return { kind: 'invitation', invitation }
+	throw new CliFailure(`${safe(login)} is not a member of ${safe(detail.slug)}${detail.invitations ? ' and has no pending invitation to it' : ''} (cfgsync team show ${safe(detail.slug)} lists them)`, EXIT.error, 'not_found')
+}
+
+export const INVITATIONS_HELP = `cfgsync invitations
+cfgsync invitations accept SLUG
+cfgsync invitations decline SLUG
+
+Your pending team invitations; accept one to join the team with the role it names, or decline it.`
+
+export async function invitations(args: string[]) {
+	const { values, positionals } = parse('invitations', args, {})
+	const [sub, slug] = positionals
+	if (sub !== undefined && !['list', 'accept', 'decline'].includes(sub)) {
+		const near = suggest(sub, ['list', 'accept', 'decline'])
+		throw new CliFailure(`unknown invitations command "${safe(sub)}": ${near ? `did you mean "cfgsync invitations ${near}"? ` : ''}(see cfgsync invitations --help)`, EXIT.usage)
+	}
+	noMore(positionals, sub === 'accept' || sub === 'decline' ? 2 : 1, 'invitations')
+	const s = session(values)
+	if (sub === undefined || sub === 'list') {
+		const list = (await s.run((api) => api.call<Invitation[]>('GET', '/api/invitations'))).body
+		if (values.json) return json(list)
+		if (list.length === 0) return say('No pending invitations.')
+		table(['TEAM', 'NAME', 'ROLE', 'INVITED BY', 'EXPIRES'], list.map((i) => [safe(i.teamSlug), safe(i.teamName), safe(i.role), safe(i.invitedBy), ago(i.expiresAt)]))
+		return say(dim('Accept one with: cfgsync invitations accept SLUG (or decline SLUG)'))
+	}
+	if (!slug) throw new CliFailure(`which team? cfgsync invitations ${sub} SLUG (see cfgsync invitations)`, EXIT.usage)
+	const where = `/api/invitations/${encodeURIComponent(slug)}${sub === 'accept' ? '/accept' : ''}`
+	const what = `An invitation to "${slug}"`
+	if (sub === 'accept') {
+		const member = (await s.run((api) => api.call<Member>('POST', where), what)).body
+		if (values.json) return json(member)
+		return say(`${green('Joined')} ${safe(slug)} as ${safe(member.role)}. Its configs: cfgsync list --team ${safe(slug)}`)
+	}
+	await s.run((api) => api.call('DELETE', where), what)
+	if (values.json) return json({ team: slug, declined: true })
+	say(`Declined the invitation to ${safe(slug)}.`)
+}

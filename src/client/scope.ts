@@ -1,0 +1,82 @@
+import { statSync } from 'node:fs'
+import type { Tool } from '../lib/constants'
+import { safeTarget, scanDir } from './files'
+import { CliFailure } from './output'
+import type { Bases, Files } from './sync/engine'
+import { knownDirs, knownFiles, shown } from './tools'
+
+/**
+ * Which files a command looks at for one config: the tool's well-known files,
+ * the text files in its well-known directories, the files this machine synced
+ * before, and the server's files inside those directories (so a file someone
+ * added to ~/.claude/commands arrives); or only the PATHs named. A directory
+ * over its caps is left out whole (named on the command line, it is an error),
+ * so a cap never reads as "these files were deleted here".
+ */
+
+/** A PATH argument naming a directory is marked with a final `/`. */
+export const DIR_MARK = '/'
+
+export interface Scope {
+	keys: string[]
+	/** Files and directories left out, and why (a directory over a cap, a file that is not text). */
+	skipped: { key: string; why: string }[]
+	/** Directories left out whole: the server's files under them are not "skipped" one by one. */
+	excluded: string[]
+}
+
+const under = (dir: string) => (key: string) => key.startsWith(`${dir}/`)
+
+export function scopeFor(tool: Tool, sides: { named?: string[]; base?: Bases; remote?: Files }): Scope {
+	const baseKeys = Object.keys(sides.base ?? {})
+	const remoteKeys = Object.keys(sides.remote ?? {})
+	const keys = new Set<string>()
+	const skipped: Scope['skipped'] = []
+	const excluded: string[] = []
+	const named = sides.named
+	const dirs: { key: string; named: boolean }[] = []
+	if (named) {
+		for (const entry of named) {
+			if (entry.endsWith(DIR_MARK)) dirs.push({ key: entry.slice(0, -1), named: true })
+			// A PATH that is no file anywhere but has files under it on the server or in the base is a directory too.
+			else if (!localFile(entry) && !baseKeys.includes(entry) && !remoteKeys.includes(entry) && [...baseKeys, ...remoteKeys].some(under(entry))) dirs.push({ key: entry, named: true })
+			else keys.add(entry)
+		}
+	} else {
+		for (const key of knownFiles(tool)) keys.add(key)
+		for (const key of baseKeys) keys.add(key)
+		for (const key of knownDirs(tool)) dirs.push({ key, named: false })
+	}
+	for (const dir of dirs) {
+		const scan = scanDir(dir.key)
+		if (scan.over) {
+			if (dir.named) throw new CliFailure(`${shown(dir.key)} holds ${scan.over}; nothing was done. Sync the files you need by name, or move some out of it.`)
+			skipped.push({ key: dir.key, why: scan.over })
+			excluded.push(dir.key)
+			continue
+		}
+		for (const key of [...scan.keys, ...baseKeys.filter(under(dir.key)), ...remoteKeys.filter(under(dir.key))]) keys.add(key)
+		skipped.push(...scan.skipped)
+	}
+	for (const dir of excluded) for (const key of [...keys]) if (under(dir)(key)) keys.delete(key)
+	for (const skip of skipped) keys.delete(skip.key)
+	return { keys: [...keys], skipped, excluded }
+}
+
+/** Does a regular file exist at this key here? */
+function localFile(key: string): boolean {
+	try {
+		return statSync(safeTarget(key)).isFile()
+	} catch {
+		return false
+	}
+}
+
+/** Is this PATH argument's key a directory here? */
+export function localDir(key: string): boolean {
+	try {
+		return statSync(safeTarget(key)).isDirectory()
+	} catch {
+		return false
+	}
+}

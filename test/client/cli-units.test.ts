@@ -1,0 +1,128 @@
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { mergePart, readText, scanDir } from '../../src/client/files'
+import { ago } from '../../src/client/output'
+import { scopeFor } from '../../src/client/scope'
+import { backupsDir, pruneBackups } from '../../src/client/state'
+import { tempDir } from '../temp'
+
+/** Issue 20's client rules that need no server: human times, directories and their caps, ~/.claude.json's part, backup pruning. */
+
+let home: string
+const saved = { HOME: process.env.HOME, XDG_STATE_HOME: process.env.XDG_STATE_HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME }
+beforeEach(() => {
+	home = tempDir('client-units')
+	process.env.HOME = home
+	process.env.XDG_STATE_HOME = join(home, '.local', 'state')
+	process.env.XDG_CONFIG_HOME = join(home, '.config')
+})
+afterEach(() => {
+	for (const [key, value] of Object.entries(saved)) {
+		if (value === undefined) delete process.env[key]
+		else process.env[key] = value
+	}
+})
+
+const put = (path: string, content: string | Buffer) => {
+	mkdirSync(join(home, path, '..'), { recursive: true })
+	writeFileSync(join(home, path), content)
+}
+
+describe('human times (--json keeps ISO)', () => {
+	const now = Date.parse('2026-11-23T12:00:00.000Z')
+	const at = (ms: number) => new Date(now - ms).toISOString()
+	test.each([
+		[10_000, 'just now'],
+		[60_000, '1 minute ago'],
+		[3 * 60_000 + 59_000, '3 minutes ago'],
+		[2 * 3_600_000, '2 hours ago'],
+		[23.6 * 3_600_000, '24 hours ago'],
+		[3 * 86_400_000, '3 days ago'],
+		[-(7 * 86_400_000 - 5_000), 'in 7 days'],
+		[-(90 * 60_000), 'in 2 hours'],
+		[45 * 86_400_000, '2026-10-09']
+	])('%d ms ago → %s', (ms, words) => {
+		expect(ago(at(ms), now)).toBe(words)
+	})
+	test('no time is "never"', () => {
+		expect(ago(null, now)).toBe('never')
+	})
+})
+
+describe('directories', () => {
+	test('text files recursively; hidden names left out; not UTF-8 skipped with a reason', () => {
+		put('.claude/commands/a.md', 'a\n')
+		put('.claude/commands/deep/b.md', 'b\n')
+		put('.claude/commands/.DS_Store', Buffer.from([0, 0xff]))
+		put('.claude/commands/.git/config', 'x')
+		put('.claude/commands/icon.png', Buffer.from([0x89, 0xff, 0xfe]))
+		expect(scanDir('.claude/commands')).toEqual({
+			keys: ['.claude/commands/a.md', '.claude/commands/deep/b.md'],
+			skipped: [{ key: '.claude/commands/icon.png', why: 'not UTF-8 text' }]
+		})
+		expect(scanDir('.claude/agents')).toEqual({ keys: [], skipped: [] })
+	})
+
+	test('a well-known directory over a cap is left out whole, base and server files included; named, it is an error', () => {
+		for (let i = 0; i < 201; i++) put(`.claude/agents/${i}.md`, 'x')
+		put('.claude/commands/ok.md', 'fine\n')
+		const base = { '.claude/agents/1.md': { hash: 'h' }, '.claude/settings.json': { hash: 'h' } }
+		const remote = { '.claude/agents/new.md': 'n', '.claude/commands/theirs.md': 't' }
+		const scope = scopeFor('claude-code', { base, remote })
+		expect(scope.keys.filter((key) => key.startsWith('.claude/agents'))).toEqual([])
+		expect(scope.keys).toContain('.claude/commands/ok.md')
+		expect(scope.keys).toContain('.claude/commands/theirs.md')
+		expect(scope.excluded).toEqual(['.claude/agents'])
+		expect(scope.skipped[0]?.why).toContain('201 files')
+		expect(() => scopeFor('claude-code', { named: ['.claude/agents/'] })).toThrow('nothing was done')
+	})
+
+	test('a named PATH that is not here but has files under it on the server is a directory', () => {
+		const scope = scopeFor('cursor', { named: ['.cursor/rules'], remote: { '.cursor/rules/a.mdc': 'a', '.cursor/other': 'o' } })
+		expect(scope.keys).toEqual(['.cursor/rules/a.mdc'])
+	})
+})
+
+describe('~/.claude.json: only mcpServers', () => {
+	const key = '.claude.json#mcpServers'
+	test('read: the member alone, as JSON; absent file or member reads as absent', () => {
+		expect(readText(key)).toBeUndefined()
+		put('.claude.json', '{"numStartups": 3}')
+		expect(readText(key)).toBeUndefined()
+		put('.claude.json', '{"numStartups": 3, "mcpServers": {"gh": {"command": "gh"}}, "oauthAccount": {"x": 1}}')
+		expect(readText(key)).toBe('{\n  "mcpServers": {\n    "gh": {\n      "command": "gh"\n    }\n  }\n}\n')
+		put('.claude.json', '{broken')
+		expect(() => readText(key)).toThrow('not valid JSON')
+	})
+
+	test('write: merged into the rest of the file (its formatting kept); a removed part removes only its key', () => {
+		const current = '{\n\t"numStartups": 3,\n\t"mcpServers": {\n\t\t"old": {}\n\t},\n\t"projects": {}\n}\n'
+		const next = mergePart(key, current, '{\n  "mcpServers": {\n    "gh": {\n      "command": "gh"\n    }\n  }\n}\n') as string
+		expect(JSON.parse(next)).toEqual({ numStartups: 3, mcpServers: { gh: { command: 'gh' } }, projects: {} })
+		expect(next).toContain('\t"numStartups": 3,\n')
+		expect(next).toContain('\t"projects": {}\n')
+		expect(JSON.parse(mergePart(key, current, null) as string)).toEqual({ numStartups: 3, projects: {} })
+		expect(mergePart(key, undefined, '{"mcpServers": {}}')).toBe('{"mcpServers": {}}')
+		expect(mergePart(key, undefined, null)).toBeUndefined()
+		expect(() => mergePart(key, current, '{"other": 1}')).toThrow('nothing was written')
+	})
+})
+
+describe('pull backups', () => {
+	test('older than CFGSYNC_BACKUP_DAYS (default 30) are removed, by the time in their name or else their modification time', () => {
+		const now = Date.parse('2026-11-23T12:00:00.000Z')
+		const dir = backupsDir()
+		for (const name of ['2026-10-01T00-00-00-000Z', '2026-11-20T08-30-00-123Z', 'by-hand', 'recent-by-hand']) mkdirSync(join(dir, name), { recursive: true })
+		writeFileSync(join(dir, '2026-10-01T00-00-00-000Z', 'settings.json'), '{}')
+		writeFileSync(join(dir, 'a-file'), 'left alone')
+		utimesSync(join(dir, 'by-hand'), new Date(now), new Date(now - 31 * 86_400_000))
+		utimesSync(join(dir, 'recent-by-hand'), new Date(now), new Date(now - 29 * 86_400_000))
+		expect(pruneBackups(0, now)).toEqual([])
+		expect(pruneBackups(30, now).map((path) => path.slice(dir.length + 1)).sort()).toEqual(['2026-10-01T00-00-00-000Z', 'by-hand'])
+		expect(existsSync(join(dir, '2026-11-20T08-30-00-123Z'))).toBe(true)
+		expect(existsSync(join(dir, 'recent-by-hand'))).toBe(true)
+		expect(readFileSync(join(dir, 'a-file'), 'utf8')).toBe('left alone')
+		expect(pruneBackups(1, now).map((path) => path.slice(dir.length + 1)).sort()).toEqual(['2026-11-20T08-30-00-123Z', 'recent-by-hand'])
+	})
+})
