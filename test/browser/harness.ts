@@ -30,8 +30,12 @@ function newestSource(dir: string): number {
 export function ensureBinary(): void {
 	const sources = Math.max(newestSource(join(ROOT, 'src')), statSync(join(ROOT, 'package-lock.json')).mtimeMs)
 	if (existsSync(BINARY) && statSync(BINARY).mtimeMs >= sources) return
-	const build = Bun.spawnSync(['npm', 'run', '--silent', 'build:server'], { cwd: ROOT, stdout: 'inherit', stderr: 'inherit' })
-	if (build.exitCode !== 0) throw new Error('npm run build:server failed')
+	// The server embeds the client's npm package (CONTRACT §12): packed first when it is not there.
+	const steps = existsSync(join(ROOT, 'dist', 'cfgsync.tgz')) ? ['build:server'] : ['build:package', 'build:server']
+	for (const step of steps) {
+		const build = Bun.spawnSync(['npm', 'run', '--silent', step], { cwd: ROOT, stdout: 'inherit', stderr: 'inherit' })
+		if (build.exitCode !== 0) throw new Error(`npm run ${step} failed`)
+	}
 }
 
 /** What a page must never do (CONTRACT §3, §8): log an error, break the CSP, or reach another origin. */
