@@ -18,11 +18,15 @@ import { healthRoutes } from './modules/health'
 import { createAppMetrics, type AppMetrics } from './modules/health/metrics'
 import { invitationsRoutes, teamsRoutes } from './modules/teams'
 import { createTeamsService } from './modules/teams/service'
+import { createSessionsService } from './modules/sessions/service'
+import { createUsersService } from './modules/users/service'
 import { authPlugin } from './plugins/auth'
 import { errorsPlugin } from './plugins/errors'
 import { openapiPlugin } from './plugins/openapi'
 import { createRequestTracker, requestLogPlugin } from './plugins/request-log'
 import type { Store } from './store/types'
+import { webRoutes } from './web'
+import { viaHttps } from './web/session'
 
 export interface AppDeps {
 	store: Store
@@ -71,6 +75,20 @@ export function createApp(appDeps: AppDeps) {
 		.use(invitationsRoutes(teams, gate))
 		.use(auditRoutes(audit, gate))
 		.use(downloadRoutes(deps.downloads ?? createDownloads({ clientPackage: embeddedClientPackage() })))
+		// The web application: its own routes and cookie gate; nothing of it runs on /api requests.
+		.use(
+			webRoutes({
+				sessions: createSessionsService({ ...deps, auth }),
+				auth,
+				configs,
+				teams,
+				users: createUsersService(deps),
+				audit,
+				clock: deps.clock,
+				addressOf,
+				https: (request) => viaHttps(request, peer(request), trusted)
+			})
+		)
 }
 
 export type App = ReturnType<typeof createApp>

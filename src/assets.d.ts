@@ -12,3 +12,12 @@ declare module '*.sql' {
 	const text: string
 	export default text
 }
+// The web application's assets (src/web/assets.ts), embedded the same way.
+declare module 'htmx.org/dist/htmx.min.js' {
+	const path: string
+	export default path
+}
+declare module '*.css' {
+	const path: string
+	export default path
+}

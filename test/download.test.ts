@@ -75,11 +75,15 @@ describe('GET /download', () => {
 		expect(exe.status).toBe(200)
 		expect(exe.headers.get('content-type')).toBe('application/octet-stream')
 		expect(await exe.text()).toBe('MZ pretend')
-		for (const path of ['/download/linked-out', '/download/.hidden', '/download/subdir', '/download/..%2Foutside%2Fsecret', '/download/%2e%2e', '/download/nope']) {
+		for (const path of ['/download/linked-out', '/download/.hidden', '/download/subdir', '/download/..%2Foutside%2Fsecret', '/download/nope']) {
 			const response = await get(path)
 			expect({ path, status: response.status }).toEqual({ path, status: 404 })
 			expect(await response.text()).not.toContain('master key')
 		}
+		// `%2e%2e` is a dot segment: the URL itself becomes `/`, the web application's sign-in page, never a file.
+		const dots = await get('/download/%2e%2e')
+		expect(dots.headers.get('content-type')).toStartWith('text/html')
+		expect(await dots.text()).toContain('Sign in')
 		// A file replaced in place is hashed again.
 		writeFileSync(join(dir, 'cfgsync-linux-x64'), 'ELF rebuilt, longer')
 		expect(await (await get('/download/SHA256SUMS')).text()).toContain(`${sha('ELF rebuilt, longer')}  cfgsync-linux-x64`)

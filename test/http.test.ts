@@ -9,7 +9,7 @@ describe('malformed requests never get a 5xx (CONTRACT §2)', () => {
 	test('bodies that are not JSON, not UTF-8 or too deep are 400 with a JSON error', async () => {
 		const t = testApp()
 		const raw = async (body: string | Uint8Array, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> => {
-			const response = await t.app.handle(new Request('http://localhost/api/auth/login', { method: 'POST', body, headers }))
+			const response = await t.app.handle(new Request('http://localhost/api/auth/login', { method: 'POST', body: body as BodyInit, headers }))
 			return { status: response.status, body: await response.json() }
 		}
 		const invalidUtf8 = new Uint8Array([...Buffer.from('{"login":"'), 0xff, 0xfe, ...Buffer.from('","password":"x","device":"y"}')])

@@ -74,7 +74,8 @@ const COMMA = Buffer.from(',')
 
 export function jsonResponse(body: string | Uint8Array | Uint8Array[], init: { status?: number; headers?: Record<string, string> } = {}): Response {
 	const payload = Array.isArray(body) ? Buffer.concat(body) : body
-	return new Response(payload, { status: init.status ?? 200, headers: { 'content-type': JSON_TYPE, ...init.headers } })
+	// (BodyInit: preact's JSX types bring in the DOM lib, whose BodyInit names Uint8Array<ArrayBuffer> only.)
+	return new Response(payload as BodyInit, { status: init.status ?? 200, headers: { 'content-type': JSON_TYPE, ...init.headers } })
 }
 
 /** 304 for a conditional GET whose tag matched: no body, the same ETag. */

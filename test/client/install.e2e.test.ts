@@ -59,8 +59,12 @@ describe('the npm package served by the compiled server', () => {
 		expect(page.headers.get('x-content-type-options')).toBe('nosniff')
 		expect(await page.text()).toContain('None on this server')
 		expect(server.log()).toContain('the downloads directory does not exist')
-		for (const path of ['/download/..%2F..%2Fetc%2Fpasswd', '/download/..%2Fmaster.key', '/download/%2e%2e', '/download/nothing']) {
+		for (const path of ['/download/..%2F..%2Fetc%2Fpasswd', '/download/..%2Fmaster.key', '/download/nothing']) {
 			expect({ path, status: (await fetch(`${server.url}${path}`)).status }).toEqual({ path, status: 404 })
 		}
+		// `%2e%2e` is a dot segment: the URL itself becomes `/`, the web application's sign-in page, never a file.
+		const dots = await fetch(`${server.url}/download/%2e%2e`)
+		expect(dots.url).toBe(`${server.url}/`)
+		expect(await dots.text()).toContain('Sign in')
 	}, 60_000)
 })

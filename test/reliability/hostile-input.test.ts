@@ -30,7 +30,7 @@ async function sendAndCheck(world: World, file: string, sent: Sent) {
 	if (key && !headers.has('authorization')) headers.set('authorization', `Bearer ${key}`)
 	let response: Response
 	try {
-		response = await world.t.app.handle(new Request(`http://localhost${sent.path}`, { method: sent.method, headers, body: sent.body }))
+		response = await world.t.app.handle(new Request(`http://localhost${sent.path}`, { method: sent.method, headers, body: sent.body as BodyInit | undefined }))
 	} catch (error) {
 		throw new Error(`handle threw for ${sent.method} ${sent.path}: ${error}`)
 	}

@@ -1,0 +1,157 @@
+import type { ComponentChildren } from 'preact'
+import { CSRF_FIELD } from '../session'
+
+/** Who is looking, and what every page needs besides its own data. */
+export interface ViewContext {
+	/** Undefined when signed out. */
+	user?: { userId: string; username: string; isAdmin: boolean; csrfToken: string }
+	/** Now, in ms (relative times are computed on the server). */
+	now: number
+	/** The paths of the embedded assets (with their content hash). */
+	assets: { css: string; htmx: string }
+	/** The page's path, for the current navigation link. */
+	path: string
+}
+
+/**
+ * htmx under CONTRACT §3's CSP: no eval, no <style> it injects itself, no
+ * script tags from swapped content, no page snapshots in localStorage
+ * (pages hold config data), requests to this origin only. Error responses
+ * (4xx) are swapped too: the server retargets them to the page's alert region.
+ */
+export const HTMX_CONFIG = JSON.stringify({
+	allowEval: false,
+	allowScriptTags: false,
+	includeIndicatorStyles: false,
+	historyEnabled: false,
+	historyCacheSize: 0,
+	selfRequestsOnly: true,
+	globalViewTransitions: false,
+	responseHandling: [
+		{ code: '204', swap: false },
+		{ code: '[23]..', swap: true },
+		{ code: '4..', swap: true, error: true },
+		{ code: '...', swap: false, error: true }
+	]
+})
+
+const NAV = [
+	{ href: '/configs', label: 'Configs' },
+	{ href: '/devices', label: 'Devices' },
+	{ href: '/teams', label: 'Teams' },
+	{ href: '/account', label: 'Account' }
+]
+
+/** The hidden field with the session's CSRF token: every form that changes something carries it. */
+export const Csrf = ({ ctx }: { ctx: ViewContext }) => <input type="hidden" name={CSRF_FIELD} value={ctx.user?.csrfToken ?? ''} />
+
+export const Alert = ({ message }: { message?: string }) =>
+	message ? (
+		<p class="alert" role="alert">
+			{message}
+		</p>
+	) : null
+
+export const Notice = ({ message }: { message?: string }) =>
+	message ? (
+		<p class="notice" role="status">
+			{message}
+		</p>
+	) : null
+
+export function Layout({ ctx, title, children }: { ctx: ViewContext; title: string; children: ComponentChildren }) {
+	const user = ctx.user
+	const current = (href: string) => ctx.path === href || ctx.path.startsWith(`${href}/`)
+	return (
+		<html lang="en">
+			<head>
+				<meta charset="utf-8" />
+				<meta name="viewport" content="width=device-width, initial-scale=1" />
+				<meta name="color-scheme" content="light dark" />
+				<meta name="htmx-config" content={HTMX_CONFIG} />
+				{/* No favicon request: the browser would otherwise ask for /favicon.ico and log its 404. */}
+				<link rel="icon" href="data:," />
+				<title>{`${title} · cfgsync`}</title>
+				<link rel="stylesheet" href={ctx.assets.css} />
+				{user ? <script src={ctx.assets.htmx} defer /> : null}
+			</head>
+			<body hx-headers={user ? JSON.stringify({ 'X-CSRF-Token': user.csrfToken }) : undefined}>
+				<a class="skip" href="#main">
+					Skip to content
+				</a>
+				<header class="top">
+					<a class="brand" href={user ? '/configs' : '/'}>
+						cfgsync
+					</a>
+					{user ? (
+						<>
+							<nav aria-label="Main">
+								<ul>
+									{NAV.map((item) => (
+										<li>
+											<a href={item.href} aria-current={current(item.href) ? 'page' : undefined}>
+												{item.label}
+											</a>
+										</li>
+									))}
+									{user.isAdmin ? (
+										<li>
+											<a href="/admin" aria-current={current('/admin') ? 'page' : undefined}>
+												Admin
+											</a>
+										</li>
+									) : null}
+								</ul>
+							</nav>
+							<form class="signout" method="post" action="/sign-out">
+								<Csrf ctx={ctx} />
+								<span class="who">{user.username}</span>
+								<button type="submit" class="link">
+									Sign out
+								</button>
+							</form>
+						</>
+					) : null}
+				</header>
+				<main id="main" tabindex={-1}>
+					<div id="alerts" aria-live="polite"></div>
+					{children}
+				</main>
+			</body>
+		</html>
+	)
+}
+
+const UNITS: [number, string][] = [
+	[60, 'second'],
+	[60, 'minute'],
+	[24, 'hour'],
+	[30, 'day'],
+	[12, 'month'],
+	[Number.POSITIVE_INFINITY, 'year']
+]
+
+/** "3 minutes ago", computed from the server's clock. */
+export function relativeTime(iso: string, now: number): string {
+	let amount = Math.round((now - Date.parse(iso)) / 1000)
+	if (amount < 0) return 'just now'
+	if (amount < 10) return 'just now'
+	for (const [size, unit] of UNITS) {
+		if (amount < size) return `${amount} ${unit}${amount === 1 ? '' : 's'} ago`
+		amount = Math.floor(amount / size)
+	}
+	return iso
+}
+
+/** `2026-11-22 10:04:05 UTC`: the exact time, shown on hover. */
+export const exactTime = (iso: string): string => `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`
+
+/** A relative time with the exact time on hover (title) and for machines (datetime). */
+export const Time = ({ iso, now }: { iso: string | null | undefined; now: number }) =>
+	iso ? (
+		<time datetime={iso} title={exactTime(iso)}>
+			{relativeTime(iso, now)}
+		</time>
+	) : (
+		<span class="muted">never</span>
+	)
