@@ -75,11 +75,22 @@ const COMMA = Buffer.from(',')
 export function jsonResponse(body: string | Uint8Array | Uint8Array[], init: { status?: number; headers?: Record<string, string> } = {}): Response {
 	const payload = Array.isArray(body) ? Buffer.concat(body) : body
 	// (BodyInit: preact's JSX types bring in the DOM lib, whose BodyInit names Uint8Array<ArrayBuffer> only.)
-	return new Response(payload as BodyInit, { status: init.status ?? 200, headers: { 'content-type': JSON_TYPE, ...init.headers } })
+	return new Response(payload as BodyInit, { status: init.status ?? 200, headers: { 'content-type': JSON_TYPE, ...SECURITY_HEADERS, ...init.headers } })
+}
+
+/**
+ * Sends a Response that already carries every header the app adds by default
+ * (jsonResponse, notModified): with `set.headers` emptied, Elysia sends it as
+ * it is instead of copying it into a new Response to merge the defaults in.
+ * On the config reads that cost about a tenth of the request's server CPU.
+ */
+export function asIs(set: { headers: Record<string, unknown> }, response: Response): Response {
+	set.headers = {}
+	return response
 }
 
 /** 304 for a conditional GET whose tag matched: no body, the same ETag. */
-export const notModified = (hash: string): Response => new Response(null, { status: 304, headers: { etag: etagOf(hash) } })
+export const notModified = (hash: string): Response => new Response(null, { status: 304, headers: { etag: etagOf(hash), ...SECURITY_HEADERS } })
 
 /**
  * A JSON array written as its items arrive (each item as byte chunks), so

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { z } from 'zod'
-import { etagOf, jsonArrayResponse, jsonResponse, NO_STORE, notModified, objectWithData, parseEntityTags, strongTags, weakTags } from '../../lib/http'
+import { asIs, etagOf, jsonArrayResponse, jsonResponse, NO_STORE, notModified, objectWithData, parseEntityTags, strongTags, weakTags } from '../../lib/http'
 import type { AuthPlugin } from '../../plugins/auth'
 import { headerParameters } from '../../plugins/openapi'
 import { jsonBody } from '../../plugins/json-body'
@@ -54,10 +54,10 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 		})
 		.get(
 			'/latest',
-			async ({ caller, query, request }) => {
+			async ({ caller, query, request, set }) => {
 				const result = await configs.latest(caller, query, readCondition(request.headers))
-				if (result.notModified) return notModified(result.hash)
-				return jsonResponse(withData(result), { headers: { etag: etagOf(result.hash), ...NO_STORE } })
+				if (result.notModified) return asIs(set, notModified(result.hash))
+				return asIs(set, jsonResponse(withData(result), { headers: { etag: etagOf(result.hash), ...NO_STORE } }))
 			},
 			{
 				auth: true,
@@ -92,10 +92,10 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 		)
 		.get(
 			'/:id',
-			async ({ caller, params, request }) => {
+			async ({ caller, params, request, set }) => {
 				const result = await configs.get(caller, params.id, readCondition(request.headers))
-				if (result.notModified) return notModified(result.hash)
-				return jsonResponse(withData(result), { headers: { etag: etagOf(result.hash), ...NO_STORE } })
+				if (result.notModified) return asIs(set, notModified(result.hash))
+				return asIs(set, jsonResponse(withData(result), { headers: { etag: etagOf(result.hash), ...NO_STORE } }))
 			},
 			{
 				auth: true,
