@@ -3,8 +3,10 @@ import { join } from 'node:path'
 import type { Config } from './config'
 import { createSealer, generateMasterKey, openPendingKey, parseMasterKey, type Sealer } from './lib/crypto'
 import { KEY_CHECK, opensKeyCheck, PENDING_KEY_META, sealKeyCheck } from './lib/key-check'
+import { describeUrl } from './store/postgres/client'
+import { openPostgresStore } from './store/postgres'
 import { openSqliteStore } from './store/sqlite'
-import type { Store } from './store/types'
+import type { OpenOptions, Store } from './store/types'
 import { processAlive } from './lib/process'
 
 export const DATABASE_FILE = 'cfgsync.db'
@@ -23,12 +25,28 @@ export function ensureDataDir(dataDir: string) {
  * hears of it before a new database is made (CONTRACT §7: a command run from
  * the wrong directory must be noticed).
  */
-export function openStore(config: Config, onCreate: (file: string) => void = () => {}): Store {
+export async function openStore(config: Config, onCreate: (file: string) => void = () => {}): Promise<Store> {
+	if (config.databaseUrl !== undefined) return openConfigured(config)
 	ensureDataDir(config.dataDir)
 	const file = join(config.dataDir, DATABASE_FILE)
 	if (!existsSync(file)) onCreate(file)
 	return openSqliteStore(file)
 }
+
+/** The configured database (CONTRACT §9): PostgreSQL at the URL, else SQLite in the data directory. */
+async function openConfigured(config: Config, options: OpenOptions = {}): Promise<Store> {
+	if (config.databaseUrl === undefined) return openSqliteStore(join(config.dataDir, DATABASE_FILE), options)
+	try {
+		return await openPostgresStore(config.databaseUrl, options)
+	} catch (error) {
+		if (error instanceof BootError) throw error
+		throw new BootError(`cannot open the PostgreSQL database ${describeUrl(config.databaseUrl)}: ${(error as Error).message}`)
+	}
+}
+
+/** Where the data is, for messages: the SQLite file or the PostgreSQL URL (password masked). */
+export const databaseName = (config: Config): string =>
+	config.databaseUrl !== undefined ? describeUrl(config.databaseUrl) : join(config.dataDir, DATABASE_FILE)
 
 /**
  * CONTRACT §6: the master key comes from CFGSYNC_MASTER_KEY, else from
@@ -50,12 +68,13 @@ export async function openWithMasterKey(
 	let sealer = initial ? createSealer(initial) : undefined
 	let createdKeyFile = false
 	let rotatedKeyNotSaved = false
-	const databaseFile = join(config.dataDir, DATABASE_FILE)
-	const createdDatabase = !existsSync(databaseFile)
-	const store = openSqliteStore(databaseFile, {
+	let createdDatabase = config.databaseUrl === undefined && !existsSync(join(config.dataDir, DATABASE_FILE))
+	const where = config.databaseUrl !== undefined ? `the PostgreSQL database ${describeUrl(config.databaseUrl)}` : config.dataDir
+	const store = await openConfigured(config, {
 		withinMigration(meta) {
 			const check = meta.get(KEY_CHECK.meta)
 			if (check === undefined) {
+				if (config.databaseUrl !== undefined) createdDatabase = true
 				if (!sealer) {
 					sealer = createSealer(createKeyFile(keyFile))
 					createdKeyFile = true
@@ -69,7 +88,7 @@ export async function openWithMasterKey(
 				sealer = late && createSealer(late)
 			}
 			if (!sealer) {
-				throw new BootError(`the database in ${config.dataDir} is encrypted, but there is no master key: set CFGSYNC_MASTER_KEY or restore ${keyFile}`)
+				throw new BootError(`the database in ${where} is encrypted, but there is no master key: set CFGSYNC_MASTER_KEY or restore ${keyFile}`)
 			}
 			if (!opensKeyCheck(sealer, check)) {
 				// A rotation that re-sealed the check but was stopped before saving its new key (CONTRACT §10):
@@ -82,7 +101,7 @@ export async function openWithMasterKey(
 					return
 				}
 				throw new BootError(
-					`the master key does not match the database in ${config.dataDir} (${keySource} is not the key it was created with); refusing to start`
+					`the master key does not match the database in ${where} (${keySource} is not the key it was created with); refusing to start`
 				)
 			}
 		}

@@ -31,6 +31,11 @@ export const Config = z.object({
 	port: Port,
 	host: z.string().min(1),
 	dataDir: z.string().min(1),
+	/** CONTRACT §9: a postgres:// URL puts the data in PostgreSQL; without it, SQLite in the data directory. */
+	databaseUrl: z
+		.string()
+		.regex(/^postgres(ql)?:\/\//i, 'expected a postgres:// or postgresql:// URL (without it, the data stays in SQLite in the data directory)')
+		.optional(),
 	/** base64 of 32 bytes; when set, no master.key file is used. */
 	masterKey: z.string().optional(),
 	defaultPlan: z.enum(PLANS),
@@ -65,6 +70,7 @@ const ENV_NAMES: Record<string, string> = {
 	port: '--port / CFGSYNC_PORT',
 	host: '--host / CFGSYNC_HOST',
 	dataDir: '--data-dir / CFGSYNC_DATA_DIR',
+	databaseUrl: '--database-url / CFGSYNC_DATABASE_URL',
 	defaultPlan: 'CFGSYNC_DEFAULT_PLAN',
 	logLevel: 'CFGSYNC_LOG_LEVEL',
 	trustedProxies: 'CFGSYNC_TRUSTED_PROXIES',
@@ -85,6 +91,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: Record<string, string |
 		port: flags.port ?? env.CFGSYNC_PORT ?? env.PORT ?? 8787,
 		host: flags.host ?? env.CFGSYNC_HOST ?? '0.0.0.0',
 		dataDir: resolve(flags.dataDir ?? env.CFGSYNC_DATA_DIR ?? './data'),
+		databaseUrl: env.CFGSYNC_DATABASE_URL || undefined,
 		masterKey: env.CFGSYNC_MASTER_KEY || undefined,
 		defaultPlan: env.CFGSYNC_DEFAULT_PLAN ?? 'team',
 		logLevel: env.CFGSYNC_LOG_LEVEL ?? 'info',

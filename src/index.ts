@@ -29,11 +29,15 @@ Usage:
   cfgsync-server COMMAND --help | --help | --version
 
 Every command takes --data-dir D (default ./data, or CFGSYNC_DATA_DIR) and works while the server runs.
+Every command takes --database-url postgres://… (or CFGSYNC_DATABASE_URL) to use PostgreSQL instead
+of SQLite in the data directory; the master key still comes from CFGSYNC_MASTER_KEY or <data-dir>/master.key.
 
 Environment:
   CFGSYNC_PORT / PORT        port (default 8787)
   CFGSYNC_HOST               address to listen on (default 0.0.0.0)
   CFGSYNC_DATA_DIR           data directory (default ./data)
+  CFGSYNC_DATABASE_URL       postgres://user:password@host/db: keep the data in PostgreSQL
+                             (add ?prepare=false behind PgBouncer in transaction mode)
   CFGSYNC_MASTER_KEY         base64 of 32 bytes; else <data-dir>/master.key, created on first start
   CFGSYNC_DEFAULT_PLAN       plan of new users (default team)
   CFGSYNC_LOG_LEVEL          debug, info, warn or error (default info)
@@ -134,8 +138,24 @@ function usageAsked(argv: string[]): string | undefined {
 	return USAGE[`${command} ${words[1] ?? ''}`] ?? USAGE[command] ?? HELP
 }
 
+/**
+ * `--database-url URL` is taken by every command (CONTRACT §9): it is the
+ * CFGSYNC_DATABASE_URL of this run, so workers and jobs inherit it too.
+ */
+function takeDatabaseUrl(argv: string[]): string[] {
+	const rest: string[] = []
+	for (let i = 0; i < argv.length; i++) {
+		const arg = argv[i] as string
+		if (arg === '--database-url' && i + 1 < argv.length) process.env.CFGSYNC_DATABASE_URL = argv[++i]
+		else if (arg.startsWith('--database-url=')) process.env.CFGSYNC_DATABASE_URL = arg.slice('--database-url='.length)
+		else rest.push(arg)
+	}
+	return rest
+}
+
 /** argv → one command; no logic of its own (STYLE §1). */
-async function main(argv: string[]): Promise<number> {
+async function main(args: string[]): Promise<number> {
+	const argv = takeDatabaseUrl(args)
 	const [command, ...rest] = argv
 	if (command === '--help' || command === '-h' || command === 'help') {
 		process.stdout.write(HELP)

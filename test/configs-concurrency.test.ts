@@ -6,17 +6,17 @@ import { contentHash } from '../src/lib/content-hash'
 import { createSealer, generateApiKey, generateMasterKey, sha256Hex } from '../src/lib/crypto'
 import { newId } from '../src/lib/ids'
 import { silentLogger } from '../src/lib/log'
-import { openSqliteStore } from '../src/store/sqlite'
+import { sharedTestDatabase } from './engine'
 import { fastPasswords } from './helpers'
-import { tempDir } from './temp'
 
 const WORKER = join(import.meta.dir, 'fixtures', 'push-worker.ts')
 
-/** A database file with one pro user, shared by several processes. */
+/** A database (a SQLite file, or a PostgreSQL database: test/engine.ts) with one pro user, shared by several processes. */
 async function sharedDatabase() {
-	const file = join(tempDir('race'), 'race.db')
+	const shared = await sharedTestDatabase()
+	const file = shared.location
 	const masterKey = generateMasterKey()
-	const store = openSqliteStore(file)
+	const store = await shared.open()
 	const userId = newId()
 	await store.users.create({ id: userId, email: 'r@example.test', username: 'racer', passwordHash: null, plan: 'pro', isAdmin: false, createdAt: new Date().toISOString() })
 	const apiKey = generateApiKey()

@@ -7,7 +7,7 @@ import { newId } from '../src/lib/ids'
 import { memoryLogger } from '../src/lib/log'
 import { createPasswordHasher } from '../src/lib/passwords'
 import type { Plan } from '../src/lib/constants'
-import { openSqliteStore } from '../src/store/sqlite'
+import { openTestStore } from './engine'
 import type { Store } from '../src/store/types'
 
 /** Argon2id at its cheapest: tests exercise the logic, not the cost. */
@@ -29,9 +29,9 @@ export interface Response {
 	text: string
 }
 
-/** A fresh app on a fresh in-memory database, with a movable clock and a readable log. */
+/** A fresh app on a fresh database of the test engine (test/engine.ts), with a movable clock and a readable log. */
 export function testApp(options: { store?: Store; address?: (request: Request) => string; trustedProxies?: TrustedProxies } = {}) {
-	const store = options.store ?? openSqliteStore(':memory:')
+	const store = options.store ?? openTestStore()
 	const clock = manualClock()
 	const logger = memoryLogger()
 	const sealer = createSealer(generateMasterKey())

@@ -18,7 +18,7 @@ export async function withAdmin<T>(
 	body: (admin: ReturnType<typeof adminServices>) => Promise<T>
 ): Promise<T> {
 	const config = loadConfig({ dataDir })
-	const store = openStore(config, (file) =>
+	const store = await openStore(config, (file) =>
 		process.stderr.write(`cfgsync-server: no database at ${file}: creating a new one (pass --data-dir to use another)\n`)
 	)
 	try {

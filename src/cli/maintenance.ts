@@ -1,5 +1,6 @@
 import { chmodSync, constants, copyFileSync, existsSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
+import { PG_DUMP_ADVICE } from '../store/postgres'
 import { DATABASE_FILE, ensureDataDir, liveServers, masterKeySource, readMasterKey } from '../boot'
 import { loadConfig } from '../config'
 import { createSealer } from '../lib/crypto'
@@ -54,6 +55,7 @@ export async function restoreCommand(args: string[]) {
 	if (positionals.length !== 1) throw usageError('expected FILE')
 	const backup = resolve(positionals[0]!)
 	const config = loadConfig({ dataDir: values['data-dir'] })
+	if (config.databaseUrl !== undefined) throw new CliError(`restore puts a SQLite backup in place, but ${PG_DUMP_ADVICE}; restore a dump with pg_restore`)
 	if (!existsSync(backup)) throw new CliError(`${backup} does not exist`)
 	const servers = liveServers(config.dataDir)
 	if (servers.length > 0) {

@@ -30,7 +30,7 @@ export async function rekeyCommand(args: string[]) {
 	const oldKey = keyOrFail(() => readMasterKey(config))
 	if (!oldKey) throw new CliError(`no master key to rotate: set CFGSYNC_MASTER_KEY or keep ${join(config.dataDir, MASTER_KEY_FILE)}`)
 	const requested = values['new-key-file'] === undefined ? undefined : keyOrFail(() => parseMasterKey(readFileSync(resolve(values['new-key-file'] as string), 'utf8')))
-	const store = openStore(config, (file) => {
+	const store = await openStore(config, (file) => {
 		throw new CliError(`no database at ${file}: nothing to rotate`)
 	})
 	try {

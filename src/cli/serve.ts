@@ -2,7 +2,8 @@ import type { Subprocess } from 'bun'
 import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { createApp } from '../app'
-import { BootError, openWithMasterKey, registerServer } from '../boot'
+import { BootError, databaseName, openWithMasterKey, registerServer } from '../boot'
+import { PG_DUMP_ADVICE } from '../store/postgres'
 import { loadConfig, type Config } from '../config'
 import { scheduleBackups } from '../jobs/backup'
 import { schedulePurge } from '../jobs/purge'
@@ -49,6 +50,9 @@ export async function serveCommand(args: string[]) {
 		backupKeep: values['backup-keep'],
 		downloadsDir: values['downloads-dir']
 	})
+	if (config.databaseUrl !== undefined && config.backupDir !== undefined) {
+		throw new CliError(`--backup-dir writes SQLite backups, but ${PG_DUMP_ADVICE}; start without --backup-dir / CFGSYNC_BACKUP_DIR`)
+	}
 	const logger = createLogger({ level: config.logLevel })
 	const workers = config.workers === 'auto' ? availableParallelism() : config.workers
 	const opened = await boot(config, logger)
@@ -117,7 +121,7 @@ function serveHttp(config: Config, logger: Logger, opened: Awaited<ReturnType<ty
 	// The jobs run in one process only: the primary when there are workers.
 	const jobs = worker ? [] : startJobs(config, { ...deps, sealer, metrics })
 	const unregister = worker ? () => {} : registerServer(config.dataDir)
-	logger.info('listening', { url: `http://${config.host}:${app.server?.port}`, dataDir: config.dataDir, pid: process.pid, ...(worker ? { worker: true } : {}) })
+	logger.info('listening', { url: `http://${config.host}:${app.server?.port}`, database: databaseName(config), pid: process.pid, ...(worker ? { worker: true } : {}) })
 	if (!worker) logDownloads(logger, `http://${config.host}:${app.server?.port}`, downloadsOf(config))
 	if (worker) process.send?.('ready')
 
@@ -213,7 +217,7 @@ async function supervise(config: Config, logger: Logger, store: Store, sealer: S
 	// Workers serve /metrics from their own registries; the primary's jobs report to a registry of their own.
 	const jobs = startJobs(config, { store, sealer, clock: systemClock, logger, metrics: createAppMetrics(store) })
 	const unregister = registerServer(config.dataDir)
-	logger.info('listening', { url: `http://${config.host}:${port}`, dataDir: config.dataDir, pid: process.pid, workers: count })
+	logger.info('listening', { url: `http://${config.host}:${port}`, database: databaseName(config), pid: process.pid, workers: count })
 	logDownloads(logger, `http://${config.host}:${port}`, downloadsOf(config))
 
 	onShutdown(logger, async () => {

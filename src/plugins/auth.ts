@@ -7,8 +7,10 @@ import type { Caller } from '../store/types'
 import { tooLarge } from './json-body'
 
 export interface Authenticator {
-	/** The caller holding the bearer key of this Authorization header; throws 401. */
-	authenticate(authorization: string | null): Caller
+	/** The caller holding the bearer key of this Authorization header; throws 401. A promise unless `synchronous`. */
+	authenticate(authorization: string | null): Caller | Promise<Caller>
+	/** True when `authenticate` never returns a promise (the SQLite store). */
+	synchronous: boolean
 }
 
 /** CONTRACT §2: every /api path needs a key, known route or not, except login. */
@@ -31,17 +33,28 @@ export function authPlugin(authenticator: Authenticator, addressOf: (request: Re
 		if (!caller) throw new AppError('unauthorized', 'A valid API key is required.')
 		return caller
 	}
+	const checkDeclaredLength = (request: Request) => {
+		const declared = request.headers.get('content-length')
+		if (declared !== null && Number(declared) > BODY_MAX_BYTES) throw tooLarge()
+	}
+	// A plain function with no `return`: Elysia reads hook sources and counts an arrow
+	// that returns a call as async, awaiting it and mapping its result. Awaited, this
+	// gate and the access log's start hook cost GET /api/me 5% of its server CPU.
+	function gate({ request }: { request: Request }) {
+		if (needsKey(pathOf(request.url))) {
+			callers.set(request, authenticator.authenticate(request.headers.get('authorization')) as Caller)
+		}
+		checkDeclaredLength(request)
+	}
+	// PostgreSQL's key lookup is a round trip: there the gate awaits it (CONTRACT §9).
+	async function awaitingGate({ request }: { request: Request }) {
+		if (needsKey(pathOf(request.url))) {
+			callers.set(request, await authenticator.authenticate(request.headers.get('authorization')))
+		}
+		checkDeclaredLength(request)
+	}
 	return new Elysia({ name: 'auth' })
-		// A plain function with no `return`: Elysia reads hook sources and counts an arrow
-		// that returns a call as async, awaiting it and mapping its result. Awaited, this
-		// gate and the access log's start hook cost GET /api/me 5% of its server CPU.
-		.onRequest(function gate({ request }) {
-			if (needsKey(pathOf(request.url))) {
-				callers.set(request, authenticator.authenticate(request.headers.get('authorization')))
-			}
-			const declared = request.headers.get('content-length')
-			if (declared !== null && Number(declared) > BODY_MAX_BYTES) throw tooLarge()
-		})
+		.onRequest(authenticator.synchronous ? gate : awaitingGate)
 		.macro({
 			auth: {
 				resolve: ({ request }) => ({ caller: take(request) })

@@ -8,6 +8,8 @@ import type { InvitedRole, Plan, Role, Tool } from '../lib/constants'
  * owning its transaction.
  */
 export interface Store {
+	/** Which database engine holds the data (CONTRACT §9). */
+	engine: 'sqlite' | 'postgres'
 	users: UserStore
 	keys: KeyStore
 	sessions: SessionStore
@@ -213,11 +215,12 @@ export interface StoredKey extends KeyRow {
 export interface KeyStore {
 	/**
 	 * The hot path of every request: key hash → the user holding it.
-	 * Synchronous on purpose (STYLE §7's "sync query"): the gate answers before
-	 * Elysia parses anything, and awaiting it cost every request several percent
-	 * of its CPU. A networked backend would serve this lookup from a local replica.
+	 * Synchronous on SQLite on purpose (STYLE §7's "sync query"): the gate
+	 * answers before Elysia parses anything, and awaiting it cost every request
+	 * several percent of its CPU. On PostgreSQL it is a network round trip, so a
+	 * promise; the gate awaits only there (`Store.engine`).
 	 */
-	findCaller(keyHash: string): CallerRow | undefined
+	findCaller(keyHash: string): CallerRow | undefined | Promise<CallerRow | undefined>
 	/** Sets the key's lastUsedAt unless it is already newer than `staleBefore`. */
 	touch(keyHash: string, at: string, staleBefore: string): Promise<void>
 	/** Stores a key for (user, device), revoking that device's previous key, in one transaction. */
@@ -495,6 +498,21 @@ export interface TeamStore {
 	purge(teamId: string): Promise<boolean>
 	/** Drops slug reservations released before `releasedBefore` and invitations expired before `expiredBefore`. */
 	pruneReservationsAndInvitations(releasedBefore: string, expiredBefore: string): Promise<void>
+}
+
+/** The `meta` table as the migration transaction sees it (both engines). */
+export interface MetaAccess {
+	get(key: string): string | undefined
+	set(key: string, value: string): void
+}
+
+export interface OpenOptions {
+	/**
+	 * Runs inside the transaction that applies the migrations, after them:
+	 * two processes opening a new database at once run it one after the other,
+	 * and throwing rolls the whole transaction back (nothing migrated or written).
+	 */
+	withinMigration?: (meta: MetaAccess) => void
 }
 
 export interface MetaStore {

@@ -5,7 +5,7 @@ import { toIso, type Clock } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import type { Logger } from '../../lib/log'
 import type { PasswordHasher } from '../../lib/passwords'
-import type { AuditEvent, Caller, Store, UserRow } from '../../store/types'
+import type { AuditEvent, Caller, CallerRow, Store, UserRow } from '../../store/types'
 import { createAuditEvents, type Actor } from '../audit/event'
 import type { IssuedKey, KeyView, LoginBody } from './model'
 
@@ -120,11 +120,32 @@ export function createAuthService({
 		return user
 	}
 
+	/** The caller a key's lookup found, or 401; records the key's use now and then. */
+	function callerOf(keyHash: string, row: CallerRow | undefined): Caller {
+		if (!row) throw unauthorized('This API key is unknown or has been revoked.')
+		const now = clock.now()
+		const touched = touchedAt.get(keyHash)
+		// (A clock set back makes the remembered time lie in the future: write then too.)
+		if (touched === undefined || touched < now - TOUCH_EVERY_MS || touched > now) {
+			if (touchedAt.size >= TOUCHED_MAX) touchedAt.clear()
+			touchedAt.set(keyHash, now)
+			// Not awaited: a lastUsedAt that could not be written (database busy) must not fail the request.
+			store.keys.touch(keyHash, toIso(now), toIso(now - TOUCH_EVERY_MS)).catch((error: Error) => {
+				touchedAt.delete(keyHash)
+				logger.warn('key last-use not recorded', { errorName: error.name, errorMessage: error.message })
+			})
+		}
+		return { userId: row.userId, email: row.email, username: row.username, keyHash }
+	}
+
 	return {
 		issueKey,
 
-		/** The auth gate: a bearer key → its caller, or 401 (CONTRACT §2). Synchronous, like the lookup it makes. */
-		authenticate(authorization: string | null): Caller {
+		/**
+		 * The auth gate: a bearer key → its caller, or 401 (CONTRACT §2).
+		 * Synchronous on SQLite, like the lookup it makes; a promise on PostgreSQL.
+		 */
+		authenticate(authorization: string | null): Caller | Promise<Caller> {
 			if (authorization === null) throw unauthorized('Send your API key as "Authorization: Bearer <key>".')
 			const space = authorization.indexOf(' ')
 			const scheme = space === -1 ? authorization : authorization.slice(0, space)
@@ -133,21 +154,11 @@ export function createAuthService({
 			if (!API_KEY_PATTERN.test(key)) throw unauthorized('That is not a cfgsync API key.')
 			const keyHash = sha256Hex(key)
 			const row = store.keys.findCaller(keyHash)
-			if (!row) throw unauthorized('This API key is unknown or has been revoked.')
-			const now = clock.now()
-			const touched = touchedAt.get(keyHash)
-			// (A clock set back makes the remembered time lie in the future: write then too.)
-			if (touched === undefined || touched < now - TOUCH_EVERY_MS || touched > now) {
-				if (touchedAt.size >= TOUCHED_MAX) touchedAt.clear()
-				touchedAt.set(keyHash, now)
-				// Not awaited: a lastUsedAt that could not be written (database busy) must not fail the request.
-				store.keys.touch(keyHash, toIso(now), toIso(now - TOUCH_EVERY_MS)).catch((error: Error) => {
-					touchedAt.delete(keyHash)
-					logger.warn('key last-use not recorded', { errorName: error.name, errorMessage: error.message })
-				})
-			}
-			return { userId: row.userId, email: row.email, username: row.username, keyHash }
+			return row instanceof Promise ? row.then((found) => callerOf(keyHash, found)) : callerOf(keyHash, row)
 		},
+
+		/** Whether `authenticate` answers synchronously (SQLite), so the gate need not await it. */
+		synchronous: store.engine === 'sqlite',
 
 		checkPassword,
 

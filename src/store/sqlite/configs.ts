@@ -7,7 +7,6 @@ import type {
 	ConfigWithData,
 	LatestRow,
 	Owner,
-	PushCondition,
 	PushInput,
 	PushResult,
 	SealedRecord,
@@ -18,7 +17,8 @@ import type {
 import type { AuditWriter } from './audit'
 import type { SqliteDb } from './client'
 import { changed } from './errors'
-import { aliased, hotRows } from './rows'
+import { hotRows } from './rows'
+import { aliased, conditionFails } from '../shared'
 import { PENDING_KEY_META } from '../../lib/key-check'
 import { configs, configVersions, meta, teams } from './schema'
 
@@ -58,20 +58,6 @@ const userId = sql.placeholder('userId')
 const teamId = sql.placeholder('teamId')
 const name = sql.placeholder('name')
 const tool = sql.placeholder('tool')
-
-/** True when the condition of a conditional push does not hold for `current`. */
-export function conditionFails(condition: PushCondition | undefined, current: { hash: string } | undefined): boolean {
-	if (!condition) return false
-	const { ifMatch, ifNoneMatch } = condition
-	if (ifMatch !== undefined) {
-		if (!current) return true
-		if (ifMatch !== '*' && !ifMatch.includes(current.hash)) return true
-	}
-	if (ifNoneMatch !== undefined && current) {
-		if (ifNoneMatch === '*' || ifNoneMatch.includes(current.hash)) return true
-	}
-	return false
-}
 
 /**
  * Configs and their versions. Every statement is prepared once: bun:sqlite

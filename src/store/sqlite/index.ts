@@ -1,7 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import { closeSync, constants, fstatSync, linkSync, openSync, readSync, statSync, unlinkSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
-import type { Store } from '../types'
+import type { OpenOptions, Store } from '../types'
 import { auditWriter, sqliteAudit } from './audit'
 import { openDatabase, rawMeta, wrap } from './client'
 import { sqliteConfigs } from './configs'
@@ -14,21 +14,6 @@ import { applyMigrations } from './migrate'
 import { migrations } from './migrations'
 import { sqliteTeams } from './teams'
 import { sqliteUsers } from './users'
-
-/** The `meta` table as the migration transaction sees it. */
-export interface MetaAccess {
-	get(key: string): string | undefined
-	set(key: string, value: string): void
-}
-
-export interface OpenOptions {
-	/**
-	 * Runs inside the transaction that applies the migrations, after them:
-	 * two processes opening a new file at once run it one after the other, and
-	 * throwing rolls the whole transaction back (nothing migrated or written).
-	 */
-	withinMigration?: (meta: MetaAccess) => void
-}
 
 /** Opens (creating if needed) and migrates the embedded SQLite store. `:memory:` for tests. */
 export function openSqliteStore(file: string, options: OpenOptions = {}): Store {
@@ -45,6 +30,7 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 	const fileAtOpen = file === ':memory:' ? undefined : statSync(file).ino
 	const audit = auditWriter(db)
 	return {
+		engine: 'sqlite',
 		users: sqliteUsers(db, sqlite, audit),
 		keys: sqliteKeys(db, sqlite, audit),
 		sessions: sqliteSessions(db, sqlite, audit),

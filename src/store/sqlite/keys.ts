@@ -3,7 +3,8 @@ import type { Database } from 'bun:sqlite'
 import type { AuditEvent, CallerRow, KeyStore, StoredKey } from '../types'
 import type { AuditWriter } from './audit'
 import type { SqliteDb } from './client'
-import { aliased, hotRows } from './rows'
+import { hotRows } from './rows'
+import { aliased } from '../shared'
 import { apiKeys, users } from './schema'
 
 export function sqliteKeys(db: SqliteDb, sqlite: Database, audit: AuditWriter): KeyStore {

@@ -1,17 +1,7 @@
 import type { Database } from 'bun:sqlite'
-import { type Column, Placeholder, sql, type SQL, type SQLWrapper } from 'drizzle-orm'
+import { Placeholder, type SQLWrapper } from 'drizzle-orm'
 
 type Params = Record<string, string | number | bigint | boolean | null | Uint8Array>
-
-/**
- * Select fields aliased to their own keys (`"configs"."user_id" AS "userId"`),
- * so bun:sqlite can build each row object natively, keyed as our row types are.
- */
-export function aliased<Fields extends Record<string, Column>>(fields: Fields) {
-	return Object.fromEntries(Object.entries(fields).map(([key, column]) => [key, sql`${column}`.as(key)])) as {
-		[Key in keyof Fields]: SQL.Aliased<Fields[Key]['_']['data']>
-	}
-}
 
 /**
  * A hot-path read: the SQL comes from a Drizzle query builder (so the schema

@@ -5,6 +5,7 @@ import type { AuditWriter } from './audit'
 import type { SqliteDb } from './client'
 import { apiKeys, configs, sessions, teamMembers, teams, users } from './schema'
 import { changed, isUniqueViolation } from './errors'
+import { loginKey } from '../shared'
 
 export const userFields = {
 	id: users.id,
@@ -16,8 +17,6 @@ export const userFields = {
 	createdAt: users.createdAt
 }
 
-/** Emails and usernames are unique and matched case-insensitively (CONTRACT §1). */
-export const loginKey = (login: string): string => login.trim().toLowerCase()
 
 export function sqliteUsers(db: SqliteDb, sqlite: Database, audit: AuditWriter): UserStore {
 	const byLogin = db

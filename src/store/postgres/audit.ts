@@ -1,0 +1,55 @@
+import { and, desc, eq, lt, or, sql, type SQL } from 'drizzle-orm'
+import { uuidv7Floor } from '../../lib/ids'
+import type { AuditEvent, AuditRow, AuditStore } from '../types'
+import type { PgDb, PgTx } from './client'
+import { apiKeys, auditEvents } from './schema'
+
+/**
+ * Writes audit events (CONTRACT §10) in the transaction of the change they
+ * record, as ../sqlite/audit.ts does. A key is named by its hash; the event
+ * records that key's device name as it is now.
+ */
+export async function writeAudit(tx: PgTx, event: AuditEvent | undefined): Promise<void> {
+	if (event === undefined) return
+	const device = event.actor.keyHash
+		? sql`COALESCE((SELECT ${apiKeys.device} FROM ${apiKeys} WHERE ${apiKeys.keyHash} = ${event.actor.keyHash}), ${event.actor.via ?? null})`
+		: (event.actor.via ?? null)
+	await tx.insert(auditEvents).values({
+		id: event.id,
+		at: event.at,
+		type: event.type,
+		actorUserId: event.actor.userId,
+		actorUsername: event.actor.username,
+		actorDevice: device,
+		address: event.actor.address,
+		teamId: event.teamId ?? null,
+		subjectUserId: event.subjectUserId ?? null,
+		targetType: event.target?.type ?? null,
+		targetId: event.target?.id ?? null,
+		targetName: event.target?.name ?? null,
+		details: JSON.stringify(event.details ?? {})
+	})
+}
+
+export function postgresAudit(db: PgDb): AuditStore {
+	return {
+		record: (event) => writeAudit(db, event),
+		async list(query) {
+			const scope: (SQL | undefined)[] = []
+			if (query.userId !== undefined) scope.push(or(eq(auditEvents.actorUserId, query.userId), eq(auditEvents.subjectUserId, query.userId)))
+			if (query.teamId !== undefined) scope.push(eq(auditEvents.teamId, query.teamId))
+			if (query.type !== undefined) scope.push(eq(auditEvents.type, query.type))
+			if (query.before !== undefined) scope.push(lt(auditEvents.id, query.before))
+			const rows = await db
+				.select()
+				.from(auditEvents)
+				.where(and(...scope))
+				.orderBy(desc(auditEvents.id))
+				.limit(query.limit)
+			return rows.map((row) => ({ ...row, details: JSON.parse(row.details) }) as AuditRow)
+		},
+		// Ids are UUIDv7, ordered by time: the primary key finds the old events.
+		prune: async (before) =>
+			(await db.delete(auditEvents).where(lt(auditEvents.id, uuidv7Floor(Date.parse(before)))).returning({ id: auditEvents.id })).length
+	}
+}

@@ -1,0 +1,49 @@
+import { SQL } from 'bun'
+import { drizzle } from 'drizzle-orm/bun-sql'
+import * as schema from './schema'
+
+export type PgDb = ReturnType<typeof drizzleFor>
+/** A transaction, or the database itself: what a store helper reads and writes through. */
+export type PgTx = PgDb | Parameters<Parameters<PgDb['transaction']>[0]>[0]
+
+const drizzleFor = (client: SQL) => drizzle({ client, schema })
+export const wrap = (client: SQL): PgDb => drizzleFor(client)
+
+export interface ConnectOptions {
+	/** Connections in this process's pool. */
+	max?: number
+	/** Seconds before an idle connection is closed (0: never). */
+	idleTimeout?: number
+}
+
+/**
+ * Opens a pool on Bun's built-in client (CONTRACT §9). `?prepare=false` in the
+ * URL turns off named prepared statements, which PgBouncer in transaction mode
+ * cannot keep across transactions (README, "Running on PostgreSQL").
+ */
+export function connect(url: string, options: ConnectOptions = {}): SQL {
+	const parsed = new URL(url)
+	const prepare = parsed.searchParams.get('prepare') !== 'false'
+	parsed.searchParams.delete('prepare')
+	return new SQL({
+		url: parsed.toString(),
+		max: options.max ?? 10,
+		idleTimeout: options.idleTimeout ?? 0,
+		prepare
+	})
+}
+
+/** `postgres://` or `postgresql://`: the URL names a PostgreSQL database rather than a SQLite file. */
+export const isPostgresUrl = (url: string | undefined): url is string => url !== undefined && /^postgres(ql)?:\/\//i.test(url)
+
+/** The URL with its password masked, for messages and logs. */
+export function describeUrl(url: string): string {
+	try {
+		const parsed = new URL(url)
+		if (parsed.password !== '') parsed.password = '***'
+		parsed.searchParams.delete('password')
+		return parsed.toString()
+	} catch {
+		return 'postgres://…'
+	}
+}

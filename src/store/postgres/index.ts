@@ -1,0 +1,65 @@
+import { sql } from 'drizzle-orm'
+import type { OpenOptions, Store } from '../types'
+import { postgresAudit } from './audit'
+import { connect, describeUrl, wrap, type ConnectOptions } from './client'
+import { postgresConfigs } from './configs'
+import { withCleanErrors } from './errors'
+import { postgresKeys } from './keys'
+import { postgresLoginFailures } from './login-failures'
+import { postgresJobs, postgresMeta } from './meta'
+import { applyMigrations } from './migrate'
+import { migrations } from './migrations'
+import { postgresSessions } from './sessions'
+import { postgresTeams } from './teams'
+import { postgresUsers } from './users'
+
+/** Why `backup` and scheduled backups do not apply here (CONTRACT §9; README, "Running on PostgreSQL"). */
+export const PG_DUMP_ADVICE = 'the database is PostgreSQL: back it up with pg_dump (for example `pg_dump --format=custom --file cfgsync.dump "$CFGSYNC_DATABASE_URL"`), and keep the master key beside it'
+
+/**
+ * Connects to a PostgreSQL database and migrates it (CONTRACT §9). Fails with
+ * one clear line when the database does not answer.
+ */
+export async function openPostgresStore(url: string, options: OpenOptions & ConnectOptions = {}): Promise<Store> {
+	const client = connect(url, options)
+	try {
+		await applyMigrations(client, migrations, options.withinMigration)
+	} catch (error) {
+		await client.close().catch(() => {})
+		const code = (error as { code?: string }).code
+		if (typeof code === 'string' && code.startsWith('ERR_POSTGRES_') && code !== 'ERR_POSTGRES_SERVER_ERROR') {
+			throw new Error(`cannot reach the PostgreSQL database at ${describeUrl(url)} (${(error as Error).message})`)
+		}
+		throw error
+	}
+	const db = wrap(client)
+	return {
+		engine: 'postgres',
+		users: withCleanErrors(postgresUsers(db)),
+		keys: withCleanErrors(postgresKeys(db, client)),
+		sessions: withCleanErrors(postgresSessions(db)),
+		loginFailures: withCleanErrors(postgresLoginFailures(db)),
+		configs: withCleanErrors(postgresConfigs(db, client)),
+		teams: withCleanErrors(postgresTeams(db)),
+		audit: withCleanErrors(postgresAudit(db)),
+		jobs: withCleanErrors(postgresJobs(db)),
+		meta: withCleanErrors(postgresMeta(db)),
+		async ping() {
+			try {
+				return (await client.unsafe('SELECT 1 AS ok'))[0]?.ok === 1
+			} catch {
+				return false
+			}
+		},
+		async stats() {
+			const [row] = await db.execute<{ users: number; configs: number; versions: number; bytes: number }>(sql`
+				SELECT (SELECT count(*)::int FROM users) AS users, (SELECT count(*)::int FROM configs) AS configs,
+				       (SELECT count(*)::int FROM config_versions) AS versions, pg_database_size(current_database())::float8 AS bytes`)
+			return { users: row?.users ?? 0, configs: row?.configs ?? 0, versions: row?.versions ?? 0, databaseBytes: row?.bytes ?? 0 }
+		},
+		backup: async () => {
+			throw new Error(PG_DUMP_ADVICE)
+		},
+		close: () => void client.close().catch(() => {})
+	}
+}
