@@ -2,6 +2,7 @@
 import packageJson from '../package.json' with { type: 'json' }
 import { CliError, runCommand } from './cli/io'
 import { backupCommand, healthcheckCommand, purgeCommand, restoreCommand } from './cli/maintenance'
+import { dbCommand } from './cli/db'
 import { rekeyCommand } from './cli/rekey'
 import { serveCommand } from './cli/serve'
 import { keyCommand, userCommand } from './cli/user'
@@ -25,6 +26,7 @@ Usage:
   cfgsync-server backup FILE                                    write a consistent copy of the database
   cfgsync-server restore FILE                                   put a checked backup in place of the database (server stopped)
   cfgsync-server rekey [--new-key-file F]                       re-encrypt everything under a new master key (servers may run)
+  cfgsync-server db copy --to URL                               copy everything into an empty database (postgres:// URL or SQLite file)
   cfgsync-server healthcheck [--url U]                          exit 0 when the local server is healthy
   cfgsync-server COMMAND --help | --help | --version
 
@@ -125,6 +127,16 @@ Re-encrypts every config version and the key check under a new master key (from 
 interrupt: run it again to finish. Ends by saving the new key where the old one was read from
 (master.key, the old file kept beside it as master.key.before-rekey-<time>), or by printing it
 when CFGSYNC_MASTER_KEY is set. Restart every server afterwards.`,
+	db: `Usage: cfgsync-server db copy --to URL [--data-dir D] [--database-url SOURCE]
+Copies every row of the configured database (SQLite in the data directory, or --database-url)
+into the empty database at URL: a postgres:// URL, or a SQLite file path. Sealed data is copied
+as it is, so the copy needs the same master key. Then counts and hashes every table on both
+sides and prints the figures; refuses a target that holds any row. Stop the servers first.`,
+	'db copy': `Usage: cfgsync-server db copy --to URL [--data-dir D] [--database-url SOURCE]
+Copies every row of the configured database (SQLite in the data directory, or --database-url)
+into the empty database at URL: a postgres:// URL, or a SQLite file path. Sealed data is copied
+as it is, so the copy needs the same master key. Then counts and hashes every table on both
+sides and prints the figures; refuses a target that holds any row. Stop the servers first.`,
 	healthcheck: `Usage: cfgsync-server healthcheck [--url U]
 
 Exits 0 when the local server answers /healthz (for container health checks).`
@@ -189,6 +201,8 @@ async function main(args: string[]): Promise<number> {
 			return runCommand(() => rekeyCommand(rest))
 		case 'healthcheck':
 			return runCommand(() => healthcheckCommand(rest))
+		case 'db':
+			return runCommand(() => dbCommand(rest))
 		default:
 			// `cfgsync-server --port 9000` is serve with flags.
 			if (command.startsWith('-')) return runCommand(() => serveCommand(argv))

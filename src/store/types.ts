@@ -1,4 +1,5 @@
 import type { InvitedRole, Plan, Role, Tool } from '../lib/constants'
+import type { TableAccess } from './tables'
 
 /**
  * The persistence boundary (STYLE §1, §8). Services speak only to this
@@ -19,6 +20,8 @@ export interface Store {
 	audit: AuditStore
 	jobs: JobStore
 	meta: MetaStore
+	/** Whole tables, for `db copy` only (CONTRACT §7). */
+	tables: TableAccess
 	/** True when the database answers. */
 	ping(): Promise<boolean>
 	/** What the metrics report (CONTRACT §10): row counts and the database's size on disk. */

@@ -12,6 +12,8 @@ import { migrations } from './migrations'
 import { postgresSessions } from './sessions'
 import { postgresTeams } from './teams'
 import { postgresUsers } from './users'
+import * as schema from './schema'
+import { tableAccess } from '../tables'
 
 /** Why `backup` and scheduled backups do not apply here (CONTRACT §9; README, "Running on PostgreSQL"). */
 export const PG_DUMP_ADVICE = 'the database is PostgreSQL: back it up with pg_dump (for example `pg_dump --format=custom --file cfgsync.dump "$CFGSYNC_DATABASE_URL"`), and keep the master key beside it'
@@ -44,6 +46,10 @@ export async function openPostgresStore(url: string, options: OpenOptions & Conn
 		audit: withCleanErrors(postgresAudit(db)),
 		jobs: withCleanErrors(postgresJobs(db)),
 		meta: withCleanErrors(postgresMeta(db)),
+		// Rows copied in keep their ids; the login-failure sequence then goes on after the highest.
+		tables: tableAccess(schema, db, async () => {
+			await client.unsafe(`SELECT setval(pg_get_serial_sequence('login_failures', 'id'), COALESCE((SELECT max(id) FROM login_failures), 0) + 1, false)`)
+		}),
 		async ping() {
 			try {
 				return (await client.unsafe('SELECT 1 AS ok'))[0]?.ok === 1

@@ -14,6 +14,8 @@ import { applyMigrations } from './migrate'
 import { migrations } from './migrations'
 import { sqliteTeams } from './teams'
 import { sqliteUsers } from './users'
+import * as schema from './schema'
+import { tableAccess } from '../tables'
 
 /** Opens (creating if needed) and migrates the embedded SQLite store. `:memory:` for tests. */
 export function openSqliteStore(file: string, options: OpenOptions = {}): Store {
@@ -40,6 +42,7 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 		audit: sqliteAudit(db, audit),
 		jobs: sqliteJobs(db),
 		meta: sqliteMeta(db),
+		tables: tableAccess(schema, db),
 		// SQLite answers small reads from its page cache, so a file broken or replaced under a running
 		// server would go unnoticed: the file itself must still start like a database and be the one opened.
 		ping: async () => ping.get()?.ok === 1 && (fileAtOpen === undefined || fileIsIntact(file, fileAtOpen)),

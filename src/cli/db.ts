@@ -1,0 +1,58 @@
+import { resolve } from 'node:path'
+import { databaseName, liveServers, openStore } from '../boot'
+import { loadConfig } from '../config'
+import { copyDatabase, rowsAlreadyIn } from '../store/copy'
+import { openPostgresStore } from '../store/postgres'
+import { describeUrl, isPostgresUrl } from '../store/postgres/client'
+import { openSqliteStore } from '../store/sqlite'
+import type { Store } from '../store/types'
+import { CliError, parseCommand, usageError } from './io'
+
+/**
+ * CONTRACT §7 `db copy --to URL`: moves an install between engines (SQLite →
+ * PostgreSQL and back). The target must be empty; the copy is then counted and
+ * hashed table by table against the source, and the figures printed.
+ */
+export async function dbCommand(args: string[]) {
+	const [sub, ...rest] = args
+	if (sub !== 'copy') throw usageError(sub === undefined ? 'expected copy' : `unknown db command "${sub}"`)
+	const { values, positionals } = parseCommand(rest, { 'data-dir': { type: 'string' }, to: { type: 'string' } })
+	if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`)
+	if (!values.to) throw usageError('expected --to URL (a postgres:// URL or a SQLite file path)')
+	const config = loadConfig({ dataDir: values['data-dir'] })
+	const to = values.to
+	const targetName = isPostgresUrl(to) ? describeUrl(to) : resolve(to)
+	if (config.databaseUrl === undefined) {
+		const servers = liveServers(config.dataDir)
+		if (servers.length > 0) throw new CliError(`a server (pid ${servers.join(', ')}) is using ${config.dataDir}: stop it first, so the copy is of one moment`)
+	}
+	const source = await openStore(config, (file) => {
+		throw new CliError(`no database at ${file}: nothing to copy (pass --data-dir or --database-url)`)
+	})
+	let opened: Store | undefined
+	try {
+		const target = isPostgresUrl(to) ? await openPostgresStore(to).catch((error: Error) => Promise.reject(new CliError(`cannot open ${targetName}: ${error.message}`))) : openSqliteStore(resolve(to))
+		opened = target
+		const filled = await rowsAlreadyIn(target)
+		if (filled.length > 0) throw new CliError(`${targetName} is not empty (${filled.join(', ')}): db copy only fills an empty database, so nothing is overwritten`)
+		process.stdout.write(`copying ${databaseName(config)} → ${targetName}\n`)
+		const figures = await copyDatabase(source, target)
+		const width = Math.max(...figures.map((row) => row.table.length))
+		let mismatches = 0
+		for (const row of figures) {
+			const same = row.sourceRows === row.targetRows && row.sourceDigest === row.targetDigest
+			if (!same) mismatches++
+			process.stdout.write(
+				`  ${row.table.padEnd(width)}  ${String(row.sourceRows).padStart(8)} rows  sha256 ${row.sourceDigest.slice(0, 16)}  ${same ? 'same in the copy' : `COPY DIFFERS: ${row.targetRows} rows, sha256 ${row.targetDigest.slice(0, 16)}`}\n`
+			)
+		}
+		if (mismatches > 0) throw new CliError(`${mismatches} table${mismatches === 1 ? '' : 's'} differ in the copy (was the source written to meanwhile?); do not use ${targetName}`)
+		const total = figures.reduce((sum, row) => sum + row.sourceRows, 0)
+		process.stdout.write(
+			`copied ${total} rows in ${figures.length} tables; counts and hashes match. Start the server on the copy with the same master key (CFGSYNC_MASTER_KEY or ${resolve(config.dataDir, 'master.key')}).\n`
+		)
+	} finally {
+		opened?.close()
+		source.close()
+	}
+}

@@ -1,0 +1,80 @@
+import { createHash } from 'node:crypto'
+import type { Store } from './types'
+
+const PAGE = 1000
+
+export interface TableFigures {
+	table: string
+	sourceRows: number
+	targetRows: number
+	sourceDigest: string
+	targetDigest: string
+}
+
+/** Why a target cannot take a copy: the tables that already hold rows (CONTRACT §7: only into an empty database). */
+export async function rowsAlreadyIn(target: Store): Promise<string[]> {
+	const filled: string[] = []
+	for (const table of target.tables.names) {
+		const rows = await target.tables.count(table)
+		if (rows > 0) filled.push(`${table} (${rows} row${rows === 1 ? '' : 's'})`)
+	}
+	return filled
+}
+
+/**
+ * `db copy` (CONTRACT §7, §9): every row of every table from `source` into the
+ * empty `target`, sealed data as it is (the same master key opens both), a
+ * page at a time; then both sides are counted and hashed table by table.
+ */
+export async function copyDatabase(source: Store, target: Store, onTable: (table: string, rows: number) => void = () => {}): Promise<TableFigures[]> {
+	for (const table of source.tables.names) {
+		let after: string | number | null = null
+		let rows = 0
+		for (;;) {
+			const page = await source.tables.page(table, after, PAGE)
+			if (page.length === 0) break
+			await target.tables.insert(table, page)
+			rows += page.length
+			after = source.tables.keyOf(table, page[page.length - 1] as Record<string, unknown>)
+		}
+		onTable(table, rows)
+	}
+	await target.tables.finish()
+	const figures: TableFigures[] = []
+	for (const table of source.tables.names) {
+		const [sourceSide, targetSide] = [await digest(source, table), await digest(target, table)]
+		figures.push({ table, sourceRows: sourceSide.rows, targetRows: targetSide.rows, sourceDigest: sourceSide.digest, targetDigest: targetSide.digest })
+	}
+	return figures
+}
+
+/**
+ * A table's content hash, the same on both engines for the same rows: each row
+ * is hashed as canonical JSON (fields in name order, bytes as base64), and the
+ * sorted row hashes are hashed again, so neither engine's ordering of text matters.
+ */
+async function digest(store: Store, table: string): Promise<{ rows: number; digest: string }> {
+	const rowHashes: string[] = []
+	let after: string | number | null = null
+	for (;;) {
+		const page = await store.tables.page(table, after, PAGE)
+		if (page.length === 0) break
+		for (const row of page) rowHashes.push(createHash('sha256').update(canonical(row)).digest('hex'))
+		after = store.tables.keyOf(table, page[page.length - 1] as Record<string, unknown>)
+	}
+	rowHashes.sort()
+	const all = createHash('sha256')
+	for (const hash of rowHashes) all.update(hash)
+	return { rows: rowHashes.length, digest: all.digest('hex') }
+}
+
+function canonical(row: Record<string, unknown>): string {
+	return JSON.stringify(
+		Object.keys(row)
+			.sort()
+			.map((key) => {
+				const value = row[key]
+				return [key, value instanceof Uint8Array ? `bytes:${Buffer.from(value).toString('base64')}` : value]
+			})
+	)
+}
