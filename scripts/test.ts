@@ -1,7 +1,7 @@
 // `npm test`: the whole suite on SQLite, then every test that reaches the store again on
 // PostgreSQL (CONTRACT §9; test/engine.ts). Without PostgreSQL the second run is skipped with
 // one line, except under CI=true, where that is a failure. Extra arguments go to both runs.
-import { postgresAnswers, TEST_DATABASE_URL } from '../test/engine'
+import { postgresAnswers, TEST_DATABASE_URL } from '../test/postgres-url'
 
 const extra = process.argv.slice(2)
 const common = ['test', '--timeout', '30000', '--path-ignore-patterns', '**/*.e2e.test.ts']

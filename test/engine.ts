@@ -5,6 +5,7 @@ import { migrations } from '../src/store/postgres/migrations'
 import { openPostgresStore } from '../src/store/postgres'
 import { openSqliteStore } from '../src/store/sqlite'
 import type { Store } from '../src/store/types'
+import { TEST_DATABASE_URL } from './postgres-url'
 import { tempDir } from './temp'
 
 /**
@@ -15,8 +16,7 @@ import { tempDir } from './temp'
  */
 export const TEST_ENGINE: 'sqlite' | 'postgres' = process.env.CFGSYNC_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite'
 
-/** Where the tests find PostgreSQL (a server they may create and drop databases on). */
-export const TEST_DATABASE_URL = process.env.CFGSYNC_TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
+export { postgresAnswers, TEST_DATABASE_URL } from './postgres-url'
 
 const run = `cfgsync_test_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
 const created: string[] = []
@@ -151,17 +151,4 @@ export async function dropTestDatabases(): Promise<void> {
 	}
 	await client.close()
 	admin = undefined
-}
-
-/** True when PostgreSQL answers at CFGSYNC_TEST_DATABASE_URL. */
-export async function postgresAnswers(): Promise<boolean> {
-	const probe = new SQL({ url: TEST_DATABASE_URL, max: 1, connectionTimeout: 3 })
-	try {
-		await probe.unsafe('SELECT 1')
-		return true
-	} catch {
-		return false
-	} finally {
-		await probe.close().catch(() => {})
-	}
 }

@@ -60,7 +60,7 @@ describe.if(TEST_ENGINE === 'postgres')('PostgreSQL specifics', () => {
 
 	test('an unreachable database is one clear error naming it, without its password', async () => {
 		const error = await openPostgresStore('postgres://someone:hunter2@127.0.0.1:1/nowhere').catch((caught: unknown) => caught)
-		expect((error as Error).message).toContain('127.0.0.1:1/nowhere')
+		expect((error as Error).message).toContain('cannot connect to postgres://someone:***@127.0.0.1:1/nowhere')
 		expect((error as Error).message).not.toContain('hunter2')
 	})
 })

@@ -30,7 +30,7 @@ export async function openPostgresStore(url: string, options: OpenOptions & Conn
 		await client.close().catch(() => {})
 		const code = (error as { code?: string }).code
 		if (typeof code === 'string' && code.startsWith('ERR_POSTGRES_') && code !== 'ERR_POSTGRES_SERVER_ERROR') {
-			throw new Error(`cannot reach the PostgreSQL database at ${describeUrl(url)} (${(error as Error).message})`)
+			throw new Error(`cannot connect to ${describeUrl(url)} (${(error as Error).message}); check that PostgreSQL runs there and the URL`)
 		}
 		throw error
 	}
