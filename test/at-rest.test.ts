@@ -7,6 +7,7 @@ import { tempDir } from './temp'
 
 test('no plaintext config data, password or API key reaches the database file or its WAL', async () => {
 	const file = join(tempDir('rest'), 'rest.db')
+	// SQLite only: it reads every byte of the database file and its WAL.
 	const t = testApp({ store: openSqliteStore(file) })
 	const alice = await t.user('pro', 'alice')
 	const marker = `marker-${crypto.randomUUID()}`

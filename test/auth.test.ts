@@ -235,6 +235,7 @@ describe('login throttling (CONTRACT §2, 429)', () => {
 	test('a name that is no user is stored only as a keyed hash: a password typed as the login never reaches the database', async () => {
 		const dir = tempDir('keyed-hash')
 		const file = join(dir, 'cfgsync.db')
+		// SQLite only: it reads every byte of the database file (and its WAL) for the password.
 		const t = testApp({ store: openSqliteStore(file), address: () => '10.2.0.1' })
 		const alice = await t.user('free', 'alice')
 		const typo = 'Tr0ub4dor&3-my-real-password'

@@ -13,6 +13,7 @@ import { tempDir } from './temp'
 
 async function serverData() {
 	const dir = tempDir('backup-src')
+	// SQLite only: backups are SQLite files (PostgreSQL is backed up with pg_dump).
 	const store = openSqliteStore(join(dir, 'cfgsync.db'))
 	const t = testApp({ store })
 	await store.meta.set(KEY_CHECK.meta, sealKeyCheck(t.sealer))

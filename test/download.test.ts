@@ -7,7 +7,7 @@ import { createSealer, generateMasterKey } from '../src/lib/crypto'
 import { memoryLogger } from '../src/lib/log'
 import { downloadPage, escapeHtml } from '../src/modules/download/page'
 import { createDownloads, embeddedClientPackage } from '../src/modules/download/service'
-import { openSqliteStore } from '../src/store/sqlite'
+import { openTestStore } from './engine'
 import { fastPasswords } from './helpers'
 import { tempDir } from './temp'
 
@@ -20,7 +20,7 @@ import { tempDir } from './temp'
 const sha = (text: string) => new Bun.CryptoHasher('sha256').update(text).digest('hex')
 
 function appWith(downloads?: ReturnType<typeof createDownloads>) {
-	const app = createApp({ store: openSqliteStore(':memory:'), sealer: createSealer(generateMasterKey()), clock: manualClock(), logger: memoryLogger(), passwords: fastPasswords, downloads })
+	const app = createApp({ store: openTestStore(), sealer: createSealer(generateMasterKey()), clock: manualClock(), logger: memoryLogger(), passwords: fastPasswords, downloads })
 	return (path: string, headers: Record<string, string> = {}) => app.handle(new Request(`http://localhost${path}`, { headers }))
 }
 

@@ -4,7 +4,7 @@ import { createSealer, generateMasterKey } from '../src/lib/crypto'
 import { sealKeyCheck, KEY_CHECK } from '../src/lib/key-check'
 import { memoryLogger } from '../src/lib/log'
 import { manualClock } from '../src/lib/clock'
-import { openSqliteStore } from '../src/store/sqlite'
+import { openTestStore } from './engine'
 import type { Store } from '../src/store/types'
 import { fastPasswords, testApp } from './helpers'
 import { parsePrometheus } from './prometheus'
@@ -12,7 +12,7 @@ import { parsePrometheus } from './prometheus'
 const TOKEN = 'metrics-token-for-tests-0123456789'
 
 function appWith(options: { metricsToken?: string; store?: Store; sealerKey?: Buffer } = {}) {
-	const store = options.store ?? openSqliteStore(':memory:')
+	const store = options.store ?? openTestStore()
 	const sealer = createSealer(options.sealerKey ?? generateMasterKey())
 	return { app: createApp({ store, sealer, clock: manualClock(), logger: memoryLogger(), passwords: fastPasswords, metricsToken: options.metricsToken }), store, sealer }
 }
@@ -78,7 +78,7 @@ describe('metrics (CONTRACT §10)', () => {
 
 describe('/readyz (CONTRACT §10)', () => {
 	test('200 when the database answers and the master key opens its check value; 503 naming what failed', async () => {
-		const store = openSqliteStore(':memory:')
+		const store = openTestStore()
 		const key = generateMasterKey()
 		await store.meta.set(KEY_CHECK.meta, sealKeyCheck(createSealer(key)))
 		const ready = await appWith({ store, sealerKey: key }).app.handle(new Request('http://localhost/readyz'))

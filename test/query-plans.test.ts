@@ -43,6 +43,7 @@ const ALLOWED_SCANS: { why: string; match: RegExp }[] = [
 
 test('no request-path statement scans a table (EXPLAIN QUERY PLAN)', async () => {
 	const file = join(tempDir('plans'), 'plans.db')
+	// SQLite's query plans; PostgreSQL plans by statistics, and its indexes are the same (schema-parity.test.ts).
 	const store = openSqliteStore(file)
 	const world = await buildWorld({ store })
 	// Touch the remaining store paths: admin and job queries, removals.

@@ -7,13 +7,15 @@ import { createAuthService } from '../src/modules/auth/service'
 import { createSessionsService } from '../src/modules/sessions/service'
 import { createUsersService } from '../src/modules/users/service'
 import { openSqliteStore } from '../src/store/sqlite'
+import type { Store } from '../src/store/types'
+import { sharedTestDatabase } from './engine'
 import { fastPasswords, testApp } from './helpers'
 import { tempDir } from './temp'
 
 const DAY = 24 * 60 * 60 * 1000
 
-function setup(file = ':memory:') {
-	const t = testApp({ store: openSqliteStore(file), address: () => '198.51.100.1' })
+function setup(store?: Store) {
+	const t = testApp({ store, address: () => '198.51.100.1' })
 	const auth = createAuthService({ store: t.store, clock: t.clock, passwords: fastPasswords, logger: t.logger, sealer: t.sealer })
 	const sessions = createSessionsService({ store: t.store, clock: t.clock, passwords: fastPasswords, auth, sealer: t.sealer })
 	return { t, sessions }
@@ -21,8 +23,9 @@ function setup(file = ':memory:') {
 
 describe('web sessions (CONTRACT §8)', () => {
 	test('sign-in stores only the hash of a random id; the cookie value resolves to the user until sign-out deletes it on the server', async () => {
+		// SQLite only: it reads the database file for the cookie value.
 		const file = join(tempDir('sessions'), 'cfgsync.db')
-		const { t, sessions } = setup(file)
+		const { t, sessions } = setup(openSqliteStore(file))
 		const alice = await t.user('pro', 'alice')
 		const signed = await sessions.signIn('ALICE@example.test', alice.password, '198.51.100.1', 'Mozilla/5.0 test')
 		expect(signed.cookie).toMatch(/^[A-Za-z0-9_-]{43}$/)
@@ -128,8 +131,8 @@ describe('web sessions (CONTRACT §8)', () => {
 
 describe('jobs run once per schedule slot across instances (CONTRACT §9)', () => {
 	test('of several instances asking for the same slot, exactly one runs it; the next slot is claimed again', async () => {
-		const file = join(tempDir('leases'), 'cfgsync.db')
-		const instances = [openSqliteStore(file), openSqliteStore(file), openSqliteStore(file)]
+		const shared = await sharedTestDatabase()
+		const instances = [await shared.open(), await shared.open(), await shared.open()]
 		let runs = 0
 		const slot = Date.parse('2026-11-23T03:00:00.000Z')
 		const first = await Promise.all(instances.map((store) => runOnce(store, 'backup', slot, async () => void runs++)))

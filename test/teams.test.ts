@@ -309,6 +309,7 @@ describe('invitations (CONTRACT §3: nobody joins without saying yes)', () => {
 		old.run("INSERT INTO teams VALUES ('t1','Old','old','2026-01-01T00:00:00.000Z',NULL)")
 		old.run("INSERT INTO team_members VALUES ('m1','t1','u1','owner','2026-01-01T00:00:00.000Z')")
 		old.close()
+		// SQLite only: a database made by the first release, before invitations, exists only on SQLite.
 		const store = openSqliteStore(file)
 		expect(await store.teams.members('t1')).toMatchObject([{ userId: 'u1', role: 'owner' }])
 		store.close()
@@ -437,6 +438,7 @@ describe('soft delete and purge (SPEC, CONTRACT §5)', () => {
 
 test('the scheduled housekeeping also drops failed logins older than the 15-minute window', async () => {
 	const file = join(tempDir('housekeeping'), 'h.db')
+	// SQLite only: it counts the rows in the file itself.
 	const t = testApp({ store: openSqliteStore(file) })
 	const count = () => {
 		const db = new Database(file, { readonly: true })

@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'bun:test'
 import { systemClock } from '../src/lib/clock'
 import { createUsersService } from '../src/modules/users/service'
-import { openSqliteStore } from '../src/store/sqlite'
+import { openTestStore } from './engine'
 import { fastPasswords } from './helpers'
 
 const setup = () => {
-	const store = openSqliteStore(':memory:')
+	const store = openTestStore()
 	return { store, users: createUsersService({ store, clock: systemClock, passwords: fastPasswords }) }
 }
 

@@ -16,6 +16,7 @@ let rejected = 0
 
 async function fileWorld() {
 	const file = join(tempDir('hostile'), 'hostile.db')
+	// SQLite: it compares the database file's bytes before and after each rejected request.
 	const world = await buildWorld({ store: openSqliteStore(file) })
 	return { world, file }
 }

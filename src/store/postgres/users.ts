@@ -117,7 +117,8 @@ export function postgresUsers(db: PgDb): UserStore {
 		soleOwnerTeams: (id) => soleOwnerTeams(db, id),
 		remove: (id, event) =>
 			db.transaction(async (tx): Promise<boolean | 'sole_owner'> => {
-				if (!(await tx.select({ id: users.id }).from(users).where(eq(users.id, id)).for('update'))[0]) return false
+				// NO KEY UPDATE: it does not block a membership row being inserted for this user meanwhile (a foreign-key check), so that cannot deadlock with the team lock below.
+				if (!(await tx.select({ id: users.id }).from(users).where(eq(users.id, id)).for('no key update'))[0]) return false
 				const memberships = await tx.select({ teamId: teamMembers.teamId }).from(teamMembers).where(eq(teamMembers.userId, id))
 				// The user's teams are locked (in id order, so two removals cannot deadlock) before the
 				// last-owner check: a demotion or removal in one of them waits for this transaction.

@@ -7,15 +7,16 @@ import { copyDatabase, rowsAlreadyIn } from '../../src/store/copy'
 import { openPostgresStore } from '../../src/store/postgres'
 import { openSqliteStore } from '../../src/store/sqlite'
 import type { Store } from '../../src/store/types'
-import { newPostgresDatabase, TEST_ENGINE } from '../engine'
+import { newPostgresDatabase } from '../engine'
 import { fastPasswords, testApp } from '../helpers'
 import { tempDir } from '../temp'
 
 /**
  * CONTRACT §7 `db copy`: SQLite → PostgreSQL and back, the copy then serving
- * the same answers under the same master key. In npm test's PostgreSQL pass.
+ * the same answers under the same master key. In npm test's PostgreSQL pass
+ * only (test/postgres/, scripts/test.ts).
  */
-describe.if(TEST_ENGINE === 'postgres')('db copy between engines', () => {
+describe('db copy between engines', () => {
 	/** A small install with everything in it: users, keys, a team with a pending invitation, configs with versions, audit events, failed logins. */
 	async function populated(store: Store) {
 		const t = testApp({ store })

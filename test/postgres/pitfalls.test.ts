@@ -4,14 +4,14 @@ import { newId } from '../../src/lib/ids'
 import { openPostgresStore } from '../../src/store/postgres'
 import { isUniqueViolation, PostgresStoreError, sqlState } from '../../src/store/postgres/errors'
 import { migrations } from '../../src/store/postgres/migrations'
-import { emptyPostgresDatabase, TEST_ENGINE } from '../engine'
+import { emptyPostgresDatabase } from '../engine'
 
 /**
  * The PostgreSQL pitfalls the issue names, each pinned (CONTRACT §9). These run
- * in npm test's PostgreSQL pass only (scripts/test.ts); the rest of the suite
- * runs on both engines.
+ * in npm test's PostgreSQL pass only (test/postgres/, scripts/test.ts); the rest
+ * of the suite runs on both engines.
  */
-describe.if(TEST_ENGINE === 'postgres')('PostgreSQL specifics', () => {
+describe('PostgreSQL specifics', () => {
 	test('the SQLSTATE is read from Bun.SQL (errno), from pg (code) and through drizzle\'s wrapper (cause)', async () => {
 		const client = new SQL({ url: await emptyPostgresDatabase(), max: 1 })
 		const raised = await client.unsafe('SELECT 1/0').catch((error: unknown) => error)
