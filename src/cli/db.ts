@@ -1,5 +1,5 @@
-import { resolve } from 'node:path'
-import { databaseName, liveServers, openStore } from '../boot'
+import { dirname, resolve } from 'node:path'
+import { databaseName, ensureDataDir, liveServers, openStore } from '../boot'
 import { loadConfig } from '../config'
 import { copyDatabase, rowsAlreadyIn } from '../store/copy'
 import { openPostgresStore } from '../store/postgres'
@@ -31,7 +31,7 @@ export async function dbCommand(args: string[]) {
 	})
 	let opened: Store | undefined
 	try {
-		const target = isPostgresUrl(to) ? await openPostgresStore(to).catch((error: Error) => Promise.reject(new CliError(`cannot open ${targetName}: ${error.message}`))) : openSqliteStore(resolve(to))
+		const target = isPostgresUrl(to) ? await openPostgresStore(to).catch((error: Error) => Promise.reject(new CliError(`cannot open ${targetName}: ${error.message}`))) : openSqliteTarget(resolve(to))
 		opened = target
 		const filled = await rowsAlreadyIn(target)
 		if (filled.length > 0) throw new CliError(`${targetName} is not empty (${filled.join(', ')}): db copy only fills an empty database, so nothing is overwritten`)
@@ -54,5 +54,15 @@ export async function dbCommand(args: string[]) {
 	} finally {
 		opened?.close()
 		source.close()
+	}
+}
+
+/** A SQLite target: its directory is made (private, like a data directory) when it does not exist yet. */
+function openSqliteTarget(file: string): Store {
+	ensureDataDir(dirname(file))
+	try {
+		return openSqliteStore(file)
+	} catch (error) {
+		throw new CliError(`cannot open ${file} as a SQLite database: ${(error as Error).message}`)
 	}
 }
