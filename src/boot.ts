@@ -40,7 +40,7 @@ async function openConfigured(config: Config, options: OpenOptions = {}): Promis
 		return await openPostgresStore(config.databaseUrl, options)
 	} catch (error) {
 		if (error instanceof BootError) throw error
-		throw new BootError((error as Error).message.startsWith("cannot connect") ? (error as Error).message : `the PostgreSQL database ${describeUrl(config.databaseUrl)}: ${(error as Error).message}`)
+		throw new BootError((error as Error).message.startsWith('cannot connect') ? (error as Error).message : `the PostgreSQL database ${describeUrl(config.databaseUrl)}: ${(error as Error).message}`)
 	}
 }
 
