@@ -6,7 +6,8 @@ import { existsSync } from 'node:fs'
 import { cpus, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { seed, type Seeded } from './seed'
-import { cpuTicks, listen, need, ROOT, rssBytes, TICK_US, type Server } from './servers'
+import { SQL } from 'bun'
+import { cpuTicks, group, listen, need, ROOT, rssBytes, TICK_US, type Server } from './servers'
 
 // BENCH_BINARY compares another build of the server against the same baseline and reference.
 const BINARY = process.env.BENCH_BINARY ?? join(ROOT, 'dist', 'cfgsync-server')
@@ -34,39 +35,62 @@ const results: Result[] = []
 
 const toMs = (value: string, unit: string) => Number(value) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : 1)
 
+/** What one wrk run printed. */
+function parseWrk(out: string) {
+	const p50 = /50%\s+([\d.]+)(us|ms|s)/.exec(out)
+	const p99 = /99%\s+([\d.]+)(us|ms|s)/.exec(out)
+	const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0)
+	const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out)
+	return {
+		requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0),
+		rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
+		p50ms: p50 ? toMs(p50[1]!, p50[2]!) : NaN,
+		p99ms: p99 ? toMs(p99[1]!, p99[2]!) : NaN,
+		errors: non2xx + (socketErrors ? socketErrors.slice(1).reduce((n, v) => n + Number(v), 0) : 0)
+	}
+}
+
 async function load(scenario: string, server: Server, options: { path: string; connections: number; script?: string; env?: Record<string, string>; key: string }): Promise<Result | undefined> {
-	const args = ['wrk', '-t2', `-c${options.connections}`, `-d${SECONDS}s`, '--latency', '--timeout', '10s', '-H', `Authorization: Bearer ${options.key}`]
-	if (options.script) args.push('-s', join(import.meta.dir, options.script))
-	args.push(`${server.url}${options.path}`)
+	// Several instances (server.urls): one wrk each, at the same time, the connections split over them.
+	const urls = server.urls ?? [server.url]
+	const connections = Math.max(1, Math.ceil(options.connections / urls.length))
+	const threads = urls.length > 1 ? 1 : 2
+	const command = (url: string) => {
+		const args = ['wrk', `-t${threads}`, `-c${connections}`, `-d${SECONDS}s`, '--latency', '--timeout', '10s', '-H', `Authorization: Bearer ${options.key}`]
+		if (options.script) args.push('-s', join(import.meta.dir, options.script))
+		args.push(`${url}${options.path}`)
+		return args
+	}
 	const pids = server.pids()
 	const cpuBefore = cpuTicks(pids)
 	let peak = 0
 	const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(server.pids()))), 100)
 	// Push scripts take the bearer key from the environment; each server has its own database and key.
 	const env = options.env ? { ...options.env, BENCH_KEY: options.key } : {}
-	const wrk = Bun.spawn(args, { env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
-	const out = await new Response(wrk.stdout).text()
-	await wrk.exited
+	const outputs = await Promise.all(
+		urls.map(async (url) => {
+			const wrk = Bun.spawn(command(url), { env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+			const out = await new Response(wrk.stdout).text()
+			await wrk.exited
+			return parseWrk(out)
+		})
+	)
 	clearInterval(sampler)
 	const cpu = cpuTicks(pids) - cpuBefore
-	const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0)
-	const p50 = /50%\s+([\d.]+)(us|ms|s)/.exec(out)
-	const p99 = /99%\s+([\d.]+)(us|ms|s)/.exec(out)
-	const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0)
-	const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out)
-	const errors = non2xx + (socketErrors ? socketErrors.slice(1).reduce((n, v) => n + Number(v), 0) : 0)
+	const requests = outputs.reduce((n, o) => n + o.requests, 0)
 	const result: Result = {
 		scenario,
 		server: server.name,
 		connections: options.connections,
-		rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
-		p50ms: p50 ? toMs(p50[1]!, p50[2]!) : NaN,
-		p99ms: p99 ? toMs(p99[1]!, p99[2]!) : NaN,
+		rps: outputs.reduce((n, o) => n + o.rps, 0),
+		// Over several instances: the median of their medians, and the worst p99.
+		p50ms: median(outputs.map((o) => o.p50ms)),
+		p99ms: Math.max(...outputs.map((o) => o.p99ms)),
 		cpuUsPerRequest: requests > 0 ? (cpu * TICK_US) / requests : NaN,
 		peakRssMb: peak / 1048576,
-		errors
+		errors: outputs.reduce((n, o) => n + o.errors, 0)
 	}
-	console.error(`  ${scenario.padEnd(28)} ${server.name.padEnd(10)} c=${String(options.connections).padEnd(3)} ${result.rps.toFixed(0).padStart(7)} req/s  p50 ${result.p50ms.toFixed(2)} ms  p99 ${result.p99ms.toFixed(2)} ms  ${result.cpuUsPerRequest.toFixed(0)} µs CPU/req${errors ? `  ${errors} errors` : ''}`)
+	console.error(`  ${scenario.padEnd(28)} ${server.name.padEnd(10)} c=${String(options.connections).padEnd(3)} ${result.rps.toFixed(0).padStart(7)} req/s  p50 ${result.p50ms.toFixed(2)} ms  p99 ${result.p99ms.toFixed(2)} ms  ${result.cpuUsPerRequest.toFixed(0)} µs CPU/req${result.errors ? `  ${result.errors} errors` : ''}`)
 	return result
 }
 
@@ -200,6 +224,8 @@ async function main() {
 	}
 	await cfgsync.stop()
 
+	await postgresRows(small)
+
 	const startups = []
 	if (!ONLY || ONLY.test('startup')) for (let i = 0; i < 5; i++) startups.push(await startupMs(large))
 
@@ -220,6 +246,58 @@ async function main() {
 	}
 
 	report(machine, idleRss, startups)
+}
+
+/**
+ * CONTRACT §9: the same paths with the data in PostgreSQL (CFGSYNC_BENCH_DATABASE_URL, a server
+ * where the bench may create a database): the reference on Bun.SQL, cfgsync as one instance and as
+ * three instances sharing the database (the load split over them). The database is the small one,
+ * moved over with `db copy`, and dropped afterwards.
+ */
+async function postgresRows(small: Seeded) {
+	if (ONLY && !ONLY.test('postgres')) return
+	const adminUrl = process.env.CFGSYNC_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+	const admin = new SQL({ url: adminUrl, max: 1, connectionTimeout: 3 })
+	const name = `cfgsync_bench_${process.pid}`
+	try {
+		await admin.unsafe(`CREATE DATABASE "${name}"`)
+	} catch (error) {
+		console.error(`skipped the PostgreSQL rows: no PostgreSQL at ${adminUrl} (${(error as Error).message}); set CFGSYNC_BENCH_DATABASE_URL`)
+		await admin.close()
+		return
+	}
+	const url = new URL(adminUrl)
+	url.pathname = `/${name}`
+	const env = { CFGSYNC_MASTER_KEY: small.masterKey, CFGSYNC_DATABASE_URL: url.toString() }
+	try {
+		const copied = Bun.spawnSync([BINARY, 'db', 'copy', '--data-dir', join(small.file, '..'), '--to', url.toString()], { env: { ...process.env, CFGSYNC_MASTER_KEY: small.masterKey }, stderr: 'pipe' })
+		need(copied.exitCode === 0, `db copy into PostgreSQL failed: ${copied.stderr.toString()}`)
+		const serve = (label: string) => listen(label, [BINARY, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', join(small.file, '..')], env)
+		const reference = await listen('reference', [BUN, join(import.meta.dir, 'reference-server-postgres.ts'), '0', url.toString(), small.masterKey])
+		const one = await serve('cfgsync')
+		const trio = group('cfgsync ×3', [await serve('cfgsync a'), await serve('cfgsync b'), await serve('cfgsync c')])
+		await Bun.sleep(500)
+		const latest = '/api/configs/latest?name=hot&tool=claude-code'
+		const push = { path: '/api/configs', script: 'push.lua', env: { BENCH_KEY: small.apiKey, BENCH_NAME: 'push-1k', BENCH_BYTES: '1024' } }
+		await interleaved(
+			[
+				{ server: reference, key: small.apiKey },
+				{ server: one, key: small.apiKey },
+				{ server: trio, key: small.apiKey }
+			],
+			[
+				{ scenario: 'postgres: me', connections: 16, path: '/api/me' },
+				{ scenario: 'postgres: latest 1 KiB', connections: 16, path: latest },
+				{ scenario: 'postgres: latest 1 KiB', connections: 64, path: latest },
+				{ scenario: 'postgres: push 1 KiB', connections: 16, ...push },
+				{ scenario: 'postgres: push 1 KiB', connections: 64, ...push }
+			]
+		)
+		await Promise.all([reference.stop(), one.stop(), trio.stop()])
+	} finally {
+		await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => {})
+		await admin.close()
+	}
 }
 
 function report(machine: string, idleRss: number, startups: number[]) {
@@ -249,6 +327,11 @@ function report(machine: string, idleRss: number, startups: number[]) {
 	console.log(line(header.map(() => '---')))
 	for (const row of rows) console.log(line(row))
 	const find = (server: string, scenario: string) => results.find((r) => r.server === server && r.scenario === scenario)
+	const trio = results.filter((r) => r.server === 'cfgsync ×3')
+	for (const r of trio) {
+		const single = results.find((x) => x.server === 'cfgsync' && x.scenario === r.scenario && x.connections === r.connections)
+		if (single) console.log(`${r.scenario} at ${r.connections} connections: three instances ${(r.rps / single.rps).toFixed(2)}× one instance's req/s`)
+	}
 	const pairs: [string, Result | undefined, Result | undefined][] = [
 		['scale, latest (100,000 configs / 1,000,000 versions vs 1,000 configs)', find('cfgsync', 'scale: latest 1 KiB'), find('cfgsync 100k', 'scale: latest 1 KiB')],
 		['scale, push', find('cfgsync', 'scale: push 1 KiB'), find('cfgsync 100k', 'scale: push 1 KiB')]

@@ -19,6 +19,8 @@ export interface Server {
 	name: string
 	proc: Subprocess
 	url: string
+	/** Several instances measured as one (their load split evenly over them): every instance's URL. */
+	urls?: string[]
 	pids: () => number[]
 	stop: () => Promise<void>
 }
@@ -79,3 +81,16 @@ export const rssBytes = (pids: number[]) =>
 			return sum
 		}
 	}, 0)
+
+/** Several instances measured as one server: the load is split over them, CPU and memory summed. */
+export function group(name: string, members: Server[]): Server {
+	const first = members[0] as Server
+	return {
+		name,
+		proc: first.proc,
+		url: first.url,
+		urls: members.map((member) => member.url),
+		pids: () => members.flatMap((member) => member.pids()),
+		stop: async () => void (await Promise.all(members.map((member) => member.stop())))
+	}
+}

@@ -3,10 +3,10 @@ import { and, asc, desc, eq, gt, isNull, lt, sql, type SQL } from 'drizzle-orm'
 import { PENDING_KEY_META } from '../../lib/key-check'
 import { aliased, conditionFails } from '../shared'
 import type { AuditEvent, ConfigRow, ConfigStore, ConfigWithData, LatestRow, Owner, PushInput, PushResult, SealFor, VersionRow, VersionWithData } from '../types'
-import { writeAudit } from './audit'
-import type { PgDb, PgTx } from './client'
-import { lockName } from './locks'
-import { hotRows } from './rows'
+import { auditStatement, writeAudit } from './audit'
+import type { PgDb } from './client'
+import { LOCK_SQL, lockKey } from './locks'
+import { hotRows, statement } from './rows'
 import { configs, configVersions, meta, teams } from './schema'
 
 const configFields = {
@@ -69,37 +69,61 @@ export function postgresConfigs(db: PgDb, client: BunSQL): ConfigStore {
 	)
 	const metaById = hotRows<ConfigRow>(client, db.select(aliased(configFields)).from(configs).where(eq(configs.id, p('id'))))
 
-	const pending = async (tx: PgTx) => (await tx.select({ value: meta.value }).from(meta).where(eq(meta.key, PENDING_KEY_META)))[0]?.value
-
-	const insertVersion = (tx: PgTx, configId: string, versionId: string, version: number, hash: string, data: Uint8Array, at: string) =>
-		tx.insert(configVersions).values({ id: versionId, configId, version, hash, data, createdAt: at })
+	// The write path, as statements built once and run on Bun.SQL's transaction directly (see rows.ts).
+	const teamAliveShare = statement(db.select({ id: teams.id }).from(teams).where(and(eq(teams.id, p('teamId')), isNull(teams.deletedAt))).for('share'))
+	const currentPersonal = statement<ConfigRow>(db.select(aliased(configFields)).from(configs).where(personalKey).for('update'))
+	const currentTeam = statement<ConfigRow>(db.select(aliased(configFields)).from(configs).where(teamKey).for('update'))
+	const currentById = statement<ConfigRow>(db.select(aliased(configFields)).from(configs).where(eq(configs.id, p('id'))).for('update'))
+	const pendingKey = statement<{ value: string }>(db.select({ value: meta.value }).from(meta).where(eq(meta.key, PENDING_KEY_META)))
+	const insertConfig = statement(
+		db.insert(configs).values({
+			id: p('id'),
+			userId: p('userId'),
+			teamId: p('teamId'),
+			name: p('name'),
+			tool: p('tool'),
+			version: 1,
+			hash: p('hash'),
+			currentVersionId: p('versionId'),
+			createdAt: p('at'),
+			updatedAt: p('at')
+		})
+	)
+	const insertVersion = statement(
+		db.insert(configVersions).values({ id: p('versionId'), configId: p('id'), version: p('version'), hash: p('hash'), data: p('data'), createdAt: p('at') })
+	)
+	const setCurrent = statement(
+		db
+			.update(configs)
+			.set({ version: sql`${p('version')}`, hash: sql`${p('hash')}`, currentVersionId: sql`${p('versionId')}`, updatedAt: sql`${p('at')}` })
+			.where(eq(configs.id, p('id')))
+	)
+	const audit = auditStatement(db)
+	const pending = async (tx: BunSQL) => (await pendingKey(tx))[0]?.value
 
 	/** Appends version n+1 to `current` (whose row this transaction has locked) and makes it current. */
-	const append = async (tx: PgTx, current: ConfigRow, hash: string, seal: SealFor, versionId: string, at: string): Promise<ConfigRow> => {
+	const append = async (tx: BunSQL, current: ConfigRow, hash: string, seal: SealFor, versionId: string, at: string): Promise<ConfigRow> => {
 		const version = current.version + 1
-		await insertVersion(tx, current.id, versionId, version, hash, seal(current.id, versionId, await pending(tx)), at)
-		await tx.update(configs).set({ version, hash, currentVersionId: versionId, updatedAt: at }).where(eq(configs.id, current.id))
+		await insertVersion(tx, { id: current.id, versionId, version, hash, data: seal(current.id, versionId, await pending(tx)), at })
+		await setCurrent(tx, { id: current.id, version, hash, versionId, at })
 		return { ...current, version, hash, currentVersionId: versionId, updatedAt: at }
 	}
 
 	/** Records a stored version with the config's id and the version number, known only here. */
-	const auditVersion = (tx: PgTx, event: AuditEvent | undefined, configId: string, version: number) =>
-		writeAudit(tx, event && { ...event, target: { type: 'config', ...event.target, id: configId }, details: { ...event.details, version } })
+	const auditVersion = (tx: BunSQL, event: AuditEvent | undefined, configId: string, version: number) =>
+		audit(tx, event && { ...event, target: { type: 'config', ...event.target, id: configId }, details: { ...event.details, version } })
+
+	/** A transaction on Bun.SQL itself; its queries run one after another on one connection. */
+	const begin = <T>(work: (tx: BunSQL) => Promise<T>): Promise<T> => client.begin((tx) => work(tx as unknown as BunSQL)) as Promise<T>
 
 	const push = (input: PushInput) =>
-		db.transaction(async (tx): Promise<PushResult> => {
+		begin(async (tx): Promise<PushResult> => {
 			const { owner } = input
 			// A share lock on a live team: a deletion of the team waits for this push, and a push after it sees it gone.
-			if (owner.teamId !== null) {
-				const alive = await tx.select({ id: teams.id }).from(teams).where(and(eq(teams.id, owner.teamId), isNull(teams.deletedAt))).for('share')
-				if (alive.length === 0) return { kind: 'team_gone' }
-			}
-			await lockName(tx, 'config', owner.teamId ?? '', owner.teamId === null ? owner.userId : '', input.name, input.tool)
-			const [current] = (await tx
-				.select(configFields)
-				.from(configs)
-				.where(and(ownerKey(owner), eq(configs.name, input.name), eq(configs.tool, input.tool)))
-				.for('update')) as ConfigRow[]
+			if (owner.teamId !== null && (await teamAliveShare(tx, { teamId: owner.teamId })).length === 0) return { kind: 'team_gone' }
+			await tx.unsafe(LOCK_SQL, [lockKey('config', owner.teamId ?? '', owner.teamId === null ? owner.userId : '', input.name, input.tool)])
+			const key = { name: input.name, tool: input.tool }
+			const [current] = owner.teamId === null ? await currentPersonal(tx, { userId: owner.userId, ...key }) : await currentTeam(tx, { teamId: owner.teamId, ...key })
 			if (conditionFails(input.condition, current)) {
 				return { kind: 'precondition_failed', current: current ? { version: current.version, hash: current.hash } : null }
 			}
@@ -118,8 +142,8 @@ export function postgresConfigs(db: PgDb, client: BunSQL): ConfigStore {
 					createdAt: input.at,
 					updatedAt: input.at
 				}
-				await tx.insert(configs).values(config)
-				await insertVersion(tx, configId, versionId, 1, input.hash, input.seal(configId, versionId, await pending(tx)), input.at)
+				await insertConfig(tx, { id: configId, userId: owner.userId, teamId: owner.teamId, name: input.name, tool: input.tool, hash: input.hash, versionId, at: input.at })
+				await insertVersion(tx, { id: configId, versionId, version: 1, hash: input.hash, data: input.seal(configId, versionId, await pending(tx)), at: input.at })
 				await auditVersion(tx, input.audit, configId, 1)
 				return { kind: 'created', config }
 			}
@@ -132,8 +156,8 @@ export function postgresConfigs(db: PgDb, client: BunSQL): ConfigStore {
 	return {
 		push,
 		appendVersion: (input) =>
-			db.transaction(async (tx): Promise<VersionRow | undefined> => {
-				const [current] = (await tx.select(configFields).from(configs).where(eq(configs.id, input.configId)).for('update')) as ConfigRow[]
+			begin(async (tx): Promise<VersionRow | undefined> => {
+				const [current] = await currentById(tx, { id: input.configId })
 				if (!current) return undefined
 				const next = await append(tx, current, input.hash, input.seal, input.newVersionId, input.at)
 				await auditVersion(tx, input.audit, current.id, next.version)
