@@ -2,7 +2,7 @@
 // and a hand-written Bun + bun:sqlite server doing the same hot paths (the
 // ceiling), all driven by wrk on 127.0.0.1 in the same run. Prints one table.
 // BENCH_SECONDS (default 5) bounds every load run; BENCH_ONLY=regex picks scenarios.
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { cpus, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { seed, type Seeded } from './seed'
@@ -27,7 +27,11 @@ interface Result {
 	p50ms: number
 	p99ms: number
 	cpuUsPerRequest: number
+	/** PostgreSQL rows: the CPU of PostgreSQL's backends on the bench database (NaN elsewhere). */
+	databaseCpuUsPerRequest: number
 	peakRssMb: number
+	/** Share of the whole machine's CPU time that was busy during the run (all processes, not only the servers). */
+	machineBusy: number
 	errors: number
 }
 
@@ -50,26 +54,35 @@ function parseWrk(out: string) {
 	}
 }
 
-async function load(scenario: string, server: Server, options: { path: string; connections: number; script?: string; env?: Record<string, string>; key: string }): Promise<Result | undefined> {
-	// Several instances (server.urls): one wrk each, at the same time, the connections split over them.
+/** The first `total` connections dealt over `count` instances: 16 over 3 is 6, 5, 5. */
+const split = (total: number, count: number) => Array.from({ length: count }, (_, i) => Math.floor(total / count) + (i < total % count ? 1 : 0))
+
+async function load(
+	scenario: string,
+	server: Server,
+	options: { path: string; connections: number; script?: string; env?: Record<string, string>; key: string },
+	seconds = SECONDS
+): Promise<Result | undefined> {
+	// Several instances (server.urls): one wrk -t1 each, all at once, the connections dealt over them.
 	const urls = server.urls ?? [server.url]
-	const connections = Math.max(1, Math.ceil(options.connections / urls.length))
-	const threads = urls.length > 1 ? 1 : 2
-	const command = (url: string) => {
-		const args = ['wrk', `-t${threads}`, `-c${connections}`, `-d${SECONDS}s`, '--latency', '--timeout', '10s', '-H', `Authorization: Bearer ${options.key}`]
+	const shares = split(options.connections, urls.length)
+	const command = (url: string, connections: number) => {
+		const args = ['wrk', `-t${urls.length > 1 ? 1 : 2}`, `-c${connections}`, `-d${seconds}s`, '--latency', '--timeout', '10s', '-H', `Authorization: Bearer ${options.key}`]
 		if (options.script) args.push('-s', join(import.meta.dir, options.script))
 		args.push(`${url}${options.path}`)
 		return args
 	}
 	const pids = server.pids()
 	const cpuBefore = cpuTicks(pids)
+	const databaseBefore = server.databasePids ? ticksOf(await server.databasePids()) : undefined
+	const machineBefore = machineTicks()
 	let peak = 0
 	const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(server.pids()))), 100)
 	// Push scripts take the bearer key from the environment; each server has its own database and key.
 	const env = options.env ? { ...options.env, BENCH_KEY: options.key } : {}
 	const outputs = await Promise.all(
-		urls.map(async (url) => {
-			const wrk = Bun.spawn(command(url), { env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+		urls.map(async (url, i) => {
+			const wrk = Bun.spawn(command(url, shares[i] as number), { env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
 			const out = await new Response(wrk.stdout).text()
 			await wrk.exited
 			return parseWrk(out)
@@ -77,6 +90,13 @@ async function load(scenario: string, server: Server, options: { path: string; c
 	)
 	clearInterval(sampler)
 	const cpu = cpuTicks(pids) - cpuBefore
+	const machineAfter = machineTicks()
+	// PostgreSQL's backends on this database (they outlive the run: pools keep them), new ones counted whole.
+	let databaseCpu = NaN
+	if (server.databasePids && databaseBefore) {
+		const after = ticksOf(await server.databasePids())
+		databaseCpu = [...after].reduce((sum, [pid, ticks]) => sum + ticks - (databaseBefore.get(pid) ?? 0), 0)
+	}
 	const requests = outputs.reduce((n, o) => n + o.requests, 0)
 	const result: Result = {
 		scenario,
@@ -87,11 +107,25 @@ async function load(scenario: string, server: Server, options: { path: string; c
 		p50ms: median(outputs.map((o) => o.p50ms)),
 		p99ms: Math.max(...outputs.map((o) => o.p99ms)),
 		cpuUsPerRequest: requests > 0 ? (cpu * TICK_US) / requests : NaN,
+		databaseCpuUsPerRequest: requests > 0 ? (databaseCpu * TICK_US) / requests : NaN,
 		peakRssMb: peak / 1048576,
+		machineBusy: 1 - (machineAfter.idle - machineBefore.idle) / (machineAfter.total - machineBefore.total),
 		errors: outputs.reduce((n, o) => n + o.errors, 0)
 	}
-	console.error(`  ${scenario.padEnd(28)} ${server.name.padEnd(10)} c=${String(options.connections).padEnd(3)} ${result.rps.toFixed(0).padStart(7)} req/s  p50 ${result.p50ms.toFixed(2)} ms  p99 ${result.p99ms.toFixed(2)} ms  ${result.cpuUsPerRequest.toFixed(0)} µs CPU/req${result.errors ? `  ${result.errors} errors` : ''}`)
+	const database = Number.isNaN(result.databaseCpuUsPerRequest) ? '' : ` + ${result.databaseCpuUsPerRequest.toFixed(0)} PostgreSQL`
+	console.error(
+		`  ${scenario.padEnd(28)} ${server.name.padEnd(10)} c=${String(options.connections).padEnd(3)} ${result.rps.toFixed(0).padStart(7)} req/s  p50 ${result.p50ms.toFixed(2)} ms  p99 ${result.p99ms.toFixed(2)} ms  ${result.cpuUsPerRequest.toFixed(0)}${database} µs CPU/req  machine ${(100 * result.machineBusy).toFixed(0)}% busy${result.errors ? `  ${result.errors} errors` : ''}`
+	)
 	return result
+}
+
+/** Each process's CPU ticks so far. */
+const ticksOf = (pids: number[]) => new Map(pids.map((pid) => [pid, cpuTicks([pid])]))
+
+/** The machine's CPU ticks so far, all cores: idle (and waiting for I/O) and in all. */
+function machineTicks() {
+	const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number)
+	return { idle: (fields[3] ?? 0) + (fields[4] ?? 0), total: fields.reduce((sum, n) => sum + n, 0) }
 }
 
 async function startCfgsync(seeded: Seeded, name = 'cfgsync', args: string[] = []) {
@@ -133,10 +167,15 @@ interface Case {
 	env?: Record<string, string>
 }
 
-/** Runs each case ROUNDS times, alternating between the servers, and keeps the median of each. */
-async function interleaved(servers: { server: Server; key: string; label?: string }[], cases: Case[]) {
+/**
+ * Runs each case ROUNDS times, alternating between the servers, and keeps the median of each.
+ * `warmUp` first loads each server for that many seconds, unrecorded (servers just started:
+ * pools still to open, statements still to prepare, code still to compile).
+ */
+async function interleaved(servers: { server: Server; key: string; label?: string }[], cases: Case[], warmUp = 0) {
 	for (const c of cases) {
 		if (ONLY && !ONLY.test(c.scenario)) continue
+		for (const { server, key } of warmUp > 0 ? servers : []) await load('warm-up', server, { ...c, key }, warmUp)
 		const runs = new Map<string, Result[]>()
 		for (let round = 0; round < ROUNDS; round++) {
 			for (const { server, key, label } of servers) {
@@ -160,7 +199,9 @@ function medianResult(list: Result[]): Result {
 		p50ms: pick('p50ms'),
 		p99ms: pick('p99ms'),
 		cpuUsPerRequest: pick('cpuUsPerRequest'),
+		databaseCpuUsPerRequest: pick('databaseCpuUsPerRequest'),
 		peakRssMb: Math.max(...list.map((r) => r.peakRssMb)),
+		machineBusy: pick('machineBusy'),
 		errors: list.reduce((n, r) => n + r.errors, 0)
 	}
 }
@@ -249,53 +290,92 @@ async function main() {
 }
 
 /**
- * CONTRACT §9: the same paths with the data in PostgreSQL (CFGSYNC_BENCH_DATABASE_URL, a server
- * where the bench may create a database): the reference on Bun.SQL, cfgsync as one instance and as
- * three instances sharing the database (the load split over them). The database is the small one,
- * moved over with `db copy`, and dropped afterwards.
+ * CONTRACT §9: the same paths with the data in PostgreSQL, on the server at
+ * CFGSYNC_BENCH_DATABASE_URL (default the local one; the bench creates and drops
+ * its databases there). The small database is moved over once with `db copy` into
+ * a template; each scenario then runs on a fresh copy of it (CREATE DATABASE …
+ * TEMPLATE), so no scenario reads the rows and dead tuples an earlier one left,
+ * and dropped after it. Per scenario: the Bun.SQL reference, cfgsync as one
+ * instance, and cfgsync as three instances on the same database with the load
+ * dealt over them. Skipped with one line when PostgreSQL does not answer.
  */
 async function postgresRows(small: Seeded) {
-	if (ONLY && !ONLY.test('postgres')) return
+	const latest = '/api/configs/latest?name=hot&tool=claude-code'
+	const push = { path: '/api/configs', script: 'push.lua', env: { BENCH_KEY: small.apiKey, BENCH_NAME: 'push-1k', BENCH_BYTES: '1024' } }
+	const cases: Case[] = [
+		{ scenario: 'postgres: me', connections: 16, path: '/api/me' },
+		{ scenario: 'postgres: me', connections: 64, path: '/api/me' },
+		{ scenario: 'postgres: latest 1 KiB', connections: 16, path: latest },
+		{ scenario: 'postgres: latest 1 KiB', connections: 64, path: latest },
+		{ scenario: 'postgres: push 1 KiB', connections: 16, ...push },
+		{ scenario: 'postgres: push 1 KiB', connections: 64, ...push }
+	].filter((c) => !ONLY || ONLY.test(c.scenario))
+	if (cases.length === 0) return
 	const adminUrl = process.env.CFGSYNC_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
-	const admin = new SQL({ url: adminUrl, max: 1, connectionTimeout: 3 })
-	const name = `cfgsync_bench_${process.pid}`
-	try {
-		await admin.unsafe(`CREATE DATABASE "${name}"`)
-	} catch (error) {
-		console.error(`skipped the PostgreSQL rows: no PostgreSQL at ${adminUrl} (${(error as Error).message}); set CFGSYNC_BENCH_DATABASE_URL`)
-		await admin.close()
-		return
+	const shown = adminUrl.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')
+	const admin = new SQL({ url: adminUrl, max: 1, connectionTimeout: 3, idleTimeout: 0 })
+	const answers = await admin`SELECT 1`.then(
+		() => true,
+		(error: Error) => (console.error(`skipped the PostgreSQL rows: no PostgreSQL answers at ${shown} (${error.message}); set CFGSYNC_BENCH_DATABASE_URL`), false)
+	)
+	if (!answers) return void (await admin.close().catch(() => {}))
+	const urlOf = (database: string) => {
+		const url = new URL(adminUrl)
+		url.pathname = `/${database}`
+		return url.toString()
 	}
-	const url = new URL(adminUrl)
-	url.pathname = `/${name}`
-	const env = { CFGSYNC_MASTER_KEY: small.masterKey, CFGSYNC_DATABASE_URL: url.toString() }
+	const prefix = `cfgsync_bench_${process.pid}`
+	const template = `${prefix}_seed`
+	const made: string[] = []
+	const create = async (database: string, from?: string) => {
+		await admin.unsafe(`CREATE DATABASE "${database}"${from ? ` TEMPLATE "${from}"` : ''}`)
+		made.push(database)
+	}
+	const drop = async (database: string) => {
+		await admin.unsafe(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`)
+		made.splice(made.indexOf(database), 1)
+	}
 	try {
-		const copied = Bun.spawnSync([BINARY, 'db', 'copy', '--data-dir', join(small.file, '..'), '--to', url.toString()], { env: { ...process.env, CFGSYNC_MASTER_KEY: small.masterKey }, stderr: 'pipe' })
-		need(copied.exitCode === 0, `db copy into PostgreSQL failed: ${copied.stderr.toString()}`)
-		const serve = (label: string) => listen(label, [BINARY, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', join(small.file, '..')], env)
-		const reference = await listen('reference', [BUN, join(import.meta.dir, 'reference-server-postgres.ts'), '0', url.toString(), small.masterKey])
-		const one = await serve('cfgsync')
-		const trio = group('cfgsync ×3', [await serve('cfgsync a'), await serve('cfgsync b'), await serve('cfgsync c')])
-		await Bun.sleep(500)
-		const latest = '/api/configs/latest?name=hot&tool=claude-code'
-		const push = { path: '/api/configs', script: 'push.lua', env: { BENCH_KEY: small.apiKey, BENCH_NAME: 'push-1k', BENCH_BYTES: '1024' } }
-		await interleaved(
-			[
-				{ server: reference, key: small.apiKey },
-				{ server: one, key: small.apiKey },
-				{ server: trio, key: small.apiKey }
-			],
-			[
-				{ scenario: 'postgres: me', connections: 16, path: '/api/me' },
-				{ scenario: 'postgres: latest 1 KiB', connections: 16, path: latest },
-				{ scenario: 'postgres: latest 1 KiB', connections: 64, path: latest },
-				{ scenario: 'postgres: push 1 KiB', connections: 16, ...push },
-				{ scenario: 'postgres: push 1 KiB', connections: 64, ...push }
-			]
+		const started = performance.now()
+		const creates = await create(template).then(
+			() => true,
+			(error: Error) => (console.error(`skipped the PostgreSQL rows: could not create a database at ${shown} (${error.message})`), false)
 		)
-		await Promise.all([reference.stop(), one.stop(), trio.stop()])
+		if (!creates) return
+		const copied = Bun.spawnSync([BINARY, 'db', 'copy', '--data-dir', join(small.file, '..'), '--to', urlOf(template)], {
+			env: { ...process.env, CFGSYNC_MASTER_KEY: small.masterKey },
+			stdout: 'ignore',
+			stderr: 'pipe'
+		})
+		need(copied.exitCode === 0, `db copy into PostgreSQL failed: ${copied.stderr.toString()}`)
+		const [{ version }] = (await admin`SELECT current_setting('server_version') AS version`) as [{ version: string }]
+		console.error(`  PostgreSQL ${version} at ${shown}: the small database copied in ${((performance.now() - started) / 1000).toFixed(1)} s; a fresh copy per scenario`)
+		for (const [i, c] of cases.entries()) {
+			const database = `${prefix}_${i}`
+			await create(database, template)
+			const url = urlOf(database)
+			// Every backend on this database, autovacuum included; the admin connection is on another.
+			const databasePids = async () => ((await admin`SELECT pid FROM pg_stat_activity WHERE datname = ${database}`) as { pid: number }[]).map((row) => row.pid)
+			const env = { CFGSYNC_MASTER_KEY: small.masterKey, CFGSYNC_DATABASE_URL: url }
+			const serve = (label: string) => listen(label, [BINARY, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', join(small.file, '..')], env)
+			const servers = [
+				await listen('reference', [BUN, join(import.meta.dir, 'reference-server-postgres.ts'), '0', url, small.masterKey]),
+				await serve('cfgsync'),
+				group('cfgsync ×3', [await serve('cfgsync a'), await serve('cfgsync b'), await serve('cfgsync c')])
+			]
+			try {
+				await interleaved(
+					servers.map((server) => ({ server: { ...server, databasePids }, key: small.apiKey })),
+					[c],
+					Math.min(2, SECONDS)
+				)
+			} finally {
+				await Promise.all(servers.map((server) => server.stop()))
+				await drop(database)
+			}
+		}
 	} finally {
-		await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => {})
+		for (const database of [...made].reverse()) await drop(database).catch(() => {})
 		await admin.close()
 	}
 }
@@ -313,7 +393,7 @@ function report(machine: string, idleRss: number, startups: number[]) {
 			r.rps.toFixed(0),
 			r.p50ms.toFixed(2),
 			r.p99ms.toFixed(2),
-			r.cpuUsPerRequest.toFixed(0),
+			r.cpuUsPerRequest.toFixed(0) + (Number.isNaN(r.databaseCpuUsPerRequest) ? '' : ` + ${r.databaseCpuUsPerRequest.toFixed(0)}`),
 			r.peakRssMb.toFixed(0),
 			base ? `${(r.rps / base.rps).toFixed(2)}×` : '',
 			against ? `${((100 * r.rps) / against.rps).toFixed(0)}% / ${(r.p99ms / against.p99ms).toFixed(2)}×` : '',
@@ -327,10 +407,17 @@ function report(machine: string, idleRss: number, startups: number[]) {
 	console.log(line(header.map(() => '---')))
 	for (const row of rows) console.log(line(row))
 	const find = (server: string, scenario: string) => results.find((r) => r.server === server && r.scenario === scenario)
-	const trio = results.filter((r) => r.server === 'cfgsync ×3')
-	for (const r of trio) {
+	if (results.some((r) => !Number.isNaN(r.databaseCpuUsPerRequest))) {
+		console.log('\nPostgreSQL rows: CPU µs/req is the server\'s (all three processes\' for ×3) + PostgreSQL\'s backends\' on the bench database; ×3 is one wrk -t1 per instance, the connections dealt over them')
+	}
+	const total = (r: Result) => r.cpuUsPerRequest + r.databaseCpuUsPerRequest
+	for (const r of results.filter((x) => x.server === 'cfgsync ×3')) {
 		const single = results.find((x) => x.server === 'cfgsync' && x.scenario === r.scenario && x.connections === r.connections)
-		if (single) console.log(`${r.scenario} at ${r.connections} connections: three instances ${(r.rps / single.rps).toFixed(2)}× one instance's req/s`)
+		if (single) {
+			console.log(
+				`${r.scenario} at ${r.connections} connections: three instances ${(r.rps / single.rps).toFixed(2)}× one instance's req/s; CPU per request (servers + PostgreSQL) ${total(r).toFixed(0)} µs against ${total(single).toFixed(0)}; machine ${(100 * r.machineBusy).toFixed(0)}% and ${(100 * single.machineBusy).toFixed(0)}% busy`
+			)
+		}
 	}
 	const pairs: [string, Result | undefined, Result | undefined][] = [
 		['scale, latest (100,000 configs / 1,000,000 versions vs 1,000 configs)', find('cfgsync', 'scale: latest 1 KiB'), find('cfgsync 100k', 'scale: latest 1 KiB')],
@@ -345,8 +432,9 @@ function report(machine: string, idleRss: number, startups: number[]) {
 	const w1p = find('1 worker', 'workers: push 1 KiB')
 	const w2p = find('2 workers', 'workers: push 1 KiB')
 	if (w1 && w2) console.log(`workers, 2 vs 1: latest ${(w2.rps / w1.rps).toFixed(2)}×${w1p && w2p ? `, push ${(w2p.rps / w1p.rps).toFixed(2)}×` : ''}`)
-	const peakOneWorker = Math.max(0, ...results.filter((r) => !r.server.includes('worker') && r.server.startsWith('cfgsync')).map((r) => r.peakRssMb))
-	console.log(`memory: idle RSS ${(idleRss / 1048576).toFixed(0)} MB; peak RSS under load ${peakOneWorker.toFixed(0)} MB (one process, sampled every 100 ms)`)
+	// One process on SQLite (the PostgreSQL rows' ×3 sums three).
+	const peakOneWorker = Math.max(0, ...results.filter((r) => !r.server.includes('worker') && r.server.startsWith('cfgsync') && !r.scenario.startsWith('postgres:')).map((r) => r.peakRssMb))
+	if (peakOneWorker > 0) console.log(`memory: idle RSS ${(idleRss / 1048576).toFixed(0)} MB; peak RSS under load ${peakOneWorker.toFixed(0)} MB (one process, sampled every 100 ms)`)
 	if (startups.length) console.log(`start to first healthy /healthz with the 100,000-config database: median ${median(startups).toFixed(0)} ms of ${startups.length}`)
 }
 

@@ -22,6 +22,8 @@ export interface Server {
 	/** Several instances measured as one (their load split evenly over them): every instance's URL. */
 	urls?: string[]
 	pids: () => number[]
+	/** PostgreSQL rows: the PostgreSQL backends serving the bench database, whose CPU is counted beside the server's. */
+	databasePids?: () => Promise<number[]>
 	stop: () => Promise<void>
 }
 
