@@ -397,6 +397,8 @@ export interface ConfigStore {
 	findVersion(configId: string, versionId: string): Promise<VersionWithData | undefined>
 	/** Sealed version records in id order after `afterId`, at most `limit` (key rotation walks them). */
 	sealedPage(afterId: string | null, limit: number): Promise<SealedRecord[]>
+	/** The newest stored version's sealed record (readiness opens it), or undefined when there is none. */
+	newestSealed(): Promise<SealedRecord | undefined>
 	/**
 	 * Replaces sealed data record by record, each only if it still holds `from`
 	 * (compare and swap), in one transaction; returns how many were replaced.

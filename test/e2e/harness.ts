@@ -3,8 +3,8 @@ import { afterAll } from 'bun:test'
 import { resolve } from 'node:path'
 import { tempDir } from '../temp'
 
-/** The compiled binary under test (`npm run build` makes it). */
-export const BINARY = resolve(import.meta.dir, '..', '..', 'dist', 'cfgsync-server')
+/** The compiled binary under test (`npm run build` makes it); CFGSYNC_SERVER_BINARY tests another build. */
+export const BINARY = process.env.CFGSYNC_SERVER_BINARY ?? resolve(import.meta.dir, '..', '..', 'dist', 'cfgsync-server')
 
 export const emptyDir = () => tempDir('e2e')
 

@@ -3,8 +3,8 @@ import { z } from 'zod'
 import type { Sealer } from '../../lib/crypto'
 import { AppError } from '../../lib/errors'
 import { sha256Hex } from '../../lib/crypto'
-import { KEY_CHECK, opensKeyCheck } from '../../lib/key-check'
-import type { Store } from '../../store/types'
+import { KEY_CHECK, opensKeyCheck, PENDING_KEY_META } from '../../lib/key-check'
+import type { SealedRecord, Store } from '../../store/types'
 import type { AppMetrics } from './metrics'
 
 const Readiness = z.object({
@@ -15,13 +15,23 @@ const Readiness = z.object({
 		.describe('scheduled backups; a failed backup never makes the server unready')
 })
 
+function opensRecord(sealer: Pick<Sealer, 'openBytes'>, record: SealedRecord | null): boolean {
+	if (record === null) return false
+	try {
+		sealer.openBytes(record.sealed, `${record.configId}:${record.id}`)
+		return true
+	} catch {
+		return false
+	}
+}
+
 /**
  * CONTRACT §3 and §10: `/healthz` (liveness: the database answers), `/readyz`
  * (for load balancers: the database answers and the master key opens its
- * check value; 503 otherwise), `/metrics` (Prometheus text, only with
+ * check value and the newest stored version; 503 otherwise), `/metrics` (Prometheus text, only with
  * CFGSYNC_METRICS_TOKEN set, and only for that bearer token).
  */
-export const healthRoutes = (deps: { store: Store; sealer: Pick<Sealer, 'open'>; metrics: AppMetrics; metricsToken?: string }) =>
+export const healthRoutes = (deps: { store: Store; sealer: Pick<Sealer, 'open' | 'openBytes' | 'learn'>; metrics: AppMetrics; metricsToken?: string }) =>
 	new Elysia({ tags: ['operations'] })
 		.get(
 			'/healthz',
@@ -36,9 +46,19 @@ export const healthRoutes = (deps: { store: Store; sealer: Pick<Sealer, 'open'>;
 			async ({ set }) => {
 				const answers = await deps.store.ping().catch(() => false)
 				const value = answers ? await deps.store.meta.get(KEY_CHECK.meta).catch(() => null) : null
+				// The newest version must open too: a server whose check value opens but whose data does not is no use.
+				const newest = answers ? await deps.store.configs.newestSealed().catch(() => null) : null
+				// Sealed under a rotation's new key this server has not taken yet: learn it first (CONTRACT §10).
+				if (newest && !opensRecord(deps.sealer, newest)) {
+					const pending = await deps.store.meta.get(PENDING_KEY_META).catch(() => undefined)
+					if (pending !== undefined) deps.sealer.learn(pending)
+				}
 				const check = {
-					database: answers && value !== null ? ('ok' as const) : ('failed' as const),
-					masterKey: typeof value === 'string' && opensKeyCheck(deps.sealer, value) ? ('ok' as const) : ('failed' as const)
+					database: answers && value !== null && newest !== null ? ('ok' as const) : ('failed' as const),
+					masterKey:
+						typeof value === 'string' && opensKeyCheck(deps.sealer, value) && (newest === undefined || opensRecord(deps.sealer, newest))
+							? ('ok' as const)
+							: ('failed' as const)
 				}
 				const ready = check.database === 'ok' && check.masterKey === 'ok'
 				if (!ready) set.status = 503

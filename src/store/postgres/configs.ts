@@ -207,6 +207,14 @@ export function postgresConfigs(db: PgDb, client: BunSQL): ConfigStore {
 				.where(gt(configVersions.id, afterId ?? ''))
 				.orderBy(asc(configVersions.id))
 				.limit(limit),
+		newestSealed: async () =>
+			(
+				await db
+					.select({ id: configVersions.id, configId: configVersions.configId, sealed: configVersions.data })
+					.from(configVersions)
+					.orderBy(desc(configVersions.id))
+					.limit(1)
+			)[0],
 		reseal: (records) =>
 			db.transaction(async (tx) => {
 				let replaced = 0

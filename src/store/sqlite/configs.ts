@@ -227,6 +227,12 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 		.orderBy(configVersions.id)
 		.limit(sql.placeholder('limit'))
 		.prepare()
+	const newestSealed = db
+		.select({ id: configVersions.id, configId: configVersions.configId, sealed: configVersions.data })
+		.from(configVersions)
+		.orderBy(desc(configVersions.id))
+		.limit(1)
+		.prepare()
 	const resealOne = db
 		.update(configVersions)
 		.set({ data: sql`${sql.placeholder('to')}` })
@@ -240,6 +246,7 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 
 	return {
 		sealedPage: async (afterId, limit) => sealedPage.all({ after: afterId ?? '', limit }) as SealedRecord[],
+		newestSealed: async () => newestSealed.get() as SealedRecord | undefined,
 		reseal: async (records) => resealTx.immediate(records),
 		importMany: async (items) => importTx.immediate(items),
 		// One immediate transaction, also for unchanged data: clients that know the hash skip such

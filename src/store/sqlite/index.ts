@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite'
-import { closeSync, constants, fstatSync, linkSync, openSync, readSync, statSync, unlinkSync } from 'node:fs'
+import { closeSync, constants, fstatSync, linkSync, openSync, readdirSync, readlinkSync, readSync, statSync, unlinkSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import type { OpenOptions, Store } from '../types'
 import { auditWriter, sqliteAudit } from './audit'
@@ -29,7 +29,7 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 	}
 	const db = wrap(sqlite)
 	const ping = sqlite.query<{ ok: number }, []>('SELECT 1 AS ok')
-	const fileAtOpen = file === ':memory:' ? undefined : statSync(file).ino
+	const fileAtOpen = file === ':memory:' ? undefined : statSync(file)
 	const audit = auditWriter(db)
 	return {
 		engine: 'sqlite',
@@ -79,16 +79,41 @@ function backupTo(sqlite: Database, target: string) {
 
 const HEADER = Buffer.from('SQLite format 3\0')
 
-/** The database file still begins with SQLite's header and is the same file (inode) that was opened. */
-function fileIsIntact(file: string, inode: number): boolean {
-	let fd: number | undefined
+/**
+ * The database file still begins with SQLite's header and is the file (inode) that was opened.
+ * Never by opening the file: closing any descriptor of it would drop every POSIX lock this process
+ * holds on it, SQLite's included, and the next SQLite client to close (the sqlite3 shell, say) would
+ * then checkpoint and delete the WAL under the server. The path is only stat'ed; the header is read
+ * with pread on a descriptor SQLite itself holds (found through /proc/self/fd, which opens nothing);
+ * where there is no /proc the inode check alone answers.
+ */
+function fileIsIntact(file: string, opened: { dev: number; ino: number }): boolean {
 	try {
-		fd = openSync(file, 'r')
+		const now = statSync(file)
+		if (now.ino !== opened.ino || now.dev !== opened.dev) return false
+		const fd = descriptorOf(opened)
+		if (fd === undefined) return true
 		const head = Buffer.alloc(HEADER.length)
-		return readSync(fd, head, 0, head.length, 0) === head.length && head.equals(HEADER) && fstatSync(fd).ino === inode
+		return readSync(fd, head, 0, head.length, 0) === head.length && head.equals(HEADER)
 	} catch {
 		return false
-	} finally {
-		if (fd !== undefined) closeSync(fd)
 	}
+}
+
+/** A descriptor this process holds on this file (device and inode), without opening anything. */
+function descriptorOf(file: { dev: number; ino: number }): number | undefined {
+	let names: string[]
+	try {
+		names = readdirSync('/proc/self/fd')
+	} catch {
+		return undefined
+	}
+	for (const name of names) {
+		const fd = Number(name)
+		try {
+			const stats = fstatSync(fd)
+			if (stats.ino === file.ino && stats.dev === file.dev && !readlinkSync(`/proc/self/fd/${name}`).endsWith('(deleted)')) return fd
+		} catch {}
+	}
+	return undefined
 }

@@ -1,0 +1,24 @@
+import { expect, test } from 'bun:test'
+import { KEY_CHECK, sealKeyCheck } from '../src/lib/key-check'
+import { testApp } from './helpers'
+
+test('/readyz opens the newest stored version too: 503 when its sealed data does not open, though the check value does', async () => {
+	const t = testApp()
+	await t.store.meta.set(KEY_CHECK.meta, sealKeyCheck(t.sealer))
+	const alice = await t.user('pro')
+	expect((await t.call('GET', '/readyz')).status).toBe(200)
+	expect((await t.call('POST', '/api/configs', { key: alice.key, body: { name: 'c', data: { v: 1 } } })).status).toBe(201)
+	expect((await t.call('POST', '/api/configs', { key: alice.key, body: { name: 'c', data: { v: 2 } } })).status).toBe(200)
+	expect((await t.call('GET', '/readyz')).body).toMatchObject({ status: 'ready', checks: { database: 'ok', masterKey: 'ok' } })
+
+	// The newest version's record damaged (or sealed under a key this server lacks): every read of it would be a 500.
+	const newest = await t.store.configs.newestSealed()
+	expect(newest).toBeDefined()
+	const damaged = Uint8Array.from(newest!.sealed)
+	damaged[20] = (damaged[20] ?? 0) ^ 0xff
+	expect(await t.store.configs.reseal([{ id: newest!.id, from: newest!.sealed, to: damaged }])).toBe(1)
+	const unready = await t.call('GET', '/readyz')
+	expect(unready.status).toBe(503)
+	expect(unready.body).toMatchObject({ status: 'unavailable', checks: { database: 'ok', masterKey: 'failed' } })
+	t.store.close()
+})
