@@ -1,5 +1,7 @@
 import { dirname, resolve } from 'node:path'
-import { databaseName, ensureDataDir, liveServers, openStore } from '../boot'
+import { existsSync } from 'node:fs'
+import { databaseName, ensureDataDir, masterKeySource, openStore } from '../boot'
+import { refuseWhileServed } from './maintenance'
 import { loadConfig } from '../config'
 import { copyDatabase, rowsAlreadyIn } from '../store/copy'
 import { openPostgresStore } from '../store/postgres'
@@ -22,10 +24,7 @@ export async function dbCommand(args: string[]) {
 	const config = loadConfig({ dataDir: values['data-dir'] })
 	const to = values.to
 	const targetName = isPostgresUrl(to) ? describeUrl(to) : resolve(to)
-	if (config.databaseUrl === undefined) {
-		const servers = liveServers(config.dataDir)
-		if (servers.length > 0) throw new CliError(`a server (pid ${servers.join(', ')}) is using ${config.dataDir}: stop it first, so the copy is of one moment`)
-	}
+	if (config.databaseUrl === undefined && existsSync(config.dataDir)) refuseWhileServed(config.dataDir, 'db copy')
 	const source = await openStore(config, (file) => {
 		throw new CliError(`no database at ${file}: nothing to copy (pass --data-dir or --database-url)`)
 	})
@@ -49,7 +48,7 @@ export async function dbCommand(args: string[]) {
 		if (mismatches > 0) throw new CliError(`${mismatches} table${mismatches === 1 ? '' : 's'} differ in the copy (was the source written to meanwhile?); do not use ${targetName}`)
 		const total = figures.reduce((sum, row) => sum + row.sourceRows, 0)
 		process.stdout.write(
-			`copied ${total} rows in ${figures.length} tables; counts and hashes match. Start the server on the copy with the same master key (CFGSYNC_MASTER_KEY or ${resolve(config.dataDir, 'master.key')}).\n`
+			`copied ${total} rows in ${figures.length} tables; counts and hashes match. Start the server on the copy with the same master key (${masterKeySource({ ...config, dataDir: resolve(config.dataDir) })}).\n`
 		)
 	} finally {
 		opened?.close()

@@ -8,6 +8,7 @@ import { ADMIN_COMMAND } from '../modules/audit/event'
 import { openDatabase } from '../store/sqlite/client'
 import { verifySqliteBackup } from '../store/sqlite/verify'
 import { housekeeping } from '../jobs/purge'
+import { LOCK_FILE, takeExclusiveLock } from '../lib/data-dir-lock'
 import { CliError, parseCommand, usageError } from './io'
 import { withAdmin } from './context'
 
@@ -30,6 +31,20 @@ export async function backupCommand(args: string[]) {
 		}
 	})
 	process.stdout.write(`backup written to ${target} (the master key is not in it: keep master.key or CFGSYNC_MASTER_KEY safe separately)\n`)
+}
+
+/**
+ * CONTRACT §6: `restore` and `db copy` refuse while any server holds the data directory's lock (seen
+ * across containers and PID namespaces); once taken, the lock keeps servers from starting until this
+ * command ends. Pid files, where they name a live server, only make the message more precise.
+ */
+export function refuseWhileServed(dataDir: string, command: 'restore' | 'db copy') {
+	const servers = liveServers(dataDir)
+	const lock = takeExclusiveLock(dataDir)
+	if (lock && servers.length === 0) return
+	lock?.release()
+	const who = servers.length > 0 ? `a server (pid ${servers.join(', ')})` : `a server (it holds ${join(dataDir, LOCK_FILE)}; perhaps in another container)`
+	throw new CliError(`${who} is using ${dataDir}: stop it first, then run ${command} again${command === 'db copy' ? ', so the copy is of one moment' : ''}`)
 }
 
 /** For container HEALTHCHECKs on images without curl: exit 0 when /healthz answers 200. */
@@ -57,10 +72,8 @@ export async function restoreCommand(args: string[]) {
 	const config = loadConfig({ dataDir: values['data-dir'] })
 	if (config.databaseUrl !== undefined) throw new CliError(`restore puts a SQLite backup in place, but ${PG_DUMP_ADVICE}; restore a dump with pg_restore`)
 	if (!existsSync(backup)) throw new CliError(`${backup} does not exist`)
-	const servers = liveServers(config.dataDir)
-	if (servers.length > 0) {
-		throw new CliError(`a server (pid ${servers.join(', ')}) is using ${config.dataDir}: stop it first, then run restore again`)
-	}
+	// Held until this process ends, so no server starts on the data directory while the file is swapped.
+	if (existsSync(config.dataDir)) refuseWhileServed(config.dataDir, 'restore')
 	let key: Buffer | undefined
 	try {
 		key = readMasterKey(config)

@@ -1,8 +1,10 @@
 import type { Subprocess } from 'bun'
 import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { availableParallelism } from 'node:os'
 import { createApp } from '../app'
-import { BootError, databaseName, openWithMasterKey, registerServer } from '../boot'
+import { BootError, databaseName, ensureDataDir, openWithMasterKey, registerServer } from '../boot'
+import { holdServerLock, LOCK_FILE } from '../lib/data-dir-lock'
 import { PG_DUMP_ADVICE } from '../store/postgres'
 import { loadConfig, type Config } from '../config'
 import { scheduleBackups } from '../jobs/backup'
@@ -37,7 +39,8 @@ export async function serveCommand(args: string[]) {
 		'backup-dir': { type: 'string' },
 		'backup-schedule': { type: 'string' },
 		'backup-keep': { type: 'string' },
-		'downloads-dir': { type: 'string' }
+		'downloads-dir': { type: 'string' },
+		'public-url': { type: 'string' }
 	})
 	if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`)
 	const config = loadConfig({
@@ -48,7 +51,8 @@ export async function serveCommand(args: string[]) {
 		backupDir: values['backup-dir'],
 		backupSchedule: values['backup-schedule'],
 		backupKeep: values['backup-keep'],
-		downloadsDir: values['downloads-dir']
+		downloadsDir: values['downloads-dir'],
+		publicUrl: values['public-url']
 	})
 	if (config.databaseUrl !== undefined && config.backupDir !== undefined) {
 		throw new CliError(`--backup-dir writes SQLite backups, but ${PG_DUMP_ADVICE}; start without --backup-dir / CFGSYNC_BACKUP_DIR`)
@@ -62,6 +66,10 @@ export async function serveCommand(args: string[]) {
 }
 
 async function boot(config: Config, logger: Logger) {
+	ensureDataDir(config.dataDir)
+	if (!holdServerLock(config.dataDir)) {
+		throw new CliError(`a restore or db copy is running on ${config.dataDir} (it holds ${join(config.dataDir, LOCK_FILE)}): start the server when it has finished`)
+	}
 	try {
 		const opened = await openWithMasterKey(config)
 		if (opened.createdKeyFile) logger.warn('created a new master key; back it up: without it the data cannot be read', { dataDir: config.dataDir })
@@ -102,6 +110,7 @@ function serveHttp(config: Config, logger: Logger, opened: Awaited<ReturnType<ty
 		trustedProxies: trustedProxiesOf(config, logger, worker),
 		metricsToken: config.metricsToken,
 		downloads: downloadsOf(config),
+		publicUrl: config.publicUrl,
 		peerAddress: (request) => app.server?.requestIP(request)?.address ?? 'unknown'
 	})
 	try {
@@ -122,7 +131,7 @@ function serveHttp(config: Config, logger: Logger, opened: Awaited<ReturnType<ty
 	const jobs = worker ? [] : startJobs(config, { ...deps, sealer, metrics })
 	const unregister = worker ? () => {} : registerServer(config.dataDir)
 	logger.info('listening', { url: `http://${config.host}:${app.server?.port}`, database: databaseName(config), pid: process.pid, ...(worker ? { worker: true } : {}) })
-	if (!worker) logDownloads(logger, `http://${config.host}:${app.server?.port}`, downloadsOf(config))
+	if (!worker) logDownloads(logger, config.publicUrl ?? `http://${config.host}:${app.server?.port}`, downloadsOf(config))
 	if (worker) process.send?.('ready')
 
 	onShutdown(logger, async () => {
@@ -176,7 +185,7 @@ async function supervise(config: Config, logger: Logger, store: Store, sealer: S
 	const port = config.port === 0 ? await freePort(config.host) : config.port
 	// The compiled binary is its own entry point; from source, Bun needs the script too.
 	const self = Bun.main.startsWith('/$bunfs/') ? [process.execPath] : [process.execPath, Bun.main]
-	const args = ['serve', '--port', String(port), '--host', config.host, '--data-dir', config.dataDir, '--workers', '1']
+	const args = ['serve', '--port', String(port), '--host', config.host, '--data-dir', config.dataDir, '--workers', '1', ...(config.publicUrl ? ['--public-url', config.publicUrl] : [])]
 	const children = new Set<Subprocess>()
 	let stopping = false
 	let started = false
@@ -218,7 +227,7 @@ async function supervise(config: Config, logger: Logger, store: Store, sealer: S
 	const jobs = startJobs(config, { store, sealer, clock: systemClock, logger, metrics: createAppMetrics(store) })
 	const unregister = registerServer(config.dataDir)
 	logger.info('listening', { url: `http://${config.host}:${port}`, database: databaseName(config), pid: process.pid, workers: count })
-	logDownloads(logger, `http://${config.host}:${port}`, downloadsOf(config))
+	logDownloads(logger, config.publicUrl ?? `http://${config.host}:${port}`, downloadsOf(config))
 
 	onShutdown(logger, async () => {
 		stopping = true
