@@ -5,9 +5,10 @@ import { postgresAnswers, TEST_DATABASE_URL } from '../test/postgres-url'
 
 const extra = process.argv.slice(2)
 const common = ['test', '--timeout', '30000', '--path-ignore-patterns', '**/*.e2e.test.ts']
-// Not on PostgreSQL: the client's own tests, pure library tests and the browser tests (they drive
-// the compiled server on SQLite) never touch the store, so a second run would test nothing new.
-const storeless = ['test/client/**', 'test/lib/**', 'test/browser/**']
+// Not on PostgreSQL: the client's own tests, pure library tests, the browser tests (they drive
+// the compiled server on SQLite) and the deployment files' checks never touch the store, so a
+// second run would test nothing new.
+const storeless = ['test/client/**', 'test/lib/**', 'test/browser/**', 'test/deploy/**']
 
 const run = (args: string[], env: Record<string, string> = {}) =>
 	Bun.spawn([process.execPath, ...args], { stdio: ['inherit', 'inherit', 'inherit'], env: { ...process.env, ...env } }).exited
