@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { clientAddress, noTrustedProxies, type TrustedProxies } from './lib/client-address'
+import { clientAddress, noTrustedProxies, publicOrigin, type TrustedProxies } from './lib/client-address'
 import type { Clock } from './lib/clock'
 import type { Sealer } from './lib/crypto'
 import { SECURITY_HEADERS } from './lib/http'
@@ -44,6 +44,8 @@ export interface AppDeps {
 	metricsToken?: string
 	/** CONTRACT §12 /download: the embedded client package and the downloads directory; by default the package only. */
 	downloads?: Downloads
+	/** CFGSYNC_PUBLIC_URL (CONTRACT §3), an origin: what pages print as this server's address. */
+	publicUrl?: string
 }
 
 /** Builds the whole HTTP app; tests call it with an in-memory store and `app.handle(request)`. */
@@ -53,6 +55,7 @@ export function createApp(appDeps: AppDeps) {
 	const peer = deps.peerAddress ?? (() => 'unknown')
 	const trusted = deps.trustedProxies ?? noTrustedProxies
 	const addressOf = (request: Request) => clientAddress(peer(request), request.headers.get('x-forwarded-for'), trusted)
+	const originOf = (request: Request) => publicOrigin(request, peer(request), trusted, deps.publicUrl)
 	const gate = authPlugin(auth, addressOf)
 	const policy = createConfigPolicy(deps.store)
 	const configs = createConfigsService({ ...deps, policy })
@@ -64,8 +67,8 @@ export function createApp(appDeps: AppDeps) {
 	// by the wrong path (its /docs was a 404). Our URLs are always plain http.
 	return new Elysia({ handler: { standardHostname: false } })
 		.headers(SECURITY_HEADERS)
-		.use(errorsPlugin(deps.logger, tracker))
-		.use(requestLogPlugin(deps.logger, tracker, deps.metrics))
+		.use(errorsPlugin(deps.logger, tracker, deps.clock))
+		.use(requestLogPlugin(deps.logger, tracker, addressOf, deps.metrics))
 		.use(gate)
 		.use(openapiPlugin())
 		.use(healthRoutes(deps))
@@ -74,7 +77,7 @@ export function createApp(appDeps: AppDeps) {
 		.use(teamsRoutes(teams, gate))
 		.use(invitationsRoutes(teams, gate))
 		.use(auditRoutes(audit, gate))
-		.use(downloadRoutes(deps.downloads ?? createDownloads({ clientPackage: embeddedClientPackage() })))
+		.use(downloadRoutes(deps.downloads ?? createDownloads({ clientPackage: embeddedClientPackage() }), originOf))
 		// The web application: its own routes and cookie gate; nothing of it runs on /api requests.
 		.use(
 			webRoutes({

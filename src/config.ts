@@ -14,6 +14,7 @@ export interface ConfigFlags {
 	backupSchedule?: string
 	backupKeep?: string
 	downloadsDir?: string
+	publicUrl?: string
 }
 
 /** A croner pattern (5 fields, or 6 with seconds first). */
@@ -26,6 +27,25 @@ const CronPattern = z.string().superRefine((pattern, context) => {
 })
 
 const Port = z.coerce.number().int().min(0).max(65_535)
+
+/**
+ * CONTRACT §3: the address people use, as an origin (scheme, host, port): the
+ * pages print it before paths of their own, so it may carry no path, query,
+ * fragment or credentials. A trailing slash is dropped.
+ */
+const PublicUrl = z.string().transform((value, context) => {
+	const example = 'such as https://cfgsync.example.com'
+	const url = URL.parse(value.trim())
+	if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+		context.addIssue({ code: 'custom', message: `"${value}" is not an http:// or https:// URL (${example})` })
+		return z.NEVER
+	}
+	if (url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+		context.addIssue({ code: 'custom', message: `"${value}" must be the server's address alone, with no path, query or user name (${example}); cfgsync is served from the root of its address` })
+		return z.NEVER
+	}
+	return url.origin
+})
 
 export const Config = z.object({
 	port: Port,
@@ -58,6 +78,8 @@ export const Config = z.object({
 	backupKeep: z.coerce.number().int().min(1).max(10_000),
 	/** CONTRACT §12: executables served at /download/<file> (none without it). */
 	downloadsDir: z.string().min(1).optional(),
+	/** CONTRACT §3: the address people use (an origin, no trailing slash); without it pages use the request's Host. */
+	publicUrl: PublicUrl.optional(),
 	/** CONTRACT §10: how long audit events are kept. */
 	auditRetentionDays: z.coerce.number().int().min(1).max(36_500),
 	/** Processes serving one port (SO_REUSEPORT); 'auto' is one per core. */
@@ -80,6 +102,7 @@ const ENV_NAMES: Record<string, string> = {
 	backupSchedule: '--backup-schedule / CFGSYNC_BACKUP_SCHEDULE',
 	backupKeep: '--backup-keep / CFGSYNC_BACKUP_KEEP',
 	downloadsDir: '--downloads-dir / CFGSYNC_DOWNLOADS_DIR',
+	publicUrl: '--public-url / CFGSYNC_PUBLIC_URL',
 	workers: '--workers / CFGSYNC_WORKERS'
 }
 
@@ -102,6 +125,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: Record<string, string |
 		backupSchedule: flags.backupSchedule ?? env.CFGSYNC_BACKUP_SCHEDULE ?? '0 3 * * *',
 		backupKeep: flags.backupKeep ?? env.CFGSYNC_BACKUP_KEEP ?? 14,
 		downloadsDir: (flags.downloadsDir ?? env.CFGSYNC_DOWNLOADS_DIR) ? resolve((flags.downloadsDir ?? env.CFGSYNC_DOWNLOADS_DIR) as string) : undefined,
+		publicUrl: flags.publicUrl || env.CFGSYNC_PUBLIC_URL || undefined,
 		auditRetentionDays: env.CFGSYNC_AUDIT_RETENTION_DAYS ?? 365,
 		workers: flags.workers ?? env.CFGSYNC_WORKERS ?? 1
 	})

@@ -12,6 +12,7 @@ const HELP = `cfgsync-server ${packageJson.version} — self-hosted configuratio
 Usage:
   cfgsync-server [serve] [--port N] [--host H] [--data-dir D] [--workers N|auto]
                  [--backup-dir D] [--backup-schedule CRON] [--backup-keep N] [--downloads-dir D]
+                 [--public-url URL]
                                                                 run the server (default command)
   cfgsync-server user add --email E --username U [--plan free|pro|team] [--admin] [--password P | --password-stdin]
   cfgsync-server user list [--json]
@@ -44,7 +45,7 @@ Environment:
   CFGSYNC_DEFAULT_PLAN       plan of new users (default team)
   CFGSYNC_LOG_LEVEL          debug, info, warn or error (default info)
   CFGSYNC_TRUSTED_PROXIES    comma-separated CIDR list of your reverse proxies; only their
-                             X-Forwarded-For is believed (e.g. 127.0.0.1/32,10.0.0.0/8)
+                             X-Forwarded-For/-Proto/-Host are believed (e.g. 127.0.0.1/32,10.0.0.0/8)
   CFGSYNC_TRUST_PROXY        deprecated: 1 trusts X-Forwarded-For from any peer
   CFGSYNC_WORKERS            processes serving the port (default 1; auto = one per core)
   CFGSYNC_BACKUP_DIR         scheduled backups go here (none without it)
@@ -53,13 +54,15 @@ Environment:
   CFGSYNC_METRICS_TOKEN      serve Prometheus metrics at /metrics to this bearer token
   CFGSYNC_AUDIT_RETENTION_DAYS  how long audit events are kept (default 365)
   CFGSYNC_DOWNLOADS_DIR      client executables served at /download (npm run build:release makes them)
+  CFGSYNC_PUBLIC_URL         the address people use (https://cfgsync.example.com), printed by pages;
+                             without it pages use the request's Host (X-Forwarded-* from trusted proxies only)
 `
 
 const DATA_DIR = '  --data-dir D    the data directory (default ./data, or CFGSYNC_DATA_DIR)'
 
 /** `cfgsync-server COMMAND --help`: each command's own usage (CONTRACT §7: exit 0). */
 const USAGE: Record<string, string> = {
-	serve: `Usage: cfgsync-server [serve] [--port N] [--host H] [--data-dir D] [--workers N|auto] [--backup-dir D] [--backup-schedule CRON] [--backup-keep N] [--downloads-dir D]
+	serve: `Usage: cfgsync-server [serve] [--port N] [--host H] [--data-dir D] [--workers N|auto] [--backup-dir D] [--backup-schedule CRON] [--backup-keep N] [--downloads-dir D] [--public-url URL]
 
 Runs the server until SIGTERM or SIGINT.
   --port N, -p N        port to listen on (default 8787, or CFGSYNC_PORT / PORT)
@@ -71,6 +74,8 @@ ${DATA_DIR}
   --backup-keep N       keep the newest N scheduled backups (default 14, or CFGSYNC_BACKUP_KEEP)
   --downloads-dir D     offer the client executables in D at /download (or CFGSYNC_DOWNLOADS_DIR);
                         the npm package cfgsync.tgz is always offered (it is inside this binary)
+  --public-url URL      the address people use, e.g. https://cfgsync.example.com (or CFGSYNC_PUBLIC_URL):
+                        pages print it (the install command on /download); without it they use the request's Host
 See cfgsync-server --help for the environment variables.`,
 	user: `Usage: cfgsync-server user add|list|set-plan|set-admin|passwd|revoke-keys|unlock|remove ...
 

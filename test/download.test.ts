@@ -61,8 +61,8 @@ describe('GET /download', () => {
 		expect(page).toContain(sha('ELF pretend'))
 		expect(page).not.toContain('linked-out')
 		expect(page).not.toContain('.hidden')
-		// Behind a TLS proxy the command names https.
-		expect(await (await get('/download', { host: 'sync.example.org', 'x-forwarded-proto': 'https' })).text()).toContain('npm install -g https://sync.example.org/download/cfgsync.tgz')
+		// X-Forwarded-Proto from a peer that is no trusted proxy is ignored (CONTRACT §3; test/public-url.test.ts covers trusted proxies).
+		expect(await (await get('/download', { host: 'sync.example.org', 'x-forwarded-proto': 'https' })).text()).toContain('npm install -g http://sync.example.org/download/cfgsync.tgz')
 
 		const sums = await (await get('/download/SHA256SUMS')).text()
 		expect(sums).toBe(

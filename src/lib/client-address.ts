@@ -59,6 +59,36 @@ export function clientAddress(peer: string, forwardedFor: string | null, trusted
 	return hops[0] || peer
 }
 
+/**
+ * CONTRACT §3: the origin people reach this server at, for pages that print an
+ * absolute URL. CFGSYNC_PUBLIC_URL when it is set; otherwise the request's
+ * own scheme and Host, with X-Forwarded-Proto and X-Forwarded-Host believed
+ * only from a trusted proxy (anyone else can write them, and a cache in front
+ * could then serve a forged install command to everyone).
+ */
+export function publicOrigin(request: Request, peer: string, trusted: TrustedProxies, publicUrl?: string): string {
+	if (publicUrl !== undefined) return publicUrl
+	const url = new URL(request.url)
+	let scheme = url.protocol.slice(0, -1)
+	let host = hostOf(scheme, request.headers.get('host')) ?? url.host
+	if (!trusted.empty && trusted.has(peer)) {
+		const proto = firstValue(request.headers.get('x-forwarded-proto'))?.toLowerCase()
+		if (proto === 'https' || proto === 'http') scheme = proto
+		host = hostOf(scheme, firstValue(request.headers.get('x-forwarded-host'))) ?? host
+	}
+	return `${scheme}://${host}`
+}
+
+/** A Host-style value (`name[:port]`) as a URL parser normalises it, or undefined when it is not one. */
+function hostOf(scheme: string, value: string | null | undefined): string | undefined {
+	if (!value) return undefined
+	const parsed = URL.parse(`${scheme}://${value}/`)
+	return parsed !== null && parsed.pathname === '/' && parsed.username === '' && parsed.password === '' && parsed.search === '' ? parsed.host : undefined
+}
+
+/** The first of a comma-separated header's values (proxies append theirs), trimmed. */
+const firstValue = (header: string | null): string | undefined => header?.split(',')[0]?.trim() || undefined
+
 /** `[::1]:443` → `::1`, `1.2.3.4:80` → `1.2.3.4`; anything else as it is. */
 function stripPort(hop: string): string {
 	if (hop.startsWith('[')) {

@@ -1,3 +1,24 @@
+import { BODY_MAX_BYTES, LOGIN_BODY_MAX_BYTES } from './constants'
+
+/** Paths whose bodies are a person's login and password (CONTRACT §2, §8): 16 KiB is plenty. */
+const SMALL_BODY_PATHS = new Set(['/api/auth/login', '/sign-in'])
+
+/**
+ * CONTRACT §3: the most body a request to `path` may send: 16 KiB for the
+ * login, the sign-in and the first-admin and sign-up forms, 1 MiB elsewhere.
+ */
+export function bodyLimitOf(path: string): number {
+	const bare = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path
+	return SMALL_BODY_PATHS.has(bare) || bare.startsWith('/setup/') || bare.startsWith('/join/') ? LOGIN_BODY_MAX_BYTES : BODY_MAX_BYTES
+}
+
+/**
+ * False when the request's URL is no URL: Bun then hands over the bare path
+ * (for a Host such as `exémple`, `a b` or `[::1]:99999`), and every
+ * `new URL(request.url)` after it would throw. Checked once, first.
+ */
+export const hasValidHost = (request: Request): boolean => URL.canParse(request.url)
+
 /** The path of a request URL without parsing the whole URL (hot path: every request). */
 export function pathOf(url: string): string {
 	const start = url.indexOf('/', url.indexOf('//') + 2)

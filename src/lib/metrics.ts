@@ -98,10 +98,17 @@ export function createMetrics() {
 		})
 	}
 
+	/** A constant 1 whose labels carry the information (Prometheus' `*_info` convention, e.g. a build's version). */
+	function info(name: string, help: string, labels: Record<string, string>) {
+		const line = `${name}${renderLabels(Object.keys(labels), Object.values(labels))} 1\n`
+		renderers.push(() => `# HELP ${name} ${help}\n# TYPE ${name} gauge\n${line}`)
+	}
+
 	return {
 		counter,
 		histogram,
 		gauge,
+		info,
 		/** Everything in the text exposition format. */
 		async render(): Promise<string> {
 			let out = ''

@@ -1,7 +1,6 @@
 import { Elysia } from 'elysia'
-import { BODY_MAX_BYTES } from '../lib/constants'
 import { AppError } from '../lib/errors'
-import { pathOf } from '../lib/http'
+import { bodyLimitOf, hasValidHost, pathOf } from '../lib/http'
 import type { Actor } from '../modules/audit/event'
 import type { Caller } from '../store/types'
 import { tooLarge } from './json-body'
@@ -20,8 +19,11 @@ const needsKey = (path: string): boolean => (path === '/api' || path.startsWith(
  * STYLE §7: the key is checked in `onRequest`, before Elysia parses or
  * validates anything, so CONTRACT §2's order holds (401 before 400/413/404).
  * The caller is kept per request and handed to handlers by the `auth` macro,
- * which fails closed. Then the declared body size is checked (413) before the
- * body is read. Create it once per app and hand the same instance to every module.
+ * which fails closed. Before the key, a malformed Host is refused (400,
+ * CONTRACT §3); after it, on every path, a declared body size over the path's
+ * limit (413) before any byte is read. Bodies sent without a length are
+ * counted as they are read (plugins/json-body.ts). Create it once per app and
+ * hand the same instance to every module.
  */
 export function authPlugin(authenticator: Authenticator, addressOf: (request: Request) => string) {
 	const callers = new WeakMap<Request, Caller>()
@@ -33,25 +35,34 @@ export function authPlugin(authenticator: Authenticator, addressOf: (request: Re
 		if (!caller) throw new AppError('unauthorized', 'A valid API key is required.')
 		return caller
 	}
-	const checkDeclaredLength = (request: Request) => {
+	const checkHost = (request: Request) => {
+		if (!hasValidHost(request)) throw new AppError('invalid_request', 'The Host header is not a valid host name.')
+	}
+	const checkDeclaredLength = (request: Request, path: string) => {
 		const declared = request.headers.get('content-length')
-		if (declared !== null && Number(declared) > BODY_MAX_BYTES) throw tooLarge()
+		if (declared === null) return
+		const limit = bodyLimitOf(path)
+		if (Number(declared) > limit) throw tooLarge(limit)
 	}
 	// A plain function with no `return`: Elysia reads hook sources and counts an arrow
 	// that returns a call as async, awaiting it and mapping its result. Awaited, this
 	// gate and the access log's start hook cost GET /api/me 5% of its server CPU.
 	function gate({ request }: { request: Request }) {
-		if (needsKey(pathOf(request.url))) {
+		checkHost(request)
+		const path = pathOf(request.url)
+		if (needsKey(path)) {
 			callers.set(request, authenticator.authenticate(request.headers.get('authorization')) as Caller)
 		}
-		checkDeclaredLength(request)
+		checkDeclaredLength(request, path)
 	}
 	// PostgreSQL's key lookup is a round trip: there the gate awaits it (CONTRACT §9).
 	async function awaitingGate({ request }: { request: Request }) {
-		if (needsKey(pathOf(request.url))) {
+		checkHost(request)
+		const path = pathOf(request.url)
+		if (needsKey(path)) {
 			callers.set(request, await authenticator.authenticate(request.headers.get('authorization')))
 		}
-		checkDeclaredLength(request)
+		checkDeclaredLength(request, path)
 	}
 	return new Elysia({ name: 'auth' })
 		.onRequest(authenticator.synchronous ? gate : awaitingGate)

@@ -1,21 +1,71 @@
 import { Elysia, ValidationError } from 'elysia'
+import type { Clock } from '../lib/clock'
 import { AppError, type ErrorDetail } from '../lib/errors'
 import { SECURITY_HEADERS } from '../lib/http'
 import type { Logger } from '../lib/log'
 import type { RequestTracker } from './request-log'
 
 const MAX_DETAILS = 20
+/** A database that does not answer fails every request: one log line per this many milliseconds says so. */
+export const DATABASE_LOG_EVERY_MS = 10_000
+
+/**
+ * SQLite result codes that mean the database file cannot be used now (locked,
+ * unreadable, full, gone), as opposed to a statement of ours that is wrong.
+ */
+const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|CORRUPT|NOTADB|FULL|CANTOPEN|READONLY|PROTOCOL|PERM|NOMEM|NOLCK|INTERRUPT)/
+/** PostgreSQL SQLSTATE classes of an unreachable server: connection exception, shutdown, out of resources, refused login. */
+const POSTGRES_UNAVAILABLE = /^(08|57P0[1-3]|53|28)/
+const SYSCALL_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])
+
+/**
+ * `code: message` when `error` (or an error it wraps, as Drizzle does) says
+ * the database does not answer: SQLite's SQLITE_* codes, Bun.SQL's
+ * ERR_POSTGRES_CONNECTION_* codes and connection-class SQLSTATEs. Otherwise undefined.
+ */
+export function databaseFailure(error: unknown): string | undefined {
+	let current = error
+	for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+		const { code, errno } = current as { code?: unknown; errno?: unknown }
+		const named = (label: unknown) => `${String(label)}: ${current instanceof Error ? current.message : ''}`
+		if (typeof code === 'string') {
+			if (SQLITE_UNAVAILABLE.test(code)) return named(code)
+			if (code.startsWith('ERR_POSTGRES_CONNECTION') || code === 'ERR_POSTGRES_IDLE_TIMEOUT' || code === 'ERR_POSTGRES_LIFETIME_TIMEOUT') return named(code)
+			if (code === 'ERR_POSTGRES_SERVER_ERROR' && typeof errno === 'string' && POSTGRES_UNAVAILABLE.test(errno)) return named(errno)
+			if (SYSCALL_UNAVAILABLE.has(code)) return named(code)
+		}
+		current = current.cause
+	}
+	return undefined
+}
 
 /**
  * The one error mapper (STYLE §5): every failure leaves as CONTRACT §2's JSON
  * body, never a stack trace, SQL or the submitted value. `.use()` it first:
- * a hook covers only the routes registered after it.
+ * a hook covers only the routes registered after it. A database that does not
+ * answer is not a bug in the request: it is logged as one `error` line naming
+ * the cause, at most once per DATABASE_LOG_EVERY_MS (with how many failures
+ * were not logged since), instead of a stack trace per request.
  */
-export const errorsPlugin = (logger: Logger, tracker: RequestTracker) =>
-	new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, set, request }) => {
-		const appError = toAppError(code, error)
+export const errorsPlugin = (logger: Logger, tracker: RequestTracker, clock: Clock) => {
+	let lastDatabaseLine = -Infinity
+	let unlogged = 0
+	const databaseDown = (cause: string, requestId: string) => {
+		const now = clock.now()
+		if (now - lastDatabaseLine < DATABASE_LOG_EVERY_MS) {
+			unlogged++
+			return
+		}
+		logger.error('the database does not answer', { cause, requestId, ...(unlogged > 0 ? { failedSinceLastLine: unlogged } : {}) })
+		lastDatabaseLine = now
+		unlogged = 0
+	}
+	return new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, set, request }) => {
+		const down = error instanceof AppError && error.code !== 'internal' ? undefined : databaseFailure(error)
+		const appError = down === undefined ? toAppError(code, error) : new AppError('internal', 'The database does not answer; try again shortly.')
 		const requestId = tracker.idOf(request)
-		if (appError.code === 'internal') {
+		if (down !== undefined) databaseDown(down, requestId)
+		else if (appError.code === 'internal') {
 			logger.error('unhandled error', {
 				requestId,
 				method: request.method,
@@ -33,6 +83,7 @@ export const errorsPlugin = (logger: Logger, tracker: RequestTracker) =>
 		if (appError.headers) Object.assign(set.headers, appError.headers)
 		return appError.toBody()
 	})
+}
 
 function toAppError(code: string | number, error: unknown): AppError {
 	if (error instanceof AppError) return error

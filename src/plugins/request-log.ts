@@ -28,11 +28,13 @@ export function createRequestTracker() {
 	// One record per request, made when it arrives and dropped once its log line is out. A WeakMap
 	// keeps entries of finished requests until a GC, and every young-generation GC walks them all:
 	// left in, this map and the auth gate's made GC pauses under load a third longer.
-	const records = new WeakMap<Request, { startedAt?: number; id?: string }>()
+	const records = new WeakMap<Request, { startedAt?: number; id?: string; client?: string }>()
 	const prefix = `${process.pid.toString(36)}-${Date.now().toString(36)}-`
 	let counter = 0
 	return {
-		start: (request: Request) => void records.set(request, { startedAt: performance.now(), id: undefined }),
+		/** The request arrived, from `client` (read while its connection is surely open). */
+		start: (request: Request, client?: string) => void records.set(request, { startedAt: performance.now(), id: undefined, client }),
+		clientOf: (request: Request): string | undefined => records.get(request)?.client,
 		/** The request's id, made on first use. */
 		idOf(request: Request): string {
 			let record = records.get(request)
@@ -52,14 +54,20 @@ export type RequestTracker = ReturnType<typeof createRequestTracker>
 
 /**
  * One access-log line per request: method, route pattern, status, ms, request
- * id (STYLE §10). Never headers, query strings or bodies. Error responses
+ * id (STYLE §10) and the client address as resolved through trusted proxies
+ * (CONTRACT §3). Never headers, query strings or bodies. Error responses
  * carry the same id as X-Request-Id so a user can quote it.
  */
-export const requestLogPlugin = (logger: Logger, tracker: RequestTracker, metrics?: { request(route: string | undefined, method: string, status: number, ms: number | undefined): void }) =>
+export const requestLogPlugin = (
+	logger: Logger,
+	tracker: RequestTracker,
+	addressOf: (request: Request) => string,
+	metrics?: { request(route: string | undefined, method: string, status: number, ms: number | undefined): void }
+) =>
 	new Elysia({ name: 'request-log' })
 		// A plain function with no `return`, so Elysia does not await it (see plugins/auth.ts).
 		.onRequest(function startClock({ request }) {
-			tracker.start(request)
+			tracker.start(request, addressOf(request))
 		})
 		.onAfterResponse({ as: 'global' }, ({ request, route, set, responseValue }) => {
 			// A handler that returns a Response (304, streamed lists) sets its status there, not in `set`.
@@ -72,6 +80,7 @@ export const requestLogPlugin = (logger: Logger, tracker: RequestTracker, metric
 				path: route ? undefined : redactPath(pathOf(request.url)),
 				status,
 				ms,
+				client: tracker.clientOf(request),
 				requestId: tracker.idOf(request)
 			})
 			metrics?.request(route, request.method, status, ms)

@@ -18,6 +18,7 @@ import type { SessionsService, WebCaller } from '../modules/sessions/service'
 import { AddMemberBody, CreateTeamBody, PatchTeamBody, SetRoleBody } from '../modules/teams/model'
 import type { TeamsService } from '../modules/teams/service'
 import type { UsersService } from '../modules/users/service'
+import { readForm } from '../plugins/json-body'
 import cssFile from './assets/app.css' with { type: 'file' }
 import { diffData } from './diff'
 import { clearedSessionCookie, CSRF_FIELD, createWebGate, ownOrigin, fromOwnPages, sessionCookie } from './session'
@@ -226,6 +227,8 @@ export function webRoutes(deps: WebDeps) {
 	return (
 		// Hidden from the OpenAPI document (it describes the API); tagged so tests can tell these routes apart.
 		new Elysia({ name: 'web', detail: { hide: true, tags: ['web'] } })
+			// CONTRACT §3: every form is read through the counting reader, before the session and CSRF checks.
+			.onParse(readForm)
 			.macro({
 				/** A page for signed-in people: the session from the cookie, or off to sign in. */
 				page: {

@@ -1,21 +1,9 @@
 import { Elysia } from 'elysia'
 import packageJson from '../../../package.json' with { type: 'json' }
 import { AppError } from '../../lib/errors'
-import { htmlResponse } from '../../lib/http'
+import { htmlResponse, NO_STORE } from '../../lib/http'
 import { downloadPage } from './page'
 import { PACKAGE_NAME, SUMS_NAME, type Downloads } from './service'
-
-/**
- * The origin teammates reach this server at, as the request names it: its
- * Host, and https when a proxy says so. It is only shown to the same client
- * (escaped), so a forged header misleads nobody else.
- */
-function originOf(request: Request): string {
-	const url = new URL(request.url)
-	const proto = request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim()
-	const host = request.headers.get('host')?.trim() || url.host
-	return `${proto === 'https' || proto === 'http' ? proto : url.protocol.slice(0, -1)}://${host}`
-}
 
 const attachment = (name: string, type: string) => ({ 'content-type': type, 'content-disposition': `attachment; filename="${name}"` })
 
@@ -23,16 +11,19 @@ const attachment = (name: string, type: string) => ({ 'content-type': type, 'con
  * CONTRACT §12 (no key needed): GET /download (a page), /download/cfgsync.tgz
  * (the npm package embedded in this binary), /download/SHA256SUMS, and
  * /download/<file> for the executables in the downloads directory. Anything
- * else, a path that leaves that directory included, is a 404.
+ * else, a path that leaves that directory included, is a 404. `originOf` is
+ * the address the page prints (CONTRACT §3: the public URL, or the request's
+ * Host through trusted proxies only); the page is never stored by a cache, so
+ * one request's Host is never shown to another person.
  */
-export const downloadRoutes = (downloads: Downloads) =>
+export const downloadRoutes = (downloads: Downloads, originOf: (request: Request) => string) =>
 	new Elysia({ tags: ['download'] })
 		.get(
 			'/download',
 			async ({ request }) => {
 				const pkg = await downloads.clientPackage()
 				const page = downloadPage({ origin: originOf(request), version: packageJson.version, pkg: pkg && { sha256: pkg.sha256, size: pkg.blob.size }, files: await downloads.files() })
-				return htmlResponse(page)
+				return htmlResponse(page, { headers: NO_STORE })
 			},
 			{ detail: { summary: 'How to install the cfgsync client from this server', security: [] } }
 		)

@@ -1,3 +1,4 @@
+import packageJson from '../../../package.json' with { type: 'json' }
 import { createMetrics } from '../../lib/metrics'
 import type { Store } from '../../store/types'
 
@@ -17,6 +18,14 @@ export function createAppMetrics(store: Store) {
 	const logins = registry.counter('cfgsync_logins_total', 'API logins and web sign-ins by result: success or failure.', ['result'])
 	const rateLimited = registry.counter('cfgsync_login_rate_limited_total', 'Login attempts refused by throttling (429).')
 	const backups = registry.counter('cfgsync_backups_total', 'Scheduled backups by result: success or failure.', ['result'])
+	// Every series whose labels are known in advance starts at 0, so an alert on increase() fires on the first failure too.
+	for (const result of ['created', 'updated', 'unchanged']) pushes.series([result])
+	for (const result of ['success', 'failure']) {
+		logins.series([result])
+		backups.series([result])
+	}
+	rateLimited.series([])
+	registry.info('cfgsync_build_info', 'The cfgsync-server version running (what --version prints), as a label.', { version: packageJson.version })
 	let lastBackup: number | undefined
 	let lastFailure: { at: number; error: string } | undefined
 	let stats: Awaited<ReturnType<Store['stats']>> | undefined
