@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { readFileSync } from 'node:fs'
 import { connect } from 'node:net'
-import { emptyDir, serversOfThisFile, startServer, userWithKey, type Server } from './harness'
+import { emptyDir, run, serversOfThisFile, startServer, userWithKey, type Server } from './harness'
 
 /**
  * CONTRACT §3 against the compiled binary, over raw sockets (fetch would
@@ -50,7 +50,8 @@ function raw(port: number, head: string | Buffer, bodyBytes = 0, chunked = false
 				if (!socket.write(frame)) return void socket.once('drain', pump)
 			}
 			if (chunked && !done) socket.write('0\r\n\r\n')
-			setTimeout(finish, 2_000)
+			// Answered already: the rest is the server's to close; otherwise give it time to answer.
+			setTimeout(finish, reply === '' ? 2_000 : 200)
 		}
 		pump()
 		setTimeout(finish, 60_000)
@@ -155,4 +156,22 @@ describe('malformed Host (CONTRACT §3)', () => {
 		expect(server.log()).not.toContain('unhandled')
 		expect(server.log()).not.toContain('"level":"error"')
 	}, 120_000)
+})
+
+describe('public URL and the access log (CONTRACT §3)', () => {
+	test('/download prints --public-url whatever Host says, no-store; the access log names the client; a bad --public-url stops the start with one line', async () => {
+		const server = await startServer(emptyDir(), { args: ['--public-url', 'https://CfgSync.example.com/'] })
+		servers.push(server)
+		const reply = await raw(portOf(server), 'GET /download HTTP/1.1\r\nHost: evil.example\r\nX-Forwarded-Proto: http\r\nConnection: close\r\n\r\n')
+		expect(statusOf(reply)).toBe(200)
+		expect(reply).toMatch(/\r\ncache-control: no-store\r\n/i)
+		expect(bodyOf(reply)).toContain('cfgsync login --server https://cfgsync.example.com')
+		expect(bodyOf(reply)).not.toContain('evil.example')
+		await Bun.sleep(100)
+		expect(server.log()).toMatch(/"msg":"request".*"route":"\/download".*"client":"127\.0\.0\.1"/)
+
+		const refused = await run(emptyDir(), ['serve', '--port', '0', '--public-url', 'https://cfgsync.example.com/sync'])
+		expect(refused.code).not.toBe(0)
+		expect(refused.stderr.trim().split('\n')).toEqual([expect.stringContaining('--public-url / CFGSYNC_PUBLIC_URL')])
+	}, 60_000)
 })
