@@ -54,13 +54,15 @@ export function createApp(appDeps: AppDeps) {
 	const auth = createAuthService(deps)
 	const peer = deps.peerAddress ?? (() => 'unknown')
 	const trusted = deps.trustedProxies ?? noTrustedProxies
-	const addressOf = (request: Request) => clientAddress(peer(request), request.headers.get('x-forwarded-for'), trusted)
+	const tracker = createRequestTracker()
+	const resolveAddress = (request: Request) => clientAddress(peer(request), request.headers.get('x-forwarded-for'), trusted)
+	// Resolved once, when the request arrives, for the access log; everything else reuses it.
+	const addressOf = (request: Request) => tracker.clientOf(request) ?? resolveAddress(request)
 	const originOf = (request: Request) => publicOrigin(request, peer(request), trusted, deps.publicUrl)
 	const gate = authPlugin(auth, addressOf)
 	const policy = createConfigPolicy(deps.store)
 	const configs = createConfigsService({ ...deps, policy })
 	const teams = createTeamsService(deps)
-	const tracker = createRequestTracker()
 	const audit = createAuditService(deps)
 	// Elysia assumes URLs start with at least "http://a.bc" and looks for the path
 	// from character 11; a homelab box reached as http://nas/ would then be routed
@@ -68,7 +70,7 @@ export function createApp(appDeps: AppDeps) {
 	return new Elysia({ handler: { standardHostname: false } })
 		.headers(SECURITY_HEADERS)
 		.use(errorsPlugin(deps.logger, tracker, deps.clock))
-		.use(requestLogPlugin(deps.logger, tracker, addressOf, deps.metrics))
+		.use(requestLogPlugin(deps.logger, tracker, resolveAddress, deps.metrics))
 		.use(gate)
 		.use(openapiPlugin())
 		.use(healthRoutes(deps))
