@@ -40,6 +40,8 @@ export interface AppDeps {
 	trustedProxies?: TrustedProxies
 	/** Shared with the jobs (backups report here); made by the app when not given. */
 	metrics?: AppMetrics
+	/** False while this server may have missed a master-key rotation (jobs/heartbeat.ts); writes then answer 503. */
+	sealingAllowed?: () => boolean
 	/** CFGSYNC_METRICS_TOKEN: /metrics answers only with it (CONTRACT §10). */
 	metricsToken?: string
 	/** CONTRACT §12 /download: the embedded client package and the downloads directory; by default the package only. */

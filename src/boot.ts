@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, wr
 import { join } from 'node:path'
 import type { Config } from './config'
 import { createSealer, generateMasterKey, openPendingKey, parseMasterKey, type Sealer } from './lib/crypto'
-import { KEY_CHECK, opensKeyCheck, PENDING_KEY_META, sealKeyCheck } from './lib/key-check'
+import { KEY_CHECK, opensKeyCheck, parseRetiredKeys, PENDING_KEY_META, RETIRED_KEYS_META, sealKeyCheck } from './lib/key-check'
 import { describeUrl } from './store/postgres/client'
 import { openPostgresStore } from './store/postgres'
 import { openSqliteStore } from './store/sqlite'
@@ -25,12 +25,12 @@ export function ensureDataDir(dataDir: string) {
  * hears of it before a new database is made (CONTRACT §7: a command run from
  * the wrong directory must be noticed).
  */
-export async function openStore(config: Config, onCreate: (file: string) => void = () => {}): Promise<Store> {
-	if (config.databaseUrl !== undefined) return openConfigured(config)
+export async function openStore(config: Config, onCreate: (file: string) => void = () => {}, options: OpenOptions = {}): Promise<Store> {
+	if (config.databaseUrl !== undefined) return openConfigured(config, options)
 	ensureDataDir(config.dataDir)
 	const file = join(config.dataDir, DATABASE_FILE)
 	if (!existsSync(file)) onCreate(file)
-	return openSqliteStore(file)
+	return openSqliteStore(file, options)
 }
 
 /** The configured database (CONTRACT §9): PostgreSQL at the URL, else SQLite in the data directory. */
@@ -99,6 +99,12 @@ export async function openWithMasterKey(
 					sealer = createSealer(next)
 					rotatedKeyNotSaved = true
 					return
+				}
+				const retired = parseRetiredKeys(meta.get(RETIRED_KEYS_META)).find((entry) => entry.id === sealer?.keyId())
+				if (retired) {
+					throw new BootError(
+						`the master key was rotated on ${retired.rotatedAt}: ${keySource} holds the old key, which opens nothing in ${where} any more; start with the new key (rekey saved it in ${keyFile}, or printed it for CFGSYNC_MASTER_KEY); refusing to start`
+					)
 				}
 				throw new BootError(
 					`the master key does not match the database in ${where} (${keySource} is not the key it was created with); refusing to start`

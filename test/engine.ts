@@ -109,6 +109,7 @@ function lazyStore(opening: Promise<Store>): Store {
 		audit: part('audit'),
 		jobs: part('jobs'),
 		meta: part('meta'),
+		instances: part('instances'),
 		tables: part('tables'),
 		ping: () => opening.then((store) => store.ping()),
 		stats: () => opening.then((store) => store.stats()),

@@ -3,43 +3,68 @@ import { join, resolve } from 'node:path'
 import { MASTER_KEY_FILE, openStore, readMasterKey } from '../boot'
 import { loadConfig } from '../config'
 import { systemClock } from '../lib/clock'
-import { createSealer, generateMasterKey, openPendingKey, parseMasterKey, sealPendingKey, type Sealer } from '../lib/crypto'
-import { KEY_CHECK, opensKeyCheck, PENDING_KEY_META, sealKeyCheck } from '../lib/key-check'
+import { createSealer, generateMasterKey, masterKeyId, openPendingKey, parseMasterKey, sealPendingKey, type Sealer } from '../lib/crypto'
+import { KEY_CHECK, opensKeyCheck, parseRetiredKeys, PENDING_KEY_META, RETIRED_KEYS_META, sealKeyCheck, withRetiredKey } from '../lib/key-check'
+import { HEARTBEAT_MS, LIVE_WITHIN_MS } from '../jobs/heartbeat'
 import { ADMIN_COMMAND, createAuditEvents } from '../modules/audit/event'
 import type { Store } from '../store/types'
 import { CliError, parseCommand, usageError } from './io'
 
 /**
  * CONTRACT §10 `rekey`: re-encrypts every sealed record and the check value
- * under a new master key, in batches, while servers run or not, and ends by
- * saving the new key where the old one was read from. Each step leaves every
+ * under a new master key, in batches, while servers run or not, and ends with
+ * nothing in the database that the old key opens. Each step leaves every
  * record readable under exactly one of the two keys, so a kill at any point
- * is finished by running it again:
- *   1. the new key is stored in `meta`, sealed under the old one: from then on
- *      writes seal under it and readers learn it (see SealFor, Sealer.learn);
+ * is finished by running it again (with the old key, or with the new one once saved):
+ *   1. the old key's id is listed as retired and the new key is stored in
+ *      `meta`, sealed under the old one: from then on writes seal under it and
+ *      running servers take it within a heartbeat (jobs/heartbeat.ts);
  *   2. records under the old key are re-sealed, compare-and-swap, until a pass finds none;
  *   3. the check value is re-sealed under the new key;
- *   4. the new key is saved (the old key file kept beside it), or printed for CFGSYNC_MASTER_KEY.
+ *   4. the new key is saved (the old key file kept beside it), or printed for CFGSYNC_MASTER_KEY;
+ *   5. once every live server reports sealing under the new key, the pending
+ *      record is deleted: the old key now opens nothing, and a server started
+ *      with it refuses, saying the key was rotated.
  */
 export async function rekeyCommand(args: string[]) {
-	const { values, positionals } = parseCommand(args, { 'data-dir': { type: 'string' }, 'new-key-file': { type: 'string' }, batch: { type: 'string' } })
+	const { values, positionals } = parseCommand(args, {
+		'data-dir': { type: 'string' },
+		'new-key-file': { type: 'string' },
+		batch: { type: 'string' },
+		'wait-seconds': { type: 'string' }
+	})
 	if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`)
 	const batch = values.batch === undefined ? 500 : Number(values.batch)
 	if (!Number.isInteger(batch) || batch < 1 || batch > 100_000) throw usageError('--batch takes a number of records (1-100000)')
+	const waitSeconds = values['wait-seconds'] === undefined ? 60 : Number(values['wait-seconds'])
+	if (!Number.isInteger(waitSeconds) || waitSeconds < 0 || waitSeconds > 3600) throw usageError('--wait-seconds takes a number of seconds (0-3600)')
 	const config = loadConfig({ dataDir: values['data-dir'] })
 	const oldKey = keyOrFail(() => readMasterKey(config))
 	if (!oldKey) throw new CliError(`no master key to rotate: set CFGSYNC_MASTER_KEY or keep ${join(config.dataDir, MASTER_KEY_FILE)}`)
 	const requested = values['new-key-file'] === undefined ? undefined : keyOrFail(() => parseMasterKey(readFileSync(resolve(values['new-key-file'] as string), 'utf8')))
-	const store = await openStore(config, (file) => {
-		throw new CliError(`no database at ${file}: nothing to rotate`)
-	})
+	const store = await openStore(
+		config,
+		(file) => {
+			throw new CliError(`no database at ${file}: nothing to rotate`)
+		},
+		{ secureDelete: true }
+	)
 	try {
 		const old = createSealer(oldKey)
 		const check = await store.meta.get(KEY_CHECK.meta)
 		if (check === undefined) throw new CliError('the database has no master-key check value yet: start the server once first')
 		const pending = await store.meta.get(PENDING_KEY_META)
 		const inProgress = pending === undefined ? undefined : openPendingKey(old, pending)
+		if (pending !== undefined && !inProgress && opensKeyCheck(old, check)) {
+			// Steps 1-4 were done and the new key saved, which is the key given now: only step 5 is left.
+			process.stderr.write('cfgsync-server: finishing a key rotation whose new key was saved\n')
+			await retireOldKey(store, old.keyId(), waitSeconds)
+			process.stdout.write('the key rotation is finished: the old master key opens nothing in the database\n')
+			return
+		}
 		if (!opensKeyCheck(old, check) && !(inProgress && opensKeyCheck(createSealer(inProgress), check))) {
+			const retired = parseRetiredKeys(await store.meta.get(RETIRED_KEYS_META)).find((entry) => entry.id === masterKeyId(oldKey))
+			if (retired) throw new CliError(`this master key was rotated on ${retired.rotatedAt} and opens nothing any more: use the new key; nothing was changed`)
 			throw new CliError('the master key does not open this database; nothing was changed')
 		}
 		if (inProgress && requested && !inProgress.equals(requested)) {
@@ -48,17 +73,41 @@ export async function rekeyCommand(args: string[]) {
 		const newKey = inProgress ?? requested ?? generateMasterKey()
 		if (newKey.equals(oldKey)) throw new CliError('the new key is the current key; give another one')
 		const next = createSealer(newKey)
-		if (!inProgress) await store.meta.set(PENDING_KEY_META, sealPendingKey(old, newKey))
-		else process.stderr.write('cfgsync-server: finishing a key rotation that was interrupted\n')
+		if (!inProgress) {
+			await store.meta.set(RETIRED_KEYS_META, withRetiredKey(await store.meta.get(RETIRED_KEYS_META), masterKeyId(oldKey), new Date(systemClock.now()).toISOString()))
+			await store.meta.set(PENDING_KEY_META, sealPendingKey(old, newKey))
+		} else process.stderr.write('cfgsync-server: finishing a key rotation that was interrupted\n')
 
 		const resealed = await resealAll(store, old, next, batch)
 		await store.meta.set(KEY_CHECK.meta, sealKeyCheck(next))
+		// Saved before the pending record goes: until then the database still holds the new key.
 		const where = saveKey(config, oldKey, newKey)
+		await retireOldKey(store, next.keyId(), waitSeconds)
 		await store.audit.record(createAuditEvents(systemClock)('master_key.rotated', ADMIN_COMMAND, { target: { type: 'server' }, details: { records: resealed } }))
-		process.stdout.write(`re-encrypted ${resealed} record${resealed === 1 ? '' : 's'} under the new master key; ${where}\n`)
+		process.stdout.write(`re-encrypted ${resealed} record${resealed === 1 ? '' : 's'} under the new master key; the old key opens nothing in the database now; ${where}\n`)
 	} finally {
 		store.close()
 	}
+}
+
+/**
+ * Step 5: waits until every live server seals under the new key (`newKeyId`), then deletes the
+ * pending record, the last thing the old key opens. A server that does not switch in time stops
+ * the command, with the rotation left pending (safe: run rekey again).
+ */
+async function retireOldKey(store: Store, newKeyId: string, waitSeconds: number) {
+	const deadline = Date.now() + waitSeconds * 1000
+	for (;;) {
+		const behind = (await store.instances.seenSince(Date.now() - LIVE_WITHIN_MS)).filter((server) => server.keyId !== newKeyId)
+		if (behind.length === 0) break
+		if (Date.now() >= deadline) {
+			throw new CliError(
+				`${behind.length} running server${behind.length === 1 ? ' has' : 's have'} not switched to the new key within ${waitSeconds} s (are they stuck?); the rotation stays pending and safe: restart them, then run rekey again to finish`
+			)
+		}
+		await Bun.sleep(HEARTBEAT_MS / 4)
+	}
+	await store.meta.delete(PENDING_KEY_META)
 }
 
 const keyOrFail = <T>(read: () => T): T => {
@@ -107,7 +156,7 @@ function saveKey(config: ReturnType<typeof loadConfig>, oldKey: Buffer, newKey: 
 	const text = `${newKey.toString('base64')}\n`
 	if (config.masterKey !== undefined) {
 		process.stdout.write(`new master key (set CFGSYNC_MASTER_KEY to it on every server, then restart them):\n${text}`)
-		return 'CFGSYNC_MASTER_KEY still holds the old key: update it now; servers started with the old key keep working until then'
+		return 'CFGSYNC_MASTER_KEY still holds the old key: update it now on every server (running servers switched already; one started with the old key refuses to start)'
 	}
 	const keyFile = join(config.dataDir, MASTER_KEY_FILE)
 	const kept = `${keyFile}.before-rekey-${new Date().toISOString().replace(/[:.]/g, '-')}`

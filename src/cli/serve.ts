@@ -9,6 +9,7 @@ import { PG_DUMP_ADVICE } from '../store/postgres'
 import { loadConfig, type Config } from '../config'
 import { scheduleBackups } from '../jobs/backup'
 import { schedulePurge } from '../jobs/purge'
+import { startHeartbeat } from '../jobs/heartbeat'
 import type { Cron } from 'croner'
 import type { Clock } from '../lib/clock'
 import type { Sealer } from '../lib/crypto'
@@ -103,10 +104,16 @@ function serveHttp(config: Config, logger: Logger, opened: Awaited<ReturnType<ty
 	const { store, sealer } = opened
 	const deps = { store, clock: systemClock, logger, passwords: createPasswordHasher() }
 	const metrics = createAppMetrics(store)
+	const heartbeat = startHeartbeat({ ...deps, sealer }, () => {
+		// Sealing more under a retired key would make data no key opens once rotation is done: stop now.
+		logger.flush()
+		process.exit(1)
+	})
 	const app = createApp({
 		...deps,
 		sealer,
 		metrics,
+		sealingAllowed: heartbeat.sealingAllowed,
 		trustedProxies: trustedProxiesOf(config, logger, worker),
 		metricsToken: config.metricsToken,
 		downloads: downloadsOf(config),
@@ -142,6 +149,7 @@ function serveHttp(config: Config, logger: Logger, opened: Awaited<ReturnType<ty
 		}, SHUTDOWN_GRACE_MS)
 		await app.stop()
 		clearTimeout(forced)
+		await heartbeat.stop()
 		store.close()
 		unregister()
 	})
@@ -223,6 +231,12 @@ async function supervise(config: Config, logger: Logger, store: Store, sealer: S
 		throw error
 	}
 	started = true
+	// The primary seals nothing, but its backup job opens the check value: it follows a rotation too.
+	const heartbeat = startHeartbeat({ store, sealer, clock: systemClock, logger }, () => {
+		for (const child of children) child.kill('SIGTERM')
+		logger.flush()
+		process.exit(1)
+	})
 	// Workers serve /metrics from their own registries; the primary's jobs report to a registry of their own.
 	const jobs = startJobs(config, { store, sealer, clock: systemClock, logger, metrics: createAppMetrics(store) })
 	const unregister = registerServer(config.dataDir)
@@ -234,6 +248,7 @@ async function supervise(config: Config, logger: Logger, store: Store, sealer: S
 		for (const job of jobs) job.stop()
 		for (const child of children) child.kill('SIGTERM')
 		await Promise.all([...children].map((child) => child.exited))
+		await heartbeat.stop()
 		store.close()
 		unregister()
 	})

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createHash, createHmac, createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto'
 
 export const sha256Hex = (input: string | Uint8Array): string => Bun.CryptoHasher.hash('sha256', input, 'hex')
 
@@ -44,9 +44,21 @@ export interface Sealer {
 	 * (CONTRACT §6: a login name that names no user is stored only this way).
 	 */
 	keyedHash(purpose: string, text: string): string
-	/** Learns a rotation's new key from `pending` (sealed under this key); false when it does not open. */
+	/**
+	 * Learns a rotation's new key from `pending` (sealed under this key) and seals under it from then
+	 * on (CONTRACT §10: servers switch while the rotation runs); false when it does not open.
+	 */
 	learn(pending: string): boolean
+	/** The id of the key this sealer seals with now (`masterKeyId`), for the rotation's roll call. */
+	keyId(): string
 }
+
+/**
+ * A master key's id: a one-way fingerprint (SHA-256 of a labelled copy of the key), so the database
+ * can say which key a server uses, or that a key was retired, without holding anything that opens data.
+ */
+export const masterKeyId = (key: Uint8Array): string =>
+	createHash('sha256').update('cfgsync master key id\0').update(key).digest('hex').slice(0, 32)
 
 /** AAD of the pending key a rotation stores in `meta`. */
 const PENDING_AAD = 'meta:master_key_next'
@@ -90,31 +102,44 @@ export function createSealer(masterKey: Uint8Array): Sealer {
 	const subkeys = new Map<string, Buffer>()
 	// A rotation's new key, once learned, by the pending value it came from (undefined: it did not open).
 	const learned = new Map<string, KeyObject | undefined>()
+	// The key new records are sealed with: this one until a rotation's key is learned.
+	let current = { key, id: masterKeyId(masterKey) }
+	// Every key this sealer knows, the one it seals with first (rebuilt only when a key is learned: reads are hot).
+	let knownKeys: KeyObject[] = [key]
+	const known = () => knownKeys
 	const learnKey = (pending: string): KeyObject | undefined => {
 		if (!learned.has(pending)) {
-			const next = openPendingKey({ open: (sealed, aad) => openWith(key, sealed, aad).toString('utf8') }, pending)
-			learned.set(pending, next && createSecretKey(next))
+			let next: Buffer | undefined
+			for (const candidate of known()) {
+				next = openPendingKey({ open: (sealed, aad) => openWith(candidate, sealed, aad).toString('utf8') }, pending)
+				if (next) break
+			}
+			const object = next && createSecretKey(next)
+			learned.set(pending, object)
+			if (next && object) {
+				current = { key: object, id: masterKeyId(next) }
+				knownKeys = [object, ...[key, ...learned.values()].filter((candidate): candidate is KeyObject => candidate !== undefined && candidate !== object)]
+			}
 		}
 		return learned.get(pending)
 	}
 	const openBytes = (sealed: Uint8Array, aad: string): Buffer => {
-		try {
-			return openWith(key, sealed, aad)
-		} catch (error) {
-			for (const next of learned.values()) {
-				if (!next) continue
-				try {
-					return openWith(next, sealed, aad)
-				} catch {}
+		let failure: unknown
+		for (const candidate of known()) {
+			try {
+				return openWith(candidate, sealed, aad)
+			} catch (error) {
+				failure ??= error
 			}
-			throw error
 		}
+		throw failure
 	}
 	return {
-		seal: (plaintext, aad, pending) => sealWith((pending !== undefined && learnKey(pending)) || key, plaintext, aad),
+		seal: (plaintext, aad, pending) => sealWith((pending !== undefined && learnKey(pending)) || current.key, plaintext, aad),
 		openBytes,
 		open: (sealed, aad) => openBytes(sealed, aad).toString('utf8'),
 		learn: (pending) => learnKey(pending) !== undefined,
+		keyId: () => current.id,
 		keyedHash(purpose, text) {
 			let subkey = subkeys.get(purpose)
 			if (subkey === undefined) {

@@ -10,7 +10,8 @@ export const ERROR_STATUS = {
 	payload_too_large: 413,
 	unsupported_media_type: 415,
 	rate_limited: 429,
-	internal: 500
+	internal: 500,
+	unavailable: 503
 } as const
 
 export type ErrorCode = keyof typeof ERROR_STATUS

@@ -21,3 +21,31 @@ export function opensKeyCheck(sealer: Pick<Sealer, 'open'>, sealedBase64: string
 		return false
 	}
 }
+
+/**
+ * CONTRACT §10: the ids (`masterKeyId`) of keys a rotation retired, with when, as a JSON list in
+ * `meta`, so a server started with an old key can say that the key was rotated rather than that it
+ * is wrong. Ids are one-way fingerprints: nothing here opens anything.
+ */
+export const RETIRED_KEYS_META = 'master_key_retired'
+
+export interface RetiredKey {
+	id: string
+	rotatedAt: string
+}
+
+export function parseRetiredKeys(value: string | undefined): RetiredKey[] {
+	if (value === undefined) return []
+	try {
+		const list = JSON.parse(value) as unknown
+		return Array.isArray(list) ? list.filter((entry): entry is RetiredKey => typeof entry?.id === 'string' && typeof entry?.rotatedAt === 'string') : []
+	} catch {
+		return []
+	}
+}
+
+/** The stored list with `id` added (once). */
+export const withRetiredKey = (value: string | undefined, id: string, rotatedAt: string): string => {
+	const list = parseRetiredKeys(value)
+	return JSON.stringify(list.some((entry) => entry.id === id) ? list : [...list, { id, rotatedAt }])
+}

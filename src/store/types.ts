@@ -20,6 +20,7 @@ export interface Store {
 	audit: AuditStore
 	jobs: JobStore
 	meta: MetaStore
+	instances: InstanceStore
 	/** Whole tables, for `db copy` only (CONTRACT §7). */
 	tables: TableAccess
 	/** True when the database answers. */
@@ -518,9 +519,33 @@ export interface OpenOptions {
 	 * and throwing rolls the whole transaction back (nothing migrated or written).
 	 */
 	withinMigration?: (meta: MetaAccess) => void
+	/**
+	 * SQLite only: deleted and overwritten content is zeroed in the file (`PRAGMA secure_delete`), for
+	 * `rekey`, so no page keeps what the old key opens. PostgreSQL's dumps hold only live rows.
+	 */
+	secureDelete?: boolean
 }
 
 export interface MetaStore {
 	get(key: string): Promise<string | undefined>
 	set(key: string, value: string): Promise<void>
+	delete(key: string): Promise<void>
+}
+
+/** A running server as its heartbeat reports it (CONTRACT §10 key rotation). */
+export interface InstanceRow {
+	id: string
+	/** Which master key it seals with (`Sealer.keyId`), never the key. */
+	keyId: string
+	/** Milliseconds since the epoch. */
+	seenAt: number
+}
+
+export interface InstanceStore {
+	/** Records that the server `id` is alive now and seals with the key `keyId`. */
+	report(row: InstanceRow): Promise<void>
+	/** A server that stops says so, so a rotation does not wait for it. */
+	forget(id: string): Promise<void>
+	/** The servers whose last heartbeat is at or after `since` (ms); older rows are removed. */
+	seenSince(since: number): Promise<InstanceRow[]>
 }

@@ -43,14 +43,22 @@ export function createConfigsService({
 	sealer,
 	clock,
 	policy,
-	metrics
+	metrics,
+	sealingAllowed = () => true
 }: {
 	store: Store
 	sealer: Sealer
 	clock: Clock
 	policy: ConfigPolicy
 	metrics?: { push(result: 'created' | 'updated' | 'unchanged'): void }
+	/** False while this server may have missed a key rotation (jobs/heartbeat.ts): it then seals nothing. */
+	sealingAllowed?: () => boolean
 }) {
+	const mustBeAbleToSeal = () => {
+		if (!sealingAllowed()) {
+			throw new AppError('unavailable', 'This server lost touch with the database for a few seconds and is catching up; try again shortly.', { headers: { 'retry-after': '2' } })
+		}
+	}
 	/**
 	 * The record's plaintext under a key this process knows, or, during a key
 	 * rotation (CONTRACT §10), a promise of it once the rotation's new key is
@@ -105,6 +113,7 @@ export function createConfigsService({
 				throw new AppError('invalid_request', `${path} ${error.reason}.`, { details: [{ path, message: error.reason }] })
 			}
 			const owner = await policy.scope(actor, body.teamId, 'write')
+			mustBeAbleToSeal()
 			const result = await store.configs.push({
 				owner,
 				name: body.name,
@@ -211,6 +220,7 @@ export function createConfigsService({
 			const target = await store.configs.findVersion(id, versionId)
 			if (!target) throw new AppError('not_found', 'No such version of this config.')
 			const data = await open(id, target.id, target.sealed)
+			mustBeAbleToSeal()
 			const appended = await store.configs.appendVersion({
 				configId: id,
 				hash: target.hash,

@@ -6,7 +6,7 @@ import { postgresConfigs } from './configs'
 import { withCleanErrors } from './errors'
 import { postgresKeys } from './keys'
 import { postgresLoginFailures } from './login-failures'
-import { postgresJobs, postgresMeta } from './meta'
+import { postgresInstances, postgresJobs, postgresMeta } from './meta'
 import { applyMigrations } from './migrate'
 import { migrations } from './migrations'
 import { postgresSessions } from './sessions'
@@ -46,6 +46,7 @@ export async function openPostgresStore(url: string, options: OpenOptions & Conn
 		audit: withCleanErrors(postgresAudit(db)),
 		jobs: withCleanErrors(postgresJobs(db)),
 		meta: withCleanErrors(postgresMeta(db)),
+		instances: withCleanErrors(postgresInstances(db)),
 		// Rows copied in keep their ids; the login-failure sequence then goes on after the highest.
 		tables: tableAccess(schema, db, async () => {
 			await client.unsafe(`SELECT setval(pg_get_serial_sequence('login_failures', 'id'), COALESCE((SELECT max(id) FROM login_failures), 0) + 1, false)`)

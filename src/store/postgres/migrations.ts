@@ -1,5 +1,6 @@
 import journal from '../../../drizzle-postgres/meta/_journal.json' with { type: 'json' }
 import m0000 from '../../../drizzle-postgres/0000_init.sql' with { type: 'text' }
+import m0001 from '../../../drizzle-postgres/0001_server_instances.sql' with { type: 'text' }
 import type { Migration } from '../sqlite/migrations'
 
 /**
@@ -8,7 +9,8 @@ import type { Migration } from '../sqlite/migrations'
  * migration; test/migrations.test.ts checks this list against the journal.
  */
 export const embeddedSql: Record<string, string> = {
-	'0000_init': m0000
+	'0000_init': m0000,
+	'0001_server_instances': m0001
 }
 
 export const migrations: Migration[] = journal.entries.map((entry) => {

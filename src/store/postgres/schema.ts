@@ -215,3 +215,10 @@ export const jobLeases = pgTable('job_leases', {
 	name: text('name').primaryKey(),
 	lastRun: epochMs('last_run').notNull()
 })
+
+/** As in the SQLite schema: each running server's heartbeat and the id of the key it seals with. */
+export const serverInstances = pgTable('server_instances', {
+	id: text('id').primaryKey(),
+	keyId: text('key_id').notNull(),
+	seenAt: epochMs('seen_at').notNull()
+})

@@ -8,7 +8,7 @@ import { sqliteConfigs } from './configs'
 import { sqliteJobs } from './jobs'
 import { sqliteKeys } from './keys'
 import { sqliteLoginFailures } from './login-failures'
-import { sqliteMeta } from './meta'
+import { sqliteInstances, sqliteMeta } from './meta'
 import { sqliteSessions } from './sessions'
 import { applyMigrations } from './migrate'
 import { migrations } from './migrations'
@@ -27,6 +27,7 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 		sqlite.close()
 		throw error
 	}
+	if (options.secureDelete) sqlite.run('PRAGMA secure_delete = ON')
 	const db = wrap(sqlite)
 	const ping = sqlite.query<{ ok: number }, []>('SELECT 1 AS ok')
 	const fileAtOpen = file === ':memory:' ? undefined : statSync(file)
@@ -42,6 +43,7 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 		audit: sqliteAudit(db, audit),
 		jobs: sqliteJobs(db),
 		meta: sqliteMeta(db),
+		instances: sqliteInstances(db),
 		tables: tableAccess(schema, db),
 		// SQLite answers small reads from its page cache, so a file broken or replaced under a running
 		// server would go unnoticed: the file itself must still start like a database and be the one opened.

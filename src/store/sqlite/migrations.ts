@@ -2,6 +2,7 @@ import journal from '../../../drizzle/meta/_journal.json' with { type: 'json' }
 import m0000 from '../../../drizzle/0000_init.sql' with { type: 'text' }
 import m0001 from '../../../drizzle/0001_invitations.sql' with { type: 'text' }
 import m0002 from '../../../drizzle/0002_sessions_audit_leases.sql' with { type: 'text' }
+import m0003 from '../../../drizzle/0003_server_instances.sql' with { type: 'text' }
 
 /**
  * Every migration drizzle-kit generated, embedded so the compiled binary needs
@@ -11,7 +12,8 @@ import m0002 from '../../../drizzle/0002_sessions_audit_leases.sql' with { type:
 export const embeddedSql: Record<string, string> = {
 	'0000_init': m0000,
 	'0001_invitations': m0001,
-	'0002_sessions_audit_leases': m0002
+	'0002_sessions_audit_leases': m0002,
+	'0003_server_instances': m0003
 }
 
 export interface Migration {

@@ -241,3 +241,15 @@ export const jobLeases = sqliteTable('job_leases', {
 	/** Milliseconds since the epoch of the schedule slot last claimed. */
 	lastRun: integer('last_run').notNull()
 })
+
+/**
+ * Each running server's heartbeat and the id of the master key it seals with (CONTRACT §10): a key
+ * rotation waits until every live server seals with the new key before it retires the old one.
+ * Runtime state: `db copy` does not copy it.
+ */
+export const serverInstances = sqliteTable('server_instances', {
+	id: text('id').primaryKey(),
+	keyId: text('key_id').notNull(),
+	/** Milliseconds since the epoch of the last heartbeat. */
+	seenAt: integer('seen_at').notNull()
+})
