@@ -22,3 +22,23 @@ test('/readyz opens the newest stored version too: 503 when its sealed data does
 	expect(unready.body).toMatchObject({ status: 'unavailable', checks: { database: 'ok', masterKey: 'failed' } })
 	t.store.close()
 })
+
+test('/healthz when the database does not answer: 500, and one "does not answer" error line per 10 s naming the cause, no stack', async () => {
+	const t = testApp()
+	const down = { ...t.store, ping: async () => false }
+	const broken = testApp({ store: down })
+	for (let i = 0; i < 3; i++) {
+		const res = await broken.call('GET', '/healthz')
+		expect(res.status).toBe(500)
+		expect(res.body.code).toBe('internal')
+	}
+	broken.logger.flush()
+	const lines = broken.logger.lines.map((line) => JSON.parse(line) as Record<string, unknown>)
+	expect(lines.filter((line) => line.msg === 'unhandled error')).toEqual([])
+	const errors = lines.filter((line) => line.level === 'error')
+	expect(errors).toHaveLength(1)
+	expect(errors[0]).toMatchObject({ msg: 'the database does not answer' })
+	expect(String(errors[0]?.cause)).toContain(t.store.engine === 'sqlite' ? 'SQLite file is gone, replaced or damaged' : 'PostgreSQL database does not answer')
+	expect(JSON.stringify(errors[0])).not.toContain('stack')
+	t.store.close()
+})

@@ -63,3 +63,11 @@ export class AppError extends Error {
 		}
 	}
 }
+
+/**
+ * The database does not answer, found by a check rather than thrown by a driver (a ping that says
+ * no): the error mapper logs it as the one throttled "does not answer" line, not as a bug.
+ */
+export class DatabaseDownError extends Error {
+	override name = 'DatabaseDownError'
+}

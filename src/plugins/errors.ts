@@ -1,6 +1,6 @@
 import { Elysia, ValidationError } from 'elysia'
 import type { Clock } from '../lib/clock'
-import { AppError, type ErrorDetail } from '../lib/errors'
+import { AppError, DatabaseDownError, type ErrorDetail } from '../lib/errors'
 import { SECURITY_HEADERS } from '../lib/http'
 import type { Logger } from '../lib/log'
 import type { RequestTracker } from './request-log'
@@ -26,6 +26,7 @@ const SYSCALL_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 
 export function databaseFailure(error: unknown): string | undefined {
 	let current = error
 	for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+		if (current instanceof DatabaseDownError) return current.message
 		const { code, errno } = current as { code?: unknown; errno?: unknown }
 		const named = (label: unknown) => `${String(label)}: ${current instanceof Error ? current.message : ''}`
 		if (typeof code === 'string') {

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import { z } from 'zod'
 import type { Sealer } from '../../lib/crypto'
-import { AppError } from '../../lib/errors'
+import { AppError, DatabaseDownError } from '../../lib/errors'
 import { sha256Hex } from '../../lib/crypto'
 import { KEY_CHECK, opensKeyCheck, PENDING_KEY_META } from '../../lib/key-check'
 import type { SealedRecord, Store } from '../../store/types'
@@ -36,7 +36,12 @@ export const healthRoutes = (deps: { store: Store; sealer: Pick<Sealer, 'open' |
 		.get(
 			'/healthz',
 			async () => {
-				if (!(await deps.store.ping().catch(() => false))) throw new AppError('internal', 'The database does not answer.')
+				const failure = await deps.store.ping().then(
+					(answers) => (answers ? undefined : new DatabaseDownError(`the ${deps.store.engine === 'sqlite' ? 'SQLite file is gone, replaced or damaged' : 'PostgreSQL database does not answer'}`)),
+					(error: unknown) => error ?? new DatabaseDownError('the database does not answer')
+				)
+				// Logged once per 10 s as the database's failure, not as a bug (plugins/errors.ts).
+				if (failure !== undefined) throw new AppError('internal', 'The database does not answer.', { cause: failure })
 				return { status: 'ok' as const }
 			},
 			{ response: z.object({ status: z.literal('ok') }), detail: { summary: 'Liveness and database check', security: [] } }
