@@ -211,6 +211,19 @@ describe('audit log: who may read it', () => {
 		expect((await mine(w.t, outsider)).map((e) => e.type)).toEqual(['config.pushed'])
 	})
 
+	test("the subject of an event sees who acted and what, never the actor's address or device; the actor sees both", async () => {
+		const w = await world()
+		const aboutAnn = (await mine(w.t, w.ann)).filter((e) => e.actor.userId !== w.ann.id)
+		expect(aboutAnn.map((e) => e.type)).toContain('invitation.sent')
+		for (const e of aboutAnn) {
+			expect(e.address).toBeNull()
+			expect(e.actor.device).toBeNull()
+		}
+		expect(aboutAnn.find((e) => e.type === 'invitation.sent')?.actor.username).toBe('tom')
+		const byTom = (await mine(w.t, w.tom)).find((e) => e.type === 'invitation.sent')
+		expect(byTom).toMatchObject({ address: '203.0.113.9', actor: { username: 'tom', device: 'test' } })
+	})
+
 	test("a team's events: owners and admins only; members 403, others 404; other teams' events never appear", async () => {
 		const w = await world()
 		const other = await w.t.user('team', 'other')

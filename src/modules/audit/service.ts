@@ -14,12 +14,21 @@ export const auditView = (row: AuditRow): AuditEventView => ({
 	details: row.details
 })
 
+/**
+ * An event someone else did that concerns the caller (an invitation, a role change, a failed login
+ * on their account): who acted and what, never the actor's client address or device.
+ */
+const asSubjectSees = (row: AuditRow): AuditEventView => {
+	const view = auditView(row)
+	return { ...view, actor: { ...view.actor, device: null }, address: null }
+}
+
 /** CONTRACT §10: your own events, and a team's for its owners and admins; never anyone else's. */
 export function createAuditService({ store }: { store: Store }) {
 	return {
 		/** Events the caller did or that concern them (a failed login on their account, an admin action), newest first. */
 		async mine(caller: Caller, query: AuditQuery): Promise<AuditEventView[]> {
-			return (await store.audit.list({ userId: caller.userId, ...query })).map(auditView)
+			return (await store.audit.list({ userId: caller.userId, ...query })).map((row) => (row.actorUserId === caller.userId ? auditView(row) : asSubjectSees(row)))
 		},
 
 		/** A team's events for its owners and admins; members get 403, others 404. */
