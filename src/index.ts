@@ -125,13 +125,15 @@ The master key is not in it: keep master.key or CFGSYNC_MASTER_KEY safe separate
 Checks FILE (integrity, schema, that the master key opens it), then puts a copy of it in
 place of the database. Refused while a server uses the data directory: stop it first.
 The database it replaces is kept beside it as cfgsync.db.before-restore-<time>.`,
-	rekey: `Usage: cfgsync-server rekey [--new-key-file F] [--batch N] [--data-dir D]
+	rekey: `Usage: cfgsync-server rekey [--new-key-file F] [--batch N] [--wait-seconds S] [--data-dir D]
 
 Re-encrypts every config version and the key check under a new master key (from F, base64 of
-32 bytes, or generated), N records at a time (default 500), while servers run or not. Safe to
-interrupt: run it again to finish. Ends by saving the new key where the old one was read from
-(master.key, the old file kept beside it as master.key.before-rekey-<time>), or by printing it
-when CFGSYNC_MASTER_KEY is set. Restart every server afterwards.`,
+32 bytes, or generated), N records at a time (default 500), while servers run or not. Running
+servers switch to the new key within a second. Saves the new key where the old one was read from
+(master.key, the old file kept beside it as master.key.before-rekey-<time>), or prints it when
+CFGSYNC_MASTER_KEY is set; then waits up to S seconds (default 60) for every running server to
+switch, and deletes the last thing the old key opens. Safe to interrupt: run it again to finish.
+A server started afterwards with the old key refuses to start.`,
 	db: `Usage: cfgsync-server db copy --to URL [--data-dir D] [--database-url SOURCE]
 Copies every row of the configured database (SQLite in the data directory, or --database-url)
 into the empty database at URL: a postgres:// URL, or a SQLite file path. Sealed data is copied
