@@ -37,7 +37,7 @@ export async function openStore(config: Config, onCreate: (file: string) => void
 async function openConfigured(config: Config, options: OpenOptions = {}): Promise<Store> {
 	if (config.databaseUrl === undefined) return openSqliteStore(join(config.dataDir, DATABASE_FILE), options)
 	try {
-		return await openPostgresStore(config.databaseUrl, options)
+		return await openPostgresStore(config.databaseUrl, { ...options, max: config.databasePool })
 	} catch (error) {
 		if (error instanceof BootError) throw error
 		throw new BootError((error as Error).message.startsWith('cannot connect') ? (error as Error).message : `the PostgreSQL database ${describeUrl(config.databaseUrl)}: ${(error as Error).message}`)

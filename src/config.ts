@@ -56,6 +56,8 @@ export const Config = z.object({
 		.string()
 		.regex(/^postgres(ql)?:\/\//i, 'expected a postgres:// or postgresql:// URL (without it, the data stays in SQLite in the data directory)')
 		.optional(),
+	/** Connections each process keeps to PostgreSQL at most (its pool); unused with SQLite. */
+	databasePool: z.coerce.number().int().min(1).max(1000),
 	/** base64 of 32 bytes; when set, no master.key file is used. */
 	masterKey: z.string().optional(),
 	defaultPlan: z.enum(PLANS),
@@ -93,6 +95,7 @@ const ENV_NAMES: Record<string, string> = {
 	host: '--host / CFGSYNC_HOST',
 	dataDir: '--data-dir / CFGSYNC_DATA_DIR',
 	databaseUrl: '--database-url / CFGSYNC_DATABASE_URL',
+	databasePool: 'CFGSYNC_DATABASE_POOL',
 	defaultPlan: 'CFGSYNC_DEFAULT_PLAN',
 	logLevel: 'CFGSYNC_LOG_LEVEL',
 	trustedProxies: 'CFGSYNC_TRUSTED_PROXIES',
@@ -115,6 +118,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: Record<string, string |
 		host: flags.host ?? env.CFGSYNC_HOST ?? '0.0.0.0',
 		dataDir: resolve(flags.dataDir ?? env.CFGSYNC_DATA_DIR ?? './data'),
 		databaseUrl: env.CFGSYNC_DATABASE_URL || undefined,
+		databasePool: env.CFGSYNC_DATABASE_POOL || 10,
 		masterKey: env.CFGSYNC_MASTER_KEY || undefined,
 		defaultPlan: env.CFGSYNC_DEFAULT_PLAN ?? 'team',
 		logLevel: env.CFGSYNC_LOG_LEVEL ?? 'info',

@@ -30,7 +30,7 @@ export async function dbCommand(args: string[]) {
 	})
 	let opened: Store | undefined
 	try {
-		const target = isPostgresUrl(to) ? await openPostgresStore(to).catch((error: Error) => Promise.reject(new CliError(`cannot open ${targetName}: ${error.message}`))) : openSqliteTarget(resolve(to))
+		const target = isPostgresUrl(to) ? await openPostgresStore(to, { max: config.databasePool }).catch((error: Error) => Promise.reject(new CliError(`cannot open ${targetName}: ${error.message}`))) : openSqliteTarget(resolve(to))
 		opened = target
 		const filled = await rowsAlreadyIn(target)
 		if (filled.length > 0) throw new CliError(`${targetName} is not empty (${filled.join(', ')}): db copy only fills an empty database, so nothing is overwritten`)

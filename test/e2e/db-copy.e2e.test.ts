@@ -6,7 +6,8 @@ import { api, emptyDir, run, serversOfThisFile, startServer, userWithKey, type S
 
 const servers = serversOfThisFile()
 const KEY = randomBytes(32).toString('base64')
-const env = { CFGSYNC_MASTER_KEY: KEY }
+// A small pool for the servers and `db copy` on PostgreSQL: the server may be shared (issue 24).
+const env = { CFGSYNC_MASTER_KEY: KEY, CFGSYNC_DATABASE_POOL: '2' }
 
 const available = await postgresAnswers()
 if (!available && process.env.CI !== 'true') console.log(`skipped db copy end-to-end: no PostgreSQL answers at ${TEST_DATABASE_URL}`)

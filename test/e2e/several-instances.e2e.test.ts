@@ -18,6 +18,9 @@ const KEY = randomBytes(32).toString('base64')
 const postgres = await postgresAnswers()
 if (!postgres && process.env.CI !== 'true') console.log(`skipped the PostgreSQL instances end-to-end: no PostgreSQL answers at ${TEST_DATABASE_URL}`)
 
+/** Connections per server: several run at once on a PostgreSQL server that others may share (issue 24). */
+const POOL = '2'
+
 interface Cluster {
 	/** Environment for the servers and admin commands of this database. */
 	env: Record<string, string>
@@ -33,7 +36,7 @@ async function cluster(engine: 'sqlite' | 'postgres'): Promise<Cluster> {
 		const env = { CFGSYNC_MASTER_KEY: KEY }
 		return { env, dir, start: () => startServer(dir, { env }) }
 	}
-	const env = { CFGSYNC_MASTER_KEY: KEY, CFGSYNC_DATABASE_URL: await newPostgresDatabase() }
+	const env = { CFGSYNC_MASTER_KEY: KEY, CFGSYNC_DATABASE_URL: await newPostgresDatabase(), CFGSYNC_DATABASE_POOL: POOL }
 	return { env, dir: emptyDir(), start: () => startServer(emptyDir(), { env }) }
 }
 
@@ -155,7 +158,7 @@ for (const engine of ['postgres', 'sqlite'] as const) {
 
 describe.skipIf(!postgres && process.env.CI !== 'true')('first starts on an empty PostgreSQL database', () => {
 	test('four instances started at the same moment all serve (the schema is made once); two with different master keys: exactly one starts', async () => {
-		const env = { CFGSYNC_MASTER_KEY: KEY, CFGSYNC_DATABASE_URL: await emptyPostgresDatabase() }
+		const env = { CFGSYNC_MASTER_KEY: KEY, CFGSYNC_DATABASE_URL: await emptyPostgresDatabase(), CFGSYNC_DATABASE_POOL: POOL }
 		const four = await Promise.all(Array.from({ length: 4 }, () => startServer(emptyDir(), { env })))
 		servers.push(...four)
 		const alice = await userWithKey(emptyDir(), 'alice', 'pro', env)
@@ -163,7 +166,7 @@ describe.skipIf(!postgres && process.env.CI !== 'true')('first starts on an empt
 
 		const url = await emptyPostgresDatabase()
 		const keys = [randomBytes(32).toString('base64'), randomBytes(32).toString('base64')]
-		const starts = await Promise.allSettled(keys.map((key) => startServer(emptyDir(), { env: { CFGSYNC_MASTER_KEY: key, CFGSYNC_DATABASE_URL: url } })))
+		const starts = await Promise.allSettled(keys.map((key) => startServer(emptyDir(), { env: { CFGSYNC_MASTER_KEY: key, CFGSYNC_DATABASE_URL: url, CFGSYNC_DATABASE_POOL: POOL } })))
 		for (const start of starts) if (start.status === 'fulfilled') servers.push(start.value)
 		expect(starts.filter((start) => start.status === 'fulfilled')).toHaveLength(1)
 		const refused = starts.find((start) => start.status === 'rejected') as PromiseRejectedResult
