@@ -1,5 +1,7 @@
-import { afterAll } from 'bun:test'
-import { dropTestDatabases } from './engine'
+import { afterAll, beforeEach } from 'bun:test'
+import { dropTestDatabases, testStarting } from './engine'
 
-// Preloaded (bunfig.toml), so the PostgreSQL databases of a run go when it ends, passed or failed.
+// Preloaded (bunfig.toml): the PostgreSQL stores a test opens are closed when it ends, and the
+// databases of a run go when it ends, passed or failed (and the run fails if it held too many connections).
+beforeEach(testStarting)
 afterAll(dropTestDatabases, 600_000)

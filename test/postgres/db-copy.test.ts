@@ -4,10 +4,9 @@ import { createApp } from '../../src/app'
 import { manualClock } from '../../src/lib/clock'
 import { memoryLogger } from '../../src/lib/log'
 import { copyDatabase, rowsAlreadyIn } from '../../src/store/copy'
-import { openPostgresStore } from '../../src/store/postgres'
 import { openSqliteStore } from '../../src/store/sqlite'
 import type { Store } from '../../src/store/types'
-import { newPostgresDatabase } from '../engine'
+import { newPostgresDatabase, openPostgresTestStore } from '../engine'
 import { fastPasswords, testApp } from '../helpers'
 import { tempDir } from '../temp'
 
@@ -57,7 +56,7 @@ describe('db copy between engines', () => {
 		const { t, alice, bob } = await populated(sqlite)
 		const before = await answers(sqlite, t.sealer, [alice.key, bob.key])
 
-		const postgres = await openPostgresStore(await newPostgresDatabase(), { max: 2 })
+		const postgres = await openPostgresTestStore(await newPostgresDatabase())
 		const there = await copyDatabase(sqlite, postgres)
 		for (const row of there) expect({ table: row.table, rows: row.targetRows, digest: row.targetDigest }).toEqual({ table: row.table, rows: row.sourceRows, digest: row.sourceDigest })
 		expect(there.find((row) => row.table === 'config_versions')?.sourceRows).toBe(4)
@@ -74,7 +73,7 @@ describe('db copy between engines', () => {
 	})
 
 	test('a target that holds any row is refused, naming what is in it', async () => {
-		const postgres = await openPostgresStore(await newPostgresDatabase(), { max: 2 })
+		const postgres = await openPostgresTestStore(await newPostgresDatabase())
 		expect(await rowsAlreadyIn(postgres)).toEqual([])
 		await populated(postgres)
 		expect(await rowsAlreadyIn(postgres)).toContain('users (3 rows)')

@@ -4,7 +4,7 @@ import { newId } from '../../src/lib/ids'
 import { openPostgresStore } from '../../src/store/postgres'
 import { isUniqueViolation, PostgresStoreError, sqlState } from '../../src/store/postgres/errors'
 import { migrations } from '../../src/store/postgres/migrations'
-import { emptyPostgresDatabase } from '../engine'
+import { emptyPostgresDatabase, openPostgresTestStore } from '../engine'
 
 /**
  * The PostgreSQL pitfalls the issue names, each pinned (CONTRACT §9). These run
@@ -24,7 +24,7 @@ describe('PostgreSQL specifics', () => {
 
 	test('four instances starting at once on an empty database migrate it once, and all start', async () => {
 		const url = await emptyPostgresDatabase()
-		const stores = await Promise.all(Array.from({ length: 4 }, () => openPostgresStore(url, { max: 2 })))
+		const stores = await Promise.all(Array.from({ length: 4 }, () => openPostgresTestStore(url)))
 		const client = new SQL({ url, max: 1 })
 		const applied = await client.unsafe('SELECT hash FROM __drizzle_migrations')
 		await client.close()
@@ -34,7 +34,7 @@ describe('PostgreSQL specifics', () => {
 	})
 
 	test('counts come back as numbers (count(*) is a string on the wire), epoch milliseconds as numbers', async () => {
-		const store = await openPostgresStore(await emptyPostgresDatabase(), { max: 2 })
+		const store = await openPostgresTestStore(await emptyPostgresDatabase())
 		const userId = newId()
 		await store.users.create({ id: userId, email: 'n@example.test', username: 'n', passwordHash: null, plan: 'pro', isAdmin: false, createdAt: new Date().toISOString() })
 		const stats = await store.stats()
@@ -49,7 +49,7 @@ describe('PostgreSQL specifics', () => {
 	})
 
 	test('a failed query leaves the store without its parameters in the message (drizzle puts them there)', async () => {
-		const store = await openPostgresStore(await emptyPostgresDatabase(), { max: 2 })
+		const store = await openPostgresTestStore(await emptyPostgresDatabase())
 		const config = { id: newId(), userId: 'no-such-user', teamId: null, name: 'secret-name-in-params', tool: 'cursor' as const, version: 1, hash: 'h', currentVersionId: newId(), createdAt: 'x', updatedAt: 'x' }
 		const error = await store.configs.importMany([{ config, versions: [] }]).catch((caught: unknown) => caught)
 		store.close()
