@@ -195,7 +195,7 @@ describe('key rotation with several instances (CONTRACT §10)', () => {
 		const oldKey = randomBytes(32)
 		const dir = emptyDir()
 		const url = engine === 'postgres' ? await newPostgresDatabase() : undefined
-		const env: Record<string, string> = { CFGSYNC_MASTER_KEY: oldKey.toString('base64'), ...(url ? { CFGSYNC_DATABASE_URL: url } : {}) }
+		const env: Record<string, string> = { CFGSYNC_MASTER_KEY: oldKey.toString('base64'), ...(url ? { CFGSYNC_DATABASE_URL: url, CFGSYNC_DATABASE_POOL: '2' } : {}) }
 		const a = await startServer(dir, { env })
 		const b = await startServer(dir, { env })
 		servers.push(a, b)
