@@ -3,7 +3,7 @@ import { defineConfig } from 'drizzle-kit'
 // The PostgreSQL twin of drizzle.config.ts (CONTRACT §9): `npm run db:generate:postgres -- --name <what>`; no database is needed.
 export default defineConfig({
 	dialect: 'postgresql',
-	schema: './src/store/postgres/schema.ts',
+	schema: './src/server/store/postgres/schema.ts',
 	out: './drizzle-postgres',
 	strict: true
 })

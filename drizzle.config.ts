@@ -3,7 +3,7 @@ import { defineConfig } from 'drizzle-kit'
 // STYLE §8: migrations are generated only (`npm run db:generate -- --name <what>`); no database is needed.
 export default defineConfig({
 	dialect: 'sqlite',
-	schema: './src/store/sqlite/schema.ts',
+	schema: './src/server/store/sqlite/schema.ts',
 	out: './drizzle',
 	strict: true
 })

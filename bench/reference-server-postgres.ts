@@ -1,15 +1,15 @@
 // The PostgreSQL twin of reference-server.ts: a hand-written Bun.serve + Bun.SQL server doing
 // exactly what cfgsync does on PostgreSQL for the benchmarked paths and nothing else (no framework,
-// no validation, no logging). The same statements (src/store/postgres/keys.ts, configs.ts, audit.ts,
+// no validation, no logging). The same statements (src/server/store/postgres/keys.ts, configs.ts, audit.ts,
 // locks.ts; checked against cfgsync's with log_statement = all), the same pool, the same crypto and
 // the same response headers. The ceiling cfgsync on PostgreSQL is measured against.
 // argv: port databaseUrl masterKeyBase64
 import { SQL } from 'bun'
 import { createCipheriv, createDecipheriv, createSecretKey, randomBytes } from 'node:crypto'
-import { canonicalJson } from '../src/lib/content-hash'
+import { canonicalJson } from '../src/shared/content-hash'
 
 const [port, url, masterKey] = process.argv.slice(2) as [string, string, string]
-// The same pool as cfgsync's store (src/store/postgres/client.ts); tagged queries are named prepared statements, as cfgsync's are.
+// The same pool as cfgsync's store (src/server/store/postgres/client.ts); tagged queries are named prepared statements, as cfgsync's are.
 const sql = new SQL({ url, max: 10, idleTimeout: 0 })
 const key = createSecretKey(Buffer.from(masterKey, 'base64'))
 

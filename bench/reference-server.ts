@@ -4,7 +4,7 @@
 // against. argv: port dbFile masterKeyBase64
 import { Database } from 'bun:sqlite'
 import { createCipheriv, createDecipheriv, createSecretKey, randomBytes } from 'node:crypto'
-import { canonicalJson } from '../src/lib/content-hash'
+import { canonicalJson } from '../src/shared/content-hash'
 
 const [port, file, masterKey] = process.argv.slice(2) as [string, string, string]
 const db = new Database(file, { strict: true })

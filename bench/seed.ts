@@ -1,11 +1,11 @@
 // Seeds a database through the data layer (Store.importMany, one transaction per batch).
 import { existsSync, mkdirSync, rmSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { contentHash } from '../src/lib/content-hash'
-import { createSealer, generateApiKey, generateMasterKey, sha256Hex } from '../src/lib/crypto'
-import { newId } from '../src/lib/ids'
-import { openSqliteStore } from '../src/store/sqlite'
-import type { ConfigRow, VersionWithData } from '../src/store/types'
+import { contentHash } from '../src/shared/content-hash'
+import { createSealer, generateApiKey, generateMasterKey, sha256Hex } from '../src/server/lib/crypto'
+import { newId } from '../src/server/lib/ids'
+import { openSqliteStore } from '../src/server/store/sqlite'
+import type { ConfigRow, VersionWithData } from '../src/server/store/types'
 
 export interface Seeded {
 	file: string

@@ -7,7 +7,7 @@
 // connections stay open and idle meanwhile, as other users of a shared server would hold them.
 import { SQL } from 'bun'
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
-import { TEST_DATABASE_URL } from '../test/postgres-url'
+import { TEST_DATABASE_URL } from '../test/support/postgres-url'
 
 const args = process.argv.slice(2)
 const split = args.indexOf('--')

@@ -1,11 +1,11 @@
 #!/usr/bin/env bun
 import packageJson from '../package.json' with { type: 'json' }
-import { CliError, runCommand } from './cli/io'
-import { backupCommand, healthcheckCommand, purgeCommand, restoreCommand } from './cli/maintenance'
-import { dbCommand } from './cli/db'
-import { rekeyCommand } from './cli/rekey'
-import { serveCommand } from './cli/serve'
-import { keyCommand, userCommand } from './cli/user'
+import { CliError, runCommand } from './server/admin/io'
+import { backupCommand, healthcheckCommand, purgeCommand, restoreCommand } from './server/admin/maintenance'
+import { dbCommand } from './server/admin/db'
+import { rekeyCommand } from './server/admin/rekey'
+import { serveCommand } from './server/admin/serve'
+import { keyCommand, userCommand } from './server/admin/user'
 
 const HELP = `cfgsync-server ${packageJson.version} — self-hosted configuration sync server
 

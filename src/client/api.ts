@@ -1,6 +1,6 @@
-import type { IssuedKey, KeyView } from '../modules/auth/model'
-import type { ConfigSummary, RolledBack } from '../modules/configs/model'
-import type { Tool } from '../lib/constants'
+import type { IssuedKey, KeyView } from '../shared/api/auth'
+import type { ConfigSummary, RolledBack } from '../shared/api/configs'
+import type { Tool } from '../shared/constants'
 
 /** Responses the client reads, typed from the server's own zod models so the two cannot drift. */
 export type { ConfigSummary, IssuedKey, KeyView, RolledBack }

@@ -1,4 +1,4 @@
-import { prompt, PromptCancelled } from '../lib/terminal'
+import { prompt, PromptCancelled } from '../shared/terminal'
 import { CliFailure, EXIT } from './output'
 
 /** Is there a person at a terminal to ask? */

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { TOOLS, type Tool } from '../lib/constants'
+import { TOOLS, type Tool } from '../shared/constants'
 import { ApiError, createApi, type Api } from './api'
 import { checkProfile, credentialsFile, DEFAULT_PROFILE, profiles, readCredentials, type Credentials } from './credentials'
 import { CliFailure, EXIT, failure, safe } from './output'

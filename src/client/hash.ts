@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { canonicalJson } from '../lib/content-hash'
+import { canonicalJson } from '../shared/content-hash'
 
 /**
  * Hashes in the client through node:crypto, so the client runs on Node as

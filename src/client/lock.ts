@@ -4,7 +4,7 @@ import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { CliFailure } from './output'
 import { stateDir } from './paths'
-import { processAlive } from '../lib/process'
+import { processAlive } from '../shared/process'
 
 /**
  * One lock for every command that changes local files or sync state

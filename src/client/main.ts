@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { version } from '../../package.json' with { type: 'json' }
-import { TOOLS } from '../lib/constants'
+import { TOOLS } from '../shared/constants'
 import { keys, KEYS_HELP, login, LOGIN_HELP, logout, LOGOUT_HELP, whoami } from './commands/account'
 import { complete, completion, COMPLETION_HELP } from './commands/completion'
 import { log, LOG_HELP } from './commands/log'

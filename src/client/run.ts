@@ -1,6 +1,6 @@
 import { join } from 'node:path'
-import { DEFAULT_CONFIG_NAME, type Tool } from '../lib/constants'
-import { prompt, PromptCancelled } from '../lib/terminal'
+import { DEFAULT_CONFIG_NAME, type Tool } from '../shared/constants'
+import { prompt, PromptCancelled } from '../shared/terminal'
 import { ApiError, query, type LatestConfig, type PushResult } from './api'
 import { teamId, type Session } from './context'
 import { applyWrites, asFileSet, readLocal, refusedWrites, safeTarget } from './files'

@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs'
-import type { Tool } from '../lib/constants'
+import type { Tool } from '../shared/constants'
 import { safeTarget, scanDir } from './files'
 import { CliFailure } from './output'
 import type { Bases, Files } from './sync/engine'

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Tool } from '../lib/constants'
+import type { Tool } from '../shared/constants'
 import { writeAtomically } from './files'
 import { sha256 } from './hash'
 import { CliFailure, EXIT } from './output'

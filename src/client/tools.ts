@@ -1,5 +1,5 @@
 import { isAbsolute, join, relative, sep } from 'node:path'
-import type { Tool } from '../lib/constants'
+import type { Tool } from '../shared/constants'
 import { home, platform } from './paths'
 import { editorKey, isNeutral, toLocal, toNeutral, type EditorApp } from './sync/paths'
 import { CliFailure } from './output'

@@ -5,7 +5,7 @@ import { mergePart, readText, scanDir } from '../../src/client/files'
 import { ago } from '../../src/client/output'
 import { scopeFor } from '../../src/client/scope'
 import { backupsDir, pruneBackups } from '../../src/client/state'
-import { tempDir } from '../temp'
+import { tempDir } from '../support/temp'
 
 /** Issue 20's client rules that need no server: human times, directories and their caps, ~/.claude.json's part, backup pruning. */
 

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { api, emptyDir, startServer, userWithKey, serversOfThisFile } from '../e2e/harness'
-import { login, machine } from './machines'
+import { api, emptyDir, startServer, userWithKey, serversOfThisFile } from '../support/harness'
+import { login, machine } from '../support/client/machines'
 
 const servers = serversOfThisFile()
 

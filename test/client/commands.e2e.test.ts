@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync } from 'node:fs'
 import { join } from 'node:path'
-import { api, emptyDir, run, serversOfThisFile, startServer, type Server } from '../e2e/harness'
-import { login, machine, serverWithUsers, type Machine, type User } from './machines'
+import { api, emptyDir, run, serversOfThisFile, startServer, type Server } from '../support/harness'
+import { login, machine, serverWithUsers, type Machine, type User } from '../support/client/machines'
 
 /**
  * Issue 20 against the compiled server: each point of the issue as it was

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { serversOfThisFile, type Server } from '../e2e/harness'
-import { CLI, login, machine, serverWithUsers, type Machine, type User } from './machines'
+import { serversOfThisFile, type Server } from '../support/harness'
+import { CLI, login, machine, serverWithUsers, type Machine, type User } from '../support/client/machines'
 
 /**
  * Issue 20: `cfgsync completion bash|zsh|fish`. The bash script is loaded

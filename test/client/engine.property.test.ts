@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { knowing, MACHINES, simulate, stats, step } from './sync-sim'
+import { knowing, MACHINES, simulate, stats, step } from '../support/client/sync-sim'
 
 /** CI runs at least 1,000 random histories (CI=true); locally 200 unless PROPERTY_RUNS says otherwise. */
 const RUNS = process.env.CI === 'true' ? Math.max(1000, Number(process.env.PROPERTY_RUNS ?? 1000)) : Number(process.env.PROPERTY_RUNS ?? 200)

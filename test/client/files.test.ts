@@ -3,8 +3,8 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSy
 import { join } from 'node:path'
 import { applyWrites, asFileSet, landingPlace, readText, refusedWrites, safeTarget } from '../../src/client/files'
 import { homeRelative, knownFiles } from '../../src/client/tools'
-import { TOOLS } from '../../src/lib/constants'
-import { tempDir } from '../temp'
+import { TOOLS } from '../../src/shared/constants'
+import { tempDir } from '../support/temp'
 
 let saved: Record<string, string | undefined>
 let home: string

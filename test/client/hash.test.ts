@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { contentHash as clientHash } from '../../src/client/hash'
-import { contentHash as serverHash } from '../../src/lib/content-hash'
+import { contentHash as serverHash } from '../../src/shared/content-hash'
 
 describe('the client hashes like the server (CONTRACT §1), with node:crypto', () => {
 	test('the same content hash for the same data: key order, unicode, __proto__ keys, strings', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync, realpathSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { emptyDir, serversOfThisFile, startServer } from '../e2e/harness'
+import { emptyDir, serversOfThisFile, startServer } from '../support/harness'
 import packageJson from '../../package.json' with { type: 'json' }
-import { login, machine, serverWithUsers } from './machines'
+import { login, machine, serverWithUsers } from '../support/client/machines'
 
 /**
  * CONTRACT §12: a teammate needs nothing but the server's URL and Node.

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { api, run, serversOfThisFile, type Server } from '../e2e/harness'
-import { SHAPES, type Shape } from './json-shapes'
-import { login, machine, serverWithUsers, type Machine, type Result, type User } from './machines'
+import { api, run, serversOfThisFile, type Server } from '../support/harness'
+import { SHAPES, type Shape } from '../support/client/json-shapes'
+import { login, machine, serverWithUsers, type Machine, type Result, type User } from '../support/client/machines'
 
 /**
  * Issue 20 "Scripts": every command's --json output is one JSON document of

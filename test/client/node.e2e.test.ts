@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { emptyDir, serversOfThisFile, type Server } from '../e2e/harness'
-import { login, machine, serverWithUsers, type User } from './machines'
+import { emptyDir, serversOfThisFile, type Server } from '../support/harness'
+import { login, machine, serverWithUsers, type User } from '../support/client/machines'
 
 /**
  * CONTRACT §12: the client also ships as one bundled file that runs on Node

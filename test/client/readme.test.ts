@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { TOOLS } from '../../src/lib/constants'
+import { TOOLS } from '../../src/shared/constants'
 import { WELL_KNOWN } from '../../src/client/tools'
 
 /** Issue 20: "Keep the README's table of well-known files exact": it is compared with the client's own list. */

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { emptyDir, serversOfThisFile, startServer } from '../e2e/harness'
+import { emptyDir, serversOfThisFile, startServer } from '../support/harness'
 import packageJson from '../../package.json' with { type: 'json' }
 
 /**

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { acquireLock, lockFile } from '../../src/client/lock'
 import { stateDir } from '../../src/client/paths'
 import { allStates, getState, setState, stateKey, type SyncState } from '../../src/client/state'
-import { tempDir } from '../temp'
+import { tempDir } from '../support/temp'
 
 let saved: Record<string, string | undefined>
 beforeAll(() => {
@@ -62,7 +62,7 @@ describe('sync state', () => {
 
 const runWorker = (name: string, rounds: number) =>
 	new Promise<number>((resolve) => {
-		const child = spawn(process.execPath, [join(import.meta.dir, 'lock-worker.ts'), name, String(rounds)], { env: process.env, stdio: 'inherit' })
+		const child = spawn(process.execPath, [join(import.meta.dir, '..', 'support', 'client', 'lock-worker.ts'), name, String(rounds)], { env: process.env, stdio: 'inherit' })
 		child.on('exit', (code) => resolve(code ?? 1))
 	})
 

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { api, emptyDir, serversOfThisFile, type Server } from '../e2e/harness'
-import { login, machine, serverWithUsers, type Machine, type User } from './machines'
+import { api, emptyDir, serversOfThisFile, type Server } from '../support/harness'
+import { login, machine, serverWithUsers, type Machine, type User } from '../support/client/machines'
 
 /**
  * Issue 15: the client's sync model, end to end — two and three machines

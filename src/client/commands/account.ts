@@ -1,5 +1,5 @@
-import { DEVICE_MAX } from '../../lib/constants'
-import { readStdin } from '../../lib/terminal'
+import { DEVICE_MAX } from '../../shared/constants'
+import { readStdin } from '../../shared/terminal'
 import { ApiError, createApi, type IssuedKey, type KeyView } from '../api'
 import { ask, confirm, interactive } from '../ask'
 import { credentialsFile, DEFAULT_PROFILE, defaultDevice, deleteCredentials, profiles, readCredentials, writeCredentials, type Credentials } from '../credentials'

@@ -1,5 +1,5 @@
-import { TOOLS } from '../../lib/constants'
-import { DEFAULT_CONFIG_NAME } from '../../lib/constants'
+import { TOOLS } from '../../shared/constants'
+import { DEFAULT_CONFIG_NAME } from '../../shared/constants'
 import { profiles } from '../credentials'
 import { CliFailure, EXIT, safe } from '../output'
 import { everyState } from '../state'

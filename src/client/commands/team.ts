@@ -1,4 +1,4 @@
-import { INVITED_ROLES, ROLES } from '../../lib/constants'
+import { INVITED_ROLES, ROLES } from '../../shared/constants'
 import type { Team } from '../api'
 import { confirm } from '../ask'
 import { noMore, parse, session, suggest, YES, type Session } from '../context'

@@ -1,0 +1,142 @@
+import { resolve } from 'node:path'
+import { Cron } from 'croner'
+import { z } from 'zod'
+import { parseTrustedProxies } from './lib/client-address'
+import { PLANS } from '../shared/constants'
+
+/** Where each setting comes from, highest priority first: flag, then environment, then default. */
+export interface ConfigFlags {
+	port?: string
+	host?: string
+	dataDir?: string
+	workers?: string
+	backupDir?: string
+	backupSchedule?: string
+	backupKeep?: string
+	downloadsDir?: string
+	publicUrl?: string
+}
+
+/** A croner pattern (5 fields, or 6 with seconds first). */
+const CronPattern = z.string().superRefine((pattern, context) => {
+	try {
+		new Cron(pattern, { paused: true }).stop()
+	} catch (error) {
+		context.addIssue({ code: 'custom', message: `"${pattern}" is not a cron pattern (${(error as Error).message})` })
+	}
+})
+
+const Port = z.coerce.number().int().min(0).max(65_535)
+
+/**
+ * CONTRACT §3: the address people use, as an origin (scheme, host, port): the
+ * pages print it before paths of their own, so it may carry no path, query,
+ * fragment or credentials. A trailing slash is dropped.
+ */
+const PublicUrl = z.string().transform((value, context) => {
+	const example = 'such as https://cfgsync.example.com'
+	const url = URL.parse(value.trim())
+	if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+		context.addIssue({ code: 'custom', message: `"${value}" is not an http:// or https:// URL (${example})` })
+		return z.NEVER
+	}
+	if (url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+		context.addIssue({ code: 'custom', message: `"${value}" must be the server's address alone, with no path, query or user name (${example}); cfgsync is served from the root of its address` })
+		return z.NEVER
+	}
+	return url.origin
+})
+
+export const Config = z.object({
+	port: Port,
+	host: z.string().min(1),
+	dataDir: z.string().min(1),
+	/** CONTRACT §9: a postgres:// URL puts the data in PostgreSQL; without it, SQLite in the data directory. */
+	databaseUrl: z
+		.string()
+		.regex(/^postgres(ql)?:\/\//i, 'expected a postgres:// or postgresql:// URL (without it, the data stays in SQLite in the data directory)')
+		.optional(),
+	/** Connections each process keeps to PostgreSQL at most (its pool); unused with SQLite. */
+	databasePool: z.coerce.number().int().min(1).max(1000),
+	/** base64 of 32 bytes; when set, no master.key file is used. */
+	masterKey: z.string().optional(),
+	defaultPlan: z.enum(PLANS),
+	logLevel: z.enum(['debug', 'info', 'warn', 'error']),
+	/** CONTRACT §2: proxies (CIDR list) whose X-Forwarded-For names the client. */
+	trustedProxies: z.string().superRefine((list, context) => {
+		try {
+			parseTrustedProxies(list)
+		} catch (error) {
+			context.addIssue({ code: 'custom', message: (error as Error).message })
+		}
+	}),
+	/** Deprecated CFGSYNC_TRUST_PROXY=1: trust whatever peer connects (used only when trustedProxies is empty). */
+	trustProxy: z.boolean(),
+	/** CONTRACT §10: /metrics answers only requests bearing this token; no token, no /metrics. */
+	metricsToken: z.string().min(16, 'use at least 16 characters (e.g. openssl rand -hex 24)').optional(),
+	/** CONTRACT §10 scheduled backups: where (none without it), when, and how many are kept. */
+	backupDir: z.string().min(1).optional(),
+	backupSchedule: CronPattern,
+	backupKeep: z.coerce.number().int().min(1).max(10_000),
+	/** CONTRACT §12: executables served at /download/<file> (none without it). */
+	downloadsDir: z.string().min(1).optional(),
+	/** CONTRACT §3: the address people use (an origin, no trailing slash); without it pages use the request's Host. */
+	publicUrl: PublicUrl.optional(),
+	/** CONTRACT §10: how long audit events are kept. */
+	auditRetentionDays: z.coerce.number().int().min(1).max(36_500),
+	/** Processes serving one port (SO_REUSEPORT); 'auto' is one per core. */
+	workers: z.union([z.literal('auto'), z.coerce.number().int().min(1).max(64)])
+})
+export type Config = Readonly<z.infer<typeof Config>>
+
+/** The variable a person sets for each setting, so an error names what they can fix. */
+const ENV_NAMES: Record<string, string> = {
+	port: '--port / CFGSYNC_PORT',
+	host: '--host / CFGSYNC_HOST',
+	dataDir: '--data-dir / CFGSYNC_DATA_DIR',
+	databaseUrl: '--database-url / CFGSYNC_DATABASE_URL',
+	databasePool: 'CFGSYNC_DATABASE_POOL',
+	defaultPlan: 'CFGSYNC_DEFAULT_PLAN',
+	logLevel: 'CFGSYNC_LOG_LEVEL',
+	trustedProxies: 'CFGSYNC_TRUSTED_PROXIES',
+	auditRetentionDays: 'CFGSYNC_AUDIT_RETENTION_DAYS',
+	metricsToken: 'CFGSYNC_METRICS_TOKEN',
+	backupDir: '--backup-dir / CFGSYNC_BACKUP_DIR',
+	backupSchedule: '--backup-schedule / CFGSYNC_BACKUP_SCHEDULE',
+	backupKeep: '--backup-keep / CFGSYNC_BACKUP_KEEP',
+	downloadsDir: '--downloads-dir / CFGSYNC_DOWNLOADS_DIR',
+	publicUrl: '--public-url / CFGSYNC_PUBLIC_URL',
+	workers: '--workers / CFGSYNC_WORKERS'
+}
+
+const truthy = (value: string | undefined) => value !== undefined && /^(1|true|yes|on)$/i.test(value)
+
+/** Reads flags and environment once, at start; a bad value is one clear error. */
+export function loadConfig(flags: ConfigFlags = {}, env: Record<string, string | undefined> = process.env): Config {
+	const parsed = Config.safeParse({
+		port: flags.port ?? env.CFGSYNC_PORT ?? env.PORT ?? 8787,
+		host: flags.host ?? env.CFGSYNC_HOST ?? '0.0.0.0',
+		dataDir: resolve(flags.dataDir ?? env.CFGSYNC_DATA_DIR ?? './data'),
+		databaseUrl: env.CFGSYNC_DATABASE_URL || undefined,
+		databasePool: env.CFGSYNC_DATABASE_POOL || 10,
+		masterKey: env.CFGSYNC_MASTER_KEY || undefined,
+		defaultPlan: env.CFGSYNC_DEFAULT_PLAN ?? 'team',
+		logLevel: env.CFGSYNC_LOG_LEVEL ?? 'info',
+		trustedProxies: env.CFGSYNC_TRUSTED_PROXIES ?? '',
+		trustProxy: truthy(env.CFGSYNC_TRUST_PROXY),
+		metricsToken: env.CFGSYNC_METRICS_TOKEN || undefined,
+		backupDir: (flags.backupDir ?? env.CFGSYNC_BACKUP_DIR) ? resolve((flags.backupDir ?? env.CFGSYNC_BACKUP_DIR) as string) : undefined,
+		backupSchedule: flags.backupSchedule ?? env.CFGSYNC_BACKUP_SCHEDULE ?? '0 3 * * *',
+		backupKeep: flags.backupKeep ?? env.CFGSYNC_BACKUP_KEEP ?? 14,
+		downloadsDir: (flags.downloadsDir ?? env.CFGSYNC_DOWNLOADS_DIR) ? resolve((flags.downloadsDir ?? env.CFGSYNC_DOWNLOADS_DIR) as string) : undefined,
+		publicUrl: flags.publicUrl || env.CFGSYNC_PUBLIC_URL || undefined,
+		auditRetentionDays: env.CFGSYNC_AUDIT_RETENTION_DAYS ?? 365,
+		workers: flags.workers ?? env.CFGSYNC_WORKERS ?? 1
+	})
+	if (!parsed.success) {
+		const issue = parsed.error.issues[0]
+		const setting = String(issue?.path[0] ?? '')
+		throw new Error(`invalid setting ${ENV_NAMES[setting] ?? setting}: ${issue?.message ?? 'invalid'}`)
+	}
+	return Object.freeze(parsed.data)
+}

@@ -1,0 +1,59 @@
+import { Elysia } from 'elysia'
+import { z } from 'zod'
+import type { AuthPlugin } from '../../plugins/auth'
+import { NO_STORE } from '../../lib/http'
+import { loginJsonBody } from '../../plugins/json-body'
+import { IssuedKey, KeyIdParams, KeyView, LoginBody, Me } from '../../../shared/api/auth'
+import type { AuthService } from './service'
+
+/** Where a request came from, for login throttling (the socket address unless a proxy is trusted). */
+export type ClientAddress = (request: Request) => string
+
+export const authRoutes = (auth: AuthService, gate: AuthPlugin, clientAddress: ClientAddress) =>
+	new Elysia({ tags: ['auth'] })
+		.use(gate)
+		.post(
+			'/api/auth/login',
+			async ({ body, request, set, status }) => {
+				const issued = await auth.login(body, clientAddress(request))
+				Object.assign(set.headers, NO_STORE)
+				return status(201, issued)
+			},
+			{
+			...loginJsonBody,
+			body: LoginBody,
+			response: { 201: IssuedKey },
+			detail: {
+				summary: 'Log in and get an API key for this device',
+				description:
+					'No bearer key needed; the body must be `application/json` (else 415) of at most 16 KiB. Logging in again from the same device revokes its previous key. Wrong login or password: 401. Within 15 minutes, after 10 failures for one login from one address, 30 from one address, or 100 for one login from all addresses: 429 with Retry-After.',
+				security: []
+			}
+		}
+		)
+		.post(
+			'/api/auth/logout',
+			async ({ actor, status }) => {
+				await auth.logout(actor)
+				return status(204)
+			},
+			{ actor: true, detail: { summary: 'Revoke the key used for this request' } }
+		)
+		.get('/api/keys', ({ caller }) => auth.listKeys(caller), {
+			auth: true,
+			response: z.array(KeyView),
+			detail: { summary: "The caller's active keys (never the keys themselves)" }
+		})
+		.delete(
+			'/api/keys/:id',
+			async ({ actor, params, status }) => {
+				await auth.revokeKey(actor, params.id)
+				return status(204)
+			},
+			{ actor: true, params: KeyIdParams, detail: { summary: 'Revoke one of your keys' } }
+		)
+		.get('/api/me', ({ caller }) => ({ email: caller.email, username: caller.username }), {
+			auth: true,
+			response: Me,
+			detail: { summary: 'Who the key belongs to', tags: ['identity'] }
+		})

@@ -1,0 +1,53 @@
+import { HISTORY_PLANS, type Role } from '../../../shared/constants'
+import { AppError } from '../../lib/errors'
+import type { Caller, ConfigRow, Owner, Store } from '../../store/types'
+import { planOf } from '../users/plan'
+
+/** What a caller wants to do with configs; CONTRACT §4 decides per action. */
+export type ConfigAction = 'read' | 'write' | 'history' | 'rollback'
+
+/** CONTRACT §4, team column: the least role each action needs. */
+const TEAM_ROLE_NEEDED: Record<ConfigAction, Role> = { read: 'member', write: 'admin', history: 'member', rollback: 'admin' }
+const RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 }
+const NEEDS_HISTORY_PLAN: Record<ConfigAction, boolean> = { read: false, write: false, history: true, rollback: true }
+
+const notFound = () => new AppError('not_found', 'No such config.')
+
+/**
+ * The one place that decides who may do what with configs (CONTRACT §4), in
+ * CONTRACT §2's order: not visible → 404, plan → 403 plan_required, role →
+ * 403 forbidden. A personal config is visible to its owner only; a team
+ * config to the members of a live team, each action needing a role.
+ */
+export function createConfigPolicy(store: Store) {
+	async function check(caller: Caller, teamId: string | null, action: ConfigAction, ownerId?: string): Promise<void> {
+		let role: Role | undefined
+		if (teamId === null) {
+			if (ownerId !== undefined && ownerId !== caller.userId) throw notFound()
+		} else {
+			role = await store.teams.roleIn(teamId, caller.userId)
+			if (role === undefined) throw notFound()
+		}
+		if (NEEDS_HISTORY_PLAN[action] && !HISTORY_PLANS.includes(await planOf(store, caller))) {
+			throw new AppError('plan_required', 'Version history and rollback need the Pro or Team plan.')
+		}
+		if (role !== undefined && RANK[role] < RANK[TEAM_ROLE_NEEDED[action]]) {
+			throw new AppError('forbidden', `This needs the ${TEAM_ROLE_NEEDED[action]} role or higher in the team.`)
+		}
+	}
+
+	return {
+		/** Where configs named by an optional teamId live, if the caller may do `action` there. */
+		async scope(caller: Caller, teamId: string | null | undefined, action: ConfigAction): Promise<Owner> {
+			if (teamId === null || teamId === undefined) return { userId: caller.userId, teamId: null }
+			await check(caller, teamId, action)
+			return { userId: caller.userId, teamId }
+		},
+
+		/** Throws unless the caller may do `action` on this existing config. */
+		authorize: (caller: Caller, config: Pick<ConfigRow, 'userId' | 'teamId'>, action: ConfigAction): Promise<void> =>
+			check(caller, config.teamId, action, config.userId)
+	}
+}
+
+export type ConfigPolicy = ReturnType<typeof createConfigPolicy>

@@ -1,0 +1,238 @@
+import { toIso, type Clock } from '../../lib/clock'
+import { canonicalJson, InexactValueError } from '../../../shared/content-hash'
+import { DATA_MAX_BYTES } from '../../../shared/constants'
+import { sha256Hex, type Sealer } from '../../lib/crypto'
+import { PENDING_KEY_META } from '../../lib/key-check'
+import { AppError } from '../../lib/errors'
+import { newId } from '../../lib/ids'
+import type { Caller, ConfigRow, PushCondition, Store, VersionWithData } from '../../store/types'
+import { createAuditEvents, type Actor } from '../audit/event'
+import type { LatestQuery, PushBody, RolledBack, VersionsQuery } from '../../../shared/api/configs'
+import type { ConfigPolicy } from './policy'
+
+/** AAD of a version record: its ciphertext only opens in this row of this config (CONTRACT §6). */
+const aad = (configId: string, versionId: string) => `${configId}:${versionId}`
+
+/** A stored document whose `data` is kept as the UTF-8 JSON bytes it was stored as, so it is sent without re-parsing. */
+export interface WithData<T> {
+	fields: T
+	data: Buffer
+}
+
+/** Versions read per query while a list streams: at most 8 × 512 KiB in memory per request. */
+const VERSION_PAGE = 8
+
+export type VersionView = WithData<{ id: string; version: number; hash: string; createdAt: string; isCurrent: boolean }>
+
+export type Conditional<T> = { notModified: true; hash: string } | ({ notModified: false; hash: string } & T)
+
+const summary = (config: Pick<ConfigRow, 'id' | 'name' | 'tool' | 'version' | 'hash' | 'updatedAt'>) => ({
+	id: config.id,
+	name: config.name,
+	tool: config.tool,
+	version: config.version,
+	hash: config.hash,
+	updatedAt: config.updatedAt
+})
+
+/** RFC 9110 weak comparison for If-None-Match on reads. */
+const matchesAny = (tags: string[] | '*' | undefined, hash: string) => tags !== undefined && (tags === '*' || tags.includes(hash))
+
+export function createConfigsService({
+	store,
+	sealer,
+	clock,
+	policy,
+	metrics,
+	sealingAllowed = () => true
+}: {
+	store: Store
+	sealer: Sealer
+	clock: Clock
+	policy: ConfigPolicy
+	metrics?: { push(result: 'created' | 'updated' | 'unchanged'): void }
+	/** False while this server may have missed a key rotation (jobs/heartbeat.ts): it then seals nothing. */
+	sealingAllowed?: () => boolean
+}) {
+	const mustBeAbleToSeal = () => {
+		if (!sealingAllowed()) {
+			throw new AppError('unavailable', 'This server lost touch with the database for a few seconds and is catching up; try again shortly.', { headers: { 'retry-after': '2' } })
+		}
+	}
+	/**
+	 * The record's plaintext under a key this process knows, or, during a key
+	 * rotation (CONTRACT §10), a promise of it once the rotation's new key is
+	 * learned from the database: the common case stays synchronous.
+	 */
+	const open = (configId: string, versionId: string, sealed: Uint8Array): Buffer | Promise<Buffer> => {
+		try {
+			return sealer.openBytes(sealed, aad(configId, versionId))
+		} catch {
+			return learnAndOpen(configId, versionId, sealed)
+		}
+	}
+	async function learnAndOpen(configId: string, versionId: string, sealed: Uint8Array): Promise<Buffer> {
+		const pending = await store.meta.get(PENDING_KEY_META)
+		if (pending !== undefined) sealer.learn(pending)
+		return sealer.openBytes(sealed, aad(configId, versionId))
+	}
+	const event = createAuditEvents(clock)
+	/** How a config is named in the audit log: never its data. */
+	const targetOf = (config: Pick<ConfigRow, 'id' | 'tool' | 'name'>) => ({ type: 'config' as const, id: config.id, name: `${config.tool}/${config.name}` })
+
+	/** The config by id if the caller may do `action` on it; 404 otherwise. */
+	async function visible(caller: Caller, id: string, action: 'read' | 'write' | 'history' | 'rollback'): Promise<ConfigRow> {
+		const config = await store.configs.findMetaById(id)
+		if (!config) throw new AppError('not_found', 'No such config.')
+		await policy.authorize(caller, config, action)
+		return config
+	}
+
+	const versionView = async (version: VersionWithData, currentVersionId: string): Promise<VersionView> => ({
+		fields: { id: version.id, version: version.version, hash: version.hash, createdAt: version.createdAt, isCurrent: version.id === currentVersionId },
+		data: await open(version.configId, version.id, version.sealed)
+	})
+
+	return {
+		/**
+		 * SPEC push: 201 for a new config, 200 with the next version for changed
+		 * data, 200 noChange for identical content (key order aside). Data is
+		 * checked (400, 413) before access (404, 403), as CONTRACT §2 orders them.
+		 */
+		async push(actor: Actor, body: PushBody, condition: PushCondition | undefined) {
+			const dataJson = JSON.stringify(body.data)
+			if (Buffer.byteLength(dataJson, 'utf8') > DATA_MAX_BYTES) {
+				throw new AppError('payload_too_large', 'data is larger than 512 KiB (524,288 bytes of UTF-8 JSON).')
+			}
+			let hash: string
+			try {
+				hash = sha256Hex(canonicalJson(body.data))
+			} catch (error) {
+				if (!(error instanceof InexactValueError)) throw error
+				const path = ['data', ...error.path].join('.')
+				throw new AppError('invalid_request', `${path} ${error.reason}.`, { details: [{ path, message: error.reason }] })
+			}
+			const owner = await policy.scope(actor, body.teamId, 'write')
+			mustBeAbleToSeal()
+			const result = await store.configs.push({
+				owner,
+				name: body.name,
+				tool: body.tool,
+				hash,
+				seal: (configId, versionId, pending) => sealer.seal(dataJson, aad(configId, versionId), pending),
+				newConfigId: newId(),
+				newVersionId: newId(),
+				at: toIso(clock.now()),
+				condition,
+				audit: event('config.pushed', actor, { teamId: owner.teamId, target: { type: 'config', name: `${body.tool}/${body.name}` } })
+			})
+			if (result.kind === 'created' || result.kind === 'updated' || result.kind === 'unchanged') metrics?.push(result.kind)
+			switch (result.kind) {
+				case 'created':
+				case 'updated': {
+					const { id, name, tool, version, updatedAt, hash: stored } = result.config
+					return { kind: result.kind, hash: stored, body: { id, name, tool, version, updatedAt } }
+				}
+				case 'unchanged': {
+					const { id, name, tool, hash: stored } = result.config
+					const body = { id, name, tool, message: 'No change: the data equals the current version.', noChange: true as const }
+					return { kind: result.kind, hash: stored, body }
+				}
+				case 'precondition_failed':
+					throw new AppError(
+						'precondition_failed',
+						result.current
+							? `The config has moved on to version ${result.current.version}; pull it first, or push without If-Match to overwrite.`
+							: 'The config does not exist, so If-Match cannot hold.',
+						{ extra: { currentVersion: result.current?.version ?? null, currentHash: result.current?.hash ?? null } }
+					)
+				case 'team_gone':
+					throw new AppError('not_found', 'No such team.')
+			}
+		},
+
+		/** Personal configs, or a team's when teamId is given (any member). */
+		async list(caller: Caller, teamId: string | undefined) {
+			const owner = await policy.scope(caller, teamId, 'read')
+			const configs = owner.teamId === null ? await store.configs.listPersonal(owner.userId) : await store.configs.listForTeam(owner.teamId)
+			return configs.map(summary)
+		},
+
+		/** SPEC latest by name and tool; `ifNoneMatch` lets a poller get 304 without the data being decrypted. */
+		async latest(caller: Caller, query: LatestQuery, ifNoneMatch: string[] | '*' | undefined): Promise<Conditional<WithData<ReturnType<typeof summary>>>> {
+			const owner = await policy.scope(caller, query.teamId, 'read')
+			const config = await store.configs.findByKey(owner, query.name, query.tool)
+			if (!config) throw new AppError('not_found', `No config named "${query.name}" for ${query.tool}.`)
+			if (matchesAny(ifNoneMatch, config.hash)) return { notModified: true, hash: config.hash }
+			const data = open(config.id, config.currentVersionId, config.sealed)
+			return { notModified: false, hash: config.hash, fields: summary(config), data: data instanceof Buffer ? data : await data }
+		},
+
+		/** SPEC get by id: the full Config object. */
+		async get(caller: Caller, id: string, ifNoneMatch: string[] | '*' | undefined) {
+			const config = await store.configs.findById(id)
+			if (!config) throw new AppError('not_found', 'No such config.')
+			await policy.authorize(caller, config, 'read')
+			if (matchesAny(ifNoneMatch, config.hash)) return { notModified: true as const, hash: config.hash }
+			const { sealed, ...fields } = config
+			return { notModified: false as const, hash: config.hash, fields, data: await open(config.id, config.currentVersionId, sealed) }
+		},
+
+		/** Deletes the config and all its versions (one statement: the cascade is atomic). */
+		async remove(actor: Actor, id: string): Promise<void> {
+			const config = await visible(actor, id, 'write')
+			const removed = await store.configs.remove(id, event('config.deleted', actor, { teamId: config.teamId, target: targetOf(config), details: { version: config.version } }))
+			if (!removed) throw new AppError('not_found', 'No such config.')
+		},
+
+		/**
+		 * Versions, highest first; the one the config points to has isCurrent.
+		 * Access is checked now; the versions are then read a page at a time
+		 * as the consumer asks for them, so a long history of large versions
+		 * is never held in memory whole. Versions never change once written,
+		 * so paging by number is consistent with the list as it was at the start.
+		 */
+		async versions(caller: Caller, id: string, page: VersionsQuery): Promise<AsyncIterable<VersionView>> {
+			const config = await visible(caller, id, 'history')
+			return (async function* () {
+				let remaining = page.limit ?? Number.POSITIVE_INFINITY
+				let before = page.before
+				while (remaining > 0) {
+					const batch = await store.configs.listVersions(id, { before, limit: Math.min(remaining, VERSION_PAGE) })
+					for (const version of batch) yield await versionView(version, config.currentVersionId)
+					if (batch.length < VERSION_PAGE) return
+					remaining -= batch.length
+					before = (batch[batch.length - 1] as VersionWithData).version
+				}
+			})()
+		},
+
+		async version(caller: Caller, id: string, versionId: string) {
+			const config = await visible(caller, id, 'history')
+			const version = await store.configs.findVersion(id, versionId)
+			if (!version) throw new AppError('not_found', 'No such version of this config.')
+			return versionView(version, config.currentVersionId)
+		},
+
+		/** CONTRACT §5: always a new version carrying the target's data and hash, even if it equals the current one. */
+		async rollback(actor: Actor, id: string, versionId: string): Promise<RolledBack> {
+			const config = await visible(actor, id, 'rollback')
+			const target = await store.configs.findVersion(id, versionId)
+			if (!target) throw new AppError('not_found', 'No such version of this config.')
+			const data = await open(id, target.id, target.sealed)
+			mustBeAbleToSeal()
+			const appended = await store.configs.appendVersion({
+				configId: id,
+				hash: target.hash,
+				seal: (configId, newVersionId, pending) => sealer.seal(data, aad(configId, newVersionId), pending),
+				newVersionId: newId(),
+				at: toIso(clock.now()),
+				audit: event('config.rolled_back', actor, { teamId: config.teamId, target: targetOf(config), details: { restored: target.version } })
+			})
+			if (!appended) throw new AppError('not_found', 'No such config.')
+			return { id: appended.id, version: appended.version, hash: appended.hash, createdAt: appended.createdAt, isCurrent: true }
+		}
+	}
+}
+
+export type ConfigsService = ReturnType<typeof createConfigsService>

@@ -1,0 +1,110 @@
+import { randomBytes } from 'node:crypto'
+import { toIso, type Clock } from '../../lib/clock'
+import { SESSION_IDLE_MS, SESSION_MAX_MS } from '../../../shared/constants'
+import { sha256Hex, type Sealer } from '../../lib/crypto'
+import { AppError } from '../../lib/errors'
+import type { PasswordHasher } from '../../lib/passwords'
+import type { Caller, Store, UserRow } from '../../store/types'
+import { createAuditEvents, type Actor } from '../audit/event'
+import type { AuthService } from '../auth/service'
+import { Password } from '../../../shared/api/users'
+
+/** lastSeenAt is written at most once a minute per session, like a key's lastUsedAt. */
+const TOUCH_EVERY_MS = 60 * 1000
+/** What a session cookie holds: 32 random bytes, base64url. */
+const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{43}$/
+
+/** A signed-in person as the web application sees them. */
+export interface WebCaller extends Caller {
+	sessionIdHash: string
+	plan: UserRow['plan']
+	isAdmin: boolean
+	/** The per-session token every form and htmx request must carry (CONTRACT §8). */
+	csrfToken: string
+}
+
+/**
+ * CONTRACT §8 web sessions: a random id in a cookie, stored only as its
+ * SHA-256 with the user, times, user agent and address; idle expiry 7 days,
+ * absolute 30. Sign-in shares the API login's password check and throttling.
+ * The CSRF token is derived from the session (a keyed hash), so it needs no storage.
+ */
+export function createSessionsService({
+	store,
+	clock,
+	passwords,
+	auth,
+	sealer
+}: {
+	store: Store
+	clock: Clock
+	passwords: PasswordHasher
+	auth: Pick<AuthService, 'checkPassword'>
+	sealer: Pick<Sealer, 'keyedHash'>
+}) {
+	const event = createAuditEvents(clock)
+	const csrfOf = (idHash: string) => sealer.keyedHash('csrf', idHash)
+
+	return {
+		/** Checks the password (401, 429 as the API login) and starts a session; the cookie value is returned once. */
+		async signIn(login: string, password: string, address: string, userAgent: string) {
+			const user = await auth.checkPassword(login, password, address, 'web')
+			const id = randomBytes(32).toString('base64url')
+			const idHash = sha256Hex(id)
+			const now = clock.now()
+			const expiresAt = toIso(now + SESSION_MAX_MS)
+			await store.sessions.create(
+				{ idHash, userId: user.id, createdAt: toIso(now), lastSeenAt: toIso(now), expiresAt, userAgent: userAgent.slice(0, 300), address },
+				event('session.started', { userId: user.id, username: user.username, via: 'web', address }, { target: { type: 'session', id: idHash.slice(0, 12) } })
+			)
+			return { cookie: id, expiresAt, user }
+		},
+
+		/** The live session a cookie names, or undefined (unknown, expired, idle too long, user gone). */
+		async resolve(cookie: string | undefined): Promise<WebCaller | undefined> {
+			if (cookie === undefined || !SESSION_ID_PATTERN.test(cookie)) return undefined
+			const idHash = sha256Hex(cookie)
+			const now = clock.now()
+			const found = await store.sessions.find(idHash, toIso(now), toIso(now - SESSION_IDLE_MS))
+			if (!found) return undefined
+			if (Date.parse(found.session.lastSeenAt) < now - TOUCH_EVERY_MS) {
+				await store.sessions.touch(idHash, toIso(now), toIso(now - TOUCH_EVERY_MS))
+			}
+			const { user } = found
+			return { userId: user.id, email: user.email, username: user.username, plan: user.plan, isAdmin: user.isAdmin, sessionIdHash: idHash, csrfToken: csrfOf(idHash) }
+		},
+
+		/** True when `token` is this session's CSRF token (compared in constant time by hashing both sides). */
+		checkCsrf(caller: WebCaller, token: string | null | undefined): boolean {
+			if (typeof token !== 'string') return false
+			return sha256Hex(token) === sha256Hex(caller.csrfToken)
+		},
+
+		/** Deletes the session on the server (CONTRACT §8: signing out ends it there, not just in the browser). */
+		async signOut(actor: Actor & { sessionIdHash: string }): Promise<void> {
+			await store.sessions.remove(actor.sessionIdHash, event('session.ended', actor, { target: { type: 'session', id: actor.sessionIdHash.slice(0, 12) } }))
+		},
+
+		/**
+		 * A signed-in user changes their own password: the current one is checked
+		 * (throttled like a login), the current session stays, every other web session ends.
+		 */
+		async changePassword(actor: Actor & { sessionIdHash: string }, current: string, next: string): Promise<{ endedSessions: number }> {
+			const valid = Password.safeParse(next)
+			if (!valid.success) {
+				throw new AppError('invalid_request', valid.error.issues[0]?.message ?? 'Invalid password.', {
+					details: [{ path: 'newPassword', message: valid.error.issues[0]?.message ?? 'Invalid password.' }]
+				})
+			}
+			await auth.checkPassword(actor.username, current, actor.address, 'web').catch((error: unknown) => {
+				if (error instanceof AppError && error.code === 'unauthorized') throw new AppError('forbidden', 'The current password is wrong.')
+				throw error
+			})
+			const result = await store.users.setPassword(actor.userId, await passwords.hash(valid.data), { keepSession: actor.sessionIdHash }, event('password.changed', actor))
+			if (!result) throw new AppError('unauthorized', 'Your account no longer exists.')
+			return { endedSessions: result.endedSessions }
+		}
+	}
+}
+
+export type SessionsService = ReturnType<typeof createSessionsService>

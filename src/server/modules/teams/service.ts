@@ -1,0 +1,202 @@
+import { toIso, type Clock } from '../../lib/clock'
+import { INVITATION_TTL_MS, SLUG_RESERVATION_MS, type Role } from '../../../shared/constants'
+import { AppError } from '../../lib/errors'
+import { newId } from '../../lib/ids'
+import { slugify } from '../../../shared/slug'
+import type { Caller, InvitationRow, MemberRow, Store, TeamRow } from '../../store/types'
+import { createAuditEvents, type Actor } from '../audit/event'
+import { planOf } from '../users/plan'
+import type { AddMemberBody, Invitation, PatchTeamBody, TeamMember } from '../../../shared/api/teams'
+
+const RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 }
+
+const noTeam = () => new AppError('not_found', 'No such team.')
+const noMember = () => new AppError('not_found', 'That user is neither a member of this team nor invited to it.')
+const memberView = ({ teamId: _, ...member }: MemberRow): TeamMember => member
+const invitationView = ({ teamId: _, ...invitation }: InvitationRow): Invitation => ({ ...invitation, status: 'invited' })
+
+/**
+ * Teams, their members and invitations (SPEC, CONTRACT §3 and §4). Non-members
+ * get 404 for everything about a team, invitees included until they accept; a
+ * soft-deleted team is gone for everyone at once.
+ */
+export function createTeamsService({ store, clock }: { store: Store; clock: Clock }) {
+	/** The live team with the caller's role, or 404. */
+	async function membership(caller: Caller, slug: string): Promise<{ team: TeamRow; role: Role }> {
+		const found = await store.teams.findForMember(slug, caller.userId)
+		if (!found) throw noTeam()
+		return found
+	}
+
+	function requireRole(role: Role, least: Role, action: string) {
+		if (RANK[role] < RANK[least]) throw new AppError('forbidden', `Only a team ${least}${least === 'owner' ? '' : ' or owner'} can ${action}.`)
+	}
+
+	const now = () => clock.now()
+	const event = createAuditEvents(clock)
+	const inTeam = (team: Pick<TeamRow, 'id' | 'slug'>) => ({ teamId: team.id, target: { type: 'team' as const, id: team.id, name: team.slug } })
+	const invitee = (team: Pick<TeamRow, 'id'>, user: { id?: string; userId?: string; username: string }) => {
+		const id = user.userId ?? user.id ?? null
+		return { teamId: team.id, subjectUserId: id, target: { type: 'invitation' as const, id, name: user.username } }
+	}
+	/** Reservations of slugs given up after this moment still hold (CONTRACT §3: 30 days). */
+	const reservedSince = (at: number) => toIso(at - SLUG_RESERVATION_MS)
+
+	return {
+		/** Team plan only; the creator becomes the owner; 409 when the generated slug is taken or reserved. */
+		async create(actor: Actor, name: string, chosenSlug?: string) {
+			const slug = chosenSlug ?? slugify(name)
+			if (slug === '') {
+				throw new AppError('invalid_request', 'The name needs at least one letter or digit (a-z, 0-9) to make a slug.', {
+					details: [{ path: 'name', message: 'Yields an empty slug.' }]
+				})
+			}
+			if ((await planOf(store, actor)) !== 'team') throw new AppError('plan_required', 'Creating teams needs the Team plan.')
+			const at = now()
+			const team: TeamRow = { id: newId(), name, slug, createdAt: toIso(at), deletedAt: null }
+			const created = await store.teams.create(
+				team,
+				{ membershipId: newId(), userId: actor.userId, joinedAt: team.createdAt },
+				reservedSince(at),
+				event('team.created', actor, { ...inTeam(team), details: { name } })
+			)
+			if (!created) {
+				throw new AppError('conflict', `The slug "${slug}" is already taken; choose another ${chosenSlug === undefined ? 'name' : 'slug'}.`)
+			}
+			return { id: team.id, name: team.name, slug: team.slug }
+		},
+
+		async list(caller: Caller) {
+			const teams = await store.teams.listForUser(caller.userId)
+			return teams.map(({ id, name, slug, role, createdAt }) => ({ id, name, slug, role, createdAt }))
+		},
+
+		/** Members for every member; pending invitations for owners and admins too. */
+		async get(caller: Caller, slug: string) {
+			const { team, role } = await membership(caller, slug)
+			const members = await store.teams.members(team.id)
+			const detail = { id: team.id, name: team.name, slug: team.slug, createdAt: team.createdAt, userRole: role, members: members.map(memberView) }
+			if (RANK[role] < RANK.admin) return detail
+			const invitations = await store.teams.invitationsForTeam(team.id, toIso(now()))
+			return { ...detail, invitations: invitations.map(invitationView) }
+		},
+
+		/** Admin or owner; changes only the fields given (a new name keeps the slug); the old slug stays reserved. */
+		async update(actor: Actor, slug: string, changes: PatchTeamBody) {
+			const { team, role } = await membership(actor, slug)
+			requireRole(role, 'admin', 'change the team')
+			const at = now()
+			const updated = await store.teams.update(team.id, changes, toIso(at), reservedSince(at), event('team.renamed', actor, inTeam(team)))
+			if (updated === 'conflict') throw new AppError('conflict', `The slug "${changes.slug}" is already taken, or reserved for 30 days after a rename.`)
+			if (!updated) throw noTeam()
+			return { id: updated.id, name: updated.name, slug: updated.slug }
+		},
+
+		/** Owner only; the team and its configs vanish at once and are purged after 30 days. */
+		async remove(actor: Actor, slug: string) {
+			const { team, role } = await membership(actor, slug)
+			requireRole(role, 'owner', 'delete the team')
+			if (!(await store.teams.softDelete(team.id, toIso(now()), event('team.deleted', actor, inTeam(team))))) throw noTeam()
+		},
+
+		/** CONTRACT §3: owner invites admins and members, admin invites members; nobody joins without accepting. */
+		async invite(actor: Actor, slug: string, body: AddMemberBody): Promise<Invitation> {
+			const { team, role } = await membership(actor, slug)
+			requireRole(role, body.role === 'admin' ? 'owner' : 'admin', `invite ${body.role}s`)
+			const user = await store.users.findByLogin(body.login)
+			if (!user) throw new AppError('not_found', `No user with email or username "${body.login}".`)
+			const at = now()
+			const result = await store.teams.invite(
+				{
+					id: newId(),
+					teamId: team.id,
+					userId: user.id,
+					role: body.role,
+					invitedBy: actor.userId,
+					createdAt: toIso(at),
+					expiresAt: toIso(at + INVITATION_TTL_MS)
+				},
+				toIso(at),
+				event('invitation.sent', actor, { ...invitee(team, user), details: { role: body.role } })
+			)
+			if (result === 'member') throw new AppError('conflict', `${user.username} is already a member of this team.`)
+			if (result === 'invited') throw new AppError('conflict', `${user.username} is already invited to this team.`)
+			return invitationView(result)
+		},
+
+		/** The caller's pending invitations, newest first. */
+		async invitations(caller: Caller): Promise<Invitation[]> {
+			return (await store.teams.invitationsForUser(caller.userId, toIso(now()))).map(invitationView)
+		},
+
+		/** The caller joins with the invited role; 404 without a pending invitation. */
+		async accept(actor: Actor, slug: string): Promise<TeamMember> {
+			const at = toIso(now())
+			const joined = await store.teams.acceptInvitation(slug, actor.userId, at, { id: newId(), joinedAt: at }, event('invitation.accepted', actor))
+			if (!joined) throw new AppError('not_found', `You have no pending invitation to "${slug}".`)
+			return memberView(joined)
+		},
+
+		async decline(actor: Actor, slug: string): Promise<void> {
+			if (!(await store.teams.declineInvitation(slug, actor.userId, toIso(now()), event('invitation.declined', actor)))) {
+				throw new AppError('not_found', `You have no pending invitation to "${slug}".`)
+			}
+		},
+
+		/**
+		 * Owner only. For a member: a team always keeps at least one owner. For an
+		 * invitee: changes the invitation's role (admin or member).
+		 */
+		async setRole(actor: Actor, slug: string, userId: string, newRole: Role): Promise<TeamMember | Invitation> {
+			const { team, role } = await membership(actor, slug)
+			requireRole(role, 'owner', 'change roles')
+			const result = await store.teams.setRole(team.id, userId, newRole, event('member.role_changed', actor, { teamId: team.id, subjectUserId: userId }))
+			if (result === 'last_owner') throw new AppError('conflict', 'This is the last owner: make someone else an owner first.')
+			if (result) return memberView(result)
+			const invitation = await store.teams.findInvitation(team.id, userId, toIso(now()))
+			if (!invitation) throw noMember()
+			if (newRole === 'owner') {
+				throw new AppError('invalid_request', 'An invitation is for an admin or a member; make them owner once they have joined.', {
+					details: [{ path: 'role', message: 'Must be admin or member for an invitation.' }]
+				})
+			}
+			const updated = await store.teams.setInvitationRole(
+				team.id,
+				userId,
+				newRole,
+				toIso(now()),
+				event('invitation.changed', actor, { ...invitee(team, invitation), details: { from: invitation.role, to: newRole } })
+			)
+			if (!updated) throw noMember()
+			return invitationView(updated)
+		},
+
+		/**
+		 * Members: owner removes anyone, admin removes members, anyone removes
+		 * themselves; never the last owner. Invitations: the owner cancels any, an
+		 * admin cancels invitations of members.
+		 */
+		async removeMember(actor: Actor, slug: string, userId: string) {
+			const { team, role } = await membership(actor, slug)
+			const target = userId === actor.userId ? role : await store.teams.roleIn(team.id, userId)
+			if (target === undefined) {
+				requireRole(role, 'admin', 'cancel invitations')
+				const invitation = await store.teams.findInvitation(team.id, userId, toIso(now()))
+				if (!invitation) throw noMember()
+				if (role === 'admin' && invitation.role !== 'member') throw new AppError('forbidden', 'Only a team owner can cancel invitations of admins.')
+				await store.teams.cancelInvitation(team.id, userId, event('invitation.cancelled', actor, { ...invitee(team, invitation), details: { role: invitation.role } }))
+				return
+			}
+			if (userId !== actor.userId) {
+				requireRole(role, 'admin', 'remove members')
+				if (role === 'admin' && target !== 'member') throw new AppError('forbidden', 'Only a team owner can remove admins and owners.')
+			}
+			const leaving = userId === actor.userId
+			const result = await store.teams.removeMember(team.id, userId, event(leaving ? 'member.left' : 'member.removed', actor, { teamId: team.id, subjectUserId: userId }))
+			if (result === 'last_owner') throw new AppError('conflict', 'The last owner cannot leave: make someone else an owner first, or delete the team.')
+			if (!result) throw noMember()
+		}
+	}
+}
+
+export type TeamsService = ReturnType<typeof createTeamsService>

@@ -1,0 +1,25 @@
+import journal from '../../../../drizzle-postgres/meta/_journal.json' with { type: 'json' }
+import m0000 from '../../../../drizzle-postgres/0000_init.sql' with { type: 'text' }
+import m0001 from '../../../../drizzle-postgres/0001_server_instances.sql' with { type: 'text' }
+import type { Migration } from '../sqlite/migrations'
+
+/**
+ * Every PostgreSQL migration drizzle-kit generated (drizzle-postgres.config.ts),
+ * embedded so the compiled binary needs no files beside it. One line per
+ * migration; test/migrations.test.ts checks this list against the journal.
+ */
+export const embeddedSql: Record<string, string> = {
+	'0000_init': m0000,
+	'0001_server_instances': m0001
+}
+
+export const migrations: Migration[] = journal.entries.map((entry) => {
+	const sql = embeddedSql[entry.tag]
+	if (sql === undefined) throw new Error(`PostgreSQL migration ${entry.tag} is in the journal but not embedded`)
+	return {
+		tag: entry.tag,
+		folderMillis: entry.when,
+		hash: new Bun.CryptoHasher('sha256').update(sql).digest('hex'),
+		statements: sql.split('--> statement-breakpoint')
+	}
+})

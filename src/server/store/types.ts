@@ -1,0 +1,519 @@
+import type { InvitedRole, Plan, Role, Tool } from '../../shared/constants'
+import type { TableAccess } from './tables'
+
+/**
+ * The persistence boundary (STYLE §1, §8). Services speak only to this
+ * interface: plain rows in, plain rows out, every method async so that a
+ * PostgreSQL backend fits unchanged, except the key lookup of the auth gate
+ * (see `KeyStore.findCaller`). A write that spans several rows is one method
+ * owning its transaction.
+ */
+export interface Store {
+	/** Which database engine holds the data (CONTRACT §9). */
+	engine: 'sqlite' | 'postgres'
+	users: UserStore
+	keys: KeyStore
+	sessions: SessionStore
+	loginFailures: LoginFailureStore
+	configs: ConfigStore
+	teams: TeamStore
+	audit: AuditStore
+	jobs: JobStore
+	meta: MetaStore
+	instances: InstanceStore
+	/** Whole tables, for `db copy` only (CONTRACT §7). */
+	tables: TableAccess
+	/** True when the database answers. */
+	ping(): Promise<boolean>
+	/** What the metrics report (CONTRACT §10): row counts and the database's size on disk. */
+	stats(): Promise<{ users: number; configs: number; versions: number; databaseBytes: number }>
+	/** Writes a consistent copy of the database to `file` (which must not exist). */
+	backup(file: string): Promise<void>
+	close(): void
+}
+
+/**
+ * Who did something, for the audit log (CONTRACT §10). A request with an API
+ * key names the key by its hash: the store records that key's device name.
+ */
+export interface AuditActor {
+	userId: string | null
+	username: string | null
+	keyHash?: string
+	/** How the actor came when not with a key: "web", "admin command", "server". */
+	via?: string
+	address: string | null
+}
+
+export { AUDIT_TYPES, type AuditType } from '../../shared/api/audit'
+import type { AuditType } from '../../shared/api/audit'
+
+export type AuditDetails = Record<string, string | number | boolean | null>
+
+/** One event, written by the store in the transaction of the change it records. */
+export interface AuditEvent {
+	id: string
+	at: string
+	type: AuditType
+	actor: AuditActor
+	teamId?: string | null
+	/** The user the event concerns when it is not (only) the actor. */
+	subjectUserId?: string | null
+	target?: { type: 'config' | 'team' | 'user' | 'key' | 'invitation' | 'member' | 'session' | 'server'; id?: string | null; name?: string | null }
+	details?: AuditDetails
+}
+
+export interface AuditRow {
+	id: string
+	at: string
+	type: AuditType
+	actorUserId: string | null
+	actorUsername: string | null
+	actorDevice: string | null
+	address: string | null
+	teamId: string | null
+	subjectUserId: string | null
+	targetType: string | null
+	targetId: string | null
+	targetName: string | null
+	details: AuditDetails
+}
+
+export interface AuditStore {
+	/** Records an event that changes nothing else (a failed login). */
+	record(event: AuditEvent): Promise<void>
+	/**
+	 * Newest first, `limit` at most, ids below `before`. `userId`: events the user
+	 * did or that concern them; `teamId`: the team's events.
+	 */
+	list(query: { userId?: string; teamId?: string; type?: string; before?: string; limit: number }): Promise<AuditRow[]>
+	/** Drops events older than `before`; returns how many. */
+	prune(before: string): Promise<number>
+}
+
+export interface JobStore {
+	/**
+	 * CONTRACT §9: claims one slot of a schedule (its time in ms) for `name`;
+	 * true for exactly one of the instances that ask for the same slot.
+	 */
+	claim(name: string, slot: number): Promise<boolean>
+}
+
+export interface UserRow {
+	id: string
+	email: string
+	username: string
+	passwordHash: string | null
+	plan: Plan
+	isAdmin: boolean
+	createdAt: string
+}
+
+export type NewUser = UserRow
+
+/** What the admin page shows of each user. */
+export interface UserActivityRow extends UserRow {
+	keyCount: number
+	/** The latest use of any of their keys or web sessions. */
+	lastSeenAt: string | null
+}
+
+export interface UserStore {
+	/** Returns false when the email or username is taken (case-insensitively). */
+	create(user: NewUser, audit?: AuditEvent): Promise<boolean>
+	/** By email or username, case-insensitively. */
+	findByLogin(login: string): Promise<UserRow | undefined>
+	findById(id: string): Promise<UserRow | undefined>
+	list(): Promise<UserRow[]>
+	listWithActivity(): Promise<UserActivityRow[]>
+	setPlan(id: string, plan: Plan, audit?: AuditEvent): Promise<boolean>
+	setAdmin(id: string, isAdmin: boolean, audit?: AuditEvent): Promise<boolean>
+	/**
+	 * Sets the password and, in the same transaction, ends the user's web
+	 * sessions but `keepSession` (CONTRACT §7, §8) and, with `revokeKeys`, revokes every key.
+	 */
+	setPassword(
+		id: string,
+		passwordHash: string,
+		options: { keepSession?: string; revokeKeys?: boolean },
+		audit?: AuditEvent
+	): Promise<{ revokedKeys: number; endedSessions: number } | undefined>
+	/** Revokes every key and ends every web session of the user. */
+	signOutEverywhere(id: string, audit?: AuditEvent): Promise<{ revokedKeys: number; endedSessions: number }>
+	/**
+	 * Teams in which the user is the only owner while others are members:
+	 * removing the user would leave them ownerless.
+	 */
+	soleOwnerTeams(id: string): Promise<{ id: string; name: string; slug: string }[]>
+	/**
+	 * Removes the user, their keys, memberships and personal configs in one
+	 * transaction. Team configs they pushed stay with the team and are
+	 * re-attributed to another owner; teams they were the only member of go.
+	 * Returns false when the user does not exist, or 'sole_owner' when (checked
+	 * inside the transaction) they are the last owner of a team with members.
+	 */
+	remove(id: string, audit?: AuditEvent): Promise<boolean | 'sole_owner'>
+}
+
+/** What the auth gate reads about the holder of a key, in one lookup of three columns. */
+export interface CallerRow {
+	userId: string
+	email: string
+	username: string
+}
+
+/**
+ * Who is calling: with an API key (named by its hash, which the gate computed
+ * anyway: each column the per-request lookup returns costs time on every
+ * request), or with a web session (CONTRACT §8).
+ */
+export interface Caller extends CallerRow {
+	keyHash?: string
+	sessionIdHash?: string
+}
+
+export interface KeyRow {
+	id: string
+	userId: string
+	device: string
+	createdAt: string
+	lastUsedAt: string | null
+}
+
+export interface StoredKey extends KeyRow {
+	keyHash: string
+}
+
+export interface KeyStore {
+	/**
+	 * The hot path of every request: key hash → the user holding it.
+	 * Synchronous on SQLite on purpose (STYLE §7's "sync query"): the gate
+	 * answers before Elysia parses anything, and awaiting it cost every request
+	 * several percent of its CPU. On PostgreSQL it is a network round trip, so a
+	 * promise; the gate awaits only there (`Store.engine`).
+	 */
+	findCaller(keyHash: string): CallerRow | undefined | Promise<CallerRow | undefined>
+	/** Sets the key's lastUsedAt unless it is already newer than `staleBefore`. */
+	touch(keyHash: string, at: string, staleBefore: string): Promise<void>
+	/** Stores a key for (user, device), revoking that device's previous key, in one transaction. */
+	issue(key: StoredKey, audit?: AuditEvent): Promise<void>
+	listForUser(userId: string): Promise<StoredKey[]>
+	/** Revokes one of the user's keys; false when it is not theirs or does not exist. */
+	revoke(userId: string, keyId: string, audit?: AuditEvent): Promise<boolean>
+	/** Revokes the key with this hash (logout). */
+	revokeByHash(keyHash: string, audit?: AuditEvent): Promise<void>
+}
+
+export interface SessionRow {
+	/** SHA-256 of the cookie's random id; the id itself is never stored. */
+	idHash: string
+	userId: string
+	createdAt: string
+	lastSeenAt: string
+	/** Absolute expiry; the idle expiry follows lastSeenAt. */
+	expiresAt: string
+	userAgent: string
+	address: string
+}
+
+export interface SessionStore {
+	create(session: SessionRow, audit?: AuditEvent): Promise<void>
+	/** A live session (not past `now`, seen after `idleSince`) with its user. */
+	find(idHash: string, now: string, idleSince: string): Promise<{ session: SessionRow; user: UserRow } | undefined>
+	/** Sets lastSeenAt unless it is already newer than `staleBefore`. */
+	touch(idHash: string, at: string, staleBefore: string): Promise<void>
+	/** Ends one session (sign-out); false when it was gone. */
+	remove(idHash: string, audit?: AuditEvent): Promise<boolean>
+	/** Drops sessions past their absolute expiry or idle since `idleBefore`. */
+	prune(now: string, idleBefore: string): Promise<number>
+}
+
+/** CONTRACT §2: how many failures within the window each scope may have before it is refused. */
+export interface ThrottleLimits {
+	/** One login from one client address. */
+	perLoginAddress: number
+	/** One client address, whatever the login. */
+	perAddress: number
+	/** One login from all addresses together. */
+	perLogin: number
+}
+
+export interface LoginFailureStore {
+	/**
+	 * Takes a login attempt atomically: when every scope (login and address,
+	 * address, login) is under its limit since `since`, records this attempt as
+	 * a failure (a success clears it) and answers ok. Otherwise records nothing
+	 * and returns the time of the failure that tipped the count, so the caller
+	 * can say when to retry. One transaction, so a parallel burst cannot slip
+	 * past a limit.
+	 */
+	reserve(attempt: { loginKey: string; address: string; at: number; since: number; limits: ThrottleLimits }): Promise<{ ok: true } | { ok: false; tippedAt: number }>
+	/** Clears the failures of one login from one address (a successful login). */
+	clearLoginAt(loginKey: string, address: string): Promise<void>
+	/** Clears every failure of a login (the admin's `user unlock`); returns how many went. */
+	clearLogin(loginKey: string, audit?: AuditEvent): Promise<number>
+	/** Drops failures older than `before`. */
+	prune(before: number): Promise<number>
+}
+
+export interface ConfigRow {
+	id: string
+	userId: string
+	teamId: string | null
+	name: string
+	tool: Tool
+	version: number
+	hash: string
+	currentVersionId: string
+	createdAt: string
+	updatedAt: string
+}
+
+/** A config with its current version's sealed data. */
+export interface ConfigWithData extends ConfigRow {
+	sealed: Uint8Array
+}
+
+/** What the latest read sends, and no more: every column read is a value built per request on the hottest path. */
+export type LatestRow = Pick<ConfigWithData, 'id' | 'name' | 'tool' | 'version' | 'hash' | 'currentVersionId' | 'updatedAt' | 'sealed'>
+
+export interface VersionRow {
+	id: string
+	configId: string
+	version: number
+	hash: string
+	createdAt: string
+}
+
+export interface VersionWithData extends VersionRow {
+	sealed: Uint8Array
+}
+
+/** A version's sealed data with the ids bound into it (CONTRACT §6: configId:versionId is the AAD). */
+export interface SealedRecord {
+	id: string
+	configId: string
+	sealed: Uint8Array
+}
+
+/** Where a config lives: a user's personal space or a team. */
+export type Owner = { userId: string; teamId: null } | { userId: string; teamId: string }
+
+/**
+ * Seals the data for a version record whose ids are only fixed inside the
+ * transaction. `pending` is the key rotation's pending key as stored in `meta`
+ * (CONTRACT §10), read in the same transaction, so no write made after a
+ * rotation started is sealed under the old key.
+ */
+export type SealFor = (configId: string, versionId: string, pending: string | undefined) => Uint8Array
+
+/**
+ * CONTRACT §3 conditional push (RFC 9110 semantics): `ifMatch` holds when the
+ * config exists and its current hash is listed (`*`: exists at all);
+ * `ifNoneMatch` holds when it does not exist or its hash is not listed.
+ */
+export interface PushCondition {
+	ifMatch?: string[] | '*'
+	ifNoneMatch?: string[] | '*'
+}
+
+export interface PushInput {
+	owner: Owner
+	name: string
+	tool: Tool
+	hash: string
+	seal: SealFor
+	/** Used when the push creates the config. */
+	newConfigId: string
+	newVersionId: string
+	at: string
+	condition?: PushCondition
+	/** Recorded when the push stores a version; the store fills in the config id and the version. */
+	audit?: AuditEvent
+}
+
+export type PushResult =
+	| { kind: 'created' | 'updated' | 'unchanged'; config: ConfigRow }
+	| { kind: 'precondition_failed'; current: { version: number; hash: string } | null }
+	| { kind: 'team_gone' }
+
+export interface ConfigStore {
+	/**
+	 * Creates the config or appends a version, atomically: versions stay
+	 * contiguous and concurrent first pushes make one config.
+	 */
+	push(input: PushInput): Promise<PushResult>
+	/** Appends a version with already-known content (rollback); undefined when the config is gone. */
+	appendVersion(input: {
+		configId: string
+		hash: string
+		seal: SealFor
+		newVersionId: string
+		at: string
+		/** The store fills in the new version number. */
+		audit?: AuditEvent
+	}): Promise<VersionRow | undefined>
+	findByKey(owner: Owner, name: string, tool: string): Promise<LatestRow | undefined>
+	findById(id: string): Promise<ConfigWithData | undefined>
+	/** Without data: for access checks and conditional requests. */
+	findMetaById(id: string): Promise<ConfigRow | undefined>
+	listPersonal(userId: string): Promise<ConfigRow[]>
+	listForTeam(teamId: string): Promise<ConfigRow[]>
+	/** Deletes the config and its versions in one transaction; false when it was gone. */
+	remove(id: string, audit?: AuditEvent): Promise<boolean>
+	/** Versions highest first; `before` and `limit` page through them. */
+	listVersions(configId: string, page?: { before?: number; limit?: number }): Promise<VersionWithData[]>
+	findVersion(configId: string, versionId: string): Promise<VersionWithData | undefined>
+	/** Sealed version records in id order after `afterId`, at most `limit` (key rotation walks them). */
+	sealedPage(afterId: string | null, limit: number): Promise<SealedRecord[]>
+	/** The newest stored version's sealed record (readiness opens it), or undefined when there is none. */
+	newestSealed(): Promise<SealedRecord | undefined>
+	/**
+	 * Replaces sealed data record by record, each only if it still holds `from`
+	 * (compare and swap), in one transaction; returns how many were replaced.
+	 */
+	reseal(records: { id: string; from: Uint8Array; to: Uint8Array }[]): Promise<number>
+	/**
+	 * Inserts whole configs with their already-sealed versions in one
+	 * transaction (bulk loading: seeding benchmarks, imports). The caller keeps
+	 * each config's version, hash and currentVersionId consistent with its versions.
+	 */
+	importMany(items: { config: ConfigRow; versions: VersionWithData[] }[]): Promise<void>
+}
+
+export interface TeamRow {
+	id: string
+	name: string
+	slug: string
+	createdAt: string
+	deletedAt: string | null
+}
+
+export interface MemberRow {
+	id: string
+	teamId: string
+	userId: string
+	email: string
+	username: string
+	role: Role
+	joinedAt: string
+}
+
+/** A pending invitation with the names a person needs to decide (never an email: CONTRACT §3). */
+export interface InvitationRow {
+	teamId: string
+	teamSlug: string
+	teamName: string
+	userId: string
+	username: string
+	role: InvitedRole
+	/** The inviter's username. */
+	invitedBy: string
+	createdAt: string
+	expiresAt: string
+}
+
+export interface NewInvitation {
+	id: string
+	teamId: string
+	userId: string
+	role: InvitedRole
+	invitedBy: string
+	createdAt: string
+	expiresAt: string
+}
+
+export interface TeamStore {
+	/**
+	 * Creates the team with its first owner; false when the slug is taken (deleted teams
+	 * included) or another team gave it up by a rename after `reservedSince`.
+	 */
+	create(team: TeamRow, owner: { membershipId: string; userId: string; joinedAt: string }, reservedSince: string, audit?: AuditEvent): Promise<boolean>
+	/** A live team by slug with the caller's role, or undefined when missing, deleted or not a member. */
+	findForMember(slug: string, userId: string): Promise<{ team: TeamRow; role: Role } | undefined>
+	/** The caller's role in a live team by id; undefined when missing, deleted or not a member. */
+	roleIn(teamId: string, userId: string): Promise<Role | undefined>
+	listForUser(userId: string): Promise<(TeamRow & { role: Role })[]>
+	members(teamId: string): Promise<MemberRow[]>
+	/**
+	 * Renames and/or re-slugs; 'conflict' when the new slug is taken, or given up
+	 * by another team after `reservedSince`. The old slug stays reserved for this
+	 * team from `at`; taking back its own reserved slug is allowed.
+	 */
+	update(teamId: string, changes: { name?: string; slug?: string }, at: string, reservedSince: string, audit?: AuditEvent): Promise<TeamRow | 'conflict' | undefined>
+	softDelete(teamId: string, at: string, audit?: AuditEvent): Promise<boolean>
+	/**
+	 * Invites a user, in one transaction: 'member' when they already are one,
+	 * 'invited' when an invitation is pending (an expired one is replaced).
+	 */
+	invite(invitation: NewInvitation, now: string, audit?: AuditEvent): Promise<InvitationRow | 'member' | 'invited'>
+	/** A user's pending invitations to live teams, newest first. */
+	invitationsForUser(userId: string, now: string): Promise<InvitationRow[]>
+	/** A team's pending invitations, newest first. */
+	invitationsForTeam(teamId: string, now: string): Promise<InvitationRow[]>
+	findInvitation(teamId: string, userId: string, now: string): Promise<InvitationRow | undefined>
+	/** Turns a pending invitation to a live team into a membership with its role, in one transaction; the store fills in the audit event's team. */
+	acceptInvitation(slug: string, userId: string, now: string, membership: { id: string; joinedAt: string }, audit?: AuditEvent): Promise<MemberRow | undefined>
+	/** Declines (deletes) the user's pending invitation to the team with this slug; the store fills in the audit event's team. */
+	declineInvitation(slug: string, userId: string, now: string, audit?: AuditEvent): Promise<boolean>
+	/** Cancels an invitation, pending or expired. */
+	cancelInvitation(teamId: string, userId: string, audit?: AuditEvent): Promise<boolean>
+	setInvitationRole(teamId: string, userId: string, role: InvitedRole, now: string, audit?: AuditEvent): Promise<InvitationRow | undefined>
+	/**
+	 * Changes a role, refusing ('last_owner') to demote the team's last owner.
+	 * Checked inside the transaction so two demotions cannot both pass.
+	 */
+	setRole(teamId: string, userId: string, role: Role, audit?: AuditEvent): Promise<MemberRow | 'last_owner' | undefined>
+	/** Removes a membership, refusing ('last_owner') to remove the last owner. */
+	removeMember(teamId: string, userId: string, audit?: AuditEvent): Promise<boolean | 'last_owner'>
+	/** Ids of teams soft-deleted before `before`. */
+	deletedBefore(before: string): Promise<string[]>
+	/** Removes a soft-deleted team with its memberships, configs and versions in one transaction. */
+	purge(teamId: string): Promise<boolean>
+	/** Drops slug reservations released before `releasedBefore` and invitations expired before `expiredBefore`. */
+	pruneReservationsAndInvitations(releasedBefore: string, expiredBefore: string): Promise<void>
+}
+
+/** The `meta` table as the migration transaction sees it (both engines). */
+export interface MetaAccess {
+	get(key: string): string | undefined
+	set(key: string, value: string): void
+}
+
+export interface OpenOptions {
+	/**
+	 * Runs inside the transaction that applies the migrations, after them:
+	 * two processes opening a new database at once run it one after the other,
+	 * and throwing rolls the whole transaction back (nothing migrated or written).
+	 */
+	withinMigration?: (meta: MetaAccess) => void
+	/**
+	 * SQLite only: deleted and overwritten content is zeroed in the file (`PRAGMA secure_delete`), for
+	 * `rekey`, so no page keeps what the old key opens. PostgreSQL's dumps hold only live rows.
+	 */
+	secureDelete?: boolean
+}
+
+export interface MetaStore {
+	get(key: string): Promise<string | undefined>
+	set(key: string, value: string): Promise<void>
+	delete(key: string): Promise<void>
+}
+
+/** A running server as its heartbeat reports it (CONTRACT §10 key rotation). */
+export interface InstanceRow {
+	id: string
+	/** Which master key it seals with (`Sealer.keyId`), never the key. */
+	keyId: string
+	/** Milliseconds since the epoch. */
+	seenAt: number
+}
+
+export interface InstanceStore {
+	/** Records that the server `id` is alive now and seals with the key `keyId`. */
+	report(row: InstanceRow): Promise<void>
+	/** A server that stops says so, so a rotation does not wait for it. */
+	forget(id: string): Promise<void>
+	/** The servers whose last heartbeat is at or after `since` (ms); older rows are removed. */
+	seenSince(since: number): Promise<InstanceRow[]>
+}

@@ -1,0 +1,38 @@
+import { z } from 'zod'
+import { DEVICE_MAX } from '../constants'
+import { codePointLength, hasControlCharacters } from '../text'
+
+export const LoginBody = z.object({
+	login: z.string().trim().min(1, 'Give an email or username.').max(320).describe('email or username'),
+	password: z.string().min(1, 'Give a password.').max(1024),
+	device: z
+		.string()
+		.trim()
+		.min(1, 'Name this device.')
+		.max(DEVICE_MAX * 2)
+		.refine((device) => codePointLength(device) <= DEVICE_MAX, `At most ${DEVICE_MAX} characters.`)
+		.refine((device) => !hasControlCharacters(device), 'Control characters are not allowed.')
+		.describe('a name for this machine; one active key per device')
+})
+export type LoginBody = z.infer<typeof LoginBody>
+
+export const IssuedKey = z.object({
+	apiKey: z.string().describe('shown once: cs_ followed by 64 hex characters'),
+	id: z.uuid(),
+	device: z.string(),
+	createdAt: z.iso.datetime()
+})
+export type IssuedKey = z.infer<typeof IssuedKey>
+
+export const KeyView = z.object({
+	id: z.uuid(),
+	device: z.string(),
+	createdAt: z.iso.datetime(),
+	lastUsedAt: z.iso.datetime().nullable(),
+	current: z.boolean().describe('true for the key this request was made with')
+})
+export type KeyView = z.infer<typeof KeyView>
+
+export const KeyIdParams = z.object({ id: z.guid() })
+
+export const Me = z.object({ email: z.string(), username: z.string() })

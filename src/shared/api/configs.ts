@@ -1,0 +1,107 @@
+import { z } from 'zod'
+import { CONFIG_NAME_PATTERN, DEFAULT_CONFIG_NAME, DEFAULT_TOOL, TOOLS } from '../constants'
+
+export const Uuid = z.guid('Must be a UUID.')
+export const ConfigName = z
+	.string()
+	.regex(CONFIG_NAME_PATTERN, 'Names are 1-100 letters, digits, dashes or underscores.')
+	.describe('letters, digits, dashes and underscores; at most 100')
+export const ToolId = z.enum(TOOLS, { error: (issue) => (issue.input === undefined ? 'Required.' : `Must be one of ${TOOLS.join(', ')}.`) })
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+	typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/**
+ * A JSON object or a string, passed through untouched: zod's own object
+ * parsing would copy it and drop `__proto__` keys, which CONTRACT §1 says are
+ * ordinary data.
+ */
+export const ConfigData = z
+	.custom<string | Record<string, unknown>>((value) => typeof value === 'string' || isObject(value), {
+		error: (issue) => (issue.input === undefined ? 'Required.' : 'Must be a JSON object or a string.')
+	})
+	.meta({ description: 'the configuration content: a JSON object or a string, at most 512 KiB as UTF-8 JSON', anyOf: [{ type: 'object' }, { type: 'string' }] })
+
+export const PushBody = z.object({
+	name: ConfigName.default(DEFAULT_CONFIG_NAME),
+	tool: ToolId.default(DEFAULT_TOOL),
+	data: ConfigData,
+	teamId: Uuid.nullish().describe("push to this team's configs (owner or admin)")
+})
+export type PushBody = z.infer<typeof PushBody>
+
+/** Headers the conditional requests read (documented in OpenAPI; read from the request directly). */
+export const PushConditionHeaders = z.object({
+	'if-match': z.string().optional().describe('"<hash>" you last pulled: the push is refused with 412 if the config has moved on'),
+	'if-none-match': z.literal('*').optional().describe('`*` makes the push create-only: 412 if the config exists')
+})
+export const ReadConditionHeaders = z.object({
+	'if-none-match': z.string().optional().describe('"<hash>" you already have: 304 with no body while it is still current')
+})
+
+export const ListQuery = z.object({ teamId: Uuid.optional().describe("list this team's configs instead of your own") })
+export const LatestQuery = z.object({
+	name: ConfigName,
+	tool: ToolId,
+	teamId: Uuid.optional().describe("the team's config instead of your own")
+})
+export type LatestQuery = z.infer<typeof LatestQuery>
+
+export const VersionsQuery = z.object({
+	limit: z.coerce.number().int().min(1).max(1000).optional().describe('at most this many versions (default: all)'),
+	before: z.coerce.number().int().min(1).optional().describe('only versions numbered below this one, for paging')
+})
+export type VersionsQuery = z.infer<typeof VersionsQuery>
+
+export const ConfigIdParams = z.object({ id: z.guid() })
+export const VersionIdParams = z.object({ id: z.guid(), versionId: z.guid() })
+export const RollbackBody = z.object({ versionId: Uuid.describe('the version whose data is restored') })
+
+const timestamp = z.iso.datetime()
+const data = z.unknown().meta({ description: 'the stored content, exactly as pushed', anyOf: [{ type: 'object' }, { type: 'string' }] })
+
+export const ConfigSummary = z.object({
+	id: z.uuid(),
+	name: z.string(),
+	tool: ToolId,
+	version: z.number().int(),
+	hash: z.string(),
+	updatedAt: timestamp
+})
+export type ConfigSummary = z.infer<typeof ConfigSummary>
+
+export const LatestConfig = ConfigSummary.extend({ data })
+export const FullConfig = z.object({
+	id: z.uuid(),
+	userId: z.uuid(),
+	teamId: z.uuid().nullable(),
+	name: z.string(),
+	tool: ToolId,
+	version: z.number().int(),
+	hash: z.string(),
+	currentVersionId: z.uuid(),
+	data,
+	createdAt: timestamp,
+	updatedAt: timestamp
+})
+
+export const PushStored = z.object({ id: z.uuid(), name: z.string(), tool: ToolId, version: z.number().int(), updatedAt: timestamp })
+export const PushUnchanged = z.object({ id: z.uuid(), name: z.string(), tool: ToolId, message: z.string(), noChange: z.literal(true) })
+
+export const ConfigVersion = z.object({
+	id: z.uuid(),
+	version: z.number().int(),
+	hash: z.string(),
+	data,
+	createdAt: timestamp,
+	isCurrent: z.boolean()
+})
+export const RolledBack = ConfigVersion.omit({ data: true })
+export type RolledBack = z.infer<typeof RolledBack>
+
+export const PreconditionFailed = z.object({
+	error: z.string(),
+	code: z.literal('precondition_failed'),
+	currentVersion: z.number().int().nullable(),
+	currentHash: z.string().nullable()
+})

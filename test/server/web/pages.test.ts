@@ -1,0 +1,242 @@
+// Every page of the web application for every kind of caller (CONTRACT §8), with
+// CONTRACT §3's headers, the accessible names people find things by, and config data as text.
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { textOf } from '../../support/web'
+import { buildWorld, CALLERS, type CallerName, type World } from '../../support/web-world'
+
+/** 200 with these texts present (and those absent), or a status (303: sent to sign in). */
+type Expected = { status: 200; has?: string[]; hasNot?: string[] } | 303 | 403 | 404
+
+interface PageRow {
+	path: (world: World) => string
+	what: string
+	expect: Record<CallerName, Expected>
+}
+
+const ok = (has: string[] = [], hasNot: string[] = []): Expected => ({ status: 200, has, hasNot })
+
+const pages: PageRow[] = [
+	{
+		path: () => '/configs',
+		what: 'configs: personal and team configs',
+		expect: {
+			signedOut: 303,
+			member: ok(['<h1>Configs</h1>', '>shared</a>'], ['>mine</a>']),
+			admin: ok(['>shared</a>'], ['>mine</a>']),
+			owner: ok(['>shared</a>', '>mine</a>']),
+			serverAdmin: ok(['Nothing synced yet'], ['>shared</a>', '>mine</a>'])
+		}
+	},
+	{
+		path: (w) => `/configs/${w.personal.id}`,
+		what: "alice's personal config",
+		expect: { signedOut: 303, member: 404, admin: 404, owner: ok(['a.json', 'Roll back', 'Compare']), serverAdmin: 404 }
+	},
+	{
+		path: (w) => `/configs/${w.shared.id}`,
+		what: 'the team config: history for members, Roll back for admin+',
+		expect: {
+			signedOut: 303,
+			member: ok(['&quot;theme&quot;: &quot;light&quot;', 'Compare'], ['Roll back']),
+			admin: ok(['Compare', 'Roll back']),
+			owner: ok(['Compare', 'Roll back']),
+			serverAdmin: 404
+		}
+	},
+	{
+		path: (w) => `/configs/${w.shared.id}/compare?from=${w.shared.firstVersion}&to=${w.shared.firstVersion}`,
+		what: 'compare (the same version: no differences)',
+		expect: { signedOut: 303, member: ok(['No differences']), admin: ok(['No differences']), owner: ok(['No differences']), serverAdmin: 404 }
+	},
+	{
+		path: (w) => `/configs/${w.shared.id}/rollback?version=${w.shared.firstVersion}`,
+		what: 'the rollback confirmation',
+		expect: { signedOut: 303, member: 403, admin: ok(['Make version 1']), owner: ok(['Make version 1']), serverAdmin: 404 }
+	},
+	{
+		path: () => '/devices',
+		what: 'devices: own keys only',
+		expect: { signedOut: 303, member: ok(['<h1>Devices</h1>', '>Revoke</button>']), admin: ok(['>test</th>']), owner: ok(['>test</th>']), serverAdmin: ok(['>test</th>']) }
+	},
+	{
+		path: () => '/teams',
+		what: 'teams: your teams with your role, and the create form',
+		expect: {
+			signedOut: 303,
+			member: ok(['<h1>Teams</h1>', '>Crew</a>', 'member', 'Create team']),
+			admin: ok(['>Crew</a>', 'admin']),
+			owner: ok(['>Crew</a>', 'owner']),
+			serverAdmin: ok(['You are in no team yet', 'Create team'], ['>Crew</a>'])
+		}
+	},
+	{
+		path: () => '/teams/crew',
+		what: "a team's page: what each role may do",
+		expect: {
+			signedOut: 303,
+			member: ok(['mike@example.test', '>Leave</button>', '>shared</a>'], ['>Add member</button>', '>Rename</button>', '>Delete team</button>', '<select id="role-', '>Activity</a>']),
+			admin: ok(['>Add member</button>', '>Rename</button>', '>Remove</button>', '>Activity</a>'], ['>Delete team</button>', '<select id="role-', '<option value="admin">admin</option></select>']),
+			owner: ok(['>Add member</button>', '>Rename</button>', '>Delete team</button>', '<select id="role-', '>Remove</button>', '>Activity</a>']),
+			serverAdmin: 404
+		}
+	},
+	{
+		path: () => '/teams/crew/activity',
+		what: "a team's activity (admin+)",
+		expect: { signedOut: 303, member: 403, admin: ok(['Activity of Crew', 'Invitation accepted']), owner: ok(['Team created']), serverAdmin: 404 }
+	},
+	{
+		path: () => '/teams/crew/delete',
+		what: 'the team deletion confirmation (owner)',
+		expect: { signedOut: 303, member: 403, admin: 403, owner: ok(['Delete the team Crew']), serverAdmin: 404 }
+	},
+	{
+		path: () => '/account',
+		what: 'account: the password form',
+		expect: {
+			signedOut: 303,
+			member: ok(['<h1>Account</h1>', 'Current password', 'New password', '>Change password</button>'], ['Confirm new password']),
+			admin: ok(['ann@example.test']),
+			owner: ok(['alice@example.test']),
+			serverAdmin: ok(['root@example.test'])
+		}
+	},
+	{
+		path: () => '/activity',
+		what: 'your own activity',
+		expect: { signedOut: 303, member: ok(['Your activity', 'Signed in on the web']), admin: ok(['Invitation accepted']), owner: ok(['Team created', 'Config pushed']), serverAdmin: ok(['Signed in on the web'], ['Team created']) }
+	},
+	{
+		path: () => '/admin',
+		what: 'admin: server admins only',
+		expect: {
+			signedOut: 303,
+			member: 403,
+			admin: 403,
+			owner: 403,
+			serverAdmin: ok(['<h1>Admin</h1>', 'max@example.test', '>Reset password</button>', '>Revoke keys</button>', '>Remove</button>', 'Add user'])
+		}
+	}
+]
+
+describe('every page, for every kind of caller (CONTRACT §8)', () => {
+	let world: World
+	beforeAll(async () => {
+		world = await buildWorld()
+	})
+
+	test('every GET of the web application is listed here (or is the sign-in page or an asset)', () => {
+		const gets = world.w.app.routes
+			.filter((route) => ((route.hooks?.detail as { tags?: string[] } | undefined)?.tags ?? []).includes('web') && route.method === 'GET')
+			.map((route) => route.path)
+		const listed = ['/', '/sign-in', '/sign-out', '/assets/app.css', '/assets/htmx.min.js', '/configs', '/configs/:id', '/configs/:id/compare', '/configs/:id/rollback', '/devices', '/teams', '/teams/:slug', '/teams/:slug/activity', '/teams/:slug/delete', '/account', '/activity', '/admin']
+		expect([...gets].sort()).toEqual([...listed].sort())
+	})
+
+	for (const row of pages) {
+		test(row.what, async () => {
+			for (const caller of CALLERS) {
+				const path = row.path(world)
+				const page = await world.w.get(path, caller === 'signedOut' ? undefined : world.browsers[caller])
+				const expected = row.expect[caller]
+				const status = typeof expected === 'number' ? expected : expected.status
+				expect({ caller, path, status: page.status }).toEqual({ caller, path, status })
+				// CONTRACT §3 on every page, error pages included.
+				expect(page.headers.get('x-content-type-options')).toBe('nosniff')
+				expect(page.headers.get('referrer-policy')).toBe('no-referrer')
+				expect(page.headers.get('cache-control')).toBe('no-store')
+				if (status === 303) {
+					expect(page.headers.get('location')).toBe(`/?next=${encodeURIComponent(path)}`)
+					continue
+				}
+				const csp = page.headers.get('content-security-policy') ?? ''
+				expect(csp).toContain("default-src 'self'")
+				expect(csp).toContain("frame-ancestors 'none'")
+				expect(csp).not.toMatch(/unsafe-(inline|eval)/)
+				expect(page.html).toStartWith('<!DOCTYPE html><html lang="en">')
+				if (typeof expected === 'number') {
+					expect(page.html).toContain('role="alert"')
+					continue
+				}
+				for (const text of expected.has ?? []) expect({ caller, path, has: text, found: page.html.includes(text) }).toEqual({ caller, path, has: text, found: true })
+				for (const text of expected.hasNot ?? []) expect({ caller, path, hasNot: text, found: page.html.includes(text) }).toEqual({ caller, path, hasNot: text, found: false })
+				// The navigation: Configs, Devices, Teams, Account, and Admin for server admins only; a Sign out button.
+				const nav = /<nav aria-label="Main">([\s\S]*?)<\/nav>/.exec(page.html)?.[1] ?? ''
+				expect(textOf(nav).trim()).toBe(caller === 'serverAdmin' ? 'Configs Devices Teams Account Admin' : 'Configs Devices Teams Account')
+				expect(page.html).toContain('>Sign out</button>')
+				// No inline script or style anywhere (the CSP would refuse them).
+				expect(page.html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>|<style|\sstyle=|\shx-on|\son[a-z]+=/)
+				// Every form that posts carries this session's token.
+				const posts = [...page.html.matchAll(/<form[^>]*method="post"[^>]*>([\s\S]*?)<\/form>/g)]
+				for (const form of posts) expect(form[1]).toContain(`name="_csrf" value="${world.browsers[caller as Exclude<CallerName, "signedOut">].csrf}"`)
+			}
+		})
+	}
+
+	test('signed out, / is the sign-in form; signed in, / goes to Configs', async () => {
+		const signedOut = await world.w.get('/')
+		expect(signedOut.status).toBe(200)
+		for (const text of ['<label for="login">Username or email</label>', '<label for="password">Password</label>', '<button type="submit">Sign in</button>']) expect(signedOut.html).toContain(text)
+		expect(signedOut.html).not.toContain('<nav')
+		const signedIn = await world.w.get('/', world.browsers.member)
+		expect(signedIn.status).toBe(303)
+		expect(signedIn.headers.get('location')).toBe('/configs')
+	})
+
+	test('a page asked for while signed out comes back after sign-in; a foreign `next` is ignored', async () => {
+		const form = await world.w.get(`/?next=${encodeURIComponent('/teams/crew')}`)
+		expect(form.html).toContain('name="next" value="/teams/crew"')
+		const signed = await world.w.post('/sign-in', undefined, { login: 'mike', password: world.users.mike.password, next: '/teams/crew' })
+		expect(signed.headers.get('location')).toBe('/teams/crew')
+		for (const next of ['//evil.example/x', 'https://evil.example', '/\\evil.example']) {
+			const away = await world.w.post('/sign-in', undefined, { login: 'mike', password: world.users.mike.password, next })
+			expect(away.headers.get('location')).toBe('/configs')
+		}
+	})
+
+	test('htmx requests get fragments: the diff alone when toggled, an HX-Redirect when the session is gone', async () => {
+		const path = `/configs/${world.shared.id}/compare?from=${world.shared.firstVersion}&to=${world.shared.firstVersion}&view=split`
+		const fragment = await world.w.get(path, world.browsers.member, { 'hx-request': 'true' })
+		expect(fragment.status).toBe(200)
+		expect(fragment.html).toStartWith('<div id="diff">')
+		expect(fragment.html).toContain('Show in one column')
+		const gone = await world.w.get(path, { cookie: 'A'.repeat(43) }, { 'hx-request': 'true' })
+		expect(gone.status).toBe(401)
+		expect(gone.headers.get('hx-redirect')).toBe('/')
+	})
+
+	test('assets are served from the binary, cacheable by their hashed URL; the OpenAPI document does not list the pages', async () => {
+		const page = await world.w.get('/configs', world.browsers.member)
+		const css = /href="(\/assets\/app\.css\?v=[0-9a-f]{12})"/.exec(page.html)?.[1]
+		const htmx = /src="(\/assets\/htmx\.min\.js\?v=[0-9a-f]{12})"/.exec(page.html)?.[1]
+		expect(css).toBeDefined()
+		expect(htmx).toBeDefined()
+		const style = await world.w.get(css as string)
+		expect(style.headers.get('content-type')).toStartWith('text/css')
+		expect(style.headers.get('cache-control')).toContain('immutable')
+		expect(style.html).toContain('prefers-color-scheme: dark')
+		const script = await world.w.get(htmx as string)
+		expect(script.headers.get('content-type')).toStartWith('text/javascript')
+		expect(script.html).toContain('htmx')
+		expect(page.html).toContain('&quot;allowEval&quot;:false')
+		expect(page.html).toContain('&quot;includeIndicatorStyles&quot;:false')
+		const openapi = await world.w.call('GET', '/openapi.json')
+		const documented = Object.keys(openapi.body.paths)
+		const pages = world.w.app.routes
+			.filter((route) => ((route.hooks?.detail as { tags?: string[] } | undefined)?.tags ?? []).includes('web'))
+			.map((route) => route.path.replace(/:([A-Za-z]+)/g, '{$1}'))
+		expect(documented.filter((path) => pages.includes(path))).toEqual([])
+		expect(documented).toContain('/api/me')
+	})
+
+	test('a user on the free plan sees their config without history, and why', async () => {
+		const w = world.w
+		const free = await w.user('free', 'fran')
+		const id = (await w.call('POST', '/api/configs', { key: free.key, body: { data: { a: 1 } } })).body.id as string
+		const page = await w.get(`/configs/${id}`, await w.signIn(free))
+		expect(page.status).toBe(200)
+		expect(page.html).toContain('need the Pro or Team plan')
+		expect(page.html).not.toContain('Roll back')
+		expect((await w.get('/teams', await w.signIn(free))).html).toContain('Creating teams needs the Team plan')
+	})
+})

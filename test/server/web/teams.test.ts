@@ -1,0 +1,32 @@
+// "Create team" with its optional "Slug" (CONTRACT §8), checked by the API's own schema.
+import { describe, expect, test } from 'bun:test'
+import { webApp } from '../../support/web'
+
+describe('creating a team on the web', () => {
+	test('with a slug of your own, or one made from the name; a taken or reserved slug is a 409 with the form kept', async () => {
+		const w = webApp()
+		const alice = await w.user('team', 'alice')
+		const a = await w.signIn(alice)
+		const chosen = await w.post('/teams', a, { name: 'Platform Team', slug: 'plat' })
+		expect(chosen.status).toBe(303)
+		expect(chosen.headers.get('location')).toBe('/teams/plat?notice=created')
+		expect((await w.call('GET', '/api/teams/plat', { key: alice.key })).body).toMatchObject({ name: 'Platform Team', userRole: 'owner' })
+		const made = await w.post('/teams', a, { name: 'Ünïcode Crew', slug: '' })
+		expect(made.headers.get('location')).toBe('/teams/unicode-crew?notice=created')
+		const taken = await w.post('/teams', a, { name: 'Another', slug: 'plat' })
+		expect(taken.status).toBe(409)
+		expect(taken.html).toContain('role="alert"')
+		expect(taken.html).toContain('value="Another"')
+		expect(taken.html).toContain('value="plat"')
+		for (const slug of ['Not A Slug', '-x', 'a'.repeat(51)]) expect((await w.post('/teams', a, { name: 'Bad', slug })).status).toBe(400)
+		expect((await w.post('/teams', a, { name: '   ' })).status).toBe(400)
+	})
+
+	test('the plan rule holds on the web too: only the Team plan creates teams', async () => {
+		const w = webApp()
+		const pro = await w.user('pro', 'pat')
+		const refused = await w.post('/teams', await w.signIn(pro), { name: 'Nope', slug: 'nope' })
+		expect(refused.status).toBe(403)
+		expect((await w.call('GET', '/api/teams/nope', { key: pro.key })).status).toBe(404)
+	})
+})

@@ -1,0 +1,80 @@
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { BINARY } from './harness'
+
+/** Debian's Chromium (CI installs it with `apt-get install -y chromium`); CHROMIUM_PATH points elsewhere. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+export const HAVE_CHROMIUM = existsSync(CHROMIUM)
+
+/** Playwright's own browser download cannot work here: Debian's Chromium, with flags for a headless box. */
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+
+const ROOT = resolve(import.meta.dir, '..', '..')
+/** Every page at both widths; the README shows a few of them (copied into docs/screenshots). */
+export const SCREENSHOTS = join(ROOT, 'dist', 'screenshots')
+
+function newestSource(dir: string): number {
+	let newest = 0
+	for (const entry of readdirSync(dir, { withFileTypes: true })) {
+		const path = join(dir, entry.name)
+		newest = Math.max(newest, entry.isDirectory() ? newestSource(path) : statSync(path).mtimeMs)
+	}
+	return newest
+}
+
+/**
+ * The browser tests drive the compiled binary. `npm test` runs them too, so a
+ * binary older than the sources (or none) is rebuilt first rather than tested stale.
+ */
+export function ensureBinary(): void {
+	const sources = Math.max(newestSource(join(ROOT, 'src')), statSync(join(ROOT, 'package-lock.json')).mtimeMs)
+	if (existsSync(BINARY) && statSync(BINARY).mtimeMs >= sources) return
+	// The server embeds the client's npm package (CONTRACT §12): packed first when it is not there.
+	const steps = existsSync(join(ROOT, 'dist', 'cfgsync.tgz')) ? ['build:server'] : ['build:package', 'build:server']
+	for (const step of steps) {
+		const build = Bun.spawnSync(['npm', 'run', '--silent', step], { cwd: ROOT, stdout: 'inherit', stderr: 'inherit' })
+		if (build.exitCode !== 0) throw new Error(`npm run ${step} failed`)
+	}
+}
+
+/** What a page must never do (CONTRACT §3, §8): log an error, break the CSP, or reach another origin. */
+export interface Problems {
+	list: string[]
+}
+
+/**
+ * A browser context that records every console error, uncaught exception,
+ * Content-Security-Policy violation and request to another origin.
+ */
+export async function watchedContext(browser: Browser, origin: string, problems: Problems, options: { width?: number } = {}): Promise<BrowserContext> {
+	const width = options.width ?? 1280
+	const context = await browser.newContext({ viewport: { width, height: width < 600 ? 844 : 900 }, deviceScaleFactor: 1, colorScheme: 'light' })
+	// Runs before the page's own scripts; CSP does not apply to it. Violations are reported by the page itself too.
+	await context.addInitScript(() => {
+		document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`))
+	})
+	context.on('request', (request) => {
+		const url = request.url()
+		if (!url.startsWith(`${origin}/`) && !url.startsWith('data:')) problems.list.push(`request to another origin: ${url}`)
+	})
+	context.on('page', (page) => watchPage(page, problems))
+	return context
+}
+
+function watchPage(page: Page, problems: Problems) {
+	page.on('console', (message) => {
+		if (message.type() === 'error') problems.list.push(`console error on ${page.url()}: ${message.text()}`)
+	})
+	page.on('pageerror', (error) => problems.list.push(`uncaught exception on ${page.url()}: ${error.message}`))
+}
+
+/** Fails when the page scrolls sideways at its width (CONTRACT §8: usable at 390 px). */
+export async function sidewaysScroll(page: Page): Promise<number> {
+	return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+}
+
+export function screenshotDir(): string {
+	mkdirSync(SCREENSHOTS, { recursive: true })
+	return SCREENSHOTS
+}

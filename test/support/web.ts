@@ -1,0 +1,98 @@
+import { expect } from 'bun:test'
+import { testApp, type TestApp, type TestUser } from './helpers'
+
+/** The response of one web request: status, headers and the HTML text. */
+export interface Page {
+	status: number
+	headers: Headers
+	html: string
+}
+
+/** A person signed in to the web application: their cookie and CSRF token. */
+export interface Browser {
+	user: TestUser
+	cookie: string
+	csrf: string
+}
+
+export const ORIGIN = 'http://localhost'
+
+/** Headers a browser sends on a form post from our own pages (Chromium: Origin null with no-referrer). */
+export const SAME_ORIGIN = { origin: 'null', 'sec-fetch-site': 'same-origin' }
+
+export function webApp(options: Parameters<typeof testApp>[0] = {}) {
+	const t = testApp({ address: () => '198.51.100.7', ...options })
+
+	async function get(path: string, who?: Browser | { cookie: string }, headers: Record<string, string> = {}): Promise<Page> {
+		const response = await t.app.handle(new Request(`${ORIGIN}${path}`, { headers: { ...(who ? { cookie: `cfgsync_session=${who.cookie}` } : {}), ...headers } }))
+		return { status: response.status, headers: response.headers, html: await response.text() }
+	}
+
+	/** A form post as a browser sends it: urlencoded, same-origin labels, the session's token unless told otherwise. */
+	async function post(
+		path: string,
+		who: Browser | undefined,
+		fields: Record<string, string> = {},
+		options: { csrf?: string | null; headers?: Record<string, string> } = {}
+	): Promise<Page> {
+		const form = new URLSearchParams(fields)
+		const token = options.csrf === undefined ? who?.csrf : options.csrf
+		if (token !== null && token !== undefined) form.set('_csrf', token)
+		const body = form.toString()
+		const headers: Record<string, string> = {
+			'content-type': 'application/x-www-form-urlencoded',
+			'content-length': String(Buffer.byteLength(body)),
+			...SAME_ORIGIN,
+			...(who ? { cookie: `cfgsync_session=${who.cookie}` } : {}),
+			...options.headers
+		}
+		// A header given as '' is not sent at all (a client that does not label its requests).
+		for (const [name, value] of Object.entries(headers)) if (value === '') delete headers[name]
+		const response = await t.app.handle(new Request(`${ORIGIN}${path}`, { method: 'POST', headers, body }))
+		return { status: response.status, headers: response.headers, html: await response.text() }
+	}
+
+	/** Signs `user` in through the sign-in form and reads the CSRF token from the next page. */
+	async function signIn(user: TestUser): Promise<Browser> {
+		const response = await post('/sign-in', undefined, { login: user.username, password: user.password })
+		expect(response.status).toBe(303)
+		const cookie = /cfgsync_session=([^;]+)/.exec(response.headers.get('set-cookie') ?? '')?.[1]
+		expect(cookie).toBeDefined()
+		const page = await get('/account', { cookie: cookie as string })
+		const csrf = /name="_csrf" value="([0-9a-f]{64})"/.exec(page.html)?.[1]
+		expect(csrf).toBeDefined()
+		return { user, cookie: cookie as string, csrf: csrf as string }
+	}
+
+	/** A user who is a server admin. */
+	async function admin(name = 'root'): Promise<TestUser> {
+		const user = await t.user('team', name)
+		const row = await t.store.users.findById(user.id)
+		await t.store.users.setAdmin(user.id, true)
+		expect(row).toBeDefined()
+		return user
+	}
+
+	return { ...t, get, post, signIn, admin }
+}
+
+export type WebApp = ReturnType<typeof webApp> & TestApp
+
+/** Pushes a config through the API and returns its id. */
+export async function push(t: TestApp, user: TestUser, data: unknown, options: { name?: string; tool?: string; teamId?: string } = {}) {
+	const response = await t.call('POST', '/api/configs', { key: user.key, body: { data, ...options } })
+	expect(response.status).toBeLessThan(300)
+	return response.body.id as string
+}
+
+/** Text of the page with tags removed and entities decoded, for "what a person reads" checks. */
+export const textOf = (html: string): string =>
+	html
+		.replace(/<script[\s\S]*?<\/script>/g, '')
+		.replace(/<[^>]+>/g, ' ')
+		.replace(/&lt;/g, '<')
+		.replace(/&gt;/g, '>')
+		.replace(/&quot;/g, '"')
+		.replace(/&#39;/g, "'")
+		.replace(/&amp;/g, '&')
+		.replace(/\s+/g, ' ')
