@@ -9,10 +9,7 @@ import { isObject, parseJsonc, type Json } from './sync/json'
 import { eolOf } from './sync/text'
 import { localKey, partOf, shown } from './tools'
 
-/** The config format the CLI pushes: `{"files": {"<key>": "<content>"}}`. */
-export interface FileSet {
-	files: Record<string, string>
-}
+export { asFileSet, type FileSet } from '../shared/config-files'
 
 /** Keeps a BOM (the default decoder drops it, and a dropped BOM was a change nobody saw). */
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
@@ -167,15 +164,6 @@ export function readLocal(keys: string[]): Files {
 		if (content !== undefined) files[key] = content
 	}
 	return files
-}
-
-/** Is `data` the CLI's file-set format? (A config pushed by something else may not be.) */
-export function asFileSet(data: unknown): FileSet | undefined {
-	if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined
-	const files = (data as { files?: unknown }).files
-	if (typeof files !== 'object' || files === null || Array.isArray(files)) return undefined
-	if (!Object.values(files).every((content) => typeof content === 'string')) return undefined
-	return { files: files as Record<string, string> }
 }
 
 const realHome = (): string => {

@@ -1,3 +1,4 @@
+import { onlyFiles } from '../../shared/config-files'
 import { diffLines } from 'diff'
 
 /** One block of a config as a person reads it: a file of a `{"files": …}` config, or the whole data. */
@@ -7,20 +8,9 @@ export interface Block {
 	text: string
 }
 
-/** The CLI's format (CONTRACT §8): `{"files": {"<path>": "<text>"}}` with nothing else beside it. */
-function filesOf(data: unknown): Record<string, string> | undefined {
-	if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined
-	const keys = Object.keys(data)
-	if (keys.length !== 1 || keys[0] !== 'files') return undefined
-	const files = (data as { files: unknown }).files
-	if (typeof files !== 'object' || files === null || Array.isArray(files)) return undefined
-	if (!Object.values(files).every((content) => typeof content === 'string')) return undefined
-	return files as Record<string, string>
-}
-
 /** A config's data as blocks: one per file (sorted by path), else the string itself or indented JSON. */
 export function blocksOf(data: unknown): Block[] {
-	const files = filesOf(data)
+	const files = onlyFiles(data)
 	if (files) {
 		return Object.keys(files)
 			.sort()
