@@ -1,38 +1,23 @@
-import type { IssuedKey, KeyView } from '../shared/api/auth'
-import type { ConfigSummary, RolledBack } from '../shared/api/configs'
-import type { Tool } from '../shared/constants'
+import type { z } from 'zod'
+import type { AuditEventView, AuditQuery } from '../shared/api/audit'
+import type { IssuedKey, KeyView, LoginBody, Me } from '../shared/api/auth'
+import type { ConfigSummary, ConfigVersion, LatestConfig, LatestQuery, ListQuery, PushBody, PushResult, RollbackBody, RolledBack, VersionsQuery } from '../shared/api/configs'
+import type { AddMemberBody, CreateTeamBody, Invitation, PatchTeamBody, RoleChanged, SetRoleBody, TeamCreated, TeamDetail, TeamListItem, TeamMember } from '../shared/api/teams'
 
-/** Responses the client reads, typed from the server's own zod models so the two cannot drift. */
-export type { ConfigSummary, IssuedKey, KeyView, RolledBack }
-export interface LatestConfig extends ConfigSummary {
-	data: unknown
-}
-export interface ConfigVersion {
-	id: string
-	version: number
-	hash: string
-	data: unknown
-	createdAt: string
-	isCurrent: boolean
-}
-export interface Team {
-	id: string
-	name: string
-	slug: string
-	role: string
-	createdAt: string
-}
-export interface PushResult {
-	id: string
-	name: string
-	tool: Tool
-	version?: number
-	updatedAt?: string
-	noChange?: true
-	message?: string
-}
+/**
+ * The server's API as the client calls it: one method per route, whose
+ * request and response types are the zod wire models the server's routes
+ * validate with (src/shared/api/), so the two cannot drift. Types only: the
+ * client does not parse answers with zod (docs/architecture.md).
+ */
+export type { AuditEventView, ConfigSummary, ConfigVersion, Invitation, IssuedKey, KeyView, LatestConfig, Me, PushResult, RoleChanged, RolledBack, TeamCreated, TeamDetail, TeamListItem, TeamMember }
 
-/** A failed call: the server's error code (CONTRACT §2) or `unreachable` when no answer came. */
+/** A request body as the client sends it: what the server's model accepts (defaults may be left out). */
+type Body<T extends z.ZodType> = z.input<T>
+/** A query as the server reads it once parsed. */
+type Query<T extends z.ZodType> = z.output<T>
+
+/** A failed call: the server's error code (docs/api.md) or `unreachable` when no answer came. */
 export class ApiError extends Error {
 	constructor(
 		readonly status: number,
@@ -49,6 +34,9 @@ export interface Reply<T> {
 	headers: Headers
 	body: T
 }
+
+/** How a push names the version it was judged against: If-Match its hash, or If-None-Match * to create. */
+export type PushCondition = { ifMatch: string } | { ifNoneMatch: '*' }
 
 export type Api = ReturnType<typeof createApi>
 
@@ -81,7 +69,69 @@ export function createApi(server: string, key?: string) {
 		}
 		return { status: response.status, headers: response.headers, body: body as T }
 	}
-	return { base, call }
+	const get = async <T>(path: string) => (await call<T>('GET', path)).body
+	const send = async <T>(method: string, path: string, body?: unknown) => (await call<T>(method, path, { body })).body
+	const remove = async (path: string): Promise<void> => {
+		await call<undefined>('DELETE', path)
+	}
+	const slug = (value: string) => encodeURIComponent(value)
+
+	return {
+		base,
+		auth: {
+			login: (body: Body<typeof LoginBody>) => send<IssuedKey>('POST', '/api/auth/login', body),
+			/** Revokes the key the call is made with. */
+			logout: async (): Promise<void> => {
+				await call<undefined>('POST', '/api/auth/logout')
+			}
+		},
+		me: () => get<Me>('/api/me'),
+		keys: {
+			list: () => get<KeyView[]>('/api/keys'),
+			revoke: (id: string) => remove(`/api/keys/${encodeURIComponent(id)}`)
+		},
+		configs: {
+			list: (params: Query<typeof ListQuery>) => get<ConfigSummary[]>(`/api/configs${query(params)}`),
+			latest: (params: Query<typeof LatestQuery>) => get<LatestConfig>(`/api/configs/latest${query(params)}`),
+			/**
+			 * The latest version for a poll: undefined when the config does not
+			 * exist, `unchanged` when `etag` is still its hash (304).
+			 */
+			poll: async (params: Query<typeof LatestQuery>, etag?: string): Promise<LatestConfig | undefined | 'unchanged'> => {
+				const reply = await call<LatestConfig>('GET', `/api/configs/latest${query(params)}`, { ok: [404], headers: etag ? { 'if-none-match': `"${etag}"` } : {} })
+				if (reply.status === 304) return 'unchanged'
+				if (reply.status === 404) return undefined
+				return reply.body
+			},
+			push: async (body: Body<typeof PushBody>, condition: PushCondition) => {
+				const headers: Record<string, string> = 'ifMatch' in condition ? { 'if-match': `"${condition.ifMatch}"` } : { 'if-none-match': condition.ifNoneMatch }
+				return (await call<PushResult>('POST', '/api/configs', { body, headers })).body
+			},
+			versions: (id: string, params: Query<typeof VersionsQuery>) => get<ConfigVersion[]>(`/api/configs/${id}/versions${query(params)}`),
+			rollback: (id: string, body: Body<typeof RollbackBody>) => send<RolledBack>('POST', `/api/configs/${id}/rollback`, body),
+			remove: (id: string) => remove(`/api/configs/${id}`)
+		},
+		teams: {
+			list: () => get<TeamListItem[]>('/api/teams'),
+			create: (body: Body<typeof CreateTeamBody>) => send<TeamCreated>('POST', '/api/teams', body),
+			get: (team: string) => get<TeamDetail>(`/api/teams/${slug(team)}`),
+			update: (team: string, body: Body<typeof PatchTeamBody>) => send<TeamCreated>('PATCH', `/api/teams/${slug(team)}`, body),
+			remove: (team: string) => remove(`/api/teams/${slug(team)}`),
+			invite: (team: string, body: Body<typeof AddMemberBody>) => send<Invitation>('POST', `/api/teams/${slug(team)}/members`, body),
+			setRole: (team: string, userId: string, body: Body<typeof SetRoleBody>) => send<RoleChanged>('PATCH', `/api/teams/${slug(team)}/members/${userId}`, body),
+			/** Removes a member, leaves, or cancels an invitation. */
+			removeMember: (team: string, userId: string) => remove(`/api/teams/${slug(team)}/members/${userId}`)
+		},
+		invitations: {
+			list: () => get<Invitation[]>('/api/invitations'),
+			accept: (team: string) => send<TeamMember>('POST', `/api/invitations/${slug(team)}/accept`),
+			decline: (team: string) => remove(`/api/invitations/${slug(team)}`)
+		},
+		audit: {
+			/** Your own audit log, or with `team` a team's. */
+			list: (params: Query<typeof AuditQuery>, team?: string) => get<AuditEventView[]>(`${team === undefined ? '/api/audit' : `/api/teams/${slug(team)}/audit`}${query(params)}`)
+		}
+	}
 }
 
 export const query = (params: Record<string, string | number | undefined>) => {

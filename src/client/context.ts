@@ -207,7 +207,7 @@ export function session(flags: { server?: string; profile?: string }): Session {
 		keySource,
 		run,
 		async username() {
-			user ??= (await run((a) => a.call<{ username: string }>('GET', '/api/me'))).body.username
+			user ??= (await run((a) => a.me())).username
 			return user
 		}
 	}
@@ -216,8 +216,8 @@ export function session(flags: { server?: string; profile?: string }): Session {
 /** The team id for --team SLUG (404 when it does not exist or you are not in it). */
 export async function teamId(s: Session, slug: string | undefined): Promise<string | undefined> {
 	if (slug === undefined) return undefined
-	const team = await s.run((api) => api.call<{ id: string }>('GET', `/api/teams/${encodeURIComponent(slug)}`), `Team "${slug}"`)
-	return team.body.id
+	const team = await s.run((api) => api.teams.get(slug), `Team "${slug}"`)
+	return team.id
 }
 
 export { credentialsFile }

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { DEFAULT_CONFIG_NAME, type Tool } from '../shared/constants'
 import { prompt, PromptCancelled } from '../shared/terminal'
-import { ApiError, query, type LatestConfig, type PushResult } from './api'
+import { ApiError, type PushResult } from './api'
 import { teamId, type Session } from './context'
 import { applyWrites, asFileSet, readLocal, refusedWrites, safeTarget } from './files'
 import { contentHash, fileHash } from './hash'
@@ -34,7 +34,8 @@ export interface Target {
 	label: string
 	/** The options that name this config on a command line: ` --name rules --team platform`. */
 	args: string
-	latestPath: string
+	/** How the server finds it: GET /api/configs/latest's query. */
+	latest: { name: string; tool: Tool; teamId?: string }
 }
 
 function target(s: Session, username: string, tool: Tool, name: string, id?: string, team?: string): Target {
@@ -47,7 +48,7 @@ function target(s: Session, username: string, tool: Tool, name: string, id?: str
 		key: stateKey({ server: s.server, username, teamId: id, tool, name }),
 		label: `${tool}/${name}${team ? ` of team ${team}` : id ? ` of team ${id}` : ''}`,
 		args,
-		latestPath: `/api/configs/latest${query({ name, tool, teamId: id })}`
+		latest: { name, tool, teamId: id }
 	}
 }
 
@@ -71,19 +72,18 @@ export interface Remote {
 
 /** The server's current version; undefined when the config does not exist; `unchanged` on a 304 for `etag`. */
 export async function fetchRemote(s: Session, t: Target, etag?: string): Promise<Remote | undefined | 'unchanged'> {
-	let reply
+	let latest
 	try {
-		reply = await s.api.call<LatestConfig>('GET', t.latestPath, { ok: [404], headers: etag ? { 'if-none-match': `"${etag}"` } : {} })
+		latest = await s.api.configs.poll(t.latest, etag)
 	} catch (error) {
 		if (error instanceof ApiError) throw failure(error, { server: s.server, what: t.label })
 		throw error
 	}
-	if (reply.status === 304) return 'unchanged'
-	if (reply.status === 404) return undefined
-	const set = asFileSet(reply.body.data)
+	if (latest === 'unchanged' || latest === undefined) return latest
+	const set = asFileSet(latest.data)
 	if (!set) throw new CliFailure(`${t.label} on the server is not a set of files (it was not pushed by cfgsync push); nothing written`)
 	const { files, duplicates } = neutralFiles(set.files, platform())
-	return { version: reply.body.version, hash: reply.body.hash, files, duplicates }
+	return { version: latest.version, hash: latest.hash, files, duplicates }
 }
 
 export interface RunOptions {
@@ -206,11 +206,11 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 	const pushedFiles = copyMap(state?.pushedFiles)
 	if (outcome.push !== undefined) {
 		const body = { name: t.name, tool: t.tool, data: { files: outcome.push }, ...(t.teamId ? { teamId: t.teamId } : {}) }
-		// If-Match: the version judged against; nothing pushed in between is ever replaced unseen (CONTRACT §3).
-		const headers: Record<string, string> = remote ? { 'if-match': `"${remote.hash}"` } : { 'if-none-match': '*' }
+		// If-Match: the version judged against; nothing pushed in between is ever replaced unseen (docs/sync-model.md).
+		const condition = remote ? { ifMatch: remote.hash } : { ifNoneMatch: '*' as const }
 		let result: PushResult
 		try {
-			result = (await s.api.call<PushResult>('POST', '/api/configs', { body, headers })).body
+			result = await s.api.configs.push(body, condition)
 		} catch (error) {
 			if (error instanceof ApiError && error.code === 'precondition_failed') {
 				// Someone pushed meanwhile: judge again against that version (what was written here stays judged).
@@ -221,7 +221,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 			throw error
 		}
 		hash = contentHash({ files: outcome.push })
-		version = result.version ?? remote?.version ?? 1
+		version = ('version' in result ? result.version : undefined) ?? remote?.version ?? 1
 		// What this machine contributed: files whose content it sent rather than kept from the server.
 		for (const key of Object.keys(pushedFiles)) if (ownValue(outcome.push, key) === undefined) delete pushedFiles[key]
 		for (const [key, content] of Object.entries(outcome.push)) if (content !== ownValue(remote?.files, key)) pushedFiles[key] = fileHash(content)

@@ -1,16 +1,11 @@
 import { DEVICE_MAX } from '../../shared/constants'
 import { readStdin } from '../../shared/terminal'
-import { ApiError, createApi, type IssuedKey, type KeyView } from '../api'
+import { ApiError, createApi, type IssuedKey, type Me } from '../api'
 import { ask, confirm, interactive } from '../ask'
 import { credentialsFile, DEFAULT_PROFILE, defaultDevice, deleteCredentials, profiles, readCredentials, writeCredentials, type Credentials } from '../credentials'
 import { checkServer, chooseLogin, KEY_PATTERN, loginCommand, noMore, parse, profileOption, serverOption, session, suggest, YES } from '../context'
 import { ago, CliFailure, dim, EXIT, explain, failure, green, json, safe, say, table, warn } from '../output'
 import { shellWord } from '../report'
-
-interface Me {
-	email: string
-	username: string
-}
 
 export const LOGIN_HELP = `cfgsync login [--server URL] [--user LOGIN] [--device NAME] [--password-stdin | --with-token] [--profile NAME]
 
@@ -92,7 +87,7 @@ async function loginWithPassword(server: string, user: string | undefined, devic
 			? await readStdin()
 			: await ask('Password: ', `${NO_TERMINAL} for the password: pass it on standard input with --password-stdin, or an API key with --with-token`, true)
 		try {
-			issued = (await api.call<IssuedKey>('POST', '/api/auth/login', { body: { login, password, device } })).body
+			issued = await api.auth.login({ login, password, device })
 		} catch (error) {
 			if (!(error instanceof ApiError)) throw error
 			// A wrong password typed at the terminal is asked again, as ssh and sudo do (issue 20).
@@ -113,9 +108,11 @@ async function loginWithToken(server: string): Promise<Credentials> {
 	const key = (interactive() ? await ask('API key: ', '', true) : await readStdin()).trim()
 	if (!KEY_PATTERN.test(key)) throw new CliFailure('--with-token reads an API key from standard input: cs_ followed by 64 hex digits (cfgsync-server key issue LOGIN --device NAME prints one)', EXIT.usage)
 	const me = await whoIs(server, key)
-	const keys = (await createApi(server, key).call<KeyView[]>('GET', '/api/keys').catch((error) => {
-		throw error instanceof ApiError ? failure(error, { server }) : error
-	})).body
+	const keys = await createApi(server, key)
+		.keys.list()
+		.catch((error) => {
+			throw error instanceof ApiError ? failure(error, { server }) : error
+		})
 	const current = keys.find((k) => k.current)
 	if (!current) throw new CliFailure(`${server} did not say which device this key belongs to`)
 	return { server, apiKey: key, keyId: current.id, device: current.device, username: me.username, email: me.email }
@@ -123,7 +120,7 @@ async function loginWithToken(server: string): Promise<Credentials> {
 
 async function whoIs(server: string, key: string): Promise<Me> {
 	try {
-		return (await createApi(server, key).call<Me>('GET', '/api/me')).body
+		return await createApi(server, key).me()
 	} catch (error) {
 		if (error instanceof ApiError && error.code === 'unauthorized') throw new CliFailure(`${server} refused this key (revoked, or not one of this server's keys).`, EXIT.auth)
 		if (error instanceof ApiError) throw failure(error, { server })
@@ -135,8 +132,7 @@ async function whoIs(server: string, key: string): Promise<Me> {
 async function notePreviousKey(server: string, now: Credentials, previous: Credentials): Promise<void> {
 	if (previous.username === now.username) {
 		const keys = await createApi(server, now.apiKey)
-			.call<KeyView[]>('GET', '/api/keys')
-			.then((reply) => reply.body)
+			.keys.list()
 			.catch(() => undefined)
 		if (keys && !keys.some((k) => k.id === previous.keyId)) return
 		warn(`The key this machine used before (device "${safe(previous.device)}") is still active on ${server}. If nothing else uses it, revoke it: cfgsync keys revoke ${shellWord(previous.device)}`)
@@ -170,7 +166,7 @@ export async function logout(args: string[]) {
 	}
 	try {
 		// The saved key, never CFGSYNC_API_KEY: logout ends this device's login.
-		await createApi(server, credentials.apiKey).call('POST', '/api/auth/logout')
+		await createApi(server, credentials.apiKey).auth.logout()
 	} catch (error) {
 		if (!(error instanceof ApiError)) throw error
 		if (error.code === 'unauthorized') {
@@ -192,8 +188,8 @@ export async function whoami(args: string[]) {
 	const { values, positionals } = parse('whoami', args, {})
 	noMore(positionals, 0, 'whoami')
 	const s = session(values)
-	const me = (await s.run((api) => api.call<Me>('GET', '/api/me'))).body
-	const current = (await s.run((api) => api.call<KeyView[]>('GET', '/api/keys'))).body.find((k) => k.current)
+	const me = await s.run((api) => api.me())
+	const current = (await s.run((api) => api.keys.list())).find((k) => k.current)
 	const device = current?.device ?? null
 	if (values.json) return json({ username: me.username, email: me.email, server: s.server, profile: s.profile, device, key: s.keySource === 'env' ? 'CFGSYNC_API_KEY' : 'saved' })
 	const where = [device ? `device "${safe(device)}"` : '', s.profile === DEFAULT_PROFILE ? '' : `profile "${s.profile}"`, s.keySource === 'env' ? 'key from CFGSYNC_API_KEY' : ''].filter(Boolean).join(', ')
@@ -217,7 +213,7 @@ export async function keys(args: string[]) {
 	}
 	noMore(positionals, sub === 'revoke' ? 2 : 1, 'keys')
 	const s = session(values)
-	const list = (await s.run((api) => api.call<KeyView[]>('GET', '/api/keys'))).body
+	const list = await s.run((api) => api.keys.list())
 	if (sub === 'revoke') {
 		if (!which) throw new CliFailure('which key? cfgsync keys revoke DEVICE-OR-ID (cfgsync keys lists them)', EXIT.usage)
 		const folded = list.filter((k) => k.device.toLowerCase() === which.toLowerCase())
@@ -226,7 +222,7 @@ export async function keys(args: string[]) {
 		if (key.current) {
 			await confirm(`Revoke the key this machine is using (device "${safe(key.device)}")? This machine will be logged out`, `cfgsync keys revoke ${shellWord(which)}`, values.yes)
 		}
-		await s.run((api) => api.call('DELETE', `/api/keys/${encodeURIComponent(key.id)}`), `Key ${key.id}`)
+		await s.run((api) => api.keys.revoke(key.id), `Key ${key.id}`)
 		// A revoked key is of no use: forget it here too, so the next command says "not logged in".
 		const loggedOut = key.current && s.credentials?.keyId === key.id
 		if (loggedOut) deleteCredentials(s.profile)

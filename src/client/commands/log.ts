@@ -1,7 +1,7 @@
-import { query } from '../api'
+import type { AuditType } from '../../shared/api/audit'
+import type { AuditEventView } from '../api'
 import { noMore, parse, session, TEAM } from '../context'
 import { ago, CliFailure, dim, EXIT, json, safe, say, table } from '../output'
-import type { AuditEvent } from './sync'
 
 export const LOG_HELP = `cfgsync log [--team SLUG] [--type TYPE] [--limit N] [--before ID]
 
@@ -38,7 +38,7 @@ const WORDS: Record<string, string> = {
 	'member.left': 'left team'
 }
 
-const details = (event: AuditEvent): string =>
+const details = (event: AuditEventView): string =>
 	Object.entries(event.details)
 		.map(([key, value]) => `${safe(key)}=${safe(String(value))}`)
 		.join(' ')
@@ -49,10 +49,10 @@ export async function log(args: string[]) {
 	const limit = Number(values.limit ?? '30')
 	if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new CliFailure('--limit takes a number of events from 1 to 200', EXIT.usage)
 	const s = session(values)
-	const path = values.team ? `/api/teams/${encodeURIComponent(values.team)}/audit` : '/api/audit'
-	let events: AuditEvent[]
+	let events: AuditEventView[]
 	try {
-		events = (await s.run((api) => api.call<AuditEvent[]>('GET', `${path}${query({ limit, before: values.before, type: values.type })}`), values.team ? `Team "${values.team}"` : undefined)).body
+		// --type goes to the server as typed: it answers an unknown type with the list of known ones.
+		events = await s.run((api) => api.audit.list({ limit, before: values.before, type: values.type as AuditType | undefined }, values.team || undefined), values.team ? `Team "${values.team}"` : undefined)
 	} catch (error) {
 		if (error instanceof CliFailure && error.code === 'forbidden') {
 			throw new CliFailure(`Not allowed: only the owners and admins of ${safe(values.team ?? '')} can read its audit log. Your own events: cfgsync log`, EXIT.error, 'forbidden')

@@ -1,5 +1,5 @@
 import { createTwoFilesPatch } from 'diff'
-import { ApiError, query, type ConfigSummary, type ConfigVersion, type LatestConfig, type RolledBack } from '../api'
+import { ApiError, type AuditEventView, type ConfigVersion } from '../api'
 import { confirm } from '../ask'
 import { FORCE, NAME, noMore, parse, session, TEAM, teamId, tool as toolArg, YES, type Session } from '../context'
 import { asFileSet, DIR_MAX_BYTES, DIR_MAX_FILES, readLocal } from '../files'
@@ -254,7 +254,7 @@ export async function status(args: string[]) {
 
 /** One version by number: versions below V+1, at most one. */
 async function versionByNumber(s: Session, configId: string, number: number, t: Target): Promise<ConfigVersion> {
-	const found = (await s.run((api) => api.call<ConfigVersion[]>('GET', `/api/configs/${configId}/versions${query({ limit: 1, before: number + 1 })}`))).body[0]
+	const found = (await s.run((api) => api.configs.versions(configId, { limit: 1, before: number + 1 })))[0]
 	if (!found || found.version !== number) throw new CliFailure(`${t.label} has no version ${number}`)
 	return found
 }
@@ -290,7 +290,7 @@ export async function diff(args: string[]) {
 	if (fromNumber !== undefined && named) throw new CliFailure('--from compares two versions on the server: PATHs do not apply', EXIT.usage)
 	const s = session(values)
 	const t = await resolveTarget(s, tool, values)
-	const latest = (await s.run((api) => api.call<LatestConfig>('GET', t.latestPath), t.label)).body
+	const latest = await s.run((api) => api.configs.latest(t.latest), t.label)
 	const serverSide = toNumber === undefined ? latest : await versionByNumber(s, latest.id, toNumber, t)
 	const newer = filesOf(serverSide.data, `${t.label} on the server`)
 	let before: Record<string, string>
@@ -340,23 +340,10 @@ export async function list(args: string[]) {
 	noMore(positionals, 0, 'list')
 	const s = session(values)
 	const id = await teamId(s, values.team)
-	const configs = (await s.run((api) => api.call<ConfigSummary[]>('GET', `/api/configs${query({ teamId: id })}`))).body
+	const configs = await s.run((api) => api.configs.list({ teamId: id }))
 	if (values.json) return json(configs)
 	if (configs.length === 0) return say(values.team ? `Team ${safe(values.team)} has no configs yet.` : 'No configs yet: cfgsync push TOOL.')
 	table(['TOOL', 'NAME', 'VERSION', 'UPDATED'], configs.map((c) => [safe(c.tool), safe(c.name), String(c.version), ago(c.updatedAt)]))
-}
-
-/** An event of the audit log (CONTRACT §10), as GET /api/audit sends it. */
-export interface AuditEvent {
-	id: string
-	type: string
-	at: string
-	actor: { userId: string | null; username: string | null; device: string | null }
-	address: string | null
-	teamId: string | null
-	subjectUserId: string | null
-	target: { type: string; id: string | null; name: string | null } | null
-	details: Record<string, string | number | boolean | null>
 }
 
 interface Author {
@@ -379,13 +366,12 @@ async function whoPushed(s: Session, t: Target, configId: string, versions: Conf
 	const by = new Map<number, Author>()
 	if (versions.length === 0) return { by, note: null }
 	const oldest = versions.reduce((min, v) => (v.createdAt < min ? v.createdAt : min), versions[0]?.createdAt as string)
-	const path = t.team ? `/api/teams/${encodeURIComponent(t.team)}/audit` : '/api/audit'
-	for (const type of ['config.pushed', 'config.rolled_back']) {
+	for (const type of ['config.pushed', 'config.rolled_back'] as const) {
 		let before: string | undefined
 		for (let pages = 0; pages < AUDIT_PAGES; pages++) {
-			let events: AuditEvent[]
+			let events: AuditEventView[]
 			try {
-				events = (await s.api.call<AuditEvent[]>('GET', `${path}${query({ type, limit: AUDIT_PAGE, before })}`)).body
+				events = await s.api.audit.list({ type, limit: AUDIT_PAGE, before }, t.team || undefined)
 			} catch (error) {
 				if (error instanceof ApiError && error.code === 'forbidden') {
 					return { by, note: `Who pushed each version is in the audit log of team ${t.team}, which only its owners and admins can read.` }
@@ -427,8 +413,8 @@ export async function history(args: string[]) {
 	const limit = asNumber(values.limit ?? '20', '--limit')
 	const s = session(values)
 	const t = await resolveTarget(s, tool, values)
-	const latest = (await s.run((api) => api.call<LatestConfig>('GET', t.latestPath), t.label)).body
-	const versions = (await s.run((api) => api.call<ConfigVersion[]>('GET', `/api/configs/${latest.id}/versions${query({ limit })}`))).body
+	const latest = await s.run((api) => api.configs.latest(t.latest), t.label)
+	const versions = await s.run((api) => api.configs.versions(latest.id, { limit }))
 	const { by, note } = await whoPushed(s, t, latest.id, versions)
 	const fileList = (v: ConfigVersion) => Object.keys(asFileSet(v.data)?.files ?? {}).sort()
 	if (values.json) {
@@ -458,9 +444,9 @@ export async function rollback(args: string[]) {
 	if (to === undefined) throw new CliFailure('which version? cfgsync rollback TOOL --to VERSION (see cfgsync history TOOL)', EXIT.usage)
 	const s = session(values)
 	const t = await resolveTarget(s, tool, values)
-	const latest = (await s.run((api) => api.call<LatestConfig>('GET', t.latestPath), t.label)).body
+	const latest = await s.run((api) => api.configs.latest(t.latest), t.label)
 	const target = await versionByNumber(s, latest.id, to, t)
-	const rolled = (await s.run((api) => api.call<RolledBack>('POST', `/api/configs/${latest.id}/rollback`, { body: { versionId: target.id } }))).body
+	const rolled = await s.run((api) => api.configs.rollback(latest.id, { versionId: target.id }))
 	if (values.json) return json(rolled)
 	say(`${green('Rolled back')} ${t.label}: version ${rolled.version} now holds what version ${to} held. Run cfgsync pull ${tool}${t.args} to apply it here.`)
 }
@@ -478,14 +464,14 @@ export async function deleteConfig(args: string[]) {
 	noMore(positionals, 1, 'delete')
 	const s = session(values)
 	const t = await resolveTarget(s, tool, values)
-	const latest = (await s.run((api) => api.call<LatestConfig>('GET', t.latestPath), t.label)).body
+	const latest = await s.run((api) => api.configs.latest(t.latest), t.label)
 	const count = Object.keys(asFileSet(latest.data)?.files ?? {}).length
 	await confirm(
 		`Delete ${t.label} (version ${latest.version}, ${count} file${count === 1 ? '' : 's'}) from ${s.server}, with all its versions? This cannot be undone`,
 		`cfgsync delete ${tool}${t.args}`,
 		values.yes
 	)
-	await s.run((api) => api.call('DELETE', `/api/configs/${latest.id}`), t.label)
+	await s.run((api) => api.configs.remove(latest.id), t.label)
 	const synced = getState(t.key) !== undefined
 	if (synced) await withLock('delete', async () => forgetState(t.key))
 	if (values.json) return json({ deleted: { id: latest.id, tool, name: t.name, team: t.team ?? null, version: latest.version } })

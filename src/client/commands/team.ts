@@ -1,42 +1,10 @@
-import { INVITED_ROLES, ROLES } from '../../shared/constants'
-import type { Team } from '../api'
+import { INVITED_ROLES, ROLES, type InvitedRole, type Role } from '../../shared/constants'
+import type { Invitation, TeamDetail, TeamMember as Member } from '../api'
 import { confirm } from '../ask'
 import { noMore, parse, session, suggest, YES, type Session } from '../context'
 import { ago, article, bold, CliFailure, dim, EXIT, green, json, safe, say, table } from '../output'
 import { shellWord } from '../report'
 import { allStates, renameTeamInStates } from '../state'
-
-/** A team invitation as the server sends it (CONTRACT §3): never an email. */
-export interface Invitation {
-	teamSlug: string
-	teamName: string
-	userId: string
-	username: string
-	role: string
-	invitedBy: string
-	createdAt: string
-	expiresAt: string
-	status: 'invited'
-}
-
-interface Member {
-	id: string
-	userId: string
-	email: string
-	username: string
-	role: string
-	joinedAt: string
-}
-
-interface TeamDetail {
-	id: string
-	name: string
-	slug: string
-	createdAt: string
-	userRole: string
-	members: Member[]
-	invitations?: Invitation[]
-}
 
 export const TEAM_HELP = `cfgsync team list                          (also: cfgsync teams)
 cfgsync team create NAME [--slug S]
@@ -60,7 +28,6 @@ and is removed for good after 30 days.`
 
 const SUBCOMMANDS = ['list', 'create', 'show', 'invite', 'add', 'role', 'remove', 'leave', 'rename', 'delete']
 
-const path = (slug: string, rest = '') => `/api/teams/${encodeURIComponent(slug)}${rest}`
 const teamWhat = (slug: string) => `Team "${slug}"`
 
 export async function teams(args: string[]) {
@@ -84,7 +51,7 @@ export async function team(args: string[]) {
 		case 'list': {
 			noMore(rest, 0, 'team')
 			const s = session(values)
-			const list = (await s.run((api) => api.call<Team[]>('GET', '/api/teams'))).body
+			const list = await s.run((api) => api.teams.list())
 			if (values.json) return json(list)
 			if (list.length === 0) return say('You are in no team. Create one (Team plan): cfgsync team create NAME; invitations you received: cfgsync invitations')
 			return table(['SLUG', 'NAME', 'ROLE', 'CREATED'], list.map((t) => [safe(t.slug), safe(t.name), safe(t.role), ago(t.createdAt)]))
@@ -93,7 +60,7 @@ export async function team(args: string[]) {
 			need(1, 'create NAME [--slug S]')
 			const name = rest.join(' ').trim()
 			const s = session(values)
-			const created = (await s.run((api) => api.call<{ id: string; name: string; slug: string }>('POST', '/api/teams', { body: { name, ...(values.slug !== undefined ? { slug: values.slug } : {}) } }))).body
+			const created = await s.run((api) => api.teams.create({ name, ...(values.slug !== undefined ? { slug: values.slug } : {}) }))
 			if (values.json) return json(created)
 			return say(`${green('Created')} team "${safe(created.name)}" (${safe(created.slug)}); you are its owner. Invite people with: cfgsync team invite ${safe(created.slug)} LOGIN`)
 		}
@@ -127,7 +94,7 @@ export async function team(args: string[]) {
 			await getTeam(s, slug)
 			let invitation: Invitation
 			try {
-				invitation = (await s.run((api) => api.call<Invitation>('POST', path(slug, '/members'), { body: { login, role } }), `User "${login}"`)).body
+				invitation = await s.run((api) => api.teams.invite(slug, { login, role: role as InvitedRole }), `User "${login}"`)
 			} catch (error) {
 				if (error instanceof CliFailure && error.code === 'conflict') {
 					throw new CliFailure(`${error.message} To change the role of a member or of a pending invitation: cfgsync team role ${safe(slug)} ${shellWord(login)} ROLE`, EXIT.error, 'conflict')
@@ -151,7 +118,7 @@ export async function team(args: string[]) {
 				throw new CliFailure(`${safe(found.invitation.username)} has not joined ${safe(slug)} yet: an invitation is for admin or member; make them an owner once they have accepted`, EXIT.usage)
 			}
 			const userId = found.kind === 'member' ? found.member.userId : found.invitation.userId
-			const changed = (await s.run((api) => api.call<Member | Invitation>('PATCH', path(slug, `/members/${userId}`), { body: { role } }), teamWhat(slug))).body
+			const changed = await s.run((api) => api.teams.setRole(slug, userId, { role: role as Role }), teamWhat(slug))
 			if (values.json) return json(changed)
 			return say(found.kind === 'member' ? `${safe(found.member.username)} is now ${article(role)} of ${safe(slug)}.` : `The invitation of ${safe(found.invitation.username)} to ${safe(slug)} is now for ${role}.`)
 		}
@@ -163,7 +130,7 @@ export async function team(args: string[]) {
 			const detail = await getTeam(s, slug)
 			const found = findPerson(detail, login)
 			const userId = found.kind === 'member' ? found.member.userId : found.invitation.userId
-			await s.run((api) => api.call('DELETE', path(slug, `/members/${userId}`)), teamWhat(slug))
+			await s.run((api) => api.teams.removeMember(slug, userId), teamWhat(slug))
 			const username = found.kind === 'member' ? found.member.username : found.invitation.username
 			if (values.json) return json({ team: slug, username, removed: found.kind })
 			return say(found.kind === 'member' ? `Removed ${safe(username)} from ${safe(slug)}.` : `Cancelled the invitation of ${safe(username)} to ${safe(slug)}.`)
@@ -178,7 +145,7 @@ export async function team(args: string[]) {
 			const mine = detail.members.find((m) => m.username === me)
 			if (!mine) throw new CliFailure(`you are not a member of ${safe(slug)}`, EXIT.error, 'not_found')
 			try {
-				await s.run((api) => api.call('DELETE', path(slug, `/members/${mine.userId}`)), teamWhat(slug))
+				await s.run((api) => api.teams.removeMember(slug, mine.userId), teamWhat(slug))
 			} catch (error) {
 				if (error instanceof CliFailure && error.code === 'conflict') {
 					throw new CliFailure(`${error.message} Make someone else an owner first (cfgsync team role ${safe(slug)} LOGIN owner), or delete the team (cfgsync team delete ${safe(slug)}).`, EXIT.error, 'conflict')
@@ -193,7 +160,7 @@ export async function team(args: string[]) {
 			const slug = rest[0] as string
 			const name = rest.slice(1).join(' ').trim()
 			const s = session(values)
-			const renamed = (await s.run((api) => api.call<{ id: string; name: string; slug: string }>('PATCH', path(slug), { body: { name, ...(values.slug !== undefined ? { slug: values.slug } : {}) } }), teamWhat(slug))).body
+			const renamed = await s.run((api) => api.teams.update(slug, { name, ...(values.slug !== undefined ? { slug: values.slug } : {}) }), teamWhat(slug))
 			// This machine's configs of the team follow it (they are synced by the team's id; the slug is for messages).
 			renameTeamInStates(renamed.id, renamed.slug)
 			if (values.json) return json(renamed)
@@ -213,7 +180,7 @@ export async function team(args: string[]) {
 				`cfgsync team delete ${safe(slug)}`,
 				values.yes
 			)
-			await s.run((api) => api.call('DELETE', path(slug)), teamWhat(slug))
+			await s.run((api) => api.teams.remove(slug), teamWhat(slug))
 			const synced = allStates(s.server, await s.username()).filter((state) => state.teamId === detail.id).length
 			if (values.json) return json({ team: slug, deleted: true })
 			return say(`Deleted team ${safe(slug)}.${synced > 0 ? ` This machine's copies of its configs stay as files.` : ''}`)
@@ -222,7 +189,7 @@ export async function team(args: string[]) {
 }
 
 async function getTeam(s: Session, slug: string): Promise<TeamDetail> {
-	return (await s.run((api) => api.call<TeamDetail>('GET', path(slug)), teamWhat(slug))).body
+	return await s.run((api) => api.teams.get(slug), teamWhat(slug))
 }
 
 type Found = { kind: 'member'; member: Member } | { kind: 'invitation'; invitation: Invitation }
@@ -253,21 +220,20 @@ export async function invitations(args: string[]) {
 	noMore(positionals, sub === 'accept' || sub === 'decline' ? 2 : 1, 'invitations')
 	const s = session(values)
 	if (sub === undefined || sub === 'list') {
-		const list = (await s.run((api) => api.call<Invitation[]>('GET', '/api/invitations'))).body
+		const list = await s.run((api) => api.invitations.list())
 		if (values.json) return json(list)
 		if (list.length === 0) return say('No pending invitations.')
 		table(['TEAM', 'NAME', 'ROLE', 'INVITED BY', 'EXPIRES'], list.map((i) => [safe(i.teamSlug), safe(i.teamName), safe(i.role), safe(i.invitedBy), ago(i.expiresAt)]))
 		return say(dim('Accept one with: cfgsync invitations accept SLUG (or decline SLUG)'))
 	}
 	if (!slug) throw new CliFailure(`which team? cfgsync invitations ${sub} SLUG (see cfgsync invitations)`, EXIT.usage)
-	const where = `/api/invitations/${encodeURIComponent(slug)}${sub === 'accept' ? '/accept' : ''}`
 	const what = `An invitation to "${slug}"`
 	if (sub === 'accept') {
-		const member = (await s.run((api) => api.call<Member>('POST', where), what)).body
+		const member = await s.run((api) => api.invitations.accept(slug), what)
 		if (values.json) return json(member)
 		return say(`${green('Joined')} ${safe(slug)} as ${safe(member.role)}. Its configs: cfgsync list --team ${safe(slug)}`)
 	}
-	await s.run((api) => api.call('DELETE', where), what)
+	await s.run((api) => api.invitations.decline(slug), what)
 	if (values.json) return json({ team: slug, declined: true })
 	say(`Declined the invitation to ${safe(slug)}.`)
 }

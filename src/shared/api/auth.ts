@@ -36,3 +36,4 @@ export type KeyView = z.infer<typeof KeyView>
 export const KeyIdParams = z.object({ id: z.guid() })
 
 export const Me = z.object({ email: z.string(), username: z.string() })
+export type Me = z.infer<typeof Me>

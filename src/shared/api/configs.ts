@@ -40,6 +40,7 @@ export const ReadConditionHeaders = z.object({
 })
 
 export const ListQuery = z.object({ teamId: Uuid.optional().describe("list this team's configs instead of your own") })
+export type ListQuery = z.infer<typeof ListQuery>
 export const LatestQuery = z.object({
 	name: ConfigName,
 	tool: ToolId,
@@ -56,6 +57,7 @@ export type VersionsQuery = z.infer<typeof VersionsQuery>
 export const ConfigIdParams = z.object({ id: z.guid() })
 export const VersionIdParams = z.object({ id: z.guid(), versionId: z.guid() })
 export const RollbackBody = z.object({ versionId: Uuid.describe('the version whose data is restored') })
+export type RollbackBody = z.infer<typeof RollbackBody>
 
 const timestamp = z.iso.datetime()
 const data = z.unknown().meta({ description: 'the stored content, exactly as pushed', anyOf: [{ type: 'object' }, { type: 'string' }] })
@@ -71,6 +73,7 @@ export const ConfigSummary = z.object({
 export type ConfigSummary = z.infer<typeof ConfigSummary>
 
 export const LatestConfig = ConfigSummary.extend({ data })
+export type LatestConfig = z.infer<typeof LatestConfig>
 export const FullConfig = z.object({
 	id: z.uuid(),
 	userId: z.uuid(),
@@ -87,6 +90,9 @@ export const FullConfig = z.object({
 
 export const PushStored = z.object({ id: z.uuid(), name: z.string(), tool: ToolId, version: z.number().int(), updatedAt: timestamp })
 export const PushUnchanged = z.object({ id: z.uuid(), name: z.string(), tool: ToolId, message: z.string(), noChange: z.literal(true) })
+/** What a push answers with 200: the new version, or that the data did not change. */
+export const PushResult = z.union([PushStored, PushUnchanged])
+export type PushResult = z.infer<typeof PushResult>
 
 export const ConfigVersion = z.object({
 	id: z.uuid(),
@@ -96,6 +102,7 @@ export const ConfigVersion = z.object({
 	createdAt: timestamp,
 	isCurrent: z.boolean()
 })
+export type ConfigVersion = z.infer<typeof ConfigVersion>
 export const RolledBack = ConfigVersion.omit({ data: true })
 export type RolledBack = z.infer<typeof RolledBack>
 

@@ -20,6 +20,7 @@ export const Slug = z
 	.describe('globally unique; lower-case letters and digits joined by dashes')
 
 export const CreateTeamBody = z.object({ name: TeamName, slug: Slug.optional().describe('instead of the one made from the name') })
+export type CreateTeamBody = z.infer<typeof CreateTeamBody>
 export const PatchTeamBody = z.object({ name: TeamName.optional(), slug: Slug.optional() })
 export type PatchTeamBody = z.infer<typeof PatchTeamBody>
 
@@ -30,6 +31,7 @@ export const AddMemberBody = z.object({
 })
 export type AddMemberBody = z.infer<typeof AddMemberBody>
 export const SetRoleBody = z.object({ role: Role })
+export type SetRoleBody = z.infer<typeof SetRoleBody>
 
 // Path slugs are not validated beyond being text: an unknown or malformed slug is simply not found.
 export const SlugParams = z.object({ slug: z.string() })
@@ -38,7 +40,9 @@ export const MemberParams = z.object({ slug: z.string(), userId: z.guid() })
 const timestamp = z.iso.datetime()
 
 export const TeamCreated = z.object({ id: z.uuid(), name: z.string(), slug: z.string() })
+export type TeamCreated = z.infer<typeof TeamCreated>
 export const TeamListItem = z.object({ id: z.uuid(), name: z.string(), slug: z.string(), role: Role, createdAt: timestamp })
+export type TeamListItem = z.infer<typeof TeamListItem>
 export const TeamMember = z.object({
 	id: z.uuid().describe('membership id'),
 	userId: z.uuid(),
@@ -61,6 +65,9 @@ export const Invitation = z.object({
 	status: z.literal('invited')
 })
 export type Invitation = z.infer<typeof Invitation>
+/** What a role change answers: the member, or the pending invitation whose role changed. */
+export const RoleChanged = z.union([TeamMember, Invitation])
+export type RoleChanged = z.infer<typeof RoleChanged>
 
 export const TeamDetail = z.object({
 	id: z.uuid(),
@@ -71,4 +78,5 @@ export const TeamDetail = z.object({
 	members: z.array(TeamMember),
 	invitations: z.array(Invitation).optional().describe('pending invitations; owners and admins only')
 })
+export type TeamDetail = z.infer<typeof TeamDetail>
 export const InvitationParams = z.object({ teamSlug: z.string() })

@@ -2,9 +2,8 @@ import { Elysia } from 'elysia'
 import { z } from 'zod'
 import type { AuthPlugin } from '../../plugins/auth'
 import { AuditEventView, AuditQuery } from '../../../shared/api/audit'
+import { SlugParams } from '../../../shared/api/teams'
 import type { AuditService } from './service'
-
-const SlugParams = z.object({ slug: z.string() })
 
 export const auditRoutes = (audit: AuditService, gate: AuthPlugin) =>
 	new Elysia({ tags: ['audit'] })

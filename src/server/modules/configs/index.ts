@@ -16,8 +16,8 @@ import {
 	PreconditionFailed,
 	PushBody,
 	PushConditionHeaders,
+	PushResult,
 	PushStored,
-	PushUnchanged,
 	ReadConditionHeaders,
 	RollbackBody,
 	RolledBack,
@@ -81,7 +81,7 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 				...jsonBody,
 				actor: true,
 				body: PushBody,
-				response: { 200: z.union([PushStored, PushUnchanged]), 201: PushStored, 412: PreconditionFailed },
+				response: { 200: PushResult, 201: PushStored, 412: PreconditionFailed },
 				detail: {
 					'x-header-parameters': pushHeaders,
 					summary: 'Create a config or push a new version',

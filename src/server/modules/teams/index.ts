@@ -9,6 +9,7 @@ import {
 	InvitationParams,
 	MemberParams,
 	PatchTeamBody,
+	RoleChanged,
 	SetRoleBody,
 	SlugParams,
 	TeamCreated,
@@ -71,7 +72,7 @@ export const teamsRoutes = (teams: TeamsService, gate: AuthPlugin) =>
 			actor: true,
 			params: MemberParams,
 			body: SetRoleBody,
-			response: z.union([TeamMember, Invitation]),
+			response: RoleChanged,
 			detail: { summary: "Change a member's role, or a pending invitation's (owner); the last owner cannot be demoted" }
 		})
 		.delete(
