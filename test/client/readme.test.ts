@@ -4,11 +4,11 @@ import { join } from 'node:path'
 import { TOOLS } from '../../src/shared/constants'
 import { WELL_KNOWN } from '../../src/client/tools'
 
-/** Issue 20: "Keep the README's table of well-known files exact": it is compared with the client's own list. */
+/** The table of well-known files in docs/client.md ("Files, paths and safety") is compared with the client's own list. */
 
-describe('the README', () => {
+describe('docs/client.md', () => {
 	test("the table of well-known files and directories is the client's list, tool by tool", () => {
-		const readme = readFileSync(join(import.meta.dir, '..', '..', 'README.md'), 'utf8')
+		const readme = readFileSync(join(import.meta.dir, '..', '..', 'docs', 'client.md'), 'utf8')
 		const start = readme.indexOf('| tool | files | directories (their text files) |')
 		expect(start).toBeGreaterThan(0)
 		const rows = readme

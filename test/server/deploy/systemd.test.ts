@@ -1,5 +1,5 @@
-// Issue 24 point 9: the systemd unit in docs/deploy/ is the one the README shows, systemd accepts
-// it, and its sandbox scores at most 4.0 in `systemd-analyze security` (the README's old unit: 8.5).
+// The systemd unit in docs/deploy/ is the one docs/deploy.md shows, systemd accepts it, and its
+// sandbox scores at most 4.0 in `systemd-analyze security` (the unit the README once showed: 8.5).
 // Without systemd-analyze these checks are skipped with one line, except under CI=true, where .ci/run
 // installs systemd and a missing systemd-analyze is a failure.
 import { describe, expect, test } from 'bun:test'
@@ -28,9 +28,9 @@ function analyzeRun(args: string[]) {
 }
 
 describe('the shipped systemd unit', () => {
-	test('the README shows exactly docs/deploy/cfgsync.service', () => {
-		const readme = readFileSync(join(root, 'README.md'), 'utf8')
-		const block = readme.match(/```ini\n(# \/etc\/systemd\/system\/cfgsync\.service[^]*?)```/)
+	test('docs/deploy.md shows exactly docs/deploy/cfgsync.service', () => {
+		const doc = readFileSync(join(root, 'docs/deploy.md'), 'utf8')
+		const block = doc.match(/```ini\n(# \/etc\/systemd\/system\/cfgsync\.service[^]*?)```/)
 		expect(block?.[1]).toBe(unit)
 	})
 
