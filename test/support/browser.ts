@@ -11,7 +11,7 @@ export const HAVE_CHROMIUM = existsSync(CHROMIUM)
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
 
 const ROOT = resolve(import.meta.dir, '..', '..')
-/** Every page at both widths; the README shows a few of them (copied into docs/screenshots). */
+/** Every page at both widths; the README and docs/web.md show a few of them (copied into docs/screenshots). */
 export const SCREENSHOTS = join(ROOT, 'dist', 'screenshots')
 
 function newestSource(dir: string): number {

@@ -130,7 +130,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			expect(await page.getByRole('heading', { name: 'settings.json' }).count()).toBe(1)
 			expect(await page.getByText('<script>alert("x")</script>').count()).toBeGreaterThan(0)
 			await shoot(page, 'config')
-			// The same page in the dark scheme (prefers-color-scheme), for the README.
+			// The same page in the dark scheme (prefers-color-scheme), for docs/web.md.
 			await page.emulateMedia({ colorScheme: 'dark' })
 			await page.screenshot({ path: join(shots, 'config-dark-1280.png'), fullPage: true })
 			await page.emulateMedia({ colorScheme: 'light' })

@@ -5,7 +5,7 @@ import { newPostgresDatabase, postgresAnswers, TEST_DATABASE_URL } from '../../s
 import { api, emptyDir, run, serversOfThisFile, startServer, userWithKey } from '../../support/harness'
 
 /**
- * CFGSYNC_DATABASE_POOL (README, Configuration; issue 24): how many connections
+ * CFGSYNC_DATABASE_POOL (docs/operations.md, "Configuration"): how many connections
  * one server process keeps to PostgreSQL at most, so several instances fit a
  * server whose max_connections others share too.
  */

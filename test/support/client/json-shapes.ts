@@ -1,7 +1,7 @@
 import { z } from 'zod'
 
 /**
- * The documented shape of each command's --json output (README "Output for
+ * The documented shape of each command's --json output (docs/client.md, "Output for
  * scripts"), strict: a field added or dropped fails the test that checks
  * every command against its schema. Times are ISO 8601 UTC with
  * milliseconds (CONTRACT §1), never "3 minutes ago".
