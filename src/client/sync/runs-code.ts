@@ -1,22 +1,20 @@
 import { parse as parseToml } from 'smol-toml'
+import { nameMatches, type KeyPath } from '../tools/descriptor'
+import { RUNS_CODE, type RunsCodeRules } from '../tools/registry'
 import { isJsonKey, isObject, parseJsonc, pathText, stableJson, type Json } from './json'
 
 /**
- * Entries that make a tool run a program (CONTRACT §11, issue 15 point 9):
- * Claude Code `hooks`, `statusLine` and its helper commands, MCP servers'
- * `command`/`args`/`url` (Cursor, Windsurf, VS Code, Claude, Gemini), Gemini's
- * tool commands, Codex `mcp_servers` and `notify`, and script files. A pull of
- * content someone else pushed that adds or changes one is shown and asked
- * about first.
+ * Entries that make a tool run a program (docs/sync-model.md): the keys each
+ * tool's descriptor names (src/client/tools/: Claude Code `hooks`,
+ * `statusLine` and its helper commands, Gemini's tool commands, Codex
+ * `notify`), MCP servers' entries in every tool's files, and script files. A
+ * pull of content someone else pushed that adds or changes one is shown and
+ * asked about first.
  */
 
 /** Entry path → its content as stable JSON. */
 export type Runnables = Map<string, string>
 
-/** Top-level settings whose value is a command a tool runs. */
-const COMMAND_SETTINGS = ['statusLine', 'apiKeyHelper', 'awsAuthRefresh', 'awsCredentialExport', 'otelHeadersHelper', 'toolDiscoveryCommand', 'toolCallCommand']
-/** The fields of an MCP server entry that say what runs or where it connects. */
-const MCP_FIELDS = ['command', 'args', 'url', 'serverUrl', 'httpUrl']
 const SCRIPT = /\.(sh|bash|zsh|fish|ps1|bat|cmd|py|js|mjs|cjs|ts|rb|pl)$/i
 
 const baseName = (key: string) => key.slice(key.lastIndexOf('/') + 1)
@@ -37,7 +35,7 @@ export function runnables(key: string, content: string | undefined): Runnables |
 	if (isJsonKey(key)) {
 		const parsed = parseJsonc(content)
 		if (!parsed) return 'unparseable'
-		fromSettings(key, parsed.value, found)
+		fromRules(key, parsed.value, RUNS_CODE.json, found)
 	} else if (/\.toml$/i.test(key)) {
 		let table: unknown
 		try {
@@ -45,59 +43,60 @@ export function runnables(key: string, content: string | undefined): Runnables |
 		} catch {
 			return 'unparseable'
 		}
-		fromCodex(table as Json, found)
+		fromRules(key, table as Json, RUNS_CODE.toml, found)
 	}
 	return found
 }
 
-function fromSettings(key: string, value: Json, found: Runnables): void {
+/** Where `path` leads in `value`: each match's concrete path and value (`*` in a name matches any characters). */
+function* at(value: Json, path: KeyPath, prefix: (string | number)[] = []): Generator<[(string | number)[], Json]> {
+	if (path.length === 0) {
+		yield [prefix, value]
+		return
+	}
 	if (!isObject(value)) return
-	for (const name of COMMAND_SETTINGS) if (has(value, name)) found.set(name, stableJson(value[name] as Json))
-	const tools = value.tools
-	if (isObject(tools)) for (const name of ['discoveryCommand', 'callCommand']) if (has(tools, name)) found.set(`tools.${name}`, stableJson(tools[name] as Json))
-	const hooks = value.hooks
-	if (hooks !== undefined && has(value, 'hooks')) {
-		if (isObject(hooks)) {
-			for (const event of Object.keys(hooks)) {
-				const groups = hooks[event] as Json
-				if (Array.isArray(groups)) groups.forEach((group, i) => found.set(pathText(['hooks', event, i]), stableJson(group)))
-				else found.set(pathText(['hooks', event]), stableJson(groups))
-			}
-		} else found.set('hooks', stableJson(hooks))
-	}
-	const containers: [string[], Json | undefined][] = [
-		[['mcpServers'], value.mcpServers],
-		[['mcp', 'servers'], isObject(value.mcp) ? value.mcp.servers : undefined],
-		[['mcp.servers'], has(value, 'mcp.servers') ? value['mcp.servers'] : undefined]
-	]
-	if (baseName(key).toLowerCase() === 'mcp.json') containers.push([['servers'], value.servers])
-	const projects = value.projects
-	if (isObject(projects)) {
-		for (const project of Object.keys(projects)) {
-			const entry = projects[project] as Json
-			if (isObject(entry)) containers.push([['projects', project, 'mcpServers'], entry.mcpServers])
-		}
-	}
-	for (const [path, servers] of containers) {
-		if (!isObject(servers)) continue
-		for (const name of Object.keys(servers)) {
-			const server = servers[name] as Json
-			if (!isObject(server)) {
-				found.set(pathText([...path, name]), stableJson(server))
-				continue
-			}
-			const picked: { [key: string]: Json } = {}
-			for (const field of MCP_FIELDS) if (has(server, field)) picked[field] = server[field] as Json
-			if (Object.keys(picked).length > 0) found.set(pathText([...path, name]), stableJson(picked))
-		}
-	}
+	const [name, ...rest] = path as [string, ...string[]]
+	const names = name.includes('*') ? Object.keys(value).filter((key) => nameMatches(name, key)) : has(value, name) ? [name] : []
+	for (const key of names) yield* at(value[key] as Json, rest, [...prefix, key])
 }
 
-function fromCodex(table: Json, found: Runnables): void {
-	if (!isObject(table)) return
-	if (has(table, 'notify')) found.set('notify', stableJson(table.notify as Json))
-	const servers = table.mcp_servers
-	if (isObject(servers)) for (const name of Object.keys(servers)) found.set(pathText(['mcp_servers', name]), stableJson(jsonOf(servers[name])))
+/** The entries the descriptors' rules find in one parsed file. */
+function fromRules(key: string, value: Json, rules: RunsCodeRules, found: Runnables): void {
+	if (!isObject(value)) return
+	for (const path of rules.commands) for (const [where, command] of at(value, path)) found.set(pathText(where), stableJson(command))
+	for (const path of rules.hooks) {
+		for (const [where, hooks] of at(value, path)) {
+			if (!isObject(hooks)) {
+				found.set(pathText(where), stableJson(hooks))
+				continue
+			}
+			for (const event of Object.keys(hooks)) {
+				const groups = hooks[event] as Json
+				if (Array.isArray(groups)) groups.forEach((group, i) => found.set(pathText([...where, event, i]), stableJson(group)))
+				else found.set(pathText([...where, event]), stableJson(groups))
+			}
+		}
+	}
+	for (const rule of rules.mcp) {
+		if (rule.onlyIn !== undefined && baseName(key).toLowerCase() !== rule.onlyIn) continue
+		for (const [where, servers] of at(value, rule.path)) {
+			if (!isObject(servers)) continue
+			for (const name of Object.keys(servers)) {
+				const server = servers[name] as Json
+				if (rule.runs === 'entry') {
+					found.set(pathText([...where, name]), stableJson(jsonOf(server)))
+					continue
+				}
+				if (!isObject(server)) {
+					found.set(pathText([...where, name]), stableJson(server))
+					continue
+				}
+				const picked: { [key: string]: Json } = {}
+				for (const field of rule.runs) if (has(server, field)) picked[field] = server[field] as Json
+				if (Object.keys(picked).length > 0) found.set(pathText([...where, name]), stableJson(picked))
+			}
+		}
+	}
 }
 
 /** TOML dates and other objects as plain JSON, so entries compare by content. */

@@ -1,12 +1,14 @@
 import { parse as parseToml } from 'smol-toml'
+import { MCP_CONTAINERS, MCP_SECRET_FIELDS } from '../tools/registry'
 import { isJsonKey, isObject, parseJsonc, pathText, type Json } from './json'
 
 /**
- * Values that look like secrets (CONTRACT §11, issue 15 point 10): MCP
- * `env`/`headers` values, keys named like token/secret/password/api_key, and
- * well-known token prefixes. A team push carrying a new one is refused unless
- * `--allow-secrets`; a personal push notes it once. Findings name where the
- * value sits, never the value.
+ * Values that look like secrets (docs/sync-model.md): the credential fields
+ * of MCP servers where each tool's descriptor keeps them (src/client/tools/:
+ * `env`, `headers`), and in every file keys named like
+ * token/secret/password/api_key and well-known token prefixes. A team push
+ * carrying a new one is refused unless `--allow-secrets`; a personal push
+ * notes it once. Findings name where the value sits, never the value.
  */
 
 export interface Secret {
@@ -23,8 +25,6 @@ const SECRET_NAME = /token|secret|passw|pwd|api[-_]?key|apikey|access[-_]?key|pr
 /** `${VAR}`, `${env:VAR}`, `$VAR`, `{env:VAR}`, `%VAR%`, `<your token>`: a reference, not a value. */
 const PLACEHOLDER = /^(?:\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{\{?[^}]*\}\}?|\{env:[^}]*\}|%[A-Za-z_][A-Za-z0-9_]*%|<[^>]*>|x{3,}|\*{3,})$/i
 const PLAIN = /^(?:true|false|yes|no|on|off|null|none|\d+(?:\.\d+)?)$/i
-const MCP_CONTAINERS = new Set(['mcpServers', 'servers', 'mcp_servers', 'mcp.servers'])
-const MCP_VALUES = new Set(['env', 'headers', 'http_headers'])
 
 const worthChecking = (value: string) => value.trim() !== '' && !PLACEHOLDER.test(value.trim()) && !PLAIN.test(value.trim())
 
@@ -42,7 +42,7 @@ function walk(value: Json, path: (string | number)[], found: Secret[]): void {
 		if (!worthChecking(value)) return
 		const name = path[path.length - 1]
 		const parent = path[path.length - 2]
-		const inMcp = typeof parent === 'string' && MCP_VALUES.has(parent) && path.slice(0, -3).some((part) => typeof part === 'string' && MCP_CONTAINERS.has(part))
+		const inMcp = typeof parent === 'string' && MCP_SECRET_FIELDS.has(parent) && path.slice(0, -3).some((part) => typeof part === 'string' && MCP_CONTAINERS.has(part))
 		const named = typeof name === 'string' && SECRET_NAME.test(name)
 		if (TOKEN.test(value) || named || (inMcp && looksLikeCredential(value))) found.push({ path: pathText(path), value })
 		return

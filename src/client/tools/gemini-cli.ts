@@ -1,0 +1,16 @@
+import { everywhere, type ToolDescriptor } from './descriptor'
+
+/** Gemini CLI: ~/.gemini (settings, memory); settings in the older flat form and the nested one. */
+export const geminiCli: ToolDescriptor = {
+	id: 'gemini-cli',
+	platforms: everywhere(['.gemini/settings.json', '.gemini/GEMINI.md']),
+	parts: [],
+	format: 'json',
+	inert: [['theme'], ['ui', 'theme'], ['hideBanner'], ['ui', 'hideBanner'], ['hideTips'], ['ui', 'hideTips']],
+	runsCode: {
+		commands: [['toolDiscoveryCommand'], ['toolCallCommand'], ['tools', 'discoveryCommand'], ['tools', 'callCommand']],
+		hooks: []
+	},
+	widens: [['autoAccept'], ['tools', 'autoAccept'], ['sandbox'], ['tools', 'sandbox'], ['mcpServers', '*', 'trust']],
+	mcp: [{ file: '.gemini/settings.json', path: ['mcpServers'], runs: ['command', 'args', 'url', 'httpUrl'], secrets: ['env', 'headers'] }]
+}
