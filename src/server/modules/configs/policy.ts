@@ -20,20 +20,27 @@ const notFound = () => new AppError('not_found', 'No such config.')
  * config to the members of a live team, each action needing a role.
  */
 export function createConfigPolicy(store: Store) {
-	async function check(caller: Caller, teamId: string | null, action: ConfigAction, ownerId?: string): Promise<void> {
+	/** Why the caller may not do `action` here, or undefined when they may. */
+	async function refusal(caller: Caller, teamId: string | null, action: ConfigAction, ownerId?: string): Promise<AppError | undefined> {
 		let role: Role | undefined
 		if (teamId === null) {
-			if (ownerId !== undefined && ownerId !== caller.userId) throw notFound()
+			if (ownerId !== undefined && ownerId !== caller.userId) return notFound()
 		} else {
 			role = await store.teams.roleIn(teamId, caller.userId)
-			if (role === undefined) throw notFound()
+			if (role === undefined) return notFound()
 		}
 		if (NEEDS_HISTORY_PLAN[action] && !HISTORY_PLANS.includes(await planOf(store, caller))) {
-			throw new AppError('plan_required', 'Version history and rollback need the Pro or Team plan.')
+			return new AppError('plan_required', 'Version history and rollback need the Pro or Team plan.')
 		}
 		if (role !== undefined && RANK[role] < RANK[TEAM_ROLE_NEEDED[action]]) {
-			throw new AppError('forbidden', `This needs the ${TEAM_ROLE_NEEDED[action]} role or higher in the team.`)
+			return new AppError('forbidden', `This needs the ${TEAM_ROLE_NEEDED[action]} role or higher in the team.`)
 		}
+		return undefined
+	}
+
+	async function check(caller: Caller, teamId: string | null, action: ConfigAction, ownerId?: string): Promise<void> {
+		const refused = await refusal(caller, teamId, action, ownerId)
+		if (refused) throw refused
 	}
 
 	return {
@@ -46,7 +53,11 @@ export function createConfigPolicy(store: Store) {
 
 		/** Throws unless the caller may do `action` on this existing config. */
 		authorize: (caller: Caller, config: Pick<ConfigRow, 'userId' | 'teamId'>, action: ConfigAction): Promise<void> =>
-			check(caller, config.teamId, action, config.userId)
+			check(caller, config.teamId, action, config.userId),
+
+		/** Whether the caller may do `action` on this config: the same rules as `authorize`, as a yes or no (what a page offers). */
+		can: async (caller: Caller, config: Pick<ConfigRow, 'userId' | 'teamId'>, action: ConfigAction): Promise<boolean> =>
+			(await refusal(caller, config.teamId, action, config.userId)) === undefined
 	}
 }
 

@@ -5,7 +5,7 @@ import { newId } from '../../lib/ids'
 import { slugify } from '../../../shared/slug'
 import type { Caller, InvitationRow, MemberRow, Store, TeamRow } from '../../store/types'
 import { createAuditEvents, type Actor } from '../audit/event'
-import { planOf } from '../users/plan'
+import { createsTeams, planOf } from '../users/plan'
 import type { AddMemberBody, Invitation, PatchTeamBody, TeamMember } from '../../../shared/api/teams'
 
 const RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 }
@@ -51,7 +51,7 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 					details: [{ path: 'name', message: 'Yields an empty slug.' }]
 				})
 			}
-			if ((await planOf(store, actor)) !== 'team') throw new AppError('plan_required', 'Creating teams needs the Team plan.')
+			if (!createsTeams(await planOf(store, actor))) throw new AppError('plan_required', 'Creating teams needs the Team plan.')
 			const at = now()
 			const team: TeamRow = { id: newId(), name, slug, createdAt: toIso(at), deletedAt: null }
 			const created = await store.teams.create(

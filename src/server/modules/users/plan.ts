@@ -12,3 +12,6 @@ export async function planOf(store: Store, caller: Caller): Promise<Plan> {
 	if (!user) throw new AppError('unauthorized', 'This API key is unknown or has been revoked.')
 	return user.plan
 }
+
+/** Creating teams needs the Team plan (docs/api.md). The Teams page asks this too, to offer the form or not. */
+export const createsTeams = (plan: Plan): boolean => plan === 'team'

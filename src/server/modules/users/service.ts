@@ -1,5 +1,4 @@
 import { toIso, type Clock } from '../../lib/clock'
-import type { Plan } from '../../../shared/constants'
 import { AppError } from '../../lib/errors'
 import { newId } from '../../lib/ids'
 import type { PasswordHasher } from '../../lib/passwords'
@@ -11,6 +10,9 @@ import { NewUserInput, Password, PlanName } from '../../../shared/api/users'
 /** What an admin sees of a user: never the password hash. */
 export type UserView = Omit<UserRow, 'passwordHash'> & { hasPassword: boolean }
 export type UserActivityView = Omit<UserActivityRow, 'passwordHash'> & { hasPassword: boolean }
+
+/** What `add` is given, as a form or the admin command sends it: checked against NewUserInput there. */
+export type NewUserRequest = { [K in keyof NewUserInput]: K extends 'plan' ? string : NewUserInput[K] }
 
 const view = <T extends UserRow>({ passwordHash, ...user }: T) => ({ ...user, hasPassword: passwordHash !== null })
 
@@ -38,8 +40,15 @@ export function createUsersService({ store, clock, passwords }: { store: Store; 
 	return {
 		find: async (login: string) => view(await find(login)),
 
+		/** A user by id, as the web application's Admin page names them; 404 when there is none. */
+		async findById(id: string): Promise<UserView> {
+			const user = await store.users.findById(id)
+			if (!user) throw new AppError('not_found', 'No such user.')
+			return view(user)
+		},
+
 		/** Creates a user; 409 when the email or username is taken, case-insensitively. */
-		async add(input: NewUserInput & { isAdmin?: boolean }, by: Actor | AuditActor = ADMIN_COMMAND): Promise<UserView> {
+		async add(input: NewUserRequest & { isAdmin?: boolean }, by: Actor | AuditActor = ADMIN_COMMAND): Promise<UserView> {
 			const valid = parse(NewUserInput, input)
 			const user: UserRow = {
 				id: newId(),
@@ -60,7 +69,15 @@ export function createUsersService({ store, clock, passwords }: { store: Store; 
 		/** For the Admin page: users with their key count and when they were last seen. */
 		listWithActivity: async (): Promise<UserActivityView[]> => (await store.users.listWithActivity()).map(view),
 
-		async setPlan(login: string, plan: Plan, by: Actor | AuditActor = ADMIN_COMMAND): Promise<UserView> {
+		/** One row of the Admin page, after a change to that user; 404 when there is none. */
+		async activityOf(id: string): Promise<UserActivityView> {
+			const user = (await store.users.listWithActivity()).find((candidate) => candidate.id === id)
+			if (!user) throw new AppError('not_found', 'No such user.')
+			return view(user)
+		},
+
+		/** The plan is checked here, so a form's text may be passed as is. */
+		async setPlan(login: string, plan: string, by: Actor | AuditActor = ADMIN_COMMAND): Promise<UserView> {
 			const user = await find(login)
 			const valid = parse(PlanName, plan)
 			await store.users.setPlan(user.id, valid, event('user.plan_changed', by, { ...about(user), details: { from: user.plan, to: valid } }))
