@@ -88,6 +88,7 @@ export function createApp(appDeps: AppDeps) {
 				sessions: createSessionsService({ ...deps, auth }),
 				auth,
 				configs,
+				policy,
 				teams,
 				users: createUsersService(deps),
 				audit,

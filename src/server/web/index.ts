@@ -1,2 +1,3 @@
-// The web application (CONTRACT §8, STYLE §13): routes in routes.tsx (JSX needs .tsx), the gate in session.ts, views in views/.
+// The web application (docs/web.md): the route table in routes.tsx, what handlers share in kit.tsx,
+// the handlers beside their views in pages/, the cookie gate in session.ts.
 export { webRoutes, type WebDeps } from './routes'

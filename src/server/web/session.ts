@@ -2,7 +2,7 @@ import type { TrustedProxies } from '../lib/client-address'
 import { SESSION_MAX_MS } from '../../shared/constants'
 import type { SessionsService, WebCaller } from '../modules/sessions/service'
 
-/** The cookie that carries the session id (CONTRACT §8); only the id's SHA-256 is stored. */
+/** The cookie that carries the session id (docs/web.md, sessions); only the id's SHA-256 is stored. */
 export const SESSION_COOKIE = 'cfgsync_session'
 /** Where a form carries the per-session CSRF token, and where an htmx request does. */
 export const CSRF_FIELD = '_csrf'
@@ -20,7 +20,7 @@ export function readCookie(header: string | null, name: string): string | undefi
 }
 
 /**
- * CONTRACT §8: HttpOnly, SameSite, Path=/, Secure when the request came over
+ * The session cookie (docs/web.md): HttpOnly, SameSite, Path=/, Secure when the request came over
  * HTTPS. Lax rather than Strict, so that following a link to the application
  * from mail or chat opens it signed in; every change also needs the token and
  * a same-origin request, and a GET changes nothing.
@@ -50,8 +50,8 @@ export function ownOrigin(request: Request, https: boolean): string {
 }
 
 /**
- * CONTRACT §8 / STYLE §13: the request comes from this application's own
- * pages. Browsers label every POST with Sec-Fetch-Site and Origin; with
+ * The request comes from this application's own pages (docs/web.md, CSRF).
+ * Browsers label every POST with Sec-Fetch-Site and Origin; with
  * `Referrer-Policy: no-referrer` Chromium sends `Origin: null` on our own form
  * posts, so Sec-Fetch-Site: same-origin is accepted then. A foreign Origin or
  * a cross-site label is refused whatever else the request carries. A request

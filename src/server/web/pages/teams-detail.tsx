@@ -1,120 +1,11 @@
 import type { Role } from '../../../shared/constants'
 import type { Invitation, TeamMember } from '../../../shared/api/teams'
+import { attempt, beforeOf, noticeOf, page, type PageContext, type WebDeps } from '../kit'
+import { Alert, Csrf, Layout, Notice, Time, type ViewContext } from '../layout'
+import { ActivityPage } from './account'
 import { ConfigsTable, type ConfigRowView } from './configs'
-import { Alert, Csrf, Layout, Notice, Time, type ViewContext } from './layout'
 
-export interface TeamListItemView {
-	name: string
-	slug: string
-	role: Role
-	createdAt: string
-}
-
-export function TeamsPage({
-	ctx,
-	teams,
-	invitations,
-	canCreate,
-	error,
-	notice,
-	form = {}
-}: {
-	ctx: ViewContext
-	teams: TeamListItemView[]
-	invitations: Invitation[]
-	canCreate: boolean
-	error?: string
-	notice?: string
-	form?: { name?: string; slug?: string }
-}) {
-	return (
-		<Layout ctx={ctx} title="Teams">
-			<h1>Teams</h1>
-			<Notice message={notice} />
-			{invitations.length > 0 ? (
-				<section>
-					<h2>Invitations</h2>
-					<ul class="cards">
-						{invitations.map((invitation) => (
-							<li class="card">
-								<p>
-									<strong>{invitation.invitedBy}</strong> invited you to <strong>{invitation.teamName}</strong> as {invitation.role}{' '}
-									<span class="muted">
-										(<Time iso={invitation.createdAt} now={ctx.now} />)
-									</span>
-								</p>
-								<div class="inline-actions">
-									<form method="post" action={`/invitations/${invitation.teamSlug}/accept`}>
-										<Csrf ctx={ctx} />
-										<button type="submit">Accept</button>
-									</form>
-									<form method="post" action={`/invitations/${invitation.teamSlug}/decline`}>
-										<Csrf ctx={ctx} />
-										<button type="submit" class="secondary">
-											Decline
-										</button>
-									</form>
-								</div>
-							</li>
-						))}
-					</ul>
-				</section>
-			) : null}
-			<section>
-				<h2>Your teams</h2>
-				{teams.length === 0 ? (
-					<p class="empty">You are in no team yet.</p>
-				) : (
-					<table class="stack-on-phone">
-						<thead>
-							<tr>
-								<th scope="col">Team</th>
-								<th scope="col">Slug</th>
-								<th scope="col">Your role</th>
-								<th scope="col">Created</th>
-							</tr>
-						</thead>
-						<tbody>
-							{teams.map((team) => (
-								<tr>
-									<th scope="row" data-label="Team">
-										<a href={`/teams/${team.slug}`}>{team.name}</a>
-									</th>
-									<td data-label="Slug">
-										<code>{team.slug}</code>
-									</td>
-									<td data-label="Your role">{team.role}</td>
-									<td data-label="Created">
-										<Time iso={team.createdAt} now={ctx.now} />
-									</td>
-								</tr>
-							))}
-						</tbody>
-					</table>
-				)}
-			</section>
-			<section class="narrow">
-				<h2 id="create-team">Create team</h2>
-				<Alert message={error} />
-				{canCreate ? (
-					<form method="post" action="/teams" class="stack" aria-labelledby="create-team">
-						<Csrf ctx={ctx} />
-						<label for="team-name">Name</label>
-						<input id="team-name" name="name" type="text" required maxlength={50} value={form.name ?? ''} />
-						<label for="team-slug">Slug</label>
-						<input id="team-slug" name="slug" type="text" maxlength={50} pattern="[a-z0-9]+(-[a-z0-9]+)*" aria-describedby="slug-hint" value={form.slug ?? ''} />
-						<p id="slug-hint" class="hint">
-							Optional: lower-case letters and digits joined by dashes; made from the name when empty.
-						</p>
-						<button type="submit">Create team</button>
-					</form>
-				) : (
-					<p class="empty">Creating teams needs the Team plan; ask the server's administrator.</p>
-				)}
-			</section>
-		</Layout>
-	)
-}
+// One team's page: members, invitations, its configs, and its activity (docs/web.md). Its forms are handled in teams-changes.tsx.
 
 export interface TeamPageData {
 	id: string
@@ -130,7 +21,7 @@ export interface TeamPageData {
 
 const RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 }
 
-/** CONTRACT §3: owner removes anyone, admin removes members; leaving is a button of its own. */
+/** The API's rule (docs/api.md): owner removes anyone, admin removes members; leaving is a button of its own. */
 const mayRemove = (viewer: Role, target: Role) => viewer === 'owner' || (viewer === 'admin' && target === 'member')
 
 export function MemberRow({ ctx, team, member, error }: { ctx: ViewContext; team: Pick<TeamPageData, 'slug' | 'userRole' | 'userId'>; member: TeamMember; error?: string }) {
@@ -340,4 +231,41 @@ export function TeamPage({ ctx, team, error, notice, inviteError }: { ctx: ViewC
 			) : null}
 		</Layout>
 	)
+}
+
+export const teamPages = ({ teams, configs, audit }: WebDeps) => {
+	/** The team as its page shows it: the caller's view of it (404 when they are not in it) with its configs. */
+	async function teamPageData(caller: PageContext['web'], slug: string): Promise<TeamPageData> {
+		const detail = await teams.get(caller, slug)
+		const list = await configs.list(caller, detail.id)
+		return {
+			...detail,
+			userId: caller.userId,
+			invitations: 'invitations' in detail ? detail.invitations : undefined,
+			configs: list.map((config) => ({ ...config, team: { name: detail.name, slug: detail.slug } }))
+		}
+	}
+
+	return {
+		teamPageData,
+
+		show: ({ request, web, view, params }: PageContext & { params: { slug: string } }) =>
+			attempt(request, view, async () => page(<TeamPage ctx={view} team={await teamPageData(web, params.slug)} notice={noticeOf(request)} />)),
+
+		activity: ({ request, web, view, params }: PageContext & { params: { slug: string } }) =>
+			attempt(request, view, async () => {
+				const detail = await teams.get(web, params.slug)
+				const events = await audit.team(web, params.slug, { limit: 50, before: beforeOf(request) })
+				const last = events.length === 50 ? events[events.length - 1]?.id : undefined
+				return page(
+					<ActivityPage
+						ctx={view}
+						title={`Activity of ${detail.name}`}
+						events={events}
+						back={{ href: `/teams/${detail.slug}`, label: detail.name }}
+						older={last ? `/teams/${detail.slug}/activity?before=${last}` : undefined}
+					/>
+				)
+			})
+	}
 }

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact'
-import { CSRF_FIELD } from '../session'
+import { CSRF_FIELD } from './session'
 
 /** Who is looking, and what every page needs besides its own data. */
 export interface ViewContext {
@@ -14,7 +14,7 @@ export interface ViewContext {
 }
 
 /**
- * htmx under CONTRACT §3's CSP: no eval, no <style> it injects itself, no
+ * htmx under the strict CSP (docs/api.md): no eval, no <style> it injects itself, no
  * script tags from swapped content, no page snapshots in localStorage
  * (pages hold config data), requests to this origin only. Error responses
  * (4xx) are swapped too: the server retargets them to the page's alert region.
@@ -155,3 +155,56 @@ export const Time = ({ iso, now }: { iso: string | null | undefined; now: number
 	) : (
 		<span class="muted">never</span>
 	)
+
+/** A refusal or a failure, as a page of its own. */
+export function ErrorPage({ ctx, status, message }: { ctx: ViewContext; status: number; message: string }) {
+	const title = status === 404 ? 'Not found' : status === 403 ? 'Not allowed' : status === 429 ? 'Too many attempts' : 'Something went wrong'
+	return (
+		<Layout ctx={ctx} title={title}>
+			<h1>{title}</h1>
+			<Alert message={message} />
+			<p>
+				<a href={ctx.user ? '/configs' : '/'}>Back to the start</a>
+			</p>
+		</Layout>
+	)
+}
+
+/** A confirmation step that works without JavaScript (roll back, delete a team). */
+export function ConfirmPage({
+	ctx,
+	title,
+	question,
+	action,
+	button,
+	cancel,
+	fields = {}
+}: {
+	ctx: ViewContext
+	title: string
+	question: string
+	action: string
+	button: string
+	cancel: string
+	fields?: Record<string, string>
+}) {
+	return (
+		<Layout ctx={ctx} title={title}>
+			<h1>{title}</h1>
+			<p>{question}</p>
+			<form method="post" action={action} class="inline-actions">
+				<Csrf ctx={ctx} />
+				<input type="hidden" name="confirmed" value="yes" />
+				{Object.entries(fields).map(([name, value]) => (
+					<input type="hidden" name={name} value={value} />
+				))}
+				<button type="submit" class="danger">
+					{button}
+				</button>
+				<a href={cancel} class="button secondary">
+					Cancel
+				</a>
+			</form>
+		</Layout>
+	)
+}

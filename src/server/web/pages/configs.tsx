@@ -1,5 +1,9 @@
-import { blocksOf, sideBySide, type DiffLine, type FileDiff } from '../diff'
-import { Alert, Layout, Notice, Time, type ViewContext } from './layout'
+import { AppError } from '../../lib/errors'
+import { blocksOf } from '../diff'
+import { attempt, noticeOf, page, type PageContext, type WebDeps } from '../kit'
+import { Alert, Layout, Notice, Time, type ViewContext } from '../layout'
+
+// The Configs page and a config's page with its history (docs/web.md); comparing and rolling back are in configs-history.tsx.
 
 export interface ConfigRowView {
 	id: string
@@ -205,141 +209,59 @@ export function ConfigPage({ ctx, config, notice, error }: { ctx: ViewContext; c
 	)
 }
 
-const Sign = ({ kind }: { kind: DiffLine['kind'] }) => (
-	<span class="sign" aria-hidden="true">
-		{kind === 'added' ? '+' : kind === 'removed' ? '−' : ' '}
-	</span>
-)
+/** A version's data, as the JSON it was pushed as. */
+export const parseData = (bytes: Uint8Array): unknown => JSON.parse(Buffer.from(bytes).toString('utf8'))
 
-/** A line's text inside <ins>/<del>, with a word for screen readers: marked by more than colour. */
-function LineText({ line }: { line: DiffLine }) {
-	if (line.kind === 'added')
-		return (
-			<ins>
-				<span class="visually-hidden">added: </span>
-				{line.text}
-			</ins>
+export const configsPages = ({ configs, policy, teams }: WebDeps) => {
+	/** The caller's personal configs, then each of their teams'. */
+	async function allConfigs(caller: PageContext['web']): Promise<ConfigRowView[]> {
+		const personal = (await configs.list(caller, undefined)).map((config) => ({ ...config, team: null }))
+		const mine = await teams.list(caller)
+		const perTeam = await Promise.all(
+			mine.map(async (team) => (await configs.list(caller, team.id)).map((config) => ({ ...config, team: { name: team.name, slug: team.slug } })))
 		)
-	if (line.kind === 'removed')
-		return (
-			<del>
-				<span class="visually-hidden">removed: </span>
-				{line.text}
-			</del>
-		)
-	return <span>{line.text}</span>
-}
+		return [...personal, ...perTeam.flat()]
+	}
 
-function UnifiedFile({ file }: { file: FileDiff }) {
-	return (
-		<table class="diff unified">
-			<tbody>
-				{file.lines.map((line) =>
-					line.kind === 'gap' ? (
-						<tr class="gap">
-							<td colspan={4}>
-								⋯ {line.count} unchanged line{line.count === 1 ? '' : 's'}
-							</td>
-						</tr>
-					) : (
-						<tr class={line.kind}>
-							<td class="ln">{line.from ?? ''}</td>
-							<td class="ln">{line.to ?? ''}</td>
-							<td class="mark">
-								<Sign kind={line.kind} />
-							</td>
-							<td class="code">
-								<LineText line={line} />
-							</td>
-						</tr>
-					)
-				)}
-			</tbody>
-		</table>
-	)
-}
+	/** A config's page: its current data and, where the plan allows, a page of its history. */
+	async function configPageData(caller: PageContext['web'], id: string, before: number | undefined): Promise<ConfigPageData> {
+		const found = await configs.get(caller, id, undefined)
+		if (found.notModified) throw new AppError('internal', 'unexpected 304')
+		const { fields } = found
+		const team = fields.teamId === null ? undefined : (await teams.list(caller)).find((candidate) => candidate.id === fields.teamId)
+		const historyAllowed = await policy.can(caller, fields, 'history')
+		let versions: ConfigPageData['versions']
+		let olderThan: number | undefined
+		const limit = 50
+		if (historyAllowed) {
+			versions = []
+			for await (const version of await configs.versions(caller, id, { limit, before })) versions.push(version.fields)
+			if (versions.length === limit) olderThan = versions[versions.length - 1]?.version
+		}
+		return {
+			id: fields.id,
+			name: fields.name,
+			tool: fields.tool,
+			version: fields.version,
+			currentVersionId: fields.currentVersionId,
+			updatedAt: fields.updatedAt,
+			team: team ? { name: team.name, slug: team.slug } : null,
+			data: parseData(found.data),
+			versions,
+			olderThan,
+			historyNote: historyAllowed ? undefined : 'Version history, comparing versions and rollback need the Pro or Team plan.',
+			canRollBack: await policy.can(caller, fields, 'rollback')
+		}
+	}
 
-function SplitFile({ file }: { file: FileDiff }) {
-	return (
-		<table class="diff split">
-			<tbody>
-				{sideBySide(file.lines).map((row) =>
-					row.gap !== undefined ? (
-						<tr class="gap">
-							<td colspan={6}>
-								⋯ {row.gap} unchanged line{row.gap === 1 ? '' : 's'}
-							</td>
-						</tr>
-					) : (
-						<tr>
-							<td class="ln">{row.left?.from ?? ''}</td>
-							<td class={`mark ${row.left?.kind ?? 'empty'}`}>{row.left ? <Sign kind={row.left.kind} /> : null}</td>
-							<td class={`code ${row.left?.kind ?? 'empty'}`}>{row.left ? <LineText line={row.left} /> : null}</td>
-							<td class="ln">{row.right?.to ?? ''}</td>
-							<td class={`mark ${row.right?.kind ?? 'empty'}`}>{row.right ? <Sign kind={row.right.kind} /> : null}</td>
-							<td class={`code ${row.right?.kind ?? 'empty'}`}>{row.right ? <LineText line={row.right} /> : null}</td>
-						</tr>
-					)
-				)}
-			</tbody>
-		</table>
-	)
-}
+	return {
+		list: ({ request, web, view }: PageContext) => attempt(request, view, async () => page(<ConfigsPage ctx={view} configs={await allConfigs(web)} />)),
 
-export interface CompareData {
-	configId: string
-	name: string
-	tool: string
-	from: { id: string; version: number }
-	to: { id: string; version: number }
-	files: FileDiff[]
-	view: 'unified' | 'split'
-}
-
-const STATUS_TEXT = { added: 'added', removed: 'removed', changed: 'changed', unchanged: 'unchanged' } as const
-
-/** The diff itself: swapped in place by htmx when the view is toggled. */
-export function DiffView({ compare }: { compare: CompareData }) {
-	const other = compare.view === 'unified' ? 'split' : 'unified'
-	const href = (view: string) => `/configs/${compare.configId}/compare?from=${compare.from.id}&to=${compare.to.id}&view=${view}`
-	const changed = compare.files.filter((file) => file.status !== 'unchanged')
-	return (
-		<div id="diff">
-			<p class="diff-toolbar">
-				<span>
-					{changed.length === 0 ? 'No differences.' : `${changed.length} file${changed.length === 1 ? '' : 's'} changed.`} Showing{' '}
-					{compare.view === 'unified' ? 'one column' : 'side by side'}.
-				</span>{' '}
-				<a href={href(other)} hx-get={href(other)} hx-target="#diff" hx-swap="outerHTML">
-					{other === 'split' ? 'Show side by side' : 'Show in one column'}
-				</a>
-			</p>
-			{compare.files.map((file) => (
-				<section class="block">
-					<h2 class="file-path">
-						{file.path !== null ? <code>{file.path}</code> : 'Data'} <span class={`badge ${file.status}`}>{STATUS_TEXT[file.status]}</span>
-						{file.status !== 'unchanged' ? <span class="muted"> +{file.added} −{file.removed}</span> : null}
-					</h2>
-					{file.status === 'unchanged' ? null : compare.view === 'unified' ? <UnifiedFile file={file} /> : <SplitFile file={file} />}
-				</section>
-			))}
-		</div>
-	)
-}
-
-export function ComparePage({ ctx, compare }: { ctx: ViewContext; compare: CompareData }) {
-	return (
-		<Layout ctx={ctx} title={`Compare ${compare.name}`}>
-			<p class="crumbs">
-				<a href="/configs">Configs</a> / <a href={`/configs/${compare.configId}`}>{compare.name}</a>
-			</p>
-			<h1>
-				Version {compare.from.version} → version {compare.to.version}
-			</h1>
-			<p class="legend">
-				<span class="sign">+</span> added lines, <span class="sign">−</span> removed lines.
-			</p>
-			<DiffView compare={compare} />
-		</Layout>
-	)
+		show: ({ request, web, view, params }: PageContext & { params: { id: string } }) =>
+			attempt(request, view, async () => {
+				const before = Number(new URL(request.url).searchParams.get('before'))
+				const data = await configPageData(web, params.id, Number.isInteger(before) && before > 0 ? before : undefined)
+				return page(<ConfigPage ctx={view} config={data} notice={noticeOf(request)} />)
+			})
+	}
 }

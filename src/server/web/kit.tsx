@@ -1,0 +1,237 @@
+import { Elysia, status } from 'elysia'
+import htmxFile from 'htmx.org/dist/htmx.min.js' with { type: 'file' }
+import { readFileSync } from 'node:fs'
+import type { VNode } from 'preact'
+import { render } from 'preact-render-to-string'
+import type { ZodError } from 'zod'
+import { AuditQuery } from '../../shared/api/audit'
+import type { Clock } from '../lib/clock'
+import { sha256Hex } from '../lib/crypto'
+import { AppError } from '../lib/errors'
+import { CONTENT_SECURITY_POLICY, htmlResponse, NO_STORE, pathOf } from '../lib/http'
+import type { Actor } from '../modules/audit/event'
+import type { AuditService } from '../modules/audit/service'
+import type { AuthService } from '../modules/auth/service'
+import type { ConfigPolicy } from '../modules/configs/policy'
+import type { ConfigsService } from '../modules/configs/service'
+import type { SessionsService, WebCaller } from '../modules/sessions/service'
+import type { TeamsService } from '../modules/teams/service'
+import type { UsersService } from '../modules/users/service'
+import cssFile from './assets/app.css' with { type: 'file' }
+import { ErrorPage, type ViewContext } from './layout'
+import { createWebGate, CSRF_FIELD, ownOrigin } from './session'
+
+// What every page handler uses (docs/web.md): the services, the responses a
+// page gives (page, fragment, redirect, failure), and the gates as macros.
+
+export interface WebDeps {
+	sessions: SessionsService
+	auth: AuthService
+	configs: ConfigsService
+	/** Who may do what with a config: the pages ask it what to offer. */
+	policy: ConfigPolicy
+	teams: TeamsService
+	users: UsersService
+	audit: AuditService
+	clock: Clock
+	/** The client address of a request (through trusted proxies only: docs/operations.md), for throttling and the audit log. */
+	addressOf: (request: Request) => string
+	/** True when the request came over HTTPS, directly or through a trusted proxy. */
+	https: (request: Request) => boolean
+}
+
+/** Who acts in a change: the signed-in person and where the request came from (for the audit log). */
+export type WebActor = Actor & WebCaller
+
+/** What a page handler gets from the `page` macro. */
+export interface PageContext {
+	request: Request
+	web: WebCaller
+	view: ViewContext
+}
+
+/** What a handler gets from the `change` macro: also who acts and the form. */
+export interface ChangeContext extends PageContext {
+	actor: WebActor
+	body: unknown
+}
+
+/** Fixed messages shown after a change (the query names one; nothing from it is echoed). */
+export const NOTICES: Record<string, string> = {
+	revoked: 'The key was revoked: that device can no longer reach the server.',
+	password: 'Your password was changed. Your other web sessions were signed out.',
+	'rolled-back': 'Rolled back: the chosen version is now the current one, as a new version.',
+	created: 'The team was created.',
+	joined: 'You joined the team.',
+	declined: 'The invitation was declined.',
+	invited: 'The invitation was sent. They join once they accept it.',
+	role: 'The role was changed.',
+	removed: 'Removed.',
+	left: 'You left the team.',
+	renamed: 'The team was renamed.',
+	deleted: 'The team was deleted.',
+	'user-added': 'The user was added.',
+	plan: 'The plan was changed.',
+	'keys-revoked': 'Every key and web session of that user was revoked.',
+	'user-removed': 'The user was removed.'
+}
+
+export const noticeOf = (request: Request) => NOTICES[new URL(request.url).searchParams.get('notice') ?? ''] ?? undefined
+
+export const ASSET_PREFIX = '/assets'
+const versioned = (file: string) => sha256Hex(readFileSync(file)).slice(0, 12)
+let assetPaths: ViewContext['assets'] | undefined
+/** The embedded assets' URLs: each carries its content hash, so a new build is never served from a stale cache. */
+const assets = () => (assetPaths ??= { css: `${ASSET_PREFIX}/app.css?v=${versioned(cssFile)}`, htmx: `${ASSET_PREFIX}/htmx.min.js?v=${versioned(htmxFile)}` })
+
+/** An embedded asset; its URL carries a content hash, so it may be cached for good. */
+const asset = (file: string, type: string) =>
+	new Response(Bun.file(file), { headers: { 'content-type': type, 'cache-control': 'public, max-age=31536000, immutable' } })
+export const stylesheet = () => asset(cssFile, 'text/css;charset=utf-8')
+export const htmxScript = () => asset(htmxFile, 'text/javascript;charset=utf-8')
+
+/** The view context of a request: who is looking (none when signed out), now, the assets, the path. */
+export const viewContext =
+	(clock: Clock) =>
+	(request: Request, caller?: WebCaller): ViewContext => ({
+		user: caller && { userId: caller.userId, username: caller.username, isAdmin: caller.isAdmin, csrfToken: caller.csrfToken },
+		now: clock.now(),
+		assets: assets(),
+		path: pathOf(request.url)
+	})
+
+type Body = Record<string, unknown> | undefined
+
+/** A form field as text ('' when missing or not text). */
+export const field = (body: unknown, name: string): string => {
+	const value = (body as Body)?.[name]
+	return typeof value === 'string' ? value : ''
+}
+
+/** A form field as sent: undefined when the form does not carry it. */
+export const optionalField = (body: unknown, name: string): unknown => (body as Body)?.[name]
+
+export const isHtmx = (request: Request) => request.headers.get('hx-request') === 'true'
+
+/** Only a path of this site: never `//elsewhere` or a full URL (no open redirect). */
+export const safeNext = (next: string | null | undefined): string | undefined =>
+	next && /^\/(?![/\\])[^\s]*$/.test(next) && !next.startsWith('/sign-') ? next : undefined
+
+/** The `before` cursor of an activity page, when it is a valid one. */
+export const beforeOf = (request: Request): string | undefined => {
+	const parsed = AuditQuery.safeParse({ before: new URL(request.url).searchParams.get('before') ?? undefined })
+	return parsed.success ? parsed.data.before : undefined
+}
+
+export const redirect = (location: string, headers: Record<string, string> = {}) =>
+	new Response(null, { status: 303, headers: { location, ...NO_STORE, ...headers } })
+
+type Init = { status?: number; headers?: Record<string, string> }
+
+/** A whole page, never cached (it carries a session or config data: docs/api.md, headers). */
+export const page = (node: VNode, init: Init = {}) =>
+	htmlResponse(`<!DOCTYPE html>${render(node)}`, { status: init.status, headers: { ...NO_STORE, ...init.headers } })
+
+/** A piece of a page for htmx to swap in. */
+export const fragment = (node: VNode | null, init: Init = {}) =>
+	htmlResponse(node ? render(node) : '', { status: init.status, headers: { ...NO_STORE, ...init.headers } })
+
+/**
+ * A service's refusal as a page (or, for htmx, as an alert swapped into the
+ * page's alert region). Anything else is a bug: the error mapper logs it.
+ */
+export function failure(request: Request, view: ViewContext, error: unknown): Response {
+	if (!(error instanceof AppError)) throw error
+	const headers = error.headers ?? {}
+	if (isHtmx(request)) {
+		return fragment(
+			<p class="alert" role="alert">
+				{error.message}
+			</p>,
+			{ status: error.status, headers: { ...headers, 'hx-retarget': '#alerts', 'hx-reswap': 'innerHTML' } }
+		)
+	}
+	return page(<ErrorPage ctx={view} status={error.status} message={error.message} />, { status: error.status, headers })
+}
+
+/** Runs a handler's work; a service's refusal becomes the page (or alert) that says why. */
+export const attempt = (request: Request, view: ViewContext, work: () => Promise<Response>): Promise<Response> =>
+	work().catch((error: unknown) => failure(request, view, error))
+
+/** After a change: the page again (POST, redirect, GET), or for htmx what it swaps in. */
+export const done = (request: Request, location: string, htmx: () => Response = () => fragment(null)) => (isHtmx(request) ? htmx() : redirect(location))
+
+/**
+ * A form that fails its schema (the API's own, so both say the same): the
+ * first problem, led by the label of the field it is about, as a 400.
+ */
+export function formError(error: ZodError, labels: Record<string, string>): AppError {
+	const issue = error.issues[0]
+	const label = labels[issue?.path.join('.') ?? '']
+	const message = issue?.message ?? 'invalid'
+	return new AppError('invalid_request', label === undefined ? message : `${label}: ${message}`)
+}
+
+type Set = { headers: Record<string, unknown> }
+
+/** Signed out (or the session ended): to the sign-in page, coming back here afterwards. */
+function signedOut(request: Request, set: Set) {
+	if (isHtmx(request)) {
+		set.headers['hx-redirect'] = '/'
+		return status(401, '')
+	}
+	const path = pathOf(request.url)
+	set.headers.location = request.method === 'GET' && path !== '/' ? `/?next=${encodeURIComponent(path + new URL(request.url).search)}` : '/'
+	Object.assign(set.headers, NO_STORE)
+	return status(303, '')
+}
+
+/** A macro's refusal: the error page, with the headers of every HTML page, and a 403. */
+function forbidden(view: ViewContext, set: Set, message: string) {
+	Object.assign(set.headers, { 'content-type': 'text/html;charset=utf-8', 'content-security-policy': CONTENT_SECURITY_POLICY, 'x-frame-options': 'DENY', ...NO_STORE })
+	return status(403, `<!DOCTYPE html>${render(<ErrorPage ctx={view} status={403} message={message} />)}`)
+}
+
+/**
+ * The gates of the web application (docs/web.md), as route options: `page`
+ * (signed in), `change` (signed in, the session's CSRF token and a request
+ * from our own pages) and `admin` (server admins only). Each resolves what
+ * the handler needs: `web` (the caller), `view` (the view context) and, for
+ * a change, `actor`.
+ */
+export const webKit = (deps: Pick<WebDeps, 'sessions' | 'clock' | 'addressOf' | 'https'>) => {
+	const gate = createWebGate(deps.sessions)
+	const viewOf = viewContext(deps.clock)
+	return new Elysia({ name: 'web-kit' }).macro({
+		/** A page for signed-in people: the session from the cookie, or off to sign in. */
+		page: {
+			resolve: async ({ request, set }) => {
+				const caller = await gate.caller(request)
+				if (!caller) return signedOut(request, set)
+				return { web: caller, view: viewOf(request, caller) }
+			}
+		},
+		/** A change: a live session, its CSRF token, and a request from our own pages (docs/web.md, CSRF). */
+		change: {
+			resolve: async ({ request, set, body }) => {
+				const caller = await gate.caller(request)
+				if (!caller) return signedOut(request, set)
+				const view = viewOf(request, caller)
+				if (!gate.allowsChange(request, caller, optionalField(body, CSRF_FIELD), ownOrigin(request, deps.https(request)))) {
+					return forbidden(view, set, 'This request did not come from this application\'s own pages, so nothing was changed. Reload the page and try again.')
+				}
+				const actor: WebActor = { ...caller, address: deps.addressOf(request) }
+				return { web: caller, view, actor }
+			}
+		},
+		/** Server admins only (docs/web.md: anyone else gets 403). */
+		admin: {
+			resolve: async ({ request, set }) => {
+				const caller = await gate.caller(request)
+				if (!caller) return signedOut(request, set)
+				if (!caller.isAdmin) return forbidden(viewOf(request, caller), set, 'The Admin area is for server admins.')
+				return {}
+			}
+		}
+	})
+}

@@ -1,0 +1,200 @@
+import { AppError } from '../../lib/errors'
+import { diffData, sideBySide, type DiffLine, type FileDiff } from '../diff'
+import { attempt, field, fragment, isHtmx, page, redirect, type ChangeContext, type PageContext, type WebDeps } from '../kit'
+import { ConfirmPage, Layout, type ViewContext } from '../layout'
+import { parseData } from './configs'
+
+// Comparing two versions of a config and rolling back to one (docs/web.md).
+
+const Sign = ({ kind }: { kind: DiffLine['kind'] }) => (
+	<span class="sign" aria-hidden="true">
+		{kind === 'added' ? '+' : kind === 'removed' ? '−' : ' '}
+	</span>
+)
+
+/** A line's text inside <ins>/<del>, with a word for screen readers: marked by more than colour. */
+function LineText({ line }: { line: DiffLine }) {
+	if (line.kind === 'added')
+		return (
+			<ins>
+				<span class="visually-hidden">added: </span>
+				{line.text}
+			</ins>
+		)
+	if (line.kind === 'removed')
+		return (
+			<del>
+				<span class="visually-hidden">removed: </span>
+				{line.text}
+			</del>
+		)
+	return <span>{line.text}</span>
+}
+
+function UnifiedFile({ file }: { file: FileDiff }) {
+	return (
+		<table class="diff unified">
+			<tbody>
+				{file.lines.map((line) =>
+					line.kind === 'gap' ? (
+						<tr class="gap">
+							<td colspan={4}>
+								⋯ {line.count} unchanged line{line.count === 1 ? '' : 's'}
+							</td>
+						</tr>
+					) : (
+						<tr class={line.kind}>
+							<td class="ln">{line.from ?? ''}</td>
+							<td class="ln">{line.to ?? ''}</td>
+							<td class="mark">
+								<Sign kind={line.kind} />
+							</td>
+							<td class="code">
+								<LineText line={line} />
+							</td>
+						</tr>
+					)
+				)}
+			</tbody>
+		</table>
+	)
+}
+
+function SplitFile({ file }: { file: FileDiff }) {
+	return (
+		<table class="diff split">
+			<tbody>
+				{sideBySide(file.lines).map((row) =>
+					row.gap !== undefined ? (
+						<tr class="gap">
+							<td colspan={6}>
+								⋯ {row.gap} unchanged line{row.gap === 1 ? '' : 's'}
+							</td>
+						</tr>
+					) : (
+						<tr>
+							<td class="ln">{row.left?.from ?? ''}</td>
+							<td class={`mark ${row.left?.kind ?? 'empty'}`}>{row.left ? <Sign kind={row.left.kind} /> : null}</td>
+							<td class={`code ${row.left?.kind ?? 'empty'}`}>{row.left ? <LineText line={row.left} /> : null}</td>
+							<td class="ln">{row.right?.to ?? ''}</td>
+							<td class={`mark ${row.right?.kind ?? 'empty'}`}>{row.right ? <Sign kind={row.right.kind} /> : null}</td>
+							<td class={`code ${row.right?.kind ?? 'empty'}`}>{row.right ? <LineText line={row.right} /> : null}</td>
+						</tr>
+					)
+				)}
+			</tbody>
+		</table>
+	)
+}
+
+export interface CompareData {
+	configId: string
+	name: string
+	tool: string
+	from: { id: string; version: number }
+	to: { id: string; version: number }
+	files: FileDiff[]
+	view: 'unified' | 'split'
+}
+
+const STATUS_TEXT = { added: 'added', removed: 'removed', changed: 'changed', unchanged: 'unchanged' } as const
+
+/** The diff itself: swapped in place by htmx when the view is toggled. */
+export function DiffView({ compare }: { compare: CompareData }) {
+	const other = compare.view === 'unified' ? 'split' : 'unified'
+	const href = (view: string) => `/configs/${compare.configId}/compare?from=${compare.from.id}&to=${compare.to.id}&view=${view}`
+	const changed = compare.files.filter((file) => file.status !== 'unchanged')
+	return (
+		<div id="diff">
+			<p class="diff-toolbar">
+				<span>
+					{changed.length === 0 ? 'No differences.' : `${changed.length} file${changed.length === 1 ? '' : 's'} changed.`} Showing{' '}
+					{compare.view === 'unified' ? 'one column' : 'side by side'}.
+				</span>{' '}
+				<a href={href(other)} hx-get={href(other)} hx-target="#diff" hx-swap="outerHTML">
+					{other === 'split' ? 'Show side by side' : 'Show in one column'}
+				</a>
+			</p>
+			{compare.files.map((file) => (
+				<section class="block">
+					<h2 class="file-path">
+						{file.path !== null ? <code>{file.path}</code> : 'Data'} <span class={`badge ${file.status}`}>{STATUS_TEXT[file.status]}</span>
+						{file.status !== 'unchanged' ? <span class="muted"> +{file.added} −{file.removed}</span> : null}
+					</h2>
+					{file.status === 'unchanged' ? null : compare.view === 'unified' ? <UnifiedFile file={file} /> : <SplitFile file={file} />}
+				</section>
+			))}
+		</div>
+	)
+}
+
+export function ComparePage({ ctx, compare }: { ctx: ViewContext; compare: CompareData }) {
+	return (
+		<Layout ctx={ctx} title={`Compare ${compare.name}`}>
+			<p class="crumbs">
+				<a href="/configs">Configs</a> / <a href={`/configs/${compare.configId}`}>{compare.name}</a>
+			</p>
+			<h1>
+				Version {compare.from.version} → version {compare.to.version}
+			</h1>
+			<p class="legend">
+				<span class="sign">+</span> added lines, <span class="sign">−</span> removed lines.
+			</p>
+			<DiffView compare={compare} />
+		</Layout>
+	)
+}
+
+export const configsHistoryPages = ({ configs, policy }: WebDeps) => ({
+	compare: ({ request, web, view, params }: PageContext & { params: { id: string } }) =>
+		attempt(request, view, async () => {
+			const query = new URL(request.url).searchParams
+			const fromId = query.get('from') ?? ''
+			const toId = query.get('to') ?? ''
+			if (fromId === '' || toId === '') return redirect(`/configs/${params.id}#history`)
+			const [from, to] = await Promise.all([configs.version(web, params.id, fromId), configs.version(web, params.id, toId)])
+			const config = await configs.get(web, params.id, undefined)
+			if (config.notModified) throw new AppError('internal', 'unexpected 304')
+			const compare: CompareData = {
+				configId: params.id,
+				name: config.fields.name,
+				tool: config.fields.tool,
+				from: { id: from.fields.id, version: from.fields.version },
+				to: { id: to.fields.id, version: to.fields.version },
+				files: diffData(parseData(from.data), parseData(to.data)),
+				view: query.get('view') === 'split' ? 'split' : 'unified'
+			}
+			if (isHtmx(request)) return fragment(<DiffView compare={compare} />)
+			return page(<ComparePage ctx={view} compare={compare} />)
+		}),
+
+	/** Asks first, naming the version (docs/decisions.md: a confirmation that works without JavaScript). */
+	rollbackPage: ({ request, web, view, params }: PageContext & { params: { id: string } }) =>
+		attempt(request, view, async () => {
+			const versionId = new URL(request.url).searchParams.get('version') ?? ''
+			const target = await configs.version(web, params.id, versionId)
+			const config = await configs.get(web, params.id, undefined)
+			if (config.notModified) throw new AppError('internal', 'unexpected 304')
+			const { name, tool } = config.fields
+			if (!(await policy.can(web, config.fields, 'rollback'))) {
+				throw new AppError('forbidden', 'Rolling back this config needs the Pro or Team plan and, for a team config, the admin or owner role.')
+			}
+			return page(
+				<ConfirmPage
+					ctx={view}
+					title={`Roll back ${name}`}
+					question={`Make version ${target.fields.version} of ${name} (${tool}) current again? This adds a new version with its data; every version stays in the history.`}
+					action={`/configs/${params.id}/rollback`}
+					button="Roll back"
+					cancel={`/configs/${params.id}`}
+					fields={{ version: versionId }}
+				/>
+			)
+		}),
+
+	rollback: ({ request, view, actor, params, body }: ChangeContext & { params: { id: string } }) =>
+		attempt(request, view, async () => {
+			await configs.rollback(actor, params.id, field(body, 'version'))
+			return redirect(`/configs/${params.id}?notice=rolled-back`)
+		})
+})

@@ -1,0 +1,160 @@
+import { CreateTeamBody } from '../../../shared/api/teams'
+import type { Invitation } from '../../../shared/api/teams'
+import type { Role } from '../../../shared/constants'
+import { AppError } from '../../lib/errors'
+import { createsTeams } from '../../modules/users/plan'
+import { attempt, field, formError, noticeOf, page, redirect, type ChangeContext, type PageContext, type WebDeps } from '../kit'
+import { Alert, Csrf, Layout, Notice, Time, type ViewContext } from '../layout'
+
+// The Teams page: the caller's teams, their invitations, and creating a team (docs/web.md).
+// One team's page is in teams-detail.tsx, its forms in teams-changes.tsx.
+
+export interface TeamListItemView {
+	name: string
+	slug: string
+	role: Role
+	createdAt: string
+}
+
+export function TeamsPage({
+	ctx,
+	teams,
+	invitations,
+	canCreate,
+	error,
+	notice,
+	form = {}
+}: {
+	ctx: ViewContext
+	teams: TeamListItemView[]
+	invitations: Invitation[]
+	canCreate: boolean
+	error?: string
+	notice?: string
+	form?: { name?: string; slug?: string }
+}) {
+	return (
+		<Layout ctx={ctx} title="Teams">
+			<h1>Teams</h1>
+			<Notice message={notice} />
+			{invitations.length > 0 ? (
+				<section>
+					<h2>Invitations</h2>
+					<ul class="cards">
+						{invitations.map((invitation) => (
+							<li class="card">
+								<p>
+									<strong>{invitation.invitedBy}</strong> invited you to <strong>{invitation.teamName}</strong> as {invitation.role}{' '}
+									<span class="muted">
+										(<Time iso={invitation.createdAt} now={ctx.now} />)
+									</span>
+								</p>
+								<div class="inline-actions">
+									<form method="post" action={`/invitations/${invitation.teamSlug}/accept`}>
+										<Csrf ctx={ctx} />
+										<button type="submit">Accept</button>
+									</form>
+									<form method="post" action={`/invitations/${invitation.teamSlug}/decline`}>
+										<Csrf ctx={ctx} />
+										<button type="submit" class="secondary">
+											Decline
+										</button>
+									</form>
+								</div>
+							</li>
+						))}
+					</ul>
+				</section>
+			) : null}
+			<section>
+				<h2>Your teams</h2>
+				{teams.length === 0 ? (
+					<p class="empty">You are in no team yet.</p>
+				) : (
+					<table class="stack-on-phone">
+						<thead>
+							<tr>
+								<th scope="col">Team</th>
+								<th scope="col">Slug</th>
+								<th scope="col">Your role</th>
+								<th scope="col">Created</th>
+							</tr>
+						</thead>
+						<tbody>
+							{teams.map((team) => (
+								<tr>
+									<th scope="row" data-label="Team">
+										<a href={`/teams/${team.slug}`}>{team.name}</a>
+									</th>
+									<td data-label="Slug">
+										<code>{team.slug}</code>
+									</td>
+									<td data-label="Your role">{team.role}</td>
+									<td data-label="Created">
+										<Time iso={team.createdAt} now={ctx.now} />
+									</td>
+								</tr>
+							))}
+						</tbody>
+					</table>
+				)}
+			</section>
+			<section class="narrow">
+				<h2 id="create-team">Create team</h2>
+				<Alert message={error} />
+				{canCreate ? (
+					<form method="post" action="/teams" class="stack" aria-labelledby="create-team">
+						<Csrf ctx={ctx} />
+						<label for="team-name">Name</label>
+						<input id="team-name" name="name" type="text" required maxlength={50} value={form.name ?? ''} />
+						<label for="team-slug">Slug</label>
+						<input id="team-slug" name="slug" type="text" maxlength={50} pattern="[a-z0-9]+(-[a-z0-9]+)*" aria-describedby="slug-hint" value={form.slug ?? ''} />
+						<p id="slug-hint" class="hint">
+							Optional: lower-case letters and digits joined by dashes; made from the name when empty.
+						</p>
+						<button type="submit">Create team</button>
+					</form>
+				) : (
+					<p class="empty">Creating teams needs the Team plan; ask the server's administrator.</p>
+				)}
+			</section>
+		</Layout>
+	)
+}
+
+export const teamsPages = ({ teams }: WebDeps) => {
+	const teamsPage = async (web: PageContext['web'], view: PageContext['view'], more: { notice?: string; error?: string; form?: { name: string; slug: string } }) => (
+		<TeamsPage ctx={view} teams={await teams.list(web)} invitations={await teams.invitations(web)} canCreate={createsTeams(web.plan)} {...more} />
+	)
+
+	return {
+		list: ({ request, web, view }: PageContext) => attempt(request, view, async () => page(await teamsPage(web, view, { notice: noticeOf(request) }))),
+
+		create: ({ request, web, view, actor, body }: ChangeContext) =>
+			attempt(request, view, async () => {
+				const form = { name: field(body, 'name'), slug: field(body, 'slug').trim() }
+				try {
+					// The API's own schema: the same rules for the name and the optional slug.
+					const parsed = CreateTeamBody.safeParse({ name: form.name, slug: form.slug === '' ? undefined : form.slug })
+					if (!parsed.success) throw formError(parsed.error, { name: 'Name', slug: 'Slug' })
+					const created = await teams.create(actor, parsed.data.name, parsed.data.slug)
+					return redirect(`/teams/${created.slug}?notice=created`)
+				} catch (error) {
+					if (!(error instanceof AppError) || error.status >= 500) throw error
+					return page(await teamsPage(web, view, { error: error.message, form }), { status: error.status })
+				}
+			}),
+
+		accept: ({ request, view, actor, params }: ChangeContext & { params: { slug: string } }) =>
+			attempt(request, view, async () => {
+				await teams.accept(actor, params.slug)
+				return redirect(`/teams/${params.slug}?notice=joined`)
+			}),
+
+		decline: ({ request, view, actor, params }: ChangeContext & { params: { slug: string } }) =>
+			attempt(request, view, async () => {
+				await teams.decline(actor, params.slug)
+				return redirect('/teams?notice=declined')
+			})
+	}
+}
