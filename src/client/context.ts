@@ -1,33 +1,9 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { TOOLS, type Tool } from '../shared/constants'
 import { ApiError, createApi, type Api } from './api'
 import { checkProfile, credentialsFile, DEFAULT_PROFILE, profiles, readCredentials, type Credentials } from './credentials'
 import { CliFailure, EXIT, failure, safe } from './output'
 
-/** Options every command takes. */
-export const COMMON = {
-	server: { type: 'string' },
-	profile: { type: 'string' },
-	json: { type: 'boolean' },
-	help: { type: 'boolean', short: 'h' }
-} as const
-
-/** Options shared by several commands, with their short forms (issue 20: -f, -n, -y). */
-export const NAME = { name: { type: 'string', short: 'n' } } as const
-export const TEAM = { team: { type: 'string' } } as const
-export const YES = { yes: { type: 'boolean', short: 'y' } } as const
-export const FORCE = { force: { type: 'boolean', short: 'f' } } as const
-
-/** Strict argument parsing; a wrong flag is a usage error (exit 2) naming the command's help. */
-export function parse<T extends NonNullable<ParseArgsConfig['options']>>(command: string, args: string[], options: T) {
-	try {
-		return parseArgs({ args, options: { ...COMMON, ...options }, allowPositionals: true, strict: true })
-	} catch (error) {
-		throw new CliFailure(`${(error as Error).message.split('\n')[0]} (see cfgsync ${command} --help)`, EXIT.usage)
-	}
-}
-
-/** Extra positional arguments are a usage error, never silently ignored (issue 20). */
+/** Extra positional arguments are a usage error, never silently ignored. */
 export function noMore(positionals: string[], allowed: number, command: string): void {
 	const extra = positionals[allowed]
 	if (extra !== undefined) throw new CliFailure(`unexpected argument "${safe(extra)}" (see cfgsync ${command} --help)`, EXIT.usage)
@@ -68,7 +44,7 @@ export function suggest(word: string, options: readonly string[]): string | unde
 /**
  * A server URL as given (--server, CFGSYNC_SERVER, or typed at the prompt):
  * it must say http:// or https://, or fetch would fail with a cryptic
- * "URL is invalid" (issue 20). A usage error naming the fix otherwise.
+ * "URL is invalid". A usage error naming the fix otherwise.
  */
 export function checkServer(url: string, source: string): string {
 	const trimmed = url.trim()
@@ -150,7 +126,7 @@ export interface Session {
 	run: <T>(call: (api: Api) => Promise<T>, what?: string) => Promise<T>
 }
 
-/** CONTRACT §1: an API key is cs_ and 64 lowercase hex digits. */
+/** An API key is cs_ and 64 lowercase hex digits (docs/api.md). */
 export const KEY_PATTERN = /^cs_[0-9a-f]{64}$/
 
 /**

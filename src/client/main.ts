@@ -1,74 +1,38 @@
 #!/usr/bin/env node
+import { parseArgs } from 'node:util'
 import { version } from '../../package.json' with { type: 'json' }
 import { TOOLS } from '../shared/constants'
-import { keys, KEYS_HELP, login, LOGIN_HELP, logout, LOGOUT_HELP, whoami } from './commands/account'
-import { complete, completion, COMPLETION_HELP } from './commands/completion'
-import { log, LOG_HELP } from './commands/log'
-import {
-	deleteConfig,
-	DELETE_HELP,
-	diff,
-	DIFF_HELP,
-	history,
-	HISTORY_HELP,
-	list,
-	LIST_HELP,
-	pull,
-	PULL_HELP,
-	push,
-	PUSH_HELP,
-	resolve,
-	RESOLVE_HELP,
-	rollback,
-	ROLLBACK_HELP,
-	status,
-	STATUS_HELP,
-	sync,
-	SYNC_HELP
-} from './commands/sync'
-import { invitations, INVITATIONS_HELP, team, TEAM_HELP, teams } from './commands/team'
-import { watch, WATCH_HELP } from './commands/watch'
+import { COMMON, type Command, GROUPS, type OptionSpec } from './commands/command'
+import { complete } from './commands/completion'
+import { REGISTRY } from './commands/index'
 import { suggest } from './context'
 import { CliFailure, EXIT, red, safe, setJsonMode } from './output'
+
+/**
+ * The cfgsync program: parsing, --help, the overview, "did you mean" and
+ * the completion scripts all come from the command registry
+ * (commands/index.ts), one descriptor per command (docs/client.md).
+ */
 
 const EXIT_HELP = `Exit status: 0 ok, 1 error, 2 usage (unknown command, option or argument, bad value,
 a --server without http:// or https://, --yes needed without a terminal), 3 conflict
 (a person must choose: cfgsync resolve), 4 not logged in or key refused.`
 
-const OVERVIEW = `cfgsync ${version} — sync developer-tool configuration with your cfgsync server
+/** The overview's description column; a longer usage puts its description 3 spaces after the group's longest. */
+const COLUMN = 28
+
+function overview(registry: readonly Command[]): string {
+	const sections = GROUPS.map((group) => {
+		const lines = registry.filter((c) => c.group === group).flatMap((c) => c.usage.map((usage, i) => ({ usage, summary: i === 0 ? c.summary : '' })))
+		const long = Math.max(0, ...lines.filter((l) => l.summary && l.usage.length > COLUMN - 2).map((l) => l.usage.length + 3))
+		const line = ({ usage, summary }: { usage: string; summary: string }) => `  ${summary ? `${usage.padEnd(usage.length > COLUMN - 2 ? long : COLUMN)}${summary}` : usage}`
+		return `${group}\n${lines.map(line).join('\n')}\n`
+	})
+	return `cfgsync ${version} — sync developer-tool configuration with your cfgsync server
 
 Usage: cfgsync <command> [options]
 
-Account
-  login [--server URL] [--user LOGIN] [--device NAME] [--password-stdin | --with-token]
-  logout [--local]            revoke this device's key and forget it
-  whoami
-  keys | keys revoke DEVICE-OR-ID [--yes]     this account's device keys
-
-Sync (CONTRACT §11)
-  status [TOOL]               what changed here and on the server, per config
-  push TOOL [PATH...]         send what changed here (refused while a conflict waits)
-  pull TOOL [PATH...]         write what changed on the server (conflicts stay until resolved)
-  sync [TOOL]                 pull, merge and push every config this machine syncs
-  resolve TOOL --mine|--theirs [PATH...]   settle a conflict
-  watch [TOOL] [--interval 30s]            keep in sync in the foreground
-  diff TOOL [--version V] [--from A] [--exit-code] [--no-pager]
-
-Configs on the server
-  list [--team SLUG]          configs, with their versions
-  history TOOL                versions, who pushed them and from which device (Pro and Team plans)
-  rollback TOOL --to VERSION  restore an earlier version as the newest
-  delete TOOL [--yes]         delete a config and its versions
-
-Teams
-  team list | create NAME [--slug S] | show SLUG | invite SLUG LOGIN [--role admin|member]
-  team role SLUG LOGIN ROLE | remove SLUG LOGIN | leave SLUG | rename SLUG NAME [--slug NEW] | delete SLUG [--yes]
-  invitations | invitations accept SLUG | invitations decline SLUG
-
-Other
-  log [--team SLUG]           the audit log: sign-ins, keys, pushes, team changes
-  completion bash|zsh|fish    a shell completion script
-
+${sections.join('\n')}
 Config commands take -n/--name N (default "default") and --team SLUG; -f is --force, -y --yes.
 Every command takes --server URL (or CFGSYNC_SERVER), --profile NAME (or CFGSYNC_PROFILE)
 for a second server or account, --json for scripts and --help.
@@ -79,51 +43,19 @@ logging in (it overrides the saved login).
 
 ${EXIT_HELP}
 `
-
-const HELP: Record<string, string> = {
-	login: LOGIN_HELP,
-	logout: LOGOUT_HELP,
-	whoami: 'cfgsync whoami\n\nThe account, server, device and profile this machine uses.',
-	status: STATUS_HELP,
-	push: PUSH_HELP,
-	pull: PULL_HELP,
-	sync: SYNC_HELP,
-	resolve: RESOLVE_HELP,
-	watch: WATCH_HELP,
-	diff: DIFF_HELP,
-	list: LIST_HELP,
-	history: HISTORY_HELP,
-	rollback: ROLLBACK_HELP,
-	delete: DELETE_HELP,
-	keys: KEYS_HELP,
-	team: TEAM_HELP,
-	teams: 'cfgsync teams\n\nYour teams and your role in each (the same as cfgsync team list).',
-	invitations: INVITATIONS_HELP,
-	log: LOG_HELP,
-	completion: COMPLETION_HELP
 }
 
-const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
-	login,
-	logout,
-	whoami,
-	status,
-	push,
-	pull,
-	sync,
-	resolve,
-	watch,
-	diff,
-	list,
-	history,
-	rollback,
-	delete: deleteConfig,
-	keys,
-	team,
-	teams,
-	invitations,
-	log,
-	completion
+const helpOf = (command: Command) => `${command.help}\n\n${EXIT_HELP}\n`
+
+/** Strict argument parsing from the descriptor; a wrong flag is a usage error (exit 2) naming the command's help. */
+function parse(command: Command, args: string[]) {
+	// parseArgs is given what it knows of an option (type and short form), not what completion reads.
+	const options = Object.fromEntries(Object.entries<OptionSpec>({ ...COMMON, ...command.options }).map(([long, spec]) => [long, spec.short ? { type: spec.type, short: spec.short } : { type: spec.type }]))
+	try {
+		return parseArgs({ args, options, allowPositionals: true, strict: true })
+	} catch (error) {
+		throw new CliFailure(`${(error as Error).message.split('\n')[0]} (see cfgsync ${command.name} --help)`, EXIT.usage)
+	}
 }
 
 function report(failure: CliFailure, asJson: boolean): number {
@@ -133,35 +65,44 @@ function report(failure: CliFailure, asJson: boolean): number {
 }
 
 async function main(argv: string[]): Promise<number> {
-	const [command, ...rest] = argv
+	const [name, ...rest] = argv
 	const asJson = argv.includes('--json')
 	setJsonMode(asJson)
-	if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-		const topic = command === 'help' ? rest[0] : undefined
-		if (topic !== undefined && !HELP[topic]) return report(new CliFailure(`no help for "${safe(topic)}" (see cfgsync --help)`, EXIT.usage), asJson)
-		process.stdout.write(topic ? `${HELP[topic]}\n\n${EXIT_HELP}\n` : OVERVIEW)
+	const find = (word: string | undefined) => REGISTRY.find((c) => c.name === word)
+	if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+		const topic = name === 'help' ? rest[0] : undefined
+		const described = find(topic)
+		if (topic !== undefined && !described) return report(new CliFailure(`no help for "${safe(topic)}" (see cfgsync --help)`, EXIT.usage), asJson)
+		process.stdout.write(described ? helpOf(described) : overview(REGISTRY))
 		return EXIT.ok
 	}
-	if (command === '--version' || command === '-v' || command === 'version') {
+	if (name === '--version' || name === '-v' || name === 'version') {
 		process.stdout.write(`${version}\n`)
 		return EXIT.ok
 	}
-	if (command === '__complete') {
+	if (name === '__complete') {
 		await complete(rest)
 		return EXIT.ok
 	}
-	const run = COMMANDS[command]
-	if (!run) {
-		const near = suggest(command, Object.keys(COMMANDS))
+	const command = find(name)
+	if (!command) {
+		const near = suggest(name, REGISTRY.map((c) => c.name))
 		const hint = near ? `did you mean "cfgsync ${near}"? ` : ''
-		return report(new CliFailure(`unknown command "${safe(command)}": ${hint}(see cfgsync --help)`, EXIT.usage), asJson)
+		return report(new CliFailure(`unknown command "${safe(name)}": ${hint}(see cfgsync --help)`, EXIT.usage), asJson)
 	}
 	if (rest.includes('--help') || rest.includes('-h')) {
-		process.stdout.write(`${HELP[command]}\n\n${EXIT_HELP}\n`)
+		process.stdout.write(helpOf(command))
 		return EXIT.ok
 	}
 	try {
-		await run(rest)
+		const { values, positionals } = command.raw ? { values: {}, positionals: rest } : parse(command, rest)
+		const sub = positionals[0]
+		const subs = command.subcommands?.map((s) => s.name)
+		if (subs && sub !== undefined && !subs.includes(sub)) {
+			const near = suggest(sub, subs)
+			throw new CliFailure(`unknown ${command.name} command "${safe(sub)}": ${near ? `did you mean "cfgsync ${command.name} ${near}"? ` : ''}(see cfgsync ${command.name} --help)`, EXIT.usage)
+		}
+		await command.run({ values, positionals, registry: REGISTRY })
 		return Number(process.exitCode ?? EXIT.ok)
 	} catch (error) {
 		const failure = error instanceof CliFailure ? error : new CliFailure(error instanceof Error ? error.message : String(error))

@@ -2,7 +2,7 @@ import { ApiError } from './api'
 import { printable } from './sync/text'
 
 /**
- * Exit statuses scripts can rely on (CONTRACT §12): 0 ok, 1 error, 2 usage,
+ * Exit statuses scripts can rely on (docs/client.md): 0 ok, 1 error, 2 usage,
  * 3 conflict, 4 not logged in or key refused.
  */
 export const EXIT = { ok: 0, error: 1, usage: 2, conflict: 3, auth: 4 } as const
@@ -41,7 +41,7 @@ export const red = paint(31)
 export const dim = paint(2)
 export const bold = paint(1)
 
-/** Text from the server (file names, messages, content) with control characters escaped (issue 15 point 12). */
+/** Text from the server (file names, messages, content) with control characters escaped, so it cannot drive the terminal. */
 export const safe = printable
 
 /** "a member", "an admin", "an owner". */

@@ -17,7 +17,7 @@ import { knownDirs, knownFiles, shown } from './tools'
 
 /**
  * The one path from the engine's decisions to disk and server that push,
- * pull, sync, resolve and watch share (CONTRACT §11): read the server's
+ * pull, sync, resolve and watch share (docs/sync-model.md): read the server's
  * version and the files here, judge them against the base, check what must
  * be checked (unsafe paths, links out of home, code someone else added,
  * secrets for a team), back up and write, push with If-Match, and remember
@@ -157,7 +157,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		return { sides, decisions, outside, outcome: reconcile(sides, decisions, { mode: options.mode, choose: options.choose, only: options.only }, fileHash) }
 	}
 	let judged = judge()
-	// A file behind a link that leads out of home is left as it is, with a message (issue 15 point 7).
+	// A file behind a link that leads out of home is left as it is, with a message (docs/sync-model.md).
 	const refusals = refusedWrites(judged.outcome.writes)
 	if (refusals.size > 0) {
 		scope = scope.filter((key) => !refusals.has(key))
@@ -252,7 +252,7 @@ function mergeReports(first: Report, last: Report): Report {
 }
 
 /**
- * Issue 15 point 9: content someone else pushed to a team config that adds
+ * Content someone else pushed to a team config that adds
  * or changes what a tool runs is shown, entry by entry, and asked about;
  * without a terminal it is refused unless --yes.
  */
@@ -289,7 +289,7 @@ async function review(t: Target, writes: Write[], options: RunOptions): Promise<
 }
 
 /**
- * Issue 15 point 10: a push that would put a new secret-looking value into a
+ * A push that would put a new secret-looking value into a
  * team config is refused unless --allow-secrets; a personal config notes it
  * once. Returns the notes to remember.
  */

@@ -3,6 +3,8 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { serversOfThisFile, type Server } from '../support/harness'
 import { CLI, login, machine, serverWithUsers, type Machine, type User } from '../support/client/machines'
+import { COMMON } from '../../src/client/commands/command'
+import { REGISTRY } from '../../src/client/commands/index'
 
 /**
  * Issue 20: `cfgsync completion bash|zsh|fish`. The bash script is loaded
@@ -85,6 +87,40 @@ describe('cfgsync completion', () => {
 		expect(await bash(['push', 'codex', '.codex/AG'])).toEqual(['.codex/AGENTS.md'])
 		expect(await bash(['--profile', 'x', 'who'])).toEqual(['whoami'])
 		expect(await bash(['whoami', '--'])).toContain('--profile')
+	}, 60_000)
+
+	test('bash: every option of every command in the registry completes, and the word after a valued one is its value, not an argument', async () => {
+		const file = await script('bash')
+		// One bash run: each case prints its words, a case per line ("cmd ... --opt" → candidates).
+		const cases: { words: string[]; want: string }[] = []
+		for (const c of REGISTRY) {
+			const lead = [c.name, ...(c.subcommands ? [c.subcommands[0]?.name as string] : []), ...(c.args[0]?.completes === 'tool' ? ['codex'] : [])]
+			for (const [long, spec] of Object.entries({ ...COMMON, ...c.options })) {
+				if (c.raw && long in COMMON) continue
+				cases.push({ words: [...lead, `--${long}`], want: `--${long}` })
+				// -h is --help's other spelling: the scripts offer --help.
+				if ('short' in spec && spec.short && long !== 'help') cases.push({ words: [...lead, `-${spec.short}`], want: `-${spec.short}` })
+				// After a valued option and its value, the next word is still the command's: the tool list for push, etc.
+				if (spec.type === 'string' && c.args[0]?.completes === 'tool') cases.push({ words: [c.name, `--${long}`, 'x', 'cod'], want: 'codex' })
+			}
+		}
+		const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`
+		const program = [`source '${file}'`, ...cases.map((k) => `COMP_WORDS=(cfgsync ${k.words.map(quote).join(' ')}); COMP_CWORD=${k.words.length}; COMPREPLY=(); _cfgsync; printf '%s\\n' "\${COMPREPLY[*]}"`)].join('\n')
+		const proc = Bun.spawn(['bash', '--norc', '--noprofile', '-c', program], {
+			cwd: m.home,
+			env: { PATH: `${bin}:${process.env.PATH}`, HOME: m.home, XDG_CONFIG_HOME: join(m.home, '.config'), XDG_STATE_HOME: join(m.home, '.local', 'state') },
+			stdout: 'pipe',
+			stderr: 'pipe'
+		})
+		const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+		expect(err).toBe('')
+		const answers = out.split('\n')
+		const missing = cases.filter((k, i) => !(answers[i] ?? '').split(' ').includes(k.want)).map((k) => `${k.words.join(' ')} → ${k.want}`)
+		expect(cases.length).toBeGreaterThan(80)
+		expect(missing).toEqual([])
+		// Values complete from their lists: roles, audit event types, profiles.
+		expect(await bash(['team', 'invite', 'tab-team', 'ben', '--role', 'a'])).toEqual(['admin'])
+		expect(await bash(['log', '--type', 'master_key.'])).toEqual(['master_key.rotated'])
 	}, 60_000)
 
 	test.skipIf(!shell('fish'))('fish: complete -C answers with the same candidates', async () => {

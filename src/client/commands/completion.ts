@@ -1,16 +1,17 @@
-import { TOOLS } from '../../shared/constants'
-import { DEFAULT_CONFIG_NAME } from '../../shared/constants'
+import { AUDIT_TYPES } from '../../shared/api/audit-types'
+import { DEFAULT_CONFIG_NAME, INVITED_ROLES, ROLES, TOOLS } from '../../shared/constants'
 import { profiles } from '../credentials'
 import { CliFailure, EXIT, safe } from '../output'
 import { everyState } from '../state'
+import { COMMON, defineCommand, type Arg, type Command, type Completes, type Input, type Options } from './command'
 
 /**
  * `cfgsync completion bash|zsh|fish`: a completion script for that shell,
- * made from one table of commands and options. Tools, subcommands and
- * roles are in the script; config names, team slugs and profiles come from
- * `cfgsync __complete`, which reads this machine's sync state and saved
- * logins only (no request to the server, so a Tab never waits on the
- * network).
+ * made from the command registry (every command's options, arguments and
+ * subcommands). Tools, subcommands and roles are in the script; config
+ * names, team slugs and profiles come from `cfgsync __complete`, which reads
+ * this machine's sync state and saved logins only (no request to the server,
+ * so a Tab never waits on the network).
  */
 
 export const COMPLETION_HELP = `cfgsync completion bash|zsh|fish
@@ -21,92 +22,98 @@ subcommands, roles, and the config names and teams this machine syncs.
   zsh:  echo 'source <(cfgsync completion zsh)' >> ~/.zshrc   (after compinit)
   fish: cfgsync completion fish > ~/.config/fish/completions/cfgsync.fish`
 
-type Positional = 'tool' | 'file' | 'team' | 'shell' | 'command' | 'role' | 'invited-role' | 'none'
-
-interface Spec {
-	options: string[]
-	/** Subcommands, completed as the first argument. */
-	subs?: string[]
-	/** What each positional argument is (after the subcommand, if any): the last one repeats when it is `file`. */
-	args?: Positional[]
-	/** Per subcommand, what its arguments are. */
-	subArgs?: Record<string, Positional[]>
-}
-
-const TARGET = ['--name', '-n', '--team']
-const YES = ['--yes', '-y']
-
-export const SPECS: Record<string, Spec> = {
-	login: { options: ['--user', '--device', '--password-stdin', '--with-token'] },
-	logout: { options: ['--local'] },
-	whoami: { options: [] },
-	status: { options: TARGET, args: ['tool'] },
-	push: { options: [...TARGET, '--force', '-f', '--only', '--allow-secrets', ...YES], args: ['tool', 'file'] },
-	pull: { options: [...TARGET, '--dry-run', '--force', '-f', ...YES], args: ['tool', 'file'] },
-	sync: { options: [...TARGET, ...YES, '--allow-secrets', '--dry-run'], args: ['tool'] },
-	resolve: { options: [...TARGET, '--mine', '--theirs', ...YES], args: ['tool', 'file'] },
-	watch: { options: [...TARGET, '--interval', ...YES, '--allow-secrets'], args: ['tool'] },
-	diff: { options: [...TARGET, '--version', '--from', '--exit-code', '--no-pager'], args: ['tool', 'file'] },
-	list: { options: ['--team'] },
-	history: { options: [...TARGET, '--limit'], args: ['tool'] },
-	rollback: { options: [...TARGET, '--to'], args: ['tool'] },
-	delete: { options: [...TARGET, ...YES], args: ['tool'] },
-	keys: { options: YES, subs: ['list', 'revoke'], subArgs: { list: [], revoke: ['none'] } },
-	team: {
-		options: ['--role', '--slug', ...YES],
-		subs: ['list', 'create', 'show', 'invite', 'add', 'role', 'remove', 'leave', 'rename', 'delete'],
-		subArgs: {
-			list: [],
-			create: ['none'],
-			show: ['team'],
-			invite: ['team', 'none'],
-			add: ['team', 'none'],
-			role: ['team', 'none', 'role'],
-			remove: ['team', 'none'],
-			leave: ['team'],
-			rename: ['team', 'none'],
-			delete: ['team']
-		}
-	},
-	teams: { options: [] },
-	invitations: { options: [], subs: ['list', 'accept', 'decline'], subArgs: { list: [], accept: ['none'], decline: ['none'] } },
-	log: { options: ['--team', '--type', '--limit', '--before'] },
-	completion: { options: [], args: ['shell'] },
-	help: { options: [], args: ['command'] }
-}
-
-const COMMON = ['--server', '--profile', '--json', '--help']
-/** Options that take a value (the word after them is not an argument). */
-const VALUED = ['--server', '--profile', '--name', '-n', '--team', '--role', '--slug', '--user', '--device', '--interval', '--version', '--from', '--limit', '--to', '--type', '--before']
-const ROLES = ['owner', 'admin', 'member']
-const INVITED = ['admin', 'member']
 const SHELLS = ['bash', 'zsh', 'fish']
-const AUDIT_TYPES = ['login.succeeded', 'login.failed', 'key.issued', 'key.revoked', 'keys.revoked', 'password.changed', 'config.pushed', 'config.rolled_back', 'config.deleted', 'team.created', 'team.renamed', 'team.deleted', 'invitation.sent', 'invitation.accepted', 'invitation.declined', 'invitation.cancelled', 'member.role_changed', 'member.removed', 'member.left']
 
-const commands = () => Object.keys(SPECS)
+/** What the scripts need of a command: `help` is not a command of the registry, but `cfgsync help TOPIC` completes too. */
+type Completable = Pick<Command, 'name' | 'options' | 'args' | 'subcommands'>
+const HELP: Completable = { name: 'help', options: {}, args: [{ name: 'COMMAND', completes: 'command' }] }
+
+/** The kinds of words, in the order the scripts test them. */
+const KINDS: readonly Completes[] = ['tool', 'team', 'name', 'profile', 'shell', 'command', 'role', 'invited-role', 'audit-type', 'file']
+
+/** Everything the three scripts are made from. */
+function tables(registry: readonly Command[]) {
+	const all: Completable[] = [...registry, HELP]
+	const names = all.map((c) => c.name)
+	const flags = (options: Options) => Object.entries(options).flatMap(([long, spec]) => [`--${long}`, ...(spec.short ? [`-${spec.short}`] : [])])
+	const every: [string, Options[string]][] = [...Object.entries(COMMON as Options), ...all.flatMap((c) => Object.entries(c.options))]
+	/** Options that take a value (the word after them is not an argument). */
+	const valued = [...new Set(every.filter(([, spec]) => spec.type === 'string').flatMap(([long, spec]) => [`--${long}`, ...(spec.short ? [`-${spec.short}`] : [])]))]
+	/** Options whose value completes to something, with the words that name them. */
+	const completed = new Map<string, { words: string[]; kind: Completes; long: string; short?: string }>()
+	for (const [long, spec] of every) {
+		if (spec.completes && !completed.has(long)) completed.set(long, { words: [`--${long}`, ...(spec.short ? [`-${spec.short}`] : [])], kind: spec.completes, long, short: spec.short })
+	}
+	/** For each command, the kind of its Nth argument (counting the subcommand as the first). */
+	const positions: { command: string; sub?: string; index: number; kind: Completes | 'none' }[] = []
+	for (const c of all) {
+		c.args.forEach((arg, index) => positions.push({ command: c.name, index, kind: arg.completes ?? 'none' }))
+		for (const sub of c.subcommands ?? []) sub.args.forEach((arg, index) => positions.push({ command: c.name, sub: sub.name, index: index + 1, kind: arg.completes ?? 'none' }))
+	}
+	const last = (args: readonly Arg[]) => args[args.length - 1]
+	/** Commands whose last argument is files, given many times (push TOOL PATH...), with its position. */
+	const repeating = all.filter((c) => last(c.args)?.repeats && last(c.args)?.completes === 'file').map((c) => ({ command: c.name, from: c.args.length - 1 }))
+	const kinds = KINDS.filter((kind) => positions.some((p) => p.kind === kind))
+	const repeatingFrom = new Map<number, string[]>()
+	for (const r of repeating) repeatingFrom.set(r.from, [...(repeatingFrom.get(r.from) ?? []), r.command])
+	return {
+		all,
+		names,
+		flags,
+		common: flags(COMMON as Options).filter((flag) => flag.startsWith('--')),
+		valued,
+		completed: [...completed.values()],
+		positions,
+		repeating,
+		/** The same, grouped by position. */
+		repeatingFrom: [...repeatingFrom],
+		kinds,
+		/** Commands whose first argument is a TOOL (config names complete for it). */
+		withTool: all.filter((c) => c.args[0]?.completes === 'tool').map((c) => c.name)
+	}
+}
+
+/** The fixed word lists. */
+function wordsOf(kind: Completes): readonly string[] | undefined {
+	switch (kind) {
+		case 'tool':
+			return TOOLS
+		case 'shell':
+			return SHELLS
+		case 'role':
+			return ROLES
+		case 'invited-role':
+			return INVITED_ROLES
+		case 'audit-type':
+			return AUDIT_TYPES
+		default:
+			return undefined
+	}
+}
+
+/** What `cfgsync __complete` answers for a kind it looks up on this machine. */
+const LOOKUP: Partial<Record<Completes, string>> = { team: 'teams', name: 'names', profile: 'profiles' }
+
 const words = (list: readonly string[]) => list.join(' ')
 
-/** For each command, the kind of its Nth argument (counting the subcommand as the first). */
-function kinds(): { command: string; sub?: string; index: number; kind: Positional }[] {
-	const out: { command: string; sub?: string; index: number; kind: Positional }[] = []
-	for (const [command, spec] of Object.entries(SPECS)) {
-		spec.args?.forEach((kind, index) => out.push({ command, index, kind }))
-		for (const [sub, args] of Object.entries(spec.subArgs ?? {})) args.forEach((kind, index) => out.push({ command, sub, index: index + 1, kind }))
+function bash(registry: readonly Command[]): string {
+	const t = tables(registry)
+	const reply = (kind: Completes): string => {
+		if (kind === 'file') return 'compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur"))'
+		if (kind === 'command') return `COMPREPLY=($(compgen -W "${words(t.names)}" -- "$cur"))`
+		const list = wordsOf(kind)
+		if (list) return `COMPREPLY=($(compgen -W "${words(list)}" -- "$cur"))`
+		return `COMPREPLY=($(compgen -W "$("$self" __complete ${LOOKUP[kind]}${kind === 'name' ? ' $tool' : ''} 2>/dev/null)" -- "$cur"))`
 	}
-	return out
-}
-
-function bash(): string {
-	const optionCases = Object.entries(SPECS)
-		.map(([command, spec]) => `\t\t\t${command}) opts="${words(spec.options)}" ;;`)
+	const completedWords = t.completed.flatMap((o) => o.words)
+	const valueCases = t.completed.map((o) => `\t\t${o.words.join('|')}) ${reply(o.kind)}; return ;;`).join('\n')
+	const optionCases = t.all.map((c) => `\t\t\t${c.name}) opts="${words(t.flags(c.options))}" ;;`).join('\n')
+	const subCases = t.all
+		.filter((c) => c.subcommands)
+		.map((c) => `\t\t${c.name}) subs="${words((c.subcommands ?? []).map((s) => s.name))}" ;;`)
 		.join('\n')
-	const subCases = Object.entries(SPECS)
-		.filter(([, spec]) => spec.subs)
-		.map(([command, spec]) => `\t\t${command}) subs="${words(spec.subs as string[])}" ;;`)
-		.join('\n')
-	const positionalCases = kinds()
-		.map(({ command, sub, index, kind }) => `\t\t"${command} ${sub ?? ''} ${index}") kind=${kind} ;;`)
-		.join('\n')
+	const positionalCases = t.positions.map(({ command, sub, index, kind }) => `\t\t"${command} ${sub ?? ''} ${index}") kind=${kind} ;;`).join('\n')
+	const repeats = t.repeatingFrom.map(([from, commands]) => `\t\tcase "$cmd" in ${commands.join('|')}) ((n >= ${from})) && kind=file ;; esac`).join('\n')
 	return `# bash completion for cfgsync. Load it with: source <(cfgsync completion bash)
 _cfgsync() {
 	local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}" self="\${COMP_WORDS[0]}"
@@ -116,23 +123,19 @@ _cfgsync() {
 		word="\${COMP_WORDS[i]}"
 		if ((skip)); then skip=0; continue; fi
 		case "$word" in
-			${VALUED.join('|')}) skip=1 ;;
+			${t.valued.join('|')}) skip=1 ;;
 			-*) ;;
 			*) args+=("$word") ;;
 		esac
 	done
 	local cmd="\${args[0]}" tool=""
-	case "$cmd" in status|push|pull|sync|resolve|watch|diff|history|rollback|delete) tool="\${args[1]}" ;; esac
+	case "$cmd" in ${t.withTool.join('|')}) tool="\${args[1]}" ;; esac
 	case "$prev" in
-		--name|-n) COMPREPLY=($(compgen -W "$("$self" __complete names $tool 2>/dev/null)" -- "$cur")); return ;;
-		--team) COMPREPLY=($(compgen -W "$("$self" __complete teams 2>/dev/null)" -- "$cur")); return ;;
-		--profile) COMPREPLY=($(compgen -W "$("$self" __complete profiles 2>/dev/null)" -- "$cur")); return ;;
-		--role) COMPREPLY=($(compgen -W "${words(INVITED)}" -- "$cur")); return ;;
-		--type) COMPREPLY=($(compgen -W "${words(AUDIT_TYPES)}" -- "$cur")); return ;;
-		${VALUED.filter((o) => !['--name', '-n', '--team', '--profile', '--role', '--type'].includes(o)).join('|')}) COMPREPLY=(); return ;;
+${valueCases}
+		${t.valued.filter((o) => !completedWords.includes(o)).join('|')}) COMPREPLY=(); return ;;
 	esac
 	if ((\${#args[@]} == 0)); then
-		if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--help --version" -- "$cur")); else COMPREPLY=($(compgen -W "${words(commands())}" -- "$cur")); fi
+		if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--help --version" -- "$cur")); else COMPREPLY=($(compgen -W "${words(t.names)}" -- "$cur")); fi
 		return
 	fi
 	if [[ "$cur" == -* ]]; then
@@ -140,7 +143,7 @@ _cfgsync() {
 		case "$cmd" in
 ${optionCases}
 		esac
-		COMPREPLY=($(compgen -W "$opts ${words(COMMON)}" -- "$cur"))
+		COMPREPLY=($(compgen -W "$opts ${words(t.common)}" -- "$cur"))
 		return
 	fi
 	local subs=""
@@ -157,15 +160,10 @@ ${positionalCases}
 	esac
 	# The last kind of a command repeats when it is file (push TOOL PATH...).
 	if [[ $kind == none ]]; then
-		case "$cmd" in push|pull|resolve|diff) ((n >= 1)) && kind=file ;; esac
+${repeats}
 	fi
 	case "$kind" in
-		tool) COMPREPLY=($(compgen -W "${words(TOOLS)}" -- "$cur")) ;;
-		team) COMPREPLY=($(compgen -W "$("$self" __complete teams 2>/dev/null)" -- "$cur")) ;;
-		shell) COMPREPLY=($(compgen -W "${words(SHELLS)}" -- "$cur")) ;;
-		command) COMPREPLY=($(compgen -W "${words(commands())}" -- "$cur")) ;;
-		role) COMPREPLY=($(compgen -W "${words(ROLES)}" -- "$cur")) ;;
-		file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+${t.kinds.map((kind) => `\t\t${kind}) ${reply(kind)} ;;`).join('\n')}
 		*) COMPREPLY=() ;;
 	esac
 }
@@ -173,17 +171,24 @@ complete -F _cfgsync cfgsync
 `
 }
 
-function zsh(): string {
-	const optionCases = Object.entries(SPECS)
-		.map(([command, spec]) => `\t\t\t(${command}) opts=(${words(spec.options)}) ;;`)
+function zsh(registry: readonly Command[]): string {
+	const t = tables(registry)
+	const add = (kind: Completes): string => {
+		if (kind === 'file') return '_files'
+		if (kind === 'command') return `compadd -- ${words(t.names)}`
+		const list = wordsOf(kind)
+		if (list) return `compadd -- ${words(list)}`
+		return `compadd -- \${(f)"$("$self" __complete ${LOOKUP[kind]}${kind === 'name' ? ' $tool' : ''} 2>/dev/null)"}`
+	}
+	const completedWords = t.completed.flatMap((o) => o.words)
+	const valueCases = t.completed.map((o) => `\t\t(${o.words.join('|')}) ${add(o.kind)}; return ;;`).join('\n')
+	const optionCases = t.all.map((c) => `\t\t\t(${c.name}) opts=(${words(t.flags(c.options))}) ;;`).join('\n')
+	const subCases = t.all
+		.filter((c) => c.subcommands)
+		.map((c) => `\t\t(${c.name}) subs=(${words((c.subcommands ?? []).map((s) => s.name))}) ;;`)
 		.join('\n')
-	const subCases = Object.entries(SPECS)
-		.filter(([, spec]) => spec.subs)
-		.map(([command, spec]) => `\t\t(${command}) subs=(${words(spec.subs as string[])}) ;;`)
-		.join('\n')
-	const positionalCases = kinds()
-		.map(({ command, sub, index, kind }) => `\t\t("${command} ${sub ?? ''} ${index}") kind=${kind} ;;`)
-		.join('\n')
+	const positionalCases = t.positions.map(({ command, sub, index, kind }) => `\t\t("${command} ${sub ?? ''} ${index}") kind=${kind} ;;`).join('\n')
+	const repeats = t.repeatingFrom.map(([from, commands]) => `\t\tcase $cmd in (${commands.join('|')}) ((n >= ${from})) && kind=file ;; esac`).join('\n')
 	return `#compdef cfgsync
 # zsh completion for cfgsync. Load it after compinit with: source <(cfgsync completion zsh)
 _cfgsync() {
@@ -194,30 +199,26 @@ _cfgsync() {
 		word=\${words[i]}
 		if ((skip)); then skip=0; continue; fi
 		case $word in
-			(${VALUED.join('|')}) skip=1 ;;
+			(${t.valued.join('|')}) skip=1 ;;
 			(-*) ;;
 			(*) args+=("$word") ;;
 		esac
 	done
 	local cmd=\${args[1]} tool=""
-	case $cmd in (status|push|pull|sync|resolve|watch|diff|history|rollback|delete) tool=\${args[2]} ;; esac
+	case $cmd in (${t.withTool.join('|')}) tool=\${args[2]} ;; esac
 	case $prev in
-		(--name|-n) compadd -- \${(f)"$("$self" __complete names $tool 2>/dev/null)"}; return ;;
-		(--team) compadd -- \${(f)"$("$self" __complete teams 2>/dev/null)"}; return ;;
-		(--profile) compadd -- \${(f)"$("$self" __complete profiles 2>/dev/null)"}; return ;;
-		(--role) compadd -- ${words(INVITED)}; return ;;
-		(--type) compadd -- ${words(AUDIT_TYPES)}; return ;;
-		(${VALUED.filter((o) => !['--name', '-n', '--team', '--profile', '--role', '--type'].includes(o)).join('|')}) return ;;
+${valueCases}
+		(${t.valued.filter((o) => !completedWords.includes(o)).join('|')}) return ;;
 	esac
 	if ((\${#args} == 0)); then
-		if [[ $cur == -* ]]; then compadd -- --help --version; else compadd -- ${words(commands())}; fi
+		if [[ $cur == -* ]]; then compadd -- --help --version; else compadd -- ${words(t.names)}; fi
 		return
 	fi
 	if [[ $cur == -* ]]; then
 		case $cmd in
 ${optionCases}
 		esac
-		compadd -- $opts ${words(COMMON)}
+		compadd -- $opts ${words(t.common)}
 		return
 	fi
 	case $cmd in
@@ -232,22 +233,25 @@ ${subCases}
 ${positionalCases}
 	esac
 	if [[ $kind == none ]]; then
-		case $cmd in (push|pull|resolve|diff) ((n >= 1)) && kind=file ;; esac
+${repeats}
 	fi
 	case $kind in
-		(tool) compadd -- ${words(TOOLS)} ;;
-		(team) compadd -- \${(f)"$("$self" __complete teams 2>/dev/null)"} ;;
-		(shell) compadd -- ${words(SHELLS)} ;;
-		(command) compadd -- ${words(commands())} ;;
-		(role) compadd -- ${words(ROLES)} ;;
-		(file) _files ;;
+${t.kinds.map((kind) => `\t\t(${kind}) ${add(kind)} ;;`).join('\n')}
 	esac
 }
 compdef _cfgsync cfgsync
 `
 }
 
-function fish(): string {
+function fish(registry: readonly Command[]): string {
+	const t = tables(registry)
+	const value = (kind: Completes): string => {
+		if (kind === 'file') return '-F'
+		if (kind === 'command') return `-a '${words(t.names)}'`
+		const list = wordsOf(kind)
+		if (list) return `-a '${words(list)}'`
+		return `-a '(cfgsync __complete ${LOOKUP[kind]}${kind === 'name' ? ' (__cfgsync_tool)' : ''} 2>/dev/null)'`
+	}
 	const lines = [
 		'# fish completion for cfgsync. Install it with: cfgsync completion fish > ~/.config/fish/completions/cfgsync.fish',
 		'# The arguments typed so far, without options and their values.',
@@ -261,7 +265,7 @@ function fish(): string {
 		'\t\t\tcontinue',
 		'\t\tend',
 		'\t\tswitch $word',
-		`\t\t\tcase ${VALUED.join(' ')}`,
+		`\t\t\tcase ${t.valued.join(' ')}`,
 		'\t\t\t\tset skip 1',
 		"\t\t\tcase '-*'",
 		"\t\t\tcase '*'",
@@ -283,61 +287,64 @@ function fish(): string {
 		'# True when the word before the cursor is an option that takes a value (then only its values are offered).',
 		'function __cfgsync_value_wanted',
 		'\tset -l words (commandline -opc)',
-		`\tcontains -- "$words[-1]" ${VALUED.join(' ')}`,
+		`\tcontains -- "$words[-1]" ${t.valued.join(' ')}`,
 		'end',
 		'function __cfgsync_tool',
 		'\tset -l args (__cfgsync_args)',
-		'\tcontains -- "$args[1]" status push pull sync resolve watch diff history rollback delete; and echo $args[2]',
+		`\tcontains -- "$args[1]" ${t.withTool.join(' ')}; and echo $args[2]`,
 		'end',
 		'complete -c cfgsync -f',
-		`complete -c cfgsync -n 'not __cfgsync_value_wanted; and test (count (__cfgsync_args)) -eq 0' -a '${words(commands())}'`,
-		...COMMON.map((option) => `complete -c cfgsync -l ${option.slice(2)}${option === '--server' || option === '--profile' ? ' -x' : ''}`),
-		"complete -c cfgsync -l profile -x -a '(cfgsync __complete profiles 2>/dev/null)'",
-		"complete -c cfgsync -l name -s n -x -a '(cfgsync __complete names (__cfgsync_tool) 2>/dev/null)'",
-		"complete -c cfgsync -l team -x -a '(cfgsync __complete teams 2>/dev/null)'",
-		`complete -c cfgsync -l role -x -a '${words(INVITED)}'`,
-		`complete -c cfgsync -l type -x -a '${words(AUDIT_TYPES)}'`
+		`complete -c cfgsync -n 'not __cfgsync_value_wanted; and test (count (__cfgsync_args)) -eq 0' -a '${words(t.names)}'`,
+		...Object.entries(COMMON as Options).map(([long, spec]) => `complete -c cfgsync -l ${long}${spec.type === 'string' ? ' -x' : ''}`),
+		...t.completed.map((o) => `complete -c cfgsync -l ${o.long}${o.short ? ` -s ${o.short}` : ''} -x ${value(o.kind)}`)
 	]
-	const seen = new Set(['--name', '-n', '--team', '--role', '--type', ...COMMON])
-	for (const [command, spec] of Object.entries(SPECS)) {
-		for (const option of spec.options) {
-			if (seen.has(option) || !option.startsWith('--')) continue
-			const short = spec.options.includes(`-${option[2]}`) && ['--force', '--yes'].includes(option) ? ` -s ${option[2]}` : ''
-			lines.push(`complete -c cfgsync -n '__fish_seen_subcommand_from ${command}' -l ${option.slice(2)}${short}${VALUED.includes(option) ? ' -x' : ''}`)
+	const global = new Set([...Object.keys(COMMON), ...t.completed.map((o) => o.long)])
+	for (const c of t.all) {
+		for (const [long, spec] of Object.entries(c.options)) {
+			if (global.has(long)) continue
+			lines.push(`complete -c cfgsync -n '__fish_seen_subcommand_from ${c.name}' -l ${long}${spec.short ? ` -s ${spec.short}` : ''}${spec.type === 'string' ? ' -x' : ''}`)
 		}
-		if (spec.subs) lines.push(`complete -c cfgsync -n '__cfgsync_at ${command} - 0' -a '${words(spec.subs)}'`)
+		if (c.subcommands) lines.push(`complete -c cfgsync -n '__cfgsync_at ${c.name} - 0' -a '${words(c.subcommands.map((s) => s.name))}'`)
 	}
-	for (const { command, sub, index, kind } of kinds()) {
-		const at = `__cfgsync_at ${command} ${sub ?? '-'} ${index}`
-		const values: Record<Positional, string | undefined> = {
-			tool: `-a '${words(TOOLS)}'`,
-			file: '-F',
-			team: "-a '(cfgsync __complete teams 2>/dev/null)'",
-			shell: `-a '${words(SHELLS)}'`,
-			command: `-a '${words(commands())}'`,
-			role: `-a '${words(ROLES)}'`,
-			'invited-role': `-a '${words(INVITED)}'`,
-			none: undefined
-		}
-		const value = values[kind]
-		if (value) lines.push(`complete -c cfgsync -n '${at}' ${value}`)
+	for (const { command, sub, index, kind } of t.positions) {
+		if (kind !== 'none') lines.push(`complete -c cfgsync -n '__cfgsync_at ${command} ${sub ?? '-'} ${index}' ${value(kind)}`)
 	}
-	for (const command of ['push', 'pull', 'resolve', 'diff']) lines.push(`complete -c cfgsync -n 'not __cfgsync_value_wanted; and __fish_seen_subcommand_from ${command}; and test (count (__cfgsync_args)) -ge 3' -F`)
+	for (const r of t.repeating) lines.push(`complete -c cfgsync -n 'not __cfgsync_value_wanted; and __fish_seen_subcommand_from ${r.command}; and test (count (__cfgsync_args)) -ge ${r.from + 2}' -F`)
 	return `${lines.join('\n')}\n`
 }
 
-export async function completion(args: string[]) {
+/** The completion script for a shell, from the registry; undefined for a shell it does not know. */
+export function completionScript(shell: string, registry: readonly Command[]): string | undefined {
+	const scripts: Record<string, (registry: readonly Command[]) => string> = { bash, zsh, fish }
+	return scripts[shell]?.(registry)
+}
+
+const options = {} as const
+
+// Takes its words unparsed: it prints a script, so --json and the common options are refused with their own messages.
+async function run({ positionals: args, registry }: Input<typeof options>) {
 	if (args.includes('--json')) throw new CliFailure('completion prints a shell script: --json does not apply', EXIT.usage)
 	const extra = args.find((arg) => arg.startsWith('-'))
 	if (extra) throw new CliFailure(`unknown option "${safe(extra)}" (see cfgsync completion --help)`, EXIT.usage)
 	const [shell, more] = args
 	if (more !== undefined) throw new CliFailure(`unexpected argument "${safe(more)}" (see cfgsync completion --help)`, EXIT.usage)
 	if (shell === undefined) throw new CliFailure('which shell? cfgsync completion bash|zsh|fish', EXIT.usage)
-	const scripts: Record<string, () => string> = { bash, zsh, fish }
-	const make = scripts[shell]
-	if (!make) throw new CliFailure(`no completion for "${safe(shell)}": bash, zsh or fish`, EXIT.usage)
-	process.stdout.write(make())
+	const script = completionScript(shell, registry)
+	if (script === undefined) throw new CliFailure(`no completion for "${safe(shell)}": bash, zsh or fish`, EXIT.usage)
+	process.stdout.write(script)
 }
+
+export const completion = defineCommand({
+	name: 'completion',
+	group: 'Other',
+	summary: 'a shell completion script',
+	usage: ['completion bash|zsh|fish'],
+	help: COMPLETION_HELP,
+	options,
+	args: [{ name: 'SHELL', completes: 'shell' }],
+	raw: true,
+	run
+})
 
 /** The hidden `cfgsync __complete names [TOOL] | teams | profiles`: candidates from this machine only. */
 export async function complete(args: string[]) {

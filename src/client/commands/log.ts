@@ -1,12 +1,13 @@
-import type { AuditType } from '../../shared/api/audit'
 import type { AuditEventView } from '../api'
-import { noMore, parse, session, TEAM } from '../context'
+import { noMore, session } from '../context'
 import { ago, CliFailure, dim, EXIT, json, safe, say, table } from '../output'
+import type { AuditType } from '../../shared/api/audit-types'
+import { defineCommand, type Input, TEAM } from './command'
 
 export const LOG_HELP = `cfgsync log [--team SLUG] [--type TYPE] [--limit N] [--before ID]
 
-The audit log, newest first (CONTRACT §10): what you did and what was done
-to your account (sign-ins and failed ones, keys issued and revoked, pushes,
+The audit log, newest first: what you did and what was done to your
+account (sign-ins and failed ones, keys issued and revoked, pushes,
 rollbacks, deletions, invitations), or with --team a team's (owners and
 admins only). --type keeps one kind of event (config.pushed, login.failed,
 key.revoked, …); --limit N events per page (default 30, at most 200);
@@ -43,8 +44,9 @@ const details = (event: AuditEventView): string =>
 		.map(([key, value]) => `${safe(key)}=${safe(String(value))}`)
 		.join(' ')
 
-export async function log(args: string[]) {
-	const { values, positionals } = parse('log', args, { ...TEAM, type: { type: 'string' }, limit: { type: 'string' }, before: { type: 'string' } })
+const options = { ...TEAM, type: { type: 'string', completes: 'audit-type' }, limit: { type: 'string' }, before: { type: 'string' } } as const
+
+async function run({ values, positionals }: Input<typeof options>) {
 	noMore(positionals, 0, 'log')
 	const limit = Number(values.limit ?? '30')
 	if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new CliFailure('--limit takes a number of events from 1 to 200', EXIT.usage)
@@ -76,3 +78,14 @@ export async function log(args: string[]) {
 	const last = events[events.length - 1]
 	if (events.length === limit && last) say(dim(`Older events: cfgsync log${values.team ? ` --team ${safe(values.team)}` : ''} --before ${last.id}`))
 }
+
+export const log = defineCommand({
+	name: 'log',
+	group: 'Other',
+	summary: 'the audit log: sign-ins, keys, pushes, team changes',
+	usage: ['log [--team SLUG]'],
+	help: LOG_HELP,
+	args: [],
+	options,
+	run
+})

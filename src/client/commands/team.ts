@@ -1,10 +1,11 @@
-import { INVITED_ROLES, ROLES, type InvitedRole, type Role } from '../../shared/constants'
-import type { Invitation, TeamDetail, TeamMember as Member } from '../api'
+import type { Invitation, TeamMember as Member, TeamDetail } from '../api'
 import { confirm } from '../ask'
-import { noMore, parse, session, suggest, YES, type Session } from '../context'
+import { noMore, session, type Session } from '../context'
 import { ago, article, bold, CliFailure, dim, EXIT, green, json, safe, say, table } from '../output'
 import { shellWord } from '../report'
 import { allStates, renameTeamInStates } from '../state'
+import { INVITED_ROLES, type InvitedRole, type Role, ROLES } from '../../shared/constants'
+import { defineCommand, type Input, YES } from './command'
 
 export const TEAM_HELP = `cfgsync team list                          (also: cfgsync teams)
 cfgsync team create NAME [--slug S]
@@ -26,22 +27,13 @@ one stays reserved for the team for 30 days). delete asks first (y/N), and
 without a terminal needs --yes; the team disappears for every member at once
 and is removed for good after 30 days.`
 
-const SUBCOMMANDS = ['list', 'create', 'show', 'invite', 'add', 'role', 'remove', 'leave', 'rename', 'delete']
-
 const teamWhat = (slug: string) => `Team "${slug}"`
 
-export async function teams(args: string[]) {
-	return team(['list', ...args])
-}
+const options = { role: { type: 'string', completes: 'invited-role' }, slug: { type: 'string' }, ...YES } as const
 
-export async function team(args: string[]) {
-	const { values, positionals } = parse('team', args, { role: { type: 'string' }, slug: { type: 'string' }, ...YES })
+async function run({ values, positionals }: Input<typeof options>) {
 	const [sub, ...rest] = positionals
 	if (sub === undefined) throw new CliFailure('which team command? list, create, show, invite, role, remove, leave, rename or delete (see cfgsync team --help)', EXIT.usage)
-	if (!SUBCOMMANDS.includes(sub)) {
-		const near = suggest(sub, SUBCOMMANDS)
-		throw new CliFailure(`unknown team command "${safe(sub)}": ${near ? `did you mean "cfgsync team ${near}"? ` : ''}(see cfgsync team --help)`, EXIT.usage)
-	}
 	if (values.role !== undefined && sub !== 'invite' && sub !== 'add') throw new CliFailure(`--role is for team invite (team role SLUG LOGIN ROLE changes a member's role)`, EXIT.usage)
 	if (values.slug !== undefined && sub !== 'create' && sub !== 'rename') throw new CliFailure('--slug is for team create and team rename', EXIT.usage)
 	const need = (count: number, usage: string) => {
@@ -86,7 +78,7 @@ export async function team(args: string[]) {
 			noMore(rest, 2, 'team')
 			const [slug, login] = rest as [string, string]
 			const role = values.role ?? 'member'
-			// Issue 20: --role owner is a bad option value (exit 2): owners are made from members.
+			// --role owner is a bad option value (exit 2): owners are made from members.
 			if (!(INVITED_ROLES as readonly string[]).includes(role)) {
 				throw new CliFailure(`--role takes admin or member${role === 'owner' ? ': nobody is invited as an owner; once they have joined, an owner makes them one with cfgsync team role SLUG LOGIN owner' : `, not "${safe(role)}"`}`, EXIT.usage)
 			}
@@ -204,36 +196,40 @@ function findPerson(detail: TeamDetail, login: string): Found {
 	throw new CliFailure(`${safe(login)} is not a member of ${safe(detail.slug)}${detail.invitations ? ' and has no pending invitation to it' : ''} (cfgsync team show ${safe(detail.slug)} lists them)`, EXIT.error, 'not_found')
 }
 
-export const INVITATIONS_HELP = `cfgsync invitations
-cfgsync invitations accept SLUG
-cfgsync invitations decline SLUG
+export const team = defineCommand({
+	name: 'team',
+	group: 'Teams',
+	summary: '',
+	usage: ['team list | create NAME [--slug S] | show SLUG | invite SLUG LOGIN [--role admin|member]', 'team role SLUG LOGIN ROLE | remove SLUG LOGIN | leave SLUG | rename SLUG NAME [--slug NEW] | delete SLUG [--yes]'],
+	help: TEAM_HELP,
+	args: [],
+	subcommands: [
+		{ name: 'list', args: [] },
+		{ name: 'create', args: [{ name: 'NAME' }] },
+		{ name: 'show', args: [{ name: 'SLUG', completes: 'team' }] },
+		{ name: 'invite', args: [{ name: 'SLUG', completes: 'team' }, { name: 'LOGIN' }] },
+		{ name: 'add', args: [{ name: 'SLUG', completes: 'team' }, { name: 'LOGIN' }] },
+		{ name: 'role', args: [{ name: 'SLUG', completes: 'team' }, { name: 'LOGIN' }, { name: 'ROLE', completes: 'role' }] },
+		{ name: 'remove', args: [{ name: 'SLUG', completes: 'team' }, { name: 'LOGIN' }] },
+		{ name: 'leave', args: [{ name: 'SLUG', completes: 'team' }] },
+		{ name: 'rename', args: [{ name: 'SLUG', completes: 'team' }, { name: 'NAME' }] },
+		{ name: 'delete', args: [{ name: 'SLUG', completes: 'team' }] }
+	],
+	options,
+	run
+})
 
-Your pending team invitations; accept one to join the team with the role it names, or decline it.`
+const TEAMS_HELP = 'cfgsync teams\n\nYour teams and your role in each (the same as cfgsync team list).'
 
-export async function invitations(args: string[]) {
-	const { values, positionals } = parse('invitations', args, {})
-	const [sub, slug] = positionals
-	if (sub !== undefined && !['list', 'accept', 'decline'].includes(sub)) {
-		const near = suggest(sub, ['list', 'accept', 'decline'])
-		throw new CliFailure(`unknown invitations command "${safe(sub)}": ${near ? `did you mean "cfgsync invitations ${near}"? ` : ''}(see cfgsync invitations --help)`, EXIT.usage)
-	}
-	noMore(positionals, sub === 'accept' || sub === 'decline' ? 2 : 1, 'invitations')
-	const s = session(values)
-	if (sub === undefined || sub === 'list') {
-		const list = await s.run((api) => api.invitations.list())
-		if (values.json) return json(list)
-		if (list.length === 0) return say('No pending invitations.')
-		table(['TEAM', 'NAME', 'ROLE', 'INVITED BY', 'EXPIRES'], list.map((i) => [safe(i.teamSlug), safe(i.teamName), safe(i.role), safe(i.invitedBy), ago(i.expiresAt)]))
-		return say(dim('Accept one with: cfgsync invitations accept SLUG (or decline SLUG)'))
-	}
-	if (!slug) throw new CliFailure(`which team? cfgsync invitations ${sub} SLUG (see cfgsync invitations)`, EXIT.usage)
-	const what = `An invitation to "${slug}"`
-	if (sub === 'accept') {
-		const member = await s.run((api) => api.invitations.accept(slug), what)
-		if (values.json) return json(member)
-		return say(`${green('Joined')} ${safe(slug)} as ${safe(member.role)}. Its configs: cfgsync list --team ${safe(slug)}`)
-	}
-	await s.run((api) => api.invitations.decline(slug), what)
-	if (values.json) return json({ team: slug, declined: true })
-	say(`Declined the invitation to ${safe(slug)}.`)
-}
+/** `cfgsync teams` is `cfgsync team list`. */
+export const teams = defineCommand({
+	name: 'teams',
+	group: 'Teams',
+	summary: '',
+	usage: [],
+	help: TEAMS_HELP,
+	// team's own options, so `teams` parses exactly as `team list` does.
+	options,
+	args: [],
+	run: (input) => run({ ...input, positionals: ['list', ...input.positionals] })
+})

@@ -1,14 +1,15 @@
-import { NAME, noMore, parse, session, TEAM, YES } from '../context'
+import { noMore, session } from '../context'
 import { readLocal } from '../files'
 import { fileHash, sha256 } from '../hash'
 import { acquireLock } from '../lock'
 import { CliFailure, dim, EXIT, isJsonMode, say, warn } from '../output'
 import { outcomeFailure, printLines, reportJson, summary } from '../report'
 import { fetchRemote, runOne, type Target } from '../run'
-import { ownValue } from '../sync/engine'
 import { scopeFor } from '../scope'
 import { getState } from '../state'
-import { targetsFor } from './sync'
+import { ownValue } from '../sync/engine'
+import { defineCommand, type Input, NAME, TEAM, TOOL, YES } from './command'
+import { targetsFor } from './common'
 
 export const WATCH_HELP = `cfgsync watch [TOOL] [-n|--name N] [--team SLUG] [--interval 30s] [-y|--yes] [--allow-secrets]
 
@@ -63,8 +64,9 @@ function localSide(t: Target, stuck: Map<string, string>): { fingerprint: string
 
 const stamp = () => new Date().toTimeString().slice(0, 8)
 
-export async function watch(args: string[]) {
-	const { values, positionals } = parse('watch', args, { ...NAME, ...TEAM, interval: { type: 'string' }, ...YES, 'allow-secrets': { type: 'boolean' } })
+const options = { ...NAME, ...TEAM, interval: { type: 'string' }, ...YES, 'allow-secrets': { type: 'boolean' } } as const
+
+async function run({ values, positionals }: Input<typeof options>) {
 	noMore(positionals, 1, 'watch')
 	const interval = parseInterval(values.interval ?? '30s')
 	const s = session(values)
@@ -170,3 +172,14 @@ export async function watch(args: string[]) {
 	}
 	if (!isJsonMode()) say(dim('Stopped.'))
 }
+
+export const watch = defineCommand({
+	name: 'watch',
+	group: 'Sync',
+	summary: 'keep in sync in the foreground',
+	usage: ['watch [TOOL] [--interval 30s]'],
+	help: WATCH_HELP,
+	args: [TOOL],
+	options,
+	run
+})

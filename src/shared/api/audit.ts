@@ -1,41 +1,7 @@
 import { z } from 'zod'
+import { AUDIT_TYPES } from './audit-types'
 
-/** Every kind of event the audit log records (CONTRACT §10). */
-export const AUDIT_TYPES = [
-	'login.succeeded',
-	'login.failed',
-	'key.issued',
-	'session.started',
-	'session.ended',
-	'key.revoked',
-	'keys.revoked',
-	'password.changed',
-	'config.pushed',
-	'config.rolled_back',
-	'config.deleted',
-	'team.created',
-	'team.renamed',
-	'team.deleted',
-	'invitation.sent',
-	'invitation.changed',
-	'invitation.accepted',
-	'invitation.declined',
-	'invitation.cancelled',
-	'member.role_changed',
-	'member.removed',
-	'member.left',
-	'user.created',
-	'user.plan_changed',
-	'user.admin_changed',
-	'user.password_reset',
-	'user.unlocked',
-	'user.removed',
-	'backup.written',
-	'backup.restored',
-	'master_key.rotated'
-] as const
-export type AuditType = (typeof AUDIT_TYPES)[number]
-
+export { AUDIT_TYPES, type AuditType } from './audit-types'
 
 export const AuditQuery = z.object({
 	limit: z.coerce.number().int().min(1).max(200).default(50).describe('at most this many events (default 50)'),

@@ -1,11 +1,12 @@
+import { ApiError, createApi, type IssuedKey, type Me } from '../api'
+import { ask, interactive } from '../ask'
+import { checkServer, KEY_PATTERN, noMore, profileOption, serverOption } from '../context'
+import { type Credentials, DEFAULT_PROFILE, defaultDevice, profiles, readCredentials, writeCredentials } from '../credentials'
+import { CliFailure, EXIT, failure, green, json, safe, say, warn } from '../output'
+import { shellWord } from '../report'
 import { DEVICE_MAX } from '../../shared/constants'
 import { readStdin } from '../../shared/terminal'
-import { ApiError, createApi, type IssuedKey, type Me } from '../api'
-import { ask, confirm, interactive } from '../ask'
-import { credentialsFile, DEFAULT_PROFILE, defaultDevice, deleteCredentials, profiles, readCredentials, writeCredentials, type Credentials } from '../credentials'
-import { checkServer, chooseLogin, KEY_PATTERN, loginCommand, noMore, parse, profileOption, serverOption, session, suggest, YES } from '../context'
-import { ago, CliFailure, dim, EXIT, explain, failure, green, json, safe, say, table, warn } from '../output'
-import { shellWord } from '../report'
+import { defineCommand, type Input } from './command'
 
 export const LOGIN_HELP = `cfgsync login [--server URL] [--user LOGIN] [--device NAME] [--password-stdin | --with-token] [--profile NAME]
 
@@ -43,8 +44,9 @@ async function serverToUse(flag: string | undefined, profile: string, saved: Cre
 	}
 }
 
-export async function login(args: string[]) {
-	const { values, positionals } = parse('login', args, { user: { type: 'string' }, device: { type: 'string' }, 'password-stdin': { type: 'boolean' }, 'with-token': { type: 'boolean' } })
+const options = { user: { type: 'string' }, device: { type: 'string' }, 'password-stdin': { type: 'boolean' }, 'with-token': { type: 'boolean' } } as const
+
+async function run({ values, positionals }: Input<typeof options>) {
 	noMore(positionals, 0, 'login')
 	const withToken = values['with-token'] === true
 	if (withToken && values['password-stdin']) throw new CliFailure('--password-stdin and --with-token read different things from standard input: use one', EXIT.usage)
@@ -90,7 +92,7 @@ async function loginWithPassword(server: string, user: string | undefined, devic
 			issued = await api.auth.login({ login, password, device })
 		} catch (error) {
 			if (!(error instanceof ApiError)) throw error
-			// A wrong password typed at the terminal is asked again, as ssh and sudo do (issue 20).
+			// A wrong password typed at the terminal is asked again, as ssh and sudo do.
 			if (error.code === 'unauthorized' && !fromStdin && attempt < 3) {
 				process.stderr.write('Wrong login or password; try again.\n')
 				continue
@@ -103,7 +105,7 @@ async function loginWithPassword(server: string, user: string | undefined, devic
 	return { server, apiKey: issued.apiKey, keyId: issued.id, device: issued.device, username: me.username, email: me.email }
 }
 
-/** CONTRACT §12 --with-token: an existing key from standard input (CI), checked with the server before it is saved. */
+/** --with-token (docs/client.md): an existing key from standard input (CI), checked with the server before it is saved. */
 async function loginWithToken(server: string): Promise<Credentials> {
 	const key = (interactive() ? await ask('API key: ', '', true) : await readStdin()).trim()
 	if (!KEY_PATTERN.test(key)) throw new CliFailure('--with-token reads an API key from standard input: cs_ followed by 64 hex digits (cfgsync-server key issue LOGIN --device NAME prints one)', EXIT.usage)
@@ -128,7 +130,7 @@ async function whoIs(server: string, key: string): Promise<Me> {
 	}
 }
 
-/** Issue 20: logging in under a new device name leaves the previous key active; say so, and how to revoke it. */
+/** Logging in under a new device name leaves the previous key active; say so, and how to revoke it. */
 async function notePreviousKey(server: string, now: Credentials, previous: Credentials): Promise<void> {
 	if (previous.username === now.username) {
 		const keys = await createApi(server, now.apiKey)
@@ -141,100 +143,13 @@ async function notePreviousKey(server: string, now: Credentials, previous: Crede
 	warn(`This machine was logged in as ${safe(previous.username)} (device "${safe(previous.device)}"); that key is still active on ${server}. Revoke it from that account: cfgsync keys revoke ${shellWord(previous.device)} while logged in as ${safe(previous.username)}, or on the Devices page of the web application.`)
 }
 
-export const LOGOUT_HELP = `cfgsync logout [--profile NAME] [--local]
-
-Revokes this device's key on the server and deletes the saved credentials.
-When the server cannot be reached, nothing is deleted: it says the key is
-still active there and how to revoke it, and exits 1. --local forgets the
-key on this machine only (the key stays active on the server).`
-
-export async function logout(args: string[]) {
-	const { values, positionals } = parse('logout', args, { local: { type: 'boolean' } })
-	noMore(positionals, 0, 'logout')
-	const { profile, credentials } = chooseLogin(values)
-	if (!credentials) throw new CliFailure(`not logged in${profile === DEFAULT_PROFILE ? '' : ` (profile "${profile}")`}`, EXIT.auth, 'not_logged_in')
-	const { server, device } = credentials
-	const elsewhere = `revoke it from another logged-in machine (cfgsync keys revoke ${shellWord(device)}) or on the Devices page of the web application (${server})`
-	const done = (key: 'revoked' | 'already_revoked' | 'still_active', text: string) => {
-		if (values.json) json({ server, profile, device, key })
-		else say(text)
-	}
-	if (values.local) {
-		deleteCredentials(profile)
-		warn(`The key of device "${safe(device)}" is still active on ${server}: ${elsewhere}.`)
-		return done('still_active', `Forgot the login on this machine (${credentialsFile(profile)} deleted).`)
-	}
-	try {
-		// The saved key, never CFGSYNC_API_KEY: logout ends this device's login.
-		await createApi(server, credentials.apiKey).auth.logout()
-	} catch (error) {
-		if (!(error instanceof ApiError)) throw error
-		if (error.code === 'unauthorized') {
-			deleteCredentials(profile)
-			return done('already_revoked', `Logged out: the key of device "${safe(device)}" had already been revoked on ${server}; ${credentialsFile(profile)} deleted.`)
-		}
-		// Issue 20: never "logged out" while the key still works on the server.
-		throw new CliFailure(
-			`${explain(error, { server })} The key of device "${safe(device)}" is still active on ${server}, and this machine is still logged in. Run cfgsync logout again when the server answers, or ${elsewhere}; to forget it on this machine only: cfgsync logout --local`,
-			EXIT.error,
-			error.code
-		)
-	}
-	deleteCredentials(profile)
-	done('revoked', `Logged out: the key of device "${safe(device)}" is revoked on ${server} and ${credentialsFile(profile)} deleted.`)
-}
-
-export async function whoami(args: string[]) {
-	const { values, positionals } = parse('whoami', args, {})
-	noMore(positionals, 0, 'whoami')
-	const s = session(values)
-	const me = await s.run((api) => api.me())
-	const current = (await s.run((api) => api.keys.list())).find((k) => k.current)
-	const device = current?.device ?? null
-	if (values.json) return json({ username: me.username, email: me.email, server: s.server, profile: s.profile, device, key: s.keySource === 'env' ? 'CFGSYNC_API_KEY' : 'saved' })
-	const where = [device ? `device "${safe(device)}"` : '', s.profile === DEFAULT_PROFILE ? '' : `profile "${s.profile}"`, s.keySource === 'env' ? 'key from CFGSYNC_API_KEY' : ''].filter(Boolean).join(', ')
-	say(`${safe(me.username)} <${safe(me.email)}> on ${s.server}${where ? ` (${where})` : ''}`)
-}
-
-export const KEYS_HELP = `cfgsync keys
-cfgsync keys revoke DEVICE-OR-ID [--yes]
-
-This account's device keys (created and last used, as times from now). revoke
-takes a device name or a key id; revoking the key this machine uses asks
-first (y/N), refuses without --yes when there is no terminal, and then logs
-this machine out.`
-
-export async function keys(args: string[]) {
-	const { values, positionals } = parse('keys', args, { ...YES })
-	const [sub, which] = positionals
-	if (sub !== undefined && sub !== 'revoke' && sub !== 'list') {
-		const near = suggest(sub, ['list', 'revoke'])
-		throw new CliFailure(`unknown keys command "${safe(sub)}": ${near ? `did you mean "cfgsync keys ${near}"? ` : ''}(see cfgsync keys --help)`, EXIT.usage)
-	}
-	noMore(positionals, sub === 'revoke' ? 2 : 1, 'keys')
-	const s = session(values)
-	const list = await s.run((api) => api.keys.list())
-	if (sub === 'revoke') {
-		if (!which) throw new CliFailure('which key? cfgsync keys revoke DEVICE-OR-ID (cfgsync keys lists them)', EXIT.usage)
-		const folded = list.filter((k) => k.device.toLowerCase() === which.toLowerCase())
-		const key = list.find((k) => k.id === which) ?? list.find((k) => k.device === which) ?? (folded.length === 1 ? folded[0] : undefined)
-		if (!key) throw new CliFailure(`no key of yours has the device name or id "${safe(which)}" (cfgsync keys lists them)`, EXIT.error, 'not_found')
-		if (key.current) {
-			await confirm(`Revoke the key this machine is using (device "${safe(key.device)}")? This machine will be logged out`, `cfgsync keys revoke ${shellWord(which)}`, values.yes)
-		}
-		await s.run((api) => api.keys.revoke(key.id), `Key ${key.id}`)
-		// A revoked key is of no use: forget it here too, so the next command says "not logged in".
-		const loggedOut = key.current && s.credentials?.keyId === key.id
-		if (loggedOut) deleteCredentials(s.profile)
-		if (values.json) return json({ revoked: { id: key.id, device: key.device }, current: key.current })
-		say(`Revoked the key of device "${safe(key.device)}" (${key.id}).`)
-		if (loggedOut) say(`This machine is logged out: ${loginCommand(s.profile)} logs in again.`)
-		return
-	}
-	if (values.json) return json(list)
-	table(
-		['DEVICE', 'CREATED', 'LAST USED', 'ID', ''],
-		list.map((key) => [safe(key.device), ago(key.createdAt), ago(key.lastUsedAt), key.id, key.current ? '(this machine)' : ''])
-	)
-	say(dim('Revoke one with: cfgsync keys revoke DEVICE'))
-}
+export const login = defineCommand({
+	name: 'login',
+	group: 'Account',
+	summary: '',
+	usage: ['login [--server URL] [--user LOGIN] [--device NAME] [--password-stdin | --with-token]'],
+	help: LOGIN_HELP,
+	args: [],
+	options,
+	run
+})

@@ -1,0 +1,56 @@
+import type { ConfigVersion } from '../api'
+import { type Session, tool as toolArg } from '../context'
+import { CliFailure, EXIT, json } from '../output'
+import { outcomeFailure, printLines, reportJson } from '../report'
+import { type Report, resolveTarget, type Target, targetOf } from '../run'
+import { DIR_MARK, localDir } from '../scope'
+import { allStates } from '../state'
+import { homeRelative } from '../tools'
+
+/** What the sync and config commands share: PATH arguments, printing a run, the configs a command covers, version numbers. */
+
+/** Keys for PATH arguments (a directory's marked with a final `/`); a path outside home cannot be synced. */
+export function pathKeys(paths: string[]): string[] {
+	return paths.map((path) => {
+		const key = homeRelative(path)
+		if (key === undefined) throw new CliFailure(`${path} is not inside your home directory; only files under home are synced`, EXIT.usage)
+		return localDir(key) ? `${key}${DIR_MARK}` : key
+	})
+}
+
+/** Prints a run (lines, or JSON) and throws its failure: exit 3 for a conflict. */
+export function finish(report: Report, asJson: boolean | undefined, text: () => void): void {
+	if (asJson) json(reportJson(report))
+	else {
+		printLines(report)
+		text()
+	}
+	const problem = outcomeFailure(report)
+	if (problem) throw problem
+}
+
+/** The configs a command covers: those this machine syncs, or the one named. */
+export async function targetsFor(s: Session, command: string, positionals: string[], values: { name?: string; team?: string }): Promise<Target[]> {
+	if (positionals[0] !== undefined && !values.name && !values.team) {
+		const tool = toolArg(positionals[0], command)
+		const synced = allStates(s.server, await s.username()).filter((state) => state.tool === tool)
+		return synced.length > 0 ? synced.map((state) => targetOf(s, state)) : [await resolveTarget(s, tool, values)]
+	}
+	if (positionals[0] !== undefined) return [await resolveTarget(s, toolArg(positionals[0], command), values)]
+	if (values.name || values.team) throw new CliFailure(`--name and --team need a TOOL: cfgsync ${command} TOOL --name N --team SLUG`, EXIT.usage)
+	return allStates(s.server, await s.username()).map((state) => targetOf(s, state))
+}
+
+/** One version by number: versions below V+1, at most one. */
+export async function versionByNumber(s: Session, configId: string, number: number, t: Target): Promise<ConfigVersion> {
+	const found = (await s.run((api) => api.configs.versions(configId, { limit: 1, before: number + 1 })))[0]
+	if (!found || found.version !== number) throw new CliFailure(`${t.label} has no version ${number}`)
+	return found
+}
+
+export function asNumber(value: string | undefined, flag: string): number | undefined {
+	if (value === undefined) return undefined
+	const number = Number(value)
+	if (!Number.isInteger(number) || number < 1) throw new CliFailure(`${flag} takes a version number (1, 2, …)`, EXIT.usage)
+	return number
+}

@@ -1,0 +1,48 @@
+import type { Command } from './command'
+import { completion } from './completion'
+import { deleteConfig } from './delete'
+import { diff } from './diff'
+import { history } from './history'
+import { invitations } from './invitations'
+import { keys } from './keys'
+import { list } from './list'
+import { log } from './log'
+import { login } from './login'
+import { logout } from './logout'
+import { pull } from './pull'
+import { push } from './push'
+import { resolve } from './resolve'
+import { rollback } from './rollback'
+import { status } from './status'
+import { sync } from './sync'
+import { team, teams } from './team'
+import { watch } from './watch'
+import { whoami } from './whoami'
+
+/**
+ * Every command of the client, in the overview's order within its group:
+ * a new command is a file here with one descriptor, added to this list
+ * (docs/client.md).
+ */
+export const REGISTRY: readonly Command[] = [
+	login,
+	logout,
+	whoami,
+	keys,
+	status,
+	push,
+	pull,
+	sync,
+	resolve,
+	watch,
+	diff,
+	list,
+	history,
+	rollback,
+	deleteConfig,
+	team,
+	teams,
+	invitations,
+	log,
+	completion
+]

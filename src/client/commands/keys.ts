@@ -1,0 +1,61 @@
+import { confirm } from '../ask'
+import { loginCommand, noMore, session } from '../context'
+import { deleteCredentials } from '../credentials'
+import { ago, CliFailure, dim, EXIT, json, safe, say, table } from '../output'
+import { shellWord } from '../report'
+import { defineCommand, type Input, YES } from './command'
+
+export const KEYS_HELP = `cfgsync keys
+cfgsync keys revoke DEVICE-OR-ID [--yes]
+
+This account's device keys (created and last used, as times from now). revoke
+takes a device name or a key id; revoking the key this machine uses asks
+first (y/N), refuses without --yes when there is no terminal, and then logs
+this machine out.`
+
+const options = { ...YES } as const
+
+async function run({ values, positionals }: Input<typeof options>) {
+	const [sub, which] = positionals
+	noMore(positionals, sub === 'revoke' ? 2 : 1, 'keys')
+	const s = session(values)
+	const list = await s.run((api) => api.keys.list())
+	if (sub === 'revoke') {
+		if (!which) throw new CliFailure('which key? cfgsync keys revoke DEVICE-OR-ID (cfgsync keys lists them)', EXIT.usage)
+		const folded = list.filter((k) => k.device.toLowerCase() === which.toLowerCase())
+		const key = list.find((k) => k.id === which) ?? list.find((k) => k.device === which) ?? (folded.length === 1 ? folded[0] : undefined)
+		if (!key) throw new CliFailure(`no key of yours has the device name or id "${safe(which)}" (cfgsync keys lists them)`, EXIT.error, 'not_found')
+		if (key.current) {
+			await confirm(`Revoke the key this machine is using (device "${safe(key.device)}")? This machine will be logged out`, `cfgsync keys revoke ${shellWord(which)}`, values.yes)
+		}
+		await s.run((api) => api.keys.revoke(key.id), `Key ${key.id}`)
+		// A revoked key is of no use: forget it here too, so the next command says "not logged in".
+		const loggedOut = key.current && s.credentials?.keyId === key.id
+		if (loggedOut) deleteCredentials(s.profile)
+		if (values.json) return json({ revoked: { id: key.id, device: key.device }, current: key.current })
+		say(`Revoked the key of device "${safe(key.device)}" (${key.id}).`)
+		if (loggedOut) say(`This machine is logged out: ${loginCommand(s.profile)} logs in again.`)
+		return
+	}
+	if (values.json) return json(list)
+	table(
+		['DEVICE', 'CREATED', 'LAST USED', 'ID', ''],
+		list.map((key) => [safe(key.device), ago(key.createdAt), ago(key.lastUsedAt), key.id, key.current ? '(this machine)' : ''])
+	)
+	say(dim('Revoke one with: cfgsync keys revoke DEVICE'))
+}
+
+export const keys = defineCommand({
+	name: 'keys',
+	group: 'Account',
+	summary: "this account's device keys",
+	usage: ['keys | keys revoke DEVICE-OR-ID [--yes]'],
+	help: KEYS_HELP,
+	args: [],
+	subcommands: [
+		{ name: 'list', args: [] },
+		{ name: 'revoke', args: [{ name: 'DEVICE-OR-ID' }] }
+	],
+	options,
+	run
+})

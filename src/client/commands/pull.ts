@@ -1,0 +1,52 @@
+import { session, tool as toolArg } from '../context'
+import { withLock } from '../lock'
+import { dim, green, say } from '../output'
+import { summary } from '../report'
+import { resolveTarget, runOne } from '../run'
+import { defineCommand, FORCE, type Input, PATHS, TARGET, TOOL, YES } from './command'
+import { finish, pathKeys } from './common'
+
+export const PULL_HELP = `cfgsync pull TOOL [-n|--name N] [--team SLUG] [--dry-run] [-f|--force] [-y|--yes] [PATH...]
+
+Writes what changed on the server since this machine last synced the config
+and prints what it did. A file changed only here is kept (push sends it); a
+file changed on both sides merges key by key when it is JSON, and is
+otherwise a conflict: it is left as it is, reported by every pull (exit 3)
+until you choose with cfgsync resolve TOOL --mine|--theirs, or pull --force
+(the server's side wins the conflicts). A file the server no longer has is
+deleted here if it is unchanged here. Every file overwritten or deleted is
+first copied to $XDG_STATE_HOME/cfgsync/backups/<time>/ (backups older than
+CFGSYNC_BACKUP_DAYS days, default 30, are removed).
+Only TOOL's well-known files and directories, files this machine already
+syncs, or the PATHs given are written, never outside your home directory, and never through a
+symbolic link that leads out of it. Content someone else pushed to a team
+config that adds or changes hooks, MCP servers or other commands your tools
+run is shown and asked about first; without a terminal it needs --yes.`
+
+const options = { ...TARGET, 'dry-run': { type: 'boolean' }, ...FORCE, ...YES } as const
+
+async function run({ values, positionals }: Input<typeof options>) {
+	const tool = toolArg(positionals[0], 'pull')
+	const named = positionals.length > 1 ? pathKeys(positionals.slice(1)) : undefined
+	const s = session(values)
+	const t = await resolveTarget(s, tool, values)
+	const pulling = { mode: 'pull' as const, named, choose: values.force ? { side: 'theirs' as const } : undefined, dryRun: values['dry-run'], yes: values.yes }
+	const report = values['dry-run'] ? await runOne(s, t, pulling) : await withLock('pull', () => runOne(s, t, pulling))
+	finish(report, values.json, () => {
+		const idle = report.writes.length + report.conflicts.length + report.unsent.length + report.refused.length === 0
+		if (idle) return say(`${t.label} is up to date (version ${report.remoteVersion}).`)
+		say(`${report.dryRun ? 'Would pull' : green('Pulled')} ${t.label} version ${report.remoteVersion}: ${summary(report)}.`)
+		if (report.backups) say(dim(`Previous copies are in ${report.backups}`))
+	})
+}
+
+export const pull = defineCommand({
+	name: 'pull',
+	group: 'Sync',
+	summary: 'write what changed on the server (conflicts stay until resolved)',
+	usage: ['pull TOOL [PATH...]'],
+	help: PULL_HELP,
+	args: [TOOL, PATHS],
+	options,
+	run
+})

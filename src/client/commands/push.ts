@@ -1,0 +1,64 @@
+import { session, tool as toolArg } from '../context'
+import { DIR_MAX_BYTES, DIR_MAX_FILES, readLocal } from '../files'
+import { withLock } from '../lock'
+import { CliFailure, EXIT, green, safe, say } from '../output'
+import { resolveTarget, runOne } from '../run'
+import { DIR_MARK } from '../scope'
+import { getState } from '../state'
+import { ownValue } from '../sync/engine'
+import { shown } from '../tools'
+import { defineCommand, FORCE, type Input, PATHS, TARGET, TOOL, YES } from './command'
+import { finish, pathKeys } from './common'
+
+export const PUSH_HELP = `cfgsync push TOOL [-n|--name N] [--team SLUG] [-f|--force] [--only] [--allow-secrets] [-y|--yes] [PATH...]
+
+Sends what changed here since this machine last synced the config: TOOL's
+well-known files and directories and the files it synced before, or only
+the PATHs given (a directory: its text files, up to ${DIR_MAX_FILES} files and
+${DIR_MAX_BYTES / 1024} KiB; the config's other files are kept; --only makes
+the config exactly the PATHs). Each file is judged against the base: changed here only → sent;
+changed on the server only → kept there (pull writes it here); changed on
+both sides → JSON files merge key by key (the merged file is written here
+too), anything else is a conflict. A conflict refuses the whole push (exit 3,
+nothing sent) until you choose: cfgsync resolve TOOL --mine|--theirs, or
+push --force (this machine's side wins the conflicts; changes made only on
+the server are still kept). A file deleted here is removed from the config.
+The push names the version it was judged against (If-Match), so a version
+pushed meanwhile from elsewhere is never replaced unseen.
+A team push with secret-looking values (MCP env/headers, token, secret,
+password, api_key, ghp_…, sk-…) is refused unless --allow-secrets.`
+
+const options = { ...TARGET, ...FORCE, only: { type: 'boolean' }, 'allow-secrets': { type: 'boolean' }, ...YES } as const
+
+async function run({ values, positionals }: Input<typeof options>) {
+	const tool = toolArg(positionals[0], 'push')
+	const named = positionals.length > 1 ? pathKeys(positionals.slice(1)) : undefined
+	if (values.only && !named) throw new CliFailure('--only needs the PATHs the config should hold: cfgsync push TOOL --only PATH...', EXIT.usage)
+	const s = session(values)
+	const t = await resolveTarget(s, tool, values)
+	if (named) {
+		const base = getState(t.key)?.files ?? {}
+		const missing = named.filter((key) => !key.endsWith(DIR_MARK) && ownValue(readLocal([key]), key) === undefined && ownValue(base, key) === undefined && !Object.keys(base).some((k) => k.startsWith(`${key}/`)))
+		if (missing.length > 0) throw new CliFailure(`no such file: ${missing.map(shown).join(', ')}`)
+	}
+	const report = await withLock('push', () =>
+		runOne(s, t, { mode: 'push', named, only: values.only, choose: values.force ? { side: 'mine' } : undefined, allowSecrets: values['allow-secrets'], yes: values.yes })
+	)
+	finish(report, values.json, () => {
+		if (report.pushed) {
+			const n = report.pushed.files.length
+			say(`${green('Pushed')} ${t.label} as version ${report.pushed.version} (${n} file${n === 1 ? '' : 's'}: ${report.pushed.files.map((key) => safe(shown(key))).join(', ')}).`)
+		} else if (report.conflicts.length === 0) say(`${t.label} is already up to date on the server (version ${report.remoteVersion}); nothing sent.`)
+	})
+}
+
+export const push = defineCommand({
+	name: 'push',
+	group: 'Sync',
+	summary: 'send what changed here (refused while a conflict waits)',
+	usage: ['push TOOL [PATH...]'],
+	help: PUSH_HELP,
+	args: [TOOL, PATHS],
+	options,
+	run
+})

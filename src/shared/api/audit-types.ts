@@ -1,0 +1,36 @@
+// Apart from the zod models so the client can list them without bundling zod.
+/** Every kind of event the audit log records (docs/api.md). */
+export const AUDIT_TYPES = [
+	'login.succeeded',
+	'login.failed',
+	'key.issued',
+	'session.started',
+	'session.ended',
+	'key.revoked',
+	'keys.revoked',
+	'password.changed',
+	'config.pushed',
+	'config.rolled_back',
+	'config.deleted',
+	'team.created',
+	'team.renamed',
+	'team.deleted',
+	'invitation.sent',
+	'invitation.changed',
+	'invitation.accepted',
+	'invitation.declined',
+	'invitation.cancelled',
+	'member.role_changed',
+	'member.removed',
+	'member.left',
+	'user.created',
+	'user.plan_changed',
+	'user.admin_changed',
+	'user.password_reset',
+	'user.unlocked',
+	'user.removed',
+	'backup.written',
+	'backup.restored',
+	'master_key.rotated'
+] as const
+export type AuditType = (typeof AUDIT_TYPES)[number]
