@@ -13,7 +13,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 /**
  * A JSON object or a string, passed through untouched: zod's own object
- * parsing would copy it and drop `__proto__` keys, which CONTRACT §1 says are
+ * parsing would copy it and drop `__proto__` keys, which docs/api.md says are
  * ordinary data.
  */
 export const ConfigData = z

@@ -52,7 +52,7 @@ export const TeamMember = z.object({
 	joinedAt: timestamp
 })
 export type TeamMember = z.infer<typeof TeamMember>
-/** CONTRACT §3: what an invitee and the team's owners and admins see of an invitation (no email). */
+/** What an invitee and the team's owners and admins see of an invitation (no email; docs/api.md). */
 export const Invitation = z.object({
 	teamSlug: z.string(),
 	teamName: z.string(),
