@@ -60,7 +60,7 @@ Environment:
 
 const DATA_DIR = '  --data-dir D    the data directory (default ./data, or CFGSYNC_DATA_DIR)'
 
-/** `cfgsync-server COMMAND --help`: each command's own usage (CONTRACT §7: exit 0). */
+/** `cfgsync-server COMMAND --help`: each command's own usage (docs/operations.md: exit 0). */
 const USAGE: Record<string, string> = {
 	serve: `Usage: cfgsync-server [serve] [--port N] [--host H] [--data-dir D] [--workers N|auto] [--backup-dir D] [--backup-schedule CRON] [--backup-keep N] [--downloads-dir D] [--public-url URL]
 
@@ -158,7 +158,7 @@ function usageAsked(argv: string[]): string | undefined {
 }
 
 /**
- * `--database-url URL` is taken by every command (CONTRACT §9): it is the
+ * `--database-url URL` is taken by every command (docs/postgresql.md): it is the
  * CFGSYNC_DATABASE_URL of this run, so workers and jobs inherit it too.
  */
 function takeDatabaseUrl(argv: string[]): string[] {
@@ -172,7 +172,7 @@ function takeDatabaseUrl(argv: string[]): string[] {
 	return rest
 }
 
-/** argv → one command; no logic of its own (STYLE §1). */
+/** argv → one command; no logic of its own. */
 async function main(args: string[]): Promise<number> {
 	const argv = takeDatabaseUrl(args)
 	const [command, ...rest] = argv

@@ -21,7 +21,7 @@ export async function ask(question: string, hint: string, hidden = false): Promi
 }
 
 /**
- * CONTRACT §12: destructive commands ask first on a terminal (y/N) and refuse
+ * docs/client.md: destructive commands ask first on a terminal (y/N) and refuse
  * without --yes otherwise (exit 2: the command needs --yes to run unattended).
  */
 export async function confirm(question: string, rerun: string, yes: boolean | undefined): Promise<void> {

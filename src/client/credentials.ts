@@ -18,7 +18,7 @@ export interface Credentials {
 }
 
 /**
- * Profiles (CONTRACT §12 `--profile NAME` / `CFGSYNC_PROFILE`): one saved
+ * Profiles (docs/client.md `--profile NAME` / `CFGSYNC_PROFILE`): one saved
  * login each, so a machine can use several servers (or accounts) the way gh
  * keeps several hosts. The default profile is credentials.json, where earlier
  * clients kept their one login; a named one is profiles/NAME.json.
@@ -71,7 +71,7 @@ export const deleteCredentials = (profile = DEFAULT_PROFILE): void => rmSync(cre
  * A short id for this machine, made once and kept in the config directory:
  * the default device name is the host name plus this id, so two machines
  * with the same host name never share a device (and never revoke each
- * other's key by logging in: CONTRACT §3, one key per user and device).
+ * other's key by logging in: docs/api.md, one key per user and device).
  */
 export function machineId(): string {
 	const file = join(configDir(), 'machine-id')

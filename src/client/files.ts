@@ -203,7 +203,7 @@ export function landingPlace(path: string): string {
 }
 
 /**
- * Writes a pull would refuse (issue 15 point 7): a symbolic link whose target
+ * Writes a pull would refuse: a symbolic link whose target
  * is outside home is never written through. Key → the reason, for each one.
  */
 export function refusedWrites(writes: Write[]): Map<string, string> {

@@ -8,7 +8,7 @@ import { processAlive } from '../shared/process'
 
 /**
  * One lock for every command that changes local files or sync state
- * (CONTRACT §11): a file created exclusively, naming its holder. A second
+ * (docs/sync-model.md): a file created exclusively, naming its holder. A second
  * command waits for it; a lock whose holder died (same host, no such
  * process) is taken over; after the wait, a clear message names the file.
  */

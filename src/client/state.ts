@@ -9,7 +9,7 @@ import { emptyMap, type Bases } from './sync/engine'
 import { toNeutral } from './sync/paths'
 
 /**
- * What this machine last synced for one config (CONTRACT §11: the base): the
+ * What this machine last synced for one config (docs/sync-model.md: the base): the
  * version and hash last merged, and each file's content then. Content, not
  * only hashes, because a three-way JSON merge needs the base's text and old
  * versions cannot be read back from a free plan.

@@ -36,17 +36,17 @@ export interface AppDeps {
 	passwords: PasswordHasher
 	/** The socket peer of a request; defaults to "unknown" (in-process tests have no socket). */
 	peerAddress?: (request: Request) => string
-	/** Proxies whose X-Forwarded-For is believed (CONTRACT §2); none by default. */
+	/** Proxies whose X-Forwarded-For is believed (docs/api.md); none by default. */
 	trustedProxies?: TrustedProxies
 	/** Shared with the jobs (backups report here); made by the app when not given. */
 	metrics?: AppMetrics
 	/** False while this server may have missed a master-key rotation (jobs/heartbeat.ts); writes then answer 503. */
 	sealingAllowed?: () => boolean
-	/** CFGSYNC_METRICS_TOKEN: /metrics answers only with it (CONTRACT §10). */
+	/** CFGSYNC_METRICS_TOKEN: /metrics answers only with it (docs/operations.md). */
 	metricsToken?: string
-	/** CONTRACT §12 /download: the embedded client package and the downloads directory; by default the package only. */
+	/** docs/client.md /download: the embedded client package and the downloads directory; by default the package only. */
 	downloads?: Downloads
-	/** CFGSYNC_PUBLIC_URL (CONTRACT §3), an origin: what pages print as this server's address. */
+	/** CFGSYNC_PUBLIC_URL (docs/api.md), an origin: what pages print as this server's address. */
 	publicUrl?: string
 }
 

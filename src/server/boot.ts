@@ -22,7 +22,7 @@ export function ensureDataDir(dataDir: string) {
 
 /**
  * For admin commands that touch no config data: just the store. `onCreate`
- * hears of it before a new database is made (CONTRACT §7: a command run from
+ * hears of it before a new database is made (docs/operations.md: a command run from
  * the wrong directory must be noticed).
  */
 export async function openStore(config: Config, onCreate: (file: string) => void = () => {}, options: OpenOptions = {}): Promise<Store> {
@@ -33,7 +33,7 @@ export async function openStore(config: Config, onCreate: (file: string) => void
 	return openSqliteStore(file, options)
 }
 
-/** The configured database (CONTRACT §9): PostgreSQL at the URL, else SQLite in the data directory. */
+/** The configured database (docs/postgresql.md): PostgreSQL at the URL, else SQLite in the data directory. */
 async function openConfigured(config: Config, options: OpenOptions = {}): Promise<Store> {
 	if (config.databaseUrl === undefined) return openSqliteStore(join(config.dataDir, DATABASE_FILE), options)
 	try {
@@ -49,7 +49,7 @@ export const databaseName = (config: Config): string =>
 	config.databaseUrl !== undefined ? describeUrl(config.databaseUrl) : join(config.dataDir, DATABASE_FILE)
 
 /**
- * CONTRACT §6: the master key comes from CFGSYNC_MASTER_KEY, else from
+ * docs/operations.md: the master key comes from CFGSYNC_MASTER_KEY, else from
  * `<data-dir>/master.key`, created (0600) on first start. A malformed key, or
  * a key that does not open the database's key check, stops the start before
  * anything is migrated or written. The check is read, or made on a new
@@ -91,7 +91,7 @@ export async function openWithMasterKey(
 				throw new BootError(`the database in ${where} is encrypted, but there is no master key: set CFGSYNC_MASTER_KEY or restore ${keyFile}`)
 			}
 			if (!opensKeyCheck(sealer, check)) {
-				// A rotation that re-sealed the check but was stopped before saving its new key (CONTRACT §10):
+				// A rotation that re-sealed the check but was stopped before saving its new key (docs/operations.md):
 				// the new key is in the database, sealed under this one.
 				const pending = meta.get(PENDING_KEY_META)
 				const next = pending === undefined ? undefined : openPendingKey(sealer, pending)
@@ -149,7 +149,7 @@ function parseOrFail(text: string, source: string): Buffer {
 
 /**
  * Which servers use a data directory, so `restore` can refuse while one runs
- * (CONTRACT §7). Each `serve` process leaves `cfgsync-server.<pid>.pid` with
+ * (docs/operations.md). Each `serve` process leaves `cfgsync-server.<pid>.pid` with
  * its start time (a reused pid is told apart) and removes it when it stops; a
  * file left by a killed server names a process that is gone, and is ignored.
  */

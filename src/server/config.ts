@@ -29,7 +29,7 @@ const CronPattern = z.string().superRefine((pattern, context) => {
 const Port = z.coerce.number().int().min(0).max(65_535)
 
 /**
- * CONTRACT §3: the address people use, as an origin (scheme, host, port): the
+ * docs/api.md: the address people use, as an origin (scheme, host, port): the
  * pages print it before paths of their own, so it may carry no path, query,
  * fragment or credentials. A trailing slash is dropped.
  */
@@ -51,7 +51,7 @@ export const Config = z.object({
 	port: Port,
 	host: z.string().min(1),
 	dataDir: z.string().min(1),
-	/** CONTRACT §9: a postgres:// URL puts the data in PostgreSQL; without it, SQLite in the data directory. */
+	/** docs/postgresql.md: a postgres:// URL puts the data in PostgreSQL; without it, SQLite in the data directory. */
 	databaseUrl: z
 		.string()
 		.regex(/^postgres(ql)?:\/\//i, 'expected a postgres:// or postgresql:// URL (without it, the data stays in SQLite in the data directory)')
@@ -62,7 +62,7 @@ export const Config = z.object({
 	masterKey: z.string().optional(),
 	defaultPlan: z.enum(PLANS),
 	logLevel: z.enum(['debug', 'info', 'warn', 'error']),
-	/** CONTRACT §2: proxies (CIDR list) whose X-Forwarded-For names the client. */
+	/** docs/api.md: proxies (CIDR list) whose X-Forwarded-For names the client. */
 	trustedProxies: z.string().superRefine((list, context) => {
 		try {
 			parseTrustedProxies(list)
@@ -72,17 +72,17 @@ export const Config = z.object({
 	}),
 	/** Deprecated CFGSYNC_TRUST_PROXY=1: trust whatever peer connects (used only when trustedProxies is empty). */
 	trustProxy: z.boolean(),
-	/** CONTRACT §10: /metrics answers only requests bearing this token; no token, no /metrics. */
+	/** docs/operations.md: /metrics answers only requests bearing this token; no token, no /metrics. */
 	metricsToken: z.string().min(16, 'use at least 16 characters (e.g. openssl rand -hex 24)').optional(),
-	/** CONTRACT §10 scheduled backups: where (none without it), when, and how many are kept. */
+	/** docs/operations.md scheduled backups: where (none without it), when, and how many are kept. */
 	backupDir: z.string().min(1).optional(),
 	backupSchedule: CronPattern,
 	backupKeep: z.coerce.number().int().min(1).max(10_000),
-	/** CONTRACT §12: executables served at /download/<file> (none without it). */
+	/** docs/client.md: executables served at /download/<file> (none without it). */
 	downloadsDir: z.string().min(1).optional(),
-	/** CONTRACT §3: the address people use (an origin, no trailing slash); without it pages use the request's Host. */
+	/** docs/api.md: the address people use (an origin, no trailing slash); without it pages use the request's Host. */
 	publicUrl: PublicUrl.optional(),
-	/** CONTRACT §10: how long audit events are kept. */
+	/** docs/operations.md: how long audit events are kept. */
 	auditRetentionDays: z.coerce.number().int().min(1).max(36_500),
 	/** Processes serving one port (SO_REUSEPORT); 'auto' is one per core. */
 	workers: z.union([z.literal('auto'), z.coerce.number().int().min(1).max(64)])

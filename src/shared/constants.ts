@@ -1,4 +1,4 @@
-/** CONTRACT §1: the one list of tool identifiers; the first is the default. */
+/** docs/api.md: the one list of tool identifiers; the first is the default. */
 export const TOOLS = ['claude-code', 'cursor', 'windsurf', 'vscode', 'codex', 'gemini-cli'] as const
 export type Tool = (typeof TOOLS)[number]
 export const DEFAULT_TOOL: Tool = 'claude-code'
@@ -20,7 +20,7 @@ export const DEFAULT_CONFIG_NAME = 'default'
 export const DATA_MAX_BYTES = 524_288
 /** Whole request bodies; bigger ones are refused before they are read. */
 export const BODY_MAX_BYTES = 1_048_576
-/** CONTRACT §2: the one unauthenticated body is small; deep or large ones would only cost CPU. */
+/** docs/api.md: the one unauthenticated body is small; deep or large ones would only cost CPU. */
 export const LOGIN_BODY_MAX_BYTES = 16_384
 /** JSON nesting allowed in a request body; deeper is refused so nothing recurses without bound. */
 export const JSON_MAX_DEPTH = 1000
@@ -33,10 +33,10 @@ export const DEVICE_MAX = 100
 export const DAY_MS = 24 * 60 * 60 * 1000
 /** SPEC: a soft-deleted team is removed for good after 30 days. */
 export const TEAM_RETENTION_MS = 30 * DAY_MS
-/** CONTRACT §3: an invitation expires after 7 days. */
+/** docs/api.md: an invitation expires after 7 days. */
 export const INVITATION_TTL_MS = 7 * DAY_MS
-/** CONTRACT §3: a slug given up by a rename stays reserved for 30 days. */
+/** docs/api.md: a slug given up by a rename stays reserved for 30 days. */
 export const SLUG_RESERVATION_MS = 30 * DAY_MS
-/** CONTRACT §8: a web session ends after 7 days without use, and 30 days after sign-in whatever happens. */
+/** docs/web.md: a web session ends after 7 days without use, and 30 days after sign-in whatever happens. */
 export const SESSION_IDLE_MS = 7 * DAY_MS
 export const SESSION_MAX_MS = 30 * DAY_MS

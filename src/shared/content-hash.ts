@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 
 /**
- * CONTRACT §1 content hash. Shared by the server and the CLI so both compute
+ * docs/api.md content hash. Shared by the server and the CLI so both compute
  * the same value: lowercase hex SHA-256 of the canonical JSON of `data`.
  */
 export const contentHash = (data: unknown): string => createHash('sha256').update(canonicalJson(data)).digest('hex')

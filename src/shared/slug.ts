@@ -1,9 +1,9 @@
-/** CONTRACT §1: team slug rule. */
+/** docs/api.md: team slug rule. */
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
 export const SLUG_MAX = 50
 
 /**
- * CONTRACT §1: NFKD, diacritics dropped, lower-cased, every run of other
+ * docs/api.md: NFKD, diacritics dropped, lower-cased, every run of other
  * characters becomes one `-`, dashes trimmed, cut to 50. Empty when the name
  * has nothing slug-worthy (the caller answers 400).
  */

@@ -1,4 +1,4 @@
-/** Length in Unicode code points, as CONTRACT §1 counts names (an emoji is one character). */
+/** Length in Unicode code points, as docs/api.md counts names (an emoji is one character). */
 export function codePointLength(text: string): number {
 	let length = 0
 	for (const _ of text) length++

@@ -110,7 +110,7 @@ describe('the cfgsync CLI against the compiled server', () => {
 		expect((await owner.cfgsync(['team', 'create', 'Platform', 'Team'])).stdout).toContain('(platform-team)')
 		expect((await owner.cfgsync(['team', 'add', 'platform-team', 'ben', '--role', 'admin'])).code).toBe(0)
 		expect((await owner.cfgsync(['team', 'add', 'platform-team', 'cy@example.test', '--role', 'member'])).code).toBe(0)
-		// CONTRACT §3: adding sends an invitation; each invitee accepts it, once.
+		// docs/api.md: adding sends an invitation; each invitee accepts it, once.
 		expect((await admin.cfgsync(['invitations', '--json'])).stdout).toContain('"teamSlug": "platform-team"')
 		expect((await admin.cfgsync(['invitations', 'accept', 'platform-team'])).code).toBe(0)
 		expect((await member.cfgsync(['invitations', 'accept', 'platform-team'])).code).toBe(0)

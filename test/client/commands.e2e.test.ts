@@ -216,7 +216,7 @@ describe('keys and login', () => {
 		expect(again.code).toBe(0)
 		expect(again.stderr).toContain('The key this machine used before (device "first-name") is still active')
 		expect(again.stderr).toContain('cfgsync keys revoke first-name')
-		// The same device name replaces the key on the server (CONTRACT §3): nothing to say.
+		// The same device name replaces the key on the server (docs/api.md): nothing to say.
 		expect((await login(m, ada, 'second-name')).stderr).toBe('')
 	}, 60_000)
 

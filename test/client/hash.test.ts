@@ -3,7 +3,7 @@ import fc from 'fast-check'
 import { contentHash as clientHash } from '../../src/client/hash'
 import { contentHash as serverHash } from '../../src/shared/content-hash'
 
-describe('the client hashes like the server (CONTRACT §1), with node:crypto', () => {
+describe('the client hashes like the server (docs/api.md), with node:crypto', () => {
 	test('the same content hash for the same data: key order, unicode, __proto__ keys, strings', () => {
 		const samples: unknown[] = [
 			{ files: { '.claude/settings.json': '{"a":1}\n', '@Code/User/settings.json': '\uFEFF{}\r\n' } },

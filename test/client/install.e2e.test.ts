@@ -6,7 +6,7 @@ import packageJson from '../../package.json' with { type: 'json' }
 import { login, machine, serverWithUsers } from '../support/client/machines'
 
 /**
- * CONTRACT §12: a teammate needs nothing but the server's URL and Node.
+ * docs/client.md: a teammate needs nothing but the server's URL and Node.
  * `npm install -g <server>/download/cfgsync.tgz` into an empty prefix
  * installs `cfgsync`, which runs under node and syncs against that server.
  */

@@ -7,7 +7,7 @@ import { login, machine, serverWithUsers, type Machine, type Result, type User }
  * Issue 20 "Scripts": every command's --json output is one JSON document of
  * its documented shape (test/support/client/json-shapes.ts, docs/client.md's table), and
  * stderr carries only JSON lines: warnings, then on failure
- * {"error","code"} with the exit status of CONTRACT §12.
+ * {"error","code"} with the exit status of docs/client.md.
  */
 
 const servers = serversOfThisFile()

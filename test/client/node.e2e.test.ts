@@ -5,7 +5,7 @@ import { emptyDir, serversOfThisFile, type Server } from '../support/harness'
 import { login, machine, serverWithUsers, type User } from '../support/client/machines'
 
 /**
- * CONTRACT §12: the client also ships as one bundled file that runs on Node
+ * docs/client.md: the client also ships as one bundled file that runs on Node
  * 20 or later. Bundled here for Node (as that package will be) and run with
  * `node` against the compiled server: it must use no Bun API.
  */

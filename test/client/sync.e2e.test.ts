@@ -37,7 +37,7 @@ const backupsOf = (m: Machine) => {
 	return existsSync(dir) ? readdirSync(dir).map((stamp) => join(dir, stamp)) : []
 }
 
-describe('issue 15 scenarios against the compiled server', () => {
+describe('sync scenarios against the compiled server', () => {
 	test('a change pushed from A and an edit on B of the same key: every pull and push on B says conflict (exit 3) until B chooses; A\'s version is never replaced unseen', async () => {
 		const [a, b] = (await machines(ada)) as [Machine, Machine]
 		const name = ['--name', 's1']

@@ -34,7 +34,7 @@ async function world() {
 const mine = async (t: TestApp, user: TestUser, query = ''): Promise<Event[]> => (await t.call('GET', `/api/audit${query}`, { key: user.key })).body
 const ofTeam = async (t: TestApp, user: TestUser, query = ''): Promise<Event[]> => (await t.call('GET', `/api/teams/crew/audit${query}`, { key: user.key })).body
 
-describe('audit log: every state-changing endpoint records its event (CONTRACT §10)', () => {
+describe('audit log: every state-changing endpoint records its event (docs/operations.md)', () => {
 	type Row = { endpoint: string; type: string; act: (w: Awaited<ReturnType<typeof world>>) => Promise<{ status: number }>; status: number; by: 'tom' | 'ann' | 'max'; team?: boolean; target?: string; details?: Record<string, unknown> }
 	const rows: Row[] = [
 		{ endpoint: 'POST /api/auth/login', type: 'login.succeeded', by: 'max', status: 201, act: (w) => w.t.call('POST', '/api/auth/login', { body: { login: 'max', password: w.max.password, device: 'laptop' } }), details: { device: 'laptop' } },

@@ -12,7 +12,7 @@ import { tempDir } from '../support/temp'
 const login = (t: ReturnType<typeof testApp>, body: unknown, headers?: Record<string, string>) =>
 	t.call('POST', '/api/auth/login', { body, headers })
 
-describe('bearer keys (CONTRACT §2)', () => {
+describe('bearer keys (docs/api.md)', () => {
 	test('every /api route needs a valid key, known route or not, with WWW-Authenticate', async () => {
 		const t = testApp()
 		const alice = await t.user()
@@ -43,7 +43,7 @@ describe('bearer keys (CONTRACT §2)', () => {
 		expect(res.body).toEqual({ email: alice.email, username: alice.username })
 	})
 
-	test('authentication comes before validation and routing (CONTRACT §2 order)', async () => {
+	test('authentication comes before validation and routing (docs/api.md order)', async () => {
 		const t = testApp()
 		expect((await t.call('POST', '/api/auth/logout', { body: '{not json' })).status).toBe(401)
 		expect((await t.call('DELETE', '/api/keys/not-a-uuid')).status).toBe(401)
@@ -51,7 +51,7 @@ describe('bearer keys (CONTRACT §2)', () => {
 	})
 })
 
-describe('login (CONTRACT §3)', () => {
+describe('login (docs/api.md)', () => {
 	test('by username or email, any case: 201 with a usable key', async () => {
 		const t = testApp()
 		const alice = await t.user('free', 'alice')
@@ -119,7 +119,7 @@ describe('login (CONTRACT §3)', () => {
 	})
 })
 
-describe('login throttling (CONTRACT §2, 429)', () => {
+describe('login throttling (docs/api.md, 429)', () => {
 	test('10 failures for one login from one address lock that pair for 15 minutes, even with the right password', async () => {
 		let address = '10.0.0.1'
 		const t = testApp({ address: () => address })
@@ -265,7 +265,7 @@ describe('login throttling (CONTRACT §2, 429)', () => {
 		await expect(users.unlock('nobody')).rejects.toThrow('No user')
 	})
 
-	test('every failed or refused login writes one fixed-format warn line (CONTRACT §10 security log)', async () => {
+	test('every failed or refused login writes one fixed-format warn line (docs/operations.md security log)', async () => {
 		const t = testApp({ address: () => '192.0.2.50' })
 		await t.user('free', 'alice')
 		for (let i = 0; i < 10; i++) await login(t, { login: 'alice', password: 'wrong-password', device: 'x' })
@@ -281,7 +281,7 @@ describe('login throttling (CONTRACT §2, 429)', () => {
 	})
 })
 
-describe('keys and logout (CONTRACT §3)', () => {
+describe('keys and logout (docs/api.md)', () => {
 	test('GET /api/keys lists active keys without the keys themselves, marking the current one', async () => {
 		const t = testApp()
 		const alice = await t.user()

@@ -22,7 +22,7 @@ async function serverData() {
 	return { t, store, alice }
 }
 
-describe('scheduled backups (CONTRACT §10)', () => {
+describe('scheduled backups (docs/operations.md)', () => {
 	test('a backup is checked, then appears whole under its time as 0600; the oldest beyond keep are removed', async () => {
 		const { t, store } = await serverData()
 		const dir = join(tempDir('backups'), 'nested')

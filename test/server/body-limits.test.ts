@@ -4,7 +4,7 @@ import { testApp } from '../support/helpers'
 import { SAME_ORIGIN, webApp } from '../support/web'
 
 /**
- * CONTRACT §3 in process: every route counts a body as it arrives and
+ * docs/api.md in process: every route counts a body as it arrives and
  * refuses it past its limit (1 MiB; 16 KiB for login and sign-in), with or
  * without Content-Length, before any parsing, session or CSRF check; a
  * malformed Host is a 400. The compiled binary is tested in
@@ -40,7 +40,7 @@ async function answer(response: Response) {
 	return { status: response.status, code: json?.code }
 }
 
-describe('request bodies are counted against their limit (CONTRACT §3)', () => {
+describe('request bodies are counted against their limit (docs/api.md)', () => {
 	test('each kind of route refuses a body without Content-Length past its limit with a JSON 413, having read no more than the limit', async () => {
 		const t = testApp()
 		const alice = await t.user('team', 'alice')
@@ -133,7 +133,7 @@ describe('request bodies are counted against their limit (CONTRACT §3)', () => 
 	})
 })
 
-describe('malformed Host (CONTRACT §3)', () => {
+describe('malformed Host (docs/api.md)', () => {
 	// Bun hands a request whose Host is no host over with the bare path as its URL; these requests are what it makes.
 	const withBareUrl = (path: string, init: RequestInit = {}) => {
 		const request = new Request(`http://localhost${path}`, init)

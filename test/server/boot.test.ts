@@ -10,7 +10,7 @@ const tempDir = () => join(newTempDir('boot'), 'data')
 const configFor = (dataDir: string, env: Record<string, string> = {}) => loadConfig({ dataDir }, env)
 const fileBytes = (dataDir: string) => readFileSync(join(dataDir, DATABASE_FILE))
 
-describe('master key (CONTRACT §6)', () => {
+describe('master key (docs/operations.md)', () => {
 	test('first start creates the data dir and a 0600 master.key holding base64 and a newline', async () => {
 		const dataDir = tempDir()
 		const { store, createdKeyFile } = await openWithMasterKey(configFor(dataDir))

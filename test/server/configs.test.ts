@@ -331,7 +331,7 @@ describe('version history and rollback (Pro and Team plans)', () => {
 	})
 })
 
-describe('conditional requests for sync clients (CONTRACT §3)', () => {
+describe('conditional requests for sync clients (docs/api.md)', () => {
 	test('reads send a strong ETag; a matching If-None-Match gets 304 with no body', async () => {
 		const t = testApp()
 		const alice = await t.user('free')
@@ -384,7 +384,7 @@ describe('conditional requests for sync clients (CONTRACT §3)', () => {
 		expect(exists.body.currentVersion).toBe(1)
 	})
 
-	test('checks come in CONTRACT order: bad input 400 before a failing precondition', async () => {
+	test('checks come in the documented order (docs/api.md): bad input 400 before a failing precondition', async () => {
 		const t = testApp()
 		const alice = await t.user('free')
 		expect((await push(t, alice, { data: [1] }, { 'if-match': '"x"' })).status).toBe(400)

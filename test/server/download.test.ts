@@ -12,7 +12,7 @@ import { fastPasswords } from '../support/helpers'
 import { tempDir } from '../support/temp'
 
 /**
- * CONTRACT §12 /download, in process. Not compiled, Bun.embeddedFiles is
+ * docs/client.md /download, in process. Not compiled, Bun.embeddedFiles is
  * empty: the package is then a clear 404 and the page says the server was
  * built without it (the compiled binary is tested in test/client/install.e2e.test.ts).
  */
@@ -61,7 +61,7 @@ describe('GET /download', () => {
 		expect(page).toContain(sha('ELF pretend'))
 		expect(page).not.toContain('linked-out')
 		expect(page).not.toContain('.hidden')
-		// X-Forwarded-Proto from a peer that is no trusted proxy is ignored (CONTRACT §3; test/public-url.test.ts covers trusted proxies).
+		// X-Forwarded-Proto from a peer that is no trusted proxy is ignored (docs/api.md; test/public-url.test.ts covers trusted proxies).
 		expect(await (await get('/download', { host: 'sync.example.org', 'x-forwarded-proto': 'https' })).text()).toContain('npm install -g http://sync.example.org/download/cfgsync.tgz')
 
 		const sums = await (await get('/download/SHA256SUMS')).text()

@@ -6,7 +6,7 @@ import { KEY_CHECK, PENDING_KEY_META, sealKeyCheck } from '../../src/server/lib/
 import { memoryLogger } from '../../src/server/lib/log'
 import { openTestStore } from '../support/engine'
 
-// CONTRACT §10: running servers take a rotation's new key while it is pending, report which key they
+// docs/operations.md: running servers take a rotation's new key while it is pending, report which key they
 // seal with, and never seal under a key the rotation retired without them.
 
 test('a server takes the pending key within a beat, reports it, and seals under it from then on', async () => {

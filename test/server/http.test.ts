@@ -5,7 +5,7 @@ import { testApp } from '../support/helpers'
 
 const loginBody = (password = 'whatever-password') => JSON.stringify({ login: 'nobody', password, device: 'x' })
 
-describe('malformed requests never get a 5xx (CONTRACT §2)', () => {
+describe('malformed requests never get a 5xx (docs/api.md)', () => {
 	test('bodies that are not JSON, not UTF-8 or too deep are 400 with a JSON error', async () => {
 		const t = testApp()
 		const raw = async (body: string | Uint8Array, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> => {
@@ -155,7 +155,7 @@ describe('malformed requests never get a 5xx (CONTRACT §2)', () => {
 	})
 })
 
-describe('operations endpoints (CONTRACT §3)', () => {
+describe('operations endpoints (docs/api.md)', () => {
 	test('GET /healthz needs no key and reports the database', async () => {
 		const t = testApp()
 		const res = await t.call('GET', '/healthz')
@@ -198,13 +198,13 @@ describe('operations endpoints (CONTRACT §3)', () => {
 		}
 		expect(assets).toContain('/docs/assets/swagger-ui-bundle.js')
 		expect(page.text).not.toMatch(/https?:\/\//)
-		// CONTRACT §3: no inline script, so the page works under its own Content-Security-Policy.
+		// docs/api.md: no inline script, so the page works under its own Content-Security-Policy.
 		expect(page.text).not.toMatch(/<script>|<script(?![^>]*\bsrc=)[^>]*>/)
 		expect(page.headers.get('content-security-policy')).toContain("script-src 'self'")
 	})
 })
 
-describe('security headers (CONTRACT §3)', () => {
+describe('security headers (docs/api.md)', () => {
 	test('every kind of response carries nosniff and Referrer-Policy; HTML adds a strict CSP and no framing; keys and config data are never cached', async () => {
 		const t = testApp({ address: () => '10.77.0.1' })
 		const alice = await t.user('pro', 'alice')
@@ -257,7 +257,7 @@ describe('security headers (CONTRACT §3)', () => {
 	})
 })
 
-describe('access log (STYLE §10)', () => {
+describe('access log', () => {
 	test('one line per request with method, route, status and ms; no key, password or body', async () => {
 		const t = testApp()
 		const alice = await t.user()
@@ -313,7 +313,7 @@ describe('hot path', () => {
 		const { app, store } = testApp()
 		const code = createOnRequestHandler(app as never)
 		if (store.engine === 'postgres') {
-			// PostgreSQL's key lookup is a network round trip: there the key check is awaited, by design (CONTRACT §9).
+			// PostgreSQL's key lookup is a network round trip: there the key check is awaited, by design (docs/postgresql.md).
 			expect(code).toContain('await')
 			return
 		}

@@ -9,12 +9,12 @@ import { webApp } from '../support/web'
 import { openTestStore } from '../support/engine'
 import { parsePrometheus } from '../support/prometheus'
 
-/** CONTRACT §3 and §10 for operators: what the access log, /metrics and the error log say. */
+/** docs/api.md and §10 for operators: what the access log, /metrics and the error log say. */
 const TOKEN = 'metrics-token-for-tests-0123456789'
 
 const logged = (lines: string[]) => lines.map((line) => JSON.parse(line) as Record<string, unknown>)
 
-describe('the access log line carries the client address (CONTRACT §3)', () => {
+describe('the access log line carries the client address (docs/api.md)', () => {
 	test('as resolved through trusted proxies; a forged X-Forwarded-For from any other peer is not believed', async () => {
 		let peer = '127.0.0.1'
 		const t = testApp({ address: () => peer, trustedProxies: parseTrustedProxies('127.0.0.1/32') })
@@ -30,7 +30,7 @@ describe('the access log line carries the client address (CONTRACT §3)', () => 
 	})
 })
 
-describe('/metrics for alerting (CONTRACT §10)', () => {
+describe('/metrics for alerting (docs/operations.md)', () => {
 	test('cfgsync_build_info carries the version --version prints; counters with known labels are exported at 0 from the start', async () => {
 		const t = testApp()
 		const app = createApp({ store: t.store, sealer: t.sealer, clock: t.clock, logger: t.logger, passwords: fastPasswords, metricsToken: TOKEN })
@@ -74,7 +74,7 @@ function breakable(store: Store, failure: () => Error) {
 
 const sqliteBusy = () => Object.assign(new Error('database is locked'), { name: 'SQLiteError', code: 'SQLITE_BUSY', errno: 5 })
 
-describe('a database that does not answer (CONTRACT §10)', () => {
+describe('a database that does not answer (docs/operations.md)', () => {
 	test('is one error line naming the cause, no stack, at most once per 10 s, saying how many failures went unlogged; never "unhandled error"', async () => {
 		const { store, broken } = breakable(openTestStore(), sqliteBusy)
 		const t = webApp({ store })

@@ -17,7 +17,7 @@ function appWith(options: { metricsToken?: string; store?: Store; sealerKey?: Bu
 	return { app: createApp({ store, sealer, clock: manualClock(), logger: memoryLogger(), passwords: fastPasswords, metricsToken: options.metricsToken }), store, sealer }
 }
 
-describe('metrics (CONTRACT §10)', () => {
+describe('metrics (docs/operations.md)', () => {
 	test('/metrics is 404 without CFGSYNC_METRICS_TOKEN, 401 with a wrong token, Prometheus text with the right one', async () => {
 		const off = appWith()
 		expect((await off.app.handle(new Request('http://localhost/metrics'))).status).toBe(404)
@@ -76,7 +76,7 @@ describe('metrics (CONTRACT §10)', () => {
 	})
 })
 
-describe('/readyz (CONTRACT §10)', () => {
+describe('/readyz (docs/operations.md)', () => {
 	test('200 when the database answers and the master key opens its check value; 503 naming what failed', async () => {
 		const store = openTestStore()
 		const key = generateMasterKey()

@@ -10,7 +10,7 @@ import { openTestStore } from '../support/engine'
 import { fastPasswords } from '../support/helpers'
 
 /**
- * CONTRACT §3: pages that print an absolute URL (the install command on
+ * docs/api.md: pages that print an absolute URL (the install command on
  * /download) use CFGSYNC_PUBLIC_URL; without it the request's Host, with
  * X-Forwarded-Proto / X-Forwarded-Host believed only from a trusted proxy.
  * Such pages are never stored by a cache.
@@ -34,7 +34,7 @@ function downloadPage(options: { publicUrl?: string; peer?: string; trusted?: st
 	}
 }
 
-describe('/download prints the address people use (CONTRACT §3)', () => {
+describe('/download prints the address people use (docs/api.md)', () => {
 	test('with CFGSYNC_PUBLIC_URL: that address, whatever Host and forwarded headers say, and no-store', async () => {
 		const get = downloadPage({ publicUrl: 'https://cfgsync.example.com' })
 		const page = await get({ host: 'evil.example', 'x-forwarded-proto': 'http', 'x-forwarded-host': 'evil.example' })
@@ -58,7 +58,7 @@ describe('/download prints the address people use (CONTRACT §3)', () => {
 	})
 })
 
-describe('--public-url / CFGSYNC_PUBLIC_URL (CONTRACT §3)', () => {
+describe('--public-url / CFGSYNC_PUBLIC_URL (docs/api.md)', () => {
 	test('an http(s) address is kept as an origin: trailing slash trimmed, host lower-cased, default port dropped; the flag wins over the environment', () => {
 		expect(loadConfig({}, {}).publicUrl).toBeUndefined()
 		expect(loadConfig({}, { CFGSYNC_PUBLIC_URL: 'https://CfgSync.Example.com/' }).publicUrl).toBe('https://cfgsync.example.com')

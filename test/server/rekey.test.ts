@@ -3,7 +3,7 @@ import { createSealer, generateMasterKey, openPendingKey, sealPendingKey } from 
 import { PENDING_KEY_META } from '../../src/server/lib/key-check'
 import { testApp } from '../support/helpers'
 
-describe('key rotation in the sealer and the configs service (CONTRACT §10)', () => {
+describe('key rotation in the sealer and the configs service (docs/operations.md)', () => {
 	test('a pending key sealed under the current one is learned; writes then seal under it, reads open either', () => {
 		const oldKey = generateMasterKey()
 		const newKey = generateMasterKey()

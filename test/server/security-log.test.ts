@@ -11,7 +11,7 @@ function installedFilter(): RegExp {
 	return new RegExp(pattern)
 }
 
-describe('security log for fail2ban (CONTRACT §10)', () => {
+describe('security log for fail2ban (docs/operations.md)', () => {
 	test('real log lines: every failed and throttled login matches with its client address; nothing else matches; a login name cannot forge the address', async () => {
 		let address = '203.0.113.9'
 		const t = testApp({ address: () => address })

@@ -21,7 +21,7 @@ function setup(store?: Store) {
 	return { t, sessions }
 }
 
-describe('web sessions (CONTRACT §8)', () => {
+describe('web sessions (docs/web.md)', () => {
 	test('sign-in stores only the hash of a random id; the cookie value resolves to the user until sign-out deletes it on the server', async () => {
 		// SQLite only: it reads the database file for the cookie value.
 		const file = join(tempDir('sessions'), 'cfgsync.db')
@@ -129,7 +129,7 @@ describe('web sessions (CONTRACT §8)', () => {
 	})
 })
 
-describe('jobs run once per schedule slot across instances (CONTRACT §9)', () => {
+describe('jobs run once per schedule slot across instances (docs/postgresql.md)', () => {
 	test('of several instances asking for the same slot, exactly one runs it; the next slot is claimed again', async () => {
 		const shared = await sharedTestDatabase()
 		const instances = [await shared.open(), await shared.open(), await shared.open()]

@@ -134,7 +134,7 @@ describe('teams (SPEC /api/teams)', () => {
 	})
 })
 
-describe('members (CONTRACT §3)', () => {
+describe('members (docs/api.md)', () => {
 	test('invite: owner invites admins and members, admin invites members only; unknown user 404; already a member or invited 409', async () => {
 		const { t, owner, admin, member, outsider } = await acme()
 		const newbie = await t.user('free', 'newbie')
@@ -197,7 +197,7 @@ describe('members (CONTRACT §3)', () => {
 	})
 })
 
-describe('invitations (CONTRACT §3: nobody joins without saying yes)', () => {
+describe('invitations (docs/api.md: nobody joins without saying yes)', () => {
 	test('a pending invitee sees the invitation and nothing of the team until they accept', async () => {
 		const { t, owner } = await acme()
 		const pushed = await teamPush(t, owner, (await t.call('GET', '/api/teams/acme', { key: owner.key })).body.id)
@@ -316,7 +316,7 @@ describe('invitations (CONTRACT §3: nobody joins without saying yes)', () => {
 	})
 })
 
-describe('team configs: the team column of CONTRACT §4', () => {
+describe('team configs: the team column of docs/api.md', () => {
 	type Who = 'owner' | 'admin' | 'member' | 'freeMember' | 'outsider'
 	const everyone: Who[] = ['owner', 'admin', 'member', 'freeMember', 'outsider']
 
@@ -383,7 +383,7 @@ describe('team configs: the team column of CONTRACT §4', () => {
 	})
 })
 
-describe('soft delete and purge (SPEC, CONTRACT §5)', () => {
+describe('soft delete and purge (SPEC, docs/api.md)', () => {
 	test('a deleted team vanishes at once with its configs; its slug stays taken until purged', async () => {
 		const { t, team, owner, member } = await acme()
 		const config = (await teamPush(t, owner, team.id, { name: 'kept' })).body.id
@@ -455,7 +455,7 @@ test('the scheduled housekeeping also drops failed logins older than the 15-minu
 	t.store.close()
 })
 
-describe('removing users who are in teams (CONTRACT §7)', () => {
+describe('removing users who are in teams (docs/operations.md)', () => {
 	test('refused while the user is the last owner of a team with other members, naming the team', async () => {
 		const { t, owner } = await acme()
 		const users = createUsersService({ store: t.store, clock: systemClock, passwords: fastPasswords })

@@ -4,7 +4,7 @@ import { canonicalJson, compareCodePoints, contentHash, InexactValueError } from
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex')
 
-describe('canonical JSON (CONTRACT §1)', () => {
+describe('canonical JSON (docs/api.md)', () => {
 	test('sorts object keys at every depth and drops whitespace', () => {
 		expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}')
 	})

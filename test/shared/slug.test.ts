@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test'
 import { slugify } from '../../src/shared/slug'
 
-test('slugs follow CONTRACT §1', () => {
+test('slugs follow docs/api.md', () => {
 	expect(slugify('Café Crème')).toBe('cafe-creme')
 	expect(slugify('  Hello,   World!! ')).toBe('hello-world')
 	expect(slugify('Ｆｕｌｌｗｉｄｔｈ Team')).toBe('fullwidth-team')

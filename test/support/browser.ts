@@ -30,7 +30,7 @@ function newestSource(dir: string): number {
 export function ensureBinary(): void {
 	const sources = Math.max(newestSource(join(ROOT, 'src')), statSync(join(ROOT, 'package-lock.json')).mtimeMs)
 	if (existsSync(BINARY) && statSync(BINARY).mtimeMs >= sources) return
-	// The server embeds the client's npm package (CONTRACT §12): packed first when it is not there.
+	// The server embeds the client's npm package (docs/client.md): packed first when it is not there.
 	const steps = existsSync(join(ROOT, 'dist', 'cfgsync.tgz')) ? ['build:server'] : ['build:package', 'build:server']
 	for (const step of steps) {
 		const build = Bun.spawnSync(['npm', 'run', '--silent', step], { cwd: ROOT, stdout: 'inherit', stderr: 'inherit' })
@@ -38,7 +38,7 @@ export function ensureBinary(): void {
 	}
 }
 
-/** What a page must never do (CONTRACT §3, §8): log an error, break the CSP, or reach another origin. */
+/** What a page must never do (docs/api.md, §8): log an error, break the CSP, or reach another origin. */
 export interface Problems {
 	list: string[]
 }
@@ -69,7 +69,7 @@ function watchPage(page: Page, problems: Problems) {
 	page.on('pageerror', (error) => problems.list.push(`uncaught exception on ${page.url()}: ${error.message}`))
 }
 
-/** Fails when the page scrolls sideways at its width (CONTRACT §8: usable at 390 px). */
+/** Fails when the page scrolls sideways at its width (docs/web.md: usable at 390 px). */
 export async function sidewaysScroll(page: Page): Promise<number> {
 	return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
 }

@@ -10,13 +10,13 @@ import { TEST_DATABASE_URL } from './postgres-url'
 import { tempDir } from './temp'
 
 /**
- * Which engine the in-process and store tests run on (CONTRACT §9): SQLite by
+ * Which engine the in-process and store tests run on (docs/postgresql.md): SQLite by
  * default, PostgreSQL with CFGSYNC_TEST_ENGINE=postgres (`npm test` runs the
  * suite on both; scripts/test.ts). On PostgreSQL each store gets a database
  * of its own, cloned from a migrated template, all dropped when the run ends.
  *
  * The PostgreSQL server may be shared (max_connections is 100 by default and
- * others hold some), so a run keeps few connections (issue 24): every test
+ * others hold some), so a run keeps few connections: every test
  * store has a small pool and is closed when the test that opened it ends (or,
  * opened outside a test, when its file ends), and test/support/engine-cleanup.ts fails
  * the run when it held more than CFGSYNC_TEST_MAX_CONNECTIONS at once or left
@@ -137,7 +137,7 @@ function lazyStore(opening: Promise<Store>): Store {
 }
 
 /**
- * Connections per test store (issue 24): two, so a test still runs queries
+ * Connections per test store: two, so a test still runs queries
  * side by side (and races several stores on one database) while the run stays
  * far below a shared server's max_connections (servers default to 10). Idle
  * for half a second, a connection closes (the store opens another when asked):
@@ -248,7 +248,7 @@ async function leftOpen(): Promise<string[]> {
 	}
 }
 
-/** At most this many connections at once in one run (issue 24: the whole run stays under 30). */
+/** At most this many connections at once in one run. */
 export const MAX_CONNECTIONS = Number(process.env.CFGSYNC_TEST_MAX_CONNECTIONS || 20)
 
 /**

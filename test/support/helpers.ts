@@ -84,7 +84,7 @@ export function testApp(options: { store?: Store; address?: (request: Request) =
 		return { id, email: `${username}@example.test`, username, password, key, plan }
 	}
 
-	/** Makes `user` a member of the team with `role`: invited by `by` (an owner), then accepted (CONTRACT §3). */
+	/** Makes `user` a member of the team with `role`: invited by `by` (an owner), then accepted (docs/api.md). */
 	async function join(by: TestUser, slug: string, user: TestUser, role: 'admin' | 'member' | 'owner' = 'member') {
 		const invited = await call('POST', `/api/teams/${slug}/members`, { key: by.key, body: { login: user.username, role: role === 'owner' ? 'admin' : role } })
 		expect(invited.status).toBe(201)

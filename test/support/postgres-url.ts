@@ -1,6 +1,6 @@
 import { SQL } from 'bun'
 
-/** Where the tests find PostgreSQL (a server they may create and drop databases on): CONTRACT §9, test/support/engine.ts. */
+/** Where the tests find PostgreSQL (a server they may create and drop databases on): docs/postgresql.md, test/support/engine.ts. */
 export const TEST_DATABASE_URL = process.env.CFGSYNC_TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
 
 /** True when PostgreSQL answers at CFGSYNC_TEST_DATABASE_URL. */

@@ -2,7 +2,7 @@ import { expect } from 'bun:test'
 import type { TestUser } from './helpers'
 import { push, webApp, type Browser } from './web'
 
-/** The web callers the matrix runs as (issue 17): nobody, each team role, and a server admin outside the team. */
+/** The web callers the matrix runs as: nobody, each team role, and a server admin outside the team. */
 export const CALLERS = ['signedOut', 'member', 'admin', 'owner', 'serverAdmin'] as const
 export type CallerName = (typeof CALLERS)[number]
 

@@ -2,7 +2,7 @@ import { testApp, type TestApp, type TestUser } from './helpers'
 import type { Store } from '../../src/server/store/types'
 
 /**
- * A small world with every kind of caller CONTRACT §4 distinguishes:
+ * A small world with every kind of caller docs/api.md distinguishes:
  * alice (pro) owns personal config P; fred (free) owns personal config F;
  * team "crew" is owned by tom (team plan) with ann (pro) as admin, max (pro)
  * and fay (free) as members, and holds team config C; oscar (team plan) is

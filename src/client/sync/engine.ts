@@ -1,7 +1,7 @@
 import { isJsonKey, mergeJsonText, pathText } from './json'
 
 /**
- * The sync engine (CONTRACT §11) as pure functions: from what this machine
+ * The sync engine (docs/sync-model.md) as pure functions: from what this machine
  * last synced (the base), what is here (local) and what the server has
  * (remote), judge every file, then decide what to write here and what to
  * send. No fs, no fetch: the commands do the I/O and follow these decisions.

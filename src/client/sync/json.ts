@@ -4,7 +4,7 @@ import { applyEdits, createScanner, modify, parseTree, type FormattingOptions, t
 import { eolOf, hasBom, stripBom } from './text'
 
 /**
- * The three-way JSON merge (CONTRACT §11): settings, keybindings and MCP
+ * The three-way JSON merge (docs/sync-model.md): settings, keybindings and MCP
  * files are merged key by key against the base, the way VS Code's
  * settingsMerge does, and the result is written into the local text with
  * jsonc-parser's edits so its comments and formatting stay.

@@ -1,7 +1,7 @@
 import { posix, win32 } from 'node:path'
 
 /**
- * Platform-neutral names for the editors' user directories (CONTRACT §11).
+ * Platform-neutral names for the editors' user directories (docs/sync-model.md).
  * VS Code, Cursor and Windsurf keep settings in the platform's application
  * configuration directory, which differs per OS; the config stores these
  * files as `@Code/User/…`, `@Cursor/User/…` and `@Windsurf/User/…`, and each

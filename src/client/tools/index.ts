@@ -35,7 +35,7 @@ export const knownDirs = (tool: Tool): string[] => [...(DESCRIPTORS[tool].platfo
 /** Every OS's files and directories in one list (the same on each today). */
 const onAnyOs = (tool: Tool, kind: 'files' | 'dirs'): string[] => [...new Set(OSES.flatMap((os) => DESCRIPTORS[tool].platforms[os]?.[kind] ?? []))]
 
-/** The README's table of well-known files is this one (test/client/readme.test.ts compares them). */
+/** docs/client.md's table of well-known files is this one (test/client/readme.test.ts compares them). */
 export const WELL_KNOWN: Record<Tool, { files: string[]; dirs: string[] }> = Object.fromEntries(
 	TOOLS.map((tool) => [tool, { files: onAnyOs(tool, 'files'), dirs: onAnyOs(tool, 'dirs') }])
 ) as Record<Tool, { files: string[]; dirs: string[] }>

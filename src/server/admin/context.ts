@@ -10,7 +10,7 @@ import type { Store } from '../store/types'
 
 /**
  * What admin commands work with: the same store and services as the HTTP
- * server (STYLE §1), on the same file, safe while the server runs (WAL,
+ * server, on the same file, safe while the server runs (WAL,
  * immediate transactions, busy timeout).
  */
 export async function withAdmin<T>(

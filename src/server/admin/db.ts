@@ -11,7 +11,7 @@ import type { Store } from '../store/types'
 import { CliError, parseCommand, usageError } from './io'
 
 /**
- * CONTRACT §7 `db copy --to URL`: moves an install between engines (SQLite →
+ * docs/operations.md `db copy --to URL`: moves an install between engines (SQLite →
  * PostgreSQL and back). The target must be empty; the copy is then counted and
  * hashed table by table against the source, and the figures printed.
  */

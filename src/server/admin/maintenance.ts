@@ -34,7 +34,7 @@ export async function backupCommand(args: string[]) {
 }
 
 /**
- * CONTRACT §6: `restore` and `db copy` refuse while any server holds the data directory's lock (seen
+ * docs/operations.md: `restore` and `db copy` refuse while any server holds the data directory's lock (seen
  * across containers and PID namespaces); once taken, the lock keeps servers from starting until this
  * command ends. Pid files, where they name a live server, only make the message more precise.
  */
@@ -60,7 +60,7 @@ export async function healthcheckCommand(args: string[]) {
 }
 
 /**
- * CONTRACT §7 `restore FILE`: checks the backup (integrity, schema, the master
+ * docs/operations.md `restore FILE`: checks the backup (integrity, schema, the master
  * key opens it), refuses while a server uses the data directory, keeps the
  * replaced database as `cfgsync.db.before-restore-<time>`, then puts a copy
  * of the backup in its place (the backup file itself is left as it was).

@@ -11,7 +11,7 @@ import type { Store } from '../store/types'
 import { CliError, parseCommand, usageError } from './io'
 
 /**
- * CONTRACT §10 `rekey`: re-encrypts every sealed record and the check value
+ * docs/operations.md `rekey`: re-encrypts every sealed record and the check value
  * under a new master key, in batches, while servers run or not, and ends with
  * nothing in the database that the old key opens. Each step leaves every
  * record readable under exactly one of the two keys, so a kill at any point

@@ -124,10 +124,10 @@ function serveHttp(config: Config, logger: Logger, opened: Awaited<ReturnType<ty
 		app.listen({
 			port: config.port,
 			hostname: config.host,
-			// Workers share the port on purpose; a single server must never share it silently (STYLE §7).
+			// Workers share the port on purpose; a single server must never share it silently.
 			reusePort: worker,
 			// Bun's own limit answers with an empty 413 before our gate sees the request; lift it so the
-			// gate (declared length) and the body reader (counted length) give CONTRACT's JSON 413 at 1 MiB.
+			// gate (declared length) and the body reader (counted length) give the API docs' JSON 413 at 1 MiB.
 			maxRequestBodySize: Number.MAX_SAFE_INTEGER
 		})
 	} catch (error) {
@@ -155,7 +155,7 @@ function serveHttp(config: Config, logger: Logger, opened: Awaited<ReturnType<ty
 	})
 }
 
-/** The scheduled jobs of the process that runs them: the purge (CONTRACT §5) and, with a backup directory, backups (§10). */
+/** The scheduled jobs of the process that runs them: the purge (docs/api.md) and, with a backup directory, backups (§10). */
 function startJobs(config: Config, deps: { store: Store; sealer: Sealer; clock: Clock; logger: Logger; metrics: AppMetrics }): Cron[] {
 	const jobs = [schedulePurge({ ...deps, auditRetentionDays: config.auditRetentionDays })]
 	if (config.backupDir !== undefined) {
@@ -165,12 +165,12 @@ function startJobs(config: Config, deps: { store: Store; sealer: Sealer; clock: 
 	return jobs
 }
 
-/** CONTRACT §12: the client package embedded in this binary and the executables of --downloads-dir. */
+/** docs/client.md: the client package embedded in this binary and the executables of --downloads-dir. */
 function downloadsOf(config: Config): Downloads {
 	return createDownloads({ dir: config.downloadsDir, clientPackage: embeddedClientPackage() })
 }
 
-/** At start, what /download offers (CONTRACT §12), so the operator sees what teammates can fetch. */
+/** At start, what /download offers (docs/client.md), so the operator sees what teammates can fetch. */
 function logDownloads(logger: Logger, url: string, downloads: Downloads) {
 	const files = [...(embeddedClientPackage() ? [PACKAGE_NAME] : []), ...downloads.names()]
 	logger.info('client downloads', { page: `${url}/download`, files: files.join(' '), ...(downloads.dir ? { dir: downloads.dir } : {}) })
@@ -178,7 +178,7 @@ function logDownloads(logger: Logger, url: string, downloads: Downloads) {
 	if (downloads.dir !== undefined && !existsSync(downloads.dir)) logger.warn('the downloads directory does not exist: no executables are offered', { dir: downloads.dir })
 }
 
-/** CONTRACT §2: CFGSYNC_TRUSTED_PROXIES, or the deprecated CFGSYNC_TRUST_PROXY=1 meaning "trust the socket peer". */
+/** docs/api.md: CFGSYNC_TRUSTED_PROXIES, or the deprecated CFGSYNC_TRUST_PROXY=1 meaning "trust the socket peer". */
 function trustedProxiesOf(config: Config, logger: Logger, worker: boolean): TrustedProxies {
 	if (config.trustedProxies.trim() !== '') return parseTrustedProxies(config.trustedProxies)
 	if (!config.trustProxy) return noTrustedProxies

@@ -24,7 +24,7 @@ export interface BackupDeps {
 }
 
 /**
- * CONTRACT §10: one backup, written under a temporary name, checked
+ * docs/operations.md: one backup, written under a temporary name, checked
  * (integrity, schema, master key), then linked into place as
  * `cfgsync-<time>.db` (0600, never over a file or through a link); the oldest
  * beyond `keep` are then removed. Returns the file written.
@@ -57,7 +57,7 @@ export function pruneBackups(dir: string, keep: number): string[] {
 }
 
 /**
- * Scheduled backups: once per schedule slot across instances (CONTRACT §9). A
+ * Scheduled backups: once per schedule slot across instances (docs/postgresql.md). A
  * failure is logged at error and reported, and never stops the server.
  */
 export function scheduleBackups(deps: BackupDeps & { pattern: string }): Cron {

@@ -16,7 +16,7 @@ export const LIVE_WITHIN_MS = 5000
 export const SEAL_WITHIN_MS = 3000
 
 /**
- * CONTRACT §10 key rotation, the servers' side. Every second a server (each worker too) takes a
+ * docs/operations.md key rotation, the servers' side. Every second a server (each worker too) takes a
  * rotation's new key as soon as `rekey` stores it, then reports that it lives and which key it seals
  * with, so `rekey` retires the old key only when every live server has switched. A server that finds
  * the database under a key it does not know, with no rotation pending (it could not see the

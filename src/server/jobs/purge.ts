@@ -23,7 +23,7 @@ export async function purgeDeletedTeams({ store, clock, logger }: { store: Store
 
 type JobDeps = { store: Store; clock: Clock; logger: Logger; auditRetentionDays?: number }
 
-/** CONTRACT §10: audit events are kept 365 days unless CFGSYNC_AUDIT_RETENTION_DAYS says otherwise. */
+/** docs/operations.md: audit events are kept 365 days unless CFGSYNC_AUDIT_RETENTION_DAYS says otherwise. */
 export const DEFAULT_AUDIT_RETENTION_DAYS = 365
 
 /**
@@ -42,7 +42,7 @@ export async function housekeeping(deps: JobDeps): Promise<number> {
 }
 
 /**
- * CONTRACT §5: hourly, once across instances (§9), and at start: each instance
+ * docs/api.md: hourly, once across instances (§9), and at start: each instance
  * catches up on its own when it starts (the work is idempotent, so two at once only repeat it).
  */
 export function schedulePurge(deps: JobDeps): Cron {

@@ -3,7 +3,7 @@ import type { Logger } from '../lib/log'
 import type { Store } from '../store/types'
 
 /**
- * CONTRACT §9: a job on a croner schedule that runs once per slot across every
+ * docs/postgresql.md: a job on a croner schedule that runs once per slot across every
  * instance sharing the database. Each instance's timer fires; the one whose
  * conditional update moves the job's lease to this slot runs it, the others
  * skip. `protect` keeps a slow run from overlapping the next one here.

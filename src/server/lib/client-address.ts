@@ -1,7 +1,7 @@
 import { BlockList, isIP } from 'node:net'
 
 /**
- * CONTRACT §2: who a request comes from, for login throttling, the audit log
+ * docs/api.md: who a request comes from, for login throttling, the audit log
  * and the security log. `X-Forwarded-For` is believed only when the socket
  * peer is a trusted proxy, and then the right-most address that is not itself
  * a trusted proxy is the client (every hop to its left was written by whoever
@@ -60,7 +60,7 @@ export function clientAddress(peer: string, forwardedFor: string | null, trusted
 }
 
 /**
- * CONTRACT §3: the origin people reach this server at, for pages that print an
+ * docs/api.md: the origin people reach this server at, for pages that print an
  * absolute URL. CFGSYNC_PUBLIC_URL when it is set; otherwise the request's
  * own scheme and Host, with X-Forwarded-Proto and X-Forwarded-Host believed
  * only from a trusted proxy (anyone else can write them, and a cache in front

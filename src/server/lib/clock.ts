@@ -6,7 +6,7 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() }
 
-/** CONTRACT §1: ISO 8601 UTC with milliseconds. */
+/** docs/api.md: ISO 8601 UTC with milliseconds. */
 export const toIso = (ms: number): string => new Date(ms).toISOString()
 
 /** A clock for tests: starts at `start` and moves only when told. */

@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, createHash, createHmac, createSecretK
 
 export const sha256Hex = (input: string | Uint8Array): string => Bun.CryptoHasher.hash('sha256', input, 'hex')
 
-/** CONTRACT §1: `cs_` followed by exactly 64 lowercase hex characters. */
+/** docs/api.md: `cs_` followed by exactly 64 lowercase hex characters. */
 export const API_KEY_PATTERN = /^cs_[0-9a-f]{64}$/
 
 /** 256 random bits; only its SHA-256 is ever stored. */
@@ -12,7 +12,7 @@ export const MASTER_KEY_BYTES = 32
 
 export const generateMasterKey = (): Buffer => randomBytes(MASTER_KEY_BYTES)
 
-/** CONTRACT §6: base64 of exactly 32 bytes, or a clear error. */
+/** docs/operations.md: base64 of exactly 32 bytes, or a clear error. */
 export function parseMasterKey(text: string): Buffer {
 	const trimmed = text.trim()
 	if (!/^[A-Za-z0-9+/]+={0,2}$/.test(trimmed) || trimmed.length % 4 !== 0) {
@@ -31,7 +31,7 @@ const TAG_BYTES = 16
 export interface Sealer {
 	/**
 	 * AES-256-GCM with a fresh 96-bit nonce; `aad` binds the ciphertext to its row. Layout: nonce | ciphertext | tag.
-	 * With `pending` (a rotation's new key sealed under this one, CONTRACT §10) the new key seals instead.
+	 * With `pending` (a rotation's new key sealed under this one, docs/operations.md) the new key seals instead.
 	 */
 	seal(plaintext: string | Uint8Array, aad: string, pending?: string): Uint8Array
 	/** The plaintext as UTF-8 bytes, under this key or a rotation's key it learned; throws when none opens it. */
@@ -41,12 +41,12 @@ export interface Sealer {
 	/**
 	 * HMAC-SHA256 hex of `text` under a subkey of the master key for `purpose`:
 	 * a value that can be compared but not reversed or guessed without the key
-	 * (CONTRACT §6: a login name that names no user is stored only this way).
+	 * (docs/operations.md: a login name that names no user is stored only this way).
 	 */
 	keyedHash(purpose: string, text: string): string
 	/**
 	 * Learns a rotation's new key from `pending` (sealed under this key) and seals under it from then
-	 * on (CONTRACT §10: servers switch while the rotation runs); false when it does not open.
+	 * on (docs/operations.md: servers switch while the rotation runs); false when it does not open.
 	 */
 	learn(pending: string): boolean
 	/** The id of the key this sealer seals with now (`masterKeyId`), for the rotation's roll call. */

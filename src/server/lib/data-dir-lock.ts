@@ -3,12 +3,12 @@ import { chmodSync, closeSync, openSync } from 'node:fs'
 import { join } from 'node:path'
 
 /**
- * The data directory's lock (CONTRACT §6): every server holds a shared `flock` on this file for its
+ * The data directory's lock (docs/operations.md): every server holds a shared `flock` on this file for its
  * whole life; `restore` and `db copy` take it exclusively and refuse when they cannot. flock, not
  * pid files, because it is seen across containers and PID namespaces that share the directory
  * (a server running as pid 1 in one is invisible to a `restore` running as pid 1 in another), and
  * it is released by the kernel when the holder dies, so a killed server leaves nothing stale.
- * Shared, so that several instances may serve one SQLite file (CONTRACT §9).
+ * Shared, so that several instances may serve one SQLite file (docs/postgresql.md).
  */
 export const LOCK_FILE = 'cfgsync.lock'
 

@@ -1,4 +1,4 @@
-/** CONTRACT §2: every error code the API can answer, with its HTTP status. */
+/** docs/api.md: every error code the API can answer, with its HTTP status. */
 export const ERROR_STATUS = {
 	invalid_request: 400,
 	unauthorized: 401,
@@ -29,7 +29,7 @@ export class AppError extends Error {
 	readonly code: ErrorCode
 	readonly status: number
 	readonly details?: ErrorDetail[]
-	/** Extra top-level fields of the error body (CONTRACT §3: 412 carries the current version). */
+	/** Extra top-level fields of the error body (docs/api.md: 412 carries the current version). */
 	readonly extra?: Record<string, unknown>
 	/** Extra response headers (Retry-After on 429). */
 	readonly headers?: Record<string, string>
@@ -53,7 +53,7 @@ export class AppError extends Error {
 		this.headers = options.headers
 	}
 
-	/** The JSON body of CONTRACT §2. */
+	/** The JSON body of docs/api.md. */
 	toBody(): Record<string, unknown> {
 		return {
 			error: this.message,

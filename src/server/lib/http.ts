@@ -1,10 +1,10 @@
 import { BODY_MAX_BYTES, LOGIN_BODY_MAX_BYTES } from '../../shared/constants'
 
-/** Paths whose bodies are a person's login and password (CONTRACT §2, §8): 16 KiB is plenty. */
+/** Paths whose bodies are a person's login and password (docs/api.md, §8): 16 KiB is plenty. */
 const SMALL_BODY_PATHS = new Set(['/api/auth/login', '/sign-in'])
 
 /**
- * CONTRACT §3: the most body a request to `path` may send: 16 KiB for the
+ * docs/api.md: the most body a request to `path` may send: 16 KiB for the
  * login, the sign-in and the first-admin and sign-up forms, 1 MiB elsewhere.
  */
 export function bodyLimitOf(path: string): number {
@@ -58,20 +58,20 @@ export const etagOf = (hash: string): string => `"${hash}"`
 
 const JSON_TYPE = 'application/json;charset=utf-8'
 
-/** CONTRACT §3: on every response. */
+/** docs/api.md: on every response. */
 export const SECURITY_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' } as const
 
-/** CONTRACT §3: responses that carry a key, a session or config data are never stored by a cache. */
+/** docs/api.md: responses that carry a key, a session or config data are never stored by a cache. */
 export const NO_STORE = { 'cache-control': 'no-store' } as const
 
 /**
- * CONTRACT §3: HTML may load scripts, styles and images from this server only,
+ * docs/api.md: HTML may load scripts, styles and images from this server only,
  * run no inline or eval'd script, and never be framed.
  */
 export const CONTENT_SECURITY_POLICY =
 	"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
-/** An HTML page with CONTRACT §3's headers (nosniff and Referrer-Policy come from the app's defaults). */
+/** An HTML page with docs/api.md's headers (nosniff and Referrer-Policy come from the app's defaults). */
 export const htmlResponse = (html: string, init: { status?: number; headers?: Record<string, string> } = {}): Response =>
 	new Response(html, {
 		status: init.status ?? 200,

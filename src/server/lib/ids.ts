@@ -1,4 +1,4 @@
-/** CONTRACT §1: ids are UUIDs; v7 is time-ordered, so primary-key inserts stay at the end of the b-tree. */
+/** docs/api.md: ids are UUIDs; v7 is time-ordered, so primary-key inserts stay at the end of the b-tree. */
 export const newId = (): string => Bun.randomUUIDv7()
 
 /** A UUIDv7 stamped with `ms` rather than the wall clock: an event's id sorts with its own time. */

@@ -1,10 +1,10 @@
 import type { Sealer } from './crypto'
 
-/** A known plaintext sealed under the master key: opening it proves the key is the database's own (CONTRACT §6). */
+/** A known plaintext sealed under the master key: opening it proves the key is the database's own (docs/operations.md). */
 export const KEY_CHECK = { meta: 'master_key_check', plaintext: 'cfgsync master key check v1', aad: 'meta:master_key_check' } as const
 
 /**
- * CONTRACT §10 key rotation: while `rekey` runs (and after, for servers still
+ * docs/operations.md key rotation: while `rekey` runs (and after, for servers still
  * holding the old key) `meta` holds the new key sealed under the old one.
  * Writes read it in their transaction and seal under the new key.
  */
@@ -23,7 +23,7 @@ export function opensKeyCheck(sealer: Pick<Sealer, 'open'>, sealedBase64: string
 }
 
 /**
- * CONTRACT §10: the ids (`masterKeyId`) of keys a rotation retired, with when, as a JSON list in
+ * docs/operations.md: the ids (`masterKeyId`) of keys a rotation retired, with when, as a JSON list in
  * `meta`, so a server started with an old key can say that the key was rotated rather than that it
  * is wrong. Ids are one-way fingerprints: nothing here opens anything.
  */

@@ -16,7 +16,7 @@ const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 4
  * JSON lines `{ ts, level, msg, ...fields }`. Lines are batched and written
  * once per event-loop turn, so the access log costs one write per burst of
  * requests rather than one per request. Callers pass ids and counts only:
- * never headers, bodies, keys, passwords or config data (STYLE §10).
+ * never headers, bodies, keys, passwords or config data.
  */
 export function createLogger(
 	options: { level?: LogLevel; write?: (chunk: string) => void; now?: () => number } = {}

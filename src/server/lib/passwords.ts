@@ -16,7 +16,7 @@ export interface Argon2Cost {
 
 export const DEFAULT_ARGON2_COST: Argon2Cost = { memoryCost: 19_456, timeCost: 2 }
 
-/** CONTRACT §3: passwords are hashed with Argon2id; the hash string carries its own parameters. */
+/** docs/api.md: passwords are hashed with Argon2id; the hash string carries its own parameters. */
 export function createPasswordHasher(cost: Argon2Cost = DEFAULT_ARGON2_COST): PasswordHasher {
 	const options = { algorithm: ARGON2ID, memoryCost: cost.memoryCost, timeCost: cost.timeCost, parallelism: 1 }
 	return {

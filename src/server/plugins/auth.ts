@@ -12,15 +12,15 @@ export interface Authenticator {
 	synchronous: boolean
 }
 
-/** CONTRACT §2: every /api path needs a key, known route or not, except login. */
+/** docs/api.md: every /api path needs a key, known route or not, except login. */
 const needsKey = (path: string): boolean => (path === '/api' || path.startsWith('/api/')) && path !== '/api/auth/login'
 
 /**
- * STYLE §7: the key is checked in `onRequest`, before Elysia parses or
- * validates anything, so CONTRACT §2's order holds (401 before 400/413/404).
+ * the key is checked in `onRequest`, before Elysia parses or
+ * validates anything, so docs/api.md's order holds (401 before 400/413/404).
  * The caller is kept per request and handed to handlers by the `auth` macro,
  * which fails closed. Before the key, a malformed Host is refused (400,
- * CONTRACT §3); after it, on every path, a declared body size over the path's
+ * docs/api.md); after it, on every path, a declared body size over the path's
  * limit (413) before any byte is read. Bodies sent without a length are
  * counted as they are read (plugins/json-body.ts). Create it once per app and
  * hand the same instance to every module.
@@ -55,7 +55,7 @@ export function authPlugin(authenticator: Authenticator, addressOf: (request: Re
 		}
 		checkDeclaredLength(request, path)
 	}
-	// PostgreSQL's key lookup is a round trip: there the gate awaits it (CONTRACT §9).
+	// PostgreSQL's key lookup is a round trip: there the gate awaits it (docs/postgresql.md).
 	async function awaitingGate({ request }: { request: Request }) {
 		checkHost(request)
 		const path = pathOf(request.url)

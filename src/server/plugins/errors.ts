@@ -41,7 +41,7 @@ export function databaseFailure(error: unknown): string | undefined {
 }
 
 /**
- * The one error mapper (STYLE §5): every failure leaves as CONTRACT §2's JSON
+ * The one error mapper: every failure leaves as docs/api.md's JSON
  * body, never a stack trace, SQL or the submitted value. `.use()` it first:
  * a hook covers only the routes registered after it. A database that does not
  * answer is not a bug in the request: it is logged as one `error` line naming
@@ -106,7 +106,7 @@ function toAppError(code: string | number, error: unknown): AppError {
 }
 
 function fromValidation(error: ValidationError): AppError {
-	// CONTRACT §2: a path id that is not a UUID is a 404, like any unknown id.
+	// docs/api.md: a path id that is not a UUID is a 404, like any unknown id.
 	if (error.type === 'params') return new AppError('not_found', 'Not found.')
 	// Our own response did not match its schema: a bug, not the caller's fault.
 	if (error.type === 'response') return new AppError('internal', 'Something went wrong on the server; it has been logged.', { cause: error })

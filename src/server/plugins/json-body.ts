@@ -19,7 +19,7 @@ export const jsonBody = {
 }
 
 /**
- * For `POST /api/auth/login` (CONTRACT §2): only `application/json` (415
+ * For `POST /api/auth/login` (docs/api.md): only `application/json` (415
  * otherwise, so a web page cannot send a login from a visitor's browser
  * without a CORS preflight) and at most 16 KiB, refused before it is read.
  */
@@ -62,7 +62,7 @@ async function readJson(request: Request, limit: number): Promise<unknown> {
 
 /**
  * The web application's parser (an `onParse` hook on its routes), in place of
- * Elysia's, which reads a body whole whatever its size: CONTRACT §3's limit
+ * Elysia's, which reads a body whole whatever its size: docs/api.md's limit
  * for the path (16 KiB for sign-in), counted as the body arrives and before
  * the session or the CSRF token is looked at; then parsed by its type the way
  * Elysia would (a repeated form field becomes a list).

@@ -10,7 +10,7 @@ const ASSETS = '/docs/assets'
 
 /**
  * The API page. Our own instead of the plugin's, whose page starts Swagger UI
- * from an inline script that CONTRACT §3's Content-Security-Policy forbids.
+ * from an inline script that docs/api.md's Content-Security-Policy forbids.
  */
 const DOCS_PAGE = `<!DOCTYPE html>
 <html lang="en">

@@ -7,7 +7,7 @@ const SEGMENT_MAX = 40
 const SECRET_LIKE = /^cs_|[0-9a-f]{32}|[A-Za-z0-9+/_-]{32}/i
 
 /**
- * CONTRACT §3: a client that puts a key (or a password) in the path of an
+ * docs/api.md: a client that puts a key (or a password) in the path of an
  * unknown route must not get it into the log. Only unmatched paths are ever
  * logged, so this costs nothing on the routes that exist.
  */
@@ -54,8 +54,8 @@ export type RequestTracker = ReturnType<typeof createRequestTracker>
 
 /**
  * One access-log line per request: method, route pattern, status, ms, request
- * id (STYLE §10) and the client address as resolved through trusted proxies
- * (CONTRACT §3). Never headers, query strings or bodies. Error responses
+ * id and the client address as resolved through trusted proxies
+ * (docs/api.md). Never headers, query strings or bodies. Error responses
  * carry the same id as X-Request-Id so a user can quote it.
  */
 export const requestLogPlugin = (

@@ -11,7 +11,7 @@ export interface TableFigures {
 	targetDigest: string
 }
 
-/** Why a target cannot take a copy: the tables that already hold rows (CONTRACT §7: only into an empty database). */
+/** Why a target cannot take a copy: the tables that already hold rows (docs/operations.md: only into an empty database). */
 export async function rowsAlreadyIn(target: Store): Promise<string[]> {
 	const filled: string[] = []
 	for (const table of target.tables.names) {
@@ -22,7 +22,7 @@ export async function rowsAlreadyIn(target: Store): Promise<string[]> {
 }
 
 /**
- * `db copy` (CONTRACT §7, §9): every row of every table from `source` into the
+ * `db copy` (docs/operations.md, §9): every row of every table from `source` into the
  * empty `target`, sealed data as it is (the same master key opens both), a
  * page at a time; then both sides are counted and hashed table by table.
  */

@@ -13,7 +13,7 @@ export function aliased<Fields extends Record<string, Column>>(fields: Fields) {
 	}
 }
 
-/** Emails and usernames are unique and matched case-insensitively (CONTRACT §1). */
+/** Emails and usernames are unique and matched case-insensitively (docs/api.md). */
 export const loginKey = (login: string): string => login.trim().toLowerCase()
 
 /** True when the condition of a conditional push does not hold for `current`. */

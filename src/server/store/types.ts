@@ -2,14 +2,14 @@ import type { InvitedRole, Plan, Role, Tool } from '../../shared/constants'
 import type { TableAccess } from './tables'
 
 /**
- * The persistence boundary (STYLE §1, §8). Services speak only to this
+ * The persistence boundary. Services speak only to this
  * interface: plain rows in, plain rows out, every method async so that a
  * PostgreSQL backend fits unchanged, except the key lookup of the auth gate
  * (see `KeyStore.findCaller`). A write that spans several rows is one method
  * owning its transaction.
  */
 export interface Store {
-	/** Which database engine holds the data (CONTRACT §9). */
+	/** Which database engine holds the data (docs/postgresql.md). */
 	engine: 'sqlite' | 'postgres'
 	users: UserStore
 	keys: KeyStore
@@ -21,11 +21,11 @@ export interface Store {
 	jobs: JobStore
 	meta: MetaStore
 	instances: InstanceStore
-	/** Whole tables, for `db copy` only (CONTRACT §7). */
+	/** Whole tables, for `db copy` only (docs/operations.md). */
 	tables: TableAccess
 	/** True when the database answers. */
 	ping(): Promise<boolean>
-	/** What the metrics report (CONTRACT §10): row counts and the database's size on disk. */
+	/** What the metrics report (docs/operations.md): row counts and the database's size on disk. */
 	stats(): Promise<{ users: number; configs: number; versions: number; databaseBytes: number }>
 	/** Writes a consistent copy of the database to `file` (which must not exist). */
 	backup(file: string): Promise<void>
@@ -33,7 +33,7 @@ export interface Store {
 }
 
 /**
- * Who did something, for the audit log (CONTRACT §10). A request with an API
+ * Who did something, for the audit log (docs/operations.md). A request with an API
  * key names the key by its hash: the store records that key's device name.
  */
 export interface AuditActor {
@@ -93,7 +93,7 @@ export interface AuditStore {
 
 export interface JobStore {
 	/**
-	 * CONTRACT §9: claims one slot of a schedule (its time in ms) for `name`;
+	 * docs/postgresql.md: claims one slot of a schedule (its time in ms) for `name`;
 	 * true for exactly one of the instances that ask for the same slot.
 	 */
 	claim(name: string, slot: number): Promise<boolean>
@@ -130,7 +130,7 @@ export interface UserStore {
 	setAdmin(id: string, isAdmin: boolean, audit?: AuditEvent): Promise<boolean>
 	/**
 	 * Sets the password and, in the same transaction, ends the user's web
-	 * sessions but `keepSession` (CONTRACT §7, §8) and, with `revokeKeys`, revokes every key.
+	 * sessions but `keepSession` (docs/operations.md, §8) and, with `revokeKeys`, revokes every key.
 	 */
 	setPassword(
 		id: string,
@@ -165,7 +165,7 @@ export interface CallerRow {
 /**
  * Who is calling: with an API key (named by its hash, which the gate computed
  * anyway: each column the per-request lookup returns costs time on every
- * request), or with a web session (CONTRACT §8).
+ * request), or with a web session (docs/web.md).
  */
 export interface Caller extends CallerRow {
 	keyHash?: string
@@ -187,7 +187,7 @@ export interface StoredKey extends KeyRow {
 export interface KeyStore {
 	/**
 	 * The hot path of every request: key hash → the user holding it.
-	 * Synchronous on SQLite on purpose (STYLE §7's "sync query"): the gate
+	 * Synchronous on SQLite on purpose (the auth gate's synchronous key lookup, docs/architecture.md): the gate
 	 * answers before Elysia parses anything, and awaiting it cost every request
 	 * several percent of its CPU. On PostgreSQL it is a network round trip, so a
 	 * promise; the gate awaits only there (`Store.engine`).
@@ -228,7 +228,7 @@ export interface SessionStore {
 	prune(now: string, idleBefore: string): Promise<number>
 }
 
-/** CONTRACT §2: how many failures within the window each scope may have before it is refused. */
+/** docs/api.md: how many failures within the window each scope may have before it is refused. */
 export interface ThrottleLimits {
 	/** One login from one client address. */
 	perLoginAddress: number
@@ -289,7 +289,7 @@ export interface VersionWithData extends VersionRow {
 	sealed: Uint8Array
 }
 
-/** A version's sealed data with the ids bound into it (CONTRACT §6: configId:versionId is the AAD). */
+/** A version's sealed data with the ids bound into it (docs/operations.md: configId:versionId is the AAD). */
 export interface SealedRecord {
 	id: string
 	configId: string
@@ -302,13 +302,13 @@ export type Owner = { userId: string; teamId: null } | { userId: string; teamId:
 /**
  * Seals the data for a version record whose ids are only fixed inside the
  * transaction. `pending` is the key rotation's pending key as stored in `meta`
- * (CONTRACT §10), read in the same transaction, so no write made after a
+ * (docs/operations.md), read in the same transaction, so no write made after a
  * rotation started is sealed under the old key.
  */
 export type SealFor = (configId: string, versionId: string, pending: string | undefined) => Uint8Array
 
 /**
- * CONTRACT §3 conditional push (RFC 9110 semantics): `ifMatch` holds when the
+ * docs/api.md conditional push (RFC 9110 semantics): `ifMatch` holds when the
  * config exists and its current hash is listed (`*`: exists at all);
  * `ifNoneMatch` holds when it does not exist or its hash is not listed.
  */
@@ -399,7 +399,7 @@ export interface MemberRow {
 	joinedAt: string
 }
 
-/** A pending invitation with the names a person needs to decide (never an email: CONTRACT §3). */
+/** A pending invitation with the names a person needs to decide (never an email: docs/api.md). */
 export interface InvitationRow {
 	teamId: string
 	teamSlug: string
@@ -500,7 +500,7 @@ export interface MetaStore {
 	delete(key: string): Promise<void>
 }
 
-/** A running server as its heartbeat reports it (CONTRACT §10 key rotation). */
+/** A running server as its heartbeat reports it (docs/operations.md key rotation). */
 export interface InstanceRow {
 	id: string
 	/** Which master key it seals with (`Sealer.keyId`), never the key. */

@@ -1,5 +1,5 @@
-// CONTRACT §8 in a real browser: Debian's Chromium driven by playwright-core against the compiled
-// binary, through the flows issue 17 lists. Every page is also shot at 1280 and 390 px (dist/screenshots).
+// docs/web.md in a real browser: Debian's Chromium driven by playwright-core against the compiled
+// binary, through the web application's flows (docs/web.md). Every page is also shot at 1280 and 390 px (dist/screenshots).
 // Any console error, CSP violation or request to another origin fails the run.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
@@ -12,7 +12,7 @@ const IN_CI = process.env.CI === 'true' || process.env.CI === '1'
 if (!HAVE_CHROMIUM && !IN_CI) {
 	test.skip(`browser tests: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`, () => {})
 } else {
-	describe('the web application in Chromium (CONTRACT §8)', () => {
+	describe('the web application in Chromium (docs/web.md)', () => {
 		let server: Server
 		let browser: Browser
 		const problems: Problems = { list: [] }

@@ -5,7 +5,7 @@ import { api, emptyDir, run, serversOfThisFile, startServer, userWithKey } from 
 
 const servers = serversOfThisFile()
 
-describe('the audit log on the compiled binary (issue 19)', () => {
+describe('the audit log on the compiled binary', () => {
 	test('admin commands record their events as "admin command"; API calls record the device and the address', async () => {
 		const dir = emptyDir()
 		const server = await startServer(dir)

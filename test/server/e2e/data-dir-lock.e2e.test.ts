@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { api, BINARY, emptyDir, run, serversOfThisFile, startServer, userWithKey } from '../../support/harness'
 
-// CONTRACT §6: a server holds a flock on a file in its data directory for its whole life; restore and
+// docs/operations.md: a server holds a flock on a file in its data directory for its whole life; restore and
 // db copy refuse while it is held, also when the server runs in another PID namespace (a container
 // running it as pid 1), where pid files tell nothing.
 

@@ -6,7 +6,7 @@ import { api, emptyDir, run, serversOfThisFile, startServer, userWithKey, type S
 
 const servers = serversOfThisFile()
 const KEY = randomBytes(32).toString('base64')
-// A small pool for the servers and `db copy` on PostgreSQL: the server may be shared (issue 24).
+// A small pool for the servers and `db copy` on PostgreSQL: the server may be shared.
 const env = { CFGSYNC_MASTER_KEY: KEY, CFGSYNC_DATABASE_POOL: '2' }
 
 const available = await postgresAnswers()
@@ -24,8 +24,8 @@ async function answers(server: Server, key: string) {
 	return seen
 }
 
-// CONTRACT §7, §9 on the compiled binary: an install moved to PostgreSQL and back serves what it served.
-describe.skipIf(!available && process.env.CI !== 'true')('db copy on the compiled binary (issue 18)', () => {
+// docs/operations.md, §9 on the compiled binary: an install moved to PostgreSQL and back serves what it served.
+describe.skipIf(!available && process.env.CI !== 'true')('db copy on the compiled binary', () => {
 	test('SQLite → PostgreSQL → SQLite: each copy prints matching figures and then serves the same answers; a second copy into a filled database is refused', async () => {
 		const dir = emptyDir()
 		const original = await startServer(dir, { env })

@@ -5,7 +5,7 @@ import { connect } from 'node:net'
 import { emptyDir, run, serversOfThisFile, startServer, userWithKey, type Server } from '../../support/harness'
 
 /**
- * CONTRACT §3 against the compiled binary, over raw sockets (fetch would
+ * docs/api.md against the compiled binary, over raw sockets (fetch would
  * refuse to send a malformed Host): no request body makes the server hold
  * more than its limit, and a malformed Host is a 400, never a 5xx.
  */
@@ -61,7 +61,7 @@ function raw(port: number, head: string | Buffer, bodyBytes = 0, chunked = false
 const statusOf = (reply: string) => Number(reply.slice(9, 12))
 const bodyOf = (reply: string) => reply.slice(reply.indexOf('\r\n\r\n') + 4)
 
-describe('request bodies (CONTRACT §3)', () => {
+describe('request bodies (docs/api.md)', () => {
 	test('300 MB bodies, chunked or declared, to sign-in, a form route, an API route and an unknown path: refused, and resident memory stays within 100 MB of idle', async () => {
 		const server = await start()
 		const port = portOf(server)
@@ -87,7 +87,7 @@ describe('request bodies (CONTRACT §3)', () => {
 					const reply = await raw(port, `POST ${target.path} HTTP/1.1\r\nHost: x\r\nContent-Type: ${target.type}\r\n${target.auth}${length}\r\n\r\n`, 300 * MB, chunked)
 					const code = statusOf(reply) === 413 ? JSON.parse(bodyOf(reply)).code : ''
 					seen.push(`${target.path} ${chunked ? 'chunked' : 'declared'}: ${statusOf(reply)} ${code}, peak ${Math.round((peak - idle) / MB)} MB over idle`)
-					// CONTRACT §2's 413; an unknown path that declares no length is a 404 (nothing there reads a body).
+					// docs/api.md's 413; an unknown path that declares no length is a 404 (nothing there reads a body).
 					answers.push({ path: target.path, chunked, status: statusOf(reply), code })
 				}
 			}
@@ -106,7 +106,7 @@ describe('request bodies (CONTRACT §3)', () => {
 	}, 300_000)
 })
 
-describe('malformed Host (CONTRACT §3)', () => {
+describe('malformed Host (docs/api.md)', () => {
 	test('a Host that is no host is a JSON 400 on every kind of route, and nothing is logged as unhandled', async () => {
 		const server = await start()
 		const port = portOf(server)
@@ -158,7 +158,7 @@ describe('malformed Host (CONTRACT §3)', () => {
 	}, 120_000)
 })
 
-describe('public URL and the access log (CONTRACT §3)', () => {
+describe('public URL and the access log (docs/api.md)', () => {
 	test('/download prints --public-url whatever Host says, no-store; the access log names the client; a bad --public-url stops the start with one line', async () => {
 		const server = await startServer(emptyDir(), { args: ['--public-url', 'https://CfgSync.example.com/'] })
 		servers.push(server)

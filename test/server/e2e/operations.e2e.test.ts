@@ -10,7 +10,7 @@ const servers = serversOfThisFile()
 const KEY = randomBytes(32).toString('base64')
 const env = { CFGSYNC_MASTER_KEY: KEY }
 
-describe('operations on the compiled binary (issue 19)', () => {
+describe('operations on the compiled binary', () => {
 	test('backups every second under continuous pushes: verified, 0600, the newest N kept, and each restores into a fresh directory that serves it', async () => {
 		const dir = emptyDir()
 		const backups = join(dir, 'backups')

@@ -65,7 +65,7 @@ async function seeded(versions: number) {
 	return { dir, server, alice, originalKey: parseMasterKey(readFileSync(join(dir, 'data', 'master.key'), 'utf8')) }
 }
 
-describe('master key rotation on the compiled binary (issue 19)', () => {
+describe('master key rotation on the compiled binary', () => {
 	test('rekey while the server runs: every read and push succeeds throughout; afterwards all versions open under the new key only', async () => {
 		const { dir, server, alice, originalKey } = await seeded(200)
 		let stop = false
@@ -189,7 +189,7 @@ describe('master key rotation on the compiled binary (issue 19)', () => {
 const postgres = await postgresAnswers()
 if (!postgres && process.env.CI !== 'true') console.log(`skipped the PostgreSQL key rotation end-to-end: no PostgreSQL answers at ${TEST_DATABASE_URL}`)
 
-describe('key rotation with several instances (CONTRACT §10)', () => {
+describe('key rotation with several instances (docs/operations.md)', () => {
 	test.each(['sqlite', 'postgres'] as const)('%s: two instances under load switch without a failed request; afterwards the old key opens nothing', async (engine) => {
 		if (engine === 'postgres' && !postgres) throw new Error(`PostgreSQL does not answer at ${TEST_DATABASE_URL}`)
 		const oldKey = randomBytes(32)

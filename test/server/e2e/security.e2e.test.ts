@@ -9,7 +9,7 @@ import { api, BINARY, emptyDir, run, serversOfThisFile, startServer, userWithKey
 const servers = serversOfThisFile()
 const mode = (path: string) => statSync(path).mode & 0o777
 
-describe('security hardening on the compiled binary (issue 16)', () => {
+describe('security hardening on the compiled binary', () => {
 	test('COMMAND --help prints that command\'s usage and exits 0, touching nothing', async () => {
 		const dir = emptyDir()
 		for (const [args, expected] of [

@@ -4,7 +4,7 @@ import { emptyPostgresDatabase, newPostgresDatabase, postgresAnswers, TEST_DATAB
 import { api, emptyDir, run, serversOfThisFile, startServer, userWithKey, type Server } from '../../support/harness'
 
 /**
- * CONTRACT §9 on the compiled binary: three `serve` processes on one database
+ * docs/postgresql.md on the compiled binary: three `serve` processes on one database
  * behave as one server — on one PostgreSQL database, and on one SQLite file.
  */
 const servers = serversOfThisFile()
@@ -18,7 +18,7 @@ const KEY = randomBytes(32).toString('base64')
 const postgres = await postgresAnswers()
 if (!postgres && process.env.CI !== 'true') console.log(`skipped the PostgreSQL instances end-to-end: no PostgreSQL answers at ${TEST_DATABASE_URL}`)
 
-/** Connections per server: several run at once on a PostgreSQL server that others may share (issue 24). */
+/** Connections per server: several run at once on a PostgreSQL server that others may share. */
 const POOL = '2'
 
 interface Cluster {
@@ -105,7 +105,7 @@ for (const engine of ['postgres', 'sqlite'] as const) {
 			expect((await api(a, 'GET', '/api/me', spare)).status).toBe(401)
 			expect((await api(b, 'GET', '/api/me', spare)).status).toBe(401)
 
-			// CONTRACT §2: 10 failures per (login, address), counted in the database, so spread over three instances too.
+			// docs/api.md: 10 failures per (login, address), counted in the database, so spread over three instances too.
 			for (let i = 0; i < 10; i++) {
 				expect((await api(instances[i % 3] as Server, 'POST', '/api/auth/login', undefined, { login: 'bob', password: `wrong-${i}`, device: 'x' })).status).toBe(401)
 			}

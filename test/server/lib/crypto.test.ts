@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { API_KEY_PATTERN, createSealer, generateApiKey, generateMasterKey, parseMasterKey } from '../../../src/server/lib/crypto'
 
-describe('sealing config data (CONTRACT §6)', () => {
+describe('sealing config data (docs/operations.md)', () => {
 	const sealer = createSealer(generateMasterKey())
 
 	test('round-trips text, and the ciphertext does not contain it', () => {

@@ -5,7 +5,7 @@ import { TEST_DATABASE_URL } from '../../support/engine'
 import { testApp } from '../../support/helpers'
 
 /**
- * `npm test` on a PostgreSQL server that others share (issue 24): the run keeps
+ * `npm test` on a PostgreSQL server that others share: the run keeps
  * few connections, so it passes with max_connections = 100 and 30 of them held
  * elsewhere. test/support/engine.ts gives each test store a small pool and closes it
  * when its test ends; test/support/engine-cleanup.ts fails a run that held more than
@@ -24,7 +24,7 @@ const connectionsOfThisRun = async () =>
 		).map((row) => [row.datname, row.n])
 	) as Record<string, number>
 
-describe('the suite on a shared PostgreSQL server (issue 24)', () => {
+describe('the suite on a shared PostgreSQL server', () => {
 	let usedByTheTestBefore: string[] = []
 
 	test('a test store holds at most two connections, however many requests run at once', async () => {

@@ -11,7 +11,7 @@ import { fastPasswords, testApp } from '../../support/helpers'
 import { tempDir } from '../../support/temp'
 
 /**
- * CONTRACT §7 `db copy`: SQLite → PostgreSQL and back, the copy then serving
+ * docs/operations.md `db copy`: SQLite → PostgreSQL and back, the copy then serving
  * the same answers under the same master key. In npm test's PostgreSQL pass
  * only (test/server/postgres/, scripts/test.ts).
  */

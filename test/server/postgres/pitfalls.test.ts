@@ -7,7 +7,7 @@ import { migrations } from '../../../src/server/store/postgres/migrations'
 import { emptyPostgresDatabase, openPostgresTestStore } from '../../support/engine'
 
 /**
- * The PostgreSQL pitfalls the issue names, each pinned (CONTRACT §9). These run
+ * The PostgreSQL pitfalls the issue names, each pinned (docs/postgresql.md). These run
  * in npm test's PostgreSQL pass only (test/server/postgres/, scripts/test.ts); the rest
  * of the suite runs on both engines.
  */

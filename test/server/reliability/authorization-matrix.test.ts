@@ -3,12 +3,12 @@ import { buildWorld, CALLERS, type CallerName, type World } from '../../support/
 
 /**
  * The authorisation promise, as one table: for every endpoint and every kind
- * of caller, the status CONTRACT §2 and §4 require. 'plan' is 403
+ * of caller, the status docs/api.md and §4 require. 'plan' is 403
  * plan_required, 'role' is 403 forbidden. Callers: no key, a malformed key, a
  * revoked key; alice (pro, owns P), fred (free, owns F), oscar (team plan, in
  * no team); in team "crew": tom owner (team plan), ann admin (pro), max member
  * (pro), fay member (free); ivy (pro) is invited to crew and has not answered,
- * so she sees nothing of it (CONTRACT §3).
+ * so she sees nothing of it (docs/api.md).
  */
 type Expected = number | 'plan' | 'role'
 type Row = {
@@ -79,7 +79,7 @@ const rows: Row[] = [
 
 const PUBLIC_ROUTES = ['GET /healthz', 'GET /readyz', 'GET /metrics', 'GET /openapi.json', 'GET /docs', 'GET /docs/assets/swagger-ui-bundle.js', 'GET /docs/assets/swagger-ui.css', 'GET /docs/assets/start.js', 'GET /download', 'GET /download/:file']
 
-describe('authorisation matrix (CONTRACT §2, §4)', () => {
+describe('authorisation matrix (docs/api.md, §4)', () => {
 	test('every route the app serves has rows here, for every kind of caller', async () => {
 		const { t } = await buildWorld()
 		// The web application's pages have their own matrix (test/server/web/authorization.test.ts).

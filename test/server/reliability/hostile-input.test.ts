@@ -8,7 +8,7 @@ import { tempDir } from '../../support/temp'
 
 /**
  * Hostile input: whatever arrives, the answer is never a 5xx, an error is
- * always CONTRACT §2's JSON body, the server keeps answering, and a rejected
+ * always docs/api.md's JSON body, the server keeps answering, and a rejected
  * request changes nothing stored.
  */
 let inputs = 0

@@ -4,7 +4,7 @@ import type { Store } from '../../../src/server/store/types'
 import { sharedTestDatabase, TEST_ENGINE } from '../../support/engine'
 
 /**
- * CONTRACT §9: several instances on one database behave as one server. Each
+ * docs/postgresql.md: several instances on one database behave as one server. Each
  * store here is another instance's connection to the same database (a SQLite
  * file, or a PostgreSQL database: test/support/engine.ts), and the rules SQLite gets
  * from its single writer must hold when they race.

@@ -8,7 +8,7 @@ import { embeddedSql as pgEmbedded } from '../../../src/server/store/postgres/mi
 import * as sqliteSchema from '../../../src/server/store/sqlite/schema'
 
 /**
- * CONTRACT §9: one schema per engine, and they cannot drift. Both are reduced to
+ * docs/postgresql.md: one schema per engine, and they cannot drift. Both are reduced to
  * the same description (tables, columns, nullability, defaults, primary keys,
  * indexes with their columns, uniqueness and partial conditions, foreign keys);
  * column types differ by engine on purpose and are left out.

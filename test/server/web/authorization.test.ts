@@ -1,5 +1,5 @@
 // Every form action of the web application, for every kind of caller: the same
-// rules as the API (CONTRACT §4, §3), and a forged request changes nothing (CONTRACT §8).
+// rules as the API (docs/api.md, §3), and a forged request changes nothing (docs/web.md).
 import { describe, expect, test } from 'bun:test'
 import { buildWorld, CALLERS, changes, type CallerName, type World } from '../../support/web-world'
 
@@ -155,7 +155,7 @@ const rows: Row[] = [
 
 const isWeb = (route: { hooks?: { detail?: unknown } }) => ((route.hooks?.detail as { tags?: string[] } | undefined)?.tags ?? []).includes('web')
 
-describe('web form actions: the API’s authorisation matrix (CONTRACT §4, §8)', () => {
+describe('web form actions: the API’s authorisation matrix (docs/api.md, §8)', () => {
 	test('every POST of the web application has rows here, for every kind of caller', async () => {
 		const world = await buildWorld()
 		const posts = world.w.app.routes.filter((route) => isWeb(route) && route.method === 'POST').map((route) => `POST ${route.path}`)
@@ -191,7 +191,7 @@ describe('web form actions: the API’s authorisation matrix (CONTRACT §4, §8)
 	}
 })
 
-describe('forged requests change nothing (CONTRACT §8)', () => {
+describe('forged requests change nothing (docs/web.md)', () => {
 	const forgeries: { what: string; csrf?: string | null; headers?: Record<string, string>; otherToken?: boolean }[] = [
 		{ what: 'no token', csrf: null },
 		{ what: 'a wrong token', csrf: '0'.repeat(64) },

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { blocksOf, diffData, diffText, sideBySide } from '../../../src/server/web/diff'
 
-describe('server-rendered diffs (issue 17)', () => {
+describe('server-rendered diffs', () => {
 	test('a {"files": …} config is one block per file, sorted by path; anything else is one block', () => {
 		expect(blocksOf({ files: { 'b.md': 'B', 'a.json': 'A' } })).toEqual([
 			{ path: 'a.json', text: 'A' },

@@ -1,4 +1,4 @@
-// CONTRACT §8: config data is always inert text; so are team names, device names and
+// docs/web.md: config data is always inert text; so are team names, device names and
 // everything else people type. A <script> in any of them reaches the page as text.
 import { describe, expect, test } from 'bun:test'
 import { push, textOf, webApp } from '../../support/web'
@@ -13,7 +13,7 @@ function expectInert(html: string) {
 	expect(html).not.toMatch(/<script(?![^>]*\bsrc=)/)
 }
 
-describe('escaping (CONTRACT §8: config data is inert text)', () => {
+describe('escaping (docs/web.md: config data is inert text)', () => {
 	test('config data, file paths, team names and device names with markup stay text on every page that shows them', async () => {
 		const w = webApp()
 		const alice = await w.user('team', 'alice')

@@ -1,5 +1,4 @@
-// What htmx swaps in for the in-place updates (issue 17: row removal, role change, plan
-// change), and how a refusal reaches the page: the row with its alert, or the alert region.
+// What htmx swaps in for the in-place updates, and how a refusal reaches the page: the row with its alert, or the alert region.
 import { describe, expect, test } from 'bun:test'
 import { buildWorld } from '../../support/web-world'
 

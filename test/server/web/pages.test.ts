@@ -1,5 +1,5 @@
-// Every page of the web application for every kind of caller (CONTRACT §8), with
-// CONTRACT §3's headers, the accessible names people find things by, and config data as text.
+// Every page of the web application for every kind of caller (docs/web.md), with
+// docs/api.md's headers, the accessible names people find things by, and config data as text.
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { textOf } from '../../support/web'
 import { buildWorld, CALLERS, type CallerName, type World } from '../../support/web-world'
@@ -119,7 +119,7 @@ const pages: PageRow[] = [
 	}
 ]
 
-describe('every page, for every kind of caller (CONTRACT §8)', () => {
+describe('every page, for every kind of caller (docs/web.md)', () => {
 	let world: World
 	beforeAll(async () => {
 		world = await buildWorld()
@@ -141,7 +141,7 @@ describe('every page, for every kind of caller (CONTRACT §8)', () => {
 				const expected = row.expect[caller]
 				const status = typeof expected === 'number' ? expected : expected.status
 				expect({ caller, path, status: page.status }).toEqual({ caller, path, status })
-				// CONTRACT §3 on every page, error pages included.
+				// docs/api.md on every page, error pages included.
 				expect(page.headers.get('x-content-type-options')).toBe('nosniff')
 				expect(page.headers.get('referrer-policy')).toBe('no-referrer')
 				expect(page.headers.get('cache-control')).toBe('no-store')

@@ -1,4 +1,4 @@
-// CONTRACT §8 sessions through the web application: the cookie, sign-in and its
+// docs/web.md sessions through the web application: the cookie, sign-in and its
 // failures, expiry, sign-out on the server, and a password change ending other sessions.
 import { describe, expect, test } from 'bun:test'
 import { parseTrustedProxies } from '../../../src/server/lib/client-address'
@@ -6,7 +6,7 @@ import { webApp } from '../../support/web'
 
 const DAY = 24 * 60 * 60 * 1000
 
-describe('web sessions (CONTRACT §8)', () => {
+describe('web sessions (docs/web.md)', () => {
 	test('sign-in sets an HttpOnly, SameSite, Path=/ cookie (Secure only over HTTPS) and signs in; a session is not a key', async () => {
 		const w = webApp()
 		const alice = await w.user('pro', 'alice')

@@ -1,4 +1,4 @@
-// "Create team" with its optional "Slug" (CONTRACT §8), checked by the API's own schema.
+// "Create team" with its optional "Slug" (docs/web.md), checked by the API's own schema.
 import { describe, expect, test } from 'bun:test'
 import { webApp } from '../../support/web'
 

@@ -4,7 +4,7 @@ import { z } from 'zod'
  * The documented shape of each command's --json output (docs/client.md, "Output for
  * scripts"), strict: a field added or dropped fails the test that checks
  * every command against its schema. Times are ISO 8601 UTC with
- * milliseconds (CONTRACT §1), never "3 minutes ago".
+ * milliseconds (docs/api.md), never "3 minutes ago".
  */
 
 const time = z.iso.datetime()

@@ -19,7 +19,7 @@ export const auditActorOf = (actor: Actor): AuditActor => ({
 })
 
 /**
- * Builds audit events (CONTRACT §10) for the store to write in the
+ * Builds audit events (docs/operations.md) for the store to write in the
  * transaction of the change they record. Never put config data, keys or
  * passwords in `details`: names, versions and roles only.
  */

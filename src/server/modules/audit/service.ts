@@ -23,7 +23,7 @@ const asSubjectSees = (row: AuditRow): AuditEventView => {
 	return { ...view, actor: { ...view.actor, device: null }, address: null }
 }
 
-/** CONTRACT §10: your own events, and a team's for its owners and admins; never anyone else's. */
+/** docs/operations.md: your own events, and a team's for its owners and admins; never anyone else's. */
 export function createAuditService({ store }: { store: Store }) {
 	return {
 		/** Events the caller did or that concern them (a failed login on their account, an admin action), newest first. */

@@ -9,11 +9,11 @@ import type { AuditEvent, Caller, CallerRow, Store, UserRow } from '../../store/
 import { createAuditEvents, type Actor } from '../audit/event'
 import type { IssuedKey, KeyView, LoginBody } from '../../../shared/api/auth'
 
-/** CONTRACT §2 login throttling: failures allowed per scope within the window. */
+/** docs/api.md login throttling: failures allowed per scope within the window. */
 export const THROTTLE = { windowMs: 15 * 60 * 1000, limits: { perLoginAddress: 10, perAddress: 30, perLogin: 100 } } as const
-/** The security log shows the login as typed, cut to this many characters (CONTRACT §10). */
+/** The security log shows the login as typed, cut to this many characters (docs/operations.md). */
 const LOGGED_LOGIN_MAX = 64
-/** CONTRACT §5: lastUsedAt is written at most once a minute per key. */
+/** docs/api.md: lastUsedAt is written at most once a minute per key. */
 const TOUCH_EVERY_MS = 60 * 1000
 /** Keys remembered as recently touched; past this many the memory starts afresh (a few MB at most). */
 const TOUCHED_MAX = 10_000
@@ -35,7 +35,7 @@ export function createKeyIssuer({ store, clock }: { store: Store; clock: Clock }
 /**
  * What failed logins are counted under: the account (so its email and
  * username share one budget), or for a name that is no account a keyed hash
- * of it, so a password typed into the login field is never stored (CONTRACT §6).
+ * of it, so a password typed into the login field is never stored (docs/operations.md).
  */
 export const failureKeyOf = (user: UserRow | undefined, login: string, sealer: Pick<Sealer, 'keyedHash'>): string =>
 	user ? userFailureKey(user.id) : `name:${sealer.keyedHash('login-name', login.trim().toLowerCase())}`
@@ -67,7 +67,7 @@ export function createAuthService({
 	const issueKey = createKeyIssuer({ store, clock })
 	const event = createAuditEvents(clock)
 
-	/** CONTRACT §10 security log: one fixed-format warn line per failed or refused login, for fail2ban. */
+	/** docs/operations.md security log: one fixed-format warn line per failed or refused login, for fail2ban. */
 	const securityLog = (msg: 'login failed' | 'login rate limited', address: string, login: string, reason: string) =>
 		logger.warn(msg, { address, login: [...login].slice(0, LOGGED_LOGIN_MAX).join(''), reason })
 
@@ -89,7 +89,7 @@ export function createAuthService({
 	}
 
 	/**
-	 * The password check behind API login and web sign-in, throttled as CONTRACT §2
+	 * The password check behind API login and web sign-in, throttled as docs/api.md
 	 * says: 401 for a wrong login or password (the same answer for both), 429 when
 	 * the login, the address or the pair has too many recent failures.
 	 */
@@ -142,7 +142,7 @@ export function createAuthService({
 		issueKey,
 
 		/**
-		 * The auth gate: a bearer key → its caller, or 401 (CONTRACT §2).
+		 * The auth gate: a bearer key → its caller, or 401 (docs/api.md).
 		 * Synchronous on SQLite, like the lookup it makes; a promise on PostgreSQL.
 		 */
 		authenticate(authorization: string | null): Caller | Promise<Caller> {
@@ -162,7 +162,7 @@ export function createAuthService({
 
 		checkPassword,
 
-		/** CONTRACT §3 login: a new key for this device, or 401, or 429 when throttled. */
+		/** docs/api.md login: a new key for this device, or 401, or 429 when throttled. */
 		async login(body: LoginBody, address: string): Promise<IssuedKey> {
 			const user = await checkPassword(body.login, body.password, address)
 			return issueKey(user.id, body.device, event('login.succeeded', { userId: user.id, username: user.username, address }, { details: { device: body.device } }))
@@ -185,7 +185,7 @@ export function createAuthService({
 			}))
 		},
 
-		/** Another user's key is a 404, never a 403 (CONTRACT §3). */
+		/** Another user's key is a 404, never a 403 (docs/api.md). */
 		async revokeKey(actor: Actor, keyId: string): Promise<void> {
 			if (!(await store.keys.revoke(actor.userId, keyId, event('key.revoked', actor)))) throw new AppError('not_found', 'No such key.')
 		}

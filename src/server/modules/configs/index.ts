@@ -26,7 +26,7 @@ import {
 } from '../../../shared/api/configs'
 import type { ConfigsService, WithData } from './service'
 
-/** CONTRACT §3: If-Match compares strongly, If-None-Match weakly (RFC 9110 §13.1). */
+/** docs/api.md: If-Match compares strongly, If-None-Match weakly (RFC 9110 §13.1). */
 function pushCondition(headers: Headers): PushCondition | undefined {
 	const ifMatch = parseEntityTags(headers.get('if-match'))
 	const ifNoneMatch = parseEntityTags(headers.get('if-none-match'))
@@ -130,7 +130,7 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 				response: { 200: z.array(ConfigVersion) },
 				detail: {
 					summary: 'Version history, highest first (Pro and Team plans)',
-					description: 'All versions by default, as SPEC.md says; `limit` and `before` page through a long history (`before` = the lowest version number of the previous page).'
+					description: 'All versions by default; `limit` and `before` page through a long history (`before` = the lowest version number of the previous page).'
 				}
 			}
 		)

@@ -3,10 +3,10 @@ import { AppError } from '../../lib/errors'
 import type { Caller, ConfigRow, Owner, Store } from '../../store/types'
 import { planOf } from '../users/plan'
 
-/** What a caller wants to do with configs; CONTRACT §4 decides per action. */
+/** What a caller wants to do with configs; docs/api.md decides per action. */
 export type ConfigAction = 'read' | 'write' | 'history' | 'rollback'
 
-/** CONTRACT §4, team column: the least role each action needs. */
+/** docs/api.md, team column: the least role each action needs. */
 const TEAM_ROLE_NEEDED: Record<ConfigAction, Role> = { read: 'member', write: 'admin', history: 'member', rollback: 'admin' }
 const RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 }
 const NEEDS_HISTORY_PLAN: Record<ConfigAction, boolean> = { read: false, write: false, history: true, rollback: true }
@@ -14,8 +14,8 @@ const NEEDS_HISTORY_PLAN: Record<ConfigAction, boolean> = { read: false, write: 
 const notFound = () => new AppError('not_found', 'No such config.')
 
 /**
- * The one place that decides who may do what with configs (CONTRACT §4), in
- * CONTRACT §2's order: not visible → 404, plan → 403 plan_required, role →
+ * The one place that decides who may do what with configs (docs/api.md), in
+ * docs/api.md's order: not visible → 404, plan → 403 plan_required, role →
  * 403 forbidden. A personal config is visible to its owner only; a team
  * config to the members of a live team, each action needing a role.
  */

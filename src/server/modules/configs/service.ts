@@ -10,7 +10,7 @@ import { createAuditEvents, type Actor } from '../audit/event'
 import type { LatestQuery, PushBody, RolledBack, VersionsQuery } from '../../../shared/api/configs'
 import type { ConfigPolicy } from './policy'
 
-/** AAD of a version record: its ciphertext only opens in this row of this config (CONTRACT §6). */
+/** AAD of a version record: its ciphertext only opens in this row of this config (docs/operations.md). */
 const aad = (configId: string, versionId: string) => `${configId}:${versionId}`
 
 /** A stored document whose `data` is kept as the UTF-8 JSON bytes it was stored as, so it is sent without re-parsing. */
@@ -61,7 +61,7 @@ export function createConfigsService({
 	}
 	/**
 	 * The record's plaintext under a key this process knows, or, during a key
-	 * rotation (CONTRACT §10), a promise of it once the rotation's new key is
+	 * rotation (docs/operations.md), a promise of it once the rotation's new key is
 	 * learned from the database: the common case stays synchronous.
 	 */
 	const open = (configId: string, versionId: string, sealed: Uint8Array): Buffer | Promise<Buffer> => {
@@ -97,7 +97,7 @@ export function createConfigsService({
 		/**
 		 * SPEC push: 201 for a new config, 200 with the next version for changed
 		 * data, 200 noChange for identical content (key order aside). Data is
-		 * checked (400, 413) before access (404, 403), as CONTRACT §2 orders them.
+		 * checked (400, 413) before access (404, 403), as docs/api.md orders them.
 		 */
 		async push(actor: Actor, body: PushBody, condition: PushCondition | undefined) {
 			const dataJson = JSON.stringify(body.data)
@@ -214,7 +214,7 @@ export function createConfigsService({
 			return versionView(version, config.currentVersionId)
 		},
 
-		/** CONTRACT §5: always a new version carrying the target's data and hash, even if it equals the current one. */
+		/** docs/api.md: always a new version carrying the target's data and hash, even if it equals the current one. */
 		async rollback(actor: Actor, id: string, versionId: string): Promise<RolledBack> {
 			const config = await visible(actor, id, 'rollback')
 			const target = await store.configs.findVersion(id, versionId)

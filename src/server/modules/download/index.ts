@@ -8,11 +8,11 @@ import { PACKAGE_NAME, SUMS_NAME, type Downloads } from './service'
 const attachment = (name: string, type: string) => ({ 'content-type': type, 'content-disposition': `attachment; filename="${name}"` })
 
 /**
- * CONTRACT §12 (no key needed): GET /download (a page), /download/cfgsync.tgz
+ * docs/client.md (no key needed): GET /download (a page), /download/cfgsync.tgz
  * (the npm package embedded in this binary), /download/SHA256SUMS, and
  * /download/<file> for the executables in the downloads directory. Anything
  * else, a path that leaves that directory included, is a 404. `originOf` is
- * the address the page prints (CONTRACT §3: the public URL, or the request's
+ * the address the page prints (docs/api.md: the public URL, or the request's
  * Host through trusted proxies only); the page is never stored by a cache, so
  * one request's Host is never shown to another person.
  */

@@ -2,7 +2,7 @@ import { readdirSync, realpathSync, statSync } from 'node:fs'
 import { join, sep } from 'node:path'
 
 /**
- * CONTRACT §12: the client offered by the server that teammates already
+ * docs/client.md: the client offered by the server that teammates already
  * reach. The npm package (`cfgsync.tgz`, one bundled file that runs on Node
  * 20+) is embedded in the server binary by `npm run build`; the standalone
  * executables (~90 MB each, too big to embed) are served from the downloads

@@ -26,7 +26,7 @@ function opensRecord(sealer: Pick<Sealer, 'openBytes'>, record: SealedRecord | n
 }
 
 /**
- * CONTRACT §3 and §10: `/healthz` (liveness: the database answers), `/readyz`
+ * docs/api.md and §10: `/healthz` (liveness: the database answers), `/readyz`
  * (for load balancers: the database answers and the master key opens its
  * check value and the newest stored version; 503 otherwise), `/metrics` (Prometheus text, only with
  * CFGSYNC_METRICS_TOKEN set, and only for that bearer token).
@@ -53,7 +53,7 @@ export const healthRoutes = (deps: { store: Store; sealer: Pick<Sealer, 'open' |
 				const value = answers ? await deps.store.meta.get(KEY_CHECK.meta).catch(() => null) : null
 				// The newest version must open too: a server whose check value opens but whose data does not is no use.
 				const newest = answers ? await deps.store.configs.newestSealed().catch(() => null) : null
-				// Sealed under a rotation's new key this server has not taken yet: learn it first (CONTRACT §10).
+				// Sealed under a rotation's new key this server has not taken yet: learn it first (docs/operations.md).
 				if (newest && !opensRecord(deps.sealer, newest)) {
 					const pending = await deps.store.meta.get(PENDING_KEY_META).catch(() => undefined)
 					if (pending !== undefined) deps.sealer.learn(pending)

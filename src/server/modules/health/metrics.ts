@@ -6,7 +6,7 @@ import type { Store } from '../../store/types'
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
 
 /**
- * CONTRACT §10 metrics, named in the Prometheus conventions. Request counts and
+ * docs/operations.md metrics, named in the Prometheus conventions. Request counts and
  * latencies come from the access log's hook (no extra per-request hook); row
  * counts and the database size are read from the store when scraped.
  */

@@ -19,12 +19,12 @@ export interface WebCaller extends Caller {
 	sessionIdHash: string
 	plan: UserRow['plan']
 	isAdmin: boolean
-	/** The per-session token every form and htmx request must carry (CONTRACT §8). */
+	/** The per-session token every form and htmx request must carry (docs/web.md). */
 	csrfToken: string
 }
 
 /**
- * CONTRACT §8 web sessions: a random id in a cookie, stored only as its
+ * docs/web.md web sessions: a random id in a cookie, stored only as its
  * SHA-256 with the user, times, user agent and address; idle expiry 7 days,
  * absolute 30. Sign-in shares the API login's password check and throttling.
  * The CSRF token is derived from the session (a keyed hash), so it needs no storage.
@@ -80,7 +80,7 @@ export function createSessionsService({
 			return sha256Hex(token) === sha256Hex(caller.csrfToken)
 		},
 
-		/** Deletes the session on the server (CONTRACT §8: signing out ends it there, not just in the browser). */
+		/** Deletes the session on the server (docs/web.md: signing out ends it there, not just in the browser). */
 		async signOut(actor: Actor & { sessionIdHash: string }): Promise<void> {
 			await store.sessions.remove(actor.sessionIdHash, event('session.ended', actor, { target: { type: 'session', id: actor.sessionIdHash.slice(0, 12) } }))
 		},

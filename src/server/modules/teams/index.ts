@@ -88,7 +88,7 @@ export const teamsRoutes = (teams: TeamsService, gate: AuthPlugin) =>
 			}
 		)
 
-/** CONTRACT §3: the caller's own invitations, to accept or decline. */
+/** docs/api.md: the caller's own invitations, to accept or decline. */
 export const invitationsRoutes = (teams: TeamsService, gate: AuthPlugin) =>
 	new Elysia({ prefix: '/api/invitations', tags: ['teams'] })
 		.use(gate)

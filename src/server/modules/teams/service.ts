@@ -16,7 +16,7 @@ const memberView = ({ teamId: _, ...member }: MemberRow): TeamMember => member
 const invitationView = ({ teamId: _, ...invitation }: InvitationRow): Invitation => ({ ...invitation, status: 'invited' })
 
 /**
- * Teams, their members and invitations (SPEC, CONTRACT §3 and §4). Non-members
+ * Teams, their members and invitations (SPEC, docs/api.md and §4). Non-members
  * get 404 for everything about a team, invitees included until they accept; a
  * soft-deleted team is gone for everyone at once.
  */
@@ -39,7 +39,7 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 		const id = user.userId ?? user.id ?? null
 		return { teamId: team.id, subjectUserId: id, target: { type: 'invitation' as const, id, name: user.username } }
 	}
-	/** Reservations of slugs given up after this moment still hold (CONTRACT §3: 30 days). */
+	/** Reservations of slugs given up after this moment still hold (docs/api.md: 30 days). */
 	const reservedSince = (at: number) => toIso(at - SLUG_RESERVATION_MS)
 
 	return {
@@ -99,7 +99,7 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 			if (!(await store.teams.softDelete(team.id, toIso(now()), event('team.deleted', actor, inTeam(team))))) throw noTeam()
 		},
 
-		/** CONTRACT §3: owner invites admins and members, admin invites members; nobody joins without accepting. */
+		/** docs/api.md: owner invites admins and members, admin invites members; nobody joins without accepting. */
 		async invite(actor: Actor, slug: string, body: AddMemberBody): Promise<Invitation> {
 			const { team, role } = await membership(actor, slug)
 			requireRole(role, body.role === 'admin' ? 'owner' : 'admin', `invite ${body.role}s`)

@@ -23,7 +23,7 @@ function parse<T>(schema: { safeParse(value: unknown): { success: true; data: T 
 }
 
 /**
- * User administration (CONTRACT §7), for the server binary's admin commands
+ * User administration (docs/operations.md), for the server binary's admin commands
  * and the web application's Admin page. `by` is who acts, for the audit log:
  * the admin command by default, or a signed-in server admin.
  */
@@ -84,7 +84,7 @@ export function createUsersService({ store, clock, passwords }: { store: Store; 
 			return view({ ...user, plan: valid })
 		},
 
-		/** CONTRACT §7 `user set-admin LOGIN on|off`: server admins see the web application's Admin page. */
+		/** docs/operations.md `user set-admin LOGIN on|off`: server admins see the web application's Admin page. */
 		async setAdmin(login: string, isAdmin: boolean, by: Actor | AuditActor = ADMIN_COMMAND): Promise<UserView> {
 			const user = await find(login)
 			await store.users.setAdmin(user.id, isAdmin, event('user.admin_changed', by, { ...about(user), details: { admin: isAdmin } }))
@@ -103,13 +103,13 @@ export function createUsersService({ store, clock, passwords }: { store: Store; 
 			return result
 		},
 
-		/** CONTRACT §7 `user revoke-keys`: every API key and web session of the user ends at once. */
+		/** docs/operations.md `user revoke-keys`: every API key and web session of the user ends at once. */
 		async revokeKeys(login: string, by: Actor | AuditActor = ADMIN_COMMAND) {
 			const user = await find(login)
 			return { user: view(user), ...(await store.users.signOutEverywhere(user.id, event('keys.revoked', by, about(user)))) }
 		},
 
-		/** CONTRACT §7 `user unlock`: clears the failed-login counts of a user, from every address. */
+		/** docs/operations.md `user unlock`: clears the failed-login counts of a user, from every address. */
 		async unlock(login: string, by: Actor | AuditActor = ADMIN_COMMAND): Promise<{ user: UserView; cleared: number }> {
 			const user = await find(login)
 			return { user: view(user), cleared: await store.loginFailures.clearLogin(userFailureKey(user.id), event('user.unlocked', by, about(user))) }

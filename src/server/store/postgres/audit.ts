@@ -7,7 +7,7 @@ import { statement } from './rows'
 import { apiKeys, auditEvents } from './schema'
 
 /**
- * Writes audit events (CONTRACT §10) in the transaction of the change they
+ * Writes audit events (docs/operations.md) in the transaction of the change they
  * record, as ../sqlite/audit.ts does. A key is named by its hash; the event
  * records that key's device name as it is now.
  */

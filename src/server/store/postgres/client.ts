@@ -17,9 +17,9 @@ export interface ConnectOptions {
 }
 
 /**
- * Opens a pool on Bun's built-in client (CONTRACT §9). `?prepare=false` in the
+ * Opens a pool on Bun's built-in client (docs/postgresql.md). `?prepare=false` in the
  * URL turns off named prepared statements, which PgBouncer in transaction mode
- * cannot keep across transactions (README, "Running on PostgreSQL").
+ * cannot keep across transactions (docs/postgresql.md).
  */
 export function connect(url: string, options: ConnectOptions = {}): SQL {
 	const parsed = new URL(url)

@@ -49,7 +49,7 @@ const ownerKey = (owner: Owner) =>
 		: eq(configs.teamId, owner.teamId)
 
 /**
- * Configs and their versions on PostgreSQL (CONTRACT §9). A push takes an
+ * Configs and their versions on PostgreSQL (docs/postgresql.md). A push takes an
  * advisory lock on (owner, name, tool) and then the config's row, so
  * concurrent first pushes make one config and versions stay contiguous
  * across instances; a rollback takes the same row lock.

@@ -15,11 +15,11 @@ import { postgresUsers } from './users'
 import * as schema from './schema'
 import { tableAccess } from '../tables'
 
-/** Why `backup` and scheduled backups do not apply here (CONTRACT §9; README, "Running on PostgreSQL"). */
+/** Why `backup` and scheduled backups do not apply here (docs/postgresql.md). */
 export const PG_DUMP_ADVICE = 'the database is PostgreSQL: back it up with pg_dump (for example `pg_dump --format=custom --file cfgsync.dump "$CFGSYNC_DATABASE_URL"`), and keep the master key beside it'
 
 /**
- * Connects to a PostgreSQL database and migrates it (CONTRACT §9). Fails with
+ * Connects to a PostgreSQL database and migrates it (docs/postgresql.md). Fails with
  * one clear line when the database does not answer.
  */
 export async function openPostgresStore(url: string, options: OpenOptions & ConnectOptions = {}): Promise<Store> {

@@ -47,7 +47,7 @@ export function postgresKeys(db: PgDb, client: BunSQL): KeyStore {
 				.where(and(eq(apiKeys.keyHash, keyHash), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, staleBefore))))),
 		issue: (key, event) =>
 			db.transaction(async (tx) => {
-				// CONTRACT §3: one active key per (user, device); two logins of one device at once take turns.
+				// docs/api.md: one active key per (user, device); two logins of one device at once take turns.
 				await lockName(tx, 'key', key.userId, key.device)
 				await tx.delete(apiKeys).where(and(eq(apiKeys.userId, key.userId), eq(apiKeys.device, key.device)))
 				await tx.insert(apiKeys).values(key)

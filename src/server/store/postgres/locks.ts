@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm'
 import type { PgTx } from './client'
 
 /**
- * CONTRACT §9: what SQLite gets from its single writer, PostgreSQL gets from
+ * docs/postgresql.md: what SQLite gets from its single writer, PostgreSQL gets from
  * locks. A transaction-scoped advisory lock on a name serialises the
  * transactions that touch the same thing (one owner's config name, one slug,
  * one device's key) without locking anything else, and ends with the transaction.

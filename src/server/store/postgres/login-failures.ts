@@ -6,7 +6,7 @@ import { lockName } from './locks'
 import { loginFailures } from './schema'
 
 /**
- * In the database, so every instance counts the same failures (CONTRACT §9).
+ * In the database, so every instance counts the same failures (docs/postgresql.md).
  * A reservation locks its login and its address (always in that order, so two
  * cannot deadlock): attempts on either are counted one after the other.
  */

@@ -20,7 +20,7 @@ export const postgresInstances = (db: PgDb): InstanceStore => ({
 })
 
 /**
- * CONTRACT §9: every instance asks for the same schedule slot; the conditional
+ * docs/postgresql.md: every instance asks for the same schedule slot; the conditional
  * update lets exactly one move the lease forward (a second waits on the row
  * lock, then finds the condition false), and only that one runs the job.
  */

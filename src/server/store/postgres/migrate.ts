@@ -8,11 +8,11 @@ export const MIGRATION_LOCK = 0x63667973796e63
 
 /**
  * Applies pending migrations in one transaction that first takes an advisory
- * lock (CONTRACT §9): instances starting together take turns, and each one
+ * lock (docs/postgresql.md): instances starting together take turns, and each one
  * after the first finds nothing left to do. drizzle's own PostgreSQL migrate()
  * takes no lock, and concurrent starts then fail on half-made tables.
  * `then` runs in the same transaction after the migrations (the master-key
- * check, CONTRACT §6) on a synchronous view of `meta`, whose writes are made
+ * check, docs/operations.md) on a synchronous view of `meta`, whose writes are made
  * before the commit; throwing rolls everything back. Returns the tags applied.
  */
 export async function applyMigrations(client: BunSQL, migrations: Migration[], then?: (meta: MetaAccess) => void): Promise<string[]> {

@@ -3,7 +3,7 @@ import { bigint, bigserial, boolean, customType, index, integer, pgTable, text, 
 import { INVITED_ROLES, PLANS, ROLES, TOOLS } from '../../../shared/constants'
 
 /**
- * The PostgreSQL twin of `../sqlite/schema.ts` (CONTRACT §9): the same tables,
+ * The PostgreSQL twin of `../sqlite/schema.ts` (docs/postgresql.md): the same tables,
  * columns, nullability and indexes, checked by test/store/schema-parity.test.ts.
  * Timestamps stay ISO 8601 text, so rows are the same on both engines.
  */

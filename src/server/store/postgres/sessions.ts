@@ -5,7 +5,7 @@ import type { PgDb } from './client'
 import { sessions, users } from './schema'
 import { userFields } from './users'
 
-/** CONTRACT §8 web sessions, looked up by the SHA-256 of the cookie's id. */
+/** docs/web.md web sessions, looked up by the SHA-256 of the cookie's id. */
 export function postgresSessions(db: PgDb): SessionStore {
 	const sessionFields = {
 		idHash: sessions.idHash,

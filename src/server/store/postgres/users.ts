@@ -90,7 +90,7 @@ export function postgresUsers(db: PgDb): UserStore {
 		setPassword: (id, passwordHash, options, event) =>
 			db.transaction(async (tx) => {
 				if ((await tx.update(users).set({ passwordHash }).where(eq(users.id, id)).returning({ id: users.id })).length === 0) return undefined
-				// CONTRACT §7, §8: any password change ends the user's other web sessions.
+				// docs/operations.md, §8: any password change ends the user's other web sessions.
 				const keep = options.keepSession
 				const endedSessions = (
 					await tx

@@ -6,7 +6,7 @@ import { changed } from './errors'
 import { apiKeys, auditEvents } from './schema'
 
 /**
- * Writes audit events (CONTRACT §10). Store methods call it inside their own
+ * Writes audit events (docs/operations.md). Store methods call it inside their own
  * transaction, so an event exists exactly when its change committed. A key is
  * named by its hash; the event records that key's device name as it is now.
  */

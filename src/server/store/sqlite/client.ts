@@ -8,7 +8,7 @@ export type SqliteDb = ReturnType<typeof drizzleFor>
 const drizzleFor = (sqlite: Database) => drizzle({ client: sqlite, schema })
 
 /**
- * Opens the database file with the pragmas every connection needs (STYLE §8):
+ * Opens the database file with the pragmas every connection needs:
  * WAL so readers never wait for the writer, foreign keys for cascades, and a
  * busy timeout so a server and an admin command on one file wait instead of failing.
  */
@@ -30,7 +30,7 @@ export function openDatabase(file: string): Database {
 export const wrap = (sqlite: Database): SqliteDb => drizzleFor(sqlite)
 
 /**
- * CONTRACT §6: the database is 0600 whatever the directory's mode or the
+ * docs/operations.md: the database is 0600 whatever the directory's mode or the
  * umask. Created empty with that mode (SQLite then uses it for the WAL and
  * shared-memory files too); an existing one from an older version is tightened.
  */

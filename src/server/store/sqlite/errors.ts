@@ -1,4 +1,4 @@
-/** bun:sqlite raises SQLiteError with a `code`; drizzle 0.45 does not wrap it on the sync API (STYLE §5). */
+/** bun:sqlite raises SQLiteError with a `code`; drizzle 0.45 does not wrap it on the sync API. */
 export const isUniqueViolation = (error: unknown): boolean =>
 	typeof error === 'object' &&
 	error !== null &&

@@ -59,7 +59,7 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 }
 
 /**
- * CONTRACT §6: a consistent copy, 0600, that never replaces an existing file
+ * docs/operations.md: a consistent copy, 0600, that never replaces an existing file
  * and is never written through a symbolic link. VACUUM INTO reads one
  * snapshot (writers carry on) into an empty file made exclusively beside the
  * target; the finished copy is then hard-linked to the target name, which

@@ -5,7 +5,7 @@ import { changed } from './errors'
 import { jobLeases } from './schema'
 
 /**
- * CONTRACT §9: every instance asks for the same schedule slot; the conditional
+ * docs/postgresql.md: every instance asks for the same schedule slot; the conditional
  * update lets exactly one of them move the lease forward, and only that one runs the job.
  */
 export const sqliteJobs = (db: SqliteDb): JobStore => ({

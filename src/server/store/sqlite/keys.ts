@@ -29,7 +29,7 @@ export function sqliteKeys(db: SqliteDb, sqlite: Database, audit: AuditWriter): 
 		)
 		.prepare()
 	const issue = sqlite.transaction((key: StoredKey, event: AuditEvent | undefined) => {
-		// CONTRACT §3: one active key per (user, device); logging in again replaces it.
+		// docs/api.md: one active key per (user, device); logging in again replaces it.
 		db.delete(apiKeys)
 			.where(and(eq(apiKeys.userId, key.userId), eq(apiKeys.device, key.device)))
 			.run()

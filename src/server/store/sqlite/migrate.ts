@@ -9,7 +9,7 @@ const TABLE = '__drizzle_migrations'
  * `when` is newer than the last one recorded). Immediate, so a server and an
  * admin command starting together cannot both apply the same migration.
  * `then` runs inside the same transaction, after the migrations (the
- * master-key check: CONTRACT §6); throwing rolls everything back.
+ * master-key check: docs/operations.md); throwing rolls everything back.
  * Returns the tags applied.
  */
 export function applyMigrations(sqlite: Database, migrations: Migration[], then?: () => void): string[] {

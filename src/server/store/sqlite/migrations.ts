@@ -6,7 +6,7 @@ import m0003 from '../../../../drizzle/0003_server_instances.sql' with { type: '
 
 /**
  * Every migration drizzle-kit generated, embedded so the compiled binary needs
- * no files beside it (STYLE §8). One line per migration; the test suite checks
+ * no files beside it. One line per migration; the test suite checks
  * this list against drizzle/meta/_journal.json.
  */
 export const embeddedSql: Record<string, string> = {

@@ -15,7 +15,7 @@ export const users = sqliteTable(
 		usernameKey: text('username_key').notNull(),
 		passwordHash: text('password_hash'),
 		plan: text('plan', { enum: PLANS }).notNull(),
-		/** Server admins see the web application's Admin page (CONTRACT §7, §8). */
+		/** Server admins see the web application's Admin page (docs/operations.md, §8). */
 		isAdmin: integer('is_admin', { mode: 'boolean' }).notNull().default(false),
 		createdAt: text('created_at').notNull()
 	},
@@ -90,7 +90,7 @@ export const teamMembers = sqliteTable(
 	(t) => [uniqueIndex('team_members_team_user_key').on(t.teamId, t.userId), index('team_members_user_idx').on(t.userId)]
 )
 
-/** CONTRACT §3: nobody becomes a member without accepting; one pending invitation per (team, user). */
+/** docs/api.md: nobody becomes a member without accepting; one pending invitation per (team, user). */
 export const teamInvitations = sqliteTable(
 	'team_invitations',
 	{
@@ -111,7 +111,7 @@ export const teamInvitations = sqliteTable(
 	(t) => [uniqueIndex('team_invitations_team_user_key').on(t.teamId, t.userId), index('team_invitations_user_idx').on(t.userId)]
 )
 
-/** CONTRACT §3: a slug given up by a rename stays the team's for 30 days, so nobody else can take it over. */
+/** docs/api.md: a slug given up by a rename stays the team's for 30 days, so nobody else can take it over. */
 export const teamSlugReservations = sqliteTable(
 	'team_slug_reservations',
 	{
@@ -143,7 +143,7 @@ export const configs = sqliteTable(
 		updatedAt: text('updated_at').notNull()
 	},
 	(t) => [
-		// CONTRACT §5 push matching; these make concurrent first pushes create one config.
+		// docs/api.md push matching; these make concurrent first pushes create one config.
 		uniqueIndex('configs_personal_key')
 			.on(t.userId, t.name, t.tool)
 			.where(sql`${t.teamId} IS NULL`),
@@ -177,7 +177,7 @@ export const meta = sqliteTable('meta', {
 })
 
 /**
- * CONTRACT §8: web sessions. The cookie holds a random id; only its SHA-256 is
+ * docs/web.md: web sessions. The cookie holds a random id; only its SHA-256 is
  * stored, like API keys. Idle expiry follows last_seen_at; expires_at is absolute.
  */
 export const sessions = sqliteTable(
@@ -197,7 +197,7 @@ export const sessions = sqliteTable(
 )
 
 /**
- * CONTRACT §10 audit log: who did what, when, from where, to what; never
+ * docs/operations.md audit log: who did what, when, from where, to what; never
  * config data, keys or passwords. Not tied to users or teams by foreign keys:
  * the record of what happened outlives what it happened to (365 days by default).
  */
@@ -235,7 +235,7 @@ export const auditEvents = sqliteTable(
 	]
 )
 
-/** CONTRACT §9: scheduled jobs run once per schedule across instances; the conditional update of this row decides who. */
+/** docs/postgresql.md: scheduled jobs run once per schedule across instances; the conditional update of this row decides who. */
 export const jobLeases = sqliteTable('job_leases', {
 	name: text('name').primaryKey(),
 	/** Milliseconds since the epoch of the schedule slot last claimed. */
@@ -243,7 +243,7 @@ export const jobLeases = sqliteTable('job_leases', {
 })
 
 /**
- * Each running server's heartbeat and the id of the master key it seals with (CONTRACT §10): a key
+ * Each running server's heartbeat and the id of the master key it seals with (docs/operations.md): a key
  * rotation waits until every live server seals with the new key before it retires the old one.
  * Runtime state: `db copy` does not copy it.
  */

@@ -7,7 +7,7 @@ import { changed } from './errors'
 import { sessions, users } from './schema'
 import { userFields } from './users'
 
-/** CONTRACT §8 web sessions, looked up by the SHA-256 of the cookie's id. */
+/** docs/web.md web sessions, looked up by the SHA-256 of the cookie's id. */
 export function sqliteSessions(db: SqliteDb, sqlite: Database, audit: AuditWriter): SessionStore {
 	const sessionFields = {
 		idHash: sessions.idHash,

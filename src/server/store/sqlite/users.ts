@@ -63,7 +63,7 @@ export function sqliteUsers(db: SqliteDb, sqlite: Database, audit: AuditWriter):
 	const setPasswordTx = sqlite.transaction(
 		(id: string, passwordHash: string, options: { keepSession?: string; revokeKeys?: boolean }, event: AuditEvent | undefined) => {
 			if (changed(db.update(users).set({ passwordHash }).where(eq(users.id, id)).run()) === 0) return undefined
-			// CONTRACT §7, §8: any password change ends the user's other web sessions.
+			// docs/operations.md, §8: any password change ends the user's other web sessions.
 			const endedSessions = endSessions(id, options.keepSession)
 			const revokedKeys = options.revokeKeys ? changed(db.delete(apiKeys).where(eq(apiKeys.userId, id)).run()) : 0
 			audit(event && { ...event, details: { ...event.details, revokedKeys, endedSessions } })
