@@ -28,15 +28,41 @@ need(cpus().length >= 2, 'needs two CPUs: the servers share one, the load genera
 /** Each build gets its own copy of the data, so pushes to one do not show in the other. */
 async function start(label: string, binary: string): Promise<{ server: Server; seeded: Seeded }> {
 	const seeded = await seed(join(ROOT, `bench/.data/compare-${label}/cfgsync.db`), { configs: 1000, versionsEach: 1 })
-	const server = await listen(label, ['taskset', '-c', '1', binary, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', join(seeded.file, '..')], {
-		CFGSYNC_MASTER_KEY: seeded.masterKey
-	})
+	const server = await listen(
+		label,
+		[
+			'taskset',
+			'-c',
+			'1',
+			binary,
+			'serve',
+			'--port',
+			'0',
+			'--host',
+			'127.0.0.1',
+			'--data-dir',
+			join(seeded.file, '..')
+		],
+		{
+			CFGSYNC_MASTER_KEY: seeded.masterKey
+		}
+	)
 	return { server, seeded }
 }
 
 /** One wrk run on CPU 0; resolves to the number of requests it completed. */
 async function drive(target: { server: Server; seeded: Seeded }, seconds: number): Promise<number> {
-	const args = ['taskset', '-c', '0', 'wrk', '-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '-H', `Authorization: Bearer ${target.seeded.apiKey}`]
+	const args = [
+		'taskset',
+		'-c',
+		'0',
+		'wrk',
+		'-t1',
+		`-c${CONNECTIONS}`,
+		`-d${seconds}s`,
+		'-H',
+		`Authorization: Bearer ${target.seeded.apiKey}`
+	]
 	const env: Record<string, string | undefined> = { ...process.env }
 	if (PUSH_BYTES) {
 		args.push('-s', join(import.meta.dir, 'push.lua'))
@@ -57,7 +83,9 @@ const b = await start('B', binaryB)
 try {
 	await Promise.all([drive(a, 1), drive(b, 1)]) // warm-up: let both JITs settle
 	const ratios: number[] = []
-	console.log(`${PUSH_BYTES ? `POST /api/configs, ${PUSH_BYTES} B changed data` : `GET ${PATH}`}, ${CONNECTIONS} connections, ${ROUNDS} × ${SECONDS} s`)
+	console.log(
+		`${PUSH_BYTES ? `POST /api/configs, ${PUSH_BYTES} B changed data` : `GET ${PATH}`}, ${CONNECTIONS} connections, ${ROUNDS} × ${SECONDS} s`
+	)
 	console.log('round  A µs/req  B µs/req  B/A')
 	for (let round = 1; round <= ROUNDS; round++) {
 		const before = [cpuTicks(a.server.pids()), cpuTicks(b.server.pids())]
@@ -65,7 +93,9 @@ try {
 		const usA = ((cpuTicks(a.server.pids()) - before[0]!) * TICK_US) / requestsA
 		const usB = ((cpuTicks(b.server.pids()) - before[1]!) * TICK_US) / requestsB
 		ratios.push(usB / usA)
-		console.log(`${String(round).padStart(5)}  ${usA.toFixed(2).padStart(8)}  ${usB.toFixed(2).padStart(8)}  ${(usB / usA).toFixed(3)}`)
+		console.log(
+			`${String(round).padStart(5)}  ${usA.toFixed(2).padStart(8)}  ${usB.toFixed(2).padStart(8)}  ${(usB / usA).toFixed(3)}`
+		)
 	}
 	const mean = ratios.reduce((sum, r) => sum + r, 0) / ratios.length
 	const spread = Math.sqrt(ratios.reduce((sum, r) => sum + (r - mean) ** 2, 0) / Math.max(1, ratios.length - 1))

@@ -37,13 +37,23 @@ function open(sealed: Uint8Array, aad: string): string {
  * (owner, name, tool), the config's row FOR UPDATE (the same ten columns), the pending
  * rotation key, the version, the config, the audit event naming the key's device.
  */
-const push = (caller: Caller, keyHash: string, address: string, name: string, tool: string, hash: string, json: string) =>
+const push = (
+	caller: Caller,
+	keyHash: string,
+	address: string,
+	name: string,
+	tool: string,
+	hash: string,
+	json: string
+) =>
 	sql.begin(async (tx) => {
 		await tx`SELECT pg_advisory_xact_lock(hashtextextended(${['config', '', caller.user_id, name, tool].join('\u001f')}, 0))`
-		const [current] = (await tx`SELECT id, user_id, team_id, name, tool, version, hash, current_version_id, created_at, updated_at FROM configs
+		const [current] =
+			(await tx`SELECT id, user_id, team_id, name, tool, version, hash, current_version_id, created_at, updated_at FROM configs
 			WHERE user_id = ${caller.user_id} AND team_id IS NULL AND name = ${name} AND tool = ${tool} FOR UPDATE`) as ConfigRow[]
 		if (!current) return undefined
-		if (current.hash === hash) return { id: current.id, name, tool, message: 'No change: the data equals the current version.', noChange: true }
+		if (current.hash === hash)
+			return { id: current.id, name, tool, message: 'No change: the data equals the current version.', noChange: true }
 		// The pending key of a key rotation: sealed under it when there is one (there is none here).
 		await tx`SELECT value FROM meta WHERE key = 'master_key_next'`
 		const versionId = Bun.randomUUIDv7()
@@ -57,11 +67,13 @@ const push = (caller: Caller, keyHash: string, address: string, name: string, to
 		return { id: current.id, name, tool, version, updatedAt: at }
 	})
 
-// CONTRACT §3 headers, which every cfgsync response carries; the config's hash as ETag where cfgsync sends one.
+// docs/api.md headers, which every cfgsync response carries; the config's hash as ETag where cfgsync sends one.
 const SECURITY = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' }
 const JSON_TYPE = { 'content-type': 'application/json;charset=utf-8' }
-const json = (body: string, headers: Record<string, string> = {}) => new Response(body, { headers: { ...JSON_TYPE, ...SECURITY, ...headers } })
-const failure = (status: number, code: string) => new Response(`{"error":"${code}","code":"${code}"}`, { status, headers: { ...JSON_TYPE, ...SECURITY } })
+const json = (body: string, headers: Record<string, string> = {}) =>
+	new Response(body, { headers: { ...JSON_TYPE, ...SECURITY, ...headers } })
+const failure = (status: number, code: string) =>
+	new Response(`{"error":"${code}","code":"${code}"}`, { status, headers: { ...JSON_TYPE, ...SECURITY } })
 
 const server = Bun.serve({
 	port: Number(port),
@@ -70,7 +82,8 @@ const server = Bun.serve({
 	async fetch(request) {
 		const auth = request.headers.get('authorization') ?? ''
 		const keyHash = Bun.CryptoHasher.hash('sha256', auth.slice(7), 'hex')
-		const [caller] = (await sql`SELECT k.user_id, u.email, u.username FROM api_keys k INNER JOIN users u ON u.id = k.user_id WHERE k.key_hash = ${keyHash}`) as Caller[]
+		const [caller] =
+			(await sql`SELECT k.user_id, u.email, u.username FROM api_keys k INNER JOIN users u ON u.id = k.user_id WHERE k.key_hash = ${keyHash}`) as Caller[]
 		if (!caller) return failure(401, 'unauthorized')
 		const url = new URL(request.url)
 		if (url.pathname === '/api/me') return json(JSON.stringify({ email: caller.email, username: caller.username }))
@@ -79,13 +92,31 @@ const server = Bun.serve({
 				FROM configs c INNER JOIN config_versions v ON v.id = c.current_version_id
 				WHERE c.user_id = ${caller.user_id} AND c.team_id IS NULL AND c.name = ${url.searchParams.get('name') ?? ''} AND c.tool = ${url.searchParams.get('tool') ?? ''}`
 			if (!row) return failure(404, 'not_found')
-			const head = JSON.stringify({ id: row.id, name: row.name, tool: row.tool, version: row.version, hash: row.hash, updatedAt: row.updated_at })
-			return json(`${head.slice(0, -1)},"data":${open(row.data, `${row.id}:${row.current_version_id}`)}}`, { etag: `"${row.hash}"`, 'cache-control': 'no-store' })
+			const head = JSON.stringify({
+				id: row.id,
+				name: row.name,
+				tool: row.tool,
+				version: row.version,
+				hash: row.hash,
+				updatedAt: row.updated_at
+			})
+			return json(`${head.slice(0, -1)},"data":${open(row.data, `${row.id}:${row.current_version_id}`)}}`, {
+				etag: `"${row.hash}"`,
+				'cache-control': 'no-store'
+			})
 		}
 		if (url.pathname === '/api/configs' && request.method === 'POST') {
 			const body = (await request.json()) as { name: string; tool: string; data: unknown }
 			const hash = Bun.CryptoHasher.hash('sha256', canonicalJson(body.data), 'hex')
-			const result = await push(caller, keyHash, server.requestIP(request)?.address ?? 'unknown', body.name, body.tool, hash, JSON.stringify(body.data))
+			const result = await push(
+				caller,
+				keyHash,
+				server.requestIP(request)?.address ?? 'unknown',
+				body.name,
+				body.tool,
+				hash,
+				JSON.stringify(body.data)
+			)
 			return result ? json(JSON.stringify(result), { etag: `"${hash}"` }) : failure(404, 'not_found')
 		}
 		return failure(404, 'not_found')

@@ -16,32 +16,60 @@ type Caller = { user_id: string; email: string; username: string }
 const callerBy = db.query<Caller, [string]>(
 	'SELECT k.user_id, u.email, u.username FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?'
 )
-const latestBy = db.query<{ id: string; name: string; tool: string; version: number; hash: string; updated_at: string; vid: string; data: Uint8Array }, [string, string, string]>(
+const latestBy = db.query<
+	{
+		id: string
+		name: string
+		tool: string
+		version: number
+		hash: string
+		updated_at: string
+		vid: string
+		data: Uint8Array
+	},
+	[string, string, string]
+>(
 	'SELECT c.id, c.name, c.tool, c.version, c.hash, c.updated_at, v.id AS vid, v.data FROM configs c JOIN config_versions v ON v.id = c.current_version_id WHERE c.user_id = ? AND c.team_id IS NULL AND c.name = ? AND c.tool = ?'
 )
 const metaBy = db.query<{ id: string; version: number; hash: string }, [string, string, string]>(
 	'SELECT id, version, hash FROM configs WHERE user_id = ? AND team_id IS NULL AND name = ? AND tool = ?'
 )
-const insertVersion = db.query('INSERT INTO config_versions (id, config_id, version, hash, data, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-const updateConfig = db.query('UPDATE configs SET version = ?, hash = ?, current_version_id = ?, updated_at = ? WHERE id = ?')
-// CONTRACT §10: a push records its audit event in its own transaction, the key's device looked up by its hash.
+const insertVersion = db.query(
+	'INSERT INTO config_versions (id, config_id, version, hash, data, created_at) VALUES (?, ?, ?, ?, ?, ?)'
+)
+const updateConfig = db.query(
+	'UPDATE configs SET version = ?, hash = ?, current_version_id = ?, updated_at = ? WHERE id = ?'
+)
+// docs/operations.md: a push records its audit event in its own transaction, the key's device looked up by its hash.
 const insertEvent = db.query(
 	"INSERT INTO audit_events (id, at, type, actor_user_id, actor_username, actor_device, address, team_id, subject_user_id, target_type, target_id, target_name, details) VALUES (?, ?, 'config.pushed', ?, ?, (SELECT device FROM api_keys WHERE key_hash = ?), ?, NULL, NULL, 'config', ?, ?, ?)"
 )
 // Immediate, as cfgsync does: a deferred transaction that upgrades to a write gets SQLITE_BUSY at once when cfgsync holds the lock.
-const push = db.transaction((caller: Caller, keyHash: string, address: string, name: string, tool: string, hash: string, json: string) => {
-	const userId = caller.user_id
-	const current = metaBy.get(userId, name, tool)
-	if (!current) return undefined
-	if (current.hash === hash) return { id: current.id, version: current.version, noChange: true }
-	const versionId = Bun.randomUUIDv7()
-	const version = current.version + 1
-	const at = new Date().toISOString()
-	insertVersion.run(versionId, current.id, version, hash, seal(json, `${current.id}:${versionId}`), at)
-	updateConfig.run(version, hash, versionId, at, current.id)
-	insertEvent.run(Bun.randomUUIDv7(), at, userId, caller.username, keyHash, address, current.id, `${tool}/${name}`, JSON.stringify({ version }))
-	return { id: current.id, version, updatedAt: at }
-})
+const push = db.transaction(
+	(caller: Caller, keyHash: string, address: string, name: string, tool: string, hash: string, json: string) => {
+		const userId = caller.user_id
+		const current = metaBy.get(userId, name, tool)
+		if (!current) return undefined
+		if (current.hash === hash) return { id: current.id, version: current.version, noChange: true }
+		const versionId = Bun.randomUUIDv7()
+		const version = current.version + 1
+		const at = new Date().toISOString()
+		insertVersion.run(versionId, current.id, version, hash, seal(json, `${current.id}:${versionId}`), at)
+		updateConfig.run(version, hash, versionId, at, current.id)
+		insertEvent.run(
+			Bun.randomUUIDv7(),
+			at,
+			userId,
+			caller.username,
+			keyHash,
+			address,
+			current.id,
+			`${tool}/${name}`,
+			JSON.stringify({ version })
+		)
+		return { id: current.id, version, updatedAt: at }
+	}
+)
 
 function seal(text: string, aad: string): Buffer {
 	const nonce = randomBytes(12)
@@ -60,9 +88,15 @@ function open(sealed: Uint8Array, aad: string): string {
 }
 
 const unauthorized = () => new Response('{"error":"unauthorized","code":"unauthorized"}', { status: 401 })
-// CONTRACT §3 headers, which every cfgsync response carries.
+// docs/api.md headers, which every cfgsync response carries.
 const json = (body: string) =>
-	new Response(body, { headers: { 'content-type': 'application/json', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' } })
+	new Response(body, {
+		headers: {
+			'content-type': 'application/json',
+			'x-content-type-options': 'nosniff',
+			'referrer-policy': 'no-referrer'
+		}
+	})
 
 const server = Bun.serve({
 	port: Number(port),
@@ -78,13 +112,28 @@ const server = Bun.serve({
 		if (url.pathname === '/api/configs/latest') {
 			const row = latestBy.get(caller.user_id, url.searchParams.get('name') ?? '', url.searchParams.get('tool') ?? '')
 			if (!row) return new Response('{}', { status: 404 })
-			const head = JSON.stringify({ id: row.id, name: row.name, tool: row.tool, version: row.version, hash: row.hash, updatedAt: row.updated_at })
+			const head = JSON.stringify({
+				id: row.id,
+				name: row.name,
+				tool: row.tool,
+				version: row.version,
+				hash: row.hash,
+				updatedAt: row.updated_at
+			})
 			return json(`${head.slice(0, -1)},"data":${open(row.data, `${row.id}:${row.vid}`)}}`)
 		}
 		if (url.pathname === '/api/configs' && request.method === 'POST') {
 			const body = (await request.json()) as { name: string; tool: string; data: unknown }
 			const hash = Bun.CryptoHasher.hash('sha256', canonicalJson(body.data), 'hex')
-			const result = push.immediate(caller, keyHash, server.requestIP(request)?.address ?? 'unknown', body.name, body.tool, hash, JSON.stringify(body.data))
+			const result = push.immediate(
+				caller,
+				keyHash,
+				server.requestIP(request)?.address ?? 'unknown',
+				body.name,
+				body.tool,
+				hash,
+				JSON.stringify(body.data)
+			)
 			return result ? json(JSON.stringify(result)) : new Response('{}', { status: 404 })
 		}
 		return new Response('{}', { status: 404 })

@@ -55,7 +55,8 @@ function parseWrk(out: string) {
 }
 
 /** The first `total` connections dealt over `count` instances: 16 over 3 is 6, 5, 5. */
-const split = (total: number, count: number) => Array.from({ length: count }, (_, i) => Math.floor(total / count) + (i < total % count ? 1 : 0))
+const split = (total: number, count: number) =>
+	Array.from({ length: count }, (_, i) => Math.floor(total / count) + (i < total % count ? 1 : 0))
 
 async function load(
 	scenario: string,
@@ -67,7 +68,17 @@ async function load(
 	const urls = server.urls ?? [server.url]
 	const shares = split(options.connections, urls.length)
 	const command = (url: string, connections: number) => {
-		const args = ['wrk', `-t${urls.length > 1 ? 1 : 2}`, `-c${connections}`, `-d${seconds}s`, '--latency', '--timeout', '10s', '-H', `Authorization: Bearer ${options.key}`]
+		const args = [
+			'wrk',
+			`-t${urls.length > 1 ? 1 : 2}`,
+			`-c${connections}`,
+			`-d${seconds}s`,
+			'--latency',
+			'--timeout',
+			'10s',
+			'-H',
+			`Authorization: Bearer ${options.key}`
+		]
 		if (options.script) args.push('-s', join(import.meta.dir, options.script))
 		args.push(`${url}${options.path}`)
 		return args
@@ -82,7 +93,11 @@ async function load(
 	const env = options.env ? { ...options.env, BENCH_KEY: options.key } : {}
 	const outputs = await Promise.all(
 		urls.map(async (url, i) => {
-			const wrk = Bun.spawn(command(url, shares[i] as number), { env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+			const wrk = Bun.spawn(command(url, shares[i] as number), {
+				env: { ...process.env, ...env },
+				stdout: 'pipe',
+				stderr: 'pipe'
+			})
 			const out = await new Response(wrk.stdout).text()
 			await wrk.exited
 			return parseWrk(out)
@@ -112,7 +127,9 @@ async function load(
 		machineBusy: 1 - (machineAfter.idle - machineBefore.idle) / (machineAfter.total - machineBefore.total),
 		errors: outputs.reduce((n, o) => n + o.errors, 0)
 	}
-	const database = Number.isNaN(result.databaseCpuUsPerRequest) ? '' : ` + ${result.databaseCpuUsPerRequest.toFixed(0)} PostgreSQL`
+	const database = Number.isNaN(result.databaseCpuUsPerRequest)
+		? ''
+		: ` + ${result.databaseCpuUsPerRequest.toFixed(0)} PostgreSQL`
 	console.error(
 		`  ${scenario.padEnd(28)} ${server.name.padEnd(10)} c=${String(options.connections).padEnd(3)} ${result.rps.toFixed(0).padStart(7)} req/s  p50 ${result.p50ms.toFixed(2)} ms  p99 ${result.p99ms.toFixed(2)} ms  ${result.cpuUsPerRequest.toFixed(0)}${database} µs CPU/req  machine ${(100 * result.machineBusy).toFixed(0)}% busy${result.errors ? `  ${result.errors} errors` : ''}`
 	)
@@ -130,20 +147,27 @@ function machineTicks() {
 
 async function startCfgsync(seeded: Seeded, name = 'cfgsync', args: string[] = []) {
 	const dataDir = join(seeded.file, '..')
-	return listen(name, [BINARY, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, ...args], { CFGSYNC_MASTER_KEY: seeded.masterKey })
+	return listen(name, [BINARY, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, ...args], {
+		CFGSYNC_MASTER_KEY: seeded.masterKey
+	})
 }
 
 /** ms from spawn to the first 200 from /healthz. */
 async function startupMs(seeded: Seeded): Promise<number> {
 	const started = performance.now()
-	const proc = Bun.spawn([BINARY, 'serve', '--port', '18999', '--host', '127.0.0.1', '--data-dir', join(seeded.file, '..')], {
-		env: { ...process.env, CFGSYNC_MASTER_KEY: seeded.masterKey },
-		stdout: 'ignore',
-		stderr: 'inherit'
-	})
+	const proc = Bun.spawn(
+		[BINARY, 'serve', '--port', '18999', '--host', '127.0.0.1', '--data-dir', join(seeded.file, '..')],
+		{
+			env: { ...process.env, CFGSYNC_MASTER_KEY: seeded.masterKey },
+			stdout: 'ignore',
+			stderr: 'inherit'
+		}
+	)
 	let ms = NaN
 	while (performance.now() - started < 10_000) {
-		const ok = await fetch('http://127.0.0.1:18999/healthz').then((r) => r.status === 200).catch(() => false)
+		const ok = await fetch('http://127.0.0.1:18999/healthz')
+			.then((r) => r.status === 200)
+			.catch(() => false)
 		if (ok) {
 			ms = performance.now() - started
 			break
@@ -212,21 +236,36 @@ async function main() {
 	console.error('seeding a 1,000-config database and a 100,000-config / 1,000,000-version database …')
 	const small = await seed(join(ROOT, 'bench/.data/small/cfgsync.db'), { configs: 1000, versionsEach: 1 })
 	const needsLarge = !ONLY || ONLY.test('100k configs') || ONLY.test('startup')
-	const large = needsLarge ? await seed(join(ROOT, 'bench/.data/large/cfgsync.db'), { configs: 100_000, versionsEach: 10 }) : small
+	const large = needsLarge
+		? await seed(join(ROOT, 'bench/.data/large/cfgsync.db'), { configs: 100_000, versionsEach: 10 })
+		: small
 	console.error(`  seeded in ${small.seconds.toFixed(1)} s and ${large.seconds.toFixed(1)} s`)
 
 	const baseline = await listen('bare Bun', [BUN, join(import.meta.dir, 'baseline-server.ts'), '0'])
-	const reference = await listen('reference', [BUN, join(import.meta.dir, 'reference-server.ts'), '0', small.file, small.masterKey])
+	const reference = await listen('reference', [
+		BUN,
+		join(import.meta.dir, 'reference-server.ts'),
+		'0',
+		small.file,
+		small.masterKey
+	])
 	const cfgsync = await startCfgsync(small)
 	await Bun.sleep(500)
 	const idleRss = rssBytes(cfgsync.pids())
 	const latest = '/api/configs/latest?name=hot&tool=claude-code'
-	const push = (name: string, bytes: number) => ({ path: '/api/configs', script: 'push.lua', env: { BENCH_KEY: small.apiKey, BENCH_NAME: name, BENCH_BYTES: String(bytes) } })
+	const push = (name: string, bytes: number) => ({
+		path: '/api/configs',
+		script: 'push.lua',
+		env: { BENCH_KEY: small.apiKey, BENCH_NAME: name, BENCH_BYTES: String(bytes) }
+	})
 
-	await interleaved([{ server: baseline, key: 'x' }], [
-		{ scenario: 'constant JSON', connections: 16, path: '/' },
-		{ scenario: 'constant JSON', connections: 64, path: '/' }
-	])
+	await interleaved(
+		[{ server: baseline, key: 'x' }],
+		[
+			{ scenario: 'constant JSON', connections: 16, path: '/' },
+			{ scenario: 'constant JSON', connections: 64, path: '/' }
+		]
+	)
 	await baseline.stop()
 	const pair = [
 		{ server: reference, key: small.apiKey },
@@ -242,8 +281,17 @@ async function main() {
 		{ scenario: 'latest 512 KiB', connections: 16, path: '/api/configs/latest?name=big&tool=claude-code' }
 	])
 	await reference.stop()
-	const historyId = ((await (await fetch(`${cfgsync.url}/api/configs/latest?name=history&tool=vscode`, { headers: { authorization: `Bearer ${small.apiKey}` } })).json()) as { id: string }).id
-	await interleaved([{ server: cfgsync, key: small.apiKey }], [{ scenario: 'versions 200 × 64 KiB', connections: 16, path: `/api/configs/${historyId}/versions` }])
+	const historyId = (
+		(await (
+			await fetch(`${cfgsync.url}/api/configs/latest?name=history&tool=vscode`, {
+				headers: { authorization: `Bearer ${small.apiKey}` }
+			})
+		).json()) as { id: string }
+	).id
+	await interleaved(
+		[{ server: cfgsync, key: small.apiKey }],
+		[{ scenario: 'versions 200 × 64 KiB', connections: 16, path: `/api/configs/${historyId}/versions` }]
+	)
 
 	if (needsLarge) {
 		const big = await startCfgsync(large, 'cfgsync 100k')
@@ -259,7 +307,15 @@ async function main() {
 				{ server: cfgsync, key: small.apiKey, label: 'scale: push 1 KiB' },
 				{ server: big, key: large.apiKey, label: 'scale: push 1 KiB' }
 			],
-			[{ scenario: '100k configs push', connections: 16, path: '/api/configs', script: 'push.lua', env: { BENCH_KEY: '', BENCH_NAME: 'push-1k', BENCH_BYTES: '1024' } }]
+			[
+				{
+					scenario: '100k configs push',
+					connections: 16,
+					path: '/api/configs',
+					script: 'push.lua',
+					env: { BENCH_KEY: '', BENCH_NAME: 'push-1k', BENCH_BYTES: '1024' }
+				}
+			]
 		)
 		await big.stop()
 	}
@@ -290,7 +346,7 @@ async function main() {
 }
 
 /**
- * CONTRACT §9: the same paths with the data in PostgreSQL, on the server at
+ * docs/postgresql.md: the same paths with the data in PostgreSQL, on the server at
  * CFGSYNC_BENCH_DATABASE_URL (default the local one; the bench creates and drops
  * its databases there). The small database is moved over once with `db copy` into
  * a template; each scenario then runs on a fresh copy of it (CREATE DATABASE …
@@ -301,7 +357,11 @@ async function main() {
  */
 async function postgresRows(small: Seeded) {
 	const latest = '/api/configs/latest?name=hot&tool=claude-code'
-	const push = { path: '/api/configs', script: 'push.lua', env: { BENCH_KEY: small.apiKey, BENCH_NAME: 'push-1k', BENCH_BYTES: '1024' } }
+	const push = {
+		path: '/api/configs',
+		script: 'push.lua',
+		env: { BENCH_KEY: small.apiKey, BENCH_NAME: 'push-1k', BENCH_BYTES: '1024' }
+	}
 	const cases: Case[] = [
 		{ scenario: 'postgres: me', connections: 16, path: '/api/me' },
 		{ scenario: 'postgres: me', connections: 64, path: '/api/me' },
@@ -316,7 +376,12 @@ async function postgresRows(small: Seeded) {
 	const admin = new SQL({ url: adminUrl, max: 1, connectionTimeout: 3, idleTimeout: 0 })
 	const answers = await admin`SELECT 1`.then(
 		() => true,
-		(error: Error) => (console.error(`skipped the PostgreSQL rows: no PostgreSQL answers at ${shown} (${error.message}); set CFGSYNC_BENCH_DATABASE_URL`), false)
+		(error: Error) => (
+			console.error(
+				`skipped the PostgreSQL rows: no PostgreSQL answers at ${shown} (${error.message}); set CFGSYNC_BENCH_DATABASE_URL`
+			),
+			false
+		)
 	)
 	if (!answers) return void (await admin.close().catch(() => {}))
 	const urlOf = (database: string) => {
@@ -339,27 +404,48 @@ async function postgresRows(small: Seeded) {
 		const started = performance.now()
 		const creates = await create(template).then(
 			() => true,
-			(error: Error) => (console.error(`skipped the PostgreSQL rows: could not create a database at ${shown} (${error.message})`), false)
+			(error: Error) => (
+				console.error(`skipped the PostgreSQL rows: could not create a database at ${shown} (${error.message})`), false
+			)
 		)
 		if (!creates) return
-		const copied = Bun.spawnSync([BINARY, 'db', 'copy', '--data-dir', join(small.file, '..'), '--to', urlOf(template)], {
-			env: { ...process.env, CFGSYNC_MASTER_KEY: small.masterKey },
-			stdout: 'ignore',
-			stderr: 'pipe'
-		})
+		const copied = Bun.spawnSync(
+			[BINARY, 'db', 'copy', '--data-dir', join(small.file, '..'), '--to', urlOf(template)],
+			{
+				env: { ...process.env, CFGSYNC_MASTER_KEY: small.masterKey },
+				stdout: 'ignore',
+				stderr: 'pipe'
+			}
+		)
 		need(copied.exitCode === 0, `db copy into PostgreSQL failed: ${copied.stderr.toString()}`)
 		const [{ version }] = (await admin`SELECT current_setting('server_version') AS version`) as [{ version: string }]
-		console.error(`  PostgreSQL ${version} at ${shown}: the small database copied in ${((performance.now() - started) / 1000).toFixed(1)} s; a fresh copy per scenario`)
+		console.error(
+			`  PostgreSQL ${version} at ${shown}: the small database copied in ${((performance.now() - started) / 1000).toFixed(1)} s; a fresh copy per scenario`
+		)
 		for (const [i, c] of cases.entries()) {
 			const database = `${prefix}_${i}`
 			await create(database, template)
 			const url = urlOf(database)
 			// Every backend on this database, autovacuum included; the admin connection is on another.
-			const databasePids = async () => ((await admin`SELECT pid FROM pg_stat_activity WHERE datname = ${database}`) as { pid: number }[]).map((row) => row.pid)
+			const databasePids = async () =>
+				((await admin`SELECT pid FROM pg_stat_activity WHERE datname = ${database}`) as { pid: number }[]).map(
+					(row) => row.pid
+				)
 			const env = { CFGSYNC_MASTER_KEY: small.masterKey, CFGSYNC_DATABASE_URL: url }
-			const serve = (label: string) => listen(label, [BINARY, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', join(small.file, '..')], env)
+			const serve = (label: string) =>
+				listen(
+					label,
+					[BINARY, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', join(small.file, '..')],
+					env
+				)
 			const servers = [
-				await listen('reference', [BUN, join(import.meta.dir, 'reference-server-postgres.ts'), '0', url, small.masterKey]),
+				await listen('reference', [
+					BUN,
+					join(import.meta.dir, 'reference-server-postgres.ts'),
+					'0',
+					url,
+					small.masterKey
+				]),
 				await serve('cfgsync'),
 				group('cfgsync ×3', [await serve('cfgsync a'), await serve('cfgsync b'), await serve('cfgsync c')])
 			]
@@ -382,7 +468,8 @@ async function postgresRows(small: Seeded) {
 
 function report(machine: string, idleRss: number, startups: number[]) {
 	const floor = (connections: number) => results.find((r) => r.server === 'bare Bun' && r.connections === connections)
-	const ref = (r: Result) => results.find((x) => x.server === 'reference' && x.scenario === r.scenario && x.connections === r.connections)
+	const ref = (r: Result) =>
+		results.find((x) => x.server === 'reference' && x.scenario === r.scenario && x.connections === r.connections)
 	const rows = results.map((r) => {
 		const base = floor(r.connections >= 64 ? 64 : 16)
 		const against = r.server === 'reference' ? undefined : ref(r)
@@ -393,26 +480,45 @@ function report(machine: string, idleRss: number, startups: number[]) {
 			r.rps.toFixed(0),
 			r.p50ms.toFixed(2),
 			r.p99ms.toFixed(2),
-			r.cpuUsPerRequest.toFixed(0) + (Number.isNaN(r.databaseCpuUsPerRequest) ? '' : ` + ${r.databaseCpuUsPerRequest.toFixed(0)}`),
+			r.cpuUsPerRequest.toFixed(0) +
+				(Number.isNaN(r.databaseCpuUsPerRequest) ? '' : ` + ${r.databaseCpuUsPerRequest.toFixed(0)}`),
 			r.peakRssMb.toFixed(0),
 			base ? `${(r.rps / base.rps).toFixed(2)}×` : '',
 			against ? `${((100 * r.rps) / against.rps).toFixed(0)}% / ${(r.p99ms / against.p99ms).toFixed(2)}×` : '',
 			r.errors ? String(r.errors) : ''
 		]
 	})
-	const header = ['scenario', 'server', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'peak RSS MB', 'vs bare Bun', 'vs reference: req/s, p99', 'errors']
+	const header = [
+		'scenario',
+		'server',
+		'conns',
+		'req/s',
+		'p50 ms',
+		'p99 ms',
+		'CPU µs/req',
+		'peak RSS MB',
+		'vs bare Bun',
+		'vs reference: req/s, p99',
+		'errors'
+	]
 	const line = (cells: string[]) => `| ${cells.join(' | ')} |`
-	console.log(`\n${machine}; ${SECONDS} s per run, wrk -t2 on the same machine, median of ${ROUNDS} interleaved rounds\n`)
+	console.log(
+		`\n${machine}; ${SECONDS} s per run, wrk -t2 on the same machine, median of ${ROUNDS} interleaved rounds\n`
+	)
 	console.log(line(header))
 	console.log(line(header.map(() => '---')))
 	for (const row of rows) console.log(line(row))
 	const find = (server: string, scenario: string) => results.find((r) => r.server === server && r.scenario === scenario)
 	if (results.some((r) => !Number.isNaN(r.databaseCpuUsPerRequest))) {
-		console.log('\nPostgreSQL rows: CPU µs/req is the server\'s (all three processes\' for ×3) + PostgreSQL\'s backends\' on the bench database; ×3 is one wrk -t1 per instance, the connections dealt over them')
+		console.log(
+			"\nPostgreSQL rows: CPU µs/req is the server's (all three processes' for ×3) + PostgreSQL's backends' on the bench database; ×3 is one wrk -t1 per instance, the connections dealt over them"
+		)
 	}
 	const total = (r: Result) => r.cpuUsPerRequest + r.databaseCpuUsPerRequest
 	for (const r of results.filter((x) => x.server === 'cfgsync ×3')) {
-		const single = results.find((x) => x.server === 'cfgsync' && x.scenario === r.scenario && x.connections === r.connections)
+		const single = results.find(
+			(x) => x.server === 'cfgsync' && x.scenario === r.scenario && x.connections === r.connections
+		)
 		if (single) {
 			console.log(
 				`${r.scenario} at ${r.connections} connections: three instances ${(r.rps / single.rps).toFixed(2)}× one instance's req/s; CPU per request (servers + PostgreSQL) ${total(r).toFixed(0)} µs against ${total(single).toFixed(0)}; machine ${(100 * r.machineBusy).toFixed(0)}% and ${(100 * single.machineBusy).toFixed(0)}% busy`
@@ -420,22 +526,45 @@ function report(machine: string, idleRss: number, startups: number[]) {
 		}
 	}
 	const pairs: [string, Result | undefined, Result | undefined][] = [
-		['scale, latest (100,000 configs / 1,000,000 versions vs 1,000 configs)', find('cfgsync', 'scale: latest 1 KiB'), find('cfgsync 100k', 'scale: latest 1 KiB')],
+		[
+			'scale, latest (100,000 configs / 1,000,000 versions vs 1,000 configs)',
+			find('cfgsync', 'scale: latest 1 KiB'),
+			find('cfgsync 100k', 'scale: latest 1 KiB')
+		],
 		['scale, push', find('cfgsync', 'scale: push 1 KiB'), find('cfgsync 100k', 'scale: push 1 KiB')]
 	]
 	console.log('')
 	for (const [label, before, after] of pairs) {
-		if (before && after) console.log(`${label}: p50 ${(after.p50ms / before.p50ms).toFixed(2)}×, p99 ${(after.p99ms / before.p99ms).toFixed(2)}×`)
+		if (before && after)
+			console.log(
+				`${label}: p50 ${(after.p50ms / before.p50ms).toFixed(2)}×, p99 ${(after.p99ms / before.p99ms).toFixed(2)}×`
+			)
 	}
 	const w1 = find('1 worker', 'workers: latest 1 KiB')
 	const w2 = find('2 workers', 'workers: latest 1 KiB')
 	const w1p = find('1 worker', 'workers: push 1 KiB')
 	const w2p = find('2 workers', 'workers: push 1 KiB')
-	if (w1 && w2) console.log(`workers, 2 vs 1: latest ${(w2.rps / w1.rps).toFixed(2)}×${w1p && w2p ? `, push ${(w2p.rps / w1p.rps).toFixed(2)}×` : ''}`)
+	if (w1 && w2)
+		console.log(
+			`workers, 2 vs 1: latest ${(w2.rps / w1.rps).toFixed(2)}×${w1p && w2p ? `, push ${(w2p.rps / w1p.rps).toFixed(2)}×` : ''}`
+		)
 	// One process on SQLite (the PostgreSQL rows' ×3 sums three).
-	const peakOneWorker = Math.max(0, ...results.filter((r) => !r.server.includes('worker') && r.server.startsWith('cfgsync') && !r.scenario.startsWith('postgres:')).map((r) => r.peakRssMb))
-	if (peakOneWorker > 0) console.log(`memory: idle RSS ${(idleRss / 1048576).toFixed(0)} MB; peak RSS under load ${peakOneWorker.toFixed(0)} MB (one process, sampled every 100 ms)`)
-	if (startups.length) console.log(`start to first healthy /healthz with the 100,000-config database: median ${median(startups).toFixed(0)} ms of ${startups.length}`)
+	const peakOneWorker = Math.max(
+		0,
+		...results
+			.filter(
+				(r) => !r.server.includes('worker') && r.server.startsWith('cfgsync') && !r.scenario.startsWith('postgres:')
+			)
+			.map((r) => r.peakRssMb)
+	)
+	if (peakOneWorker > 0)
+		console.log(
+			`memory: idle RSS ${(idleRss / 1048576).toFixed(0)} MB; peak RSS under load ${peakOneWorker.toFixed(0)} MB (one process, sampled every 100 ms)`
+		)
+	if (startups.length)
+		console.log(
+			`start to first healthy /healthz with the 100,000-config database: median ${median(startups).toFixed(0)} ms of ${startups.length}`
+		)
 }
 
 await main()

@@ -16,7 +16,11 @@ export interface Seeded {
 }
 
 /** Data of about `bytes` bytes as UTF-8 JSON. */
-export const payload = (bytes: number, tag = 0) => ({ tag, settings: { theme: 'dark', fontSize: 14 }, pad: 'x'.repeat(Math.max(0, bytes - 70)) })
+export const payload = (bytes: number, tag = 0) => ({
+	tag,
+	settings: { theme: 'dark', fontSize: 14 },
+	pad: 'x'.repeat(Math.max(0, bytes - 70))
+})
 
 /**
  * `configs` filler configs with `versionsEach` versions of ~256 bytes, spread
@@ -35,25 +39,73 @@ export async function seed(file: string, options: { configs: number; versionsEac
 	const users: string[] = []
 	for (let u = 0; u < 1000; u++) {
 		const id = newId()
-		await store.users.create({ id, email: `filler${u}@example.test`, username: `filler${u}`, passwordHash: null, plan: 'pro', isAdmin: false, createdAt: at })
+		await store.users.create({
+			id,
+			email: `filler${u}@example.test`,
+			username: `filler${u}`,
+			passwordHash: null,
+			plan: 'pro',
+			isAdmin: false,
+			createdAt: at
+		})
 		users.push(id)
 	}
 	const benchUser = newId()
-	await store.users.create({ id: benchUser, email: 'bench@example.test', username: 'bench', passwordHash: null, plan: 'pro', isAdmin: false, createdAt: at })
+	await store.users.create({
+		id: benchUser,
+		email: 'bench@example.test',
+		username: 'bench',
+		passwordHash: null,
+		plan: 'pro',
+		isAdmin: false,
+		createdAt: at
+	})
 	const apiKey = generateApiKey()
-	await store.keys.issue({ id: newId(), userId: benchUser, device: 'bench', keyHash: sha256Hex(apiKey), createdAt: at, lastUsedAt: null })
+	await store.keys.issue({
+		id: newId(),
+		userId: benchUser,
+		device: 'bench',
+		keyHash: sha256Hex(apiKey),
+		createdAt: at,
+		lastUsedAt: null
+	})
 	for (let u = 0; u < 1000; u++) {
-		await store.keys.issue({ id: newId(), userId: users[u]!, device: 'filler', keyHash: sha256Hex(generateApiKey()), createdAt: at, lastUsedAt: null })
+		await store.keys.issue({
+			id: newId(),
+			userId: users[u]!,
+			device: 'filler',
+			keyHash: sha256Hex(generateApiKey()),
+			createdAt: at,
+			lastUsedAt: null
+		})
 	}
 
 	const build = (userId: string, name: string, tool: ConfigRow['tool'], datas: unknown[]) => {
 		const id = newId()
 		const versions: VersionWithData[] = datas.map((data, i) => {
 			const versionId = newId()
-			return { id: versionId, configId: id, version: i + 1, hash: contentHash(data), createdAt: at, sealed: sealer.seal(JSON.stringify(data), `${id}:${versionId}`) }
+			return {
+				id: versionId,
+				configId: id,
+				version: i + 1,
+				hash: contentHash(data),
+				createdAt: at,
+				sealed: sealer.seal(JSON.stringify(data), `${id}:${versionId}`)
+			}
 		})
 		const last = versions[versions.length - 1]!
-		const config: ConfigRow = { id, userId, teamId: null, name, tool, version: last.version, hash: last.hash, currentVersionId: last.id, createdAt: at, updatedAt: at }
+		const config: ConfigRow = {
+			id,
+			userId,
+			teamId: null,
+			name,
+			tool,
+			version: last.version,
+			hash: last.hash,
+			currentVersionId: last.id,
+			createdAt: at,
+			updatedAt: at
+		}
 		return { config, versions }
 	}
 
@@ -63,7 +115,12 @@ export async function seed(file: string, options: { configs: number; versionsEac
 		build(benchUser, 'push-1k', 'cursor', [payload(1024)]),
 		build(benchUser, 'push-64k', 'cursor', [payload(64 * 1024)]),
 		build(benchUser, 'push-500k', 'cursor', [payload(500 * 1024)]),
-		build(benchUser, 'history', 'vscode', Array.from({ length: 200 }, (_, i) => payload(64 * 1024, i)))
+		build(
+			benchUser,
+			'history',
+			'vscode',
+			Array.from({ length: 200 }, (_, i) => payload(64 * 1024, i))
+		)
 	])
 
 	const tools = ['claude-code', 'cursor', 'windsurf', 'vscode', 'codex', 'gemini-cli'] as const

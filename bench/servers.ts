@@ -59,7 +59,12 @@ export async function listen(name: string, cmd: string[], env: Record<string, st
 function childPids(pid: number): number[] {
 	try {
 		const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim()
-		return children ? children.split(/\s+/).map(Number).flatMap((child) => [child, ...childPids(child)]) : []
+		return children
+			? children
+					.split(/\s+/)
+					.map(Number)
+					.flatMap((child) => [child, ...childPids(child)])
+			: []
 	} catch {
 		return []
 	}

@@ -1,5 +1,5 @@
 /**
- * `npm run build:package`: the client as an npm package (CONTRACT §12), made
+ * `npm run build:package`: the client as an npm package (docs/client.md), made
  * into dist/cfgsync.tgz, which `npm run build:server` embeds in the server
  * binary for GET /download/cfgsync.tgz. One bundled, minified ES module with
  * no dependencies to fetch, for Node 20 or later on any OS:
@@ -31,7 +31,7 @@ if (!built.success) {
 const bundle = join(staging, 'cfgsync.mjs')
 const code = readFileSync(bundle, 'utf8')
 if (/\bBun\.[A-Za-z]/.test(code)) {
-	console.error('the client bundle uses a Bun API; it must run on Node (CONTRACT §12)')
+	console.error('the client bundle uses a Bun API; it must run on Node (docs/client.md)')
 	process.exit(1)
 }
 if (!code.startsWith('#!')) writeFileSync(bundle, `#!/usr/bin/env node\n${code}`)
@@ -42,7 +42,8 @@ writeFileSync(
 		{
 			name: 'cfgsync',
 			version,
-			description: 'Client of a self-hosted cfgsync server: sync Claude Code, Cursor, Windsurf, VS Code, Codex and Gemini CLI configuration',
+			description:
+				'Client of a self-hosted cfgsync server: sync Claude Code, Cursor, Windsurf, VS Code, Codex and Gemini CLI configuration',
 			type: 'module',
 			bin: { cfgsync: 'cfgsync.mjs' },
 			files: ['cfgsync.mjs'],
@@ -58,7 +59,12 @@ writeFileSync(
 )
 
 // npm pack writes fixed timestamps and ordering, so the same sources make the same tarball (and the same SHA-256).
-const pack = Bun.spawnSync(['npm', 'pack', '--silent', '--pack-destination', dist], { cwd: staging, stdout: 'pipe', stderr: 'pipe', env: { ...process.env, npm_config_loglevel: 'error' } })
+const pack = Bun.spawnSync(['npm', 'pack', '--silent', '--pack-destination', dist], {
+	cwd: staging,
+	stdout: 'pipe',
+	stderr: 'pipe',
+	env: { ...process.env, npm_config_loglevel: 'error' }
+})
 if (pack.exitCode !== 0) {
 	console.error(pack.stderr.toString())
 	process.exit(1)
@@ -66,4 +72,6 @@ if (pack.exitCode !== 0) {
 const packed = pack.stdout.toString().trim().split('\n').pop() as string
 renameSync(join(dist, packed), join(dist, 'cfgsync.tgz'))
 const size = Bun.file(join(dist, 'cfgsync.tgz')).size
-console.log(`dist/cfgsync.tgz: ${(size / 1024).toFixed(1)} KB (cfgsync.mjs ${(Bun.file(bundle).size / 1024).toFixed(1)} KB), cfgsync ${version} for Node >= 20`)
+console.log(
+	`dist/cfgsync.tgz: ${(size / 1024).toFixed(1)} KB (cfgsync.mjs ${(Bun.file(bundle).size / 1024).toFixed(1)} KB), cfgsync ${version} for Node >= 20`
+)

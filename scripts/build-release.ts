@@ -1,6 +1,6 @@
 /**
  * `npm run build:release`: the standalone client for every platform
- * developers use (issue 20, CONTRACT §12), cross-compiled with Bun's
+ * developers use, cross-compiled with Bun's
  * --target, into dist/release/ with SHA256SUMS. The operator copies these
  * files into the server's --downloads-dir, which serves them at /download.
  * x64 targets use Bun's baseline build, which runs on CPUs without AVX2 too.
@@ -29,7 +29,19 @@ for (const { file, target } of TARGETS) {
 	const outfile = join(out, file)
 	// The same flags as npm run build:client; --target fetches that platform's Bun runtime once (npm registry), then it is cached.
 	const build = Bun.spawnSync(
-		[bun, 'build', '--compile', `--target=${target}`, '--minify-whitespace', '--minify-syntax', '--no-compile-autoload-dotenv', '--no-compile-autoload-bunfig', '--outfile', outfile, join(root, 'src', 'client', 'main.ts')],
+		[
+			bun,
+			'build',
+			'--compile',
+			`--target=${target}`,
+			'--minify-whitespace',
+			'--minify-syntax',
+			'--no-compile-autoload-dotenv',
+			'--no-compile-autoload-bunfig',
+			'--outfile',
+			outfile,
+			join(root, 'src', 'client', 'main.ts')
+		],
 		{ cwd: root, stdout: 'pipe', stderr: 'pipe' }
 	)
 	if (build.exitCode !== 0) {
@@ -40,7 +52,11 @@ for (const { file, target } of TARGETS) {
 	const hasher = new Bun.CryptoHasher('sha256')
 	hasher.update(await bytes.arrayBuffer())
 	sums.push(`${hasher.digest('hex')}  ${file}`)
-	console.log(`${file}: ${(bytes.size / 1024 / 1024).toFixed(1)} MB (${target}, ${((Date.now() - begun) / 1000).toFixed(1)} s)`)
+	console.log(
+		`${file}: ${(bytes.size / 1024 / 1024).toFixed(1)} MB (${target}, ${((Date.now() - begun) / 1000).toFixed(1)} s)`
+	)
 }
 writeFileSync(join(out, 'SHA256SUMS'), `${sums.join('\n')}\n`)
-console.log(`dist/release/: ${TARGETS.length} executables and SHA256SUMS in ${((Date.now() - started) / 1000).toFixed(1)} s. Serve them with: cfgsync-server --downloads-dir ${out}`)
+console.log(
+	`dist/release/: ${TARGETS.length} executables and SHA256SUMS in ${((Date.now() - started) / 1000).toFixed(1)} s. Serve them with: cfgsync-server --downloads-dir ${out}`
+)

@@ -1,5 +1,5 @@
 // Runs a command and counts, every 20 ms, the TCP connections to PostgreSQL that it and every
-// process it starts hold (issue 24: `npm test` on a shared server). Prints the peak, the databases
+// process it starts hold. Prints the peak, the databases
 // those connections were on at that moment, and the most the whole server held meanwhile.
 // Linux only (it reads /proc). Usage:
 //   bun scripts/pg-connections.ts [--port 5432] [--limit N] [--hold N] -- <command> [args…]
@@ -71,7 +71,8 @@ function connections(pids: number[]): number[] {
 			const fields = line.trim().split(/\s+/)
 			if (fields.length < 10 || fields[3] !== '01') continue
 			const remotePort = parseInt((fields[2] as string).split(':')[1] as string, 16)
-			if (remotePort === port && sockets.has(fields[9] as string)) ports.push(parseInt((fields[1] as string).split(':')[1] as string, 16))
+			if (remotePort === port && sockets.has(fields[9] as string))
+				ports.push(parseInt((fields[1] as string).split(':')[1] as string, 16))
 		}
 	}
 	return ports
@@ -79,11 +80,20 @@ function connections(pids: number[]): number[] {
 
 const observer = new SQL({ url: TEST_DATABASE_URL, max: 1, connection: { application_name: 'pg-connections' } })
 const maxConnections = Number((await observer.unsafe('SHOW max_connections'))[0].max_connections)
-const holder = new SQL({ url: TEST_DATABASE_URL, max: Math.max(hold, 1), idleTimeout: 0, connection: { application_name: 'pg-connections-hold' } })
+const holder = new SQL({
+	url: TEST_DATABASE_URL,
+	max: Math.max(hold, 1),
+	idleTimeout: 0,
+	connection: { application_name: 'pg-connections-hold' }
+})
 const held = await Promise.all(Array.from({ length: hold }, () => holder.reserve()))
 if (hold > 0) {
-	const [row] = await observer.unsafe(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend'`)
-	console.log(`pg-connections: holding ${held.length} idle connections; the server has ${row.n} client connections of max_connections = ${maxConnections}`)
+	const [row] = await observer.unsafe(
+		`SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend'`
+	)
+	console.log(
+		`pg-connections: holding ${held.length} idle connections; the server has ${row.n} client connections of max_connections = ${maxConnections}`
+	)
 }
 const started = Date.now()
 const child = Bun.spawn(command, { stdio: ['inherit', 'inherit', 'inherit'] })
@@ -111,7 +121,9 @@ async function sample() {
 			peakDatabases = Object.fromEntries(rows.map((row: { datname: string; n: number }) => [row.datname, row.n]))
 		}
 		if (samples % 10 === 1) {
-			const [row] = await observer.unsafe(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend'`)
+			const [row] = await observer.unsafe(
+				`SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend'`
+			)
 			serverPeak = Math.max(serverPeak, row.n)
 		}
 	} finally {
@@ -129,8 +141,12 @@ await observer.close()
 const databases = Object.entries(peakDatabases)
 	.map(([name, n]) => `${name}: ${n}`)
 	.join(', ')
-console.log(`\npg-connections: peak ${peak} connections to port ${port} held by the command at ${(peakAt / 1000).toFixed(1)} s (${databases || 'none'})`)
-console.log(`pg-connections: the whole server held at most ${serverPeak} client connections meanwhile (max_connections = ${maxConnections}); ${samples} samples`)
+console.log(
+	`\npg-connections: peak ${peak} connections to port ${port} held by the command at ${(peakAt / 1000).toFixed(1)} s (${databases || 'none'})`
+)
+console.log(
+	`pg-connections: the whole server held at most ${serverPeak} client connections meanwhile (max_connections = ${maxConnections}); ${samples} samples`
+)
 if (limit !== undefined && peak > limit) {
 	console.log(`pg-connections: the peak is above --limit ${limit}`)
 	process.exit(status || 3)

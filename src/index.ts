@@ -225,5 +225,7 @@ if (code !== 0 || !isServe(process.argv.slice(2))) process.exit(code)
 
 function isServe(argv: string[]): boolean {
 	if (argv.includes('--help') || argv.includes('-h')) return false
-	return argv[0] === undefined || argv[0] === 'serve' || (argv[0].startsWith('-') && !['--version', '-v'].includes(argv[0]))
+	return (
+		argv[0] === undefined || argv[0] === 'serve' || (argv[0].startsWith('-') && !['--version', '-v'].includes(argv[0]))
+	)
 }

@@ -28,7 +28,9 @@ function resolveImport(from: string, specifier: string): string | undefined {
 const graph = new Map<string, string[]>()
 for (const file of sourceFiles(SRC)) {
 	const text = readFileSync(file, 'utf8')
-	const targets = [...text.matchAll(SPECIFIER)].map((match) => resolveImport(file, match[1] as string)).filter((target): target is string => target?.startsWith(SRC) ?? false)
+	const targets = [...text.matchAll(SPECIFIER)]
+		.map((match) => resolveImport(file, match[1] as string))
+		.filter((target): target is string => target?.startsWith(SRC) ?? false)
 	graph.set(file, targets)
 }
 const area = (file: string) => relative(SRC, file).split('/')[0] as string

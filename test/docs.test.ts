@@ -83,7 +83,18 @@ describe('the documentation', () => {
 
 	test('docs/ holds the documents the README links to', () => {
 		const names = files.map((file) => relative(ROOT, file)).sort()
-		for (const name of ['architecture', 'client', 'sync-model', 'web', 'api', 'operations', 'postgresql', 'deploy', 'performance', 'decisions']) {
+		for (const name of [
+			'architecture',
+			'client',
+			'sync-model',
+			'web',
+			'api',
+			'operations',
+			'postgresql',
+			'deploy',
+			'performance',
+			'decisions'
+		]) {
 			expect(names).toContain(`docs/${name}.md`)
 		}
 	})
@@ -102,7 +113,10 @@ describe('the documentation', () => {
 					broken.push(`${where} (no such file)`)
 					continue
 				}
-				if (anchor !== undefined && !(target.endsWith('.md') && anchors(readFileSync(target, 'utf8')).has(decodeURIComponent(anchor)))) {
+				if (
+					anchor !== undefined &&
+					!(target.endsWith('.md') && anchors(readFileSync(target, 'utf8')).has(decodeURIComponent(anchor)))
+				) {
 					broken.push(`${where} (no such heading)`)
 				}
 			}
@@ -135,10 +149,13 @@ describe('the documentation', () => {
 		])
 	})
 
-	test("the README stays short, and its first commands start the server and run the tests", () => {
+	test('the README stays short, and its first commands start the server and run the tests', () => {
 		const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
 		expect(readme.split('\n').length).toBeLessThanOrEqual(250)
-		const first = readme.match(/```sh\n([^]*?)```/)?.[1]?.split('\n').filter((line) => line !== '')
+		const first = readme
+			.match(/```sh\n([^]*?)```/)?.[1]
+			?.split('\n')
+			.filter((line) => line !== '')
 		expect(first).toEqual([
 			'npm ci && npm start     # start the server on http://localhost:8787, data in ./data',
 			'npm ci && npm test      # run the tests'

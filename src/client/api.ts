@@ -1,8 +1,30 @@
 import type { z } from 'zod'
 import type { AuditEventView, AuditQuery } from '../shared/api/audit'
 import type { IssuedKey, KeyView, LoginBody, Me } from '../shared/api/auth'
-import type { ConfigSummary, ConfigVersion, LatestConfig, LatestQuery, ListQuery, PushBody, PushResult, RollbackBody, RolledBack, VersionsQuery } from '../shared/api/configs'
-import type { AddMemberBody, CreateTeamBody, Invitation, PatchTeamBody, RoleChanged, SetRoleBody, TeamCreated, TeamDetail, TeamListItem, TeamMember } from '../shared/api/teams'
+import type {
+	ConfigSummary,
+	ConfigVersion,
+	LatestConfig,
+	LatestQuery,
+	ListQuery,
+	PushBody,
+	PushResult,
+	RollbackBody,
+	RolledBack,
+	VersionsQuery
+} from '../shared/api/configs'
+import type {
+	AddMemberBody,
+	CreateTeamBody,
+	Invitation,
+	PatchTeamBody,
+	RoleChanged,
+	SetRoleBody,
+	TeamCreated,
+	TeamDetail,
+	TeamListItem,
+	TeamMember
+} from '../shared/api/teams'
 
 /**
  * The server's API as the client calls it: one method per route, whose
@@ -10,7 +32,23 @@ import type { AddMemberBody, CreateTeamBody, Invitation, PatchTeamBody, RoleChan
  * validate with (src/shared/api/), so the two cannot drift. Types only: the
  * client does not parse answers with zod (docs/architecture.md).
  */
-export type { AuditEventView, ConfigSummary, ConfigVersion, Invitation, IssuedKey, KeyView, LatestConfig, Me, PushResult, RoleChanged, RolledBack, TeamCreated, TeamDetail, TeamListItem, TeamMember }
+export type {
+	AuditEventView,
+	ConfigSummary,
+	ConfigVersion,
+	Invitation,
+	IssuedKey,
+	KeyView,
+	LatestConfig,
+	Me,
+	PushResult,
+	RoleChanged,
+	RolledBack,
+	TeamCreated,
+	TeamDetail,
+	TeamListItem,
+	TeamMember
+}
 
 /** A request body as the client sends it: what the server's model accepts (defaults may be left out). */
 type Body<T extends z.ZodType> = z.input<T>
@@ -42,7 +80,11 @@ export type Api = ReturnType<typeof createApi>
 
 export function createApi(server: string, key?: string) {
 	const base = server.replace(/\/+$/, '')
-	async function call<T>(method: string, path: string, options: { body?: unknown; headers?: Record<string, string>; ok?: number[] } = {}): Promise<Reply<T>> {
+	async function call<T>(
+		method: string,
+		path: string,
+		options: { body?: unknown; headers?: Record<string, string>; ok?: number[] } = {}
+	): Promise<Reply<T>> {
 		const headers: Record<string, string> = { accept: 'application/json', ...options.headers }
 		if (key) headers.authorization = `Bearer ${key}`
 		let payload: string | undefined
@@ -61,11 +103,20 @@ export function createApi(server: string, key?: string) {
 		try {
 			body = text === '' ? undefined : JSON.parse(text)
 		} catch {
-			throw new ApiError(response.status, 'bad_response', `${base} did not answer like a cfgsync server (HTTP ${response.status})`)
+			throw new ApiError(
+				response.status,
+				'bad_response',
+				`${base} did not answer like a cfgsync server (HTTP ${response.status})`
+			)
 		}
 		if (response.status >= 400 && !options.ok?.includes(response.status)) {
 			const error = (body ?? {}) as { error?: string; code?: string }
-			throw new ApiError(response.status, error.code ?? 'unknown', error.error ?? `HTTP ${response.status}`, body as Record<string, unknown>)
+			throw new ApiError(
+				response.status,
+				error.code ?? 'unknown',
+				error.error ?? `HTTP ${response.status}`,
+				body as Record<string, unknown>
+			)
 		}
 		return { status: response.status, headers: response.headers, body: body as T }
 	}
@@ -97,28 +148,40 @@ export function createApi(server: string, key?: string) {
 			 * The latest version for a poll: undefined when the config does not
 			 * exist, `unchanged` when `etag` is still its hash (304).
 			 */
-			poll: async (params: Query<typeof LatestQuery>, etag?: string): Promise<LatestConfig | undefined | 'unchanged'> => {
-				const reply = await call<LatestConfig>('GET', `/api/configs/latest${query(params)}`, { ok: [404], headers: etag ? { 'if-none-match': `"${etag}"` } : {} })
+			poll: async (
+				params: Query<typeof LatestQuery>,
+				etag?: string
+			): Promise<LatestConfig | undefined | 'unchanged'> => {
+				const reply = await call<LatestConfig>('GET', `/api/configs/latest${query(params)}`, {
+					ok: [404],
+					headers: etag ? { 'if-none-match': `"${etag}"` } : {}
+				})
 				if (reply.status === 304) return 'unchanged'
 				if (reply.status === 404) return undefined
 				return reply.body
 			},
 			push: async (body: Body<typeof PushBody>, condition: PushCondition) => {
-				const headers: Record<string, string> = 'ifMatch' in condition ? { 'if-match': `"${condition.ifMatch}"` } : { 'if-none-match': condition.ifNoneMatch }
+				const headers: Record<string, string> =
+					'ifMatch' in condition ? { 'if-match': `"${condition.ifMatch}"` } : { 'if-none-match': condition.ifNoneMatch }
 				return (await call<PushResult>('POST', '/api/configs', { body, headers })).body
 			},
-			versions: (id: string, params: Query<typeof VersionsQuery>) => get<ConfigVersion[]>(`/api/configs/${id}/versions${query(params)}`),
-			rollback: (id: string, body: Body<typeof RollbackBody>) => send<RolledBack>('POST', `/api/configs/${id}/rollback`, body),
+			versions: (id: string, params: Query<typeof VersionsQuery>) =>
+				get<ConfigVersion[]>(`/api/configs/${id}/versions${query(params)}`),
+			rollback: (id: string, body: Body<typeof RollbackBody>) =>
+				send<RolledBack>('POST', `/api/configs/${id}/rollback`, body),
 			remove: (id: string) => remove(`/api/configs/${id}`)
 		},
 		teams: {
 			list: () => get<TeamListItem[]>('/api/teams'),
 			create: (body: Body<typeof CreateTeamBody>) => send<TeamCreated>('POST', '/api/teams', body),
 			get: (team: string) => get<TeamDetail>(`/api/teams/${slug(team)}`),
-			update: (team: string, body: Body<typeof PatchTeamBody>) => send<TeamCreated>('PATCH', `/api/teams/${slug(team)}`, body),
+			update: (team: string, body: Body<typeof PatchTeamBody>) =>
+				send<TeamCreated>('PATCH', `/api/teams/${slug(team)}`, body),
 			remove: (team: string) => remove(`/api/teams/${slug(team)}`),
-			invite: (team: string, body: Body<typeof AddMemberBody>) => send<Invitation>('POST', `/api/teams/${slug(team)}/members`, body),
-			setRole: (team: string, userId: string, body: Body<typeof SetRoleBody>) => send<RoleChanged>('PATCH', `/api/teams/${slug(team)}/members/${userId}`, body),
+			invite: (team: string, body: Body<typeof AddMemberBody>) =>
+				send<Invitation>('POST', `/api/teams/${slug(team)}/members`, body),
+			setRole: (team: string, userId: string, body: Body<typeof SetRoleBody>) =>
+				send<RoleChanged>('PATCH', `/api/teams/${slug(team)}/members/${userId}`, body),
 			/** Removes a member, leaves, or cancels an invitation. */
 			removeMember: (team: string, userId: string) => remove(`/api/teams/${slug(team)}/members/${userId}`)
 		},
@@ -129,12 +192,15 @@ export function createApi(server: string, key?: string) {
 		},
 		audit: {
 			/** Your own audit log, or with `team` a team's. */
-			list: (params: Query<typeof AuditQuery>, team?: string) => get<AuditEventView[]>(`${team === undefined ? '/api/audit' : `/api/teams/${slug(team)}/audit`}${query(params)}`)
+			list: (params: Query<typeof AuditQuery>, team?: string) =>
+				get<AuditEventView[]>(`${team === undefined ? '/api/audit' : `/api/teams/${slug(team)}/audit`}${query(params)}`)
 		}
 	}
 }
 
 export const query = (params: Record<string, string | number | undefined>) => {
 	const entries = Object.entries(params).filter(([, value]) => value !== undefined) as [string, string | number][]
-	return entries.length === 0 ? '' : `?${entries.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`).join('&')}`
+	return entries.length === 0
+		? ''
+		: `?${entries.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`).join('&')}`
 }

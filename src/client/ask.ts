@@ -27,7 +27,11 @@ export async function ask(question: string, hint: string, hidden = false): Promi
 export async function confirm(question: string, rerun: string, yes: boolean | undefined): Promise<void> {
 	if (yes) return
 	if (!interactive()) {
-		throw new CliFailure(`${question.replace(/\?$/, '')}: there is no terminal to ask on, so nothing was done. To do it without asking: ${rerun} --yes`, EXIT.usage, 'confirmation_required')
+		throw new CliFailure(
+			`${question.replace(/\?$/, '')}: there is no terminal to ask on, so nothing was done. To do it without asking: ${rerun} --yes`,
+			EXIT.usage,
+			'confirmation_required'
+		)
 	}
 	let answer: string | undefined
 	try {

@@ -1,19 +1,31 @@
 import { TOOLS, type Tool } from '../shared/constants'
 import { ApiError, createApi, type Api } from './api'
-import { checkProfile, credentialsFile, DEFAULT_PROFILE, profiles, readCredentials, type Credentials } from './credentials'
+import {
+	checkProfile,
+	credentialsFile,
+	DEFAULT_PROFILE,
+	profiles,
+	readCredentials,
+	type Credentials
+} from './credentials'
 import { CliFailure, EXIT, failure, safe } from './output'
 
 /** Extra positional arguments are a usage error, never silently ignored. */
 export function noMore(positionals: string[], allowed: number, command: string): void {
 	const extra = positionals[allowed]
-	if (extra !== undefined) throw new CliFailure(`unexpected argument "${safe(extra)}" (see cfgsync ${command} --help)`, EXIT.usage)
+	if (extra !== undefined)
+		throw new CliFailure(`unexpected argument "${safe(extra)}" (see cfgsync ${command} --help)`, EXIT.usage)
 }
 
 export function tool(name: string | undefined, command: string): Tool {
-	if (name === undefined) throw new CliFailure(`which tool? cfgsync ${command} TOOL, with TOOL one of ${TOOLS.join(', ')}`, EXIT.usage)
+	if (name === undefined)
+		throw new CliFailure(`which tool? cfgsync ${command} TOOL, with TOOL one of ${TOOLS.join(', ')}`, EXIT.usage)
 	if (!TOOLS.includes(name as Tool)) {
 		const near = suggest(name, TOOLS)
-		throw new CliFailure(`unknown tool "${safe(name)}": ${near ? `did you mean "${near}"? ` : ''}use one of ${TOOLS.join(', ')}`, EXIT.usage)
+		throw new CliFailure(
+			`unknown tool "${safe(name)}": ${near ? `did you mean "${near}"? ` : ''}use one of ${TOOLS.join(', ')}`,
+			EXIT.usage
+		)
 	}
 	return name as Tool
 }
@@ -49,7 +61,10 @@ export function suggest(word: string, options: readonly string[]): string | unde
 export function checkServer(url: string, source: string): string {
 	const trimmed = url.trim()
 	const fix = (why: string) => new CliFailure(`${source} ${safe(url)} ${why}`, EXIT.usage)
-	if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) throw fix(`has no scheme: use ${source === 'CFGSYNC_SERVER' ? 'CFGSYNC_SERVER=' : `${source} `}http://${safe(trimmed)} (or https://)`)
+	if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed))
+		throw fix(
+			`has no scheme: use ${source === 'CFGSYNC_SERVER' ? 'CFGSYNC_SERVER=' : `${source} `}http://${safe(trimmed)} (or https://)`
+		)
 	if (!/^https?:\/\//i.test(trimmed)) throw fix('is not an http:// or https:// URL')
 	let parsed: URL
 	try {
@@ -57,7 +72,8 @@ export function checkServer(url: string, source: string): string {
 	} catch {
 		throw fix('is not a valid URL')
 	}
-	if (parsed.search || parsed.hash || parsed.username || parsed.password) throw fix('must be the server\'s address only (no query, fragment or user name)')
+	if (parsed.search || parsed.hash || parsed.username || parsed.password)
+		throw fix("must be the server's address only (no query, fragment or user name)")
 	return `${parsed.origin}${parsed.pathname}`.replace(/\/+$/, '')
 }
 
@@ -96,14 +112,24 @@ export function chooseLogin(flags: { server?: string; profile?: string }): Login
 	if (named !== undefined) {
 		const credentials = readCredentials(named)
 		const server = flagServer ?? credentials?.server ?? serverOption(undefined)
-		if (!server) throw new CliFailure(`profile "${named}" is not logged in: run cfgsync login --server URL --profile ${named}`, EXIT.auth, 'not_logged_in')
+		if (!server)
+			throw new CliFailure(
+				`profile "${named}" is not logged in: run cfgsync login --server URL --profile ${named}`,
+				EXIT.auth,
+				'not_logged_in'
+			)
 		return { profile: named, server, credentials }
 	}
 	const wanted = serverOption(flags.server)
 	const fallback = readCredentials()
 	if (wanted === undefined || fallback === undefined || fallback.server === wanted) {
 		const server = wanted ?? fallback?.server
-		if (!server) throw new CliFailure('not logged in and no server: run cfgsync login --server URL (or set CFGSYNC_SERVER)', EXIT.auth, 'not_logged_in')
+		if (!server)
+			throw new CliFailure(
+				'not logged in and no server: run cfgsync login --server URL (or set CFGSYNC_SERVER)',
+				EXIT.auth,
+				'not_logged_in'
+			)
 		return { profile: DEFAULT_PROFILE, server, credentials: fallback }
 	}
 	for (const profile of profiles()) {
@@ -155,12 +181,24 @@ export function session(flags: { server?: string; profile?: string }): Session {
 		if (!credentials) {
 			const other = readCredentials()
 			if (other && other.server !== server && profile === DEFAULT_PROFILE) {
-				throw new CliFailure(`logged in to ${other.server}, not ${server}: to use both, run cfgsync login --server ${server} --profile NAME (then --profile NAME or CFGSYNC_PROFILE=NAME picks it)`, EXIT.auth, 'not_logged_in')
+				throw new CliFailure(
+					`logged in to ${other.server}, not ${server}: to use both, run cfgsync login --server ${server} --profile NAME (then --profile NAME or CFGSYNC_PROFILE=NAME picks it)`,
+					EXIT.auth,
+					'not_logged_in'
+				)
 			}
-			throw new CliFailure(`not logged in${profile === DEFAULT_PROFILE ? '' : ` (profile "${profile}")`}: run ${loginCommand(profile, server)}`, EXIT.auth, 'not_logged_in')
+			throw new CliFailure(
+				`not logged in${profile === DEFAULT_PROFILE ? '' : ` (profile "${profile}")`}: run ${loginCommand(profile, server)}`,
+				EXIT.auth,
+				'not_logged_in'
+			)
 		}
 		if (credentials.server !== server) {
-			throw new CliFailure(`profile "${profile}" is logged in to ${credentials.server}, not ${server}: run ${loginCommand(profile, server)}`, EXIT.auth, 'not_logged_in')
+			throw new CliFailure(
+				`profile "${profile}" is logged in to ${credentials.server}, not ${server}: run ${loginCommand(profile, server)}`,
+				EXIT.auth,
+				'not_logged_in'
+			)
 		}
 		key = credentials.apiKey
 	}

@@ -27,7 +27,11 @@ export const DEFAULT_PROFILE = 'default'
 const PROFILE_NAME = /^[A-Za-z0-9_-]{1,64}$/
 
 export function checkProfile(name: string, source: string): string {
-	if (!PROFILE_NAME.test(name)) throw new CliFailure(`${source} "${name}" is not a profile name: use letters, digits, - and _ (at most 64)`, EXIT.usage)
+	if (!PROFILE_NAME.test(name))
+		throw new CliFailure(
+			`${source} "${name}" is not a profile name: use letters, digits, - and _ (at most 64)`,
+			EXIT.usage
+		)
 	return name
 }
 
@@ -42,7 +46,9 @@ export function readCredentials(profile = DEFAULT_PROFILE): Credentials | undefi
 	try {
 		return JSON.parse(readFileSync(file, 'utf8')) as Credentials
 	} catch {
-		throw new CliFailure(`${file} is not valid JSON: delete it and run cfgsync login${profile === DEFAULT_PROFILE ? '' : ` --profile ${profile}`}`)
+		throw new CliFailure(
+			`${file} is not valid JSON: delete it and run cfgsync login${profile === DEFAULT_PROFILE ? '' : ` --profile ${profile}`}`
+		)
 	}
 }
 

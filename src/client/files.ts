@@ -1,5 +1,21 @@
 import { randomBytes } from 'node:crypto'
-import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs'
+import {
+	closeSync,
+	fsyncSync,
+	lstatSync,
+	mkdirSync,
+	openSync,
+	readdirSync,
+	readFileSync,
+	readlinkSync,
+	realpathSync,
+	renameSync,
+	rmSync,
+	statSync,
+	unlinkSync,
+	writeSync,
+	type Stats
+} from 'node:fs'
 import { basename, dirname, join, resolve, sep } from 'node:path'
 import { applyEdits, modify } from 'jsonc-parser/lib/esm/main.js'
 import { CliFailure, safe } from './output'
@@ -23,11 +39,20 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 export function safeTarget(key: string): string {
 	const rel = localKey(key)
 	const parts = (rel ?? '').split('/')
-	if (rel === undefined || key === '' || key.includes('\0') || rel.startsWith('/') || key.includes('\\') || /^[A-Za-z]:/.test(key) || parts.some((p) => p === '..' || p === '' || p === '.')) {
+	if (
+		rel === undefined ||
+		key === '' ||
+		key.includes('\0') ||
+		rel.startsWith('/') ||
+		key.includes('\\') ||
+		/^[A-Za-z]:/.test(key) ||
+		parts.some((p) => p === '..' || p === '' || p === '.')
+	) {
 		throw new CliFailure(`refusing the unsafe path "${safe(key)}" in the server's data; nothing was written`)
 	}
 	const target = resolve(home(), ...parts)
-	if (!target.startsWith(home() + sep)) throw new CliFailure(`refusing "${safe(key)}": it is outside your home directory; nothing was written`)
+	if (!target.startsWith(home() + sep))
+		throw new CliFailure(`refusing "${safe(key)}": it is outside your home directory; nothing was written`)
 	return target
 }
 
@@ -71,7 +96,10 @@ function readPart(key: string, part: { file: string; member: string }): string |
 	const text = readWhole(key)
 	if (text === undefined) return undefined
 	const parsed = parseJsonc(text)
-	if (!parsed) throw new CliFailure(`~/${part.file} is not valid JSON, so its ${part.member} cannot be read; nothing of it was synced`)
+	if (!parsed)
+		throw new CliFailure(
+			`~/${part.file} is not valid JSON, so its ${part.member} cannot be read; nothing of it was synced`
+		)
 	if (!isObject(parsed.value) || !Object.prototype.hasOwnProperty.call(parsed.value, part.member)) return undefined
 	return `${JSON.stringify({ [part.member]: parsed.value[part.member] }, null, 2)}\n`
 }
@@ -83,14 +111,23 @@ export function mergePart(key: string, current: string | undefined, content: str
 	if (content !== null) {
 		const parsed = parseJsonc(content)
 		if (!parsed || !isObject(parsed.value) || !Object.prototype.hasOwnProperty.call(parsed.value, part.member)) {
-			throw new CliFailure(`the server's ${shown(key)} is not a JSON object with "${part.member}"; nothing was written to ~/${part.file}`)
+			throw new CliFailure(
+				`the server's ${shown(key)} is not a JSON object with "${part.member}"; nothing was written to ~/${part.file}`
+			)
 		}
 		value = parsed.value[part.member]
 	}
 	if (current === undefined) return content ?? undefined
-	if (!parseJsonc(current)) throw new CliFailure(`~/${part.file} is not valid JSON; its ${part.member} were not written (nothing else in it was touched)`)
+	if (!parseJsonc(current))
+		throw new CliFailure(
+			`~/${part.file} is not valid JSON; its ${part.member} were not written (nothing else in it was touched)`
+		)
 	const indent = /\n(\t| +)"/.exec(current)?.[1] ?? '  '
-	const formattingOptions = { insertSpaces: indent !== '\t', tabSize: indent === '\t' ? 1 : indent.length, eol: eolOf(current) }
+	const formattingOptions = {
+		insertSpaces: indent !== '\t',
+		tabSize: indent === '\t' ? 1 : indent.length,
+		eol: eolOf(current)
+	}
 	return applyEdits(current, modify(current, [part.member], value, { formattingOptions }))
 }
 
@@ -122,7 +159,9 @@ export function scanDir(dirKey: string): DirScan {
 	}
 	let bytes = 0
 	const walk = (dir: string, prefix: string, depth: number) => {
-		for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+		for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+			a.name < b.name ? -1 : a.name > b.name ? 1 : 0
+		)) {
 			if (entry.name.startsWith('.')) continue
 			const key = `${prefix}/${entry.name}`
 			const path = join(dir, entry.name)
@@ -213,14 +252,18 @@ export function refusedWrites(writes: Write[]): Map<string, string> {
 		const target = safeTarget(write.key)
 		const place = landingPlace(target)
 		if (!place.startsWith(inside) && place !== target) {
-			refused.set(write.key, `it is a symbolic link (or inside a linked directory) that points outside your home directory, to ${safe(place)}`)
+			refused.set(
+				write.key,
+				`it is a symbolic link (or inside a linked directory) that points outside your home directory, to ${safe(place)}`
+			)
 		}
 	}
 	return refused
 }
 
 /** A name for a temporary file beside `path`, unique to this process and call. */
-const temporaryBeside = (path: string) => join(dirname(path), `.${basename(path)}.cfgsync-${process.pid}-${randomBytes(4).toString('hex')}.tmp`)
+const temporaryBeside = (path: string) =>
+	join(dirname(path), `.${basename(path)}.cfgsync-${process.pid}-${randomBytes(4).toString('hex')}.tmp`)
 
 /** Writes `bytes` to `path` atomically: a temporary file in the same directory, flushed, then renamed over it. */
 export function writeAtomically(path: string, bytes: string | Uint8Array, mode: number): void {

@@ -107,7 +107,13 @@ export interface Lock {
 export async function acquireLock(command: string, options: { signals?: boolean } = {}): Promise<Lock> {
 	const timeoutMs = Number(process.env.CFGSYNC_LOCK_TIMEOUT ?? 60) * 1000
 	const deadline = Date.now() + timeoutMs
-	const holder: Holder = { pid: process.pid, host: hostname(), command, since: new Date().toISOString(), token: randomBytes(8).toString('hex') }
+	const holder: Holder = {
+		pid: process.pid,
+		host: hostname(),
+		command,
+		since: new Date().toISOString(),
+		token: randomBytes(8).toString('hex')
+	}
 	const content = `${JSON.stringify(holder)}\n`
 	mkdirSync(stateDir(), { recursive: true, mode: 0o700 })
 	let waited = false
@@ -121,12 +127,15 @@ export async function acquireLock(command: string, options: { signals?: boolean 
 			continue
 		}
 		if (Date.now() >= deadline) {
-			const who = found.holder ? `"cfgsync ${found.holder.command}" (process ${found.holder.pid} on ${found.holder.host}, since ${found.holder.since})` : 'another cfgsync'
+			const who = found.holder
+				? `"cfgsync ${found.holder.command}" (process ${found.holder.pid} on ${found.holder.host}, since ${found.holder.since})`
+				: 'another cfgsync'
 			throw new CliFailure(
 				`${who} holds the lock ${lockFile()}; waited ${Math.round(timeoutMs / 1000)} s. Let it finish and run this again. If no cfgsync is running (a crash on another machine sharing this home), remove the lock: rm ${lockFile()}`
 			)
 		}
-		if (!waited && process.stderr.isTTY) process.stderr.write(`Waiting for another cfgsync (${found.holder?.command ?? 'unknown'}) to finish…\n`)
+		if (!waited && process.stderr.isTTY)
+			process.stderr.write(`Waiting for another cfgsync (${found.holder?.command ?? 'unknown'}) to finish…\n`)
 		waited = true
 		await sleep(15 + Math.random() * 35)
 	}

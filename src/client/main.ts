@@ -23,9 +23,15 @@ const COLUMN = 28
 
 function overview(registry: readonly Command[]): string {
 	const sections = GROUPS.map((group) => {
-		const lines = registry.filter((c) => c.group === group).flatMap((c) => c.usage.map((usage, i) => ({ usage, summary: i === 0 ? c.summary : '' })))
-		const long = Math.max(0, ...lines.filter((l) => l.summary && l.usage.length > COLUMN - 2).map((l) => l.usage.length + 3))
-		const line = ({ usage, summary }: { usage: string; summary: string }) => `  ${summary ? `${usage.padEnd(usage.length > COLUMN - 2 ? long : COLUMN)}${summary}` : usage}`
+		const lines = registry
+			.filter((c) => c.group === group)
+			.flatMap((c) => c.usage.map((usage, i) => ({ usage, summary: i === 0 ? c.summary : '' })))
+		const long = Math.max(
+			0,
+			...lines.filter((l) => l.summary && l.usage.length > COLUMN - 2).map((l) => l.usage.length + 3)
+		)
+		const line = ({ usage, summary }: { usage: string; summary: string }) =>
+			`  ${summary ? `${usage.padEnd(usage.length > COLUMN - 2 ? long : COLUMN)}${summary}` : usage}`
 		return `${group}\n${lines.map(line).join('\n')}\n`
 	})
 	return `cfgsync ${version} — sync developer-tool configuration with your cfgsync server
@@ -50,7 +56,12 @@ const helpOf = (command: Command) => `${command.help}\n\n${EXIT_HELP}\n`
 /** Strict argument parsing from the descriptor; a wrong flag is a usage error (exit 2) naming the command's help. */
 function parse(command: Command, args: string[]) {
 	// parseArgs is given what it knows of an option (type and short form), not what completion reads.
-	const options = Object.fromEntries(Object.entries<OptionSpec>({ ...COMMON, ...command.options }).map(([long, spec]) => [long, spec.short ? { type: spec.type, short: spec.short } : { type: spec.type }]))
+	const options = Object.fromEntries(
+		Object.entries<OptionSpec>({ ...COMMON, ...command.options }).map(([long, spec]) => [
+			long,
+			spec.short ? { type: spec.type, short: spec.short } : { type: spec.type }
+		])
+	)
 	try {
 		return parseArgs({ args, options, allowPositionals: true, strict: true })
 	} catch (error) {
@@ -72,7 +83,8 @@ async function main(argv: string[]): Promise<number> {
 	if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
 		const topic = name === 'help' ? rest[0] : undefined
 		const described = find(topic)
-		if (topic !== undefined && !described) return report(new CliFailure(`no help for "${safe(topic)}" (see cfgsync --help)`, EXIT.usage), asJson)
+		if (topic !== undefined && !described)
+			return report(new CliFailure(`no help for "${safe(topic)}" (see cfgsync --help)`, EXIT.usage), asJson)
 		process.stdout.write(described ? helpOf(described) : overview(REGISTRY))
 		return EXIT.ok
 	}
@@ -86,7 +98,10 @@ async function main(argv: string[]): Promise<number> {
 	}
 	const command = find(name)
 	if (!command) {
-		const near = suggest(name, REGISTRY.map((c) => c.name))
+		const near = suggest(
+			name,
+			REGISTRY.map((c) => c.name)
+		)
 		const hint = near ? `did you mean "cfgsync ${near}"? ` : ''
 		return report(new CliFailure(`unknown command "${safe(name)}": ${hint}(see cfgsync --help)`, EXIT.usage), asJson)
 	}
@@ -100,12 +115,16 @@ async function main(argv: string[]): Promise<number> {
 		const subs = command.subcommands?.map((s) => s.name)
 		if (subs && sub !== undefined && !subs.includes(sub)) {
 			const near = suggest(sub, subs)
-			throw new CliFailure(`unknown ${command.name} command "${safe(sub)}": ${near ? `did you mean "cfgsync ${command.name} ${near}"? ` : ''}(see cfgsync ${command.name} --help)`, EXIT.usage)
+			throw new CliFailure(
+				`unknown ${command.name} command "${safe(sub)}": ${near ? `did you mean "cfgsync ${command.name} ${near}"? ` : ''}(see cfgsync ${command.name} --help)`,
+				EXIT.usage
+			)
 		}
 		await command.run({ values, positionals, registry: REGISTRY })
 		return Number(process.exitCode ?? EXIT.ok)
 	} catch (error) {
-		const failure = error instanceof CliFailure ? error : new CliFailure(error instanceof Error ? error.message : String(error))
+		const failure =
+			error instanceof CliFailure ? error : new CliFailure(error instanceof Error ? error.message : String(error))
 		return report(failure, asJson)
 	}
 }

@@ -34,7 +34,10 @@ export class CliFailure extends Error {
 }
 
 const colourOn = (stream: NodeJS.WriteStream) => stream.isTTY === true && !process.env.NO_COLOR
-const paint = (code: number) => (text: string, stream: NodeJS.WriteStream = process.stdout) => (colourOn(stream) ? `\x1b[${code}m${text}\x1b[0m` : text)
+const paint =
+	(code: number) =>
+	(text: string, stream: NodeJS.WriteStream = process.stdout) =>
+		colourOn(stream) ? `\x1b[${code}m${text}\x1b[0m` : text
 export const green = paint(32)
 export const yellow = paint(33)
 export const red = paint(31)
@@ -48,17 +51,32 @@ export const safe = printable
 export const article = (word: string) => `${/^[aeiou]/i.test(word) ? 'an' : 'a'} ${word}`
 
 export const say = (line = '') => void process.stdout.write(`${line}\n`)
-export const warn = (line: string) => void process.stderr.write(jsonMode ? `${JSON.stringify({ warning: line })}\n` : `${yellow(line, process.stderr)}\n`)
+export const warn = (line: string) =>
+	void process.stderr.write(jsonMode ? `${JSON.stringify({ warning: line })}\n` : `${yellow(line, process.stderr)}\n`)
 /** A note for the person on stderr (a JSON warning line with --json). */
-export const notice = (text: string) => void process.stderr.write(jsonMode ? `${JSON.stringify({ warning: text })}\n` : `${text}\n`)
+export const notice = (text: string) =>
+	void process.stderr.write(jsonMode ? `${JSON.stringify({ warning: text })}\n` : `${text}\n`)
 export const json = (value: unknown) => void process.stdout.write(`${JSON.stringify(value, null, 2)}\n`)
 
 /** A plain-text table, columns padded to their widest cell. */
 export function table(header: string[], rows: string[][]) {
 	const all = [header, ...rows]
 	const widths = header.map((_, i) => Math.max(...all.map((row) => (row[i] ?? '').length)))
-	say(bold(header.map((cell, i) => cell.padEnd(widths[i] as number)).join('  ').trimEnd()))
-	for (const row of rows) say(row.map((cell, i) => cell.padEnd(widths[i] as number)).join('  ').trimEnd())
+	say(
+		bold(
+			header
+				.map((cell, i) => cell.padEnd(widths[i] as number))
+				.join('  ')
+				.trimEnd()
+		)
+	)
+	for (const row of rows)
+		say(
+			row
+				.map((cell, i) => cell.padEnd(widths[i] as number))
+				.join('  ')
+				.trimEnd()
+		)
 }
 
 export interface ErrorContext {
@@ -91,7 +109,9 @@ export function explain(error: ApiError, context: ErrorContext): string {
 		case 'forbidden':
 			return `Not allowed: ${said}`
 		case 'not_found':
-			return context.what ? `${context.what} does not exist on ${context.server} (or you cannot see it).` : `Not found: ${said}`
+			return context.what
+				? `${context.what} does not exist on ${context.server} (or you cannot see it).`
+				: `Not found: ${said}`
 		case 'conflict':
 			return said
 		case 'precondition_failed':

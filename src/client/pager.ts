@@ -16,7 +16,11 @@ export async function page(text: string, options: { noPager?: boolean } = {}): P
 		return
 	}
 	const status = await new Promise<number | 'failed'>((resolve) => {
-		const child = spawn(pager, { shell: true, stdio: ['pipe', 'inherit', 'inherit'], env: { ...process.env, LESS: process.env.LESS ?? 'FRX', LV: process.env.LV ?? '-c' } })
+		const child = spawn(pager, {
+			shell: true,
+			stdio: ['pipe', 'inherit', 'inherit'],
+			env: { ...process.env, LESS: process.env.LESS ?? 'FRX', LV: process.env.LV ?? '-c' }
+		})
 		child.on('error', () => resolve('failed'))
 		child.on('close', (code) => resolve(code ?? 0))
 		// The person may quit the pager before reading everything: that is not an error.

@@ -12,5 +12,10 @@ export const stateDir = (): string => join(process.env.XDG_STATE_HOME || join(ho
 /** This machine, as the engine's path map needs it. */
 export function platform(): Platform {
 	const os: Os = process.platform === 'darwin' ? 'darwin' : process.platform === 'win32' ? 'win32' : 'linux'
-	return { os, home: home(), appData: process.env.APPDATA || undefined, xdgConfigHome: process.env.XDG_CONFIG_HOME || undefined }
+	return {
+		os,
+		home: home(),
+		appData: process.env.APPDATA || undefined,
+		xdgConfigHome: process.env.XDG_CONFIG_HOME || undefined
+	}
 }

@@ -7,7 +7,7 @@ import { shown } from './tools'
 
 const WHY: Record<ConflictWhy, string> = {
 	'both-changed': 'changed here and on the server',
-	'no-base': 'differs from the server\'s copy and this machine has never synced it',
+	'no-base': "differs from the server's copy and this machine has never synced it",
 	'deleted-here': 'deleted here, changed on the server',
 	'deleted-there': 'changed here, deleted on the server'
 }
@@ -18,14 +18,21 @@ export const conflictText = (d: Decision): string => {
 	return `${WHY[d.verdict.why]}${keys}`
 }
 
-const MARK: Record<WriteKind, string> = { created: '+', updated: '~', deleted: '-', merged: '*', mine: '>', theirs: '<' }
+const MARK: Record<WriteKind, string> = {
+	created: '+',
+	updated: '~',
+	deleted: '-',
+	merged: '*',
+	mine: '>',
+	theirs: '<'
+}
 const WORD: Record<WriteKind, string> = {
 	created: 'created',
 	updated: 'updated',
 	deleted: 'deleted',
-	merged: 'merged with the server\'s changes',
-	mine: 'kept this machine\'s side',
-	theirs: 'took the server\'s side'
+	merged: "merged with the server's changes",
+	mine: "kept this machine's side",
+	theirs: "took the server's side"
 }
 
 const file = (key: string) => safe(shown(key))
@@ -34,16 +41,25 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 /** The per-file lines of a run. */
 export function printLines(report: Report): void {
 	const { tool, args } = report.target
-	for (const w of report.writes) say(`  ${w.kind === 'deleted' ? red(MARK[w.kind]) : green(MARK[w.kind])} ${file(w.key)} (${WORD[w.kind]})`)
+	for (const w of report.writes)
+		say(`  ${w.kind === 'deleted' ? red(MARK[w.kind]) : green(MARK[w.kind])} ${file(w.key)} (${WORD[w.kind]})`)
 	for (const d of report.conflicts) say(`  ${red('!')} ${file(d.key)} (conflict: ${conflictText(d)})`)
-	for (const d of report.unsent) say(`  ${yellow('>')} ${file(d.key)} (${d.verdict.kind === 'local' && d.verdict.content === null ? 'deleted' : 'changed'} here, not sent: cfgsync push ${tool}${args})`)
-	for (const d of report.unpulled) say(`  ${yellow('<')} ${file(d.key)} (changed on the server, not written here: cfgsync pull ${tool}${args})`)
+	for (const d of report.unsent)
+		say(
+			`  ${yellow('>')} ${file(d.key)} (${d.verdict.kind === 'local' && d.verdict.content === null ? 'deleted' : 'changed'} here, not sent: cfgsync push ${tool}${args})`
+		)
+	for (const d of report.unpulled)
+		say(`  ${yellow('<')} ${file(d.key)} (changed on the server, not written here: cfgsync pull ${tool}${args})`)
 	for (const r of report.refused) say(`  ${red('x')} ${file(r.key)} (refused: ${r.why}; nothing written to it)`)
 	for (const s of report.skipped) say(`  ${dim('-')} ${file(s.key)} (skipped: ${s.why})`)
 	if (report.mode !== 'push') {
-		for (const key of report.outside) say(`  ${dim('-')} ${file(key)} (skipped: not a ${tool} file this machine syncs; name it to pull it: cfgsync pull ${tool}${args} ${safe(shellWord(shown(key)))})`)
+		for (const key of report.outside)
+			say(
+				`  ${dim('-')} ${file(key)} (skipped: not a ${tool} file this machine syncs; name it to pull it: cfgsync pull ${tool}${args} ${safe(shellWord(shown(key)))})`
+			)
 	}
-	for (const key of report.duplicates) say(`  ${dim('-')} ${safe(key)} (ignored: the same file as its platform-neutral name, which the server also has)`)
+	for (const key of report.duplicates)
+		say(`  ${dim('-')} ${safe(key)} (ignored: the same file as its platform-neutral name, which the server also has)`)
 }
 
 export const shellWord = (text: string) => (/^[\w@%+=:,./~-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`)
@@ -63,16 +79,30 @@ export function summary(report: Report): string {
 export function reportJson(report: Report) {
 	const entry = (key: string) => ({ path: key, file: shown(key) })
 	return {
-		config: { tool: report.target.tool, name: report.target.name, team: report.target.team ?? report.target.teamId ?? null },
+		config: {
+			tool: report.target.tool,
+			name: report.target.name,
+			team: report.target.team ?? report.target.teamId ?? null
+		},
 		dryRun: report.dryRun,
 		serverVersion: report.remoteVersion ?? null,
 		pushed: report.pushed ? { version: report.pushed.version, files: report.pushed.files } : null,
 		changes: report.writes.map((w) => ({ ...entry(w.key), action: w.kind })),
-		conflicts: report.conflicts.map((d) => ({ ...entry(d.key), why: d.verdict.kind === 'conflict' ? d.verdict.why : '', keys: d.verdict.kind === 'conflict' ? d.verdict.keys : [] })),
+		conflicts: report.conflicts.map((d) => ({
+			...entry(d.key),
+			why: d.verdict.kind === 'conflict' ? d.verdict.why : '',
+			keys: d.verdict.kind === 'conflict' ? d.verdict.keys : []
+		})),
 		unsent: report.unsent.map((d) => entry(d.key)),
 		unpulled: report.unpulled.map((d) => entry(d.key)),
 		unchanged: report.unchanged.map(entry),
-		skipped: [...report.skipped.map((s) => ({ ...entry(s.key), why: s.why })), ...report.outside.map((key) => ({ ...entry(key), why: `not a ${report.target.tool} file this machine syncs: name it to pull it` }))],
+		skipped: [
+			...report.skipped.map((s) => ({ ...entry(s.key), why: s.why })),
+			...report.outside.map((key) => ({
+				...entry(key),
+				why: `not a ${report.target.tool} file this machine syncs: name it to pull it`
+			}))
+		],
 		refused: report.refused.map((r) => ({ ...entry(r.key), why: r.why })),
 		backups: report.backups ?? null
 	}
@@ -96,12 +126,16 @@ export function outcomeFailure(report: Report): CliFailure | undefined {
 		)
 	}
 	if (report.refused.length > 0) {
-		return new CliFailure(`${plural(report.refused.length, 'file')} of ${label} refused: ${report.refused.map((r) => file(r.key)).join(', ')} (a symbolic link out of your home directory). Replace the link with a file, or point it inside home, then run: cfgsync ${report.mode} ${tool}${args}`)
+		return new CliFailure(
+			`${plural(report.refused.length, 'file')} of ${label} refused: ${report.refused.map((r) => file(r.key)).join(', ')} (a symbolic link out of your home directory). Replace the link with a file, or point it inside home, then run: cfgsync ${report.mode} ${tool}${args}`
+		)
 	}
 	return undefined
 }
 
 /** The exit status of several runs: a refused key over any error over a conflict. */
 export function worst(failures: CliFailure[]): CliFailure | undefined {
-	return failures.find((f) => f.exitCode === EXIT.auth) ?? failures.find((f) => f.exitCode !== EXIT.conflict) ?? failures[0]
+	return (
+		failures.find((f) => f.exitCode === EXIT.auth) ?? failures.find((f) => f.exitCode !== EXIT.conflict) ?? failures[0]
+	)
 }

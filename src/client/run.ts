@@ -8,8 +8,27 @@ import { contentHash, fileHash } from './hash'
 import { CliFailure, EXIT, failure, notice, safe, warn } from './output'
 import { platform } from './paths'
 import { scopeFor } from './scope'
-import { backupDays, backupsDir, forgetState, getState, pruneBackups, setState, stateKey, type SyncState } from './state'
-import { copyMap, decide, ownValue, reconcile, type Decision, type Files, type Mode, type Side, type Write } from './sync/engine'
+import {
+	backupDays,
+	backupsDir,
+	forgetState,
+	getState,
+	pruneBackups,
+	setState,
+	stateKey,
+	type SyncState
+} from './state'
+import {
+	copyMap,
+	decide,
+	ownValue,
+	reconcile,
+	type Decision,
+	type Files,
+	type Mode,
+	type Side,
+	type Write
+} from './sync/engine'
 import { neutralFiles } from './sync/paths'
 import { runnableChanges } from './sync/runs-code'
 import { newSecrets } from './sync/secrets'
@@ -59,7 +78,8 @@ export async function resolveTarget(s: Session, tool: Tool, values: { name?: str
 }
 
 /** A config this machine syncs, from its state. */
-export const targetOf = (s: Session, state: SyncState): Target => target(s, state.username, state.tool, state.name, state.teamId, state.team)
+export const targetOf = (s: Session, state: SyncState): Target =>
+	target(s, state.username, state.tool, state.name, state.teamId, state.team)
 
 export interface Remote {
 	version: number
@@ -81,7 +101,10 @@ export async function fetchRemote(s: Session, t: Target, etag?: string): Promise
 	}
 	if (latest === 'unchanged' || latest === undefined) return latest
 	const set = asFileSet(latest.data)
-	if (!set) throw new CliFailure(`${t.label} on the server is not a set of files (it was not pushed by cfgsync push); nothing written`)
+	if (!set)
+		throw new CliFailure(
+			`${t.label} on the server is not a set of files (it was not pushed by cfgsync push); nothing written`
+		)
 	const { files, duplicates } = neutralFiles(set.files, platform())
 	return { version: latest.version, hash: latest.hash, files, duplicates }
 }
@@ -133,7 +156,9 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 	const state = getState(t.key)
 	const remote = (await fetchRemote(s, t)) as Remote | undefined
 	if (!remote && (options.mode === 'pull' || options.mode === 'resolve')) {
-		throw new CliFailure(`${t.label} does not exist on ${s.server} (or you cannot see it). Push it first: cfgsync push ${t.tool}${t.args}`)
+		throw new CliFailure(
+			`${t.label} does not exist on ${s.server} (or you cannot see it). Push it first: cfgsync push ${t.tool}${t.args}`
+		)
 	}
 	// sync and watch keep existing configs in step; creating one (or bringing a deleted one back) is push's job.
 	if (!remote && options.mode === 'sync') {
@@ -154,7 +179,12 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 	const judge = () => {
 		const sides = { base, local: readLocal(scope), remote: remote?.files, scope }
 		const { decisions, outside } = decide(sides, fileHash)
-		return { sides, decisions, outside, outcome: reconcile(sides, decisions, { mode: options.mode, choose: options.choose, only: options.only }, fileHash) }
+		return {
+			sides,
+			decisions,
+			outside,
+			outcome: reconcile(sides, decisions, { mode: options.mode, choose: options.choose, only: options.only }, fileHash)
+		}
 	}
 	let judged = judge()
 	// A file behind a link that leads out of home is left as it is, with a message (docs/sync-model.md).
@@ -177,9 +207,15 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		unpulled: outcome.unpulled,
 		unchanged: decisions.filter((d) => d.verdict.kind === 'same' && d.local !== undefined).map((d) => d.key),
 		settled: decisions
-			.filter((d) => (d.verdict.kind === 'conflict' && !outcome.conflicts.includes(d)) || (options.mode === 'resolve' && d.verdict.kind !== 'same' && options.choose?.keys?.includes(d.key)))
+			.filter(
+				(d) =>
+					(d.verdict.kind === 'conflict' && !outcome.conflicts.includes(d)) ||
+					(options.mode === 'resolve' && d.verdict.kind !== 'same' && options.choose?.keys?.includes(d.key))
+			)
 			.map((d) => d.key),
-		outside: judged.outside.filter((key) => !refusals.has(key) && !scoped.excluded.some((dir) => key.startsWith(`${dir}/`))),
+		outside: judged.outside.filter(
+			(key) => !refusals.has(key) && !scoped.excluded.some((dir) => key.startsWith(`${dir}/`))
+		),
 		skipped: scoped.skipped,
 		duplicates: remote?.duplicates ?? []
 	}
@@ -191,7 +227,9 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 
 	// Checks before anything changes: code someone else added, then secrets for a team.
 	if (t.teamId && remote) {
-		const fromOthers = outcome.writes.filter((w) => w.content !== null && fileHash(w.content) !== ownValue(state?.pushedFiles, w.key))
+		const fromOthers = outcome.writes.filter(
+			(w) => w.content !== null && fileHash(w.content) !== ownValue(state?.pushedFiles, w.key)
+		)
 		await review(t, fromOthers, options)
 	}
 	const secretsNoted = checkSecrets(t, state, remote, outcome.push, options)
@@ -205,7 +243,12 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 	let hash = outcome.conflicts.length === 0 && remote ? remote.hash : (state?.hash ?? '')
 	const pushedFiles = copyMap(state?.pushedFiles)
 	if (outcome.push !== undefined) {
-		const body = { name: t.name, tool: t.tool, data: { files: outcome.push }, ...(t.teamId ? { teamId: t.teamId } : {}) }
+		const body = {
+			name: t.name,
+			tool: t.tool,
+			data: { files: outcome.push },
+			...(t.teamId ? { teamId: t.teamId } : {})
+		}
 		// If-Match: the version judged against; nothing pushed in between is ever replaced unseen (docs/sync-model.md).
 		const condition = remote ? { ifMatch: remote.hash } : { ifNoneMatch: '*' as const }
 		let result: PushResult
@@ -215,16 +258,20 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 			if (error instanceof ApiError && error.code === 'precondition_failed') {
 				// Someone pushed meanwhile: judge again against that version (what was written here stays judged).
 				if (attempt < 3) return mergeReports(report, await runOne(s, t, options, attempt + 1))
-				throw new CliFailure(`${t.label} kept changing on the server while this machine pushed; nothing of this push was stored. Run the command again.`)
+				throw new CliFailure(
+					`${t.label} kept changing on the server while this machine pushed; nothing of this push was stored. Run the command again.`
+				)
 			}
-			if (error instanceof ApiError) throw failure(error, { server: s.server, what: t.team ? `Team "${t.team}"` : undefined })
+			if (error instanceof ApiError)
+				throw failure(error, { server: s.server, what: t.team ? `Team "${t.team}"` : undefined })
 			throw error
 		}
 		hash = contentHash({ files: outcome.push })
 		version = ('version' in result ? result.version : undefined) ?? remote?.version ?? 1
 		// What this machine contributed: files whose content it sent rather than kept from the server.
 		for (const key of Object.keys(pushedFiles)) if (ownValue(outcome.push, key) === undefined) delete pushedFiles[key]
-		for (const [key, content] of Object.entries(outcome.push)) if (content !== ownValue(remote?.files, key)) pushedFiles[key] = fileHash(content)
+		for (const [key, content] of Object.entries(outcome.push))
+			if (content !== ownValue(remote?.files, key)) pushedFiles[key] = fileHash(content)
 		report.pushed = { version, hash, created: !remote, files: Object.keys(outcome.push).sort() }
 	}
 	setState(t.key, {
@@ -257,7 +304,9 @@ function mergeReports(first: Report, last: Report): Report {
  * without a terminal it is refused unless --yes.
  */
 async function review(t: Target, writes: Write[], options: RunOptions): Promise<void> {
-	const changes = writes.flatMap((w) => runnableChanges(w.key, w.before, w.content).map((change) => ({ key: w.key, ...change })))
+	const changes = writes.flatMap((w) =>
+		runnableChanges(w.key, w.before, w.content).map((change) => ({ key: w.key, ...change }))
+	)
 	if (changes.length === 0) return
 	const lines = [`${t.label} was changed by someone else, and it adds or changes what your tools run on this machine:`]
 	for (const key of unique(changes.map((c) => c.key))) {
@@ -274,7 +323,11 @@ async function review(t: Target, writes: Write[], options: RunOptions): Promise<
 	}
 	const rerun = `cfgsync ${options.mode === 'sync' ? 'sync' : options.mode} ${t.tool}${t.args} --yes`
 	if (options.interactive === false || !process.stdin.isTTY) {
-		throw new CliFailure(`Nothing was written: entries that run programs need your review, and there is no terminal to ask on. Check them (cfgsync diff ${t.tool}${t.args}), then run: ${rerun}`, EXIT.error, 'review_required')
+		throw new CliFailure(
+			`Nothing was written: entries that run programs need your review, and there is no terminal to ask on. Check them (cfgsync diff ${t.tool}${t.args}), then run: ${rerun}`,
+			EXIT.error,
+			'review_required'
+		)
 	}
 	let answer: string | undefined
 	try {
@@ -293,7 +346,13 @@ async function review(t: Target, writes: Write[], options: RunOptions): Promise<
  * team config is refused unless --allow-secrets; a personal config notes it
  * once. Returns the notes to remember.
  */
-function checkSecrets(t: Target, state: SyncState | undefined, remote: Remote | undefined, push: Files | undefined, options: RunOptions): string[] {
+function checkSecrets(
+	t: Target,
+	state: SyncState | undefined,
+	remote: Remote | undefined,
+	push: Files | undefined,
+	options: RunOptions
+): string[] {
 	const noted = state?.secretsNoted ?? []
 	if (push === undefined) return noted
 	const found: { key: string; path: string }[] = []
@@ -317,7 +376,9 @@ function checkSecrets(t: Target, state: SyncState | undefined, remote: Remote | 
 	}
 	const fresh = found.filter((f) => !noted.includes(`${f.key}#${f.path}`))
 	if (fresh.length > 0) {
-		warn(`Note: ${fresh.map((f) => `${safe(shown(f.key))}: ${safe(f.path)}`).join('; ')} look${fresh.length === 1 ? 's' : ''} like a secret. It is stored encrypted in your personal config on your server; cfgsync will not mention it again.`)
+		warn(
+			`Note: ${fresh.map((f) => `${safe(shown(f.key))}: ${safe(f.path)}`).join('; ')} look${fresh.length === 1 ? 's' : ''} like a secret. It is stored encrypted in your personal config on your server; cfgsync will not mention it again.`
+		)
 	}
 	return unique([...noted, ...fresh.map((f) => `${f.key}#${f.path}`)])
 }

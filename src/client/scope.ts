@@ -39,7 +39,13 @@ export function scopeFor(tool: Tool, sides: { named?: string[]; base?: Bases; re
 		for (const entry of named) {
 			if (entry.endsWith(DIR_MARK)) dirs.push({ key: entry.slice(0, -1), named: true })
 			// A PATH that is no file anywhere but has files under it on the server or in the base is a directory too.
-			else if (!localFile(entry) && !baseKeys.includes(entry) && !remoteKeys.includes(entry) && [...baseKeys, ...remoteKeys].some(under(entry))) dirs.push({ key: entry, named: true })
+			else if (
+				!localFile(entry) &&
+				!baseKeys.includes(entry) &&
+				!remoteKeys.includes(entry) &&
+				[...baseKeys, ...remoteKeys].some(under(entry))
+			)
+				dirs.push({ key: entry, named: true })
 			else keys.add(entry)
 		}
 	} else {
@@ -50,12 +56,16 @@ export function scopeFor(tool: Tool, sides: { named?: string[]; base?: Bases; re
 	for (const dir of dirs) {
 		const scan = scanDir(dir.key)
 		if (scan.over) {
-			if (dir.named) throw new CliFailure(`${shown(dir.key)} holds ${scan.over}; nothing was done. Sync the files you need by name, or move some out of it.`)
+			if (dir.named)
+				throw new CliFailure(
+					`${shown(dir.key)} holds ${scan.over}; nothing was done. Sync the files you need by name, or move some out of it.`
+				)
 			skipped.push({ key: dir.key, why: scan.over })
 			excluded.push(dir.key)
 			continue
 		}
-		for (const key of [...scan.keys, ...baseKeys.filter(under(dir.key)), ...remoteKeys.filter(under(dir.key))]) keys.add(key)
+		for (const key of [...scan.keys, ...baseKeys.filter(under(dir.key)), ...remoteKeys.filter(under(dir.key))])
+			keys.add(key)
 		skipped.push(...scan.skipped)
 	}
 	for (const dir of excluded) for (const key of [...keys]) if (under(dir)(key)) keys.delete(key)

@@ -51,7 +51,8 @@ export interface Identity {
 }
 
 /** One entry per server, user, scope (personal or team id), tool and name. */
-export const stateKey = (parts: Identity) => [parts.server, parts.username, parts.teamId ?? 'personal', parts.tool, parts.name].join(' ')
+export const stateKey = (parts: Identity) =>
+	[parts.server, parts.username, parts.teamId ?? 'personal', parts.tool, parts.name].join(' ')
 
 const configsDir = () => join(stateDir(), 'configs')
 const fileOf = (key: string) => join(configsDir(), `${sha256(key).slice(0, 24)}.json`)
@@ -93,7 +94,8 @@ function fromLegacy(key: string, entry: LegacyEntry): SyncState | undefined {
 	}
 }
 
-const legacyEntries = (): Record<string, LegacyEntry> => (readJson(legacyFile()) as Record<string, LegacyEntry> | undefined) ?? {}
+const legacyEntries = (): Record<string, LegacyEntry> =>
+	(readJson(legacyFile()) as Record<string, LegacyEntry> | undefined) ?? {}
 
 export function getState(key: string): SyncState | undefined {
 	const state = readJson(fileOf(key)) as SyncState | undefined
@@ -125,7 +127,8 @@ export function allStates(server: string, username: string): SyncState[] {
 		for (const entry of readdirSync(configsDir())) {
 			if (!entry.endsWith('.json')) continue
 			const state = readJson(join(configsDir(), entry)) as SyncState | undefined
-			if (state?.format === 2 && state.server === server && state.username === username) found.set(stateKey(state), state)
+			if (state?.format === 2 && state.server === server && state.username === username)
+				found.set(stateKey(state), state)
 		}
 	}
 	for (const [key, entry] of Object.entries(legacyEntries())) {
@@ -200,6 +203,10 @@ export function backupDays(): number {
 	const text = process.env.CFGSYNC_BACKUP_DAYS
 	if (text === undefined || text.trim() === '') return DEFAULT_BACKUP_DAYS
 	const days = Number(text)
-	if (!Number.isInteger(days) || days < 0) throw new CliFailure(`CFGSYNC_BACKUP_DAYS is "${text}": give a whole number of days (0 keeps backups for ever)`, EXIT.usage)
+	if (!Number.isInteger(days) || days < 0)
+		throw new CliFailure(
+			`CFGSYNC_BACKUP_DAYS is "${text}": give a whole number of days (0 keeps backups for ever)`,
+			EXIT.usage
+		)
 	return days
 }

@@ -57,7 +57,8 @@ export function createApp(appDeps: AppDeps) {
 	const peer = deps.peerAddress ?? (() => 'unknown')
 	const trusted = deps.trustedProxies ?? noTrustedProxies
 	const tracker = createRequestTracker()
-	const resolveAddress = (request: Request) => clientAddress(peer(request), request.headers.get('x-forwarded-for'), trusted)
+	const resolveAddress = (request: Request) =>
+		clientAddress(peer(request), request.headers.get('x-forwarded-for'), trusted)
 	// Resolved once, when the request arrives, for the access log; everything else reuses it.
 	const addressOf = (request: Request) => tracker.clientOf(request) ?? resolveAddress(request)
 	const originOf = (request: Request) => publicOrigin(request, peer(request), trusted, deps.publicUrl)
@@ -69,34 +70,36 @@ export function createApp(appDeps: AppDeps) {
 	// Elysia assumes URLs start with at least "http://a.bc" and looks for the path
 	// from character 11; a homelab box reached as http://nas/ would then be routed
 	// by the wrong path (its /docs was a 404). Our URLs are always plain http.
-	return new Elysia({ handler: { standardHostname: false } })
-		.headers(SECURITY_HEADERS)
-		.use(errorsPlugin(deps.logger, tracker, deps.clock))
-		.use(requestLogPlugin(deps.logger, tracker, resolveAddress, deps.metrics))
-		.use(gate)
-		.use(openapiPlugin())
-		.use(healthRoutes(deps))
-		.use(authRoutes(auth, gate, addressOf))
-		.use(configsRoutes(configs, gate))
-		.use(teamsRoutes(teams, gate))
-		.use(invitationsRoutes(teams, gate))
-		.use(auditRoutes(audit, gate))
-		.use(downloadRoutes(deps.downloads ?? createDownloads({ clientPackage: embeddedClientPackage() }), originOf))
-		// The web application: its own routes and cookie gate; nothing of it runs on /api requests.
-		.use(
-			webRoutes({
-				sessions: createSessionsService({ ...deps, auth }),
-				auth,
-				configs,
-				policy,
-				teams,
-				users: createUsersService(deps),
-				audit,
-				clock: deps.clock,
-				addressOf,
-				https: (request) => viaHttps(request, peer(request), trusted)
-			})
-		)
+	return (
+		new Elysia({ handler: { standardHostname: false } })
+			.headers(SECURITY_HEADERS)
+			.use(errorsPlugin(deps.logger, tracker, deps.clock))
+			.use(requestLogPlugin(deps.logger, tracker, resolveAddress, deps.metrics))
+			.use(gate)
+			.use(openapiPlugin())
+			.use(healthRoutes(deps))
+			.use(authRoutes(auth, gate, addressOf))
+			.use(configsRoutes(configs, gate))
+			.use(teamsRoutes(teams, gate))
+			.use(invitationsRoutes(teams, gate))
+			.use(auditRoutes(audit, gate))
+			.use(downloadRoutes(deps.downloads ?? createDownloads({ clientPackage: embeddedClientPackage() }), originOf))
+			// The web application: its own routes and cookie gate; nothing of it runs on /api requests.
+			.use(
+				webRoutes({
+					sessions: createSessionsService({ ...deps, auth }),
+					auth,
+					configs,
+					policy,
+					teams,
+					users: createUsersService(deps),
+					audit,
+					clock: deps.clock,
+					addressOf,
+					https: (request) => viaHttps(request, peer(request), trusted)
+				})
+			)
+	)
 }
 
 export type App = ReturnType<typeof createApp>

@@ -2,7 +2,14 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, wr
 import { join } from 'node:path'
 import type { Config } from './config'
 import { createSealer, generateMasterKey, openPendingKey, parseMasterKey, type Sealer } from './lib/crypto'
-import { KEY_CHECK, opensKeyCheck, parseRetiredKeys, PENDING_KEY_META, RETIRED_KEYS_META, sealKeyCheck } from './lib/key-check'
+import {
+	KEY_CHECK,
+	opensKeyCheck,
+	parseRetiredKeys,
+	PENDING_KEY_META,
+	RETIRED_KEYS_META,
+	sealKeyCheck
+} from './lib/key-check'
 import { describeUrl } from './store/postgres/client'
 import { openPostgresStore } from './store/postgres'
 import { openSqliteStore } from './store/sqlite'
@@ -25,7 +32,11 @@ export function ensureDataDir(dataDir: string) {
  * hears of it before a new database is made (docs/operations.md: a command run from
  * the wrong directory must be noticed).
  */
-export async function openStore(config: Config, onCreate: (file: string) => void = () => {}, options: OpenOptions = {}): Promise<Store> {
+export async function openStore(
+	config: Config,
+	onCreate: (file: string) => void = () => {},
+	options: OpenOptions = {}
+): Promise<Store> {
 	if (config.databaseUrl !== undefined) return openConfigured(config, options)
 	ensureDataDir(config.dataDir)
 	const file = join(config.dataDir, DATABASE_FILE)
@@ -40,7 +51,11 @@ async function openConfigured(config: Config, options: OpenOptions = {}): Promis
 		return await openPostgresStore(config.databaseUrl, { ...options, max: config.databasePool })
 	} catch (error) {
 		if (error instanceof BootError) throw error
-		throw new BootError((error as Error).message.startsWith('cannot connect') ? (error as Error).message : `the PostgreSQL database ${describeUrl(config.databaseUrl)}: ${(error as Error).message}`)
+		throw new BootError(
+			(error as Error).message.startsWith('cannot connect')
+				? (error as Error).message
+				: `the PostgreSQL database ${describeUrl(config.databaseUrl)}: ${(error as Error).message}`
+		)
 	}
 }
 
@@ -59,7 +74,13 @@ export const databaseName = (config: Config): string =>
  */
 export async function openWithMasterKey(
 	config: Config
-): Promise<{ store: Store; sealer: Sealer; createdKeyFile: boolean; createdDatabase: boolean; rotatedKeyNotSaved: boolean }> {
+): Promise<{
+	store: Store
+	sealer: Sealer
+	createdKeyFile: boolean
+	createdDatabase: boolean
+	rotatedKeyNotSaved: boolean
+}> {
 	ensureDataDir(config.dataDir)
 	const keyFile = join(config.dataDir, MASTER_KEY_FILE)
 	const keySource = masterKeySource(config)
@@ -69,7 +90,8 @@ export async function openWithMasterKey(
 	let createdKeyFile = false
 	let rotatedKeyNotSaved = false
 	let createdDatabase = config.databaseUrl === undefined && !existsSync(join(config.dataDir, DATABASE_FILE))
-	const where = config.databaseUrl !== undefined ? `the PostgreSQL database ${describeUrl(config.databaseUrl)}` : config.dataDir
+	const where =
+		config.databaseUrl !== undefined ? `the PostgreSQL database ${describeUrl(config.databaseUrl)}` : config.dataDir
 	const store = await openConfigured(config, {
 		withinMigration(meta) {
 			const check = meta.get(KEY_CHECK.meta)
@@ -88,7 +110,9 @@ export async function openWithMasterKey(
 				sealer = late && createSealer(late)
 			}
 			if (!sealer) {
-				throw new BootError(`the database in ${where} is encrypted, but there is no master key: set CFGSYNC_MASTER_KEY or restore ${keyFile}`)
+				throw new BootError(
+					`the database in ${where} is encrypted, but there is no master key: set CFGSYNC_MASTER_KEY or restore ${keyFile}`
+				)
 			}
 			if (!opensKeyCheck(sealer, check)) {
 				// A rotation that re-sealed the check but was stopped before saving its new key (docs/operations.md):
@@ -116,7 +140,8 @@ export async function openWithMasterKey(
 }
 
 /** Where the master key comes from: the variable, or the data directory's key file. */
-export const masterKeySource = (config: Config): string => (config.masterKey !== undefined ? 'CFGSYNC_MASTER_KEY' : join(config.dataDir, MASTER_KEY_FILE))
+export const masterKeySource = (config: Config): string =>
+	config.masterKey !== undefined ? 'CFGSYNC_MASTER_KEY' : join(config.dataDir, MASTER_KEY_FILE)
 
 /** The configured master key, or undefined when there is none yet; a malformed one is a BootError. */
 export function readMasterKey(config: Config): Buffer | undefined {
@@ -143,7 +168,9 @@ function parseOrFail(text: string, source: string): Buffer {
 	try {
 		return parseMasterKey(text)
 	} catch (error) {
-		throw new BootError(`${source}: ${(error as Error).message} (expected base64 of 32 random bytes, e.g. from \`openssl rand -base64 32\`)`)
+		throw new BootError(
+			`${source}: ${(error as Error).message} (expected base64 of 32 random bytes, e.g. from \`openssl rand -base64 32\`)`
+		)
 	}
 }
 

@@ -41,7 +41,10 @@ const PublicUrl = z.string().transform((value, context) => {
 		return z.NEVER
 	}
 	if (url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
-		context.addIssue({ code: 'custom', message: `"${value}" must be the server's address alone, with no path, query or user name (${example}); cfgsync is served from the root of its address` })
+		context.addIssue({
+			code: 'custom',
+			message: `"${value}" must be the server's address alone, with no path, query or user name (${example}); cfgsync is served from the root of its address`
+		})
 		return z.NEVER
 	}
 	return url.origin
@@ -54,7 +57,10 @@ export const Config = z.object({
 	/** docs/postgresql.md: a postgres:// URL puts the data in PostgreSQL; without it, SQLite in the data directory. */
 	databaseUrl: z
 		.string()
-		.regex(/^postgres(ql)?:\/\//i, 'expected a postgres:// or postgresql:// URL (without it, the data stays in SQLite in the data directory)')
+		.regex(
+			/^postgres(ql)?:\/\//i,
+			'expected a postgres:// or postgresql:// URL (without it, the data stays in SQLite in the data directory)'
+		)
 		.optional(),
 	/** Connections each process keeps to PostgreSQL at most (its pool); unused with SQLite. */
 	databasePool: z.coerce.number().int().min(1).max(1000),
@@ -125,10 +131,16 @@ export function loadConfig(flags: ConfigFlags = {}, env: Record<string, string |
 		trustedProxies: env.CFGSYNC_TRUSTED_PROXIES ?? '',
 		trustProxy: truthy(env.CFGSYNC_TRUST_PROXY),
 		metricsToken: env.CFGSYNC_METRICS_TOKEN || undefined,
-		backupDir: (flags.backupDir ?? env.CFGSYNC_BACKUP_DIR) ? resolve((flags.backupDir ?? env.CFGSYNC_BACKUP_DIR) as string) : undefined,
+		backupDir:
+			(flags.backupDir ?? env.CFGSYNC_BACKUP_DIR)
+				? resolve((flags.backupDir ?? env.CFGSYNC_BACKUP_DIR) as string)
+				: undefined,
 		backupSchedule: flags.backupSchedule ?? env.CFGSYNC_BACKUP_SCHEDULE ?? '0 3 * * *',
 		backupKeep: flags.backupKeep ?? env.CFGSYNC_BACKUP_KEEP ?? 14,
-		downloadsDir: (flags.downloadsDir ?? env.CFGSYNC_DOWNLOADS_DIR) ? resolve((flags.downloadsDir ?? env.CFGSYNC_DOWNLOADS_DIR) as string) : undefined,
+		downloadsDir:
+			(flags.downloadsDir ?? env.CFGSYNC_DOWNLOADS_DIR)
+				? resolve((flags.downloadsDir ?? env.CFGSYNC_DOWNLOADS_DIR) as string)
+				: undefined,
 		publicUrl: flags.publicUrl || env.CFGSYNC_PUBLIC_URL || undefined,
 		auditRetentionDays: env.CFGSYNC_AUDIT_RETENTION_DAYS ?? 365,
 		workers: flags.workers ?? env.CFGSYNC_WORKERS ?? 1

@@ -6,8 +6,11 @@
  */
 export async function readStdin(): Promise<string> {
 	const chunks: Buffer[] = []
-	for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Buffer))
-	return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
+	for await (const chunk of process.stdin)
+		chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Buffer))
+	return Buffer.concat(chunks)
+		.toString('utf8')
+		.replace(/\r?\n$/, '')
 }
 
 export class PromptCancelled extends Error {}

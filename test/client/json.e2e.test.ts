@@ -22,7 +22,12 @@ beforeAll(async () => {
 const checked = new Set<Shape>()
 
 /** Runs a command with --json and checks stdout against `shape` and every stderr line against warning/error. */
-async function shaped(m: Machine, shape: Shape, args: string[], options: { stdin?: string; env?: Record<string, string>; code?: number } = {}): Promise<unknown> {
+async function shaped(
+	m: Machine,
+	shape: Shape,
+	args: string[],
+	options: { stdin?: string; env?: Record<string, string>; code?: number } = {}
+): Promise<unknown> {
 	const result = await m.cfgsync([...args, '--json'], options)
 	expect({ args, code: result.code, stderr: result.stderr }).toMatchObject({ args, code: options.code ?? 0 })
 	stderrLines(result)
@@ -45,7 +50,13 @@ function stderrLines(result: Result): unknown[] {
 }
 
 /** A failure: exit status and code, one {"error","code"} document on stderr, nothing on stdout. */
-async function failing(m: Machine, args: string[], exit: number, code: string, options: { stdin?: string; env?: Record<string, string> } = {}) {
+async function failing(
+	m: Machine,
+	args: string[],
+	exit: number,
+	code: string,
+	options: { stdin?: string; env?: Record<string, string> } = {}
+) {
 	const result = await m.cfgsync([...args, '--json'], options)
 	expect({ args, exit: result.code, stdout: result.stdout }).toEqual({ args, exit, stdout: '' })
 	const lines = stderrLines(result)
@@ -58,7 +69,9 @@ describe('--json: one documented shape per command', () => {
 		const a = machine(server)
 		const b = machine(server)
 		const other = machine(server)
-		await shaped(a, 'login', ['login', '--user', 'ada', '--device', 'json-a', '--password-stdin'], { stdin: ada.password })
+		await shaped(a, 'login', ['login', '--user', 'ada', '--device', 'json-a', '--password-stdin'], {
+			stdin: ada.password
+		})
 		expect((await login(b, ada, 'json-b')).code).toBe(0)
 		expect((await login(other, ben, 'json-ben')).code).toBe(0)
 		await shaped(a, 'whoami', ['whoami'])

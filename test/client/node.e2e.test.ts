@@ -17,7 +17,13 @@ let bundle: string
 beforeAll(async () => {
 	;({ server, ada } = await serverWithUsers(servers))
 	const out = emptyDir()
-	const built = await Bun.build({ entrypoints: [resolve(import.meta.dir, '..', '..', 'src', 'client', 'main.ts')], target: 'node', format: 'esm', outdir: out, naming: 'cfgsync.mjs' })
+	const built = await Bun.build({
+		entrypoints: [resolve(import.meta.dir, '..', '..', 'src', 'client', 'main.ts')],
+		target: 'node',
+		format: 'esm',
+		outdir: out,
+		naming: 'cfgsync.mjs'
+	})
 	if (!built.success) throw new Error(built.logs.join('\n'))
 	bundle = join(out, 'cfgsync.mjs')
 }, 60_000)

@@ -10,10 +10,11 @@ import { REGISTRY } from '../../src/client/commands/index'
  * command there is, including the next one added.
  */
 
-const flags = (options: Record<string, { short?: string }>) => Object.entries(options).flatMap(([long, spec]) => [`--${long}`, ...(spec.short ? [`-${spec.short}`] : [])])
+const flags = (options: Record<string, { short?: string }>) =>
+	Object.entries(options).flatMap(([long, spec]) => [`--${long}`, ...(spec.short ? [`-${spec.short}`] : [])])
 
 describe('the command registry', () => {
-	test('names are unique, groups are the overview\'s, subcommands are unique per command', () => {
+	test("names are unique, groups are the overview's, subcommands are unique per command", () => {
 		const names = REGISTRY.map((c) => c.name)
 		expect(new Set(names).size).toBe(names.length)
 		for (const c of REGISTRY) {
@@ -26,7 +27,11 @@ describe('the command registry', () => {
 	// Short forms (-n, -f, -y) are explained once, in the overview. teams is team list, and parses as team does.
 	test("every option of every command is in that command's --help", () => {
 		const described = REGISTRY.filter((c) => c.name !== 'teams')
-		const missing = described.flatMap((c) => flags(c.options).filter((flag) => flag.startsWith('--') && !new RegExp(`(^|[^\\w-])${flag}([^\\w-]|$)`, 'm').test(c.help)).map((flag) => `${c.name} ${flag}`))
+		const missing = described.flatMap((c) =>
+			flags(c.options)
+				.filter((flag) => flag.startsWith('--') && !new RegExp(`(^|[^\\w-])${flag}([^\\w-]|$)`, 'm').test(c.help))
+				.map((flag) => `${c.name} ${flag}`)
+		)
 		expect(missing).toEqual([])
 	})
 
@@ -35,7 +40,11 @@ describe('the command registry', () => {
 		const clashes: string[] = []
 		for (const c of REGISTRY) {
 			for (const [long, spec] of Object.entries({ ...COMMON, ...c.options })) {
-				const shape = JSON.stringify([spec.type, 'short' in spec ? spec.short : undefined, 'completes' in spec ? spec.completes : undefined])
+				const shape = JSON.stringify([
+					spec.type,
+					'short' in spec ? spec.short : undefined,
+					'completes' in spec ? spec.completes : undefined
+				])
 				if (seen.has(long) && seen.get(long) !== shape) clashes.push(`${c.name} --${long}`)
 				seen.set(long, shape)
 			}
@@ -48,7 +57,8 @@ describe('the command registry', () => {
 			const script = completionScript(shell, REGISTRY) as string
 			for (const c of REGISTRY) {
 				expect(script).toContain(c.name)
-				for (const flag of flags(c.options)) if (flag.startsWith('--')) expect(script).toContain(flag.slice(shell === 'fish' ? 2 : 0))
+				for (const flag of flags(c.options))
+					if (flag.startsWith('--')) expect(script).toContain(flag.slice(shell === 'fish' ? 2 : 0))
 				for (const sub of c.subcommands ?? []) expect(script).toContain(sub.name)
 			}
 			for (const type of AUDIT_TYPES) expect(script).toContain(type)
@@ -56,7 +66,11 @@ describe('the command registry', () => {
 	})
 
 	test('nothing a user sees cites a document outside the repository or an issue number', () => {
-		const seen = [...REGISTRY.map((c) => c.help), ...REGISTRY.flatMap((c) => [...c.usage, c.summary]), ...['bash', 'zsh', 'fish'].map((shell) => completionScript(shell, REGISTRY) as string)]
+		const seen = [
+			...REGISTRY.map((c) => c.help),
+			...REGISTRY.flatMap((c) => [...c.usage, c.summary]),
+			...['bash', 'zsh', 'fish'].map((shell) => completionScript(shell, REGISTRY) as string)
+		]
 		for (const text of seen) {
 			expect(text).not.toMatch(/CONTRACT|SPEC\.md|[Ii]ssue \d/)
 		}

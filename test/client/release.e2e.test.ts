@@ -17,14 +17,25 @@ import packageJson from '../../package.json' with { type: 'json' }
 const root = resolve(import.meta.dir, '..', '..')
 const release = join(root, 'dist', 'release')
 const servers = serversOfThisFile()
-const FILES = ['cfgsync-linux-x64', 'cfgsync-linux-arm64', 'cfgsync-darwin-x64', 'cfgsync-darwin-arm64', 'cfgsync-windows-x64.exe']
+const FILES = [
+	'cfgsync-linux-x64',
+	'cfgsync-linux-arm64',
+	'cfgsync-darwin-x64',
+	'cfgsync-darwin-arm64',
+	'cfgsync-windows-x64.exe'
+]
 let buildSeconds = 0
 
 beforeAll(() => {
 	const started = Date.now()
-	const build = Bun.spawnSync([process.execPath, join(root, 'scripts', 'build-release.ts')], { cwd: root, stdout: 'pipe', stderr: 'pipe' })
+	const build = Bun.spawnSync([process.execPath, join(root, 'scripts', 'build-release.ts')], {
+		cwd: root,
+		stdout: 'pipe',
+		stderr: 'pipe'
+	})
 	buildSeconds = (Date.now() - started) / 1000
-	if (build.exitCode !== 0) throw new Error(`build:release failed: ${build.stderr.toString()}${build.stdout.toString()}`)
+	if (build.exitCode !== 0)
+		throw new Error(`build:release failed: ${build.stderr.toString()}${build.stdout.toString()}`)
 	console.log(build.stdout.toString().trim())
 }, 300_000)
 
@@ -79,11 +90,16 @@ describe('npm run build:release', () => {
 		expect(x64.stdout.toString()).toBe(`${packageJson.version}\n`)
 		const runner = arm64Runner()
 		if (process.arch === 'x64' && runner === undefined) {
-			console.warn('cfgsync-linux-arm64 not run: install qemu-user and libc6-arm64-cross (as .ci/run does) to run it here')
+			console.warn(
+				'cfgsync-linux-arm64 not run: install qemu-user and libc6-arm64-cross (as .ci/run does) to run it here'
+			)
 			return
 		}
 		const arm = Bun.spawnSync([...(runner ?? []), join(release, 'cfgsync-linux-arm64'), '--version'])
-		expect({ out: arm.stdout.toString(), err: arm.stderr.toString() }).toEqual({ out: `${packageJson.version}\n`, err: '' })
+		expect({ out: arm.stdout.toString(), err: arm.stderr.toString() }).toEqual({
+			out: `${packageJson.version}\n`,
+			err: ''
+		})
 	}, 60_000)
 
 	test('the server offers them at /download with their sums, and a downloaded one runs', async () => {
@@ -97,7 +113,8 @@ describe('npm run build:release', () => {
 			expect(page).toContain(sha256(join(release, file)))
 		}
 		const sums = await (await fetch(`${server.url}/download/SHA256SUMS`)).text()
-		for (const line of readFileSync(join(release, 'SHA256SUMS'), 'utf8').trim().split('\n')) expect(sums).toContain(`${line}\n`)
+		for (const line of readFileSync(join(release, 'SHA256SUMS'), 'utf8').trim().split('\n'))
+			expect(sums).toContain(`${line}\n`)
 		expect(sums).toMatch(/^[0-9a-f]{64} {2}cfgsync\.tgz$/m)
 		const native = process.arch === 'x64' ? 'cfgsync-linux-x64' : 'cfgsync-linux-arm64'
 		const response = await fetch(`${server.url}/download/${native}`)

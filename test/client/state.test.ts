@@ -9,7 +9,12 @@ import { tempDir } from '../support/temp'
 
 let saved: Record<string, string | undefined>
 beforeAll(() => {
-	saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME, XDG_STATE_HOME: process.env.XDG_STATE_HOME, CFGSYNC_LOCK_TIMEOUT: process.env.CFGSYNC_LOCK_TIMEOUT }
+	saved = {
+		HOME: process.env.HOME,
+		XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME,
+		XDG_STATE_HOME: process.env.XDG_STATE_HOME,
+		CFGSYNC_LOCK_TIMEOUT: process.env.CFGSYNC_LOCK_TIMEOUT
+	}
 	delete process.env.XDG_CONFIG_HOME
 })
 beforeEach(() => {
@@ -44,25 +49,45 @@ describe('sync state', () => {
 		const [file] = readdirSync(dir)
 		expect(statSync(join(dir, file as string)).mode & 0o777).toBe(0o600)
 		expect(statSync(dir).mode & 0o777).toBe(0o700)
-		setState(stateKey({ server: 'http://s', username: 'ben', tool: 'codex', name: 'default' }), { ...state('codex'), username: 'ben' })
+		setState(stateKey({ server: 'http://s', username: 'ben', tool: 'codex', name: 'default' }), {
+			...state('codex'),
+			username: 'ben'
+		})
 		expect(allStates('http://s', 'ada').map((s) => s.tool)).toEqual(['claude-code'])
 	})
 
-	test('an older client\'s state.json (hashes only, OS-specific editor keys) is read as a base with hashes', () => {
+	test("an older client's state.json (hashes only, OS-specific editor keys) is read as a base with hashes", () => {
 		mkdirSync(stateDir(), { recursive: true })
 		writeFileSync(
 			join(stateDir(), 'state.json'),
-			JSON.stringify({ 'http://s ada personal vscode default': { hash: 'h1', version: 4, files: { '.config/Code/User/settings.json': 'abc' }, syncedAt: 't' } })
+			JSON.stringify({
+				'http://s ada personal vscode default': {
+					hash: 'h1',
+					version: 4,
+					files: { '.config/Code/User/settings.json': 'abc' },
+					syncedAt: 't'
+				}
+			})
 		)
 		const legacy = getState('http://s ada personal vscode default')
-		expect(legacy).toMatchObject({ format: 2, tool: 'vscode', version: 4, hash: 'h1', files: { '@Code/User/settings.json': { hash: 'abc' } } })
+		expect(legacy).toMatchObject({
+			format: 2,
+			tool: 'vscode',
+			version: 4,
+			hash: 'h1',
+			files: { '@Code/User/settings.json': { hash: 'abc' } }
+		})
 		expect(allStates('http://s', 'ada').map((s) => s.tool)).toEqual(['vscode'])
 	})
 })
 
 const runWorker = (name: string, rounds: number) =>
 	new Promise<number>((resolve) => {
-		const child = spawn(process.execPath, [join(import.meta.dir, '..', 'support', 'client', 'lock-worker.ts'), name, String(rounds)], { env: process.env, stdio: 'inherit' })
+		const child = spawn(
+			process.execPath,
+			[join(import.meta.dir, '..', 'support', 'client', 'lock-worker.ts'), name, String(rounds)],
+			{ env: process.env, stdio: 'inherit' }
+		)
 		child.on('exit', (code) => resolve(code ?? 1))
 	})
 
@@ -90,7 +115,10 @@ describe('the lock', () => {
 		const dead = spawn(process.execPath, ['-e', '0'])
 		const pid = await new Promise<number>((resolve) => dead.on('exit', () => resolve(dead.pid as number)))
 		mkdirSync(stateDir(), { recursive: true })
-		writeFileSync(lockFile(), JSON.stringify({ pid, host: (await import('node:os')).hostname(), command: 'pull', since: 'then', token: 't' }))
+		writeFileSync(
+			lockFile(),
+			JSON.stringify({ pid, host: (await import('node:os')).hostname(), command: 'pull', since: 'then', token: 't' })
+		)
 		const lock = await acquireLock('push')
 		expect(JSON.parse(readFileSync(lockFile(), 'utf8')).pid).toBe(process.pid)
 		lock.release()

@@ -1,7 +1,16 @@
 import { describe, expect, test } from 'bun:test'
 import { stringify as toToml } from 'smol-toml'
 import { TOOLS } from '../../src/shared/constants'
-import { DESCRIPTORS, MCP_CONTAINERS, MCP_SECRET_FIELDS, PARTS, RUNS_CODE, WELL_KNOWN, type KeyPath, type ToolDescriptor } from '../../src/client/tools'
+import {
+	DESCRIPTORS,
+	MCP_CONTAINERS,
+	MCP_SECRET_FIELDS,
+	PARTS,
+	RUNS_CODE,
+	WELL_KNOWN,
+	type KeyPath,
+	type ToolDescriptor
+} from '../../src/client/tools'
 import { nameMatches, partKey } from '../../src/client/tools/descriptor'
 import { runnables } from '../../src/client/sync/runs-code'
 import { findSecrets } from '../../src/client/sync/secrets'
@@ -14,7 +23,11 @@ const machines: Record<Os, Platform> = {
 	darwin: { os: 'darwin', home: '/Users/ada' },
 	win32: { os: 'win32', home: 'C:\\Users\\ada', appData: 'C:\\Users\\ada\\AppData\\Roaming' }
 }
-const appDirs: Record<Os, string> = { linux: '.config', darwin: 'Library/Application Support', win32: 'AppData/Roaming' }
+const appDirs: Record<Os, string> = {
+	linux: '.config',
+	darwin: 'Library/Application Support',
+	win32: 'AppData/Roaming'
+}
 const descriptors = TOOLS.map((tool) => DESCRIPTORS[tool])
 
 /** A value set at `path` (`*` as the name `x`). */
@@ -22,9 +35,15 @@ function nest(path: KeyPath, value: unknown): Record<string, unknown> {
 	const [name, ...rest] = path as [string, ...string[]]
 	return { [name === '*' ? 'x' : name]: rest.length === 0 ? value : nest(rest, value) }
 }
-const written = (descriptor: ToolDescriptor, value: Record<string, unknown>) => (descriptor.format === 'toml' ? toToml(value) : JSON.stringify(value))
-const sample = (descriptor: ToolDescriptor) => (descriptor.format === 'toml' ? '.codex/config.toml' : '.claude/settings.json')
-const shown = (path: KeyPath, extra: string[] = []) => [...path.map((name) => (name === '*' ? 'x' : name)), ...extra].map((name) => (/^[A-Za-z_$][\w$-]*$/.test(name) ? name : `[${JSON.stringify(name)}]`)).join('.').replace(/\.\[/g, '[')
+const written = (descriptor: ToolDescriptor, value: Record<string, unknown>) =>
+	descriptor.format === 'toml' ? toToml(value) : JSON.stringify(value)
+const sample = (descriptor: ToolDescriptor) =>
+	descriptor.format === 'toml' ? '.codex/config.toml' : '.claude/settings.json'
+const shown = (path: KeyPath, extra: string[] = []) =>
+	[...path.map((name) => (name === '*' ? 'x' : name)), ...extra]
+		.map((name) => (/^[A-Za-z_$][\w$-]*$/.test(name) ? name : `[${JSON.stringify(name)}]`))
+		.join('.')
+		.replace(/\.\[/g, '[')
 
 describe('the tool descriptors', () => {
 	test('six tools, one descriptor each, with files on every OS it supports (all three today)', () => {
@@ -49,7 +68,8 @@ describe('the tool descriptors', () => {
 
 	test('an editor names its user directory; every part is one of its files; every MCP place names a file', () => {
 		for (const descriptor of descriptors) {
-			for (const key of descriptor.platforms.linux?.files ?? []) if (key.startsWith('@')) expect(key.startsWith(`@${descriptor.editor}/User/`)).toBe(true)
+			for (const key of descriptor.platforms.linux?.files ?? [])
+				if (key.startsWith('@')) expect(key.startsWith(`@${descriptor.editor}/User/`)).toBe(true)
 			for (const part of descriptor.parts) {
 				expect(descriptor.platforms.linux?.files).toContain(partKey(part))
 				expect(PARTS[partKey(part)]).toEqual(part)
@@ -84,8 +104,13 @@ describe('the tool descriptors', () => {
 			{ path: ['servers'], onlyIn: 'mcp.json' },
 			{ path: ['projects', '*', 'mcpServers'], onlyIn: undefined }
 		])
-		for (const rule of RUNS_CODE.json.mcp) expect(rule.runs === 'entry' ? [] : [...rule.runs].sort()).toEqual([...fields].sort())
-		expect(RUNS_CODE.toml).toEqual({ commands: [['notify']], hooks: [], mcp: [{ path: ['mcp_servers'], runs: 'entry' }] })
+		for (const rule of RUNS_CODE.json.mcp)
+			expect(rule.runs === 'entry' ? [] : [...rule.runs].sort()).toEqual([...fields].sort())
+		expect(RUNS_CODE.toml).toEqual({
+			commands: [['notify']],
+			hooks: [],
+			mcp: [{ path: ['mcp_servers'], runs: 'entry' }]
+		})
 		expect([...MCP_CONTAINERS].sort()).toEqual(['mcpServers', 'servers', 'mcp_servers', 'mcp.servers'].sort())
 		expect([...MCP_SECRET_FIELDS].sort()).toEqual(['env', 'headers', 'http_headers'])
 	})
@@ -97,27 +122,48 @@ describe('the tool descriptors', () => {
 				expect([...(found as Map<string, string>).keys()]).toEqual([shown(path)])
 			}
 			for (const path of descriptor.runsCode.hooks) {
-				const found = runnables(sample(descriptor), written(descriptor, nest(path, { Stop: [{ hooks: [{ type: 'command', command: 'x' }] }] })))
+				const found = runnables(
+					sample(descriptor),
+					written(descriptor, nest(path, { Stop: [{ hooks: [{ type: 'command', command: 'x' }] }] }))
+				)
 				expect([...(found as Map<string, string>).keys()]).toEqual([`${shown(path)}.Stop[0]`])
 			}
 			for (const servers of descriptor.mcp) {
 				const field = servers.runs === 'entry' ? 'command' : (servers.runs[0] as string)
-				const entry = { [field]: 'server-bin', ...Object.fromEntries(servers.secrets.map((name) => [name, { UPSTREAM: 'a1b2c3d4e5f6a7b8' }])) }
+				const entry = {
+					[field]: 'server-bin',
+					...Object.fromEntries(servers.secrets.map((name) => [name, { UPSTREAM: 'a1b2c3d4e5f6a7b8' }]))
+				}
 				const text = written(descriptor, nest(servers.path, { s: entry }))
 				const key = servers.file.startsWith('@') || servers.file.startsWith('.') ? servers.file : sample(descriptor)
 				expect([...(runnables(key, text) as Map<string, string>).keys()]).toEqual([shown(servers.path, ['s'])])
-				expect(findSecrets(key, text).map((secret) => secret.path)).toEqual(servers.secrets.map((name) => shown(servers.path, ['s', name, 'UPSTREAM'])))
+				expect(findSecrets(key, text).map((secret) => secret.path)).toEqual(
+					servers.secrets.map((name) => shown(servers.path, ['s', name, 'UPSTREAM']))
+				)
 			}
 		}
 	})
 
 	test('no inert key runs code, holds MCP servers or widens permissions, nor lies under one that does', () => {
-		const covers = (pattern: KeyPath, key: KeyPath) => pattern.length <= key.length && pattern.every((name, i) => nameMatches(name, key[i] as string))
+		const covers = (pattern: KeyPath, key: KeyPath) =>
+			pattern.length <= key.length && pattern.every((name, i) => nameMatches(name, key[i] as string))
 		const within = (a: KeyPath, b: KeyPath) => covers(a, b) || covers(b, a)
 		for (const descriptor of descriptors) {
-			const reviewed = [...descriptor.runsCode.commands, ...descriptor.runsCode.hooks, ...descriptor.mcp.map((servers) => servers.path), ...descriptor.widens]
+			const reviewed = [
+				...descriptor.runsCode.commands,
+				...descriptor.runsCode.hooks,
+				...descriptor.mcp.map((servers) => servers.path),
+				...descriptor.widens
+			]
 			expect(descriptor.inert.length).toBeGreaterThan(0)
-			for (const key of descriptor.inert) for (const path of reviewed) expect({ tool: descriptor.id, key, path, within: within(path, key) }).toEqual({ tool: descriptor.id, key, path, within: false })
+			for (const key of descriptor.inert)
+				for (const path of reviewed)
+					expect({ tool: descriptor.id, key, path, within: within(path, key) }).toEqual({
+						tool: descriptor.id,
+						key,
+						path,
+						within: false
+					})
 		}
 		// Gemini CLI's theme is inert (docs/sync-model.md).
 		expect(DESCRIPTORS['gemini-cli'].inert).toContainEqual(['theme'])

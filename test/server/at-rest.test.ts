@@ -11,9 +11,17 @@ test('no plaintext config data, password or API key reaches the database file or
 	const t = testApp({ store: openSqliteStore(file) })
 	const alice = await t.user('pro', 'alice')
 	const marker = `marker-${crypto.randomUUID()}`
-	const login = await t.call('POST', '/api/auth/login', { body: { login: 'alice', password: alice.password, device: 'laptop' } })
-	const pushed = await t.call('POST', '/api/configs', { key: alice.key, body: { name: 'secret', data: { token: marker, nested: [marker] } } })
-	await t.call('POST', '/api/configs', { key: alice.key, body: { name: 'secret', tool: 'cursor', data: `text ${marker}` } })
+	const login = await t.call('POST', '/api/auth/login', {
+		body: { login: 'alice', password: alice.password, device: 'laptop' }
+	})
+	const pushed = await t.call('POST', '/api/configs', {
+		key: alice.key,
+		body: { name: 'secret', data: { token: marker, nested: [marker] } }
+	})
+	await t.call('POST', '/api/configs', {
+		key: alice.key,
+		body: { name: 'secret', tool: 'cursor', data: `text ${marker}` }
+	})
 	await t.call('POST', `/api/configs/${pushed.body.id}/rollback`, {
 		key: alice.key,
 		body: { versionId: (await t.call('GET', `/api/configs/${pushed.body.id}/versions`, { key: alice.key })).body[0].id }

@@ -14,7 +14,15 @@ import { tempDir } from '../support/temp'
 const DAY = 24 * 60 * 60 * 1000
 const SECRET_DATA = 'do-not-log-this-config-value'
 
-type Event = { type: string; actor: { userId: string | null; username: string | null; device: string | null }; address: string | null; teamId: string | null; subjectUserId: string | null; target: { type: string; id: string | null; name: string | null } | null; details: Record<string, unknown> }
+type Event = {
+	type: string
+	actor: { userId: string | null; username: string | null; device: string | null }
+	address: string | null
+	teamId: string | null
+	subjectUserId: string | null
+	target: { type: string; id: string | null; name: string | null } | null
+	details: Record<string, unknown>
+}
 
 /** A team "crew" (tom owner, ann admin, max member), a team config and a personal config of tom's, all from 203.0.113.9. */
 async function world() {
@@ -22,38 +30,103 @@ async function world() {
 	const tom = await t.user('team', 'tom')
 	const ann = await t.user('pro', 'ann')
 	const max = await t.user('pro', 'max')
-	const team = (await t.call('POST', '/api/teams', { key: tom.key, body: { name: 'Crew' } })).body as { id: string; slug: string }
+	const team = (await t.call('POST', '/api/teams', { key: tom.key, body: { name: 'Crew' } })).body as {
+		id: string
+		slug: string
+	}
 	await t.join(tom, 'crew', ann, 'admin')
 	await t.join(tom, 'crew', max)
-	const personal = (await t.call('POST', '/api/configs', { key: tom.key, body: { name: 'mine', data: { v: 1, s: SECRET_DATA } } })).body
-	const shared = (await t.call('POST', '/api/configs', { key: tom.key, body: { name: 'shared', teamId: team.id, data: { v: 1 } } })).body
+	const personal = (
+		await t.call('POST', '/api/configs', { key: tom.key, body: { name: 'mine', data: { v: 1, s: SECRET_DATA } } })
+	).body
+	const shared = (
+		await t.call('POST', '/api/configs', { key: tom.key, body: { name: 'shared', teamId: team.id, data: { v: 1 } } })
+	).body
 	await t.call('POST', '/api/configs', { key: tom.key, body: { name: 'shared', teamId: team.id, data: { v: 2 } } })
 	return { t, tom, ann, max, team, personal, shared }
 }
 
-const mine = async (t: TestApp, user: TestUser, query = ''): Promise<Event[]> => (await t.call('GET', `/api/audit${query}`, { key: user.key })).body
-const ofTeam = async (t: TestApp, user: TestUser, query = ''): Promise<Event[]> => (await t.call('GET', `/api/teams/crew/audit${query}`, { key: user.key })).body
+const mine = async (t: TestApp, user: TestUser, query = ''): Promise<Event[]> =>
+	(await t.call('GET', `/api/audit${query}`, { key: user.key })).body
+const ofTeam = async (t: TestApp, user: TestUser, query = ''): Promise<Event[]> =>
+	(await t.call('GET', `/api/teams/crew/audit${query}`, { key: user.key })).body
 
 describe('audit log: every state-changing endpoint records its event (docs/operations.md)', () => {
-	type Row = { endpoint: string; type: string; act: (w: Awaited<ReturnType<typeof world>>) => Promise<{ status: number }>; status: number; by: 'tom' | 'ann' | 'max'; team?: boolean; target?: string; details?: Record<string, unknown> }
+	type Row = {
+		endpoint: string
+		type: string
+		act: (w: Awaited<ReturnType<typeof world>>) => Promise<{ status: number }>
+		status: number
+		by: 'tom' | 'ann' | 'max'
+		team?: boolean
+		target?: string
+		details?: Record<string, unknown>
+	}
 	const rows: Row[] = [
-		{ endpoint: 'POST /api/auth/login', type: 'login.succeeded', by: 'max', status: 201, act: (w) => w.t.call('POST', '/api/auth/login', { body: { login: 'max', password: w.max.password, device: 'laptop' } }), details: { device: 'laptop' } },
-		{ endpoint: 'POST /api/auth/login (wrong password)', type: 'login.failed', by: 'max', status: 401, act: (w) => w.t.call('POST', '/api/auth/login', { body: { login: 'max', password: 'not-the-password', device: 'x' } }), details: { reason: 'wrong_password' } },
-		{ endpoint: 'POST /api/auth/logout', type: 'key.revoked', by: 'max', status: 204, act: (w) => w.t.call('POST', '/api/auth/logout', { key: w.max.key }), details: { reason: 'logout' } },
+		{
+			endpoint: 'POST /api/auth/login',
+			type: 'login.succeeded',
+			by: 'max',
+			status: 201,
+			act: (w) =>
+				w.t.call('POST', '/api/auth/login', { body: { login: 'max', password: w.max.password, device: 'laptop' } }),
+			details: { device: 'laptop' }
+		},
+		{
+			endpoint: 'POST /api/auth/login (wrong password)',
+			type: 'login.failed',
+			by: 'max',
+			status: 401,
+			act: (w) =>
+				w.t.call('POST', '/api/auth/login', { body: { login: 'max', password: 'not-the-password', device: 'x' } }),
+			details: { reason: 'wrong_password' }
+		},
+		{
+			endpoint: 'POST /api/auth/logout',
+			type: 'key.revoked',
+			by: 'max',
+			status: 204,
+			act: (w) => w.t.call('POST', '/api/auth/logout', { key: w.max.key }),
+			details: { reason: 'logout' }
+		},
 		{
 			endpoint: 'DELETE /api/keys/:id',
 			type: 'key.revoked',
 			by: 'max',
 			status: 204,
 			act: async (w) => {
-				await w.t.call('POST', '/api/auth/login', { body: { login: 'max', password: w.max.password, device: 'old-phone' } })
+				await w.t.call('POST', '/api/auth/login', {
+					body: { login: 'max', password: w.max.password, device: 'old-phone' }
+				})
 				const keys = (await w.t.call('GET', '/api/keys', { key: w.max.key })).body as { id: string; device: string }[]
 				return w.t.call('DELETE', `/api/keys/${keys.find((k) => k.device === 'old-phone')?.id}`, { key: w.max.key })
 			},
 			target: 'old-phone'
 		},
-		{ endpoint: 'POST /api/configs (personal)', type: 'config.pushed', by: 'max', status: 201, act: (w) => w.t.call('POST', '/api/configs', { key: w.max.key, body: { name: 'notes', data: { a: SECRET_DATA } } }), target: 'claude-code/notes', details: { version: 1 } },
-		{ endpoint: 'POST /api/configs (team)', type: 'config.pushed', by: 'ann', status: 200, team: true, act: (w) => w.t.call('POST', '/api/configs', { key: w.ann.key, body: { name: 'shared', teamId: w.team.id, data: { v: 3, s: SECRET_DATA } } }), target: 'claude-code/shared', details: { version: 3 } },
+		{
+			endpoint: 'POST /api/configs (personal)',
+			type: 'config.pushed',
+			by: 'max',
+			status: 201,
+			act: (w) =>
+				w.t.call('POST', '/api/configs', { key: w.max.key, body: { name: 'notes', data: { a: SECRET_DATA } } }),
+			target: 'claude-code/notes',
+			details: { version: 1 }
+		},
+		{
+			endpoint: 'POST /api/configs (team)',
+			type: 'config.pushed',
+			by: 'ann',
+			status: 200,
+			team: true,
+			act: (w) =>
+				w.t.call('POST', '/api/configs', {
+					key: w.ann.key,
+					body: { name: 'shared', teamId: w.team.id, data: { v: 3, s: SECRET_DATA } }
+				}),
+			target: 'claude-code/shared',
+			details: { version: 3 }
+		},
 		{
 			endpoint: 'POST /api/configs/:id/rollback',
 			type: 'config.rolled_back',
@@ -61,16 +134,54 @@ describe('audit log: every state-changing endpoint records its event (docs/opera
 			status: 200,
 			team: true,
 			act: async (w) => {
-				const versions = (await w.t.call('GET', `/api/configs/${w.shared.id}/versions`, { key: w.ann.key })).body as { id: string; version: number }[]
-				return w.t.call('POST', `/api/configs/${w.shared.id}/rollback`, { key: w.ann.key, body: { versionId: versions.find((v) => v.version === 1)?.id } })
+				const versions = (await w.t.call('GET', `/api/configs/${w.shared.id}/versions`, { key: w.ann.key })).body as {
+					id: string
+					version: number
+				}[]
+				return w.t.call('POST', `/api/configs/${w.shared.id}/rollback`, {
+					key: w.ann.key,
+					body: { versionId: versions.find((v) => v.version === 1)?.id }
+				})
 			},
 			target: 'claude-code/shared',
 			details: { restored: 1, version: 3 }
 		},
-		{ endpoint: 'DELETE /api/configs/:id', type: 'config.deleted', by: 'ann', status: 204, team: true, act: (w) => w.t.call('DELETE', `/api/configs/${w.shared.id}`, { key: w.ann.key }), target: 'claude-code/shared', details: { version: 2 } },
-		{ endpoint: 'POST /api/teams', type: 'team.created', by: 'tom', status: 201, act: (w) => w.t.call('POST', '/api/teams', { key: w.tom.key, body: { name: 'Second' } }), target: 'second' },
-		{ endpoint: 'PATCH /api/teams/:slug', type: 'team.renamed', by: 'ann', status: 200, team: true, act: (w) => w.t.call('PATCH', '/api/teams/crew', { key: w.ann.key, body: { name: 'Crew Two' } }), details: { fromName: 'Crew', toName: 'Crew Two' } },
-		{ endpoint: 'DELETE /api/teams/:slug', type: 'team.deleted', by: 'tom', status: 204, team: true, act: (w) => w.t.call('DELETE', '/api/teams/crew', { key: w.tom.key }), target: 'crew' },
+		{
+			endpoint: 'DELETE /api/configs/:id',
+			type: 'config.deleted',
+			by: 'ann',
+			status: 204,
+			team: true,
+			act: (w) => w.t.call('DELETE', `/api/configs/${w.shared.id}`, { key: w.ann.key }),
+			target: 'claude-code/shared',
+			details: { version: 2 }
+		},
+		{
+			endpoint: 'POST /api/teams',
+			type: 'team.created',
+			by: 'tom',
+			status: 201,
+			act: (w) => w.t.call('POST', '/api/teams', { key: w.tom.key, body: { name: 'Second' } }),
+			target: 'second'
+		},
+		{
+			endpoint: 'PATCH /api/teams/:slug',
+			type: 'team.renamed',
+			by: 'ann',
+			status: 200,
+			team: true,
+			act: (w) => w.t.call('PATCH', '/api/teams/crew', { key: w.ann.key, body: { name: 'Crew Two' } }),
+			details: { fromName: 'Crew', toName: 'Crew Two' }
+		},
+		{
+			endpoint: 'DELETE /api/teams/:slug',
+			type: 'team.deleted',
+			by: 'tom',
+			status: 204,
+			team: true,
+			act: (w) => w.t.call('DELETE', '/api/teams/crew', { key: w.tom.key }),
+			target: 'crew'
+		},
 		{
 			endpoint: 'POST /api/teams/:slug/members',
 			type: 'invitation.sent',
@@ -111,9 +222,35 @@ describe('audit log: every state-changing endpoint records its event (docs/opera
 			},
 			target: 'newbie'
 		},
-		{ endpoint: 'PATCH /api/teams/:slug/members/:userId', type: 'member.role_changed', by: 'tom', status: 200, team: true, act: (w) => w.t.call('PATCH', `/api/teams/crew/members/${w.max.id}`, { key: w.tom.key, body: { role: 'admin' } }), target: 'max', details: { from: 'member', to: 'admin' } },
-		{ endpoint: 'DELETE /api/teams/:slug/members/:userId', type: 'member.removed', by: 'ann', status: 204, team: true, act: (w) => w.t.call('DELETE', `/api/teams/crew/members/${w.max.id}`, { key: w.ann.key }), target: 'max', details: { role: 'member' } },
-		{ endpoint: 'DELETE /api/teams/:slug/members/:userId (self)', type: 'member.left', by: 'max', status: 204, team: true, act: (w) => w.t.call('DELETE', `/api/teams/crew/members/${w.max.id}`, { key: w.max.key }), target: 'max' }
+		{
+			endpoint: 'PATCH /api/teams/:slug/members/:userId',
+			type: 'member.role_changed',
+			by: 'tom',
+			status: 200,
+			team: true,
+			act: (w) => w.t.call('PATCH', `/api/teams/crew/members/${w.max.id}`, { key: w.tom.key, body: { role: 'admin' } }),
+			target: 'max',
+			details: { from: 'member', to: 'admin' }
+		},
+		{
+			endpoint: 'DELETE /api/teams/:slug/members/:userId',
+			type: 'member.removed',
+			by: 'ann',
+			status: 204,
+			team: true,
+			act: (w) => w.t.call('DELETE', `/api/teams/crew/members/${w.max.id}`, { key: w.ann.key }),
+			target: 'max',
+			details: { role: 'member' }
+		},
+		{
+			endpoint: 'DELETE /api/teams/:slug/members/:userId (self)',
+			type: 'member.left',
+			by: 'max',
+			status: 204,
+			team: true,
+			act: (w) => w.t.call('DELETE', `/api/teams/crew/members/${w.max.id}`, { key: w.max.key }),
+			target: 'max'
+		}
 	]
 	const invitationRows: Row[] = [
 		{
@@ -134,7 +271,10 @@ describe('audit log: every state-changing endpoint records its event (docs/opera
 			expect(res.status).toBe(row.status)
 			const actor = w[row.by]
 			// Read from the store: after a logout or a team's deletion the endpoints rightly refuse.
-			const rows = await w.t.store.audit.list({ ...(row.team ? { teamId: w.team.id } : { userId: actor.id }), limit: 100 })
+			const rows = await w.t.store.audit.list({
+				...(row.team ? { teamId: w.team.id } : { userId: actor.id }),
+				limit: 100
+			})
 			const events = rows.map(auditView) as Event[]
 			const event = events.find((e) => e.type === row.type)
 			expect(event).toBeDefined()
@@ -164,8 +304,15 @@ describe('audit log: every state-changing endpoint records its event (docs/opera
 		expect((await w.t.call('POST', '/api/invitations/crew/accept', { key: a.key })).status).toBe(200)
 		expect((await w.t.call('DELETE', '/api/invitations/crew', { key: b.key })).status).toBe(204)
 		const team = await ofTeam(w.t, w.tom)
-		expect(team.find((e) => e.type === 'invitation.accepted')).toMatchObject({ actor: { userId: a.id, device: 'test' }, teamId: w.team.id, details: { role: 'member' } })
-		expect(team.find((e) => e.type === 'invitation.declined')).toMatchObject({ actor: { userId: b.id }, teamId: w.team.id })
+		expect(team.find((e) => e.type === 'invitation.accepted')).toMatchObject({
+			actor: { userId: a.id, device: 'test' },
+			teamId: w.team.id,
+			details: { role: 'member' }
+		})
+		expect(team.find((e) => e.type === 'invitation.declined')).toMatchObject({
+			actor: { userId: b.id },
+			teamId: w.team.id
+		})
 		expect((await mine(w.t, a)).map((e) => e.type)).toEqual(['invitation.accepted', 'invitation.sent'])
 		expect(invitationRows).toHaveLength(1)
 	})
@@ -179,27 +326,62 @@ describe('audit log: every state-changing endpoint records its event (docs/opera
 		await users.setPassword('max', 'a new long password', { revokeKeys: false })
 		await users.unlock('max')
 		await users.revokeKeys('max')
-		const events = (await w.t.store.audit.list({ userId: w.max.id, limit: 50 })).map((e: AuditRow) => [e.type, e.actorDevice, e.actorUserId])
-		for (const type of ['user.plan_changed', 'user.admin_changed', 'user.password_reset', 'user.unlocked', 'keys.revoked']) {
+		const events = (await w.t.store.audit.list({ userId: w.max.id, limit: 50 })).map((e: AuditRow) => [
+			e.type,
+			e.actorDevice,
+			e.actorUserId
+		])
+		for (const type of [
+			'user.plan_changed',
+			'user.admin_changed',
+			'user.password_reset',
+			'user.unlocked',
+			'keys.revoked'
+		]) {
 			expect(events).toContainEqual([type, 'admin command', null])
 		}
 		const zed = (await w.t.store.users.findByLogin('zed'))?.id as string
-		expect((await w.t.store.audit.list({ userId: zed, limit: 5 }))[0]).toMatchObject({ type: 'user.created', details: { plan: 'free', admin: false } })
+		expect((await w.t.store.audit.list({ userId: zed, limit: 5 }))[0]).toMatchObject({
+			type: 'user.created',
+			details: { plan: 'free', admin: false }
+		})
 		await users.remove('zed')
-		expect((await w.t.store.audit.list({ type: 'user.removed', limit: 5 }))[0]).toMatchObject({ subjectUserId: zed, targetName: 'zed' })
+		expect((await w.t.store.audit.list({ type: 'user.removed', limit: 5 }))[0]).toMatchObject({
+			subjectUserId: zed,
+			targetName: 'zed'
+		})
 		expect(ADMIN_COMMAND.via).toBe('admin command')
 	})
 
 	test('every event type the API can record is in the table above or among admin and web actions', () => {
-		const covered = new Set([...rows.map((r) => r.type), 'invitation.accepted', 'invitation.declined', 'user.created', 'user.plan_changed', 'user.admin_changed', 'user.password_reset', 'user.unlocked', 'keys.revoked', 'user.removed', 'key.issued'])
+		const covered = new Set([
+			...rows.map((r) => r.type),
+			'invitation.accepted',
+			'invitation.declined',
+			'user.created',
+			'user.plan_changed',
+			'user.admin_changed',
+			'user.password_reset',
+			'user.unlocked',
+			'keys.revoked',
+			'user.removed',
+			'key.issued'
+		])
 		// Web sign-in and password changes, backups, restores and key rotation are tested where they are built.
-		const elsewhere = new Set(['session.started', 'session.ended', 'password.changed', 'backup.written', 'backup.restored', 'master_key.rotated'])
+		const elsewhere = new Set([
+			'session.started',
+			'session.ended',
+			'password.changed',
+			'backup.written',
+			'backup.restored',
+			'master_key.rotated'
+		])
 		expect(AUDIT_TYPES.filter((type) => !covered.has(type) && !elsewhere.has(type))).toEqual([])
 	})
 })
 
 describe('audit log: who may read it', () => {
-	test('your own events only: what you did and what was done to your account; never another user\'s', async () => {
+	test("your own events only: what you did and what was done to your account; never another user's", async () => {
 		const w = await world()
 		const outsider = await w.t.user('team', 'outsider')
 		await w.t.call('POST', '/api/configs', { key: outsider.key, body: { name: 'x', data: { a: 1 } } })
@@ -232,7 +414,15 @@ describe('audit log: who may read it', () => {
 		expect((await w.t.call('GET', '/api/teams/crew/audit', { key: other.key })).status).toBe(404)
 		const events = await ofTeam(w.t, w.ann)
 		expect(events.every((e) => e.teamId === w.team.id)).toBe(true)
-		expect(events.map((e) => e.type)).toEqual(['config.pushed', 'config.pushed', 'invitation.accepted', 'invitation.sent', 'invitation.accepted', 'invitation.sent', 'team.created'])
+		expect(events.map((e) => e.type)).toEqual([
+			'config.pushed',
+			'config.pushed',
+			'invitation.accepted',
+			'invitation.sent',
+			'invitation.accepted',
+			'invitation.sent',
+			'team.created'
+		])
 	})
 
 	test('pages with limit and before; filters by type; bad queries are 400', async () => {
@@ -242,7 +432,11 @@ describe('audit log: who may read it', () => {
 		expect(first).toEqual(all.slice(0, 2))
 		const next = await mine(w.t, w.tom, `?limit=2&before=${(first[1] as { id: string } & Event).id}`)
 		expect(next).toEqual(all.slice(2, 4))
-		expect((await mine(w.t, w.tom, '?type=config.pushed')).map((e) => e.type)).toEqual(['config.pushed', 'config.pushed', 'config.pushed'])
+		expect((await mine(w.t, w.tom, '?type=config.pushed')).map((e) => e.type)).toEqual([
+			'config.pushed',
+			'config.pushed',
+			'config.pushed'
+		])
 		for (const query of ['?limit=0', '?limit=201', '?before=nope', '?type=everything']) {
 			expect((await w.t.call('GET', `/api/audit${query}`, { key: w.tom.key })).status).toBe(400)
 		}
@@ -254,11 +448,33 @@ describe('audit log: coupled to the change it records', () => {
 		const w = await world()
 		const before = (await w.t.store.audit.list({ limit: 1000 })).length
 		// 412: the condition does not hold.
-		expect((await w.t.call('POST', '/api/configs', { key: w.tom.key, body: { name: 'mine', data: { v: 9 } }, headers: { 'if-match': '"nope"' } })).status).toBe(412)
+		expect(
+			(
+				await w.t.call('POST', '/api/configs', {
+					key: w.tom.key,
+					body: { name: 'mine', data: { v: 9 } },
+					headers: { 'if-match': '"nope"' }
+				})
+			).status
+		).toBe(412)
 		// 403: a member may not push to the team.
-		expect((await w.t.call('POST', '/api/configs', { key: w.max.key, body: { name: 'shared', teamId: w.team.id, data: { v: 9 } } })).status).toBe(403)
+		expect(
+			(
+				await w.t.call('POST', '/api/configs', {
+					key: w.max.key,
+					body: { name: 'shared', teamId: w.team.id, data: { v: 9 } }
+				})
+			).status
+		).toBe(403)
 		// noChange: nothing changed, nothing to record.
-		expect((await w.t.call('POST', '/api/configs', { key: w.tom.key, body: { name: 'mine', data: { s: SECRET_DATA, v: 1 } } })).body.noChange).toBe(true)
+		expect(
+			(
+				await w.t.call('POST', '/api/configs', {
+					key: w.tom.key,
+					body: { name: 'mine', data: { s: SECRET_DATA, v: 1 } }
+				})
+			).body.noChange
+		).toBe(true)
 		expect((await w.t.store.audit.list({ limit: 1000 })).length).toBe(before)
 	})
 
@@ -266,7 +482,12 @@ describe('audit log: coupled to the change it records', () => {
 		const t = testApp()
 		const tom = await t.user('team', 'tom')
 		const at = new Date(t.clock.now()).toISOString()
-		const taken = { id: crypto.randomUUID(), at, type: 'config.pushed' as const, actor: { userId: tom.id, username: 'tom', address: null } }
+		const taken = {
+			id: crypto.randomUUID(),
+			at,
+			type: 'config.pushed' as const,
+			actor: { userId: tom.id, username: 'tom', address: null }
+		}
 		await t.store.audit.record(taken)
 		const push = t.store.configs.push({
 			owner: { userId: tom.id, teamId: null },
@@ -290,7 +511,9 @@ describe('audit log: coupled to the change it records', () => {
 		const t = testApp({ store: openSqliteStore(file) })
 		const zed = await t.user('free', 'zed')
 		const raw = new Database(file)
-		raw.run("CREATE TRIGGER refuse_user_delete BEFORE DELETE ON users BEGIN SELECT RAISE(ABORT, 'refused by test'); END")
+		raw.run(
+			"CREATE TRIGGER refuse_user_delete BEFORE DELETE ON users BEGIN SELECT RAISE(ABORT, 'refused by test'); END"
+		)
 		raw.close()
 		const users = createUsersService({ store: t.store, clock: t.clock, passwords: fastPasswords })
 		await expect(users.remove('zed')).rejects.toThrow('refused by test')
@@ -300,10 +523,15 @@ describe('audit log: coupled to the change it records', () => {
 
 	test('events never hold config data, keys or passwords', async () => {
 		const w = await world()
-		const login = await w.t.call('POST', '/api/auth/login', { body: { login: 'tom', password: w.tom.password, device: 'pc' } })
-		await w.t.call('POST', '/api/auth/login', { body: { login: 'my secret password typed as login', password: 'x-password', device: 'pc' } })
+		const login = await w.t.call('POST', '/api/auth/login', {
+			body: { login: 'tom', password: w.tom.password, device: 'pc' }
+		})
+		await w.t.call('POST', '/api/auth/login', {
+			body: { login: 'my secret password typed as login', password: 'x-password', device: 'pc' }
+		})
 		const everything = JSON.stringify(await w.t.store.audit.list({ limit: 1000 }))
-		for (const secret of [SECRET_DATA, w.tom.key, login.body.apiKey, w.tom.password, 'my secret password']) expect(everything).not.toContain(secret)
+		for (const secret of [SECRET_DATA, w.tom.key, login.body.apiKey, w.tom.password, 'my secret password'])
+			expect(everything).not.toContain(secret)
 	})
 
 	test('housekeeping drops events older than the retention (365 days by default)', async () => {

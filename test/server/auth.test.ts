@@ -108,7 +108,10 @@ describe('login (docs/api.md)', () => {
 		}
 		const missing = await login(t, { login: 'a', password: 'b' })
 		expect(missing.body.details).toEqual([{ path: 'device', message: 'Required.' }])
-		expect((await login(t, '{"login": ')).body).toEqual({ error: 'The request body is not valid JSON.', code: 'invalid_request' })
+		expect((await login(t, '{"login": ')).body).toEqual({
+			error: 'The request body is not valid JSON.',
+			code: 'invalid_request'
+		})
 	})
 
 	test('a device name counts characters, not UTF-16 units', async () => {
@@ -125,7 +128,8 @@ describe('login throttling (docs/api.md, 429)', () => {
 		const t = testApp({ address: () => address })
 		const alice = await t.user('free', 'alice')
 		const bob = await t.user('free', 'bob')
-		for (let i = 0; i < 10; i++) expect((await login(t, { login: 'alice', password: 'wrong-password', device: 'x' })).status).toBe(401)
+		for (let i = 0; i < 10; i++)
+			expect((await login(t, { login: 'alice', password: 'wrong-password', device: 'x' })).status).toBe(401)
 		const locked = await login(t, { login: 'ALICE@example.test', password: alice.password, device: 'x' })
 		expect(locked.status).toBe(429)
 		expect(locked.body.code).toBe('rate_limited')
@@ -150,7 +154,8 @@ describe('login throttling (docs/api.md, 429)', () => {
 		const t = testApp({ address: () => address() })
 		const alice = await t.user('free', 'alice')
 		const bob = await t.user('free', 'bob')
-		for (let i = 0; i < 100; i++) expect((await login(t, { login: 'alice', password: 'wrong-password', device: 'x' })).status).toBe(401)
+		for (let i = 0; i < 100; i++)
+			expect((await login(t, { login: 'alice', password: 'wrong-password', device: 'x' })).status).toBe(401)
 		expect((await login(t, { login: 'alice', password: alice.password, device: 'x' })).status).toBe(429)
 		address = () => '192.0.2.77'
 		expect((await login(t, { login: 'alice', password: alice.password, device: 'x' })).status).toBe(429)
@@ -192,17 +197,33 @@ describe('login throttling (docs/api.md, 429)', () => {
 		const spoofed = (i: number) => ({ 'x-forwarded-for': `198.51.100.${i}` })
 		const direct = testApp({ address: () => '203.0.113.5' })
 		const alice = await direct.user('free', 'alice')
-		for (let i = 0; i < 30; i++) await login(direct, { login: `n${i}`, password: 'wrong-password', device: 'x' }, spoofed(i))
-		expect((await login(direct, { login: 'alice', password: alice.password, device: 'x' }, spoofed(99))).status).toBe(429)
+		for (let i = 0; i < 30; i++)
+			await login(direct, { login: `n${i}`, password: 'wrong-password', device: 'x' }, spoofed(i))
+		expect((await login(direct, { login: 'alice', password: alice.password, device: 'x' }, spoofed(99))).status).toBe(
+			429
+		)
 
-		const behind = testApp({ address: () => '127.0.0.1', trustedProxies: parseTrustedProxies('127.0.0.1/32, 10.0.0.0/8') })
+		const behind = testApp({
+			address: () => '127.0.0.1',
+			trustedProxies: parseTrustedProxies('127.0.0.1/32, 10.0.0.0/8')
+		})
 		const bob = await behind.user('free', 'bob')
 		// The client rotates what it writes itself; the proxies append the real address, which is what counts.
 		for (let i = 0; i < 30; i++) {
-			await login(behind, { login: `n${i}`, password: 'wrong-password', device: 'x' }, { 'x-forwarded-for': `198.51.100.${i}, 203.0.113.7, 10.1.1.1` })
+			await login(
+				behind,
+				{ login: `n${i}`, password: 'wrong-password', device: 'x' },
+				{ 'x-forwarded-for': `198.51.100.${i}, 203.0.113.7, 10.1.1.1` }
+			)
 		}
-		expect((await login(behind, { login: 'bob', password: bob.password, device: 'x' }, { 'x-forwarded-for': '203.0.113.7' })).status).toBe(429)
-		expect((await login(behind, { login: 'bob', password: bob.password, device: 'x' }, { 'x-forwarded-for': '203.0.113.8' })).status).toBe(201)
+		expect(
+			(await login(behind, { login: 'bob', password: bob.password, device: 'x' }, { 'x-forwarded-for': '203.0.113.7' }))
+				.status
+		).toBe(429)
+		expect(
+			(await login(behind, { login: 'bob', password: bob.password, device: 'x' }, { 'x-forwarded-for': '203.0.113.8' }))
+				.status
+		).toBe(201)
 		behind.logger.flush()
 		expect(behind.logger.lines.join('\n')).toContain('"address":"203.0.113.7"')
 		expect(behind.logger.lines.join('\n')).not.toContain('"address":"198.51.100.')
@@ -211,14 +232,18 @@ describe('login throttling (docs/api.md, 429)', () => {
 	test('a parallel burst of wrong passwords gets at most 10 password checks from one address, 100 from many', async () => {
 		const one = testApp({ address: () => '10.9.0.1' })
 		await one.user('free', 'victim')
-		const burst = await Promise.all(Array.from({ length: 40 }, () => login(one, { login: 'victim', password: 'guess-guess', device: 'x' })))
+		const burst = await Promise.all(
+			Array.from({ length: 40 }, () => login(one, { login: 'victim', password: 'guess-guess', device: 'x' }))
+		)
 		expect(burst.filter((r) => r.status === 401)).toHaveLength(10)
 		expect(burst.filter((r) => r.status === 429)).toHaveLength(30)
 
 		let n = 0
 		const many = testApp({ address: () => `10.${n >> 8}.${n++ & 255}.2` })
 		await many.user('free', 'victim')
-		const spray = await Promise.all(Array.from({ length: 130 }, () => login(many, { login: 'victim', password: 'guess-guess', device: 'x' })))
+		const spray = await Promise.all(
+			Array.from({ length: 130 }, () => login(many, { login: 'victim', password: 'guess-guess', device: 'x' }))
+		)
 		expect(spray.filter((r) => r.status === 401)).toHaveLength(100)
 		expect(spray.filter((r) => r.status === 429)).toHaveLength(30)
 	})
@@ -253,7 +278,7 @@ describe('login throttling (docs/api.md, 429)', () => {
 		expect(new Set(rows.map((r) => r.login_key)).size).toBe(2)
 	})
 
-	test('the admin\'s unlock clears a user\'s failed-login counts from every address', async () => {
+	test("the admin's unlock clears a user's failed-login counts from every address", async () => {
 		let address = '10.3.0.1'
 		const t = testApp({ address: () => address })
 		const alice = await t.user('free', 'alice')
@@ -274,8 +299,12 @@ describe('login throttling (docs/api.md, 429)', () => {
 		t.logger.flush()
 		const lines = t.logger.lines.filter((line) => line.includes('"level":"warn"'))
 		expect(lines).toHaveLength(12)
-		expect(lines[0]).toMatch(/^\{"ts":"[^"]+","level":"warn","msg":"login failed","address":"192\.0\.2\.50","login":"alice","reason":"wrong_password"\}$/)
-		expect(lines[10]).toMatch(/"msg":"login rate limited","address":"192\.0\.2\.50","login":"alice","reason":"rate_limited"/)
+		expect(lines[0]).toMatch(
+			/^\{"ts":"[^"]+","level":"warn","msg":"login failed","address":"192\.0\.2\.50","login":"alice","reason":"wrong_password"\}$/
+		)
+		expect(lines[10]).toMatch(
+			/"msg":"login rate limited","address":"192\.0\.2\.50","login":"alice","reason":"rate_limited"/
+		)
 		expect(lines[11]).toMatch(/"msg":"login failed","address":"192\.0\.2\.50","login":"ghost","reason":"unknown_login"/)
 		for (const line of lines) expect(line).not.toContain('wrong-password')
 	})
@@ -289,14 +318,19 @@ describe('keys and logout (docs/api.md)', () => {
 		const res = await t.call('GET', '/api/keys', { key: alice.key })
 		expect(res.status).toBe(200)
 		expect(res.body).toHaveLength(2)
-		for (const key of res.body) expect(Object.keys(key).sort()).toEqual(['createdAt', 'current', 'device', 'id', 'lastUsedAt'])
+		for (const key of res.body)
+			expect(Object.keys(key).sort()).toEqual(['createdAt', 'current', 'device', 'id', 'lastUsedAt'])
 		expect(res.body.find((k: { device: string }) => k.device === 'test').current).toBe(true)
-		expect(res.body.find((k: { device: string }) => k.device === 'laptop')).toMatchObject({ id: laptop.id, current: false, lastUsedAt: null })
+		expect(res.body.find((k: { device: string }) => k.device === 'laptop')).toMatchObject({
+			id: laptop.id,
+			current: false,
+			lastUsedAt: null
+		})
 		expect(res.text).not.toContain(alice.key)
 		expect(res.text).not.toContain(laptop.apiKey)
 	})
 
-	test('DELETE /api/keys/:id revokes one of your keys; someone else\'s is 404', async () => {
+	test("DELETE /api/keys/:id revokes one of your keys; someone else's is 404", async () => {
 		const t = testApp()
 		const alice = await t.user()
 		const bob = await t.user()
@@ -353,6 +387,8 @@ describe('keys and logout (docs/api.md)', () => {
 		expect((await t.call('GET', '/api/me', { key: alice.key })).status).toBe(200)
 		await Bun.sleep(10)
 		t.logger.flush()
-		expect(t.logger.lines.some((line) => line.includes('"level":"warn"') && line.includes('database is locked'))).toBe(true)
+		expect(t.logger.lines.some((line) => line.includes('"level":"warn"') && line.includes('database is locked'))).toBe(
+			true
+		)
 	})
 })

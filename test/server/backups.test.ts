@@ -28,11 +28,18 @@ describe('scheduled backups (docs/operations.md)', () => {
 		const dir = join(tempDir('backups'), 'nested')
 		const written: string[] = []
 		for (let i = 0; i < 4; i++) {
-			written.push(await writeVerifiedBackup({ store, sealer: t.sealer, clock: t.clock, logger: silentLogger, dir, keep: 3 }))
+			written.push(
+				await writeVerifiedBackup({ store, sealer: t.sealer, clock: t.clock, logger: silentLogger, dir, keep: 3 })
+			)
 			t.clock.advance(1000)
 		}
 		const names = readdirSync(dir)
-		expect(names.sort()).toEqual(written.slice(1).map((file) => file.slice(dir.length + 1)).sort())
+		expect(names.sort()).toEqual(
+			written
+				.slice(1)
+				.map((file) => file.slice(dir.length + 1))
+				.sort()
+		)
 		for (const name of names) {
 			expect(name).toMatch(/^cfgsync-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z\.db$/)
 			expect(statSync(join(dir, name)).mode & 0o777).toBe(0o600)
@@ -46,9 +53,9 @@ describe('scheduled backups (docs/operations.md)', () => {
 		const { t, store } = await serverData()
 		const dir = tempDir('backups-bad')
 		const otherKey = createSealer(generateMasterKey())
-		await expect(writeVerifiedBackup({ store, sealer: otherKey, clock: t.clock, logger: silentLogger, dir, keep: 3 })).rejects.toThrow(
-			'the backup failed its check: the master key does not open it'
-		)
+		await expect(
+			writeVerifiedBackup({ store, sealer: otherKey, clock: t.clock, logger: silentLogger, dir, keep: 3 })
+		).rejects.toThrow('the backup failed its check: the master key does not open it')
 		expect(readdirSync(dir)).toEqual([])
 	})
 
@@ -58,7 +65,9 @@ describe('scheduled backups (docs/operations.md)', () => {
 		const good = join(dir, 'good.db')
 		await store.backup(good)
 		expect(verifySqliteBackup(good, t.sealer, { exact: true })).toBeUndefined()
-		expect(verifySqliteBackup(good, createSealer(generateMasterKey()), { exact: true })).toContain('the master key does not open it')
+		expect(verifySqliteBackup(good, createSealer(generateMasterKey()), { exact: true })).toContain(
+			'the master key does not open it'
+		)
 		const garbage = join(dir, 'garbage.db')
 		writeFileSync(garbage, 'this is not a database at all, just text '.repeat(200))
 		expect(verifySqliteBackup(garbage, t.sealer, { exact: true })).toMatch(/cannot|damaged|not a cfgsync/)
@@ -76,7 +85,13 @@ describe('scheduled backups (docs/operations.md)', () => {
 
 	test('pruning keeps only backup files: anything else in the directory is left alone', () => {
 		const dir = tempDir('prune')
-		for (const name of ['cfgsync-2026-01-01T03-00-00-000Z.db', 'cfgsync-2026-01-02T03-00-00-000Z.db', 'cfgsync-2026-01-03T03-00-00-000Z.db', 'notes.txt', 'cfgsync.db']) {
+		for (const name of [
+			'cfgsync-2026-01-01T03-00-00-000Z.db',
+			'cfgsync-2026-01-02T03-00-00-000Z.db',
+			'cfgsync-2026-01-03T03-00-00-000Z.db',
+			'notes.txt',
+			'cfgsync.db'
+		]) {
 			writeFileSync(join(dir, name), 'x')
 		}
 		expect(pruneBackups(dir, 1)).toEqual(['cfgsync-2026-01-01T03-00-00-000Z.db', 'cfgsync-2026-01-02T03-00-00-000Z.db'])

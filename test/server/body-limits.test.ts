@@ -45,11 +45,36 @@ describe('request bodies are counted against their limit (docs/api.md)', () => {
 		const t = testApp()
 		const alice = await t.user('team', 'alice')
 		const cases: { name: string; path: string; headers: Record<string, string>; limit: number }[] = [
-			{ name: 'API route', path: '/api/configs', headers: { authorization: `Bearer ${alice.key}`, 'content-type': 'application/json' }, limit: BODY_MAX_BYTES },
-			{ name: 'API login', path: '/api/auth/login', headers: { 'content-type': 'application/json' }, limit: LOGIN_BODY_MAX_BYTES },
-			{ name: 'web sign-in', path: '/sign-in', headers: { 'content-type': 'application/x-www-form-urlencoded', ...SAME_ORIGIN }, limit: LOGIN_BODY_MAX_BYTES },
-			{ name: 'web form, no session', path: '/teams', headers: { 'content-type': 'application/x-www-form-urlencoded', ...SAME_ORIGIN }, limit: BODY_MAX_BYTES },
-			{ name: 'web form, multipart', path: '/account/password', headers: { 'content-type': 'multipart/form-data; boundary=x', ...SAME_ORIGIN }, limit: BODY_MAX_BYTES }
+			{
+				name: 'API route',
+				path: '/api/configs',
+				headers: { authorization: `Bearer ${alice.key}`, 'content-type': 'application/json' },
+				limit: BODY_MAX_BYTES
+			},
+			{
+				name: 'API login',
+				path: '/api/auth/login',
+				headers: { 'content-type': 'application/json' },
+				limit: LOGIN_BODY_MAX_BYTES
+			},
+			{
+				name: 'web sign-in',
+				path: '/sign-in',
+				headers: { 'content-type': 'application/x-www-form-urlencoded', ...SAME_ORIGIN },
+				limit: LOGIN_BODY_MAX_BYTES
+			},
+			{
+				name: 'web form, no session',
+				path: '/teams',
+				headers: { 'content-type': 'application/x-www-form-urlencoded', ...SAME_ORIGIN },
+				limit: BODY_MAX_BYTES
+			},
+			{
+				name: 'web form, multipart',
+				path: '/account/password',
+				headers: { 'content-type': 'multipart/form-data; boundary=x', ...SAME_ORIGIN },
+				limit: BODY_MAX_BYTES
+			}
 		]
 		for (const kind of cases) {
 			const body = countingBody(4 * BODY_MAX_BYTES)
@@ -64,8 +89,14 @@ describe('request bodies are counted against their limit (docs/api.md)', () => {
 		const alice = await t.user('team', 'alice')
 		const over = (limit: number) => String(limit + 1)
 		const cases: { path: string; headers: Record<string, string> }[] = [
-			{ path: '/api/configs', headers: { authorization: `Bearer ${alice.key}`, 'content-length': over(BODY_MAX_BYTES) } },
-			{ path: '/api/auth/login', headers: { 'content-type': 'application/json', 'content-length': over(LOGIN_BODY_MAX_BYTES) } },
+			{
+				path: '/api/configs',
+				headers: { authorization: `Bearer ${alice.key}`, 'content-length': over(BODY_MAX_BYTES) }
+			},
+			{
+				path: '/api/auth/login',
+				headers: { 'content-type': 'application/json', 'content-length': over(LOGIN_BODY_MAX_BYTES) }
+			},
 			{ path: '/sign-in', headers: { 'content-length': over(LOGIN_BODY_MAX_BYTES) } },
 			{ path: '/sign-in/', headers: { 'content-length': over(LOGIN_BODY_MAX_BYTES) } },
 			{ path: '/teams', headers: { 'content-length': over(BODY_MAX_BYTES) } },
@@ -84,7 +115,12 @@ describe('request bodies are counted against their limit (docs/api.md)', () => {
 		const alice = await web.user('team', 'alice')
 		const browser = await web.signIn(alice)
 		const body = countingBody(4 * BODY_MAX_BYTES)
-		const response = await web.app.handle(post('/teams', body.stream, { 'content-type': 'application/x-www-form-urlencoded', cookie: `cfgsync_session=${browser.cookie}` }))
+		const response = await web.app.handle(
+			post('/teams', body.stream, {
+				'content-type': 'application/x-www-form-urlencoded',
+				cookie: `cfgsync_session=${browser.cookie}`
+			})
+		)
 		expect(await answer(response)).toEqual({ status: 413, code: 'payload_too_large' })
 		expect(body.pulled()).toBeLessThanOrEqual(BODY_MAX_BYTES + 2 * CHUNK)
 	})
@@ -93,14 +129,21 @@ describe('request bodies are counted against their limit (docs/api.md)', () => {
 		const web = webApp()
 		const alice = await web.user('team', 'alice')
 		const form = new URLSearchParams({ login: alice.username, password: alice.password }).toString()
-		const signedIn = await web.app.handle(post('/sign-in', new Blob([form]).stream(), { 'content-type': 'application/x-www-form-urlencoded', ...SAME_ORIGIN }))
+		const signedIn = await web.app.handle(
+			post('/sign-in', new Blob([form]).stream(), {
+				'content-type': 'application/x-www-form-urlencoded',
+				...SAME_ORIGIN
+			})
+		)
 		expect(signedIn.status).toBe(303)
 		const cookie = /cfgsync_session=([^;]+)/.exec(signedIn.headers.get('set-cookie') ?? '')?.[1]
 		expect(cookie).toBeDefined()
 		const browser = await web.signIn(alice)
 		const created = await web.post('/teams', browser, { name: 'Platform' })
 		expect(created.status).toBe(303)
-		expect((await web.call('GET', '/api/teams', { key: alice.key })).body.map((team: { slug: string }) => team.slug)).toContain('platform')
+		expect(
+			(await web.call('GET', '/api/teams', { key: alice.key })).body.map((team: { slug: string }) => team.slug)
+		).toContain('platform')
 	})
 
 	test('no route of the app reads more than its limit of a body sent without Content-Length, and none answers 5xx', async () => {
@@ -117,14 +160,25 @@ describe('request bodies are counted against their limit (docs/api.md)', () => {
 			const response = await web.app.handle(
 				new Request(`http://localhost${path}`, {
 					method: route.method,
-					headers: { authorization: `Bearer ${person.key}`, cookie: `cfgsync_session=${browser.cookie}`, 'x-csrf-token': browser.csrf, 'content-type': 'application/json', ...SAME_ORIGIN },
+					headers: {
+						authorization: `Bearer ${person.key}`,
+						cookie: `cfgsync_session=${browser.cookie}`,
+						'x-csrf-token': browser.csrf,
+						'content-type': 'application/json',
+						...SAME_ORIGIN
+					},
 					body: body.stream
 				})
 			)
 			await response.arrayBuffer()
 			seen.push(`${route.method} ${route.path} ${response.status} read ${body.pulled()}`)
-			const limit = route.path === '/api/auth/login' || route.path === '/sign-in' ? LOGIN_BODY_MAX_BYTES : BODY_MAX_BYTES
-			expect({ route: `${route.method} ${route.path}`, overLimit: body.pulled() > limit + 2 * CHUNK, serverError: response.status >= 500 }).toEqual({
+			const limit =
+				route.path === '/api/auth/login' || route.path === '/sign-in' ? LOGIN_BODY_MAX_BYTES : BODY_MAX_BYTES
+			expect({
+				route: `${route.method} ${route.path}`,
+				overLimit: body.pulled() > limit + 2 * CHUNK,
+				serverError: response.status >= 500
+			}).toEqual({
 				route: `${route.method} ${route.path}`,
 				overLimit: false,
 				serverError: false
@@ -145,9 +199,19 @@ describe('malformed Host (docs/api.md)', () => {
 		const t = testApp()
 		for (const path of ['/', '/admin', '/download', '/api/teams/', '/api/configs/latest?name=x', '/healthz', '/nope']) {
 			const response = await t.app.handle(withBareUrl(path))
-			expect({ path, status: response.status, body: await response.json() }).toEqual({ path, status: 400, body: { error: expect.any(String), code: 'invalid_request' } })
+			expect({ path, status: response.status, body: await response.json() }).toEqual({
+				path,
+				status: 400,
+				body: { error: expect.any(String), code: 'invalid_request' }
+			})
 		}
-		const form = await t.app.handle(withBareUrl('/sign-in', { method: 'POST', body: 'login=a&password=b', headers: { 'content-type': 'application/x-www-form-urlencoded' } }))
+		const form = await t.app.handle(
+			withBareUrl('/sign-in', {
+				method: 'POST',
+				body: 'login=a&password=b',
+				headers: { 'content-type': 'application/x-www-form-urlencoded' }
+			})
+		)
 		expect(form.status).toBe(400)
 		await Bun.sleep(5)
 		expect(t.logger.lines.join('\n')).not.toContain('unhandled')

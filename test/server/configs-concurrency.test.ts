@@ -18,9 +18,24 @@ async function sharedDatabase() {
 	const masterKey = generateMasterKey()
 	const store = await shared.open()
 	const userId = newId()
-	await store.users.create({ id: userId, email: 'r@example.test', username: 'racer', passwordHash: null, plan: 'pro', isAdmin: false, createdAt: new Date().toISOString() })
+	await store.users.create({
+		id: userId,
+		email: 'r@example.test',
+		username: 'racer',
+		passwordHash: null,
+		plan: 'pro',
+		isAdmin: false,
+		createdAt: new Date().toISOString()
+	})
 	const apiKey = generateApiKey()
-	await store.keys.issue({ id: newId(), userId, device: 'race', keyHash: sha256Hex(apiKey), createdAt: new Date().toISOString(), lastUsedAt: null })
+	await store.keys.issue({
+		id: newId(),
+		userId,
+		device: 'race',
+		keyHash: sha256Hex(apiKey),
+		createdAt: new Date().toISOString(),
+		lastUsedAt: null
+	})
 	const sealer = createSealer(masterKey)
 	const app = createApp({ store, sealer, clock: systemClock, logger: silentLogger, passwords: fastPasswords })
 	return { file, masterKey, store, app, apiKey, userId, sealer }
@@ -28,17 +43,39 @@ async function sharedDatabase() {
 
 type PushResult = { status: number; body: { id: string; version?: number; noChange?: boolean }; data: unknown }
 
-async function runWorkers(db: Awaited<ReturnType<typeof sharedDatabase>>, workers: number, name: string, each: number): Promise<PushResult[]> {
+async function runWorkers(
+	db: Awaited<ReturnType<typeof sharedDatabase>>,
+	workers: number,
+	name: string,
+	each: number
+): Promise<PushResult[]> {
 	const startAt = Date.now() + 1500
 	const procs = Array.from({ length: workers }, (_, w) =>
-		Bun.spawn([process.execPath, WORKER, db.file, db.masterKey.toString('base64'), db.apiKey, String(startAt), name, String(each), `w${w}`], {
-			stdout: 'pipe',
-			stderr: 'pipe'
-		})
+		Bun.spawn(
+			[
+				process.execPath,
+				WORKER,
+				db.file,
+				db.masterKey.toString('base64'),
+				db.apiKey,
+				String(startAt),
+				name,
+				String(each),
+				`w${w}`
+			],
+			{
+				stdout: 'pipe',
+				stderr: 'pipe'
+			}
+		)
 	)
 	const outputs = await Promise.all(
 		procs.map(async (proc) => {
-			const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+			const [out, err, code] = await Promise.all([
+				new Response(proc.stdout).text(),
+				new Response(proc.stderr).text(),
+				proc.exited
+			])
 			if (code !== 0) throw new Error(`worker failed: ${err}`)
 			return JSON.parse(out) as PushResult[]
 		})

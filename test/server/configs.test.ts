@@ -2,7 +2,8 @@ import { describe, expect, test } from 'bun:test'
 import { TOOLS } from '../../src/shared/constants'
 import { testApp, type TestApp, type TestUser } from '../support/helpers'
 
-const push = (t: TestApp, user: TestUser, body: unknown, headers?: Record<string, string>) => t.call('POST', '/api/configs', { key: user.key, body, headers })
+const push = (t: TestApp, user: TestUser, body: unknown, headers?: Record<string, string>) =>
+	t.call('POST', '/api/configs', { key: user.key, body, headers })
 const latest = (t: TestApp, user: TestUser, query: string, headers?: Record<string, string>) =>
 	t.call('GET', `/api/configs/latest?${query}`, { key: user.key, headers })
 const keys = (value: object) => Object.keys(value).sort()
@@ -14,7 +15,12 @@ describe('POST /api/configs (SPEC push)', () => {
 		const res = await push(t, alice, { data: { theme: 'dark' } })
 		expect(res.status).toBe(201)
 		expect(keys(res.body)).toEqual(['id', 'name', 'tool', 'updatedAt', 'version'])
-		expect(res.body).toMatchObject({ name: 'default', tool: 'claude-code', version: 1, updatedAt: '2026-11-22T10:00:00.000Z' })
+		expect(res.body).toMatchObject({
+			name: 'default',
+			tool: 'claude-code',
+			version: 1,
+			updatedAt: '2026-11-22T10:00:00.000Z'
+		})
 		expect(res.body.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
 	})
 
@@ -26,7 +32,13 @@ describe('POST /api/configs (SPEC push)', () => {
 		const second = await push(t, alice, { name: 'work', tool: 'cursor', data: { a: 2 } })
 		expect(second.status).toBe(200)
 		expect(keys(second.body)).toEqual(['id', 'name', 'tool', 'updatedAt', 'version'])
-		expect(second.body).toMatchObject({ id: first.body.id, name: 'work', tool: 'cursor', version: 2, updatedAt: '2026-11-22T10:00:01.000Z' })
+		expect(second.body).toMatchObject({
+			id: first.body.id,
+			name: 'work',
+			tool: 'cursor',
+			version: 2,
+			updatedAt: '2026-11-22T10:00:01.000Z'
+		})
 		expect((await latest(t, alice, 'name=work&tool=cursor')).body).toMatchObject({ version: 2, data: { a: 2 } })
 	})
 
@@ -103,7 +115,9 @@ describe('POST /api/configs (SPEC push)', () => {
 		const raw = '{"data":{"z":1,"a":{"__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}}},"é":"\\u2028"}}'
 		expect((await push(t, alice, raw)).status).toBe(201)
 		const res = await latest(t, alice, 'name=default&tool=claude-code')
-		expect(res.text).toContain('"data":{"z":1,"a":{"__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}}},"é":"\u2028"}')
+		expect(res.text).toContain(
+			'"data":{"z":1,"a":{"__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}}},"é":"\u2028"}'
+		)
 		expect(Object.keys(res.body.data)).toEqual(['z', 'a', 'é'])
 		expect(({} as Record<string, unknown>).polluted).toBeUndefined()
 		expect(Object.prototype.hasOwnProperty.call(res.body.data.a, '__proto__')).toBe(true)
@@ -137,7 +151,9 @@ describe('POST /api/configs (SPEC push)', () => {
 		// Bytes, not characters: 'é' is two bytes in UTF-8. {"k":"…"} is 8 bytes around the string.
 		expect((await push(t, alice, { name: 'o', data: { k: 'é'.repeat(262_140) } })).status).toBe(201)
 		expect((await push(t, alice, { name: 'o2', data: { k: `${'é'.repeat(262_140)}x` } })).status).toBe(413)
-		expect((await t.call('GET', '/api/configs', { key: alice.key })).body.map((c: { name: string }) => c.name).sort()).toEqual(['o', 's'])
+		expect(
+			(await t.call('GET', '/api/configs', { key: alice.key })).body.map((c: { name: string }) => c.name).sort()
+		).toEqual(['o', 's'])
 	})
 })
 
@@ -167,7 +183,14 @@ describe('reads (SPEC)', () => {
 		expect(res.body.hash).toMatch(/^[0-9a-f]{64}$/)
 		expect((await latest(t, alice, 'name=work&tool=cursor')).status).toBe(404)
 		expect((await latest(t, alice, 'name=nope&tool=codex')).body.code).toBe('not_found')
-		for (const query of ['name=work', 'tool=codex', '', 'name=work&tool=nano', 'name=bad%20name&tool=codex', 'name=work&tool=codex&teamId=zzz']) {
+		for (const query of [
+			'name=work',
+			'tool=codex',
+			'',
+			'name=work&tool=nano',
+			'name=bad%20name&tool=codex',
+			'name=work&tool=codex&teamId=zzz'
+		]) {
 			const bad = await latest(t, alice, query)
 			expect({ query, status: bad.status }).toEqual({ query, status: 400 })
 		}
@@ -180,8 +203,28 @@ describe('reads (SPEC)', () => {
 		const created = await push(t, alice, { name: 'n', tool: 'gemini-cli', data: { k: 'v' } })
 		const res = await t.call('GET', `/api/configs/${created.body.id}`, { key: alice.key })
 		expect(res.status).toBe(200)
-		expect(keys(res.body)).toEqual(['createdAt', 'currentVersionId', 'data', 'hash', 'id', 'name', 'teamId', 'tool', 'updatedAt', 'userId', 'version'])
-		expect(res.body).toMatchObject({ id: created.body.id, userId: alice.id, teamId: null, name: 'n', tool: 'gemini-cli', version: 1, data: { k: 'v' } })
+		expect(keys(res.body)).toEqual([
+			'createdAt',
+			'currentVersionId',
+			'data',
+			'hash',
+			'id',
+			'name',
+			'teamId',
+			'tool',
+			'updatedAt',
+			'userId',
+			'version'
+		])
+		expect(res.body).toMatchObject({
+			id: created.body.id,
+			userId: alice.id,
+			teamId: null,
+			name: 'n',
+			tool: 'gemini-cli',
+			version: 1,
+			data: { k: 'v' }
+		})
 		const other = await t.call('GET', `/api/configs/${created.body.id}`, { key: bob.key })
 		const unknown = await t.call('GET', '/api/configs/01890000-0000-7000-8000-000000000000', { key: bob.key })
 		expect(other.status).toBe(404)
@@ -229,7 +272,8 @@ describe('version history and rollback (Pro and Team plans)', () => {
 		expect(res.body.map((v: { data: unknown }) => v.data)).toEqual([{ v: 3 }, { v: 2 }, { v: 1 }])
 		expect(res.body.filter((v: { isCurrent: boolean }) => v.isCurrent)).toHaveLength(1)
 		expect(res.body[0].isCurrent).toBe(true)
-		for (const version of res.body) expect(keys(version)).toEqual(['createdAt', 'data', 'hash', 'id', 'isCurrent', 'version'])
+		for (const version of res.body)
+			expect(keys(version)).toEqual(['createdAt', 'data', 'hash', 'id', 'isCurrent', 'version'])
 		const config = await t.call('GET', `/api/configs/${configId}`, { key: alice.key })
 		expect(res.body[0].id).toBe(config.body.currentVersionId)
 		expect(res.body[0].hash).toBe(config.body.hash)
@@ -245,14 +289,17 @@ describe('version history and rollback (Pro and Team plans)', () => {
 		expect(all.headers.get('content-type')).toContain('application/json')
 		expect(all.body.map((v: { version: number }) => v.version)).toEqual(Array.from({ length: 25 }, (_, i) => 25 - i))
 		expect(all.body.map((v: { data: { v: number } }) => v.data.v)).toEqual(Array.from({ length: 25 }, (_, i) => 25 - i))
-		expect(all.body.filter((v: { isCurrent: boolean }) => v.isCurrent).map((v: { version: number }) => v.version)).toEqual([25])
+		expect(
+			all.body.filter((v: { isCurrent: boolean }) => v.isCurrent).map((v: { version: number }) => v.version)
+		).toEqual([25])
 		const versions = (query: string) => t.call('GET', `/api/configs/${id}/versions?${query}`, { key: alice.key })
 		const numbers = async (query: string) => (await versions(query)).body.map((v: { version: number }) => v.version)
 		expect(await numbers('limit=10')).toEqual([25, 24, 23, 22, 21, 20, 19, 18, 17, 16])
 		expect(await numbers('limit=10&before=16')).toEqual([15, 14, 13, 12, 11, 10, 9, 8, 7, 6])
 		expect(await numbers('before=3')).toEqual([2, 1])
 		expect(await numbers('before=1')).toEqual([])
-		for (const bad of ['limit=0', 'limit=abc', 'before=-2', 'limit=1001']) expect((await versions(bad)).status).toBe(400)
+		for (const bad of ['limit=0', 'limit=abc', 'before=-2', 'limit=1001'])
+			expect((await versions(bad)).status).toBe(400)
 	})
 
 	test('one version by id; a version of another config is 404', async () => {
@@ -262,7 +309,9 @@ describe('version history and rollback (Pro and Team plans)', () => {
 		expect(one.status).toBe(200)
 		expect(one.body).toEqual({ ...versions[2] })
 		const other = (await push(t, alice, { name: 'other', data: {} })).body.id
-		expect((await t.call('GET', `/api/configs/${other}/versions/${versions[2].id}`, { key: alice.key })).status).toBe(404)
+		expect((await t.call('GET', `/api/configs/${other}/versions/${versions[2].id}`, { key: alice.key })).status).toBe(
+			404
+		)
 		expect((await t.call('GET', `/api/configs/${configId}/versions/not-a-uuid`, { key: alice.key })).status).toBe(404)
 	})
 
@@ -271,17 +320,28 @@ describe('version history and rollback (Pro and Team plans)', () => {
 		const versions = (await t.call('GET', `/api/configs/${configId}/versions`, { key: alice.key })).body
 		const target = versions[2]
 		t.clock.advance(5000)
-		const res = await t.call('POST', `/api/configs/${configId}/rollback`, { key: alice.key, body: { versionId: target.id } })
+		const res = await t.call('POST', `/api/configs/${configId}/rollback`, {
+			key: alice.key,
+			body: { versionId: target.id }
+		})
 		expect(res.status).toBe(200)
 		expect(keys(res.body)).toEqual(['createdAt', 'hash', 'id', 'isCurrent', 'version'])
-		expect(res.body).toMatchObject({ version: 4, hash: target.hash, isCurrent: true, createdAt: new Date(t.clock.now()).toISOString() })
+		expect(res.body).toMatchObject({
+			version: 4,
+			hash: target.hash,
+			isCurrent: true,
+			createdAt: new Date(t.clock.now()).toISOString()
+		})
 		expect(res.body.id).not.toBe(target.id)
 		const now = await latest(t, alice, 'name=default&tool=claude-code')
 		expect(now.body).toMatchObject({ version: 4, data: { v: 1 }, hash: target.hash })
 		const after = (await t.call('GET', `/api/configs/${configId}/versions`, { key: alice.key })).body
 		expect(after.map((v: { version: number }) => v.version)).toEqual([4, 3, 2, 1])
 		// Rolling back to the current version still makes a new version.
-		const again = await t.call('POST', `/api/configs/${configId}/rollback`, { key: alice.key, body: { versionId: res.body.id } })
+		const again = await t.call('POST', `/api/configs/${configId}/rollback`, {
+			key: alice.key,
+			body: { versionId: res.body.id }
+		})
 		expect(again.body.version).toBe(5)
 		// Pushing the rolled-back data is then no change.
 		expect((await push(t, alice, { data: { v: 1 } })).body.noChange).toBe(true)
@@ -290,10 +350,15 @@ describe('version history and rollback (Pro and Team plans)', () => {
 	test('rollback errors: versionId required and a UUID (400), of this config (404)', async () => {
 		const { t, alice, configId } = await withHistory()
 		expect((await t.call('POST', `/api/configs/${configId}/rollback`, { key: alice.key, body: {} })).status).toBe(400)
-		expect((await t.call('POST', `/api/configs/${configId}/rollback`, { key: alice.key, body: { versionId: 'v1' } })).status).toBe(400)
+		expect(
+			(await t.call('POST', `/api/configs/${configId}/rollback`, { key: alice.key, body: { versionId: 'v1' } })).status
+		).toBe(400)
 		const other = (await push(t, alice, { name: 'other', data: {} })).body.id
 		const otherVersion = (await t.call('GET', `/api/configs/${other}/versions`, { key: alice.key })).body[0].id
-		expect((await t.call('POST', `/api/configs/${configId}/rollback`, { key: alice.key, body: { versionId: otherVersion } })).status).toBe(404)
+		expect(
+			(await t.call('POST', `/api/configs/${configId}/rollback`, { key: alice.key, body: { versionId: otherVersion } }))
+				.status
+		).toBe(404)
 		expect((await latest(t, alice, 'name=default&tool=claude-code')).body.version).toBe(3)
 	})
 
@@ -325,7 +390,9 @@ describe('version history and rollback (Pro and Team plans)', () => {
 		expect((await t.call('GET', `/api/configs/${id}/versions`, { key: user.key })).status).toBe(403)
 		await t.store.users.setPlan(user.id, 'pro')
 		expect((await t.call('GET', `/api/configs/${id}/versions`, { key: user.key })).status).toBe(200)
-		expect((await t.call('POST', '/api/teams', { key: user.key, body: { name: 'Ops' } })).body.code).toBe('plan_required')
+		expect((await t.call('POST', '/api/teams', { key: user.key, body: { name: 'Ops' } })).body.code).toBe(
+			'plan_required'
+		)
 		await t.store.users.setPlan(user.id, 'team')
 		expect((await t.call('POST', '/api/teams', { key: user.key, body: { name: 'Ops' } })).status).toBe(201)
 	})
@@ -363,7 +430,12 @@ describe('conditional requests for sync clients (docs/api.md)', () => {
 		const stale = await push(t, alice, { data: { from: 'laptop again' } }, { 'if-match': baseHash })
 		expect(stale.status).toBe(412)
 		const current = await latest(t, alice, 'name=default&tool=claude-code')
-		expect(stale.body).toEqual({ error: expect.any(String), code: 'precondition_failed', currentVersion: 2, currentHash: current.body.hash })
+		expect(stale.body).toEqual({
+			error: expect.any(String),
+			code: 'precondition_failed',
+			currentVersion: 2,
+			currentHash: current.body.hash
+		})
 		// Even data equal to the current data is refused when the base is stale.
 		expect((await push(t, alice, { data: { from: 'desktop' } }, { 'if-match': baseHash })).status).toBe(412)
 		expect((await t.call('GET', `/api/configs/${base.body.id}/versions`, { key: alice.key })).body).toHaveLength(2)

@@ -20,8 +20,16 @@ import { tempDir } from '../support/temp'
 const sha = (text: string) => new Bun.CryptoHasher('sha256').update(text).digest('hex')
 
 function appWith(downloads?: ReturnType<typeof createDownloads>) {
-	const app = createApp({ store: openTestStore(), sealer: createSealer(generateMasterKey()), clock: manualClock(), logger: memoryLogger(), passwords: fastPasswords, downloads })
-	return (path: string, headers: Record<string, string> = {}) => app.handle(new Request(`http://localhost${path}`, { headers }))
+	const app = createApp({
+		store: openTestStore(),
+		sealer: createSealer(generateMasterKey()),
+		clock: manualClock(),
+		logger: memoryLogger(),
+		passwords: fastPasswords,
+		downloads
+	})
+	return (path: string, headers: Record<string, string> = {}) =>
+		app.handle(new Request(`http://localhost${path}`, { headers }))
 }
 
 describe('GET /download', () => {
@@ -62,11 +70,20 @@ describe('GET /download', () => {
 		expect(page).not.toContain('linked-out')
 		expect(page).not.toContain('.hidden')
 		// X-Forwarded-Proto from a peer that is no trusted proxy is ignored (docs/api.md; test/public-url.test.ts covers trusted proxies).
-		expect(await (await get('/download', { host: 'sync.example.org', 'x-forwarded-proto': 'https' })).text()).toContain('npm install -g http://sync.example.org/download/cfgsync.tgz')
+		expect(await (await get('/download', { host: 'sync.example.org', 'x-forwarded-proto': 'https' })).text()).toContain(
+			'npm install -g http://sync.example.org/download/cfgsync.tgz'
+		)
 
 		const sums = await (await get('/download/SHA256SUMS')).text()
 		expect(sums).toBe(
-			[`${sha('a tarball')}  cfgsync.tgz`, `${sha('ELF pretend')}  cfgsync-linux-x64`, `${sha('MZ pretend')}  cfgsync-windows-x64.exe`, `${sha('ELF pretend')}  linked-in`].map((line) => `${line}\n`).join('')
+			[
+				`${sha('a tarball')}  cfgsync.tgz`,
+				`${sha('ELF pretend')}  cfgsync-linux-x64`,
+				`${sha('MZ pretend')}  cfgsync-windows-x64.exe`,
+				`${sha('ELF pretend')}  linked-in`
+			]
+				.map((line) => `${line}\n`)
+				.join('')
 		)
 		const tgz = await get('/download/cfgsync.tgz')
 		expect(await tgz.text()).toBe('a tarball')
@@ -75,7 +92,13 @@ describe('GET /download', () => {
 		expect(exe.status).toBe(200)
 		expect(exe.headers.get('content-type')).toBe('application/octet-stream')
 		expect(await exe.text()).toBe('MZ pretend')
-		for (const path of ['/download/linked-out', '/download/.hidden', '/download/subdir', '/download/..%2Foutside%2Fsecret', '/download/nope']) {
+		for (const path of [
+			'/download/linked-out',
+			'/download/.hidden',
+			'/download/subdir',
+			'/download/..%2Foutside%2Fsecret',
+			'/download/nope'
+		]) {
 			const response = await get(path)
 			expect({ path, status: response.status }).toEqual({ path, status: 404 })
 			expect(await response.text()).not.toContain('master key')
@@ -86,11 +109,15 @@ describe('GET /download', () => {
 		expect(await dots.text()).toContain('Sign in')
 		// A file replaced in place is hashed again.
 		writeFileSync(join(dir, 'cfgsync-linux-x64'), 'ELF rebuilt, longer')
-		expect(await (await get('/download/SHA256SUMS')).text()).toContain(`${sha('ELF rebuilt, longer')}  cfgsync-linux-x64`)
+		expect(await (await get('/download/SHA256SUMS')).text()).toContain(
+			`${sha('ELF rebuilt, longer')}  cfgsync-linux-x64`
+		)
 	})
 
 	test('everything on the page is escaped', () => {
-		expect(escapeHtml(`<script>"x" & 'y'</script>`)).toBe('&#60;script&#62;&#34;x&#34; &#38; &#39;y&#39;&#60;/script&#62;')
+		expect(escapeHtml(`<script>"x" & 'y'</script>`)).toBe(
+			'&#60;script&#62;&#34;x&#34; &#38; &#39;y&#39;&#60;/script&#62;'
+		)
 		const page = downloadPage({ origin: 'http://"><script>alert(1)</script>', version: '<b>', files: [] })
 		expect(page).not.toContain('<script>')
 		expect(page).not.toContain('<b>')

@@ -20,7 +20,9 @@ test('a server takes the pending key within a beat, reports it, and seals under 
 		throw new Error('the key was not lost')
 	})
 	await heartbeat.beatNow()
-	expect(await store.instances.seenSince(clock.now() - 1000)).toEqual([{ id: heartbeat.id, keyId: masterKeyId(oldKey), seenAt: clock.now() }])
+	expect(await store.instances.seenSince(clock.now() - 1000)).toEqual([
+		{ id: heartbeat.id, keyId: masterKeyId(oldKey), seenAt: clock.now() }
+	])
 
 	await store.meta.set(PENDING_KEY_META, sealPendingKey(createSealer(oldKey), newKey))
 	clock.advance(1000)

@@ -8,11 +8,21 @@ const loginBody = (password = 'whatever-password') => JSON.stringify({ login: 'n
 describe('malformed requests never get a 5xx (docs/api.md)', () => {
 	test('bodies that are not JSON, not UTF-8 or too deep are 400 with a JSON error', async () => {
 		const t = testApp()
-		const raw = async (body: string | Uint8Array, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> => {
-			const response = await t.app.handle(new Request('http://localhost/api/auth/login', { method: 'POST', body: body as BodyInit, headers }))
+		const raw = async (
+			body: string | Uint8Array,
+			headers: Record<string, string> = {}
+		): Promise<{ status: number; body: any }> => {
+			const response = await t.app.handle(
+				new Request('http://localhost/api/auth/login', { method: 'POST', body: body as BodyInit, headers })
+			)
 			return { status: response.status, body: await response.json() }
 		}
-		const invalidUtf8 = new Uint8Array([...Buffer.from('{"login":"'), 0xff, 0xfe, ...Buffer.from('","password":"x","device":"y"}')])
+		const invalidUtf8 = new Uint8Array([
+			...Buffer.from('{"login":"'),
+			0xff,
+			0xfe,
+			...Buffer.from('","password":"x","device":"y"}')
+		])
 		expect(await raw(invalidUtf8, { 'content-type': 'application/json' })).toEqual({
 			status: 400,
 			body: { error: 'The request body is not valid UTF-8.', code: 'invalid_request' }
@@ -31,26 +41,52 @@ describe('malformed requests never get a 5xx (docs/api.md)', () => {
 	test('a JSON body is read as JSON whatever the Content-Type says (curl -d sends form encoding)', async () => {
 		const t = testApp()
 		const alice = await t.user()
-		for (const [i, type] of ['application/x-www-form-urlencoded', 'text/plain', 'application/octet-stream', 'multipart/form-data; boundary=x'].entries()) {
-			const res = await t.call('POST', '/api/configs', { key: alice.key, body: { name: `c${i}`, data: { type } }, headers: { 'content-type': type } })
+		for (const [i, type] of [
+			'application/x-www-form-urlencoded',
+			'text/plain',
+			'application/octet-stream',
+			'multipart/form-data; boundary=x'
+		].entries()) {
+			const res = await t.call('POST', '/api/configs', {
+				key: alice.key,
+				body: { name: `c${i}`, data: { type } },
+				headers: { 'content-type': type }
+			})
 			expect({ type, status: res.status }).toEqual({ type, status: 201 })
 		}
 		const none = await t.app.handle(
-			new Request('http://localhost/api/configs', { method: 'POST', body: new Blob([JSON.stringify({ name: 'd', data: {} })]), headers: { authorization: `Bearer ${alice.key}` } })
+			new Request('http://localhost/api/configs', {
+				method: 'POST',
+				body: new Blob([JSON.stringify({ name: 'd', data: {} })]),
+				headers: { authorization: `Bearer ${alice.key}` }
+			})
 		)
 		expect(none.status).toBe(201)
 	})
 
 	test('login takes only application/json (415 otherwise), so no web page can post one from a browser', async () => {
 		const t = testApp()
-		for (const type of ['application/x-www-form-urlencoded', 'text/plain', 'multipart/form-data; boundary=x', 'application/jsonx']) {
+		for (const type of [
+			'application/x-www-form-urlencoded',
+			'text/plain',
+			'multipart/form-data; boundary=x',
+			'application/jsonx'
+		]) {
 			const res = await t.call('POST', '/api/auth/login', { body: loginBody(), headers: { 'content-type': type } })
-			expect({ type, status: res.status, code: res.body.code }).toEqual({ type, status: 415, code: 'unsupported_media_type' })
+			expect({ type, status: res.status, code: res.body.code }).toEqual({
+				type,
+				status: 415,
+				code: 'unsupported_media_type'
+			})
 		}
-		const none = await t.app.handle(new Request('http://localhost/api/auth/login', { method: 'POST', body: new Blob([loginBody()]) }))
+		const none = await t.app.handle(
+			new Request('http://localhost/api/auth/login', { method: 'POST', body: new Blob([loginBody()]) })
+		)
 		expect(none.status).toBe(415)
 		for (const type of ['application/json', 'Application/JSON; charset=utf-8']) {
-			expect((await t.call('POST', '/api/auth/login', { body: loginBody(), headers: { 'content-type': type } })).status).toBe(401)
+			expect(
+				(await t.call('POST', '/api/auth/login', { body: loginBody(), headers: { 'content-type': type } })).status
+			).toBe(401)
 		}
 	})
 
@@ -73,7 +109,11 @@ describe('malformed requests never get a 5xx (docs/api.md)', () => {
 				new Request(`http://localhost${path}`, {
 					method: 'POST',
 					body: stream,
-					headers: { 'content-type': 'application/json', 'content-length': String(limit + 1), ...(key ? { authorization: `Bearer ${key}` } : {}) }
+					headers: {
+						'content-type': 'application/json',
+						'content-length': String(limit + 1),
+						...(key ? { authorization: `Bearer ${key}` } : {})
+					}
 				})
 			)
 			expect(response.status).toBe(413)
@@ -98,7 +138,11 @@ describe('malformed requests never get a 5xx (docs/api.md)', () => {
 				}
 			})
 			const response = await t.app.handle(
-				new Request(`http://localhost${path}`, { method: 'POST', body: stream, headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) } })
+				new Request(`http://localhost${path}`, {
+					method: 'POST',
+					body: stream,
+					headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) }
+				})
 			)
 			expect(response.status).toBe(413)
 			expect(((await response.json()) as { code: string }).code).toBe('payload_too_large')
@@ -130,7 +174,11 @@ describe('malformed requests never get a 5xx (docs/api.md)', () => {
 		for (const host of ['nas', 'pi', 'x:80', 'localhost']) {
 			expect({ host, status: (await at(host, '/docs')).status }).toEqual({ host, status: 200 })
 			const me = await at(host, '/api/me', alice.key)
-			expect({ host, status: me.status, body: await me.json() }).toEqual({ host, status: 200, body: { email: alice.email, username: alice.username } })
+			expect({ host, status: me.status, body: await me.json() }).toEqual({
+				host,
+				status: 200,
+				body: { email: alice.email, username: alice.username }
+			})
 			expect({ host, status: (await at(host, '/api/nope', alice.key)).status }).toEqual({ host, status: 404 })
 		}
 	})
@@ -172,12 +220,22 @@ describe('operations endpoints (docs/api.md)', () => {
 		expect(res.status).toBe(200)
 		expect(res.body.openapi).toMatch(/^3\.1/)
 		const paths = res.body.paths
-		expect(Object.keys(paths)).toEqual(expect.arrayContaining(['/api/auth/login', '/api/auth/logout', '/api/keys', '/api/keys/{id}', '/api/me', '/healthz']))
+		expect(Object.keys(paths)).toEqual(
+			expect.arrayContaining([
+				'/api/auth/login',
+				'/api/auth/logout',
+				'/api/keys',
+				'/api/keys/{id}',
+				'/api/me',
+				'/healthz'
+			])
+		)
 		const loginSchema = paths['/api/auth/login'].post.requestBody.content['application/json'].schema
 		expect(loginSchema.required).toEqual(['login', 'password', 'device'])
 		expect(paths['/api/auth/login'].post.security).toEqual([])
 		expect(res.body.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' })
-		const headerNames = (operation: { parameters: { in: string; name: string }[] }) => operation.parameters.filter((p) => p.in === 'header').map((p) => p.name)
+		const headerNames = (operation: { parameters: { in: string; name: string }[] }) =>
+			operation.parameters.filter((p) => p.in === 'header').map((p) => p.name)
 		expect(headerNames(paths['/api/configs'].post)).toEqual(['if-match', 'if-none-match'])
 		expect(headerNames(paths['/api/configs/latest'].get)).toEqual(['if-none-match'])
 		expect(headerNames(paths['/api/configs/{id}'].get)).toEqual(['if-none-match'])
@@ -210,21 +268,39 @@ describe('security headers (docs/api.md)', () => {
 		const alice = await t.user('pro', 'alice')
 		const pushed = await t.call('POST', '/api/configs', { key: alice.key, body: { name: 'c', data: { a: 1 } } })
 		const versionId = (await t.call('GET', `/api/configs/${pushed.body.id}/versions`, { key: alice.key })).body[0].id
-		const etag = (await t.call('GET', '/api/configs/latest?name=c&tool=claude-code', { key: alice.key })).headers.get('etag') as string
-		for (let i = 0; i < 10; i++) await t.call('POST', '/api/auth/login', { body: { login: 'alice', password: 'wrong-password', device: 'x' } })
+		const etag = (await t.call('GET', '/api/configs/latest?name=c&tool=claude-code', { key: alice.key })).headers.get(
+			'etag'
+		) as string
+		for (let i = 0; i < 10; i++)
+			await t.call('POST', '/api/auth/login', { body: { login: 'alice', password: 'wrong-password', device: 'x' } })
 		const kinds: [string, Promise<Response>, number][] = [
 			['json 200', t.call('GET', '/api/me', { key: alice.key }), 200],
-			['login refused', t.call('POST', '/api/auth/login', { body: { login: 'nobody', password: 'x-password', device: 'x' } }), 401],
+			[
+				'login refused',
+				t.call('POST', '/api/auth/login', { body: { login: 'nobody', password: 'x-password', device: 'x' } }),
+				401
+			],
 			['latest with data', t.call('GET', '/api/configs/latest?name=c&tool=claude-code', { key: alice.key }), 200],
 			['get with data', t.call('GET', `/api/configs/${pushed.body.id}`, { key: alice.key }), 200],
 			['versions list', t.call('GET', `/api/configs/${pushed.body.id}/versions`, { key: alice.key }), 200],
 			['one version', t.call('GET', `/api/configs/${pushed.body.id}/versions/${versionId}`, { key: alice.key }), 200],
-			['304', t.call('GET', '/api/configs/latest?name=c&tool=claude-code', { key: alice.key, headers: { 'if-none-match': etag } }), 304],
+			[
+				'304',
+				t.call('GET', '/api/configs/latest?name=c&tool=claude-code', {
+					key: alice.key,
+					headers: { 'if-none-match': etag }
+				}),
+				304
+			],
 			['not found', t.call('DELETE', `/api/keys/${newUuid()}`, { key: alice.key }), 404],
 			['401', t.call('GET', '/api/me'), 401],
 			['400', t.call('POST', '/api/configs', { key: alice.key, body: '{' }), 400],
 			['415', t.call('POST', '/api/auth/login', { body: 'x', headers: { 'content-type': 'text/plain' } }), 415],
-			['429', t.call('POST', '/api/auth/login', { body: { login: 'alice', password: alice.password, device: 'x' } }), 429],
+			[
+				'429',
+				t.call('POST', '/api/auth/login', { body: { login: 'alice', password: alice.password, device: 'x' } }),
+				429
+			],
 			['unmatched 404', t.call('GET', '/nowhere'), 404],
 			['healthz', t.call('GET', '/healthz'), 200],
 			['openapi', t.call('GET', '/openapi.json'), 200],
@@ -240,11 +316,17 @@ describe('security headers (docs/api.md)', () => {
 		// A login that issues a key (201) must not be cached either.
 		const fresh = testApp()
 		const bob = await fresh.user('free', 'bob')
-		const issued = await fresh.call('POST', '/api/auth/login', { body: { login: 'bob', password: bob.password, device: 'y' } })
+		const issued = await fresh.call('POST', '/api/auth/login', {
+			body: { login: 'bob', password: bob.password, device: 'y' }
+		})
 		expect(issued.status).toBe(201)
 		expect(issued.headers.get('x-content-type-options')).toBe('nosniff')
 		expect(issued.headers.get('cache-control')).toBe('no-store')
-		for (const [name, call] of kinds.slice(2, 6)) expect({ name, cache: ((await call) as unknown as Response).headers.get('cache-control') }).toEqual({ name, cache: 'no-store' })
+		for (const [name, call] of kinds.slice(2, 6))
+			expect({ name, cache: ((await call) as unknown as Response).headers.get('cache-control') }).toEqual({
+				name,
+				cache: 'no-store'
+			})
 
 		const page = await t.call('GET', '/docs')
 		const csp = page.headers.get('content-security-policy') as string
@@ -261,12 +343,19 @@ describe('access log', () => {
 	test('one line per request with method, route, status and ms; no key, password or body', async () => {
 		const t = testApp()
 		const alice = await t.user()
-		const issued = await t.call('POST', '/api/auth/login', { body: { login: alice.username, password: alice.password, device: 'laptop' } })
+		const issued = await t.call('POST', '/api/auth/login', {
+			body: { login: alice.username, password: alice.password, device: 'laptop' }
+		})
 		await t.call('GET', '/api/me', { key: alice.key })
 		await t.call('GET', '/api/keys/01234567-89ab-4def-8123-456789abcdef', { key: 'cs_bad' })
 		await t.call('POST', '/api/configs', { key: alice.key, body: { data: { a: 1 } } })
-		const etag = (await t.call('GET', '/api/configs/latest?name=default&tool=claude-code', { key: alice.key })).headers.get('etag') as string
-		await t.call('GET', '/api/configs/latest?name=default&tool=claude-code', { key: alice.key, headers: { 'if-none-match': etag } })
+		const etag = (
+			await t.call('GET', '/api/configs/latest?name=default&tool=claude-code', { key: alice.key })
+		).headers.get('etag') as string
+		await t.call('GET', '/api/configs/latest?name=default&tool=claude-code', {
+			key: alice.key,
+			headers: { 'if-none-match': etag }
+		})
 		await Bun.sleep(20)
 		t.logger.flush()
 		const lines = t.logger.lines.map((line) => JSON.parse(line))
@@ -300,8 +389,12 @@ describe('access log', () => {
 		await Bun.sleep(20)
 		t.logger.flush()
 		const all = t.logger.lines.join('\n')
-		for (const secret of [alice.key, alice.key.slice(3), password, 'dGhpcyBpcyBhIGJhc2U2NCBzZWNyZXQgdG9rZW4']) expect(all).not.toContain(secret)
-		const paths = t.logger.lines.map((line) => JSON.parse(line)).filter((line) => line.msg === 'request').map((line) => line.path ?? line.route)
+		for (const secret of [alice.key, alice.key.slice(3), password, 'dGhpcyBpcyBhIGJhc2U2NCBzZWNyZXQgdG9rZW4'])
+			expect(all).not.toContain(secret)
+		const paths = t.logger.lines
+			.map((line) => JSON.parse(line))
+			.filter((line) => line.msg === 'request')
+			.map((line) => line.path ?? line.route)
 		expect(paths).toEqual(['/:redacted/x', '/api/keys/:redacted', '/login/:redacted', '/:redacted/x', '/nowhere/short'])
 	})
 })

@@ -11,7 +11,9 @@ import { embeddedSql, migrations } from '../../src/server/store/sqlite/migration
 const drizzleDir = join(import.meta.dir, '..', '..', 'drizzle')
 
 test('every migration drizzle-kit wrote is embedded, and nothing else', () => {
-	const onDisk = readdirSync(drizzleDir).filter((file) => file.endsWith('.sql')).map((file) => file.replace(/\.sql$/, ''))
+	const onDisk = readdirSync(drizzleDir)
+		.filter((file) => file.endsWith('.sql'))
+		.map((file) => file.replace(/\.sql$/, ''))
 	expect(Object.keys(embeddedSql).sort()).toEqual(journal.entries.map((entry) => entry.tag).sort())
 	expect(onDisk.sort()).toEqual(journal.entries.map((entry) => entry.tag).sort())
 })
@@ -19,7 +21,8 @@ test('every migration drizzle-kit wrote is embedded, and nothing else', () => {
 test("drizzle's own migrator agrees with ours: it finds nothing left to apply", () => {
 	const sqlite = new Database(':memory:')
 	expect(applyMigrations(sqlite, migrations)).toEqual(journal.entries.map((entry) => entry.tag))
-	const tables = () => sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get()?.n
+	const tables = () =>
+		sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get()?.n
 	const before = tables()
 	migrate(drizzle({ client: sqlite }), { migrationsFolder: drizzleDir })
 	expect(tables()).toBe(before)

@@ -33,11 +33,25 @@ describe('the access log line carries the client address (docs/api.md)', () => {
 describe('/metrics for alerting (docs/operations.md)', () => {
 	test('cfgsync_build_info carries the version --version prints; counters with known labels are exported at 0 from the start', async () => {
 		const t = testApp()
-		const app = createApp({ store: t.store, sealer: t.sealer, clock: t.clock, logger: t.logger, passwords: fastPasswords, metricsToken: TOKEN })
-		const text = await (await app.handle(new Request('http://localhost/metrics', { headers: { authorization: `Bearer ${TOKEN}` } }))).text()
+		const app = createApp({
+			store: t.store,
+			sealer: t.sealer,
+			clock: t.clock,
+			logger: t.logger,
+			passwords: fastPasswords,
+			metricsToken: TOKEN
+		})
+		const text = await (
+			await app.handle(new Request('http://localhost/metrics', { headers: { authorization: `Bearer ${TOKEN}` } }))
+		).text()
 		const { samples } = parsePrometheus(text)
 		const sample = (name: string, labels: Record<string, string> = {}) =>
-			samples.find((s) => s.name === name && Object.keys(labels).length === Object.keys(s.labels).length && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value
+			samples.find(
+				(s) =>
+					s.name === name &&
+					Object.keys(labels).length === Object.keys(s.labels).length &&
+					Object.entries(labels).every(([k, v]) => s.labels[k] === v)
+			)?.value
 		expect(text).toContain('# TYPE cfgsync_build_info gauge')
 		expect(sample('cfgsync_build_info', { version: packageJson.version })).toBe(1)
 		expect({
@@ -49,7 +63,16 @@ describe('/metrics for alerting (docs/operations.md)', () => {
 			pushCreated: sample('cfgsync_pushes_total', { result: 'created' }),
 			pushUpdated: sample('cfgsync_pushes_total', { result: 'updated' }),
 			pushUnchanged: sample('cfgsync_pushes_total', { result: 'unchanged' })
-		}).toEqual({ backupSuccess: 0, backupFailure: 0, loginSuccess: 0, loginFailure: 0, rateLimited: 0, pushCreated: 0, pushUpdated: 0, pushUnchanged: 0 })
+		}).toEqual({
+			backupSuccess: 0,
+			backupFailure: 0,
+			loginSuccess: 0,
+			loginFailure: 0,
+			rateLimited: 0,
+			pushCreated: 0,
+			pushUpdated: 0,
+			pushUnchanged: 0
+		})
 	})
 })
 
@@ -72,7 +95,8 @@ function breakable(store: Store, failure: () => Error) {
 	return { store: wrap(store), broken }
 }
 
-const sqliteBusy = () => Object.assign(new Error('database is locked'), { name: 'SQLiteError', code: 'SQLITE_BUSY', errno: 5 })
+const sqliteBusy = () =>
+	Object.assign(new Error('database is locked'), { name: 'SQLiteError', code: 'SQLITE_BUSY', errno: 5 })
 
 describe('a database that does not answer (docs/operations.md)', () => {
 	test('is one error line naming the cause, no stack, at most once per 10 s, saying how many failures went unlogged; never "unhandled error"', async () => {
@@ -89,13 +113,25 @@ describe('a database that does not answer (docs/operations.md)', () => {
 		await Bun.sleep(5)
 		const errors = () => logged(t.logger.lines).filter((line) => line.level === 'error')
 		expect(statuses).toEqual([500, 500, 500, 500, 500])
-		expect(errors()).toEqual([{ ts: expect.any(String), level: 'error', msg: 'the database does not answer', cause: 'SQLITE_BUSY: database is locked', requestId: expect.any(String) }])
+		expect(errors()).toEqual([
+			{
+				ts: expect.any(String),
+				level: 'error',
+				msg: 'the database does not answer',
+				cause: 'SQLITE_BUSY: database is locked',
+				requestId: expect.any(String)
+			}
+		])
 		t.clock.advance(1)
 		const later = await t.call('GET', '/api/configs', { key: alice.key })
 		expect(later.body).toEqual({ error: 'The database does not answer; try again shortly.', code: 'internal' })
 		await Bun.sleep(5)
 		expect(errors()).toHaveLength(2)
-		expect(errors()[1]).toMatchObject({ msg: 'the database does not answer', cause: 'SQLITE_BUSY: database is locked', failedSinceLastLine: 4 })
+		expect(errors()[1]).toMatchObject({
+			msg: 'the database does not answer',
+			cause: 'SQLITE_BUSY: database is locked',
+			failedSinceLastLine: 4
+		})
 		expect(t.logger.lines.join('\n')).not.toMatch(/unhandled|stack/)
 		// Answering again, it serves again.
 		broken.now = false
@@ -103,16 +139,25 @@ describe('a database that does not answer (docs/operations.md)', () => {
 	})
 
 	test('what counts as the database not answering: SQLite codes of an unusable file, PostgreSQL connection errors, also when wrapped; not a wrong statement', () => {
-		const pg = (code: string, errno?: string) => Object.assign(new Error('pg says no'), { name: 'PostgresError', code, errno })
+		const pg = (code: string, errno?: string) =>
+			Object.assign(new Error('pg says no'), { name: 'PostgresError', code, errno })
 		expect(databaseFailure(sqliteBusy())).toBe('SQLITE_BUSY: database is locked')
-		expect(databaseFailure(Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_SHORT_READ' }))).toBe('SQLITE_IOERR_SHORT_READ: disk I/O error')
-		expect(databaseFailure(new Error('Failed query: select 1', { cause: pg('ERR_POSTGRES_CONNECTION_REFUSED') }))).toBe('ERR_POSTGRES_CONNECTION_REFUSED: pg says no')
+		expect(databaseFailure(Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_SHORT_READ' }))).toBe(
+			'SQLITE_IOERR_SHORT_READ: disk I/O error'
+		)
+		expect(databaseFailure(new Error('Failed query: select 1', { cause: pg('ERR_POSTGRES_CONNECTION_REFUSED') }))).toBe(
+			'ERR_POSTGRES_CONNECTION_REFUSED: pg says no'
+		)
 		expect(databaseFailure(pg('ERR_POSTGRES_CONNECTION_CLOSED'))).toBe('ERR_POSTGRES_CONNECTION_CLOSED: pg says no')
 		expect(databaseFailure(pg('ERR_POSTGRES_SERVER_ERROR', '57P01'))).toBe('57P01: pg says no')
 		expect(databaseFailure(pg('ERR_POSTGRES_SERVER_ERROR', '53300'))).toBe('53300: pg says no')
-		expect(databaseFailure(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toBe('ECONNREFUSED: connect ECONNREFUSED')
+		expect(databaseFailure(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toBe(
+			'ECONNREFUSED: connect ECONNREFUSED'
+		)
 		expect(databaseFailure(pg('ERR_POSTGRES_SERVER_ERROR', '42P01'))).toBeUndefined()
-		expect(databaseFailure(Object.assign(new Error('UNIQUE constraint failed'), { code: 'SQLITE_CONSTRAINT_UNIQUE' }))).toBeUndefined()
+		expect(
+			databaseFailure(Object.assign(new Error('UNIQUE constraint failed'), { code: 'SQLITE_CONSTRAINT_UNIQUE' }))
+		).toBeUndefined()
 		expect(databaseFailure(new TypeError('x is undefined'))).toBeUndefined()
 	})
 })

@@ -14,7 +14,18 @@ const TOKEN = 'metrics-token-for-tests-0123456789'
 function appWith(options: { metricsToken?: string; store?: Store; sealerKey?: Buffer } = {}) {
 	const store = options.store ?? openTestStore()
 	const sealer = createSealer(options.sealerKey ?? generateMasterKey())
-	return { app: createApp({ store, sealer, clock: manualClock(), logger: memoryLogger(), passwords: fastPasswords, metricsToken: options.metricsToken }), store, sealer }
+	return {
+		app: createApp({
+			store,
+			sealer,
+			clock: manualClock(),
+			logger: memoryLogger(),
+			passwords: fastPasswords,
+			metricsToken: options.metricsToken
+		}),
+		store,
+		sealer
+	}
 }
 
 describe('metrics (docs/operations.md)', () => {
@@ -23,10 +34,14 @@ describe('metrics (docs/operations.md)', () => {
 		expect((await off.app.handle(new Request('http://localhost/metrics'))).status).toBe(404)
 		const on = appWith({ metricsToken: TOKEN })
 		expect((await on.app.handle(new Request('http://localhost/metrics'))).status).toBe(401)
-		const wrong = await on.app.handle(new Request('http://localhost/metrics', { headers: { authorization: 'Bearer nope' } }))
+		const wrong = await on.app.handle(
+			new Request('http://localhost/metrics', { headers: { authorization: 'Bearer nope' } })
+		)
 		expect(wrong.status).toBe(401)
 		expect(wrong.headers.get('www-authenticate')).toBe('Bearer')
-		const right = await on.app.handle(new Request('http://localhost/metrics', { headers: { authorization: `Bearer ${TOKEN}` } }))
+		const right = await on.app.handle(
+			new Request('http://localhost/metrics', { headers: { authorization: `Bearer ${TOKEN}` } })
+		)
 		expect(right.status).toBe(200)
 		expect(right.headers.get('content-type')).toContain('text/plain; version=0.0.4')
 		parsePrometheus(await right.text())
@@ -34,12 +49,23 @@ describe('metrics (docs/operations.md)', () => {
 
 	test('requests by route pattern and status, latency histograms, pushes, logins, failed logins, throttling, users and configs', async () => {
 		const t = testApp()
-		const app = createApp({ store: t.store, sealer: t.sealer, clock: t.clock, logger: t.logger, passwords: fastPasswords, metricsToken: TOKEN, peerAddress: () => '10.0.0.1' })
+		const app = createApp({
+			store: t.store,
+			sealer: t.sealer,
+			clock: t.clock,
+			logger: t.logger,
+			passwords: fastPasswords,
+			metricsToken: TOKEN,
+			peerAddress: () => '10.0.0.1'
+		})
 		const call = (method: string, path: string, key?: string, body?: unknown) =>
 			app.handle(
 				new Request(`http://localhost${path}`, {
 					method,
-					headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+					headers: {
+						...(key ? { authorization: `Bearer ${key}` } : {}),
+						...(body ? { 'content-type': 'application/json' } : {})
+					},
 					body: body ? JSON.stringify(body) : undefined
 				})
 			)
@@ -50,12 +76,15 @@ describe('metrics (docs/operations.md)', () => {
 		await call('GET', `/api/configs/${crypto.randomUUID()}`, alice.key)
 		await call('GET', '/nowhere/cs_secret-looking')
 		await call('POST', '/api/auth/login', undefined, { login: 'alice', password: alice.password, device: 'x' })
-		for (let i = 0; i < 11; i++) await call('POST', '/api/auth/login', undefined, { login: 'alice', password: 'wrong-password', device: 'x' })
+		for (let i = 0; i < 11; i++)
+			await call('POST', '/api/auth/login', undefined, { login: 'alice', password: 'wrong-password', device: 'x' })
 		await Bun.sleep(20)
 		const text = await (await call('GET', '/metrics', TOKEN)).text()
 		const { samples } = parsePrometheus(text)
 		const value = (name: string, labels: Record<string, string> = {}) =>
-			samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((sum, s) => sum + s.value, 0)
+			samples
+				.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+				.reduce((sum, s) => sum + s.value, 0)
 		expect(value('cfgsync_http_requests_total', { route: '/api/configs', method: 'POST', status: '201' })).toBe(1)
 		expect(value('cfgsync_http_requests_total', { route: '/api/configs', method: 'POST', status: '200' })).toBe(2)
 		expect(value('cfgsync_http_requests_total', { route: '/api/configs/:id', method: 'GET', status: '404' })).toBe(1)
@@ -90,11 +119,17 @@ describe('/readyz (docs/operations.md)', () => {
 		})
 		const wrongKey = await appWith({ store }).app.handle(new Request('http://localhost/readyz'))
 		expect(wrongKey.status).toBe(503)
-		expect(await wrongKey.json()).toMatchObject({ status: 'unavailable', checks: { database: 'ok', masterKey: 'failed' } })
+		expect(await wrongKey.json()).toMatchObject({
+			status: 'unavailable',
+			checks: { database: 'ok', masterKey: 'failed' }
+		})
 		const broken = { ...store, meta: { ...store.meta, get: () => Promise.reject(new Error('SQLITE_NOTADB')) } }
 		const down = await appWith({ store: broken, sealerKey: key }).app.handle(new Request('http://localhost/readyz'))
 		expect(down.status).toBe(503)
-		expect(await down.json()).toMatchObject({ status: 'unavailable', checks: { database: 'failed', masterKey: 'failed' } })
+		expect(await down.json()).toMatchObject({
+			status: 'unavailable',
+			checks: { database: 'failed', masterKey: 'failed' }
+		})
 		// Liveness does not depend on the key.
 		expect((await appWith({ store }).app.handle(new Request('http://localhost/healthz'))).status).toBe(200)
 	})

@@ -30,17 +30,38 @@ afterAll(() => {
 
 /** Scans that are fine: admin commands and jobs over whole tables, never on a request path. */
 const ALLOWED_SCANS: { why: string; match: RegExp }[] = [
-	{ why: 'cfgsync-server user list lists every user', match: /^select .* from "users" order by "users"\."created_at"/i },
-	{ why: 'the hourly prune drops old failed logins', match: /^delete from "login_failures" where "login_failures"\."at" < \?/i },
+	{
+		why: 'cfgsync-server user list lists every user',
+		match: /^select .* from "users" order by "users"\."created_at"/i
+	},
+	{
+		why: 'the hourly prune drops old failed logins',
+		match: /^delete from "login_failures" where "login_failures"\."at" < \?/i
+	},
 	{ why: 'the migration runner reads its own bookkeeping table', match: /__drizzle_migrations/ },
 	{ why: 'the schema probe before migrating', match: /sqlite_master/ },
-	{ why: 'the admin page lists every user with their keys and sessions', match: /^select .* from "users" left join \(select .* from "api_keys" group by/i },
-	{ why: 'metrics count whole tables when scraped', match: /^SELECT count\(\*\) AS n FROM (users|configs|config_versions)$/ },
-	{ why: 'the hourly prune drops ended sessions, spent slug reservations and expired invitations (small tables)', match: /^delete from "(sessions|team_slug_reservations|team_invitations)" where/i },
+	{
+		why: 'the admin page lists every user with their keys and sessions',
+		match: /^select .* from "users" left join \(select .* from "api_keys" group by/i
+	},
+	{
+		why: 'metrics count whole tables when scraped',
+		match: /^SELECT count\(\*\) AS n FROM (users|configs|config_versions)$/
+	},
+	{
+		why: 'the hourly prune drops ended sessions, spent slug reservations and expired invitations (small tables)',
+		match: /^delete from "(sessions|team_slug_reservations|team_invitations)" where/i
+	},
 	{ why: 'metrics read the database size from pragma tables', match: /pragma_page_count\(\), pragma_page_size\(\)/ },
-	{ why: 'key rotation walks every version', match: /^select "id", "config_id", "data" from "config_versions" where "config_versions"\."id" > \?/i },
-	{ why: 'readiness reads the newest version: the primary key walked backwards, stopping at its first row', match: /^select "id", "config_id", "data" from "config_versions" order by "config_versions"\."id" desc limit \?$/i },
-	{ why: 'a rotation\'s roll call reads the few running servers', match: /from "server_instances"/i }
+	{
+		why: 'key rotation walks every version',
+		match: /^select "id", "config_id", "data" from "config_versions" where "config_versions"\."id" > \?/i
+	},
+	{
+		why: 'readiness reads the newest version: the primary key walked backwards, stopping at its first row',
+		match: /^select "id", "config_id", "data" from "config_versions" order by "config_versions"\."id" desc limit \?$/i
+	},
+	{ why: "a rotation's roll call reads the few running servers", match: /from "server_instances"/i }
 ]
 
 test('no request-path statement scans a table (EXPLAIN QUERY PLAN)', async () => {
@@ -56,7 +77,12 @@ test('no request-path statement scans a table (EXPLAIN QUERY PLAN)', async () =>
 	await store.loginFailures.prune(0)
 	// The audit log's reads and retention, sessions, invitations, jobs, metrics, key rotation.
 	await store.audit.list({ userId: world.users.tom.id, limit: 50 })
-	await store.audit.list({ userId: world.users.tom.id, type: 'config.pushed', before: 'ffffffff-ffff-7fff-bfff-ffffffffffff', limit: 50 })
+	await store.audit.list({
+		userId: world.users.tom.id,
+		type: 'config.pushed',
+		before: 'ffffffff-ffff-7fff-bfff-ffffffffffff',
+		limit: 50
+	})
 	await store.audit.list({ teamId: world.team.id, limit: 50 })
 	await store.audit.prune(new Date().toISOString())
 	await store.sessions.find('x'.repeat(64), new Date().toISOString(), new Date(0).toISOString())
@@ -84,7 +110,11 @@ test('no request-path statement scans a table (EXPLAIN QUERY PLAN)', async () =>
 		explained.push(sql)
 		for (const { detail } of plan) {
 			// "SCAN x USING COVERING INDEX" still reads the whole index: also a scan.
-			if (/^SCAN /.test(detail) && !/^SCAN CONSTANT ROW/.test(detail) && !ALLOWED_SCANS.some((allowed) => allowed.match.test(sql))) {
+			if (
+				/^SCAN /.test(detail) &&
+				!/^SCAN CONSTANT ROW/.test(detail) &&
+				!ALLOWED_SCANS.some((allowed) => allowed.match.test(sql))
+			) {
 				scans.push(`${detail}\n    in: ${sql}`)
 			}
 		}

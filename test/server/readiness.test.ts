@@ -7,9 +7,16 @@ test('/readyz opens the newest stored version too: 503 when its sealed data does
 	await t.store.meta.set(KEY_CHECK.meta, sealKeyCheck(t.sealer))
 	const alice = await t.user('pro')
 	expect((await t.call('GET', '/readyz')).status).toBe(200)
-	expect((await t.call('POST', '/api/configs', { key: alice.key, body: { name: 'c', data: { v: 1 } } })).status).toBe(201)
-	expect((await t.call('POST', '/api/configs', { key: alice.key, body: { name: 'c', data: { v: 2 } } })).status).toBe(200)
-	expect((await t.call('GET', '/readyz')).body).toMatchObject({ status: 'ready', checks: { database: 'ok', masterKey: 'ok' } })
+	expect((await t.call('POST', '/api/configs', { key: alice.key, body: { name: 'c', data: { v: 1 } } })).status).toBe(
+		201
+	)
+	expect((await t.call('POST', '/api/configs', { key: alice.key, body: { name: 'c', data: { v: 2 } } })).status).toBe(
+		200
+	)
+	expect((await t.call('GET', '/readyz')).body).toMatchObject({
+		status: 'ready',
+		checks: { database: 'ok', masterKey: 'ok' }
+	})
 
 	// The newest version's record damaged (or sealed under a key this server lacks): every read of it would be a 500.
 	const newest = await t.store.configs.newestSealed()
@@ -38,7 +45,9 @@ test('/healthz when the database does not answer: 500, and one "does not answer"
 	const errors = lines.filter((line) => line.level === 'error')
 	expect(errors).toHaveLength(1)
 	expect(errors[0]).toMatchObject({ msg: 'the database does not answer' })
-	expect(String(errors[0]?.cause)).toContain(t.store.engine === 'sqlite' ? 'SQLite file is gone, replaced or damaged' : 'PostgreSQL database does not answer')
+	expect(String(errors[0]?.cause)).toContain(
+		t.store.engine === 'sqlite' ? 'SQLite file is gone, replaced or damaged' : 'PostgreSQL database does not answer'
+	)
 	expect(JSON.stringify(errors[0])).not.toContain('stack')
 	t.store.close()
 })

@@ -31,12 +31,20 @@ describe('key rotation in the sealer and the configs service (docs/operations.md
 		const next = createSealer(newKey)
 		const [record] = await t.store.configs.sealedPage(null, 10)
 		const aad = `${record!.configId}:${record!.id}`
-		expect(await t.store.configs.reseal([{ id: record!.id, from: record!.sealed, to: next.seal(t.sealer.openBytes(record!.sealed, aad), aad) }])).toBe(1)
+		expect(
+			await t.store.configs.reseal([
+				{ id: record!.id, from: record!.sealed, to: next.seal(t.sealer.openBytes(record!.sealed, aad), aad) }
+			])
+		).toBe(1)
 		const read = await t.call('GET', `/api/configs/${first.body.id}`, { key: alice.key })
 		expect(read).toMatchObject({ status: 200, body: { data: { v: 1 } } })
 		await t.call('POST', '/api/configs', { key: alice.key, body: { name: 'c', data: { v: 2 } } })
 		const records = await t.store.configs.sealedPage(null, 10)
 		for (const r of records) expect(next.open(r.sealed, `${r.configId}:${r.id}`)).toBeDefined()
-		expect((await t.call('GET', `/api/configs/${first.body.id}/versions`, { key: alice.key })).body.map((v: { data: unknown }) => v.data)).toEqual([{ v: 2 }, { v: 1 }])
+		expect(
+			(await t.call('GET', `/api/configs/${first.body.id}/versions`, { key: alice.key })).body.map(
+				(v: { data: unknown }) => v.data
+			)
+		).toEqual([{ v: 2 }, { v: 1 }])
 	})
 })

@@ -16,12 +16,21 @@ describe('security log for fail2ban (docs/operations.md)', () => {
 		let address = '203.0.113.9'
 		const t = testApp({ address: () => address })
 		const ada = await t.user('pro', 'ada')
-		for (let i = 0; i < 11; i++) await t.call('POST', '/api/auth/login', { body: { login: 'ada', password: 'wrong-password', device: 'x' } })
+		for (let i = 0; i < 11; i++)
+			await t.call('POST', '/api/auth/login', { body: { login: 'ada', password: 'wrong-password', device: 'x' } })
 		address = '2001:db8::7'
 		await t.call('POST', '/api/auth/login', { body: { login: 'nobody', password: 'wrong-password', device: 'x' } })
 		address = '198.51.100.3'
-		await t.call('POST', '/api/auth/login', { body: { login: 'x","address":"10.0.0.1","login":"y', password: 'wrong-password', device: 'x' } })
-		await t.call('POST', '/api/auth/login', { body: { login: `${'\u001b[31m'}evil\n{"level":"warn","msg":"login failed","address":"10.9.9.9","login":"z"}`, password: 'wrong-password', device: 'x' } })
+		await t.call('POST', '/api/auth/login', {
+			body: { login: 'x","address":"10.0.0.1","login":"y', password: 'wrong-password', device: 'x' }
+		})
+		await t.call('POST', '/api/auth/login', {
+			body: {
+				login: `${'\u001b[31m'}evil\n{"level":"warn","msg":"login failed","address":"10.9.9.9","login":"z"}`,
+				password: 'wrong-password',
+				device: 'x'
+			}
+		})
 		await t.call('POST', '/api/auth/login', { body: { login: 'ada', password: ada.password, device: 'y' } })
 		await t.call('GET', '/api/me', { key: ada.key })
 		await Bun.sleep(20)
@@ -32,7 +41,9 @@ describe('security log for fail2ban (docs/operations.md)', () => {
 		// One line per event: a newline typed into the login stays inside its JSON string.
 		expect(t.logger.lines.every((line) => line.startsWith('{"ts":"'))).toBe(true)
 		const security = t.logger.lines.filter((line) => filter.test(line)).map((line) => JSON.parse(line))
-		expect(security.slice(0, 10).every((line) => line.msg === 'login failed' && line.reason === 'wrong_password')).toBe(true)
+		expect(security.slice(0, 10).every((line) => line.msg === 'login failed' && line.reason === 'wrong_password')).toBe(
+			true
+		)
 		expect(security[10]).toMatchObject({ msg: 'login rate limited', reason: 'rate_limited', login: 'ada' })
 		expect(security[11]).toMatchObject({ msg: 'login failed', reason: 'unknown_login', login: 'nobody' })
 		// The login is logged as typed (for the admin to read), cut to 64 characters.

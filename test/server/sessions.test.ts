@@ -16,8 +16,20 @@ const DAY = 24 * 60 * 60 * 1000
 
 function setup(store?: Store) {
 	const t = testApp({ store, address: () => '198.51.100.1' })
-	const auth = createAuthService({ store: t.store, clock: t.clock, passwords: fastPasswords, logger: t.logger, sealer: t.sealer })
-	const sessions = createSessionsService({ store: t.store, clock: t.clock, passwords: fastPasswords, auth, sealer: t.sealer })
+	const auth = createAuthService({
+		store: t.store,
+		clock: t.clock,
+		passwords: fastPasswords,
+		logger: t.logger,
+		sealer: t.sealer
+	})
+	const sessions = createSessionsService({
+		store: t.store,
+		clock: t.clock,
+		passwords: fastPasswords,
+		auth,
+		sealer: t.sealer
+	})
 	return { t, sessions }
 }
 
@@ -33,7 +45,9 @@ describe('web sessions (docs/web.md)', () => {
 		expect(caller).toMatchObject({ userId: alice.id, username: 'alice', plan: 'pro', isAdmin: false })
 		expect(caller?.csrfToken).toMatch(/^[0-9a-f]{64}$/)
 		const raw = new Database(file, { readonly: true })
-		expect(raw.query('SELECT user_agent, address FROM sessions').all()).toEqual([{ user_agent: 'Mozilla/5.0 test', address: '198.51.100.1' }])
+		expect(raw.query('SELECT user_agent, address FROM sessions').all()).toEqual([
+			{ user_agent: 'Mozilla/5.0 test', address: '198.51.100.1' }
+		])
 		raw.close()
 		expect(readFileSync(file).includes(Buffer.from(signed.cookie))).toBe(false)
 		await sessions.signOut({ ...(caller as NonNullable<typeof caller>), address: '198.51.100.1' })
@@ -67,10 +81,18 @@ describe('web sessions (docs/web.md)', () => {
 	test('sign-in shares the API login throttling: failures on either count for both', async () => {
 		const { t, sessions } = setup()
 		const alice = await t.user('pro', 'alice')
-		for (let i = 0; i < 5; i++) await expect(sessions.signIn('alice', 'wrong-password', '198.51.100.1', 'ua')).rejects.toThrow('Wrong login or password.')
-		for (let i = 0; i < 5; i++) await t.call('POST', '/api/auth/login', { body: { login: 'alice', password: 'wrong-password', device: 'x' } })
-		await expect(sessions.signIn('alice', alice.password, '198.51.100.1', 'ua')).rejects.toMatchObject({ code: 'rate_limited' })
-		expect((await t.store.audit.list({ userId: alice.id, type: 'login.failed', limit: 20 })).map((e) => e.details.via)).toContain('web')
+		for (let i = 0; i < 5; i++)
+			await expect(sessions.signIn('alice', 'wrong-password', '198.51.100.1', 'ua')).rejects.toThrow(
+				'Wrong login or password.'
+			)
+		for (let i = 0; i < 5; i++)
+			await t.call('POST', '/api/auth/login', { body: { login: 'alice', password: 'wrong-password', device: 'x' } })
+		await expect(sessions.signIn('alice', alice.password, '198.51.100.1', 'ua')).rejects.toMatchObject({
+			code: 'rate_limited'
+		})
+		expect(
+			(await t.store.audit.list({ userId: alice.id, type: 'login.failed', limit: 20 })).map((e) => e.details.via)
+		).toContain('web')
 	})
 
 	test('changing the password keeps this session and ends the others; a wrong current password changes nothing', async () => {
@@ -79,15 +101,25 @@ describe('web sessions (docs/web.md)', () => {
 		const here = (await sessions.signIn('alice', alice.password, 'x', 'ua')).cookie
 		const there = (await sessions.signIn('alice', alice.password, 'x', 'ua')).cookie
 		const caller = { ...(await sessions.resolve(here))!, address: '198.51.100.1' }
-		await expect(sessions.changePassword(caller, 'wrong-current', 'a brand new password')).rejects.toMatchObject({ code: 'forbidden' })
+		await expect(sessions.changePassword(caller, 'wrong-current', 'a brand new password')).rejects.toMatchObject({
+			code: 'forbidden'
+		})
 		expect(await sessions.resolve(there)).toBeDefined()
-		await expect(sessions.changePassword(caller, alice.password, '          ')).rejects.toMatchObject({ code: 'invalid_request' })
+		await expect(sessions.changePassword(caller, alice.password, '          ')).rejects.toMatchObject({
+			code: 'invalid_request'
+		})
 		expect(await sessions.changePassword(caller, alice.password, 'a brand new password')).toEqual({ endedSessions: 1 })
 		expect(await sessions.resolve(here)).toBeDefined()
 		expect(await sessions.resolve(there)).toBeUndefined()
 		// The API key stays: a password change alone does not sign devices out.
 		expect((await t.call('GET', '/api/me', { key: alice.key })).status).toBe(200)
-		expect((await t.call('POST', '/api/auth/login', { body: { login: 'alice', password: 'a brand new password', device: 'x' } })).status).toBe(201)
+		expect(
+			(
+				await t.call('POST', '/api/auth/login', {
+					body: { login: 'alice', password: 'a brand new password', device: 'x' }
+				})
+			).status
+		).toBe(201)
 		const types = (await t.store.audit.list({ userId: alice.id, limit: 20 })).map((e) => [e.type, e.actorDevice])
 		expect(types).toContainEqual(['password.changed', 'web'])
 		expect(types).toContainEqual(['session.started', 'web'])
@@ -108,7 +140,7 @@ describe('web sessions (docs/web.md)', () => {
 		expect((await t.call('GET', '/api/me', { key: alice.key })).status).toBe(401)
 	})
 
-	test('the CSRF token belongs to its session: another session\'s token, or none, is refused', async () => {
+	test("the CSRF token belongs to its session: another session's token, or none, is refused", async () => {
 		const { t, sessions } = setup()
 		const alice = await t.user('pro', 'alice')
 		const a = (await sessions.resolve((await sessions.signIn('alice', alice.password, 'x', 'ua')).cookie))!
@@ -141,7 +173,9 @@ describe('jobs run once per schedule slot across instances (docs/postgresql.md)'
 		expect(await runOnce(instances[1]!, 'backup', slot, async () => void runs++)).toBe(false)
 		// Another job's lease is its own.
 		expect(await runOnce(instances[2]!, 'purge', slot, async () => void runs++)).toBe(true)
-		const next = await Promise.all(instances.map((store) => runOnce(store, 'backup', slot + 3_600_000, async () => void runs++)))
+		const next = await Promise.all(
+			instances.map((store) => runOnce(store, 'backup', slot + 3_600_000, async () => void runs++))
+		)
 		expect(next.filter(Boolean)).toHaveLength(1)
 		expect(runs).toBe(3)
 		for (const store of instances) store.close()

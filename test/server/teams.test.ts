@@ -31,7 +31,10 @@ async function acme() {
 }
 
 const teamPush = (t: TestApp, user: TestUser, teamId: string, body: object = {}) =>
-	t.call('POST', '/api/configs', { key: user.key, body: { teamId, name: 'shared', tool: 'cursor', data: { v: Math.random() }, ...body } })
+	t.call('POST', '/api/configs', {
+		key: user.key,
+		body: { teamId, name: 'shared', tool: 'cursor', data: { v: Math.random() }, ...body }
+	})
 
 describe('teams (SPEC /api/teams)', () => {
 	test('create: Team plan only; the creator is owner; slug from the name; 409 when taken', async () => {
@@ -60,9 +63,14 @@ describe('teams (SPEC /api/teams)', () => {
 			expect({ slug, status: res.status, code: res.body.code }).toEqual({ slug, status: 400, code: 'invalid_request' })
 		}
 		const taken = await t.call('POST', '/api/teams', { key: owner.key, body: { name: 'Other', slug: 'jp' } })
-		expect(taken).toMatchObject({ status: 409, body: { code: 'conflict', error: 'The slug "jp" is already taken; choose another slug.' } })
+		expect(taken).toMatchObject({
+			status: 409,
+			body: { code: 'conflict', error: 'The slug "jp" is already taken; choose another slug.' }
+		})
 		expect((await t.call('PATCH', '/api/teams/jp', { key: owner.key, body: { slug: 'japan' } })).status).toBe(200)
-		expect((await t.call('POST', '/api/teams', { key: owner.key, body: { name: 'Third', slug: 'jp' } })).status).toBe(409)
+		expect((await t.call('POST', '/api/teams', { key: owner.key, body: { name: 'Third', slug: 'jp' } })).status).toBe(
+			409
+		)
 	})
 
 	test('create: names are 1-50 characters after trimming and must yield a slug', async () => {
@@ -98,7 +106,12 @@ describe('teams (SPEC /api/teams)', () => {
 		expect(res.body.userRole).toBe('member')
 		expect(res.body.members).toHaveLength(4)
 		for (const m of res.body.members) expect(keys(m)).toEqual(['email', 'id', 'joinedAt', 'role', 'userId', 'username'])
-		expect(res.body.members[0]).toMatchObject({ userId: owner.id, email: owner.email, username: owner.username, role: 'owner' })
+		expect(res.body.members[0]).toMatchObject({
+			userId: owner.id,
+			email: owner.email,
+			username: owner.username,
+			role: 'owner'
+		})
 		expect((await t.call('GET', '/api/teams/acme', { key: outsider.key })).status).toBe(404)
 		expect((await t.call('GET', '/api/teams/no-such-team', { key: owner.key })).status).toBe(404)
 		expect((await t.call('GET', '/api/teams/NOT%20A%20SLUG', { key: owner.key })).status).toBe(404)
@@ -115,7 +128,9 @@ describe('teams (SPEC /api/teams)', () => {
 		for (const slug of ['Bad', 'two--dashes', '-lead', 'sp ace', 'x'.repeat(51), '']) {
 			expect((await t.call('PATCH', '/api/teams/acme', { key: owner.key, body: { slug } })).status).toBe(400)
 		}
-		expect((await t.call('PATCH', '/api/teams/acme', { key: owner.key, body: { name: 'x'.repeat(51) } })).status).toBe(400)
+		expect((await t.call('PATCH', '/api/teams/acme', { key: owner.key, body: { name: 'x'.repeat(51) } })).status).toBe(
+			400
+		)
 		expect((await t.call('PATCH', '/api/teams/acme', { key: owner.key, body: { slug: 'other' } })).status).toBe(409)
 		const moved = await t.call('PATCH', '/api/teams/acme', { key: owner.key, body: { slug: 'acme-corp' } })
 		expect(moved.body).toMatchObject({ name: 'Acme Corp', slug: 'acme-corp' })
@@ -139,12 +154,38 @@ describe('members (docs/api.md)', () => {
 		const { t, owner, admin, member, outsider } = await acme()
 		const newbie = await t.user('free', 'newbie')
 		await t.user('free', 'other')
-		expect((await t.call('POST', '/api/teams/acme/members', { key: admin.key, body: { login: 'newbie', role: 'admin' } })).status).toBe(403)
-		expect((await t.call('POST', '/api/teams/acme/members', { key: member.key, body: { login: 'newbie', role: 'member' } })).status).toBe(403)
-		expect((await t.call('POST', '/api/teams/acme/members', { key: outsider.key, body: { login: 'newbie', role: 'member' } })).status).toBe(404)
-		const invited = await t.call('POST', '/api/teams/acme/members', { key: admin.key, body: { login: 'NEWBIE@example.test', role: 'member' } })
+		expect(
+			(await t.call('POST', '/api/teams/acme/members', { key: admin.key, body: { login: 'newbie', role: 'admin' } }))
+				.status
+		).toBe(403)
+		expect(
+			(await t.call('POST', '/api/teams/acme/members', { key: member.key, body: { login: 'newbie', role: 'member' } }))
+				.status
+		).toBe(403)
+		expect(
+			(
+				await t.call('POST', '/api/teams/acme/members', {
+					key: outsider.key,
+					body: { login: 'newbie', role: 'member' }
+				})
+			).status
+		).toBe(404)
+		const invited = await t.call('POST', '/api/teams/acme/members', {
+			key: admin.key,
+			body: { login: 'NEWBIE@example.test', role: 'member' }
+		})
 		expect(invited.status).toBe(201)
-		expect(keys(invited.body)).toEqual(['createdAt', 'expiresAt', 'invitedBy', 'role', 'status', 'teamName', 'teamSlug', 'userId', 'username'])
+		expect(keys(invited.body)).toEqual([
+			'createdAt',
+			'expiresAt',
+			'invitedBy',
+			'role',
+			'status',
+			'teamName',
+			'teamSlug',
+			'userId',
+			'username'
+		])
 		expect(invited.body).toEqual({
 			teamSlug: 'acme',
 			teamName: 'Acme',
@@ -157,11 +198,29 @@ describe('members (docs/api.md)', () => {
 			status: 'invited'
 		})
 		expect(JSON.stringify(invited.body)).not.toContain(newbie.email)
-		expect((await t.call('POST', '/api/teams/acme/members', { key: owner.key, body: { login: 'other', role: 'admin' } })).body.role).toBe('admin')
-		expect((await t.call('POST', '/api/teams/acme/members', { key: owner.key, body: { login: 'ghost', role: 'member' } })).status).toBe(404)
-		expect((await t.call('POST', '/api/teams/acme/members', { key: owner.key, body: { login: 'newbie', role: 'member' } })).status).toBe(409)
-		expect((await t.call('POST', '/api/teams/acme/members', { key: owner.key, body: { login: member.username, role: 'member' } })).status).toBe(409)
-		expect((await t.call('POST', '/api/teams/acme/members', { key: owner.key, body: { login: 'x', role: 'owner' } })).status).toBe(400)
+		expect(
+			(await t.call('POST', '/api/teams/acme/members', { key: owner.key, body: { login: 'other', role: 'admin' } }))
+				.body.role
+		).toBe('admin')
+		expect(
+			(await t.call('POST', '/api/teams/acme/members', { key: owner.key, body: { login: 'ghost', role: 'member' } }))
+				.status
+		).toBe(404)
+		expect(
+			(await t.call('POST', '/api/teams/acme/members', { key: owner.key, body: { login: 'newbie', role: 'member' } }))
+				.status
+		).toBe(409)
+		expect(
+			(
+				await t.call('POST', '/api/teams/acme/members', {
+					key: owner.key,
+					body: { login: member.username, role: 'member' }
+				})
+			).status
+		).toBe(409)
+		expect(
+			(await t.call('POST', '/api/teams/acme/members', { key: owner.key, body: { login: 'x', role: 'owner' } })).status
+		).toBe(400)
 	})
 
 	test('change role: owner only; a team always keeps an owner', async () => {
@@ -216,7 +275,10 @@ describe('invitations (docs/api.md: nobody joins without saying yes)', () => {
 		expect(joined.status).toBe(200)
 		expect(keys(joined.body)).toEqual(['email', 'id', 'joinedAt', 'role', 'userId', 'username'])
 		expect(joined.body).toMatchObject({ userId: newbie.id, role: 'admin' })
-		expect((await t.call('GET', '/api/teams', { key: newbie.key })).body[0]).toMatchObject({ slug: 'acme', role: 'admin' })
+		expect((await t.call('GET', '/api/teams', { key: newbie.key })).body[0]).toMatchObject({
+			slug: 'acme',
+			role: 'admin'
+		})
 		expect((await t.call('GET', `/api/configs/${teamId}`, { key: newbie.key })).status).toBe(200)
 		expect((await t.call('GET', '/api/invitations', { key: newbie.key })).body).toEqual([])
 		expect((await t.call('POST', '/api/invitations/acme/accept', { key: newbie.key })).status).toBe(404)
@@ -231,7 +293,11 @@ describe('invitations (docs/api.md: nobody joins without saying yes)', () => {
 		expect((await t.call('DELETE', '/api/invitations/acme', { key: a.key })).status).toBe(204)
 		expect((await t.call('DELETE', '/api/invitations/acme', { key: a.key })).status).toBe(404)
 		expect((await t.call('POST', '/api/invitations/acme/accept', { key: a.key })).status).toBe(404)
-		expect((await t.call('GET', '/api/teams/acme', { key: owner.key })).body.invitations.map((i: { username: string }) => i.username)).toEqual(['b'])
+		expect(
+			(await t.call('GET', '/api/teams/acme', { key: owner.key })).body.invitations.map(
+				(i: { username: string }) => i.username
+			)
+		).toEqual(['b'])
 		t.clock.advance(7 * DAY + 1)
 		expect((await t.call('GET', '/api/invitations', { key: b.key })).body).toEqual([])
 		expect((await t.call('POST', '/api/invitations/acme/accept', { key: b.key })).status).toBe(404)
@@ -247,7 +313,12 @@ describe('invitations (docs/api.md: nobody joins without saying yes)', () => {
 		for (const who of [owner, admin]) {
 			const team = (await t.call('GET', '/api/teams/acme', { key: who.key })).body
 			expect(team.invitations).toHaveLength(1)
-			expect(team.invitations[0]).toMatchObject({ username: 'newbie', role: 'member', invitedBy: 'admin', status: 'invited' })
+			expect(team.invitations[0]).toMatchObject({
+				username: 'newbie',
+				role: 'member',
+				invitedBy: 'admin',
+				status: 'invited'
+			})
 			expect(team.members.map((m: { username: string }) => m.username)).not.toContain('newbie')
 		}
 		expect((await t.call('GET', '/api/teams/acme', { key: member.key })).body.invitations).toBeUndefined()
@@ -259,11 +330,20 @@ describe('invitations (docs/api.md: nobody joins without saying yes)', () => {
 		const b = await t.user('free', 'b')
 		await t.call('POST', '/api/teams/acme/members', { key: owner.key, body: { login: 'a', role: 'member' } })
 		await t.call('POST', '/api/teams/acme/members', { key: owner.key, body: { login: 'b', role: 'admin' } })
-		expect((await t.call('PATCH', `/api/teams/acme/members/${a.id}`, { key: admin.key, body: { role: 'admin' } })).status).toBe(403)
-		const changed = await t.call('PATCH', `/api/teams/acme/members/${a.id}`, { key: owner.key, body: { role: 'admin' } })
+		expect(
+			(await t.call('PATCH', `/api/teams/acme/members/${a.id}`, { key: admin.key, body: { role: 'admin' } })).status
+		).toBe(403)
+		const changed = await t.call('PATCH', `/api/teams/acme/members/${a.id}`, {
+			key: owner.key,
+			body: { role: 'admin' }
+		})
 		expect(changed).toMatchObject({ status: 200, body: { userId: a.id, role: 'admin', status: 'invited' } })
-		expect((await t.call('PATCH', `/api/teams/acme/members/${a.id}`, { key: owner.key, body: { role: 'owner' } })).status).toBe(400)
-		expect((await t.call('PATCH', `/api/teams/acme/members/${a.id}`, { key: owner.key, body: { role: 'member' } })).body.role).toBe('member')
+		expect(
+			(await t.call('PATCH', `/api/teams/acme/members/${a.id}`, { key: owner.key, body: { role: 'owner' } })).status
+		).toBe(400)
+		expect(
+			(await t.call('PATCH', `/api/teams/acme/members/${a.id}`, { key: owner.key, body: { role: 'member' } })).body.role
+		).toBe('member')
 		// An admin cancels a member's invitation, not an admin's; a member cancels none.
 		expect((await t.call('DELETE', `/api/teams/acme/members/${a.id}`, { key: member.key })).status).toBe(403)
 		expect((await t.call('DELETE', `/api/teams/acme/members/${b.id}`, { key: admin.key })).status).toBe(403)
@@ -293,7 +373,9 @@ describe('invitations (docs/api.md: nobody joins without saying yes)', () => {
 		t.clock.advance(29 * DAY)
 		expect((await t.call('POST', '/api/teams', { key: stranger.key, body: { name: 'Acme' } })).status).toBe(409)
 		// The team itself can go back to its old slug; the one it leaves is then reserved in turn.
-		expect((await t.call('PATCH', '/api/teams/acme-corp', { key: owner.key, body: { slug: 'acme' } })).body.slug).toBe('acme')
+		expect((await t.call('PATCH', '/api/teams/acme-corp', { key: owner.key, body: { slug: 'acme' } })).body.slug).toBe(
+			'acme'
+		)
 		expect((await t.call('POST', '/api/teams', { key: stranger.key, body: { name: 'Acme Corp' } })).status).toBe(409)
 		t.clock.advance(30 * DAY + 1)
 		expect((await t.call('POST', '/api/teams', { key: stranger.key, body: { name: 'Acme Corp' } })).status).toBe(201)
@@ -346,7 +428,8 @@ describe('team configs: the team column of docs/api.md', () => {
 				const versionId = (await t.call('GET', `/api/configs/${id}/versions`, { key: owner.key })).body[1].id as string
 				const request: Record<string, () => ReturnType<TestApp['call']>> = {
 					list: () => t.call('GET', `/api/configs?teamId=${team.id}`, { key: caller.key }),
-					latest: () => t.call('GET', `/api/configs/latest?name=${name}&tool=cursor&teamId=${team.id}`, { key: caller.key }),
+					latest: () =>
+						t.call('GET', `/api/configs/latest?name=${name}&tool=cursor&teamId=${team.id}`, { key: caller.key }),
 					get: () => t.call('GET', `/api/configs/${id}`, { key: caller.key }),
 					push: () => teamPush(t, caller, team.id, { name }),
 					delete: () => t.call('DELETE', `/api/configs/${id}`, { key: caller.key }),
@@ -356,7 +439,12 @@ describe('team configs: the team column of docs/api.md', () => {
 				}
 				const res = await (request[row.action] as () => ReturnType<TestApp['call']>)()
 				expect({ who, status: res.status }).toEqual({ who, status: row.expect[who] })
-				if (res.status === 403) expect(res.body.code).toBe(who === 'freeMember' && ['versions', 'version', 'rollback'].includes(row.action) ? 'plan_required' : 'forbidden')
+				if (res.status === 403)
+					expect(res.body.code).toBe(
+						who === 'freeMember' && ['versions', 'version', 'rollback'].includes(row.action)
+							? 'plan_required'
+							: 'forbidden'
+					)
 			}
 		})
 	}
@@ -369,7 +457,10 @@ describe('team configs: the team column of docs/api.md', () => {
 		const full = await t.call('GET', `/api/configs/${created.body.id}`, { key: admin.key })
 		expect(full.body).toMatchObject({ userId: admin.id, teamId: team.id })
 		// A personal config of the same name and tool is a different config.
-		const personal = await t.call('POST', '/api/configs', { key: admin.key, body: { name: 'team-only', tool: 'cursor', data: {} } })
+		const personal = await t.call('POST', '/api/configs', {
+			key: admin.key,
+			body: { name: 'team-only', tool: 'cursor', data: {} }
+		})
 		expect(personal.status).toBe(201)
 		expect(personal.body.id).not.toBe(created.body.id)
 	})
@@ -377,7 +468,9 @@ describe('team configs: the team column of docs/api.md', () => {
 	test('teamId must be a UUID (400); an unknown team is 404', async () => {
 		const { t, owner } = await acme()
 		expect((await t.call('GET', '/api/configs?teamId=acme', { key: owner.key })).status).toBe(400)
-		expect((await t.call('GET', '/api/configs/latest?name=a&tool=cursor&teamId=nope', { key: owner.key })).status).toBe(400)
+		expect((await t.call('GET', '/api/configs/latest?name=a&tool=cursor&teamId=nope', { key: owner.key })).status).toBe(
+			400
+		)
 		expect((await teamPush(t, owner, 'not-a-uuid')).status).toBe(400)
 		expect((await teamPush(t, owner, '01890000-0000-7000-8000-000000000000')).status).toBe(404)
 	})
@@ -392,7 +485,9 @@ describe('soft delete and purge (SPEC, docs/api.md)', () => {
 		expect((await t.call('GET', '/api/teams/acme', { key: owner.key })).status).toBe(404)
 		expect((await t.call('GET', `/api/configs/${config}`, { key: owner.key })).status).toBe(404)
 		expect((await t.call('GET', `/api/configs?teamId=${team.id}`, { key: owner.key })).status).toBe(404)
-		expect((await t.call('GET', `/api/configs/latest?name=kept&tool=cursor&teamId=${team.id}`, { key: owner.key })).status).toBe(404)
+		expect(
+			(await t.call('GET', `/api/configs/latest?name=kept&tool=cursor&teamId=${team.id}`, { key: owner.key })).status
+		).toBe(404)
 		expect((await teamPush(t, owner, team.id)).status).toBe(404)
 		expect((await t.call('DELETE', '/api/teams/acme', { key: owner.key })).status).toBe(404)
 		expect((await t.call('POST', '/api/teams', { key: owner.key, body: { name: 'ACME' } })).status).toBe(409)
@@ -446,7 +541,8 @@ test('the scheduled housekeeping also drops failed logins older than the 15-minu
 		db.close()
 		return n
 	}
-	for (let i = 0; i < 3; i++) await t.call('POST', '/api/auth/login', { body: { login: 'ghost', password: 'wrong-password', device: 'x' } })
+	for (let i = 0; i < 3; i++)
+		await t.call('POST', '/api/auth/login', { body: { login: 'ghost', password: 'wrong-password', device: 'x' } })
 	t.clock.advance(16 * 60 * 1000)
 	await t.call('POST', '/api/auth/login', { body: { login: 'ghost', password: 'wrong-password', device: 'x' } })
 	expect(count()).toBe(4)

@@ -23,8 +23,12 @@ describe('user administration (docs/api.md, §7)', () => {
 	test('emails and usernames are unique case-insensitively', async () => {
 		const { users } = setup()
 		await users.add({ email: 'ada@example.com', username: 'ada', password: 'password1', plan: 'free' })
-		await expect(users.add({ email: 'ADA@example.com', username: 'other', password: 'password1', plan: 'free' })).rejects.toThrow('already exists')
-		await expect(users.add({ email: 'x@example.com', username: 'ADA', password: 'password1', plan: 'free' })).rejects.toThrow('already exists')
+		await expect(
+			users.add({ email: 'ADA@example.com', username: 'other', password: 'password1', plan: 'free' })
+		).rejects.toThrow('already exists')
+		await expect(
+			users.add({ email: 'x@example.com', username: 'ADA', password: 'password1', plan: 'free' })
+		).rejects.toThrow('already exists')
 	})
 
 	test('rules: a valid email, the username pattern, passwords of 8+ characters, known plans', async () => {

@@ -6,7 +6,9 @@ const sha = (text: string) => createHash('sha256').update(text).digest('hex')
 
 describe('canonical JSON (docs/api.md)', () => {
 	test('sorts object keys at every depth and drops whitespace', () => {
-		expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}')
+		expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } })).toBe(
+			'{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}'
+		)
 	})
 
 	test('two objects differing only in key order hash the same', () => {
@@ -25,7 +27,9 @@ describe('canonical JSON (docs/api.md)', () => {
 	})
 
 	test('strings and numbers are written as JSON.stringify writes them', () => {
-		expect(canonicalJson({ s: 'é\u2028\ud800', n: [1.5, -0.25, 1e-7, 100] })).toBe(JSON.stringify({ n: [1.5, -0.25, 1e-7, 100], s: 'é\u2028\ud800' }))
+		expect(canonicalJson({ s: 'é\u2028\ud800', n: [1.5, -0.25, 1e-7, 100] })).toBe(
+			JSON.stringify({ n: [1.5, -0.25, 1e-7, 100], s: 'é\u2028\ud800' })
+		)
 	})
 
 	test('keys are ordered by code point, not by UTF-16 unit', () => {
@@ -55,6 +59,8 @@ describe('canonical JSON (docs/api.md)', () => {
 				expect((error as InexactValueError).path.join('.')).toBe(path)
 			}
 		}
-		expect(canonicalJson({ max: Number.MAX_SAFE_INTEGER, min: Number.MIN_SAFE_INTEGER })).toBe('{"max":9007199254740991,"min":-9007199254740991}')
+		expect(canonicalJson({ max: Number.MAX_SAFE_INTEGER, min: Number.MIN_SAFE_INTEGER })).toBe(
+			'{"max":9007199254740991,"min":-9007199254740991}'
+		)
 	})
 })

@@ -8,7 +8,15 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 export const HAVE_CHROMIUM = existsSync(CHROMIUM)
 
 /** Playwright's own browser download cannot work here: Debian's Chromium, with flags for a headless box. */
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+export const CHROMIUM_ARGS = [
+	'--no-sandbox',
+	'--disable-gpu',
+	'--disable-quic',
+	'--no-first-run',
+	'--disable-background-networking',
+	'--disable-component-update',
+	'--disable-sync'
+]
 
 const ROOT = resolve(import.meta.dir, '..', '..')
 /** Every page at both widths; the README and docs/web.md show a few of them (copied into docs/screenshots). */
@@ -47,16 +55,28 @@ export interface Problems {
  * A browser context that records every console error, uncaught exception,
  * Content-Security-Policy violation and request to another origin.
  */
-export async function watchedContext(browser: Browser, origin: string, problems: Problems, options: { width?: number } = {}): Promise<BrowserContext> {
+export async function watchedContext(
+	browser: Browser,
+	origin: string,
+	problems: Problems,
+	options: { width?: number } = {}
+): Promise<BrowserContext> {
 	const width = options.width ?? 1280
-	const context = await browser.newContext({ viewport: { width, height: width < 600 ? 844 : 900 }, deviceScaleFactor: 1, colorScheme: 'light' })
+	const context = await browser.newContext({
+		viewport: { width, height: width < 600 ? 844 : 900 },
+		deviceScaleFactor: 1,
+		colorScheme: 'light'
+	})
 	// Runs before the page's own scripts; CSP does not apply to it. Violations are reported by the page itself too.
 	await context.addInitScript(() => {
-		document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`))
+		document.addEventListener('securitypolicyviolation', (event) =>
+			console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`)
+		)
 	})
 	context.on('request', (request) => {
 		const url = request.url()
-		if (!url.startsWith(`${origin}/`) && !url.startsWith('data:')) problems.list.push(`request to another origin: ${url}`)
+		if (!url.startsWith(`${origin}/`) && !url.startsWith('data:'))
+			problems.list.push(`request to another origin: ${url}`)
 	})
 	context.on('page', (page) => watchPage(page, problems))
 	return context

@@ -113,7 +113,9 @@ function lazyStore(opening: Promise<Store>): Store {
 					method in target
 						? target[method]
 						: (...args: unknown[]) =>
-						opening.then((store) => (store[name] as unknown as Record<string, (...a: unknown[]) => unknown>)[method]?.(...args))
+								opening.then((store) =>
+									(store[name] as unknown as Record<string, (...a: unknown[]) => unknown>)[method]?.(...args)
+								)
 			}
 		)
 	return {
@@ -224,7 +226,8 @@ function startCounting(): void {
 				[run]
 			)) as { datname: string; n: number }[]
 			const count = rows.reduce((sum, row) => sum + row.n, 0)
-			if (count > peak.count) peak = { count, file: Bun.main, databases: rows.map((row) => `${row.datname}: ${row.n}`).join(', ') }
+			if (count > peak.count)
+				peak = { count, file: Bun.main, databases: rows.map((row) => `${row.datname}: ${row.n}`).join(', ') }
 			if (count > (peaks.get(Bun.main) ?? 0)) peaks.set(Bun.main, count)
 		} catch {
 			// The server went away or the run is ending: the next sample says more.
@@ -243,7 +246,8 @@ async function leftOpen(): Promise<string[]> {
 			`SELECT datname, count(*)::int AS n FROM pg_stat_activity WHERE left(datname, length($1) + 1) = $1 || '_' GROUP BY 1 ORDER BY 1`,
 			[run]
 		)) as { datname: string; n: number }[]
-		if (rows.length === 0 || Date.now() > deadline) return rows.map((row) => `${row.datname} (${row.n}, used by ${usedBy.get(row.datname) ?? 'no test'})`)
+		if (rows.length === 0 || Date.now() > deadline)
+			return rows.map((row) => `${row.datname} (${row.n}, used by ${usedBy.get(row.datname) ?? 'no test'})`)
 		await Bun.sleep(100)
 	}
 }
@@ -262,7 +266,10 @@ export async function dropTestDatabases(): Promise<void> {
 	if (!admin) return
 	const problems: string[] = []
 	const open = await leftOpen().catch(() => [])
-	if (open.length > 0) problems.push(`connections left open when the run ended (a pool a test opened and never closed): ${open.join('; ')}`)
+	if (open.length > 0)
+		problems.push(
+			`connections left open when the run ended (a pool a test opened and never closed): ${open.join('; ')}`
+		)
 	clearInterval(counting)
 	counting = undefined
 	await counterClient?.close().catch(() => {})
@@ -270,7 +277,11 @@ export async function dropTestDatabases(): Promise<void> {
 	if (peak.count > MAX_CONNECTIONS) {
 		problems.push(
 			`this run held ${peak.count} PostgreSQL connections at once, above ${MAX_CONNECTIONS} (CFGSYNC_TEST_MAX_CONNECTIONS), while ${peak.file} ran: ${peak.databases}` +
-				`; the most by file: ${[...peaks].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([file, count]) => `${relative(process.cwd(), file)} ${count}`).join(', ')}`
+				`; the most by file: ${[...peaks]
+					.sort((a, b) => b[1] - a[1])
+					.slice(0, 5)
+					.map(([file, count]) => `${relative(process.cwd(), file)} ${count}`)
+					.join(', ')}`
 		)
 	}
 	if (!process.env.KEEP_TEST_DIRS) {
@@ -280,7 +291,8 @@ export async function dropTestDatabases(): Promise<void> {
 		// Every store is closed now, so dropping may use a few more connections: one DROP DATABASE
 		// at a time waits for a checkpoint each. WITH (FORCE) ends any connection still open.
 		const client = new SQL({ url: TEST_DATABASE_URL, max: 8, idleTimeout: 0, connection: { application_name: run } })
-		const drop = (names: string[]) => Promise.all(names.map((name) => client.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => {})))
+		const drop = (names: string[]) =>
+			Promise.all(names.map((name) => client.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => {})))
 		const names = created.splice(0)
 		// Clones first, their template last.
 		await drop(names.filter((name) => !name.endsWith('_template')))

@@ -4,7 +4,8 @@ import { resolve } from 'node:path'
 import { tempDir } from './temp'
 
 /** The compiled binary under test (`npm run build` makes it); CFGSYNC_SERVER_BINARY tests another build. */
-export const BINARY = process.env.CFGSYNC_SERVER_BINARY ?? resolve(import.meta.dir, '..', '..', 'dist', 'cfgsync-server')
+export const BINARY =
+	process.env.CFGSYNC_SERVER_BINARY ?? resolve(import.meta.dir, '..', '..', 'dist', 'cfgsync-server')
 
 export const emptyDir = () => tempDir('e2e')
 
@@ -15,7 +16,11 @@ export interface RunResult {
 }
 
 /** Runs one admin command of the binary in `cwd` and waits for it. */
-export async function run(cwd: string, args: string[], options: { env?: Record<string, string>; stdin?: string } = {}): Promise<RunResult> {
+export async function run(
+	cwd: string,
+	args: string[],
+	options: { env?: Record<string, string>; stdin?: string } = {}
+): Promise<RunResult> {
 	const proc = Bun.spawn([BINARY, ...args], {
 		cwd,
 		env: { PATH: process.env.PATH ?? '', ...options.env },
@@ -23,7 +28,11 @@ export async function run(cwd: string, args: string[], options: { env?: Record<s
 		stdout: 'pipe',
 		stderr: 'pipe'
 	})
-	const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+	const [stdout, stderr, code] = await Promise.all([
+		new Response(proc.stdout).text(),
+		new Response(proc.stderr).text(),
+		proc.exited
+	])
 	return { code, stdout, stderr }
 }
 
@@ -46,7 +55,10 @@ export function serversOfThisFile(): Server[] {
 }
 
 /** Starts `cfgsync-server serve` in `dir` on a free loopback port and waits for /healthz. */
-export async function startServer(dir: string, options: { env?: Record<string, string>; args?: string[] } = {}): Promise<Server> {
+export async function startServer(
+	dir: string,
+	options: { env?: Record<string, string>; args?: string[] } = {}
+): Promise<Server> {
 	const proc = Bun.spawn([BINARY, 'serve', '--port', '0', '--host', '127.0.0.1', ...(options.args ?? [])], {
 		cwd: dir,
 		env: { PATH: process.env.PATH ?? '', ...options.env },
@@ -91,10 +103,14 @@ export async function startServer(dir: string, options: { env?: Record<string, s
 /** Creates a user with the binary and returns a key for it. */
 export async function userWithKey(dir: string, name: string, plan = 'team', env: Record<string, string> = {}) {
 	const password = `pw-${name}-secret`
-	const add = await run(dir, ['user', 'add', '--email', `${name}@example.test`, '--username', name, '--plan', plan, '--password-stdin'], {
-		stdin: `${password}\n`,
-		env
-	})
+	const add = await run(
+		dir,
+		['user', 'add', '--email', `${name}@example.test`, '--username', name, '--plan', plan, '--password-stdin'],
+		{
+			stdin: `${password}\n`,
+			env
+		}
+	)
 	if (add.code !== 0) throw new Error(add.stderr)
 	const key = await run(dir, ['key', 'issue', name, '--device', 'e2e'], { env })
 	if (key.code !== 0) throw new Error(key.stderr)
@@ -102,7 +118,14 @@ export async function userWithKey(dir: string, name: string, plan = 'team', env:
 }
 
 /** fetch with a bearer key and a JSON body. */
-export async function api(server: Server, method: string, path: string, key?: string, body?: unknown, headers: Record<string, string> = {}) {
+export async function api(
+	server: Server,
+	method: string,
+	path: string,
+	key?: string,
+	body?: unknown,
+	headers: Record<string, string> = {}
+) {
 	const response = await fetch(`${server.url}${path}`, {
 		method,
 		headers: {

@@ -30,12 +30,22 @@ export interface Response {
 }
 
 /** A fresh app on a fresh database of the test engine (test/support/engine.ts), with a movable clock and a readable log. */
-export function testApp(options: { store?: Store; address?: (request: Request) => string; trustedProxies?: TrustedProxies } = {}) {
+export function testApp(
+	options: { store?: Store; address?: (request: Request) => string; trustedProxies?: TrustedProxies } = {}
+) {
 	const store = options.store ?? openTestStore()
 	const clock = manualClock()
 	const logger = memoryLogger()
 	const sealer = createSealer(generateMasterKey())
-	const app = createApp({ store, sealer, clock, logger, passwords: fastPasswords, peerAddress: options.address, trustedProxies: options.trustedProxies })
+	const app = createApp({
+		store,
+		sealer,
+		clock,
+		logger,
+		passwords: fastPasswords,
+		peerAddress: options.address,
+		trustedProxies: options.trustedProxies
+	})
 	let counter = 0
 
 	/** One request through the app; bodies that are not strings are sent as JSON. */
@@ -80,17 +90,30 @@ export function testApp(options: { store?: Store; address?: (request: Request) =
 			createdAt: new Date(clock.now()).toISOString()
 		})
 		const key = generateApiKey()
-		await store.keys.issue({ id: newId(), userId: id, device: 'test', keyHash: sha256Hex(key), createdAt: new Date(clock.now()).toISOString(), lastUsedAt: null })
+		await store.keys.issue({
+			id: newId(),
+			userId: id,
+			device: 'test',
+			keyHash: sha256Hex(key),
+			createdAt: new Date(clock.now()).toISOString(),
+			lastUsedAt: null
+		})
 		return { id, email: `${username}@example.test`, username, password, key, plan }
 	}
 
 	/** Makes `user` a member of the team with `role`: invited by `by` (an owner), then accepted (docs/api.md). */
 	async function join(by: TestUser, slug: string, user: TestUser, role: 'admin' | 'member' | 'owner' = 'member') {
-		const invited = await call('POST', `/api/teams/${slug}/members`, { key: by.key, body: { login: user.username, role: role === 'owner' ? 'admin' : role } })
+		const invited = await call('POST', `/api/teams/${slug}/members`, {
+			key: by.key,
+			body: { login: user.username, role: role === 'owner' ? 'admin' : role }
+		})
 		expect(invited.status).toBe(201)
 		const accepted = await call('POST', `/api/invitations/${slug}/accept`, { key: user.key })
 		expect(accepted.status).toBe(200)
-		if (role === 'owner') expect((await call('PATCH', `/api/teams/${slug}/members/${user.id}`, { key: by.key, body: { role } })).status).toBe(200)
+		if (role === 'owner')
+			expect(
+				(await call('PATCH', `/api/teams/${slug}/members/${user.id}`, { key: by.key, body: { role } })).status
+			).toBe(200)
 		return accepted.body as { id: string; userId: string; role: string }
 	}
 

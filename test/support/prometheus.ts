@@ -11,19 +11,23 @@ export function parsePrometheus(text: string) {
 		const meta = line.match(/^# (HELP|TYPE) ([a-zA-Z_:][a-zA-Z0-9_:]*) (.+)$/)
 		if (meta) {
 			if (meta[1] === 'TYPE') {
-				if (!['counter', 'gauge', 'histogram', 'summary', 'untyped'].includes(meta[3] as string)) throw new Error(`bad type: ${line}`)
+				if (!['counter', 'gauge', 'histogram', 'summary', 'untyped'].includes(meta[3] as string))
+					throw new Error(`bad type: ${line}`)
 				if (types.has(meta[2] as string)) throw new Error(`TYPE twice: ${line}`)
 				types.set(meta[2] as string, meta[3] as string)
 			}
 			continue
 		}
-		const sample = line.match(/^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\n"])*",?)*)\})? (-?[0-9.e+]+|\+Inf|-Inf|NaN)$/)
+		const sample = line.match(
+			/^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\n"])*",?)*)\})? (-?[0-9.e+]+|\+Inf|-Inf|NaN)$/
+		)
 		if (!sample) throw new Error(`not a sample line: ${JSON.stringify(line)}`)
 		const name = sample[1] as string
 		const family = types.has(name) ? name : name.replace(/_(bucket|sum|count)$/, '')
 		if (!types.has(family)) throw new Error(`sample without TYPE: ${line}`)
 		const labels: Record<string, string> = {}
-		for (const pair of (sample[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[pair[1] as string] = pair[2] as string
+		for (const pair of (sample[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+			labels[pair[1] as string] = pair[2] as string
 		samples.push({ name, labels, value: Number(sample[3]) })
 	}
 	for (const [family, type] of types) {
@@ -36,8 +40,10 @@ export function parsePrometheus(text: string) {
 		}
 		for (const [key, buckets] of series) {
 			for (let i = 1; i < buckets.length; i++) {
-				if (!((buckets[i] as { le: number }).le > (buckets[i - 1] as { le: number }).le)) throw new Error(`${family}: buckets out of order`)
-				if ((buckets[i] as { value: number }).value < (buckets[i - 1] as { value: number }).value) throw new Error(`${family}: buckets not cumulative`)
+				if (!((buckets[i] as { le: number }).le > (buckets[i - 1] as { le: number }).le))
+					throw new Error(`${family}: buckets out of order`)
+				if ((buckets[i] as { value: number }).value < (buckets[i - 1] as { value: number }).value)
+					throw new Error(`${family}: buckets not cumulative`)
 			}
 			const last = buckets[buckets.length - 1]
 			if (last?.le !== Infinity) throw new Error(`${family}: no +Inf bucket`)

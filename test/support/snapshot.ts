@@ -20,7 +20,8 @@ export function storedDigest(file: string): string {
 		]
 		for (const [table, columns] of tables) {
 			hash.update(table)
-			for (const row of db.query(`SELECT ${columns} FROM ${table} ORDER BY 1`).values()) hash.update(JSON.stringify(row))
+			for (const row of db.query(`SELECT ${columns} FROM ${table} ORDER BY 1`).values())
+				hash.update(JSON.stringify(row))
 		}
 		return hash.digest('hex')
 	} finally {

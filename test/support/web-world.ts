@@ -27,9 +27,15 @@ export async function buildWorld() {
 	await push(w, alice, { files: { 'a.json': '{"v":2}\n' } }, { name: 'mine' })
 	const shared = await push(w, alice, { theme: 'dark' }, { name: 'shared', teamId: team.id })
 	await push(w, alice, { theme: 'light' }, { name: 'shared', teamId: team.id })
-	const versions = async (id: string) => (await w.call('GET', `/api/configs/${id}/versions`, { key: alice.key })).body as { id: string; version: number }[]
+	const versions = async (id: string) =>
+		(await w.call('GET', `/api/configs/${id}/versions`, { key: alice.key })).body as { id: string; version: number }[]
 	const aliceKeys = (await w.call('GET', '/api/keys', { key: alice.key })).body as { id: string }[]
-	const users: Record<Exclude<CallerName, 'signedOut'>, TestUser> = { member: mike, admin: ann, owner: alice, serverAdmin: root }
+	const users: Record<Exclude<CallerName, 'signedOut'>, TestUser> = {
+		member: mike,
+		admin: ann,
+		owner: alice,
+		serverAdmin: root
+	}
 	const browsers = {} as Record<Exclude<CallerName, 'signedOut'>, Browser>
 	for (const [name, user] of Object.entries(users)) browsers[name as keyof typeof users] = await w.signIn(user)
 	return {

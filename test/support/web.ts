@@ -23,8 +23,16 @@ export const SAME_ORIGIN = { origin: 'null', 'sec-fetch-site': 'same-origin' }
 export function webApp(options: Parameters<typeof testApp>[0] = {}) {
 	const t = testApp({ address: () => '198.51.100.7', ...options })
 
-	async function get(path: string, who?: Browser | { cookie: string }, headers: Record<string, string> = {}): Promise<Page> {
-		const response = await t.app.handle(new Request(`${ORIGIN}${path}`, { headers: { ...(who ? { cookie: `cfgsync_session=${who.cookie}` } : {}), ...headers } }))
+	async function get(
+		path: string,
+		who?: Browser | { cookie: string },
+		headers: Record<string, string> = {}
+	): Promise<Page> {
+		const response = await t.app.handle(
+			new Request(`${ORIGIN}${path}`, {
+				headers: { ...(who ? { cookie: `cfgsync_session=${who.cookie}` } : {}), ...headers }
+			})
+		)
 		return { status: response.status, headers: response.headers, html: await response.text() }
 	}
 
@@ -79,7 +87,12 @@ export function webApp(options: Parameters<typeof testApp>[0] = {}) {
 export type WebApp = ReturnType<typeof webApp> & TestApp
 
 /** Pushes a config through the API and returns its id. */
-export async function push(t: TestApp, user: TestUser, data: unknown, options: { name?: string; tool?: string; teamId?: string } = {}) {
+export async function push(
+	t: TestApp,
+	user: TestUser,
+	data: unknown,
+	options: { name?: string; tool?: string; teamId?: string } = {}
+) {
 	const response = await t.call('POST', '/api/configs', { key: user.key, body: { data, ...options } })
 	expect(response.status).toBeLessThan(300)
 	return response.body.id as string

@@ -20,7 +20,10 @@ export async function buildWorld(options: { store?: Store } = {}) {
 	const fay = await t.user('free', 'fay')
 	const ivy = await t.user('pro', 'ivy')
 
-	const team = (await t.call('POST', '/api/teams', { key: tom.key, body: { name: 'Crew' } })).body as { id: string; slug: string }
+	const team = (await t.call('POST', '/api/teams', { key: tom.key, body: { name: 'Crew' } })).body as {
+		id: string
+		slug: string
+	}
 	await t.join(tom, team.slug, ann, 'admin')
 	await t.join(tom, team.slug, max)
 	await t.join(tom, team.slug, fay)
@@ -29,7 +32,9 @@ export async function buildWorld(options: { store?: Store } = {}) {
 	async function config(owner: TestUser, body: object) {
 		const first = await t.call('POST', '/api/configs', { key: owner.key, body: { ...body, data: { v: 1 } } })
 		await t.call('POST', '/api/configs', { key: owner.key, body: { ...body, data: { v: 2 } } })
-		const versions = (await t.call('GET', `/api/configs/${first.body.id}/versions`, { key: (owner.plan === 'free' ? tom : owner).key })).body
+		const versions = (
+			await t.call('GET', `/api/configs/${first.body.id}/versions`, { key: (owner.plan === 'free' ? tom : owner).key })
+		).body
 		return { id: first.body.id as string, oldVersionId: versions?.[1]?.id as string | undefined, ...body }
 	}
 	const P = await config(alice, { name: 'p', tool: 'cursor' })
@@ -37,9 +42,13 @@ export async function buildWorld(options: { store?: Store } = {}) {
 	const C = await config(tom, { name: 'c', tool: 'vscode', teamId: team.id })
 
 	// A key that was valid and has been revoked, and a spare key of alice's to revoke.
-	const old = await t.call('POST', '/api/auth/login', { body: { login: 'alice', password: alice.password, device: 'old' } })
+	const old = await t.call('POST', '/api/auth/login', {
+		body: { login: 'alice', password: alice.password, device: 'old' }
+	})
 	await t.call('POST', '/api/auth/logout', { key: old.body.apiKey })
-	const spare = await t.call('POST', '/api/auth/login', { body: { login: 'alice', password: alice.password, device: 'spare' } })
+	const spare = await t.call('POST', '/api/auth/login', {
+		body: { login: 'alice', password: alice.password, device: 'spare' }
+	})
 
 	return {
 		t,
@@ -67,5 +76,17 @@ export async function buildWorld(options: { store?: Store } = {}) {
 
 export type World = Awaited<ReturnType<typeof buildWorld>>
 export type CallerName = keyof World['keys']
-export const CALLERS: CallerName[] = ['none', 'malformed', 'revoked', 'alice', 'fred', 'oscar', 'tom', 'ann', 'max', 'fay', 'ivy']
+export const CALLERS: CallerName[] = [
+	'none',
+	'malformed',
+	'revoked',
+	'alice',
+	'fred',
+	'oscar',
+	'tom',
+	'ann',
+	'max',
+	'fay',
+	'ivy'
+]
 export type { TestApp }

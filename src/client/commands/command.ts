@@ -15,7 +15,17 @@ export type Group = (typeof GROUPS)[number]
  * machine syncs, a saved profile, a shell, a command, a role, an audit event
  * type. No value: anything (nothing is offered).
  */
-export type Completes = 'tool' | 'file' | 'team' | 'name' | 'profile' | 'shell' | 'command' | 'role' | 'invited-role' | 'audit-type'
+export type Completes =
+	| 'tool'
+	| 'file'
+	| 'team'
+	| 'name'
+	| 'profile'
+	| 'shell'
+	| 'command'
+	| 'role'
+	| 'invited-role'
+	| 'audit-type'
 
 export interface OptionSpec {
 	type: 'string' | 'boolean'
@@ -53,7 +63,9 @@ export const FORCE = { force: { type: 'boolean', short: 'f' } } as const satisfi
 /** The options that name a config: -n/--name and --team. */
 export const TARGET = { ...NAME, ...TEAM } as const
 
-type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: typeof COMMON & O; allowPositionals: true; strict: true }>>
+type Parsed<O extends Options> = ReturnType<
+	typeof parseArgs<{ args: string[]; options: typeof COMMON & O; allowPositionals: true; strict: true }>
+>
 
 /** What a command's run receives: its options parsed (the common ones too), its positional words, and the registry. */
 export interface Input<O extends Options> {

@@ -13,7 +13,8 @@ import { homeRelative } from '../tools'
 export function pathKeys(paths: string[]): string[] {
 	return paths.map((path) => {
 		const key = homeRelative(path)
-		if (key === undefined) throw new CliFailure(`${path} is not inside your home directory; only files under home are synced`, EXIT.usage)
+		if (key === undefined)
+			throw new CliFailure(`${path} is not inside your home directory; only files under home are synced`, EXIT.usage)
 		return localDir(key) ? `${key}${DIR_MARK}` : key
 	})
 }
@@ -30,14 +31,20 @@ export function finish(report: Report, asJson: boolean | undefined, text: () => 
 }
 
 /** The configs a command covers: those this machine syncs, or the one named. */
-export async function targetsFor(s: Session, command: string, positionals: string[], values: { name?: string; team?: string }): Promise<Target[]> {
+export async function targetsFor(
+	s: Session,
+	command: string,
+	positionals: string[],
+	values: { name?: string; team?: string }
+): Promise<Target[]> {
 	if (positionals[0] !== undefined && !values.name && !values.team) {
 		const tool = toolArg(positionals[0], command)
 		const synced = allStates(s.server, await s.username()).filter((state) => state.tool === tool)
 		return synced.length > 0 ? synced.map((state) => targetOf(s, state)) : [await resolveTarget(s, tool, values)]
 	}
 	if (positionals[0] !== undefined) return [await resolveTarget(s, toolArg(positionals[0], command), values)]
-	if (values.name || values.team) throw new CliFailure(`--name and --team need a TOOL: cfgsync ${command} TOOL --name N --team SLUG`, EXIT.usage)
+	if (values.name || values.team)
+		throw new CliFailure(`--name and --team need a TOOL: cfgsync ${command} TOOL --name N --team SLUG`, EXIT.usage)
 	return allStates(s.server, await s.username()).map((state) => targetOf(s, state))
 }
 
@@ -51,6 +58,7 @@ export async function versionByNumber(s: Session, configId: string, number: numb
 export function asNumber(value: string | undefined, flag: string): number | undefined {
 	if (value === undefined) return undefined
 	const number = Number(value)
-	if (!Number.isInteger(number) || number < 1) throw new CliFailure(`${flag} takes a version number (1, 2, …)`, EXIT.usage)
+	if (!Number.isInteger(number) || number < 1)
+		throw new CliFailure(`${flag} takes a version number (1, 2, …)`, EXIT.usage)
 	return number
 }

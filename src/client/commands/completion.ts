@@ -29,30 +29,62 @@ type Completable = Pick<Command, 'name' | 'options' | 'args' | 'subcommands'>
 const HELP: Completable = { name: 'help', options: {}, args: [{ name: 'COMMAND', completes: 'command' }] }
 
 /** The kinds of words, in the order the scripts test them. */
-const KINDS: readonly Completes[] = ['tool', 'team', 'name', 'profile', 'shell', 'command', 'role', 'invited-role', 'audit-type', 'file']
+const KINDS: readonly Completes[] = [
+	'tool',
+	'team',
+	'name',
+	'profile',
+	'shell',
+	'command',
+	'role',
+	'invited-role',
+	'audit-type',
+	'file'
+]
 
 /** Everything the three scripts are made from. */
 function tables(registry: readonly Command[]) {
 	const all: Completable[] = [...registry, HELP]
 	const names = all.map((c) => c.name)
-	const flags = (options: Options) => Object.entries(options).flatMap(([long, spec]) => [`--${long}`, ...(spec.short ? [`-${spec.short}`] : [])])
-	const every: [string, Options[string]][] = [...Object.entries(COMMON as Options), ...all.flatMap((c) => Object.entries(c.options))]
+	const flags = (options: Options) =>
+		Object.entries(options).flatMap(([long, spec]) => [`--${long}`, ...(spec.short ? [`-${spec.short}`] : [])])
+	const every: [string, Options[string]][] = [
+		...Object.entries(COMMON as Options),
+		...all.flatMap((c) => Object.entries(c.options))
+	]
 	/** Options that take a value (the word after them is not an argument). */
-	const valued = [...new Set(every.filter(([, spec]) => spec.type === 'string').flatMap(([long, spec]) => [`--${long}`, ...(spec.short ? [`-${spec.short}`] : [])]))]
+	const valued = [
+		...new Set(
+			every
+				.filter(([, spec]) => spec.type === 'string')
+				.flatMap(([long, spec]) => [`--${long}`, ...(spec.short ? [`-${spec.short}`] : [])])
+		)
+	]
 	/** Options whose value completes to something, with the words that name them. */
 	const completed = new Map<string, { words: string[]; kind: Completes; long: string; short?: string }>()
 	for (const [long, spec] of every) {
-		if (spec.completes && !completed.has(long)) completed.set(long, { words: [`--${long}`, ...(spec.short ? [`-${spec.short}`] : [])], kind: spec.completes, long, short: spec.short })
+		if (spec.completes && !completed.has(long))
+			completed.set(long, {
+				words: [`--${long}`, ...(spec.short ? [`-${spec.short}`] : [])],
+				kind: spec.completes,
+				long,
+				short: spec.short
+			})
 	}
 	/** For each command, the kind of its Nth argument (counting the subcommand as the first). */
 	const positions: { command: string; sub?: string; index: number; kind: Completes | 'none' }[] = []
 	for (const c of all) {
 		c.args.forEach((arg, index) => positions.push({ command: c.name, index, kind: arg.completes ?? 'none' }))
-		for (const sub of c.subcommands ?? []) sub.args.forEach((arg, index) => positions.push({ command: c.name, sub: sub.name, index: index + 1, kind: arg.completes ?? 'none' }))
+		for (const sub of c.subcommands ?? [])
+			sub.args.forEach((arg, index) =>
+				positions.push({ command: c.name, sub: sub.name, index: index + 1, kind: arg.completes ?? 'none' })
+			)
 	}
 	const last = (args: readonly Arg[]) => args[args.length - 1]
 	/** Commands whose last argument is files, given many times (push TOOL PATH...), with its position. */
-	const repeating = all.filter((c) => last(c.args)?.repeats && last(c.args)?.completes === 'file').map((c) => ({ command: c.name, from: c.args.length - 1 }))
+	const repeating = all
+		.filter((c) => last(c.args)?.repeats && last(c.args)?.completes === 'file')
+		.map((c) => ({ command: c.name, from: c.args.length - 1 }))
 	const kinds = KINDS.filter((kind) => positions.some((p) => p.kind === kind))
 	const repeatingFrom = new Map<number, string[]>()
 	for (const r of repeating) repeatingFrom.set(r.from, [...(repeatingFrom.get(r.from) ?? []), r.command])
@@ -112,8 +144,12 @@ function bash(registry: readonly Command[]): string {
 		.filter((c) => c.subcommands)
 		.map((c) => `\t\t${c.name}) subs="${words((c.subcommands ?? []).map((s) => s.name))}" ;;`)
 		.join('\n')
-	const positionalCases = t.positions.map(({ command, sub, index, kind }) => `\t\t"${command} ${sub ?? ''} ${index}") kind=${kind} ;;`).join('\n')
-	const repeats = t.repeatingFrom.map(([from, commands]) => `\t\tcase "$cmd" in ${commands.join('|')}) ((n >= ${from})) && kind=file ;; esac`).join('\n')
+	const positionalCases = t.positions
+		.map(({ command, sub, index, kind }) => `\t\t"${command} ${sub ?? ''} ${index}") kind=${kind} ;;`)
+		.join('\n')
+	const repeats = t.repeatingFrom
+		.map(([from, commands]) => `\t\tcase "$cmd" in ${commands.join('|')}) ((n >= ${from})) && kind=file ;; esac`)
+		.join('\n')
 	return `# bash completion for cfgsync. Load it with: source <(cfgsync completion bash)
 _cfgsync() {
 	local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}" self="\${COMP_WORDS[0]}"
@@ -187,8 +223,12 @@ function zsh(registry: readonly Command[]): string {
 		.filter((c) => c.subcommands)
 		.map((c) => `\t\t(${c.name}) subs=(${words((c.subcommands ?? []).map((s) => s.name))}) ;;`)
 		.join('\n')
-	const positionalCases = t.positions.map(({ command, sub, index, kind }) => `\t\t("${command} ${sub ?? ''} ${index}") kind=${kind} ;;`).join('\n')
-	const repeats = t.repeatingFrom.map(([from, commands]) => `\t\tcase $cmd in (${commands.join('|')}) ((n >= ${from})) && kind=file ;; esac`).join('\n')
+	const positionalCases = t.positions
+		.map(({ command, sub, index, kind }) => `\t\t("${command} ${sub ?? ''} ${index}") kind=${kind} ;;`)
+		.join('\n')
+	const repeats = t.repeatingFrom
+		.map(([from, commands]) => `\t\tcase $cmd in (${commands.join('|')}) ((n >= ${from})) && kind=file ;; esac`)
+		.join('\n')
 	return `#compdef cfgsync
 # zsh completion for cfgsync. Load it after compinit with: source <(cfgsync completion zsh)
 _cfgsync() {
@@ -295,21 +335,30 @@ function fish(registry: readonly Command[]): string {
 		'end',
 		'complete -c cfgsync -f',
 		`complete -c cfgsync -n 'not __cfgsync_value_wanted; and test (count (__cfgsync_args)) -eq 0' -a '${words(t.names)}'`,
-		...Object.entries(COMMON as Options).map(([long, spec]) => `complete -c cfgsync -l ${long}${spec.type === 'string' ? ' -x' : ''}`),
+		...Object.entries(COMMON as Options).map(
+			([long, spec]) => `complete -c cfgsync -l ${long}${spec.type === 'string' ? ' -x' : ''}`
+		),
 		...t.completed.map((o) => `complete -c cfgsync -l ${o.long}${o.short ? ` -s ${o.short}` : ''} -x ${value(o.kind)}`)
 	]
 	const global = new Set([...Object.keys(COMMON), ...t.completed.map((o) => o.long)])
 	for (const c of t.all) {
 		for (const [long, spec] of Object.entries(c.options)) {
 			if (global.has(long)) continue
-			lines.push(`complete -c cfgsync -n '__fish_seen_subcommand_from ${c.name}' -l ${long}${spec.short ? ` -s ${spec.short}` : ''}${spec.type === 'string' ? ' -x' : ''}`)
+			lines.push(
+				`complete -c cfgsync -n '__fish_seen_subcommand_from ${c.name}' -l ${long}${spec.short ? ` -s ${spec.short}` : ''}${spec.type === 'string' ? ' -x' : ''}`
+			)
 		}
-		if (c.subcommands) lines.push(`complete -c cfgsync -n '__cfgsync_at ${c.name} - 0' -a '${words(c.subcommands.map((s) => s.name))}'`)
+		if (c.subcommands)
+			lines.push(`complete -c cfgsync -n '__cfgsync_at ${c.name} - 0' -a '${words(c.subcommands.map((s) => s.name))}'`)
 	}
 	for (const { command, sub, index, kind } of t.positions) {
-		if (kind !== 'none') lines.push(`complete -c cfgsync -n '__cfgsync_at ${command} ${sub ?? '-'} ${index}' ${value(kind)}`)
+		if (kind !== 'none')
+			lines.push(`complete -c cfgsync -n '__cfgsync_at ${command} ${sub ?? '-'} ${index}' ${value(kind)}`)
 	}
-	for (const r of t.repeating) lines.push(`complete -c cfgsync -n 'not __cfgsync_value_wanted; and __fish_seen_subcommand_from ${r.command}; and test (count (__cfgsync_args)) -ge ${r.from + 2}' -F`)
+	for (const r of t.repeating)
+		lines.push(
+			`complete -c cfgsync -n 'not __cfgsync_value_wanted; and __fish_seen_subcommand_from ${r.command}; and test (count (__cfgsync_args)) -ge ${r.from + 2}' -F`
+		)
 	return `${lines.join('\n')}\n`
 }
 
@@ -323,11 +372,13 @@ const options = {} as const
 
 // Takes its words unparsed: it prints a script, so --json and the common options are refused with their own messages.
 async function run({ positionals: args, registry }: Input<typeof options>) {
-	if (args.includes('--json')) throw new CliFailure('completion prints a shell script: --json does not apply', EXIT.usage)
+	if (args.includes('--json'))
+		throw new CliFailure('completion prints a shell script: --json does not apply', EXIT.usage)
 	const extra = args.find((arg) => arg.startsWith('-'))
 	if (extra) throw new CliFailure(`unknown option "${safe(extra)}" (see cfgsync completion --help)`, EXIT.usage)
 	const [shell, more] = args
-	if (more !== undefined) throw new CliFailure(`unexpected argument "${safe(more)}" (see cfgsync completion --help)`, EXIT.usage)
+	if (more !== undefined)
+		throw new CliFailure(`unexpected argument "${safe(more)}" (see cfgsync completion --help)`, EXIT.usage)
 	if (shell === undefined) throw new CliFailure('which shell? cfgsync completion bash|zsh|fish', EXIT.usage)
 	const script = completionScript(shell, registry)
 	if (script === undefined) throw new CliFailure(`no completion for "${safe(shell)}": bash, zsh or fish`, EXIT.usage)
@@ -351,9 +402,15 @@ export async function complete(args: string[]) {
 	const [what, tool] = args
 	const states = everyState()
 	let out: string[] = []
-	if (what === 'names') out = [DEFAULT_CONFIG_NAME, ...states.filter((s) => !tool || s.tool === tool).map((s) => s.name)]
+	if (what === 'names')
+		out = [DEFAULT_CONFIG_NAME, ...states.filter((s) => !tool || s.tool === tool).map((s) => s.name)]
 	else if (what === 'teams') out = states.map((s) => s.team).filter((team): team is string => typeof team === 'string')
 	else if (what === 'profiles') out = profiles()
 	else if (what === 'tools') out = [...TOOLS]
-	process.stdout.write([...new Set(out)].sort().map((word) => `${word}\n`).join(''))
+	process.stdout.write(
+		[...new Set(out)]
+			.sort()
+			.map((word) => `${word}\n`)
+			.join('')
+	)
 }

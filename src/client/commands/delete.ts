@@ -31,8 +31,11 @@ async function run({ values, positionals }: Input<typeof options>) {
 	await s.run((api) => api.configs.remove(latest.id), t.label)
 	const synced = getState(t.key) !== undefined
 	if (synced) await withLock('delete', async () => forgetState(t.key))
-	if (values.json) return json({ deleted: { id: latest.id, tool, name: t.name, team: t.team ?? null, version: latest.version } })
-	say(`Deleted ${t.label} from ${s.server}.${synced ? ' Its files on this machine are untouched, and this machine no longer syncs it.' : ''}`)
+	if (values.json)
+		return json({ deleted: { id: latest.id, tool, name: t.name, team: t.team ?? null, version: latest.version } })
+	say(
+		`Deleted ${t.label} from ${s.server}.${synced ? ' Its files on this machine are untouched, and this machine no longer syncs it.' : ''}`
+	)
 }
 
 export const deleteConfig = defineCommand({

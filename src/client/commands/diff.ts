@@ -28,14 +28,21 @@ const filesOf = (data: unknown, what: string): Record<string, string> => {
 	return neutralFiles(set.files, platform()).files
 }
 
-const options = { ...TARGET, version: { type: 'string' }, from: { type: 'string' }, 'exit-code': { type: 'boolean' }, 'no-pager': { type: 'boolean' } } as const
+const options = {
+	...TARGET,
+	version: { type: 'string' },
+	from: { type: 'string' },
+	'exit-code': { type: 'boolean' },
+	'no-pager': { type: 'boolean' }
+} as const
 
 async function run({ values, positionals }: Input<typeof options>) {
 	const tool = toolArg(positionals[0], 'diff')
 	const named = positionals.length > 1 ? pathKeys(positionals.slice(1)) : undefined
 	const toNumber = asNumber(values.version, '--version')
 	const fromNumber = asNumber(values.from, '--from')
-	if (fromNumber !== undefined && named) throw new CliFailure('--from compares two versions on the server: PATHs do not apply', EXIT.usage)
+	if (fromNumber !== undefined && named)
+		throw new CliFailure('--from compares two versions on the server: PATHs do not apply', EXIT.usage)
 	const s = session(values)
 	const t = await resolveTarget(s, tool, values)
 	const latest = await s.run((api) => api.configs.latest(t.latest), t.label)
@@ -51,7 +58,14 @@ async function run({ values, positionals }: Input<typeof options>) {
 	} else {
 		const state = getState(t.key)
 		const scope = scopeFor(tool, { named, base: state?.files, remote: newer })
-		const keys = named ? scope.keys : [...new Set([...scope.keys, ...Object.keys(newer).filter((key) => !scope.excluded.some((dir) => key.startsWith(`${dir}/`)))])]
+		const keys = named
+			? scope.keys
+			: [
+					...new Set([
+						...scope.keys,
+						...Object.keys(newer).filter((key) => !scope.excluded.some((dir) => key.startsWith(`${dir}/`)))
+					])
+				]
 		before = Object.fromEntries(Object.entries(newer).filter(([key]) => keys.includes(key)))
 		after = readLocal(keys.filter((key) => localKey(key) !== undefined))
 		labels = [`server v${serverSide.version}`, 'local']
@@ -59,8 +73,23 @@ async function run({ values, positionals }: Input<typeof options>) {
 	const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()
 	const patches = keys
 		.filter((key) => ownValue(before, key) !== ownValue(after, key))
-		.map((key) => ({ key, patch: createTwoFilesPatch(`a/${shown(key)}`, `b/${shown(key)}`, visible(ownValue(before, key) ?? ''), visible(ownValue(after, key) ?? ''), labels[0], labels[1]) }))
-	if (values.json) json({ from: labels[0], to: labels[1], patches: patches.map((p) => ({ path: p.key, file: shown(p.key), patch: p.patch })) })
+		.map((key) => ({
+			key,
+			patch: createTwoFilesPatch(
+				`a/${shown(key)}`,
+				`b/${shown(key)}`,
+				visible(ownValue(before, key) ?? ''),
+				visible(ownValue(after, key) ?? ''),
+				labels[0],
+				labels[1]
+			)
+		}))
+	if (values.json)
+		json({
+			from: labels[0],
+			to: labels[1],
+			patches: patches.map((p) => ({ path: p.key, file: shown(p.key), patch: p.patch }))
+		})
 	else if (patches.length === 0) say(`No differences between ${labels[0]} and ${labels[1]}.`)
 	else {
 		const out: string[] = []
@@ -68,7 +97,15 @@ async function run({ values, positionals }: Input<typeof options>) {
 			for (const line of patch.split('\n')) {
 				if (line.startsWith('===')) continue
 				const text = safe(line)
-				out.push(line.startsWith('+') && !line.startsWith('+++') ? green(text) : line.startsWith('-') && !line.startsWith('---') ? red(text) : line.startsWith('@@') ? dim(text) : text)
+				out.push(
+					line.startsWith('+') && !line.startsWith('+++')
+						? green(text)
+						: line.startsWith('-') && !line.startsWith('---')
+							? red(text)
+							: line.startsWith('@@')
+								? dim(text)
+								: text
+				)
 			}
 		}
 		await page(`${out.join('\n')}\n`, { noPager: values['no-pager'] })

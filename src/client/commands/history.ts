@@ -22,7 +22,12 @@ const AUDIT_PAGES = 10
  * personal config; the team's for a team config, which only its owners and
  * admins may read: members get a note instead.
  */
-async function whoPushed(s: Session, t: Target, configId: string, versions: ConfigVersion[]): Promise<{ by: Map<number, Author>; note: string | null }> {
+async function whoPushed(
+	s: Session,
+	t: Target,
+	configId: string,
+	versions: ConfigVersion[]
+): Promise<{ by: Map<number, Author>; note: string | null }> {
 	const by = new Map<number, Author>()
 	if (versions.length === 0) return { by, note: null }
 	const oldest = versions.reduce((min, v) => (v.createdAt < min ? v.createdAt : min), versions[0]?.createdAt as string)
@@ -34,17 +39,26 @@ async function whoPushed(s: Session, t: Target, configId: string, versions: Conf
 				events = await s.api.audit.list({ type, limit: AUDIT_PAGE, before }, t.team || undefined)
 			} catch (error) {
 				if (error instanceof ApiError && error.code === 'forbidden') {
-					return { by, note: `Who pushed each version is in the audit log of team ${t.team}, which only its owners and admins can read.` }
+					return {
+						by,
+						note: `Who pushed each version is in the audit log of team ${t.team}, which only its owners and admins can read.`
+					}
 				}
-				if (error instanceof ApiError && error.code === 'not_found' && !t.team) return { by, note: `${s.server} keeps no audit log, so who pushed each version is not known.` }
-				if (error instanceof ApiError) throw failure(error, { server: s.server, what: t.team ? `Team "${t.team}"` : undefined })
+				if (error instanceof ApiError && error.code === 'not_found' && !t.team)
+					return { by, note: `${s.server} keeps no audit log, so who pushed each version is not known.` }
+				if (error instanceof ApiError)
+					throw failure(error, { server: s.server, what: t.team ? `Team "${t.team}"` : undefined })
 				throw error
 			}
 			for (const event of events) {
 				const version = event.details.version
 				if (event.target?.id !== configId || typeof version !== 'number' || by.has(version)) continue
 				const restored = event.details.restored
-				by.set(version, { username: event.actor.username, device: event.actor.device, rollbackTo: typeof restored === 'number' ? restored : null })
+				by.set(version, {
+					username: event.actor.username,
+					device: event.actor.device,
+					rollbackTo: typeof restored === 'number' ? restored : null
+				})
 			}
 			const last = events[events.length - 1]
 			if (!last || events.length < AUDIT_PAGE || last.at < oldest || versions.every((v) => by.has(v.version))) break
@@ -81,14 +95,31 @@ async function run({ values, positionals }: Input<typeof options>) {
 	if (values.json) {
 		return json({
 			config: { tool, name: t.name, team: t.team ?? null },
-			versions: versions.map((v) => ({ id: v.id, version: v.version, hash: v.hash, createdAt: v.createdAt, isCurrent: v.isCurrent, files: fileList(v), pushedBy: by.get(v.version) ?? null })),
+			versions: versions.map((v) => ({
+				id: v.id,
+				version: v.version,
+				hash: v.hash,
+				createdAt: v.createdAt,
+				isCurrent: v.isCurrent,
+				files: fileList(v),
+				pushedBy: by.get(v.version) ?? null
+			})),
 			note
 		})
 	}
-	const author = (a: Author | undefined) => (a ? `${safe(a.username ?? '(removed user)')}${a.device ? ` on ${safe(a.device)}` : ''}${a.rollbackTo !== null ? ` (rollback to ${a.rollbackTo})` : ''}` : '?')
+	const author = (a: Author | undefined) =>
+		a
+			? `${safe(a.username ?? '(removed user)')}${a.device ? ` on ${safe(a.device)}` : ''}${a.rollbackTo !== null ? ` (rollback to ${a.rollbackTo})` : ''}`
+			: '?'
 	table(
 		['VERSION', 'PUSHED', 'BY', 'FILES', ''],
-		versions.map((v) => [String(v.version), ago(v.createdAt), author(by.get(v.version)), String(fileList(v).length), v.isCurrent ? '(current)' : ''])
+		versions.map((v) => [
+			String(v.version),
+			ago(v.createdAt),
+			author(by.get(v.version)),
+			String(fileList(v).length),
+			v.isCurrent ? '(current)' : ''
+		])
 	)
 	if (note) say(dim(note))
 }

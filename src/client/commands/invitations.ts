@@ -18,7 +18,10 @@ async function run({ values, positionals }: Input<typeof options>) {
 		const list = await s.run((api) => api.invitations.list())
 		if (values.json) return json(list)
 		if (list.length === 0) return say('No pending invitations.')
-		table(['TEAM', 'NAME', 'ROLE', 'INVITED BY', 'EXPIRES'], list.map((i) => [safe(i.teamSlug), safe(i.teamName), safe(i.role), safe(i.invitedBy), ago(i.expiresAt)]))
+		table(
+			['TEAM', 'NAME', 'ROLE', 'INVITED BY', 'EXPIRES'],
+			list.map((i) => [safe(i.teamSlug), safe(i.teamName), safe(i.role), safe(i.invitedBy), ago(i.expiresAt)])
+		)
 		return say(dim('Accept one with: cfgsync invitations accept SLUG (or decline SLUG)'))
 	}
 	if (!slug) throw new CliFailure(`which team? cfgsync invitations ${sub} SLUG (see cfgsync invitations)`, EXIT.usage)
@@ -26,7 +29,9 @@ async function run({ values, positionals }: Input<typeof options>) {
 	if (sub === 'accept') {
 		const member = await s.run((api) => api.invitations.accept(slug), what)
 		if (values.json) return json(member)
-		return say(`${green('Joined')} ${safe(slug)} as ${safe(member.role)}. Its configs: cfgsync list --team ${safe(slug)}`)
+		return say(
+			`${green('Joined')} ${safe(slug)} as ${safe(member.role)}. Its configs: cfgsync list --team ${safe(slug)}`
+		)
 	}
 	await s.run((api) => api.invitations.decline(slug), what)
 	if (values.json) return json({ team: slug, declined: true })

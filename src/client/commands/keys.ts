@@ -21,12 +21,25 @@ async function run({ values, positionals }: Input<typeof options>) {
 	const s = session(values)
 	const list = await s.run((api) => api.keys.list())
 	if (sub === 'revoke') {
-		if (!which) throw new CliFailure('which key? cfgsync keys revoke DEVICE-OR-ID (cfgsync keys lists them)', EXIT.usage)
+		if (!which)
+			throw new CliFailure('which key? cfgsync keys revoke DEVICE-OR-ID (cfgsync keys lists them)', EXIT.usage)
 		const folded = list.filter((k) => k.device.toLowerCase() === which.toLowerCase())
-		const key = list.find((k) => k.id === which) ?? list.find((k) => k.device === which) ?? (folded.length === 1 ? folded[0] : undefined)
-		if (!key) throw new CliFailure(`no key of yours has the device name or id "${safe(which)}" (cfgsync keys lists them)`, EXIT.error, 'not_found')
+		const key =
+			list.find((k) => k.id === which) ??
+			list.find((k) => k.device === which) ??
+			(folded.length === 1 ? folded[0] : undefined)
+		if (!key)
+			throw new CliFailure(
+				`no key of yours has the device name or id "${safe(which)}" (cfgsync keys lists them)`,
+				EXIT.error,
+				'not_found'
+			)
 		if (key.current) {
-			await confirm(`Revoke the key this machine is using (device "${safe(key.device)}")? This machine will be logged out`, `cfgsync keys revoke ${shellWord(which)}`, values.yes)
+			await confirm(
+				`Revoke the key this machine is using (device "${safe(key.device)}")? This machine will be logged out`,
+				`cfgsync keys revoke ${shellWord(which)}`,
+				values.yes
+			)
 		}
 		await s.run((api) => api.keys.revoke(key.id), `Key ${key.id}`)
 		// A revoked key is of no use: forget it here too, so the next command says "not logged in".
@@ -40,7 +53,13 @@ async function run({ values, positionals }: Input<typeof options>) {
 	if (values.json) return json(list)
 	table(
 		['DEVICE', 'CREATED', 'LAST USED', 'ID', ''],
-		list.map((key) => [safe(key.device), ago(key.createdAt), ago(key.lastUsedAt), key.id, key.current ? '(this machine)' : ''])
+		list.map((key) => [
+			safe(key.device),
+			ago(key.createdAt),
+			ago(key.lastUsedAt),
+			key.id,
+			key.current ? '(this machine)' : ''
+		])
 	)
 	say(dim('Revoke one with: cfgsync keys revoke DEVICE'))
 }

@@ -14,8 +14,12 @@ async function run({ values, positionals }: Input<typeof options>) {
 	const id = await teamId(s, values.team)
 	const configs = await s.run((api) => api.configs.list({ teamId: id }))
 	if (values.json) return json(configs)
-	if (configs.length === 0) return say(values.team ? `Team ${safe(values.team)} has no configs yet.` : 'No configs yet: cfgsync push TOOL.')
-	table(['TOOL', 'NAME', 'VERSION', 'UPDATED'], configs.map((c) => [safe(c.tool), safe(c.name), String(c.version), ago(c.updatedAt)]))
+	if (configs.length === 0)
+		return say(values.team ? `Team ${safe(values.team)} has no configs yet.` : 'No configs yet: cfgsync push TOOL.')
+	table(
+		['TOOL', 'NAME', 'VERSION', 'UPDATED'],
+		configs.map((c) => [safe(c.tool), safe(c.name), String(c.version), ago(c.updatedAt)])
+	)
 }
 
 export const list = defineCommand({

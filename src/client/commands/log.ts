@@ -44,20 +44,37 @@ const details = (event: AuditEventView): string =>
 		.map(([key, value]) => `${safe(key)}=${safe(String(value))}`)
 		.join(' ')
 
-const options = { ...TEAM, type: { type: 'string', completes: 'audit-type' }, limit: { type: 'string' }, before: { type: 'string' } } as const
+const options = {
+	...TEAM,
+	type: { type: 'string', completes: 'audit-type' },
+	limit: { type: 'string' },
+	before: { type: 'string' }
+} as const
 
 async function run({ values, positionals }: Input<typeof options>) {
 	noMore(positionals, 0, 'log')
 	const limit = Number(values.limit ?? '30')
-	if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new CliFailure('--limit takes a number of events from 1 to 200', EXIT.usage)
+	if (!Number.isInteger(limit) || limit < 1 || limit > 200)
+		throw new CliFailure('--limit takes a number of events from 1 to 200', EXIT.usage)
 	const s = session(values)
 	let events: AuditEventView[]
 	try {
 		// --type goes to the server as typed: it answers an unknown type with the list of known ones.
-		events = await s.run((api) => api.audit.list({ limit, before: values.before, type: values.type as AuditType | undefined }, values.team || undefined), values.team ? `Team "${values.team}"` : undefined)
+		events = await s.run(
+			(api) =>
+				api.audit.list(
+					{ limit, before: values.before, type: values.type as AuditType | undefined },
+					values.team || undefined
+				),
+			values.team ? `Team "${values.team}"` : undefined
+		)
 	} catch (error) {
 		if (error instanceof CliFailure && error.code === 'forbidden') {
-			throw new CliFailure(`Not allowed: only the owners and admins of ${safe(values.team ?? '')} can read its audit log. Your own events: cfgsync log`, EXIT.error, 'forbidden')
+			throw new CliFailure(
+				`Not allowed: only the owners and admins of ${safe(values.team ?? '')} can read its audit log. Your own events: cfgsync log`,
+				EXIT.error,
+				'forbidden'
+			)
 		}
 		throw error
 	}
@@ -76,7 +93,8 @@ async function run({ values, positionals }: Input<typeof options>) {
 		])
 	)
 	const last = events[events.length - 1]
-	if (events.length === limit && last) say(dim(`Older events: cfgsync log${values.team ? ` --team ${safe(values.team)}` : ''} --before ${last.id}`))
+	if (events.length === limit && last)
+		say(dim(`Older events: cfgsync log${values.team ? ` --team ${safe(values.team)}` : ''} --before ${last.id}`))
 }
 
 export const log = defineCommand({

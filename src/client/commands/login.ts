@@ -1,7 +1,14 @@
 import { ApiError, createApi, type IssuedKey, type Me } from '../api'
 import { ask, interactive } from '../ask'
 import { checkServer, KEY_PATTERN, noMore, profileOption, serverOption } from '../context'
-import { type Credentials, DEFAULT_PROFILE, defaultDevice, profiles, readCredentials, writeCredentials } from '../credentials'
+import {
+	type Credentials,
+	DEFAULT_PROFILE,
+	defaultDevice,
+	profiles,
+	readCredentials,
+	writeCredentials
+} from '../credentials'
 import { CliFailure, EXIT, failure, green, json, safe, say, warn } from '../output'
 import { shellWord } from '../report'
 import { DEVICE_MAX } from '../../shared/constants'
@@ -31,7 +38,10 @@ const NO_TERMINAL = 'there is no terminal to ask on'
 /** The server to log in to: --server, else CFGSYNC_SERVER or the profile's, else asked (again until it has a scheme). */
 async function serverToUse(flag: string | undefined, profile: string, saved: Credentials | undefined): Promise<string> {
 	if (flag !== undefined) return checkServer(flag, '--server')
-	const known = profile === DEFAULT_PROFILE ? (serverOption(undefined) ?? saved?.server) : (saved?.server ?? serverOption(undefined))
+	const known =
+		profile === DEFAULT_PROFILE
+			? (serverOption(undefined) ?? saved?.server)
+			: (saved?.server ?? serverOption(undefined))
 	if (known) return known
 	for (;;) {
 		const typed = await ask('Server URL: ', `which server? ${NO_TERMINAL}: pass --server URL (or set CFGSYNC_SERVER)`)
@@ -44,14 +54,26 @@ async function serverToUse(flag: string | undefined, profile: string, saved: Cre
 	}
 }
 
-const options = { user: { type: 'string' }, device: { type: 'string' }, 'password-stdin': { type: 'boolean' }, 'with-token': { type: 'boolean' } } as const
+const options = {
+	user: { type: 'string' },
+	device: { type: 'string' },
+	'password-stdin': { type: 'boolean' },
+	'with-token': { type: 'boolean' }
+} as const
 
 async function run({ values, positionals }: Input<typeof options>) {
 	noMore(positionals, 0, 'login')
 	const withToken = values['with-token'] === true
-	if (withToken && values['password-stdin']) throw new CliFailure('--password-stdin and --with-token read different things from standard input: use one', EXIT.usage)
+	if (withToken && values['password-stdin'])
+		throw new CliFailure(
+			'--password-stdin and --with-token read different things from standard input: use one',
+			EXIT.usage
+		)
 	if (withToken && (values.user !== undefined || values.device !== undefined)) {
-		throw new CliFailure('--with-token logs in as the key\'s own account and device: leave out --user and --device', EXIT.usage)
+		throw new CliFailure(
+			"--with-token logs in as the key's own account and device: leave out --user and --device",
+			EXIT.usage
+		)
 	}
 	const profile = profileOption(values.profile) ?? DEFAULT_PROFILE
 	const saved = readCredentials(profile)
@@ -68,18 +90,44 @@ async function run({ values, positionals }: Input<typeof options>) {
 		)
 	}
 	if (!interactive() && !withToken && !values['password-stdin']) {
-		const missing = [values.user === undefined ? '--user LOGIN' : undefined, 'the password on standard input with --password-stdin'].filter(Boolean).join(' and ')
-		throw new CliFailure(`${NO_TERMINAL} for your ${values.user === undefined ? 'login and ' : ''}password: pass ${missing} (e.g. cfgsync login --user ada --password-stdin < password-file), or an API key with --with-token`, EXIT.usage)
+		const missing = [
+			values.user === undefined ? '--user LOGIN' : undefined,
+			'the password on standard input with --password-stdin'
+		]
+			.filter(Boolean)
+			.join(' and ')
+		throw new CliFailure(
+			`${NO_TERMINAL} for your ${values.user === undefined ? 'login and ' : ''}password: pass ${missing} (e.g. cfgsync login --user ada --password-stdin < password-file), or an API key with --with-token`,
+			EXIT.usage
+		)
 	}
-	const result = withToken ? await loginWithToken(server) : await loginWithPassword(server, values.user, values.device, values['password-stdin'] === true)
+	const result = withToken
+		? await loginWithToken(server)
+		: await loginWithPassword(server, values.user, values.device, values['password-stdin'] === true)
 	writeCredentials(result, profile)
 	const previous = saved && (saved.device !== result.device || saved.username !== result.username) ? saved : undefined
-	if (values.json) json({ server, profile, username: result.username, email: result.email, device: result.device, keyId: result.keyId })
-	else say(`${green('Logged in')} as ${safe(result.username)} <${safe(result.email)}> on ${server} (device "${safe(result.device)}"${profile === DEFAULT_PROFILE ? '' : `, profile "${profile}"`}).`)
+	if (values.json)
+		json({
+			server,
+			profile,
+			username: result.username,
+			email: result.email,
+			device: result.device,
+			keyId: result.keyId
+		})
+	else
+		say(
+			`${green('Logged in')} as ${safe(result.username)} <${safe(result.email)}> on ${server} (device "${safe(result.device)}"${profile === DEFAULT_PROFILE ? '' : `, profile "${profile}"`}).`
+		)
 	if (previous) await notePreviousKey(server, result, previous)
 }
 
-async function loginWithPassword(server: string, user: string | undefined, deviceFlag: string | undefined, fromStdin: boolean): Promise<Credentials> {
+async function loginWithPassword(
+	server: string,
+	user: string | undefined,
+	deviceFlag: string | undefined,
+	fromStdin: boolean
+): Promise<Credentials> {
 	const login = user ?? (await ask('Email or username: ', `${NO_TERMINAL} for your login: pass --user LOGIN`))
 	const device = (deviceFlag ?? defaultDevice()).slice(0, DEVICE_MAX)
 	const api = createApi(server)
@@ -87,7 +135,11 @@ async function loginWithPassword(server: string, user: string | undefined, devic
 	for (let attempt = 1; !issued; attempt++) {
 		const password = fromStdin
 			? await readStdin()
-			: await ask('Password: ', `${NO_TERMINAL} for the password: pass it on standard input with --password-stdin, or an API key with --with-token`, true)
+			: await ask(
+					'Password: ',
+					`${NO_TERMINAL} for the password: pass it on standard input with --password-stdin, or an API key with --with-token`,
+					true
+				)
 		try {
 			issued = await api.auth.login({ login, password, device })
 		} catch (error) {
@@ -102,13 +154,24 @@ async function loginWithPassword(server: string, user: string | undefined, devic
 		}
 	}
 	const me = await whoIs(server, issued.apiKey)
-	return { server, apiKey: issued.apiKey, keyId: issued.id, device: issued.device, username: me.username, email: me.email }
+	return {
+		server,
+		apiKey: issued.apiKey,
+		keyId: issued.id,
+		device: issued.device,
+		username: me.username,
+		email: me.email
+	}
 }
 
 /** --with-token (docs/client.md): an existing key from standard input (CI), checked with the server before it is saved. */
 async function loginWithToken(server: string): Promise<Credentials> {
 	const key = (interactive() ? await ask('API key: ', '', true) : await readStdin()).trim()
-	if (!KEY_PATTERN.test(key)) throw new CliFailure('--with-token reads an API key from standard input: cs_ followed by 64 hex digits (cfgsync-server key issue LOGIN --device NAME prints one)', EXIT.usage)
+	if (!KEY_PATTERN.test(key))
+		throw new CliFailure(
+			'--with-token reads an API key from standard input: cs_ followed by 64 hex digits (cfgsync-server key issue LOGIN --device NAME prints one)',
+			EXIT.usage
+		)
 	const me = await whoIs(server, key)
 	const keys = await createApi(server, key)
 		.keys.list()
@@ -124,7 +187,8 @@ async function whoIs(server: string, key: string): Promise<Me> {
 	try {
 		return await createApi(server, key).me()
 	} catch (error) {
-		if (error instanceof ApiError && error.code === 'unauthorized') throw new CliFailure(`${server} refused this key (revoked, or not one of this server's keys).`, EXIT.auth)
+		if (error instanceof ApiError && error.code === 'unauthorized')
+			throw new CliFailure(`${server} refused this key (revoked, or not one of this server's keys).`, EXIT.auth)
 		if (error instanceof ApiError) throw failure(error, { server })
 		throw error
 	}
@@ -137,10 +201,14 @@ async function notePreviousKey(server: string, now: Credentials, previous: Crede
 			.keys.list()
 			.catch(() => undefined)
 		if (keys && !keys.some((k) => k.id === previous.keyId)) return
-		warn(`The key this machine used before (device "${safe(previous.device)}") is still active on ${server}. If nothing else uses it, revoke it: cfgsync keys revoke ${shellWord(previous.device)}`)
+		warn(
+			`The key this machine used before (device "${safe(previous.device)}") is still active on ${server}. If nothing else uses it, revoke it: cfgsync keys revoke ${shellWord(previous.device)}`
+		)
 		return
 	}
-	warn(`This machine was logged in as ${safe(previous.username)} (device "${safe(previous.device)}"); that key is still active on ${server}. Revoke it from that account: cfgsync keys revoke ${shellWord(previous.device)} while logged in as ${safe(previous.username)}, or on the Devices page of the web application.`)
+	warn(
+		`This machine was logged in as ${safe(previous.username)} (device "${safe(previous.device)}"); that key is still active on ${server}. Revoke it from that account: cfgsync keys revoke ${shellWord(previous.device)} while logged in as ${safe(previous.username)}, or on the Devices page of the web application.`
+	)
 }
 
 export const login = defineCommand({

@@ -17,7 +17,12 @@ const options = { local: { type: 'boolean' } } as const
 async function run({ values, positionals }: Input<typeof options>) {
 	noMore(positionals, 0, 'logout')
 	const { profile, credentials } = chooseLogin(values)
-	if (!credentials) throw new CliFailure(`not logged in${profile === DEFAULT_PROFILE ? '' : ` (profile "${profile}")`}`, EXIT.auth, 'not_logged_in')
+	if (!credentials)
+		throw new CliFailure(
+			`not logged in${profile === DEFAULT_PROFILE ? '' : ` (profile "${profile}")`}`,
+			EXIT.auth,
+			'not_logged_in'
+		)
 	const { server, device } = credentials
 	const elsewhere = `revoke it from another logged-in machine (cfgsync keys revoke ${shellWord(device)}) or on the Devices page of the web application (${server})`
 	const done = (key: 'revoked' | 'already_revoked' | 'still_active', text: string) => {
@@ -36,7 +41,10 @@ async function run({ values, positionals }: Input<typeof options>) {
 		if (!(error instanceof ApiError)) throw error
 		if (error.code === 'unauthorized') {
 			deleteCredentials(profile)
-			return done('already_revoked', `Logged out: the key of device "${safe(device)}" had already been revoked on ${server}; ${credentialsFile(profile)} deleted.`)
+			return done(
+				'already_revoked',
+				`Logged out: the key of device "${safe(device)}" had already been revoked on ${server}; ${credentialsFile(profile)} deleted.`
+			)
 		}
 		// Never "logged out" while the key still works on the server.
 		throw new CliFailure(
@@ -46,7 +54,10 @@ async function run({ values, positionals }: Input<typeof options>) {
 		)
 	}
 	deleteCredentials(profile)
-	done('revoked', `Logged out: the key of device "${safe(device)}" is revoked on ${server} and ${credentialsFile(profile)} deleted.`)
+	done(
+		'revoked',
+		`Logged out: the key of device "${safe(device)}" is revoked on ${server} and ${credentialsFile(profile)} deleted.`
+	)
 }
 
 export const logout = defineCommand({

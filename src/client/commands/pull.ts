@@ -30,12 +30,20 @@ async function run({ values, positionals }: Input<typeof options>) {
 	const named = positionals.length > 1 ? pathKeys(positionals.slice(1)) : undefined
 	const s = session(values)
 	const t = await resolveTarget(s, tool, values)
-	const pulling = { mode: 'pull' as const, named, choose: values.force ? { side: 'theirs' as const } : undefined, dryRun: values['dry-run'], yes: values.yes }
+	const pulling = {
+		mode: 'pull' as const,
+		named,
+		choose: values.force ? { side: 'theirs' as const } : undefined,
+		dryRun: values['dry-run'],
+		yes: values.yes
+	}
 	const report = values['dry-run'] ? await runOne(s, t, pulling) : await withLock('pull', () => runOne(s, t, pulling))
 	finish(report, values.json, () => {
 		const idle = report.writes.length + report.conflicts.length + report.unsent.length + report.refused.length === 0
 		if (idle) return say(`${t.label} is up to date (version ${report.remoteVersion}).`)
-		say(`${report.dryRun ? 'Would pull' : green('Pulled')} ${t.label} version ${report.remoteVersion}: ${summary(report)}.`)
+		say(
+			`${report.dryRun ? 'Would pull' : green('Pulled')} ${t.label} version ${report.remoteVersion}: ${summary(report)}.`
+		)
 		if (report.backups) say(dim(`Previous copies are in ${report.backups}`))
 	})
 }

@@ -28,27 +28,50 @@ pushed meanwhile from elsewhere is never replaced unseen.
 A team push with secret-looking values (MCP env/headers, token, secret,
 password, api_key, ghp_…, sk-…) is refused unless --allow-secrets.`
 
-const options = { ...TARGET, ...FORCE, only: { type: 'boolean' }, 'allow-secrets': { type: 'boolean' }, ...YES } as const
+const options = {
+	...TARGET,
+	...FORCE,
+	only: { type: 'boolean' },
+	'allow-secrets': { type: 'boolean' },
+	...YES
+} as const
 
 async function run({ values, positionals }: Input<typeof options>) {
 	const tool = toolArg(positionals[0], 'push')
 	const named = positionals.length > 1 ? pathKeys(positionals.slice(1)) : undefined
-	if (values.only && !named) throw new CliFailure('--only needs the PATHs the config should hold: cfgsync push TOOL --only PATH...', EXIT.usage)
+	if (values.only && !named)
+		throw new CliFailure('--only needs the PATHs the config should hold: cfgsync push TOOL --only PATH...', EXIT.usage)
 	const s = session(values)
 	const t = await resolveTarget(s, tool, values)
 	if (named) {
 		const base = getState(t.key)?.files ?? {}
-		const missing = named.filter((key) => !key.endsWith(DIR_MARK) && ownValue(readLocal([key]), key) === undefined && ownValue(base, key) === undefined && !Object.keys(base).some((k) => k.startsWith(`${key}/`)))
+		const missing = named.filter(
+			(key) =>
+				!key.endsWith(DIR_MARK) &&
+				ownValue(readLocal([key]), key) === undefined &&
+				ownValue(base, key) === undefined &&
+				!Object.keys(base).some((k) => k.startsWith(`${key}/`))
+		)
 		if (missing.length > 0) throw new CliFailure(`no such file: ${missing.map(shown).join(', ')}`)
 	}
 	const report = await withLock('push', () =>
-		runOne(s, t, { mode: 'push', named, only: values.only, choose: values.force ? { side: 'mine' } : undefined, allowSecrets: values['allow-secrets'], yes: values.yes })
+		runOne(s, t, {
+			mode: 'push',
+			named,
+			only: values.only,
+			choose: values.force ? { side: 'mine' } : undefined,
+			allowSecrets: values['allow-secrets'],
+			yes: values.yes
+		})
 	)
 	finish(report, values.json, () => {
 		if (report.pushed) {
 			const n = report.pushed.files.length
-			say(`${green('Pushed')} ${t.label} as version ${report.pushed.version} (${n} file${n === 1 ? '' : 's'}: ${report.pushed.files.map((key) => safe(shown(key))).join(', ')}).`)
-		} else if (report.conflicts.length === 0) say(`${t.label} is already up to date on the server (version ${report.remoteVersion}); nothing sent.`)
+			say(
+				`${green('Pushed')} ${t.label} as version ${report.pushed.version} (${n} file${n === 1 ? '' : 's'}: ${report.pushed.files.map((key) => safe(shown(key))).join(', ')}).`
+			)
+		} else if (report.conflicts.length === 0)
+			say(`${t.label} is already up to date on the server (version ${report.remoteVersion}); nothing sent.`)
 	})
 }
 

@@ -17,14 +17,21 @@ const options = { ...TARGET, mine: { type: 'boolean' }, theirs: { type: 'boolean
 
 async function run({ values, positionals }: Input<typeof options>) {
 	const tool = toolArg(positionals[0], 'resolve')
-	if (Boolean(values.mine) === Boolean(values.theirs)) throw new CliFailure('choose one side: cfgsync resolve TOOL --mine (keep this machine\'s) or --theirs (take the server\'s)', EXIT.usage)
+	if (Boolean(values.mine) === Boolean(values.theirs))
+		throw new CliFailure(
+			"choose one side: cfgsync resolve TOOL --mine (keep this machine's) or --theirs (take the server's)",
+			EXIT.usage
+		)
 	const side = values.mine ? ('mine' as const) : ('theirs' as const)
 	const named = positionals.length > 1 ? pathKeys(positionals.slice(1)) : undefined
 	const s = session(values)
 	const t = await resolveTarget(s, tool, values)
-	const report = await withLock('resolve', () => runOne(s, t, { mode: 'resolve', choose: { side, keys: named }, yes: values.yes }))
+	const report = await withLock('resolve', () =>
+		runOne(s, t, { mode: 'resolve', choose: { side, keys: named }, yes: values.yes })
+	)
 	finish(report, values.json, () => {
-		if (report.settled.length === 0) return say(`Nothing to resolve in ${t.label}: no conflicts${named ? ' in those files' : ''}.`)
+		if (report.settled.length === 0)
+			return say(`Nothing to resolve in ${t.label}: no conflicts${named ? ' in those files' : ''}.`)
 		say(
 			side === 'theirs'
 				? `Took the server's side in ${t.label}.${report.backups ? ` The previous files are in ${report.backups}` : ''}`

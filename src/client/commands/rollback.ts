@@ -14,14 +14,17 @@ async function run({ values, positionals }: Input<typeof options>) {
 	const tool = toolArg(positionals[0], 'rollback')
 	noMore(positionals, 1, 'rollback')
 	const to = asNumber(values.to, '--to')
-	if (to === undefined) throw new CliFailure('which version? cfgsync rollback TOOL --to VERSION (see cfgsync history TOOL)', EXIT.usage)
+	if (to === undefined)
+		throw new CliFailure('which version? cfgsync rollback TOOL --to VERSION (see cfgsync history TOOL)', EXIT.usage)
 	const s = session(values)
 	const t = await resolveTarget(s, tool, values)
 	const latest = await s.run((api) => api.configs.latest(t.latest), t.label)
 	const target = await versionByNumber(s, latest.id, to, t)
 	const rolled = await s.run((api) => api.configs.rollback(latest.id, { versionId: target.id }))
 	if (values.json) return json(rolled)
-	say(`${green('Rolled back')} ${t.label}: version ${rolled.version} now holds what version ${to} held. Run cfgsync pull ${tool}${t.args} to apply it here.`)
+	say(
+		`${green('Rolled back')} ${t.label}: version ${rolled.version} now holds what version ${to} held. Run cfgsync pull ${tool}${t.args} to apply it here.`
+	)
 }
 
 export const rollback = defineCommand({

@@ -26,7 +26,13 @@ async function run({ values, positionals }: Input<typeof options>) {
 	noMore(positionals, 1, 'status')
 	const s = session(values)
 	const targets = await targetsFor(s, 'status', positionals, values)
-	const rows: { t: Target; standing: Standing | 'not on the server'; remote?: Remote; base?: number; files: { key: string; verdict: string; detail?: string }[] }[] = []
+	const rows: {
+		t: Target
+		standing: Standing | 'not on the server'
+		remote?: Remote
+		base?: number
+		files: { key: string; verdict: string; detail?: string }[]
+	}[] = []
 	for (const t of targets) {
 		const state = getState(t.key)
 		const remote = (await fetchRemote(s, t)) as Remote | undefined
@@ -38,7 +44,11 @@ async function run({ values, positionals }: Input<typeof options>) {
 			standing: remote ? standing(decisions) : 'not on the server',
 			remote,
 			base: state?.version,
-			files: decisions.map((d) => ({ key: d.key, verdict: d.verdict.kind, detail: d.verdict.kind === 'conflict' ? conflictText(d) : undefined }))
+			files: decisions.map((d) => ({
+				key: d.key,
+				verdict: d.verdict.kind,
+				detail: d.verdict.kind === 'conflict' ? conflictText(d) : undefined
+			}))
 		})
 	}
 	if (values.json) {
@@ -54,14 +64,23 @@ async function run({ values, positionals }: Input<typeof options>) {
 	} else if (rows.length === 0) {
 		say('This machine syncs no config yet: cfgsync push TOOL (first machine) or cfgsync pull TOOL (the others).')
 	} else {
-		const word: Record<string, string> = { local: 'changed here', remote: 'changed on the server', merged: 'changed on both sides, merges cleanly', conflict: 'conflict' }
+		const word: Record<string, string> = {
+			local: 'changed here',
+			remote: 'changed on the server',
+			merged: 'changed on both sides, merges cleanly',
+			conflict: 'conflict'
+		}
 		for (const r of rows) {
 			const colour = r.standing === 'in sync' ? green : r.standing === 'conflict' ? red : (text: string) => text
-			say(`${r.t.label}: ${colour(r.standing)} (synced version ${r.base ?? 'none'}, server version ${r.remote?.version ?? 'none'})`)
-			for (const f of r.files) say(`  ${safe(shown(f.key))}: ${f.detail ? `conflict: ${f.detail}` : (word[f.verdict] ?? f.verdict)}`)
+			say(
+				`${r.t.label}: ${colour(r.standing)} (synced version ${r.base ?? 'none'}, server version ${r.remote?.version ?? 'none'})`
+			)
+			for (const f of r.files)
+				say(`  ${safe(shown(f.key))}: ${f.detail ? `conflict: ${f.detail}` : (word[f.verdict] ?? f.verdict)}`)
 		}
 	}
-	if (rows.some((r) => r.standing === 'conflict')) throw new CliFailure(`a config has a conflict: cfgsync resolve TOOL --mine|--theirs settles it`, EXIT.conflict)
+	if (rows.some((r) => r.standing === 'conflict'))
+		throw new CliFailure(`a config has a conflict: cfgsync resolve TOOL --mine|--theirs settles it`, EXIT.conflict)
 	if (rows.some((r) => r.standing !== 'in sync')) {
 		process.exitCode = EXIT.error
 	}

@@ -28,7 +28,12 @@ async function run({ values, positionals }: Input<typeof options>) {
 	const runAll = async () => {
 		for (const t of targets) {
 			try {
-				const report = await runOne(s, t, { mode: 'sync', yes: values.yes, allowSecrets: values['allow-secrets'], dryRun: values['dry-run'] })
+				const report = await runOne(s, t, {
+					mode: 'sync',
+					yes: values.yes,
+					allowSecrets: values['allow-secrets'],
+					dryRun: values['dry-run']
+				})
 				if (values.json) documents.push(reportJson(report))
 				else {
 					say(`${t.label}:`)
@@ -41,7 +46,12 @@ async function run({ values, positionals }: Input<typeof options>) {
 			} catch (error) {
 				if (!(error instanceof CliFailure) || error.exitCode === EXIT.auth) throw error
 				failures.push(error)
-				if (values.json) documents.push({ config: { tool: t.tool, name: t.name, team: t.team ?? t.teamId ?? null }, error: error.message, code: error.code })
+				if (values.json)
+					documents.push({
+						config: { tool: t.tool, name: t.name, team: t.team ?? t.teamId ?? null },
+						error: error.message,
+						code: error.code
+					})
 				else warn(`${t.label}: ${error.message}`)
 			}
 		}
@@ -50,7 +60,14 @@ async function run({ values, positionals }: Input<typeof options>) {
 	else await withLock('sync', runAll)
 	if (values.json) json(documents)
 	const problem = worst(failures)
-	if (problem) throw new CliFailure(failures.length === 1 ? problem.message : `${failures.length} configs need attention (see above); the first: ${problem.message}`, problem.exitCode, problem.code)
+	if (problem)
+		throw new CliFailure(
+			failures.length === 1
+				? problem.message
+				: `${failures.length} configs need attention (see above); the first: ${problem.message}`,
+			problem.exitCode,
+			problem.code
+		)
 }
 
 export const sync = defineCommand({

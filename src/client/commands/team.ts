@@ -33,11 +33,18 @@ const options = { role: { type: 'string', completes: 'invited-role' }, slug: { t
 
 async function run({ values, positionals }: Input<typeof options>) {
 	const [sub, ...rest] = positionals
-	if (sub === undefined) throw new CliFailure('which team command? list, create, show, invite, role, remove, leave, rename or delete (see cfgsync team --help)', EXIT.usage)
-	if (values.role !== undefined && sub !== 'invite' && sub !== 'add') throw new CliFailure(`--role is for team invite (team role SLUG LOGIN ROLE changes a member's role)`, EXIT.usage)
-	if (values.slug !== undefined && sub !== 'create' && sub !== 'rename') throw new CliFailure('--slug is for team create and team rename', EXIT.usage)
+	if (sub === undefined)
+		throw new CliFailure(
+			'which team command? list, create, show, invite, role, remove, leave, rename or delete (see cfgsync team --help)',
+			EXIT.usage
+		)
+	if (values.role !== undefined && sub !== 'invite' && sub !== 'add')
+		throw new CliFailure(`--role is for team invite (team role SLUG LOGIN ROLE changes a member's role)`, EXIT.usage)
+	if (values.slug !== undefined && sub !== 'create' && sub !== 'rename')
+		throw new CliFailure('--slug is for team create and team rename', EXIT.usage)
 	const need = (count: number, usage: string) => {
-		if (rest.length < count || rest.slice(0, count).some((word) => word.trim() === '')) throw new CliFailure(`cfgsync team ${usage}`, EXIT.usage)
+		if (rest.length < count || rest.slice(0, count).some((word) => word.trim() === ''))
+			throw new CliFailure(`cfgsync team ${usage}`, EXIT.usage)
 	}
 	switch (sub) {
 		case 'list': {
@@ -45,16 +52,26 @@ async function run({ values, positionals }: Input<typeof options>) {
 			const s = session(values)
 			const list = await s.run((api) => api.teams.list())
 			if (values.json) return json(list)
-			if (list.length === 0) return say('You are in no team. Create one (Team plan): cfgsync team create NAME; invitations you received: cfgsync invitations')
-			return table(['SLUG', 'NAME', 'ROLE', 'CREATED'], list.map((t) => [safe(t.slug), safe(t.name), safe(t.role), ago(t.createdAt)]))
+			if (list.length === 0)
+				return say(
+					'You are in no team. Create one (Team plan): cfgsync team create NAME; invitations you received: cfgsync invitations'
+				)
+			return table(
+				['SLUG', 'NAME', 'ROLE', 'CREATED'],
+				list.map((t) => [safe(t.slug), safe(t.name), safe(t.role), ago(t.createdAt)])
+			)
 		}
 		case 'create': {
 			need(1, 'create NAME [--slug S]')
 			const name = rest.join(' ').trim()
 			const s = session(values)
-			const created = await s.run((api) => api.teams.create({ name, ...(values.slug !== undefined ? { slug: values.slug } : {}) }))
+			const created = await s.run((api) =>
+				api.teams.create({ name, ...(values.slug !== undefined ? { slug: values.slug } : {}) })
+			)
 			if (values.json) return json(created)
-			return say(`${green('Created')} team "${safe(created.name)}" (${safe(created.slug)}); you are its owner. Invite people with: cfgsync team invite ${safe(created.slug)} LOGIN`)
+			return say(
+				`${green('Created')} team "${safe(created.name)}" (${safe(created.slug)}); you are its owner. Invite people with: cfgsync team invite ${safe(created.slug)} LOGIN`
+			)
 		}
 		case 'show': {
 			need(1, 'show SLUG')
@@ -62,13 +79,21 @@ async function run({ values, positionals }: Input<typeof options>) {
 			const s = session(values)
 			const detail = await getTeam(s, rest[0] as string)
 			if (values.json) return json(detail)
-			say(`${bold(safe(detail.name))} (${safe(detail.slug)}), created ${ago(detail.createdAt)}; you are ${article(safe(detail.userRole))}.`)
+			say(
+				`${bold(safe(detail.name))} (${safe(detail.slug)}), created ${ago(detail.createdAt)}; you are ${article(safe(detail.userRole))}.`
+			)
 			say()
-			table(['USERNAME', 'EMAIL', 'ROLE', 'JOINED'], detail.members.map((m) => [safe(m.username), safe(m.email), safe(m.role), ago(m.joinedAt)]))
+			table(
+				['USERNAME', 'EMAIL', 'ROLE', 'JOINED'],
+				detail.members.map((m) => [safe(m.username), safe(m.email), safe(m.role), ago(m.joinedAt)])
+			)
 			if (detail.invitations && detail.invitations.length > 0) {
 				say()
 				say('Invitations waiting for an answer:')
-				table(['USERNAME', 'ROLE', 'INVITED BY', 'EXPIRES'], detail.invitations.map((i) => [safe(i.username), safe(i.role), safe(i.invitedBy), ago(i.expiresAt)]))
+				table(
+					['USERNAME', 'ROLE', 'INVITED BY', 'EXPIRES'],
+					detail.invitations.map((i) => [safe(i.username), safe(i.role), safe(i.invitedBy), ago(i.expiresAt)])
+				)
 			}
 			return
 		}
@@ -80,16 +105,26 @@ async function run({ values, positionals }: Input<typeof options>) {
 			const role = values.role ?? 'member'
 			// --role owner is a bad option value (exit 2): owners are made from members.
 			if (!(INVITED_ROLES as readonly string[]).includes(role)) {
-				throw new CliFailure(`--role takes admin or member${role === 'owner' ? ': nobody is invited as an owner; once they have joined, an owner makes them one with cfgsync team role SLUG LOGIN owner' : `, not "${safe(role)}"`}`, EXIT.usage)
+				throw new CliFailure(
+					`--role takes admin or member${role === 'owner' ? ': nobody is invited as an owner; once they have joined, an owner makes them one with cfgsync team role SLUG LOGIN owner' : `, not "${safe(role)}"`}`,
+					EXIT.usage
+				)
 			}
 			const s = session(values)
 			await getTeam(s, slug)
 			let invitation: Invitation
 			try {
-				invitation = await s.run((api) => api.teams.invite(slug, { login, role: role as InvitedRole }), `User "${login}"`)
+				invitation = await s.run(
+					(api) => api.teams.invite(slug, { login, role: role as InvitedRole }),
+					`User "${login}"`
+				)
 			} catch (error) {
 				if (error instanceof CliFailure && error.code === 'conflict') {
-					throw new CliFailure(`${error.message} To change the role of a member or of a pending invitation: cfgsync team role ${safe(slug)} ${shellWord(login)} ROLE`, EXIT.error, 'conflict')
+					throw new CliFailure(
+						`${error.message} To change the role of a member or of a pending invitation: cfgsync team role ${safe(slug)} ${shellWord(login)} ROLE`,
+						EXIT.error,
+						'conflict'
+					)
 				}
 				throw error
 			}
@@ -102,17 +137,25 @@ async function run({ values, positionals }: Input<typeof options>) {
 			need(3, 'role SLUG LOGIN owner|admin|member')
 			noMore(rest, 3, 'team')
 			const [slug, login, role] = rest as [string, string, string]
-			if (!(ROLES as readonly string[]).includes(role)) throw new CliFailure(`the role is owner, admin or member, not "${safe(role)}"`, EXIT.usage)
+			if (!(ROLES as readonly string[]).includes(role))
+				throw new CliFailure(`the role is owner, admin or member, not "${safe(role)}"`, EXIT.usage)
 			const s = session(values)
 			const detail = await getTeam(s, slug)
 			const found = findPerson(detail, login)
 			if (found.kind === 'invitation' && role === 'owner') {
-				throw new CliFailure(`${safe(found.invitation.username)} has not joined ${safe(slug)} yet: an invitation is for admin or member; make them an owner once they have accepted`, EXIT.usage)
+				throw new CliFailure(
+					`${safe(found.invitation.username)} has not joined ${safe(slug)} yet: an invitation is for admin or member; make them an owner once they have accepted`,
+					EXIT.usage
+				)
 			}
 			const userId = found.kind === 'member' ? found.member.userId : found.invitation.userId
 			const changed = await s.run((api) => api.teams.setRole(slug, userId, { role: role as Role }), teamWhat(slug))
 			if (values.json) return json(changed)
-			return say(found.kind === 'member' ? `${safe(found.member.username)} is now ${article(role)} of ${safe(slug)}.` : `The invitation of ${safe(found.invitation.username)} to ${safe(slug)} is now for ${role}.`)
+			return say(
+				found.kind === 'member'
+					? `${safe(found.member.username)} is now ${article(role)} of ${safe(slug)}.`
+					: `The invitation of ${safe(found.invitation.username)} to ${safe(slug)} is now for ${role}.`
+			)
 		}
 		case 'remove': {
 			need(2, 'remove SLUG LOGIN')
@@ -125,7 +168,11 @@ async function run({ values, positionals }: Input<typeof options>) {
 			await s.run((api) => api.teams.removeMember(slug, userId), teamWhat(slug))
 			const username = found.kind === 'member' ? found.member.username : found.invitation.username
 			if (values.json) return json({ team: slug, username, removed: found.kind })
-			return say(found.kind === 'member' ? `Removed ${safe(username)} from ${safe(slug)}.` : `Cancelled the invitation of ${safe(username)} to ${safe(slug)}.`)
+			return say(
+				found.kind === 'member'
+					? `Removed ${safe(username)} from ${safe(slug)}.`
+					: `Cancelled the invitation of ${safe(username)} to ${safe(slug)}.`
+			)
 		}
 		case 'leave': {
 			need(1, 'leave SLUG')
@@ -140,24 +187,40 @@ async function run({ values, positionals }: Input<typeof options>) {
 				await s.run((api) => api.teams.removeMember(slug, mine.userId), teamWhat(slug))
 			} catch (error) {
 				if (error instanceof CliFailure && error.code === 'conflict') {
-					throw new CliFailure(`${error.message} Make someone else an owner first (cfgsync team role ${safe(slug)} LOGIN owner), or delete the team (cfgsync team delete ${safe(slug)}).`, EXIT.error, 'conflict')
+					throw new CliFailure(
+						`${error.message} Make someone else an owner first (cfgsync team role ${safe(slug)} LOGIN owner), or delete the team (cfgsync team delete ${safe(slug)}).`,
+						EXIT.error,
+						'conflict'
+					)
 				}
 				throw error
 			}
 			if (values.json) return json({ team: slug, left: true })
-			return say(`You left ${safe(slug)}. Its configs stay on this machine as files; cfgsync sync no longer syncs them.`)
+			return say(
+				`You left ${safe(slug)}. Its configs stay on this machine as files; cfgsync sync no longer syncs them.`
+			)
 		}
 		case 'rename': {
 			need(2, 'rename SLUG NAME [--slug NEW]')
 			const slug = rest[0] as string
 			const name = rest.slice(1).join(' ').trim()
 			const s = session(values)
-			const renamed = await s.run((api) => api.teams.update(slug, { name, ...(values.slug !== undefined ? { slug: values.slug } : {}) }), teamWhat(slug))
+			const renamed = await s.run(
+				(api) => api.teams.update(slug, { name, ...(values.slug !== undefined ? { slug: values.slug } : {}) }),
+				teamWhat(slug)
+			)
 			// This machine's configs of the team follow it (they are synced by the team's id; the slug is for messages).
 			renameTeamInStates(renamed.id, renamed.slug)
 			if (values.json) return json(renamed)
-			say(`Renamed ${safe(slug)} to "${safe(renamed.name)}"${renamed.slug === slug ? '' : ` with the slug ${safe(renamed.slug)}`}.`)
-			if (renamed.slug !== slug) say(dim(`--team ${safe(slug)} no longer finds it: use --team ${safe(renamed.slug)}. The old slug stays reserved for this team for 30 days.`))
+			say(
+				`Renamed ${safe(slug)} to "${safe(renamed.name)}"${renamed.slug === slug ? '' : ` with the slug ${safe(renamed.slug)}`}.`
+			)
+			if (renamed.slug !== slug)
+				say(
+					dim(
+						`--team ${safe(slug)} no longer finds it: use --team ${safe(renamed.slug)}. The old slug stays reserved for this team for 30 days.`
+					)
+				)
 			return
 		}
 		case 'delete': {
@@ -166,7 +229,12 @@ async function run({ values, positionals }: Input<typeof options>) {
 			const slug = rest[0] as string
 			const s = session(values)
 			const detail = await getTeam(s, slug)
-			if (detail.userRole !== 'owner') throw new CliFailure(`Not allowed: only an owner of ${safe(slug)} can delete it (you are ${article(safe(detail.userRole))}).`, EXIT.error, 'forbidden')
+			if (detail.userRole !== 'owner')
+				throw new CliFailure(
+					`Not allowed: only an owner of ${safe(slug)} can delete it (you are ${article(safe(detail.userRole))}).`,
+					EXIT.error,
+					'forbidden'
+				)
 			await confirm(
 				`Delete team "${safe(detail.name)}" (${safe(slug)}, ${detail.members.length} member${detail.members.length === 1 ? '' : 's'})? Its configs disappear for every member at once, and are removed for good after 30 days`,
 				`cfgsync team delete ${safe(slug)}`,
@@ -175,7 +243,9 @@ async function run({ values, positionals }: Input<typeof options>) {
 			await s.run((api) => api.teams.remove(slug), teamWhat(slug))
 			const synced = allStates(s.server, await s.username()).filter((state) => state.teamId === detail.id).length
 			if (values.json) return json({ team: slug, deleted: true })
-			return say(`Deleted team ${safe(slug)}.${synced > 0 ? ` This machine's copies of its configs stay as files.` : ''}`)
+			return say(
+				`Deleted team ${safe(slug)}.${synced > 0 ? ` This machine's copies of its configs stay as files.` : ''}`
+			)
 		}
 	}
 }
@@ -193,14 +263,21 @@ function findPerson(detail: TeamDetail, login: string): Found {
 	if (member) return { kind: 'member', member }
 	const invitation = detail.invitations?.find((i) => i.username.toLowerCase() === wanted)
 	if (invitation) return { kind: 'invitation', invitation }
-	throw new CliFailure(`${safe(login)} is not a member of ${safe(detail.slug)}${detail.invitations ? ' and has no pending invitation to it' : ''} (cfgsync team show ${safe(detail.slug)} lists them)`, EXIT.error, 'not_found')
+	throw new CliFailure(
+		`${safe(login)} is not a member of ${safe(detail.slug)}${detail.invitations ? ' and has no pending invitation to it' : ''} (cfgsync team show ${safe(detail.slug)} lists them)`,
+		EXIT.error,
+		'not_found'
+	)
 }
 
 export const team = defineCommand({
 	name: 'team',
 	group: 'Teams',
 	summary: '',
-	usage: ['team list | create NAME [--slug S] | show SLUG | invite SLUG LOGIN [--role admin|member]', 'team role SLUG LOGIN ROLE | remove SLUG LOGIN | leave SLUG | rename SLUG NAME [--slug NEW] | delete SLUG [--yes]'],
+	usage: [
+		'team list | create NAME [--slug S] | show SLUG | invite SLUG LOGIN [--role admin|member]',
+		'team role SLUG LOGIN ROLE | remove SLUG LOGIN | leave SLUG | rename SLUG NAME [--slug NEW] | delete SLUG [--yes]'
+	],
 	help: TEAM_HELP,
 	args: [],
 	subcommands: [
@@ -209,7 +286,10 @@ export const team = defineCommand({
 		{ name: 'show', args: [{ name: 'SLUG', completes: 'team' }] },
 		{ name: 'invite', args: [{ name: 'SLUG', completes: 'team' }, { name: 'LOGIN' }] },
 		{ name: 'add', args: [{ name: 'SLUG', completes: 'team' }, { name: 'LOGIN' }] },
-		{ name: 'role', args: [{ name: 'SLUG', completes: 'team' }, { name: 'LOGIN' }, { name: 'ROLE', completes: 'role' }] },
+		{
+			name: 'role',
+			args: [{ name: 'SLUG', completes: 'team' }, { name: 'LOGIN' }, { name: 'ROLE', completes: 'role' }]
+		},
 		{ name: 'remove', args: [{ name: 'SLUG', completes: 'team' }, { name: 'LOGIN' }] },
 		{ name: 'leave', args: [{ name: 'SLUG', completes: 'team' }] },
 		{ name: 'rename', args: [{ name: 'SLUG', completes: 'team' }, { name: 'NAME' }] },

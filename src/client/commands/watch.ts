@@ -64,7 +64,13 @@ function localSide(t: Target, stuck: Map<string, string>): { fingerprint: string
 
 const stamp = () => new Date().toTimeString().slice(0, 8)
 
-const options = { ...NAME, ...TEAM, interval: { type: 'string' }, ...YES, 'allow-secrets': { type: 'boolean' } } as const
+const options = {
+	...NAME,
+	...TEAM,
+	interval: { type: 'string' },
+	...YES,
+	'allow-secrets': { type: 'boolean' }
+} as const
 
 async function run({ values, positionals }: Input<typeof options>) {
 	noMore(positionals, 1, 'watch')
@@ -72,7 +78,10 @@ async function run({ values, positionals }: Input<typeof options>) {
 	const s = session(values)
 	const line = (value: unknown) => void process.stdout.write(`${JSON.stringify(value)}\n`)
 	const targets = await targetsFor(s, 'watch', positionals, values)
-	if (targets.length === 0) throw new CliFailure('This machine syncs no config yet, so there is nothing to watch: cfgsync push TOOL (first machine) or cfgsync pull TOOL (the others) first.')
+	if (targets.length === 0)
+		throw new CliFailure(
+			'This machine syncs no config yet, so there is nothing to watch: cfgsync push TOOL (first machine) or cfgsync pull TOOL (the others) first.'
+		)
 	const tick = Math.min(1000, interval)
 
 	let stopping = false
@@ -89,26 +98,38 @@ async function run({ values, positionals }: Input<typeof options>) {
 	}
 	process.on('SIGINT', onSignal)
 	process.on('SIGTERM', onSignal)
-	const sleep = (ms: number) => new Promise<void>((resolve) => {
-		const timer = setTimeout(resolve, ms)
-		wake = () => {
-			clearTimeout(timer)
-			resolve()
-		}
-	})
+	const sleep = (ms: number) =>
+		new Promise<void>((resolve) => {
+			const timer = setTimeout(resolve, ms)
+			wake = () => {
+				clearTimeout(timer)
+				resolve()
+			}
+		})
 
-	if (!isJsonMode()) say(`Watching ${targets.map((t) => t.label).join(', ')} (server every ${interval / 1000}s, local edits every ${tick / 1000}s). Ctrl-C stops.`)
+	if (!isJsonMode())
+		say(
+			`Watching ${targets.map((t) => t.label).join(', ')} (server every ${interval / 1000}s, local edits every ${tick / 1000}s). Ctrl-C stops.`
+		)
 	const watched: Watched[] = targets.map((t) => ({ t, nextPoll: 0, stuck: new Map() }))
 
 	const cycle = async (w: Watched): Promise<void> => {
 		lock = await acquireLock('watch', { signals: false })
 		try {
-			const report = await runOne(s, w.t, { mode: 'sync', interactive: false, yes: values.yes, allowSecrets: values['allow-secrets'] })
+			const report = await runOne(s, w.t, {
+				mode: 'sync',
+				interactive: false,
+				yes: values.yes,
+				allowSecrets: values['allow-secrets']
+			})
 			w.etag = report.pushed?.hash ?? report.remoteHash
 			if (isJsonMode()) {
-				if (report.writes.length + report.conflicts.length + report.refused.length > 0 || report.pushed) line({ at: new Date().toISOString(), ...reportJson(report) })
+				if (report.writes.length + report.conflicts.length + report.refused.length > 0 || report.pushed)
+					line({ at: new Date().toISOString(), ...reportJson(report) })
 			} else if (report.writes.length + report.conflicts.length + report.refused.length > 0 || report.pushed) {
-				say(`[${stamp()}] ${w.t.label}: ${summary(report)}${report.pushed ? `; pushed version ${report.pushed.version}` : ''}`)
+				say(
+					`[${stamp()}] ${w.t.label}: ${summary(report)}${report.pushed ? `; pushed version ${report.pushed.version}` : ''}`
+				)
 				printLines(report)
 			}
 			const problem = outcomeFailure(report)
@@ -121,7 +142,13 @@ async function run({ values, positionals }: Input<typeof options>) {
 		} catch (error) {
 			if (error instanceof CliFailure && error.exitCode === EXIT.auth) throw error
 			if (!(error instanceof CliFailure)) throw error
-			if (isJsonMode()) line({ at: new Date().toISOString(), config: { tool: w.t.tool, name: w.t.name, team: w.t.team ?? w.t.teamId ?? null }, error: error.message, code: error.code })
+			if (isJsonMode())
+				line({
+					at: new Date().toISOString(),
+					config: { tool: w.t.tool, name: w.t.name, team: w.t.team ?? w.t.teamId ?? null },
+					error: error.message,
+					code: error.code
+				})
 			else warn(`[${stamp()}] ${w.t.label}: ${error.message}`)
 			if (error.code === 'gone') {
 				w.gone = true

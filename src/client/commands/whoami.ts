@@ -13,8 +13,22 @@ async function run({ values, positionals }: Input<typeof options>) {
 	const me = await s.run((api) => api.me())
 	const current = (await s.run((api) => api.keys.list())).find((k) => k.current)
 	const device = current?.device ?? null
-	if (values.json) return json({ username: me.username, email: me.email, server: s.server, profile: s.profile, device, key: s.keySource === 'env' ? 'CFGSYNC_API_KEY' : 'saved' })
-	const where = [device ? `device "${safe(device)}"` : '', s.profile === DEFAULT_PROFILE ? '' : `profile "${s.profile}"`, s.keySource === 'env' ? 'key from CFGSYNC_API_KEY' : ''].filter(Boolean).join(', ')
+	if (values.json)
+		return json({
+			username: me.username,
+			email: me.email,
+			server: s.server,
+			profile: s.profile,
+			device,
+			key: s.keySource === 'env' ? 'CFGSYNC_API_KEY' : 'saved'
+		})
+	const where = [
+		device ? `device "${safe(device)}"` : '',
+		s.profile === DEFAULT_PROFILE ? '' : `profile "${s.profile}"`,
+		s.keySource === 'env' ? 'key from CFGSYNC_API_KEY' : ''
+	]
+		.filter(Boolean)
+		.join(', ')
 	say(`${safe(me.username)} <${safe(me.email)}> on ${s.server}${where ? ` (${where})` : ''}`)
 }
 

@@ -65,13 +65,25 @@ function atBase(base: BaseFile | undefined, content: string | undefined, hash: H
 }
 
 /** One file's verdict from its base, local and remote content (undefined: absent there). */
-export function judge(key: string, base: BaseFile | undefined, local: string | undefined, remote: string | undefined, hash: Hasher): Verdict {
+export function judge(
+	key: string,
+	base: BaseFile | undefined,
+	local: string | undefined,
+	remote: string | undefined,
+	hash: Hasher
+): Verdict {
 	if (local === remote) return { kind: 'same' }
 	const localChanged = !atBase(base, local, hash)
 	const remoteChanged = !atBase(base, remote, hash)
 	if (!remoteChanged) return { kind: 'local', content: local ?? null }
 	if (!localChanged) return { kind: 'remote', content: remote ?? null }
-	const whole = (why: ConflictWhy, keys: string[] = []): Verdict => ({ kind: 'conflict', why, keys, mine: local ?? null, theirs: remote ?? null })
+	const whole = (why: ConflictWhy, keys: string[] = []): Verdict => ({
+		kind: 'conflict',
+		why,
+		keys,
+		mine: local ?? null,
+		theirs: remote ?? null
+	})
 	// No base: a new machine, or a file both sides created. Its local copy is not an edit to upload.
 	if (base === undefined) return whole('no-base')
 	if (local === undefined) return whole('deleted-here')
@@ -120,7 +132,6 @@ export function decide(sides: Sides, hash: Hasher): { decisions: Decision[]; out
 		.sort()
 	return { decisions, outside }
 }
-
 
 export type Mode = 'pull' | 'push' | 'sync' | 'resolve'
 export type Side = 'mine' | 'theirs'
@@ -195,7 +206,8 @@ export function reconcile(sides: Sides, decisions: Decision[], options: Options,
 	}
 	const write = (d: Decision, content: string | null, kind: WriteKind) => {
 		if (content === (d.local ?? null)) return
-		const named: WriteKind = kind === 'updated' ? (content === null ? 'deleted' : d.local === undefined ? 'created' : 'updated') : kind
+		const named: WriteKind =
+			kind === 'updated' ? (content === null ? 'deleted' : d.local === undefined ? 'created' : 'updated') : kind
 		writes.push({ key: d.key, content, kind: named, before: d.local })
 	}
 
@@ -203,7 +215,13 @@ export function reconcile(sides: Sides, decisions: Decision[], options: Options,
 		const v = d.verdict
 		const side = chosen(d.key)
 		// `resolve PATH --mine|--theirs` on a file named but not in conflict: keep it, or take the server's.
-		if (mode === 'resolve' && v.kind !== 'conflict' && v.kind !== 'same' && side !== undefined && options.choose?.keys !== undefined) {
+		if (
+			mode === 'resolve' &&
+			v.kind !== 'conflict' &&
+			v.kind !== 'same' &&
+			side !== undefined &&
+			options.choose?.keys !== undefined
+		) {
 			if (side === 'theirs') write(d, d.remote ?? null, 'theirs')
 			setBase(d.key, d.remote)
 			continue
@@ -275,7 +293,10 @@ export function reconcile(sides: Sides, decisions: Decision[], options: Options,
 
 export function sameFiles(a: Files, b: Files): boolean {
 	const keys = Object.keys(a)
-	return keys.length === Object.keys(b).length && keys.every((key) => Object.prototype.hasOwnProperty.call(b, key) && b[key] === a[key])
+	return (
+		keys.length === Object.keys(b).length &&
+		keys.every((key) => Object.prototype.hasOwnProperty.call(b, key) && b[key] === a[key])
+	)
 }
 
 /** One word per config for `status`. */

@@ -1,6 +1,15 @@
 // jsonc-parser's package.json points bundlers that target Node at its UMD build, whose
 // require() calls a bundle cannot follow; its ES module build bundles cleanly.
-import { applyEdits, createScanner, modify, parseTree, type FormattingOptions, type JSONPath, type Node, type ParseError } from 'jsonc-parser/lib/esm/main.js'
+import {
+	applyEdits,
+	createScanner,
+	modify,
+	parseTree,
+	type FormattingOptions,
+	type JSONPath,
+	type Node,
+	type ParseError
+} from 'jsonc-parser/lib/esm/main.js'
 import { eolOf, hasBom, stripBom } from './text'
 
 /**
@@ -60,12 +69,14 @@ function define(target: JsonObject, key: string, value: Json): void {
 export const isObject = (value: Slot | undefined): value is JsonObject =>
 	typeof value === 'object' && value !== null && !Array.isArray(value)
 
-const own = (object: JsonObject, key: string): Slot => (Object.prototype.hasOwnProperty.call(object, key) ? (object[key] as Json) : MISSING)
+const own = (object: JsonObject, key: string): Slot =>
+	Object.prototype.hasOwnProperty.call(object, key) ? (object[key] as Json) : MISSING
 
 /** Deep equality of JSON values; object key order does not count, array order does. */
 export function same(a: Slot, b: Slot): boolean {
 	if (a === b) return true
-	if (a === MISSING || b === MISSING || a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false
+	if (a === MISSING || b === MISSING || a === null || b === null || typeof a !== 'object' || typeof b !== 'object')
+		return false
 	if (Array.isArray(a) || Array.isArray(b)) {
 		if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false
 		return a.every((item, i) => same(item, b[i] as Json))
@@ -127,7 +138,8 @@ function mergeAt(base: Slot, local: Slot, remote: Slot, path: JSONPath, conflict
 		}
 		return out
 	}
-	if (path.length === 0 && Array.isArray(base) && Array.isArray(local) && Array.isArray(remote)) return mergeEntries(base, local, remote)
+	if (path.length === 0 && Array.isArray(base) && Array.isArray(local) && Array.isArray(remote))
+		return mergeEntries(base, local, remote)
 	if (prefer === 'remote') return remote
 	if (prefer !== 'local') conflicts.push(path)
 	return local
@@ -165,7 +177,12 @@ function commentsIn(text: string): Comment[] {
 	const comments: Comment[] = []
 	for (let token = scanner.scan(); token !== 17; token = scanner.scan()) {
 		// 12 = LineCommentTrivia, 13 = BlockCommentTrivia (const enums, not importable here)
-		if (token === 12 || token === 13) comments.push({ text: body.substr(scanner.getTokenOffset(), scanner.getTokenLength()), offset: scanner.getTokenOffset(), length: scanner.getTokenLength() })
+		if (token === 12 || token === 13)
+			comments.push({
+				text: body.substr(scanner.getTokenOffset(), scanner.getTokenLength()),
+				offset: scanner.getTokenOffset(),
+				length: scanner.getTokenLength()
+			})
 	}
 	return comments
 }
@@ -195,7 +212,10 @@ function withoutComments(text: string, drop: string[]): string {
 		let end = found.offset + found.length
 		const lineStart = body.lastIndexOf('\n', start - 1) + 1
 		const lineEnd = body.indexOf('\n', end)
-		if (body.slice(lineStart, start).trim() === '' && body.slice(end, lineEnd === -1 ? body.length : lineEnd).trim() === '') {
+		if (
+			body.slice(lineStart, start).trim() === '' &&
+			body.slice(end, lineEnd === -1 ? body.length : lineEnd).trim() === ''
+		) {
 			start = lineStart
 			end = lineEnd === -1 ? body.length : lineEnd + 1
 		}
@@ -209,7 +229,12 @@ const BOM_TEXT = '\uFEFF'
 function formattingOf(text: string): FormattingOptions {
 	const indent = /\n([ \t]+)\S/.exec(text)?.[1]
 	const tabs = indent !== undefined && indent.startsWith('\t')
-	return { insertSpaces: !tabs, tabSize: tabs || indent === undefined ? (tabs ? 1 : 2) : indent.length, eol: eolOf(text), insertFinalNewline: false }
+	return {
+		insertSpaces: !tabs,
+		tabSize: tabs || indent === undefined ? (tabs ? 1 : 2) : indent.length,
+		eol: eolOf(text),
+		insertFinalNewline: false
+	}
 }
 
 interface Edit {
@@ -222,7 +247,8 @@ interface Edit {
 function editsBetween(from: Json, to: Json, path: JSONPath, edits: Edit[]): void {
 	if (same(from, to)) return
 	if (isObject(from) && isObject(to)) {
-		for (const key of Object.keys(from)) if (own(to, key) === MISSING) edits.push({ path: [...path, key], value: undefined })
+		for (const key of Object.keys(from))
+			if (own(to, key) === MISSING) edits.push({ path: [...path, key], value: undefined })
 		for (const key of Object.keys(to)) {
 			const before = own(from, key)
 			if (before === MISSING) edits.push({ path: [...path, key], value: to[key] as Json })
@@ -258,7 +284,10 @@ export function rewrite(localText: string, localValue: Json, merged: Json): stri
 	let text = stripBom(localText)
 	try {
 		for (const edit of edits) {
-			text = applyEdits(text, modify(text, edit.path, edit.value, { formattingOptions: options, isArrayInsertion: edit.insert === true }))
+			text = applyEdits(
+				text,
+				modify(text, edit.path, edit.value, { formattingOptions: options, isArrayInsertion: edit.insert === true })
+			)
 		}
 	} catch {
 		return undefined
@@ -295,7 +324,10 @@ export function mergeJsonText(base: string, local: string, remote: string, prefe
 	const edited = rewrite(local, l.value, value)
 	if (edited === undefined) return { ok: false, conflicts: [[]], reason: 'edit' }
 	const deletedThere = minus(baseComments, remoteComments)
-	const text = withoutComments(edited, deletedThere.filter((c) => localComments.includes(c)))
+	const text = withoutComments(
+		edited,
+		deletedThere.filter((c) => localComments.includes(c))
+	)
 	const lost = minus(minus(localComments, commentsOf(text)), deletedThere)
 	if (lost.length > 0 && prefer === undefined) return { ok: false, conflicts: [[]], reason: 'comments' }
 	const check = parseJsonc(text)

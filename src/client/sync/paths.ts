@@ -91,14 +91,20 @@ export function toLocal(key: string, platform: Platform): string | undefined {
  * old macOS key and a neutral one), the neutral spelling wins and the other
  * is reported, never silently merged.
  */
-export function neutralFiles(files: Record<string, string>, platform: Platform): { files: Record<string, string>; duplicates: string[] } {
+export function neutralFiles(
+	files: Record<string, string>,
+	platform: Platform
+): { files: Record<string, string>; duplicates: string[] } {
 	const out: Record<string, string> = Object.create(null)
 	const duplicates: string[] = []
-	const keys = Object.keys(files).sort((a, b) => Number(isNeutral(b)) - Number(isNeutral(a)) || (a < b ? -1 : a > b ? 1 : 0))
+	const keys = Object.keys(files).sort(
+		(a, b) => Number(isNeutral(b)) - Number(isNeutral(a)) || (a < b ? -1 : a > b ? 1 : 0)
+	)
 	for (const key of keys) {
 		const neutral = toNeutral(key, platform)
 		if (Object.prototype.hasOwnProperty.call(out, neutral)) duplicates.push(key)
-		else Object.defineProperty(out, neutral, { value: files[key], enumerable: true, writable: true, configurable: true })
+		else
+			Object.defineProperty(out, neutral, { value: files[key], enumerable: true, writable: true, configurable: true })
 	}
 	return { files: out, duplicates }
 }

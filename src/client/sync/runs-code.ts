@@ -56,14 +56,19 @@ function* at(value: Json, path: KeyPath, prefix: (string | number)[] = []): Gene
 	}
 	if (!isObject(value)) return
 	const [name, ...rest] = path as [string, ...string[]]
-	const names = name.includes('*') ? Object.keys(value).filter((key) => nameMatches(name, key)) : has(value, name) ? [name] : []
+	const names = name.includes('*')
+		? Object.keys(value).filter((key) => nameMatches(name, key))
+		: has(value, name)
+			? [name]
+			: []
 	for (const key of names) yield* at(value[key] as Json, rest, [...prefix, key])
 }
 
 /** The entries the descriptors' rules find in one parsed file. */
 function fromRules(key: string, value: Json, rules: RunsCodeRules, found: Runnables): void {
 	if (!isObject(value)) return
-	for (const path of rules.commands) for (const [where, command] of at(value, path)) found.set(pathText(where), stableJson(command))
+	for (const path of rules.commands)
+		for (const [where, command] of at(value, path)) found.set(pathText(where), stableJson(command))
 	for (const path of rules.hooks) {
 		for (const [where, hooks] of at(value, path)) {
 			if (!isObject(hooks)) {
@@ -72,7 +77,8 @@ function fromRules(key: string, value: Json, rules: RunsCodeRules, found: Runnab
 			}
 			for (const event of Object.keys(hooks)) {
 				const groups = hooks[event] as Json
-				if (Array.isArray(groups)) groups.forEach((group, i) => found.set(pathText([...where, event, i]), stableJson(group)))
+				if (Array.isArray(groups))
+					groups.forEach((group, i) => found.set(pathText([...where, event, i]), stableJson(group)))
 				else found.set(pathText([...where, event]), stableJson(groups))
 			}
 		}
@@ -114,9 +120,15 @@ export interface RunnableChange {
 
 /** The runnable entries a write adds or changes (removals run nothing and are not listed). */
 export function runnableChanges(key: string, before: string | undefined, after: string | null): RunnableChange[] {
-	if (after === null || !mayRun(key) && !after.startsWith('#!')) return []
+	if (after === null || (!mayRun(key) && !after.startsWith('#!'))) return []
 	const next = runnables(key, after)
-	if (next === 'unparseable') return [{ path: '(the whole file)', after: 'cannot be read as JSON or TOML, so what it runs cannot be shown: look at the file itself' }]
+	if (next === 'unparseable')
+		return [
+			{
+				path: '(the whole file)',
+				after: 'cannot be read as JSON or TOML, so what it runs cannot be shown: look at the file itself'
+			}
+		]
 	const previous = runnables(key, before)
 	const old = previous === 'unparseable' ? new Map<string, string>() : previous
 	const changes: RunnableChange[] = []

@@ -19,14 +19,18 @@ export interface Secret {
 }
 
 /** Well-known token formats: GitHub, OpenAI/Anthropic, Slack, AWS, GitLab, Google, npm, Stripe, Hugging Face. */
-const TOKEN = /(?:\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|sk-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|glpat-[A-Za-z0-9_-]{16,}|AIza[0-9A-Za-z_-]{30,}|npm_[A-Za-z0-9]{30,}|[rs]k_live_[A-Za-z0-9]{16,}|hf_[A-Za-z0-9]{30,}))/
+const TOKEN =
+	/(?:\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|sk-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|glpat-[A-Za-z0-9_-]{16,}|AIza[0-9A-Za-z_-]{30,}|npm_[A-Za-z0-9]{30,}|[rs]k_live_[A-Za-z0-9]{16,}|hf_[A-Za-z0-9]{30,}))/
 /** Key names that hold secrets. */
-const SECRET_NAME = /token|secret|passw|pwd|api[-_]?key|apikey|access[-_]?key|private[-_]?key|credential|authorization|auth[-_]?key|bearer|cookie/i
+const SECRET_NAME =
+	/token|secret|passw|pwd|api[-_]?key|apikey|access[-_]?key|private[-_]?key|credential|authorization|auth[-_]?key|bearer|cookie/i
 /** `${VAR}`, `${env:VAR}`, `$VAR`, `{env:VAR}`, `%VAR%`, `<your token>`: a reference, not a value. */
-const PLACEHOLDER = /^(?:\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{\{?[^}]*\}\}?|\{env:[^}]*\}|%[A-Za-z_][A-Za-z0-9_]*%|<[^>]*>|x{3,}|\*{3,})$/i
+const PLACEHOLDER =
+	/^(?:\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{\{?[^}]*\}\}?|\{env:[^}]*\}|%[A-Za-z_][A-Za-z0-9_]*%|<[^>]*>|x{3,}|\*{3,})$/i
 const PLAIN = /^(?:true|false|yes|no|on|off|null|none|\d+(?:\.\d+)?)$/i
 
-const worthChecking = (value: string) => value.trim() !== '' && !PLACEHOLDER.test(value.trim()) && !PLAIN.test(value.trim())
+const worthChecking = (value: string) =>
+	value.trim() !== '' && !PLACEHOLDER.test(value.trim()) && !PLAIN.test(value.trim())
 
 /** Does an MCP env or header value look like a credential rather than a setting? */
 function looksLikeCredential(value: string): boolean {
@@ -42,7 +46,10 @@ function walk(value: Json, path: (string | number)[], found: Secret[]): void {
 		if (!worthChecking(value)) return
 		const name = path[path.length - 1]
 		const parent = path[path.length - 2]
-		const inMcp = typeof parent === 'string' && MCP_SECRET_FIELDS.has(parent) && path.slice(0, -3).some((part) => typeof part === 'string' && MCP_CONTAINERS.has(part))
+		const inMcp =
+			typeof parent === 'string' &&
+			MCP_SECRET_FIELDS.has(parent) &&
+			path.slice(0, -3).some((part) => typeof part === 'string' && MCP_CONTAINERS.has(part))
 		const named = typeof name === 'string' && SECRET_NAME.test(name)
 		if (TOKEN.test(value) || named || (inMcp && looksLikeCredential(value))) found.push({ path: pathText(path), value })
 		return

@@ -13,7 +13,8 @@ export const eolOf = (text: string): '\r\n' | '\n' => (text.includes('\r\n') ? '
  * overrides, which would let a file name or message from the server move the
  * cursor, recolour or rewrite the terminal, or hide what it says.
  */
-const UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]/gu
+const UNSAFE =
+	/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]/gu
 
 /** `text` with every unsafe character written as a visible escape (`\n`, `\u{1b}`); tabs stay. */
 export function printable(text: string): string {

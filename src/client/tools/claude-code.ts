@@ -7,7 +7,10 @@ import { everywhere, type ToolDescriptor } from './descriptor'
  */
 export const claudeCode: ToolDescriptor = {
 	id: 'claude-code',
-	platforms: everywhere(['.claude/settings.json', '.claude/CLAUDE.md', '.claude.json#mcpServers'], ['.claude/commands', '.claude/agents']),
+	platforms: everywhere(
+		['.claude/settings.json', '.claude/CLAUDE.md', '.claude.json#mcpServers'],
+		['.claude/commands', '.claude/agents']
+	),
 	parts: [{ file: '.claude.json', member: 'mcpServers' }],
 	format: 'json',
 	inert: [['theme'], ['spinnerTipsEnabled']],
@@ -19,6 +22,11 @@ export const claudeCode: ToolDescriptor = {
 	mcp: [
 		{ file: '.claude.json', path: ['mcpServers'], runs: ['command', 'args', 'url'], secrets: ['env', 'headers'] },
 		// A project's own servers: not synced (only the top-level member is), still reviewed when a file holds them.
-		{ file: '.claude.json', path: ['projects', '*', 'mcpServers'], runs: ['command', 'args', 'url'], secrets: ['env', 'headers'] }
+		{
+			file: '.claude.json',
+			path: ['projects', '*', 'mcpServers'],
+			runs: ['command', 'args', 'url'],
+			secrets: ['env', 'headers']
+		}
 	]
 }

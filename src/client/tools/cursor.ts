@@ -11,5 +11,7 @@ export const cursor: ToolDescriptor = {
 	inert: EDITOR_INERT,
 	runsCode: { commands: [], hooks: [] },
 	widens: EDITOR_WIDENS,
-	mcp: [{ file: '.cursor/mcp.json', path: ['mcpServers'], runs: ['command', 'args', 'url'], secrets: ['env', 'headers'] }]
+	mcp: [
+		{ file: '.cursor/mcp.json', path: ['mcpServers'], runs: ['command', 'args', 'url'], secrets: ['env', 'headers'] }
+	]
 }

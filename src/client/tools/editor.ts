@@ -9,7 +9,10 @@ import type { KeyPath } from './descriptor'
  */
 
 /** The user directory's settings and keybindings, as neutral keys. */
-export const editorFiles = (app: EditorApp): string[] => [editorKey(app, 'settings.json'), editorKey(app, 'keybindings.json')]
+export const editorFiles = (app: EditorApp): string[] => [
+	editorKey(app, 'settings.json'),
+	editorKey(app, 'keybindings.json')
+]
 
 /** Appearance, fonts, formatting and layout. */
 export const EDITOR_INERT: readonly KeyPath[] = [
@@ -31,4 +34,11 @@ export const EDITOR_INERT: readonly KeyPath[] = [
 ]
 
 /** The terminal, programs found by path, workspace trust and tool auto-approval (`*` matches any characters of a name). */
-export const EDITOR_WIDENS: readonly KeyPath[] = [['terminal.*'], ['*.path'], ['*Path'], ['*.executable'], ['security.workspace.trust.*'], ['chat.tools.autoApprove']]
+export const EDITOR_WIDENS: readonly KeyPath[] = [
+	['terminal.*'],
+	['*.path'],
+	['*Path'],
+	['*.executable'],
+	['security.workspace.trust.*'],
+	['chat.tools.autoApprove']
+]

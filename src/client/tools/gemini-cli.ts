@@ -12,5 +12,12 @@ export const geminiCli: ToolDescriptor = {
 		hooks: []
 	},
 	widens: [['autoAccept'], ['tools', 'autoAccept'], ['sandbox'], ['tools', 'sandbox'], ['mcpServers', '*', 'trust']],
-	mcp: [{ file: '.gemini/settings.json', path: ['mcpServers'], runs: ['command', 'args', 'url', 'httpUrl'], secrets: ['env', 'headers'] }]
+	mcp: [
+		{
+			file: '.gemini/settings.json',
+			path: ['mcpServers'],
+			runs: ['command', 'args', 'url', 'httpUrl'],
+			secrets: ['env', 'headers']
+		}
+	]
 }

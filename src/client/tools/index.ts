@@ -33,7 +33,9 @@ export function knownFiles(tool: Tool): string[] {
 export const knownDirs = (tool: Tool): string[] => [...(DESCRIPTORS[tool].platforms[platform().os]?.dirs ?? [])]
 
 /** Every OS's files and directories in one list (the same on each today). */
-const onAnyOs = (tool: Tool, kind: 'files' | 'dirs'): string[] => [...new Set(OSES.flatMap((os) => DESCRIPTORS[tool].platforms[os]?.[kind] ?? []))]
+const onAnyOs = (tool: Tool, kind: 'files' | 'dirs'): string[] => [
+	...new Set(OSES.flatMap((os) => DESCRIPTORS[tool].platforms[os]?.[kind] ?? []))
+]
 
 /** docs/client.md's table of well-known files is this one (test/client/readme.test.ts compares them). */
 export const WELL_KNOWN: Record<Tool, { files: string[]; dirs: string[] }> = Object.fromEntries(
@@ -46,8 +48,13 @@ export const WELL_KNOWN: Record<Tool, { files: string[]; dirs: string[] }> = Obj
  * state, so only its `mcpServers` travel, and a pull merges them back into
  * the rest of the file without touching its other keys.
  */
-export const PARTS: Record<string, Part> = Object.fromEntries(TOOLS.flatMap((tool) => DESCRIPTORS[tool].parts.map((part) => [partKey(part), { file: part.file, member: part.member }])))
-export const partOf = (key: string): Part | undefined => (Object.prototype.hasOwnProperty.call(PARTS, key) ? PARTS[key] : undefined)
+export const PARTS: Record<string, Part> = Object.fromEntries(
+	TOOLS.flatMap((tool) =>
+		DESCRIPTORS[tool].parts.map((part) => [partKey(part), { file: part.file, member: part.member }])
+	)
+)
+export const partOf = (key: string): Part | undefined =>
+	Object.prototype.hasOwnProperty.call(PARTS, key) ? PARTS[key] : undefined
 const partKeyOfFile = (file: string): string | undefined => Object.keys(PARTS).find((key) => PARTS[key]?.file === file)
 
 /**
@@ -60,7 +67,8 @@ export function homeRelative(path: string): string | undefined {
 	if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return undefined
 	const key = rel.split(sep).join('/')
 	// A name that starts with @ would read as a neutral key.
-	if (isNeutral(key)) throw new CliFailure(`~/${key} starts with "@", which cfgsync keeps for editor directories; it cannot be synced`, 2)
+	if (isNeutral(key))
+		throw new CliFailure(`~/${key} starts with "@", which cfgsync keeps for editor directories; it cannot be synced`, 2)
 	return partKeyOfFile(key) ?? toNeutral(key, platform())
 }
 

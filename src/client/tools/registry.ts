@@ -37,7 +37,8 @@ export interface RunsCodeRules {
 }
 
 const same = (a: KeyPath, b: KeyPath) => a.length === b.length && a.every((name, i) => name === b[i])
-const unique = (paths: KeyPath[]): KeyPath[] => paths.filter((path, i) => paths.findIndex((other) => same(other, path)) === i)
+const unique = (paths: KeyPath[]): KeyPath[] =>
+	paths.filter((path, i) => paths.findIndex((other) => same(other, path)) === i)
 
 /**
  * Each format's rules are the union of every tool's that writes that format,
@@ -48,25 +49,41 @@ const unique = (paths: KeyPath[]): KeyPath[] => paths.filter((path, i) => paths.
  */
 function rulesFor(format: ToolDescriptor['format']): RunsCodeRules {
 	const tools = TOOLS.map((tool) => DESCRIPTORS[tool]).filter((descriptor) => descriptor.format === format)
-	const fields = [...new Set(tools.flatMap((descriptor) => descriptor.mcp.flatMap((servers) => (servers.runs === 'entry' ? [] : servers.runs))))]
+	const fields = [
+		...new Set(
+			tools.flatMap((descriptor) => descriptor.mcp.flatMap((servers) => (servers.runs === 'entry' ? [] : servers.runs)))
+		)
+	]
 	const mcp: McpRule[] = []
 	for (const servers of tools.flatMap((descriptor) => descriptor.mcp)) {
 		if (mcp.some((rule) => same(rule.path, servers.path) && rule.onlyIn === servers.onlyIn)) continue
-		mcp.push({ path: servers.path, ...(servers.onlyIn === undefined ? {} : { onlyIn: servers.onlyIn }), runs: servers.runs === 'entry' ? 'entry' : fields })
+		mcp.push({
+			path: servers.path,
+			...(servers.onlyIn === undefined ? {} : { onlyIn: servers.onlyIn }),
+			runs: servers.runs === 'entry' ? 'entry' : fields
+		})
 	}
 	// A review lists the servers at a file's top level first, then those only some files hold, then those under a project.
 	const rank = (rule: McpRule) => (rule.path.includes('*') ? 2 : rule.onlyIn === undefined ? 0 : 1)
 	return {
 		commands: unique(tools.flatMap((descriptor) => [...descriptor.runsCode.commands])),
 		hooks: unique(tools.flatMap((descriptor) => [...descriptor.runsCode.hooks])),
-		mcp: mcp.map((rule, i) => ({ rule, i })).sort((a, b) => rank(a.rule) - rank(b.rule) || a.i - b.i).map(({ rule }) => rule)
+		mcp: mcp
+			.map((rule, i) => ({ rule, i }))
+			.sort((a, b) => rank(a.rule) - rank(b.rule) || a.i - b.i)
+			.map(({ rule }) => rule)
 	}
 }
 
-export const RUNS_CODE: Readonly<Record<ToolDescriptor['format'], RunsCodeRules>> = { json: rulesFor('json'), toml: rulesFor('toml') }
+export const RUNS_CODE: Readonly<Record<ToolDescriptor['format'], RunsCodeRules>> = {
+	json: rulesFor('json'),
+	toml: rulesFor('toml')
+}
 
 const allServers = TOOLS.flatMap((tool) => DESCRIPTORS[tool].mcp)
 /** The names under which any tool keeps its MCP servers (the last name of each path). */
-export const MCP_CONTAINERS: ReadonlySet<string> = new Set(allServers.map((servers) => servers.path[servers.path.length - 1] as string))
+export const MCP_CONTAINERS: ReadonlySet<string> = new Set(
+	allServers.map((servers) => servers.path[servers.path.length - 1] as string)
+)
 /** The fields of an MCP entry that any tool passes to its server as credentials. */
 export const MCP_SECRET_FIELDS: ReadonlySet<string> = new Set(allServers.flatMap((servers) => servers.secrets))

@@ -14,9 +14,25 @@ export const vscode: ToolDescriptor = {
 	widens: EDITOR_WIDENS,
 	mcp: [
 		// mcp.json (synced when named): `servers` is too common a key to look for in other files.
-		{ file: editorKey('Code', 'mcp.json'), path: ['servers'], onlyIn: 'mcp.json', runs: ['command', 'args', 'url'], secrets: ['env', 'headers'] },
+		{
+			file: editorKey('Code', 'mcp.json'),
+			path: ['servers'],
+			onlyIn: 'mcp.json',
+			runs: ['command', 'args', 'url'],
+			secrets: ['env', 'headers']
+		},
 		// The older place, in settings.json, nested or as one dotted name.
-		{ file: editorKey('Code', 'settings.json'), path: ['mcp', 'servers'], runs: ['command', 'args', 'url'], secrets: ['env', 'headers'] },
-		{ file: editorKey('Code', 'settings.json'), path: ['mcp.servers'], runs: ['command', 'args', 'url'], secrets: ['env', 'headers'] }
+		{
+			file: editorKey('Code', 'settings.json'),
+			path: ['mcp', 'servers'],
+			runs: ['command', 'args', 'url'],
+			secrets: ['env', 'headers']
+		},
+		{
+			file: editorKey('Code', 'settings.json'),
+			path: ['mcp.servers'],
+			runs: ['command', 'args', 'url'],
+			secrets: ['env', 'headers']
+		}
 	]
 }

@@ -19,7 +19,9 @@ export async function withAdmin<T>(
 ): Promise<T> {
 	const config = loadConfig({ dataDir })
 	const store = await openStore(config, (file) =>
-		process.stderr.write(`cfgsync-server: no database at ${file}: creating a new one (pass --data-dir to use another)\n`)
+		process.stderr.write(
+			`cfgsync-server: no database at ${file}: creating a new one (pass --data-dir to use another)\n`
+		)
 	)
 	try {
 		return await body(adminServices(store, config))
@@ -32,5 +34,13 @@ function adminServices(store: Store, config: Config) {
 	// Admin output is for a person on stdout; the job log goes to stderr so it never mixes in.
 	const logger = createLogger({ level: config.logLevel, write: (chunk) => void process.stderr.write(chunk) })
 	const deps = { store, clock: systemClock, passwords: createPasswordHasher(), logger }
-	return { store, logger, clock: systemClock, auditRetentionDays: config.auditRetentionDays, users: createUsersService(deps), issueKey: createKeyIssuer(deps), event: createAuditEvents(systemClock) }
+	return {
+		store,
+		logger,
+		clock: systemClock,
+		auditRetentionDays: config.auditRetentionDays,
+		users: createUsersService(deps),
+		issueKey: createKeyIssuer(deps),
+		event: createAuditEvents(systemClock)
+	}
 }

@@ -30,10 +30,17 @@ export async function dbCommand(args: string[]) {
 	})
 	let opened: Store | undefined
 	try {
-		const target = isPostgresUrl(to) ? await openPostgresStore(to, { max: config.databasePool }).catch((error: Error) => Promise.reject(new CliError(`cannot open ${targetName}: ${error.message}`))) : openSqliteTarget(resolve(to))
+		const target = isPostgresUrl(to)
+			? await openPostgresStore(to, { max: config.databasePool }).catch((error: Error) =>
+					Promise.reject(new CliError(`cannot open ${targetName}: ${error.message}`))
+				)
+			: openSqliteTarget(resolve(to))
 		opened = target
 		const filled = await rowsAlreadyIn(target)
-		if (filled.length > 0) throw new CliError(`${targetName} is not empty (${filled.join(', ')}): db copy only fills an empty database, so nothing is overwritten`)
+		if (filled.length > 0)
+			throw new CliError(
+				`${targetName} is not empty (${filled.join(', ')}): db copy only fills an empty database, so nothing is overwritten`
+			)
 		process.stdout.write(`copying ${databaseName(config)} → ${targetName}\n`)
 		const figures = await copyDatabase(source, target)
 		const width = Math.max(...figures.map((row) => row.table.length))
@@ -45,7 +52,10 @@ export async function dbCommand(args: string[]) {
 				`  ${row.table.padEnd(width)}  ${String(row.sourceRows).padStart(8)} rows  sha256 ${row.sourceDigest.slice(0, 16)}  ${same ? 'same in the copy' : `COPY DIFFERS: ${row.targetRows} rows, sha256 ${row.targetDigest.slice(0, 16)}`}\n`
 			)
 		}
-		if (mismatches > 0) throw new CliError(`${mismatches} table${mismatches === 1 ? '' : 's'} differ in the copy (was the source written to meanwhile?); do not use ${targetName}`)
+		if (mismatches > 0)
+			throw new CliError(
+				`${mismatches} table${mismatches === 1 ? '' : 's'} differ in the copy (was the source written to meanwhile?); do not use ${targetName}`
+			)
 		const total = figures.reduce((sum, row) => sum + row.sourceRows, 0)
 		process.stdout.write(
 			`copied ${total} rows in ${figures.length} tables; counts and hashes match. Start the server on the copy with the same master key (${masterKeySource({ ...config, dataDir: resolve(config.dataDir) })}).\n`

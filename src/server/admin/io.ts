@@ -47,7 +47,8 @@ export async function runCommand(body: () => Promise<void>): Promise<number> {
 async function promptHidden(question: string): Promise<string> {
 	try {
 		const answer = await prompt(question, { hidden: true })
-		if (answer === undefined) throw new CliError('no password given: pass --password, --password-stdin, or run this on a terminal')
+		if (answer === undefined)
+			throw new CliError('no password given: pass --password, --password-stdin, or run this on a terminal')
 		return answer
 	} catch (error) {
 		if (error instanceof PromptCancelled) throw new CliError('cancelled', 130)
@@ -57,7 +58,8 @@ async function promptHidden(question: string): Promise<string> {
 
 /** --password, --password-stdin, or a prompt (typed twice) on a terminal. */
 export async function passwordFrom(values: { password?: string; 'password-stdin'?: boolean }): Promise<string> {
-	if (values.password !== undefined && values['password-stdin']) throw new CliError('give --password or --password-stdin, not both', 2)
+	if (values.password !== undefined && values['password-stdin'])
+		throw new CliError('give --password or --password-stdin, not both', 2)
 	if (values.password !== undefined) return values.password
 	if (values['password-stdin']) return readStdin()
 	const first = await promptHidden('Password: ')

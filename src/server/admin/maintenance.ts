@@ -15,7 +15,9 @@ import { withAdmin } from './context'
 export async function purgeCommand(args: string[]) {
 	const { values } = parseCommand(args, { 'data-dir': { type: 'string' } })
 	const count = await withAdmin(values['data-dir'], (admin) => housekeeping(admin))
-	process.stdout.write(count === 0 ? 'nothing to purge\n' : `purged ${count} team${count === 1 ? '' : 's'} deleted more than 30 days ago\n`)
+	process.stdout.write(
+		count === 0 ? 'nothing to purge\n' : `purged ${count} team${count === 1 ? '' : 's'} deleted more than 30 days ago\n`
+	)
 }
 
 export async function backupCommand(args: string[]) {
@@ -25,12 +27,16 @@ export async function backupCommand(args: string[]) {
 	await withAdmin(values['data-dir'], async (admin) => {
 		try {
 			await admin.store.backup(target)
-			await admin.store.audit.record(admin.event('backup.written', ADMIN_COMMAND, { target: { type: 'server', name: target } }))
+			await admin.store.audit.record(
+				admin.event('backup.written', ADMIN_COMMAND, { target: { type: 'server', name: target } })
+			)
 		} catch (error) {
 			throw new CliError(`backup to ${target} failed: ${(error as Error).message}`)
 		}
 	})
-	process.stdout.write(`backup written to ${target} (the master key is not in it: keep master.key or CFGSYNC_MASTER_KEY safe separately)\n`)
+	process.stdout.write(
+		`backup written to ${target} (the master key is not in it: keep master.key or CFGSYNC_MASTER_KEY safe separately)\n`
+	)
 }
 
 /**
@@ -43,8 +49,13 @@ export function refuseWhileServed(dataDir: string, command: 'restore' | 'db copy
 	const lock = takeExclusiveLock(dataDir)
 	if (lock && servers.length === 0) return
 	lock?.release()
-	const who = servers.length > 0 ? `a server (pid ${servers.join(', ')})` : `a server (it holds ${join(dataDir, LOCK_FILE)}; perhaps in another container)`
-	throw new CliError(`${who} is using ${dataDir}: stop it first, then run ${command} again${command === 'db copy' ? ', so the copy is of one moment' : ''}`)
+	const who =
+		servers.length > 0
+			? `a server (pid ${servers.join(', ')})`
+			: `a server (it holds ${join(dataDir, LOCK_FILE)}; perhaps in another container)`
+	throw new CliError(
+		`${who} is using ${dataDir}: stop it first, then run ${command} again${command === 'db copy' ? ', so the copy is of one moment' : ''}`
+	)
 }
 
 /** For container HEALTHCHECKs on images without curl: exit 0 when /healthz answers 200. */
@@ -70,7 +81,8 @@ export async function restoreCommand(args: string[]) {
 	if (positionals.length !== 1) throw usageError('expected FILE')
 	const backup = resolve(positionals[0]!)
 	const config = loadConfig({ dataDir: values['data-dir'] })
-	if (config.databaseUrl !== undefined) throw new CliError(`restore puts a SQLite backup in place, but ${PG_DUMP_ADVICE}; restore a dump with pg_restore`)
+	if (config.databaseUrl !== undefined)
+		throw new CliError(`restore puts a SQLite backup in place, but ${PG_DUMP_ADVICE}; restore a dump with pg_restore`)
 	if (!existsSync(backup)) throw new CliError(`${backup} does not exist`)
 	// Held until this process ends, so no server starts on the data directory while the file is swapped.
 	if (existsSync(config.dataDir)) refuseWhileServed(config.dataDir, 'restore')
@@ -80,10 +92,17 @@ export async function restoreCommand(args: string[]) {
 	} catch (error) {
 		throw new CliError((error as Error).message)
 	}
-	if (!key) throw new CliError(`no master key: set CFGSYNC_MASTER_KEY or put the key the backup was made with in ${masterKeySource(config)}`)
+	if (!key)
+		throw new CliError(
+			`no master key: set CFGSYNC_MASTER_KEY or put the key the backup was made with in ${masterKeySource(config)}`
+		)
 	const problem = verifySqliteBackup(backup, createSealer(key), { exact: false })
 	if (problem !== undefined) {
-		const older = existsSync(config.dataDir) ? readdirSync(config.dataDir).filter((name) => name.startsWith('master.key.before-rekey-')).sort() : []
+		const older = existsSync(config.dataDir)
+			? readdirSync(config.dataDir)
+					.filter((name) => name.startsWith('master.key.before-rekey-'))
+					.sort()
+			: []
 		const hint =
 			problem.startsWith('the master key does not open it') && older.length > 0
 				? `; if it was made before a key rotation, restore it with the old key: CFGSYNC_MASTER_KEY="$(cat ${join(config.dataDir, older[older.length - 1] as string)})" cfgsync-server restore ${backup}, and start the server with that key (or run rekey with it)`
@@ -109,7 +128,14 @@ export async function restoreCommand(args: string[]) {
 	renameSync(temporary, database)
 	// Opening applies any newer migrations; the restore is then recorded in the restored database.
 	await withAdmin(values['data-dir'], async (admin) =>
-		admin.store.audit.record(admin.event('backup.restored', ADMIN_COMMAND, { target: { type: 'server', name: basename(backup) }, details: { kept: kept ? basename(kept) : null } }))
+		admin.store.audit.record(
+			admin.event('backup.restored', ADMIN_COMMAND, {
+				target: { type: 'server', name: basename(backup) },
+				details: { kept: kept ? basename(kept) : null }
+			})
+		)
 	)
-	process.stdout.write(`restored ${backup} into ${database}${kept ? `; the database it replaced is kept as ${kept}` : ''}\n`)
+	process.stdout.write(
+		`restored ${backup} into ${database}${kept ? `; the database it replaced is kept as ${kept}` : ''}\n`
+	)
 }

@@ -3,8 +3,24 @@ import { join, resolve } from 'node:path'
 import { MASTER_KEY_FILE, openStore, readMasterKey } from '../boot'
 import { loadConfig } from '../config'
 import { systemClock } from '../lib/clock'
-import { createSealer, generateMasterKey, masterKeyId, openPendingKey, parseMasterKey, sealPendingKey, type Sealer } from '../lib/crypto'
-import { KEY_CHECK, opensKeyCheck, parseRetiredKeys, PENDING_KEY_META, RETIRED_KEYS_META, sealKeyCheck, withRetiredKey } from '../lib/key-check'
+import {
+	createSealer,
+	generateMasterKey,
+	masterKeyId,
+	openPendingKey,
+	parseMasterKey,
+	sealPendingKey,
+	type Sealer
+} from '../lib/crypto'
+import {
+	KEY_CHECK,
+	opensKeyCheck,
+	parseRetiredKeys,
+	PENDING_KEY_META,
+	RETIRED_KEYS_META,
+	sealKeyCheck,
+	withRetiredKey
+} from '../lib/key-check'
 import { HEARTBEAT_MS, LIVE_WITHIN_MS } from '../jobs/heartbeat'
 import { ADMIN_COMMAND, createAuditEvents } from '../modules/audit/event'
 import type { Store } from '../store/types'
@@ -35,13 +51,21 @@ export async function rekeyCommand(args: string[]) {
 	})
 	if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`)
 	const batch = values.batch === undefined ? 500 : Number(values.batch)
-	if (!Number.isInteger(batch) || batch < 1 || batch > 100_000) throw usageError('--batch takes a number of records (1-100000)')
+	if (!Number.isInteger(batch) || batch < 1 || batch > 100_000)
+		throw usageError('--batch takes a number of records (1-100000)')
 	const waitSeconds = values['wait-seconds'] === undefined ? 60 : Number(values['wait-seconds'])
-	if (!Number.isInteger(waitSeconds) || waitSeconds < 0 || waitSeconds > 3600) throw usageError('--wait-seconds takes a number of seconds (0-3600)')
+	if (!Number.isInteger(waitSeconds) || waitSeconds < 0 || waitSeconds > 3600)
+		throw usageError('--wait-seconds takes a number of seconds (0-3600)')
 	const config = loadConfig({ dataDir: values['data-dir'] })
 	const oldKey = keyOrFail(() => readMasterKey(config))
-	if (!oldKey) throw new CliError(`no master key to rotate: set CFGSYNC_MASTER_KEY or keep ${join(config.dataDir, MASTER_KEY_FILE)}`)
-	const requested = values['new-key-file'] === undefined ? undefined : keyOrFail(() => parseMasterKey(readFileSync(resolve(values['new-key-file'] as string), 'utf8')))
+	if (!oldKey)
+		throw new CliError(
+			`no master key to rotate: set CFGSYNC_MASTER_KEY or keep ${join(config.dataDir, MASTER_KEY_FILE)}`
+		)
+	const requested =
+		values['new-key-file'] === undefined
+			? undefined
+			: keyOrFail(() => parseMasterKey(readFileSync(resolve(values['new-key-file'] as string), 'utf8')))
 	const store = await openStore(
 		config,
 		(file) => {
@@ -52,7 +76,8 @@ export async function rekeyCommand(args: string[]) {
 	try {
 		const old = createSealer(oldKey)
 		const check = await store.meta.get(KEY_CHECK.meta)
-		if (check === undefined) throw new CliError('the database has no master-key check value yet: start the server once first')
+		if (check === undefined)
+			throw new CliError('the database has no master-key check value yet: start the server once first')
 		const pending = await store.meta.get(PENDING_KEY_META)
 		const inProgress = pending === undefined ? undefined : openPendingKey(old, pending)
 		if (pending !== undefined && !inProgress && opensKeyCheck(old, check)) {
@@ -63,18 +88,32 @@ export async function rekeyCommand(args: string[]) {
 			return
 		}
 		if (!opensKeyCheck(old, check) && !(inProgress && opensKeyCheck(createSealer(inProgress), check))) {
-			const retired = parseRetiredKeys(await store.meta.get(RETIRED_KEYS_META)).find((entry) => entry.id === masterKeyId(oldKey))
-			if (retired) throw new CliError(`this master key was rotated on ${retired.rotatedAt} and opens nothing any more: use the new key; nothing was changed`)
+			const retired = parseRetiredKeys(await store.meta.get(RETIRED_KEYS_META)).find(
+				(entry) => entry.id === masterKeyId(oldKey)
+			)
+			if (retired)
+				throw new CliError(
+					`this master key was rotated on ${retired.rotatedAt} and opens nothing any more: use the new key; nothing was changed`
+				)
 			throw new CliError('the master key does not open this database; nothing was changed')
 		}
 		if (inProgress && requested && !inProgress.equals(requested)) {
-			throw new CliError('a rotation to another key is under way: run rekey without --new-key-file (or with that key) to finish it first')
+			throw new CliError(
+				'a rotation to another key is under way: run rekey without --new-key-file (or with that key) to finish it first'
+			)
 		}
 		const newKey = inProgress ?? requested ?? generateMasterKey()
 		if (newKey.equals(oldKey)) throw new CliError('the new key is the current key; give another one')
 		const next = createSealer(newKey)
 		if (!inProgress) {
-			await store.meta.set(RETIRED_KEYS_META, withRetiredKey(await store.meta.get(RETIRED_KEYS_META), masterKeyId(oldKey), new Date(systemClock.now()).toISOString()))
+			await store.meta.set(
+				RETIRED_KEYS_META,
+				withRetiredKey(
+					await store.meta.get(RETIRED_KEYS_META),
+					masterKeyId(oldKey),
+					new Date(systemClock.now()).toISOString()
+				)
+			)
 			await store.meta.set(PENDING_KEY_META, sealPendingKey(old, newKey))
 		} else process.stderr.write('cfgsync-server: finishing a key rotation that was interrupted\n')
 
@@ -83,8 +122,15 @@ export async function rekeyCommand(args: string[]) {
 		// Saved before the pending record goes: until then the database still holds the new key.
 		const where = saveKey(config, oldKey, newKey)
 		await retireOldKey(store, next.keyId(), waitSeconds)
-		await store.audit.record(createAuditEvents(systemClock)('master_key.rotated', ADMIN_COMMAND, { target: { type: 'server' }, details: { records: resealed } }))
-		process.stdout.write(`re-encrypted ${resealed} record${resealed === 1 ? '' : 's'} under the new master key; the old key opens nothing in the database now; ${where}\n`)
+		await store.audit.record(
+			createAuditEvents(systemClock)('master_key.rotated', ADMIN_COMMAND, {
+				target: { type: 'server' },
+				details: { records: resealed }
+			})
+		)
+		process.stdout.write(
+			`re-encrypted ${resealed} record${resealed === 1 ? '' : 's'} under the new master key; the old key opens nothing in the database now; ${where}\n`
+		)
 	} finally {
 		store.close()
 	}
@@ -98,7 +144,9 @@ export async function rekeyCommand(args: string[]) {
 async function retireOldKey(store: Store, newKeyId: string, waitSeconds: number) {
 	const deadline = Date.now() + waitSeconds * 1000
 	for (;;) {
-		const behind = (await store.instances.seenSince(Date.now() - LIVE_WITHIN_MS)).filter((server) => server.keyId !== newKeyId)
+		const behind = (await store.instances.seenSince(Date.now() - LIVE_WITHIN_MS)).filter(
+			(server) => server.keyId !== newKeyId
+		)
 		if (behind.length === 0) break
 		if (Date.now() >= deadline) {
 			throw new CliError(
@@ -132,7 +180,8 @@ async function resealAll(store: Store, old: Sealer, next: Sealer, batch: number)
 			for (const record of page) {
 				const aad = `${record.configId}:${record.id}`
 				if (opens(next, record.sealed, aad)) continue
-				if (!opens(old, record.sealed, aad)) throw new CliError(`version ${record.id} opens under neither key; stopping (nothing else was changed)`)
+				if (!opens(old, record.sealed, aad))
+					throw new CliError(`version ${record.id} opens under neither key; stopping (nothing else was changed)`)
 				swaps.push({ id: record.id, from: record.sealed, to: next.seal(old.openBytes(record.sealed, aad), aad) })
 			}
 			if (swaps.length > 0) changedThisPass += await store.configs.reseal(swaps)

@@ -56,7 +56,9 @@ export async function serveCommand(args: string[]) {
 		publicUrl: values['public-url']
 	})
 	if (config.databaseUrl !== undefined && config.backupDir !== undefined) {
-		throw new CliError(`--backup-dir writes SQLite backups, but ${PG_DUMP_ADVICE}; start without --backup-dir / CFGSYNC_BACKUP_DIR`)
+		throw new CliError(
+			`--backup-dir writes SQLite backups, but ${PG_DUMP_ADVICE}; start without --backup-dir / CFGSYNC_BACKUP_DIR`
+		)
 	}
 	const logger = createLogger({ level: config.logLevel })
 	const workers = config.workers === 'auto' ? availableParallelism() : config.workers
@@ -69,13 +71,21 @@ export async function serveCommand(args: string[]) {
 async function boot(config: Config, logger: Logger) {
 	ensureDataDir(config.dataDir)
 	if (!holdServerLock(config.dataDir)) {
-		throw new CliError(`a restore or db copy is running on ${config.dataDir} (it holds ${join(config.dataDir, LOCK_FILE)}): start the server when it has finished`)
+		throw new CliError(
+			`a restore or db copy is running on ${config.dataDir} (it holds ${join(config.dataDir, LOCK_FILE)}): start the server when it has finished`
+		)
 	}
 	try {
 		const opened = await openWithMasterKey(config)
-		if (opened.createdKeyFile) logger.warn('created a new master key; back it up: without it the data cannot be read', { dataDir: config.dataDir })
+		if (opened.createdKeyFile)
+			logger.warn('created a new master key; back it up: without it the data cannot be read', {
+				dataDir: config.dataDir
+			})
 		if (opened.rotatedKeyNotSaved) {
-			logger.warn('the master key was rotated but the new key was not saved where this one came from: run cfgsync-server rekey again to finish', { dataDir: config.dataDir })
+			logger.warn(
+				'the master key was rotated but the new key was not saved where this one came from: run cfgsync-server rekey again to finish',
+				{ dataDir: config.dataDir }
+			)
 		}
 		return opened
 	} catch (error) {
@@ -100,7 +110,12 @@ function onShutdown(logger: Logger, stop: () => Promise<void>) {
 	process.on('SIGINT', () => void shutdown('SIGINT'))
 }
 
-function serveHttp(config: Config, logger: Logger, opened: Awaited<ReturnType<typeof openWithMasterKey>>, { worker }: { worker: boolean }) {
+function serveHttp(
+	config: Config,
+	logger: Logger,
+	opened: Awaited<ReturnType<typeof openWithMasterKey>>,
+	{ worker }: { worker: boolean }
+) {
 	const { store, sealer } = opened
 	const deps = { store, clock: systemClock, logger, passwords: createPasswordHasher() }
 	const metrics = createAppMetrics(store)
@@ -137,8 +152,14 @@ function serveHttp(config: Config, logger: Logger, opened: Awaited<ReturnType<ty
 	// The jobs run in one process only: the primary when there are workers.
 	const jobs = worker ? [] : startJobs(config, { ...deps, sealer, metrics })
 	const unregister = worker ? () => {} : registerServer(config.dataDir)
-	logger.info('listening', { url: `http://${config.host}:${app.server?.port}`, database: databaseName(config), pid: process.pid, ...(worker ? { worker: true } : {}) })
-	if (!worker) logDownloads(logger, config.publicUrl ?? `http://${config.host}:${app.server?.port}`, downloadsOf(config))
+	logger.info('listening', {
+		url: `http://${config.host}:${app.server?.port}`,
+		database: databaseName(config),
+		pid: process.pid,
+		...(worker ? { worker: true } : {})
+	})
+	if (!worker)
+		logDownloads(logger, config.publicUrl ?? `http://${config.host}:${app.server?.port}`, downloadsOf(config))
 	if (worker) process.send?.('ready')
 
 	onShutdown(logger, async () => {
@@ -156,11 +177,26 @@ function serveHttp(config: Config, logger: Logger, opened: Awaited<ReturnType<ty
 }
 
 /** The scheduled jobs of the process that runs them: the purge (docs/api.md) and, with a backup directory, backups (§10). */
-function startJobs(config: Config, deps: { store: Store; sealer: Sealer; clock: Clock; logger: Logger; metrics: AppMetrics }): Cron[] {
+function startJobs(
+	config: Config,
+	deps: { store: Store; sealer: Sealer; clock: Clock; logger: Logger; metrics: AppMetrics }
+): Cron[] {
 	const jobs = [schedulePurge({ ...deps, auditRetentionDays: config.auditRetentionDays })]
 	if (config.backupDir !== undefined) {
-		jobs.push(scheduleBackups({ ...deps, dir: config.backupDir, keep: config.backupKeep, pattern: config.backupSchedule, report: deps.metrics.backup }))
-		deps.logger.info('scheduled backups', { dir: config.backupDir, schedule: config.backupSchedule, keep: config.backupKeep })
+		jobs.push(
+			scheduleBackups({
+				...deps,
+				dir: config.backupDir,
+				keep: config.backupKeep,
+				pattern: config.backupSchedule,
+				report: deps.metrics.backup
+			})
+		)
+		deps.logger.info('scheduled backups', {
+			dir: config.backupDir,
+			schedule: config.backupSchedule,
+			keep: config.backupKeep
+		})
 	}
 	return jobs
 }
@@ -173,9 +209,17 @@ function downloadsOf(config: Config): Downloads {
 /** At start, what /download offers (docs/client.md), so the operator sees what teammates can fetch. */
 function logDownloads(logger: Logger, url: string, downloads: Downloads) {
 	const files = [...(embeddedClientPackage() ? [PACKAGE_NAME] : []), ...downloads.names()]
-	logger.info('client downloads', { page: `${url}/download`, files: files.join(' '), ...(downloads.dir ? { dir: downloads.dir } : {}) })
-	if (!embeddedClientPackage()) logger.warn('this binary was built without the client package: /download/cfgsync.tgz answers 404 (npm run build embeds it)')
-	if (downloads.dir !== undefined && !existsSync(downloads.dir)) logger.warn('the downloads directory does not exist: no executables are offered', { dir: downloads.dir })
+	logger.info('client downloads', {
+		page: `${url}/download`,
+		files: files.join(' '),
+		...(downloads.dir ? { dir: downloads.dir } : {})
+	})
+	if (!embeddedClientPackage())
+		logger.warn(
+			'this binary was built without the client package: /download/cfgsync.tgz answers 404 (npm run build embeds it)'
+		)
+	if (downloads.dir !== undefined && !existsSync(downloads.dir))
+		logger.warn('the downloads directory does not exist: no executables are offered', { dir: downloads.dir })
 }
 
 /** docs/api.md: CFGSYNC_TRUSTED_PROXIES, or the deprecated CFGSYNC_TRUST_PROXY=1 meaning "trust the socket peer". */
@@ -183,7 +227,9 @@ function trustedProxiesOf(config: Config, logger: Logger, worker: boolean): Trus
 	if (config.trustedProxies.trim() !== '') return parseTrustedProxies(config.trustedProxies)
 	if (!config.trustProxy) return noTrustedProxies
 	if (!worker) {
-		logger.warn('CFGSYNC_TRUST_PROXY is deprecated: it trusts X-Forwarded-For from any peer; set CFGSYNC_TRUSTED_PROXIES to your proxies\' addresses (e.g. 127.0.0.1/32) instead')
+		logger.warn(
+			"CFGSYNC_TRUST_PROXY is deprecated: it trusts X-Forwarded-For from any peer; set CFGSYNC_TRUSTED_PROXIES to your proxies' addresses (e.g. 127.0.0.1/32) instead"
+		)
 	}
 	return trustEveryPeer
 }
@@ -193,7 +239,18 @@ async function supervise(config: Config, logger: Logger, store: Store, sealer: S
 	const port = config.port === 0 ? await freePort(config.host) : config.port
 	// The compiled binary is its own entry point; from source, Bun needs the script too.
 	const self = Bun.main.startsWith('/$bunfs/') ? [process.execPath] : [process.execPath, Bun.main]
-	const args = ['serve', '--port', String(port), '--host', config.host, '--data-dir', config.dataDir, '--workers', '1', ...(config.publicUrl ? ['--public-url', config.publicUrl] : [])]
+	const args = [
+		'serve',
+		'--port',
+		String(port),
+		'--host',
+		config.host,
+		'--data-dir',
+		config.dataDir,
+		'--workers',
+		'1',
+		...(config.publicUrl ? ['--public-url', config.publicUrl] : [])
+	]
 	const children = new Set<Subprocess>()
 	let stopping = false
 	let started = false
@@ -213,7 +270,8 @@ async function supervise(config: Config, logger: Logger, store: Store, sealer: S
 				onExit: (proc, code) => {
 					children.delete(proc)
 					if (stopping) return
-					if (!started && !ready) return reject(new CliError(`a worker could not start (exit ${code}); see its message above`))
+					if (!started && !ready)
+						return reject(new CliError(`a worker could not start (exit ${code}); see its message above`))
 					logger.error('worker exited; starting another', { pid: proc.pid, code })
 					setTimeout(() => void spawn().catch(() => {}), 1000)
 					if (!ready) resolve()
@@ -240,7 +298,12 @@ async function supervise(config: Config, logger: Logger, store: Store, sealer: S
 	// Workers serve /metrics from their own registries; the primary's jobs report to a registry of their own.
 	const jobs = startJobs(config, { store, sealer, clock: systemClock, logger, metrics: createAppMetrics(store) })
 	const unregister = registerServer(config.dataDir)
-	logger.info('listening', { url: `http://${config.host}:${port}`, database: databaseName(config), pid: process.pid, workers: count })
+	logger.info('listening', {
+		url: `http://${config.host}:${port}`,
+		database: databaseName(config),
+		pid: process.pid,
+		workers: count
+	})
 	logDownloads(logger, config.publicUrl ?? `http://${config.host}:${port}`, downloadsOf(config))
 
 	onShutdown(logger, async () => {

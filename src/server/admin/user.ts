@@ -36,7 +36,13 @@ export async function userCommand(args: string[]) {
 			const chosenPlan = plan(values.plan, process.env.CFGSYNC_DEFAULT_PLAN || 'team')
 			const password = await passwordFrom(values)
 			const user = await withAdmin(values['data-dir'], (admin) =>
-				admin.users.add({ email: values.email as string, username: values.username as string, password, plan: chosenPlan, isAdmin: values.admin === true })
+				admin.users.add({
+					email: values.email as string,
+					username: values.username as string,
+					password,
+					plan: chosenPlan,
+					isAdmin: values.admin === true
+				})
 			)
 			process.stdout.write(`${user.id}\n`)
 			return
@@ -48,9 +54,18 @@ export async function userCommand(args: string[]) {
 				process.stdout.write(`${JSON.stringify(users, null, 2)}\n`)
 				return
 			}
-			const rows = [['ID', 'EMAIL', 'USERNAME', 'PLAN', 'ADMIN', 'CREATED'], ...users.map((u) => [u.id, u.email, u.username, u.plan, u.isAdmin ? 'yes' : '', u.createdAt])]
+			const rows = [
+				['ID', 'EMAIL', 'USERNAME', 'PLAN', 'ADMIN', 'CREATED'],
+				...users.map((u) => [u.id, u.email, u.username, u.plan, u.isAdmin ? 'yes' : '', u.createdAt])
+			]
 			const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)))
-			for (const row of rows) process.stdout.write(`${row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()}\n`)
+			for (const row of rows)
+				process.stdout.write(
+					`${row
+						.map((cell, i) => cell.padEnd(widths[i]!))
+						.join('  ')
+						.trimEnd()}\n`
+				)
 			return
 		}
 		case 'set-plan': {
@@ -61,7 +76,11 @@ export async function userCommand(args: string[]) {
 			return
 		}
 		case 'passwd': {
-			const { values, positionals } = parseCommand(rest, { ...passwordOptions, ...dataDirOption, 'revoke-keys': { type: 'boolean' } })
+			const { values, positionals } = parseCommand(rest, {
+				...passwordOptions,
+				...dataDirOption,
+				'revoke-keys': { type: 'boolean' }
+			})
 			const [login] = one(positionals, 1, 'LOGIN')
 			// Fail on an unknown user before asking for a password.
 			await withAdmin(values['data-dir'], (admin) => admin.users.find(login!))
@@ -69,7 +88,9 @@ export async function userCommand(args: string[]) {
 			const { revokedKeys } = await withAdmin(values['data-dir'], (admin) =>
 				admin.users.setPassword(login!, password, { revokeKeys: values['revoke-keys'] })
 			)
-			process.stdout.write(values['revoke-keys'] ? `password changed; ${plural(revokedKeys, 'key')} revoked\n` : 'password changed\n')
+			process.stdout.write(
+				values['revoke-keys'] ? `password changed; ${plural(revokedKeys, 'key')} revoked\n` : 'password changed\n'
+			)
 			return
 		}
 		case 'set-admin': {
@@ -77,14 +98,20 @@ export async function userCommand(args: string[]) {
 			const [login, setting] = one(positionals, 2, 'LOGIN and on or off')
 			if (setting !== 'on' && setting !== 'off') throw usageError(`set-admin takes on or off, not "${setting}"`)
 			const user = await withAdmin(values['data-dir'], (admin) => admin.users.setAdmin(login!, setting === 'on'))
-			process.stdout.write(`${user.username} ${user.isAdmin ? 'is now a server admin' : 'is no longer a server admin'}\n`)
+			process.stdout.write(
+				`${user.username} ${user.isAdmin ? 'is now a server admin' : 'is no longer a server admin'}\n`
+			)
 			return
 		}
 		case 'revoke-keys': {
 			const { values, positionals } = parseCommand(rest, dataDirOption)
 			const [login] = one(positionals, 1, 'LOGIN')
-			const { user, revokedKeys, endedSessions } = await withAdmin(values['data-dir'], (admin) => admin.users.revokeKeys(login!))
-			process.stdout.write(`revoked ${plural(revokedKeys, 'key')} and ${plural(endedSessions, 'web session')} of ${user.username}\n`)
+			const { user, revokedKeys, endedSessions } = await withAdmin(values['data-dir'], (admin) =>
+				admin.users.revokeKeys(login!)
+			)
+			process.stdout.write(
+				`revoked ${plural(revokedKeys, 'key')} and ${plural(endedSessions, 'web session')} of ${user.username}\n`
+			)
 			return
 		}
 		case 'unlock': {
@@ -103,7 +130,9 @@ export async function userCommand(args: string[]) {
 		}
 		default:
 			throw usageError(
-				sub === undefined ? 'missing user command (add, list, set-plan, set-admin, passwd, revoke-keys, unlock, remove)' : `unknown user command "${sub}"`
+				sub === undefined
+					? 'missing user command (add, list, set-plan, set-admin, passwd, revoke-keys, unlock, remove)'
+					: `unknown user command "${sub}"`
 			)
 	}
 }

@@ -50,7 +50,9 @@ export async function writeVerifiedBackup(deps: BackupDeps): Promise<string> {
 
 /** Removes the oldest backups beyond `keep`; returns the names removed. */
 export function pruneBackups(dir: string, keep: number): string[] {
-	const backups = readdirSync(dir).filter((name) => BACKUP_NAME.test(name)).sort()
+	const backups = readdirSync(dir)
+		.filter((name) => BACKUP_NAME.test(name))
+		.sort()
 	const old = backups.slice(0, Math.max(0, backups.length - keep))
 	for (const name of old) unlinkSync(join(dir, name))
 	return old

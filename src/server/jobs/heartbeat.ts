@@ -23,7 +23,10 @@ export const SEAL_WITHIN_MS = 3000
  * rotation, e.g. it was paused for longer than LIVE_WITHIN_MS), calls `onKeyLost` rather than seal
  * anything more under a retired key.
  */
-export function startHeartbeat(deps: { store: Store; sealer: Sealer; clock: Clock; logger: Logger }, onKeyLost: () => void) {
+export function startHeartbeat(
+	deps: { store: Store; sealer: Sealer; clock: Clock; logger: Logger },
+	onKeyLost: () => void
+) {
 	const id = newId()
 	let keyId = deps.sealer.keyId()
 	let lost = false
@@ -44,7 +47,9 @@ export function startHeartbeat(deps: { store: Store; sealer: Sealer; clock: Cloc
 		const check = await deps.store.meta.get(KEY_CHECK.meta)
 		if (check !== undefined && !opensKeyCheck(deps.sealer, check) && !lost) {
 			lost = true
-			deps.logger.error('the master key was rotated and this server does not have the new key; stopping (start it with the new key)')
+			deps.logger.error(
+				'the master key was rotated and this server does not have the new key; stopping (start it with the new key)'
+			)
 			onKeyLost()
 		}
 	}

@@ -11,7 +11,15 @@ import { scheduleLeased } from './schedule'
  * its memberships, configs and versions; one transaction per team, so a crash
  * mid-way leaves every team either whole or gone. Returns how many went.
  */
-export async function purgeDeletedTeams({ store, clock, logger }: { store: Store; clock: Clock; logger: Logger }): Promise<number> {
+export async function purgeDeletedTeams({
+	store,
+	clock,
+	logger
+}: {
+	store: Store
+	clock: Clock
+	logger: Logger
+}): Promise<number> {
 	const due = await store.teams.deletedBefore(toIso(clock.now() - TEAM_RETENTION_MS))
 	let purged = 0
 	for (const teamId of due) {
@@ -47,5 +55,11 @@ export async function housekeeping(deps: JobDeps): Promise<number> {
  */
 export function schedulePurge(deps: JobDeps): Cron {
 	void housekeeping(deps).catch((error) => deps.logger.error('purge failed', { errorMessage: String(error) }))
-	return scheduleLeased({ name: 'purge', pattern: '0 * * * *', store: deps.store, logger: deps.logger, run: () => housekeeping(deps) })
+	return scheduleLeased({
+		name: 'purge',
+		pattern: '0 * * * *',
+		store: deps.store,
+		logger: deps.logger,
+		run: () => housekeeping(deps)
+	})
 }

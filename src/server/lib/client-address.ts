@@ -24,7 +24,14 @@ export function parseTrustedProxies(list: string): TrustedProxies {
 		const family = isIP(network)
 		const max = family === 4 ? 32 : 128
 		const prefix = prefixText === undefined ? max : Number(prefixText)
-		if (family === 0 || rest.length > 0 || !Number.isInteger(prefix) || prefix < 0 || prefix > max || prefixText === '') {
+		if (
+			family === 0 ||
+			rest.length > 0 ||
+			!Number.isInteger(prefix) ||
+			prefix < 0 ||
+			prefix > max ||
+			prefixText === ''
+		) {
 			throw new Error(`"${entry}" is not an IP address or CIDR range (such as 10.0.0.0/8 or fd00::/8)`)
 		}
 		blocks.addSubnet(network, prefix, family === 4 ? 'ipv4' : 'ipv6')
@@ -83,7 +90,13 @@ export function publicOrigin(request: Request, peer: string, trusted: TrustedPro
 function hostOf(scheme: string, value: string | null | undefined): string | undefined {
 	if (!value) return undefined
 	const parsed = URL.parse(`${scheme}://${value}/`)
-	return parsed !== null && parsed.pathname === '/' && parsed.username === '' && parsed.password === '' && parsed.search === '' ? parsed.host : undefined
+	return parsed !== null &&
+		parsed.pathname === '/' &&
+		parsed.username === '' &&
+		parsed.password === '' &&
+		parsed.search === ''
+		? parsed.host
+		: undefined
 }
 
 /** The first of a comma-separated header's values (proxies append theirs), trimmed. */

@@ -1,4 +1,13 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto'
+import {
+	createCipheriv,
+	createDecipheriv,
+	createHash,
+	createHmac,
+	createSecretKey,
+	hkdfSync,
+	randomBytes,
+	type KeyObject
+} from 'node:crypto'
 
 export const sha256Hex = (input: string | Uint8Array): string => Bun.CryptoHasher.hash('sha256', input, 'hex')
 
@@ -118,7 +127,12 @@ export function createSealer(masterKey: Uint8Array): Sealer {
 			learned.set(pending, object)
 			if (next && object) {
 				current = { key: object, id: masterKeyId(next) }
-				knownKeys = [object, ...[key, ...learned.values()].filter((candidate): candidate is KeyObject => candidate !== undefined && candidate !== object)]
+				knownKeys = [
+					object,
+					...[key, ...learned.values()].filter(
+						(candidate): candidate is KeyObject => candidate !== undefined && candidate !== object
+					)
+				]
 			}
 		}
 		return learned.get(pending)
@@ -135,7 +149,8 @@ export function createSealer(masterKey: Uint8Array): Sealer {
 		throw failure
 	}
 	return {
-		seal: (plaintext, aad, pending) => sealWith((pending !== undefined && learnKey(pending)) || current.key, plaintext, aad),
+		seal: (plaintext, aad, pending) =>
+			sealWith((pending !== undefined && learnKey(pending)) || current.key, plaintext, aad),
 		openBytes,
 		open: (sealed, aad) => openBytes(sealed, aad).toString('utf8'),
 		learn: (pending) => learnKey(pending) !== undefined,
@@ -150,4 +165,3 @@ export function createSealer(masterKey: Uint8Array): Sealer {
 		}
 	}
 }
-

@@ -23,7 +23,10 @@ let flockOf: Flock | null | undefined
 /** libc's flock through Bun's FFI; null where there is no such libc (then only the pid files tell). */
 function flock(): Flock | null {
 	if (flockOf !== undefined) return flockOf
-	const names = process.platform === 'linux' ? ['libc.so.6', 'libc.musl-x86_64.so.1', 'libc.musl-aarch64.so.1'] : [`libc.${suffix}`, `libSystem.B.${suffix}`]
+	const names =
+		process.platform === 'linux'
+			? ['libc.so.6', 'libc.musl-x86_64.so.1', 'libc.musl-aarch64.so.1']
+			: [`libc.${suffix}`, `libSystem.B.${suffix}`]
 	flockOf = null
 	for (const name of names) {
 		try {

@@ -9,7 +9,9 @@ const SMALL_BODY_PATHS = new Set(['/api/auth/login', '/sign-in'])
  */
 export function bodyLimitOf(path: string): number {
 	const bare = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path
-	return SMALL_BODY_PATHS.has(bare) || bare.startsWith('/setup/') || bare.startsWith('/join/') ? LOGIN_BODY_MAX_BYTES : BODY_MAX_BYTES
+	return SMALL_BODY_PATHS.has(bare) || bare.startsWith('/setup/') || bare.startsWith('/join/')
+		? LOGIN_BODY_MAX_BYTES
+		: BODY_MAX_BYTES
 }
 
 /**
@@ -49,10 +51,12 @@ export function parseEntityTags(header: string | null | undefined): string[] | '
 }
 
 /** Strong comparison (If-Match): weak tags never match. */
-export const strongTags = (tags: string[] | '*'): string[] | '*' => (tags === '*' ? '*' : tags.filter((tag) => !tag.startsWith('W/')))
+export const strongTags = (tags: string[] | '*'): string[] | '*' =>
+	tags === '*' ? '*' : tags.filter((tag) => !tag.startsWith('W/'))
 
 /** Weak comparison (If-None-Match): `W/"x"` and `"x"` both mean x. */
-export const weakTags = (tags: string[] | '*'): string[] | '*' => (tags === '*' ? '*' : tags.map((tag) => (tag.startsWith('W/') ? tag.slice(2) : tag)))
+export const weakTags = (tags: string[] | '*'): string[] | '*' =>
+	tags === '*' ? '*' : tags.map((tag) => (tag.startsWith('W/') ? tag.slice(2) : tag))
 
 export const etagOf = (hash: string): string => `"${hash}"`
 
@@ -72,10 +76,18 @@ export const CONTENT_SECURITY_POLICY =
 	"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 /** An HTML page with docs/api.md's headers (nosniff and Referrer-Policy come from the app's defaults). */
-export const htmlResponse = (html: string, init: { status?: number; headers?: Record<string, string> } = {}): Response =>
+export const htmlResponse = (
+	html: string,
+	init: { status?: number; headers?: Record<string, string> } = {}
+): Response =>
 	new Response(html, {
 		status: init.status ?? 200,
-		headers: { 'content-type': 'text/html;charset=utf-8', 'content-security-policy': CONTENT_SECURITY_POLICY, 'x-frame-options': 'DENY', ...init.headers }
+		headers: {
+			'content-type': 'text/html;charset=utf-8',
+			'content-security-policy': CONTENT_SECURITY_POLICY,
+			'x-frame-options': 'DENY',
+			...init.headers
+		}
 	})
 
 /**
@@ -93,10 +105,16 @@ const OPEN_BRACKET = Buffer.from('[')
 const CLOSE_BRACKET = Buffer.from(']')
 const COMMA = Buffer.from(',')
 
-export function jsonResponse(body: string | Uint8Array | Uint8Array[], init: { status?: number; headers?: Record<string, string> } = {}): Response {
+export function jsonResponse(
+	body: string | Uint8Array | Uint8Array[],
+	init: { status?: number; headers?: Record<string, string> } = {}
+): Response {
 	const payload = Array.isArray(body) ? Buffer.concat(body) : body
 	// (BodyInit: preact's JSX types bring in the DOM lib, whose BodyInit names Uint8Array<ArrayBuffer> only.)
-	return new Response(payload as BodyInit, { status: init.status ?? 200, headers: { 'content-type': JSON_TYPE, ...SECURITY_HEADERS, ...init.headers } })
+	return new Response(payload as BodyInit, {
+		status: init.status ?? 200,
+		headers: { 'content-type': JSON_TYPE, ...SECURITY_HEADERS, ...init.headers }
+	})
 }
 
 /**
@@ -111,7 +129,8 @@ export function asIs(set: { headers: Record<string, unknown> }, response: Respon
 }
 
 /** 304 for a conditional GET whose tag matched: no body, the same ETag. */
-export const notModified = (hash: string): Response => new Response(null, { status: 304, headers: { etag: etagOf(hash), ...SECURITY_HEADERS } })
+export const notModified = (hash: string): Response =>
+	new Response(null, { status: 304, headers: { etag: etagOf(hash), ...SECURITY_HEADERS } })
 
 /**
  * A JSON array written as its items arrive (each item as byte chunks), so
@@ -119,7 +138,11 @@ export const notModified = (hash: string): Response => new Response(null, { stat
  * `inlineUpTo` items are sent in one piece with a Content-Length, which is
  * cheaper for the common short list.
  */
-export async function jsonArrayResponse(items: AsyncIterable<Uint8Array[]>, headers: Record<string, string> = {}, inlineUpTo = 8): Promise<Response> {
+export async function jsonArrayResponse(
+	items: AsyncIterable<Uint8Array[]>,
+	headers: Record<string, string> = {},
+	inlineUpTo = 8
+): Promise<Response> {
 	const iterator = items[Symbol.asyncIterator]()
 	const head: Uint8Array[] = [OPEN_BRACKET]
 	for (let count = 0; count < inlineUpTo; count++) {

@@ -4,7 +4,6 @@ export const newId = (): string => Bun.randomUUIDv7()
 /** A UUIDv7 stamped with `ms` rather than the wall clock: an event's id sorts with its own time. */
 export const newIdAt = (ms: number): string => Bun.randomUUIDv7('hex', ms)
 
-
 /**
  * The smallest UUIDv7 of the millisecond `ms`: every id made at or after that
  * moment sorts at or above it, so "older than" is a range on the id.

@@ -1,7 +1,11 @@
 import type { Sealer } from './crypto'
 
 /** A known plaintext sealed under the master key: opening it proves the key is the database's own (docs/operations.md). */
-export const KEY_CHECK = { meta: 'master_key_check', plaintext: 'cfgsync master key check v1', aad: 'meta:master_key_check' } as const
+export const KEY_CHECK = {
+	meta: 'master_key_check',
+	plaintext: 'cfgsync master key check v1',
+	aad: 'meta:master_key_check'
+} as const
 
 /**
  * docs/operations.md key rotation: while `rekey` runs (and after, for servers still
@@ -11,7 +15,8 @@ export const KEY_CHECK = { meta: 'master_key_check', plaintext: 'cfgsync master 
 export const PENDING_KEY_META = 'master_key_next'
 
 /** The check value for this key, as stored in `meta`. */
-export const sealKeyCheck = (sealer: Pick<Sealer, 'seal'>): string => Buffer.from(sealer.seal(KEY_CHECK.plaintext, KEY_CHECK.aad)).toString('base64')
+export const sealKeyCheck = (sealer: Pick<Sealer, 'seal'>): string =>
+	Buffer.from(sealer.seal(KEY_CHECK.plaintext, KEY_CHECK.aad)).toString('base64')
 
 /** True when `sealer`'s key opens the stored check value. */
 export function opensKeyCheck(sealer: Pick<Sealer, 'open'>, sealedBase64: string): boolean {
@@ -38,7 +43,11 @@ export function parseRetiredKeys(value: string | undefined): RetiredKey[] {
 	if (value === undefined) return []
 	try {
 		const list = JSON.parse(value) as unknown
-		return Array.isArray(list) ? list.filter((entry): entry is RetiredKey => typeof entry?.id === 'string' && typeof entry?.rotatedAt === 'string') : []
+		return Array.isArray(list)
+			? list.filter(
+					(entry): entry is RetiredKey => typeof entry?.id === 'string' && typeof entry?.rotatedAt === 'string'
+				)
+			: []
 	} catch {
 		return []
 	}

@@ -32,7 +32,8 @@ export function createMetrics() {
 		const series = new Map<string, { values: readonly string[]; count: number }>()
 		renderers.push(() => {
 			let out = `# HELP ${name} ${help}\n# TYPE ${name} counter\n`
-			for (const { values, count } of series.values()) out += `${name}${renderLabels(labels, values)} ${formatNumber(count)}\n`
+			for (const { values, count } of series.values())
+				out += `${name}${renderLabels(labels, values)} ${formatNumber(count)}\n`
 			return out
 		})
 		const seriesOf = (values: readonly string[]) => {
@@ -71,7 +72,8 @@ export function createMetrics() {
 		const seriesOf = (values: readonly string[]) => {
 			const key = values.join('\u0000')
 			let entry = series.get(key)
-			if (!entry) series.set(key, (entry = { values: [...values], counts: new Array(buckets.length).fill(0), sum: 0, count: 0 }))
+			if (!entry)
+				series.set(key, (entry = { values: [...values], counts: new Array(buckets.length).fill(0), sum: 0, count: 0 }))
 			return entry
 		}
 		const observeIn = (entry: ReturnType<typeof seriesOf>, seconds: number) => {

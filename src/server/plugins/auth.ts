@@ -64,21 +64,19 @@ export function authPlugin(authenticator: Authenticator, addressOf: (request: Re
 		}
 		checkDeclaredLength(request, path)
 	}
-	return new Elysia({ name: 'auth' })
-		.onRequest(authenticator.synchronous ? gate : awaitingGate)
-		.macro({
-			auth: {
-				resolve: ({ request }) => ({ caller: take(request) })
-			},
-			/** For routes that change something: the caller and where the request came from, for the audit log. */
-			actor: {
-				resolve: ({ request }) => {
-					const caller = take(request)
-					const actor: Actor = { ...caller, address: addressOf(request) }
-					return { caller, actor }
-				}
+	return new Elysia({ name: 'auth' }).onRequest(authenticator.synchronous ? gate : awaitingGate).macro({
+		auth: {
+			resolve: ({ request }) => ({ caller: take(request) })
+		},
+		/** For routes that change something: the caller and where the request came from, for the audit log. */
+		actor: {
+			resolve: ({ request }) => {
+				const caller = take(request)
+				const actor: Actor = { ...caller, address: addressOf(request) }
+				return { caller, actor }
 			}
-		})
+		}
+	})
 }
 
 export type AuthPlugin = ReturnType<typeof authPlugin>

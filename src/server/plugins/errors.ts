@@ -13,10 +13,19 @@ export const DATABASE_LOG_EVERY_MS = 10_000
  * SQLite result codes that mean the database file cannot be used now (locked,
  * unreadable, full, gone), as opposed to a statement of ours that is wrong.
  */
-const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|CORRUPT|NOTADB|FULL|CANTOPEN|READONLY|PROTOCOL|PERM|NOMEM|NOLCK|INTERRUPT)/
+const SQLITE_UNAVAILABLE =
+	/^SQLITE_(BUSY|LOCKED|IOERR|CORRUPT|NOTADB|FULL|CANTOPEN|READONLY|PROTOCOL|PERM|NOMEM|NOLCK|INTERRUPT)/
 /** PostgreSQL SQLSTATE classes of an unreachable server: connection exception, shutdown, out of resources, refused login. */
 const POSTGRES_UNAVAILABLE = /^(08|57P0[1-3]|53|28)/
-const SYSCALL_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])
+const SYSCALL_UNAVAILABLE = new Set([
+	'ECONNREFUSED',
+	'ECONNRESET',
+	'ETIMEDOUT',
+	'EPIPE',
+	'EHOSTUNREACH',
+	'ENOTFOUND',
+	'EAI_AGAIN'
+])
 
 /**
  * `code: message` when `error` (or an error it wraps, as Drizzle does) says
@@ -31,8 +40,14 @@ export function databaseFailure(error: unknown): string | undefined {
 		const named = (label: unknown) => `${String(label)}: ${current instanceof Error ? current.message : ''}`
 		if (typeof code === 'string') {
 			if (SQLITE_UNAVAILABLE.test(code)) return named(code)
-			if (code.startsWith('ERR_POSTGRES_CONNECTION') || code === 'ERR_POSTGRES_IDLE_TIMEOUT' || code === 'ERR_POSTGRES_LIFETIME_TIMEOUT') return named(code)
-			if (code === 'ERR_POSTGRES_SERVER_ERROR' && typeof errno === 'string' && POSTGRES_UNAVAILABLE.test(errno)) return named(errno)
+			if (
+				code.startsWith('ERR_POSTGRES_CONNECTION') ||
+				code === 'ERR_POSTGRES_IDLE_TIMEOUT' ||
+				code === 'ERR_POSTGRES_LIFETIME_TIMEOUT'
+			)
+				return named(code)
+			if (code === 'ERR_POSTGRES_SERVER_ERROR' && typeof errno === 'string' && POSTGRES_UNAVAILABLE.test(errno))
+				return named(errno)
 			if (SYSCALL_UNAVAILABLE.has(code)) return named(code)
 		}
 		current = current.cause
@@ -57,13 +72,20 @@ export const errorsPlugin = (logger: Logger, tracker: RequestTracker, clock: Clo
 			unlogged++
 			return
 		}
-		logger.error('the database does not answer', { cause, requestId, ...(unlogged > 0 ? { failedSinceLastLine: unlogged } : {}) })
+		logger.error('the database does not answer', {
+			cause,
+			requestId,
+			...(unlogged > 0 ? { failedSinceLastLine: unlogged } : {})
+		})
 		lastDatabaseLine = now
 		unlogged = 0
 	}
 	return new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, set, request }) => {
 		const down = error instanceof AppError && error.code !== 'internal' ? undefined : databaseFailure(error)
-		const appError = down === undefined ? toAppError(code, error) : new AppError('internal', 'The database does not answer; try again shortly.')
+		const appError =
+			down === undefined
+				? toAppError(code, error)
+				: new AppError('internal', 'The database does not answer; try again shortly.')
 		const requestId = tracker.idOf(request)
 		if (down !== undefined) databaseDown(down, requestId)
 		else if (appError.code === 'internal') {
@@ -109,13 +131,19 @@ function fromValidation(error: ValidationError): AppError {
 	// docs/api.md: a path id that is not a UUID is a 404, like any unknown id.
 	if (error.type === 'params') return new AppError('not_found', 'Not found.')
 	// Our own response did not match its schema: a bug, not the caller's fault.
-	if (error.type === 'response') return new AppError('internal', 'Something went wrong on the server; it has been logged.', { cause: error })
+	if (error.type === 'response')
+		return new AppError('internal', 'Something went wrong on the server; it has been logged.', { cause: error })
 	const where = error.type === 'query' ? 'query' : error.type === 'headers' ? 'header' : 'body'
 	const details: ErrorDetail[] = (error.all as { path?: string; message?: string }[])
 		.slice(0, MAX_DETAILS)
-		.map((issue) => ({ path: issue.path && issue.path !== 'root' ? issue.path : where, message: readable(issue.message) }))
+		.map((issue) => ({
+			path: issue.path && issue.path !== 'root' ? issue.path : where,
+			message: readable(issue.message)
+		}))
 	const first = details[0]
-	const message = first ? `Invalid ${where}: ${first.path === where ? '' : `${first.path}: `}${first.message}` : `Invalid ${where}.`
+	const message = first
+		? `Invalid ${where}: ${first.path === where ? '' : `${first.path}: `}${first.message}`
+		: `Invalid ${where}.`
 	return new AppError('invalid_request', message, { details })
 }
 

@@ -36,7 +36,8 @@ export const loginJsonBody = {
 }
 
 /** `application/json`, any case, with or without parameters such as charset. */
-const isJsonMediaType = (header: string | null): boolean => header !== null && /^application\/json\s*(;|$)/i.test(header.trim())
+const isJsonMediaType = (header: string | null): boolean =>
+	header !== null && /^application\/json\s*(;|$)/i.test(header.trim())
 
 async function readJson(request: Request, limit: number): Promise<unknown> {
 	if (request.body === null) return undefined
@@ -110,7 +111,10 @@ export async function readLimited(request: Request, limit: number): Promise<Uint
 }
 
 export const tooLarge = (limit = BODY_MAX_BYTES) =>
-	new AppError('payload_too_large', `The request body is larger than ${limit >= 1_048_576 ? `${limit / 1_048_576} MiB` : `${limit / 1024} KiB`}.`)
+	new AppError(
+		'payload_too_large',
+		`The request body is larger than ${limit >= 1_048_576 ? `${limit / 1_048_576} MiB` : `${limit / 1024} KiB`}.`
+	)
 
 /** Recursion stops at `remaining` levels, so a hostile 500,000-deep body cannot overflow the stack here. */
 function depthExceeds(value: unknown, remaining: number): boolean {

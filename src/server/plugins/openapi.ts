@@ -76,10 +76,16 @@ function toJsonSchema(schema: z.ZodType) {
 export const openapiPlugin = () =>
 	new Elysia({ name: 'openapi' })
 		// Local: it only sees this plugin's routes (the document and the page assets).
-		.onAfterHandle(({ request, response }) => (request.url.endsWith('/openapi.json') ? withHeaderParameters(response) : undefined))
+		.onAfterHandle(({ request, response }) =>
+			request.url.endsWith('/openapi.json') ? withHeaderParameters(response) : undefined
+		)
 		.get(`${ASSETS}/swagger-ui-bundle.js`, () => Bun.file(swaggerBundle), { detail: { hide: true } })
 		.get(`${ASSETS}/swagger-ui.css`, () => Bun.file(swaggerCss), { detail: { hide: true } })
-		.get(`${ASSETS}/start.js`, () => new Response(START_SCRIPT, { headers: { 'content-type': 'text/javascript;charset=utf-8' } }), { detail: { hide: true } })
+		.get(
+			`${ASSETS}/start.js`,
+			() => new Response(START_SCRIPT, { headers: { 'content-type': 'text/javascript;charset=utf-8' } }),
+			{ detail: { hide: true } }
+		)
 		.get('/docs', () => htmlResponse(DOCS_PAGE), { detail: { hide: true } })
 		.use(
 			openapi({
@@ -95,7 +101,11 @@ export const openapiPlugin = () =>
 						description:
 							'Self-hosted configuration sync for developer tools. Every /api route except POST /api/auth/login needs `Authorization: Bearer <API key>`. Errors are `{"error", "code", "details?"}`.'
 					},
-					components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'cs_ followed by 64 hex characters' } } },
+					components: {
+						securitySchemes: {
+							bearer: { type: 'http', scheme: 'bearer', description: 'cs_ followed by 64 hex characters' }
+						}
+					},
 					security: [{ bearer: [] }]
 				}
 			})

@@ -33,7 +33,8 @@ export function createRequestTracker() {
 	let counter = 0
 	return {
 		/** The request arrived, from `client` (read while its connection is surely open). */
-		start: (request: Request, client?: string) => void records.set(request, { startedAt: performance.now(), id: undefined, client }),
+		start: (request: Request, client?: string) =>
+			void records.set(request, { startedAt: performance.now(), id: undefined, client }),
 		clientOf: (request: Request): string | undefined => records.get(request)?.client,
 		/** The request's id, made on first use. */
 		idOf(request: Request): string {
@@ -71,7 +72,8 @@ export const requestLogPlugin = (
 		})
 		.onAfterResponse({ as: 'global' }, ({ request, route, set, responseValue }) => {
 			// A handler that returns a Response (304, streamed lists) sets its status there, not in `set`.
-			const status = responseValue instanceof Response ? responseValue.status : typeof set.status === 'number' ? set.status : 200
+			const status =
+				responseValue instanceof Response ? responseValue.status : typeof set.status === 'number' ? set.status : 200
 			const ms = tracker.elapsedMs(request)
 			logger.info('request', {
 				method: request.method,

@@ -26,7 +26,11 @@ export async function rowsAlreadyIn(target: Store): Promise<string[]> {
  * empty `target`, sealed data as it is (the same master key opens both), a
  * page at a time; then both sides are counted and hashed table by table.
  */
-export async function copyDatabase(source: Store, target: Store, onTable: (table: string, rows: number) => void = () => {}): Promise<TableFigures[]> {
+export async function copyDatabase(
+	source: Store,
+	target: Store,
+	onTable: (table: string, rows: number) => void = () => {}
+): Promise<TableFigures[]> {
 	for (const table of source.tables.names) {
 		let after: string | number | null = null
 		let rows = 0
@@ -43,7 +47,13 @@ export async function copyDatabase(source: Store, target: Store, onTable: (table
 	const figures: TableFigures[] = []
 	for (const table of source.tables.names) {
 		const [sourceSide, targetSide] = [await digest(source, table), await digest(target, table)]
-		figures.push({ table, sourceRows: sourceSide.rows, targetRows: targetSide.rows, sourceDigest: sourceSide.digest, targetDigest: targetSide.digest })
+		figures.push({
+			table,
+			sourceRows: sourceSide.rows,
+			targetRows: targetSide.rows,
+			sourceDigest: sourceSide.digest,
+			targetDigest: targetSide.digest
+		})
 	}
 	return figures
 }

@@ -66,17 +66,23 @@ const INSERT_ROWS = 200
  * Both engines' query builders are awaitable, so one implementation serves both
  * (`db` is either engine's Drizzle database: they share no declared type).
  */
-export function tableAccess(schema: Record<string, unknown>, db: any, finish: () => Promise<void> = async () => {}): TableAccess {
+export function tableAccess(
+	schema: Record<string, unknown>,
+	db: any,
+	finish: () => Promise<void> = async () => {}
+): TableAccess {
 	const tables = new Map<string, Table>()
 	for (const value of Object.values(schema)) if (is(value, Table)) tables.set(tableName(value), value)
 	for (const name of TABLE_ORDER) if (!tables.has(name)) throw new Error(`table ${name} is missing from the schema`)
-	if (tables.size !== TABLE_ORDER.length + RUNTIME_TABLES.length) throw new Error(`tables.ts does not know every table: ${[...tables.keys()].join(', ')}`)
+	if (tables.size !== TABLE_ORDER.length + RUNTIME_TABLES.length)
+		throw new Error(`tables.ts does not know every table: ${[...tables.keys()].join(', ')}`)
 	const table = (name: string) => {
 		const found = tables.get(name)
 		if (!found) throw new Error(`unknown table ${name}`)
 		return found
 	}
-	const keyColumn = (name: string) => (table(name) as unknown as Record<string, Column>)[KEYS[name as keyof typeof KEYS]] as Column
+	const keyColumn = (name: string) =>
+		(table(name) as unknown as Record<string, Column>)[KEYS[name as keyof typeof KEYS]] as Column
 	return {
 		names: TABLE_ORDER,
 		async count(name) {
@@ -92,7 +98,8 @@ export function tableAccess(schema: Record<string, unknown>, db: any, finish: ()
 				.limit(limit),
 		keyOf: (name, row) => row[KEYS[name as keyof typeof KEYS]] as string | number,
 		async insert(name, rows) {
-			for (let i = 0; i < rows.length; i += INSERT_ROWS) await db.insert(table(name)).values(rows.slice(i, i + INSERT_ROWS))
+			for (let i = 0; i < rows.length; i += INSERT_ROWS)
+				await db.insert(table(name)).values(rows.slice(i, i + INSERT_ROWS))
 		},
 		finish
 	}

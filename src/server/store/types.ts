@@ -59,7 +59,11 @@ export interface AuditEvent {
 	teamId?: string | null
 	/** The user the event concerns when it is not (only) the actor. */
 	subjectUserId?: string | null
-	target?: { type: 'config' | 'team' | 'user' | 'key' | 'invitation' | 'member' | 'session' | 'server'; id?: string | null; name?: string | null }
+	target?: {
+		type: 'config' | 'team' | 'user' | 'key' | 'invitation' | 'member' | 'session' | 'server'
+		id?: string | null
+		name?: string | null
+	}
 	details?: AuditDetails
 }
 
@@ -247,7 +251,13 @@ export interface LoginFailureStore {
 	 * can say when to retry. One transaction, so a parallel burst cannot slip
 	 * past a limit.
 	 */
-	reserve(attempt: { loginKey: string; address: string; at: number; since: number; limits: ThrottleLimits }): Promise<{ ok: true } | { ok: false; tippedAt: number }>
+	reserve(attempt: {
+		loginKey: string
+		address: string
+		at: number
+		since: number
+		limits: ThrottleLimits
+	}): Promise<{ ok: true } | { ok: false; tippedAt: number }>
 	/** Clears the failures of one login from one address (a successful login). */
 	clearLoginAt(loginKey: string, address: string): Promise<void>
 	/** Clears every failure of a login (the admin's `user unlock`); returns how many went. */
@@ -275,7 +285,10 @@ export interface ConfigWithData extends ConfigRow {
 }
 
 /** What the latest read sends, and no more: every column read is a value built per request on the hottest path. */
-export type LatestRow = Pick<ConfigWithData, 'id' | 'name' | 'tool' | 'version' | 'hash' | 'currentVersionId' | 'updatedAt' | 'sealed'>
+export type LatestRow = Pick<
+	ConfigWithData,
+	'id' | 'name' | 'tool' | 'version' | 'hash' | 'currentVersionId' | 'updatedAt' | 'sealed'
+>
 
 export interface VersionRow {
 	id: string
@@ -428,7 +441,12 @@ export interface TeamStore {
 	 * Creates the team with its first owner; false when the slug is taken (deleted teams
 	 * included) or another team gave it up by a rename after `reservedSince`.
 	 */
-	create(team: TeamRow, owner: { membershipId: string; userId: string; joinedAt: string }, reservedSince: string, audit?: AuditEvent): Promise<boolean>
+	create(
+		team: TeamRow,
+		owner: { membershipId: string; userId: string; joinedAt: string },
+		reservedSince: string,
+		audit?: AuditEvent
+	): Promise<boolean>
 	/** A live team by slug with the caller's role, or undefined when missing, deleted or not a member. */
 	findForMember(slug: string, userId: string): Promise<{ team: TeamRow; role: Role } | undefined>
 	/** The caller's role in a live team by id; undefined when missing, deleted or not a member. */
@@ -440,7 +458,13 @@ export interface TeamStore {
 	 * by another team after `reservedSince`. The old slug stays reserved for this
 	 * team from `at`; taking back its own reserved slug is allowed.
 	 */
-	update(teamId: string, changes: { name?: string; slug?: string }, at: string, reservedSince: string, audit?: AuditEvent): Promise<TeamRow | 'conflict' | undefined>
+	update(
+		teamId: string,
+		changes: { name?: string; slug?: string },
+		at: string,
+		reservedSince: string,
+		audit?: AuditEvent
+	): Promise<TeamRow | 'conflict' | undefined>
 	softDelete(teamId: string, at: string, audit?: AuditEvent): Promise<boolean>
 	/**
 	 * Invites a user, in one transaction: 'member' when they already are one,
@@ -453,12 +477,24 @@ export interface TeamStore {
 	invitationsForTeam(teamId: string, now: string): Promise<InvitationRow[]>
 	findInvitation(teamId: string, userId: string, now: string): Promise<InvitationRow | undefined>
 	/** Turns a pending invitation to a live team into a membership with its role, in one transaction; the store fills in the audit event's team. */
-	acceptInvitation(slug: string, userId: string, now: string, membership: { id: string; joinedAt: string }, audit?: AuditEvent): Promise<MemberRow | undefined>
+	acceptInvitation(
+		slug: string,
+		userId: string,
+		now: string,
+		membership: { id: string; joinedAt: string },
+		audit?: AuditEvent
+	): Promise<MemberRow | undefined>
 	/** Declines (deletes) the user's pending invitation to the team with this slug; the store fills in the audit event's team. */
 	declineInvitation(slug: string, userId: string, now: string, audit?: AuditEvent): Promise<boolean>
 	/** Cancels an invitation, pending or expired. */
 	cancelInvitation(teamId: string, userId: string, audit?: AuditEvent): Promise<boolean>
-	setInvitationRole(teamId: string, userId: string, role: InvitedRole, now: string, audit?: AuditEvent): Promise<InvitationRow | undefined>
+	setInvitationRole(
+		teamId: string,
+		userId: string,
+		role: InvitedRole,
+		now: string,
+		audit?: AuditEvent
+	): Promise<InvitationRow | undefined>
 	/**
 	 * Changes a role, refusing ('last_owner') to demote the team's last owner.
 	 * Checked inside the transaction so two demotions cannot both pass.

@@ -97,7 +97,7 @@ export function diffData(older: unknown, newer: unknown): FileDiff[] {
 	const before = new Map(blocksOf(older).map((block) => [block.path ?? '', block]))
 	const after = new Map(blocksOf(newer).map((block) => [block.path ?? '', block]))
 	// One files config and one plain one: compare them as wholes.
-	const sameShape = [...before.values()][0]?.path === null === ([...after.values()][0]?.path === null)
+	const sameShape = ([...before.values()][0]?.path === null) === ([...after.values()][0]?.path === null)
 	if (!sameShape) {
 		const whole = (data: unknown) => (typeof data === 'string' ? data : JSON.stringify(data, null, 2))
 		const { lines, added, removed } = diffText(whole(older), whole(newer))

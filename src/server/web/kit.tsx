@@ -76,17 +76,24 @@ export const NOTICES: Record<string, string> = {
 	'user-removed': 'The user was removed.'
 }
 
-export const noticeOf = (request: Request) => NOTICES[new URL(request.url).searchParams.get('notice') ?? ''] ?? undefined
+export const noticeOf = (request: Request) =>
+	NOTICES[new URL(request.url).searchParams.get('notice') ?? ''] ?? undefined
 
 export const ASSET_PREFIX = '/assets'
 const versioned = (file: string) => sha256Hex(readFileSync(file)).slice(0, 12)
 let assetPaths: ViewContext['assets'] | undefined
 /** The embedded assets' URLs: each carries its content hash, so a new build is never served from a stale cache. */
-const assets = () => (assetPaths ??= { css: `${ASSET_PREFIX}/app.css?v=${versioned(cssFile)}`, htmx: `${ASSET_PREFIX}/htmx.min.js?v=${versioned(htmxFile)}` })
+const assets = () =>
+	(assetPaths ??= {
+		css: `${ASSET_PREFIX}/app.css?v=${versioned(cssFile)}`,
+		htmx: `${ASSET_PREFIX}/htmx.min.js?v=${versioned(htmxFile)}`
+	})
 
 /** An embedded asset; its URL carries a content hash, so it may be cached for good. */
 const asset = (file: string, type: string) =>
-	new Response(Bun.file(file), { headers: { 'content-type': type, 'cache-control': 'public, max-age=31536000, immutable' } })
+	new Response(Bun.file(file), {
+		headers: { 'content-type': type, 'cache-control': 'public, max-age=31536000, immutable' }
+	})
 export const stylesheet = () => asset(cssFile, 'text/css;charset=utf-8')
 export const htmxScript = () => asset(htmxFile, 'text/javascript;charset=utf-8')
 
@@ -94,7 +101,12 @@ export const htmxScript = () => asset(htmxFile, 'text/javascript;charset=utf-8')
 export const viewContext =
 	(clock: Clock) =>
 	(request: Request, caller?: WebCaller): ViewContext => ({
-		user: caller && { userId: caller.userId, username: caller.username, isAdmin: caller.isAdmin, csrfToken: caller.csrfToken },
+		user: caller && {
+			userId: caller.userId,
+			username: caller.username,
+			isAdmin: caller.isAdmin,
+			csrfToken: caller.csrfToken
+		},
 		now: clock.now(),
 		assets: assets(),
 		path: pathOf(request.url)
@@ -159,7 +171,8 @@ export const attempt = (request: Request, view: ViewContext, work: () => Promise
 	work().catch((error: unknown) => failure(request, view, error))
 
 /** After a change: the page again (POST, redirect, GET), or for htmx what it swaps in. */
-export const done = (request: Request, location: string, htmx: () => Response = () => fragment(null)) => (isHtmx(request) ? htmx() : redirect(location))
+export const done = (request: Request, location: string, htmx: () => Response = () => fragment(null)) =>
+	isHtmx(request) ? htmx() : redirect(location)
 
 /**
  * A form that fails its schema (the API's own, so both say the same): the
@@ -181,14 +194,20 @@ function signedOut(request: Request, set: Set) {
 		return status(401, '')
 	}
 	const path = pathOf(request.url)
-	set.headers.location = request.method === 'GET' && path !== '/' ? `/?next=${encodeURIComponent(path + new URL(request.url).search)}` : '/'
+	set.headers.location =
+		request.method === 'GET' && path !== '/' ? `/?next=${encodeURIComponent(path + new URL(request.url).search)}` : '/'
 	Object.assign(set.headers, NO_STORE)
 	return status(303, '')
 }
 
 /** A macro's refusal: the error page, with the headers of every HTML page, and a 403. */
 function forbidden(view: ViewContext, set: Set, message: string) {
-	Object.assign(set.headers, { 'content-type': 'text/html;charset=utf-8', 'content-security-policy': CONTENT_SECURITY_POLICY, 'x-frame-options': 'DENY', ...NO_STORE })
+	Object.assign(set.headers, {
+		'content-type': 'text/html;charset=utf-8',
+		'content-security-policy': CONTENT_SECURITY_POLICY,
+		'x-frame-options': 'DENY',
+		...NO_STORE
+	})
 	return status(403, `<!DOCTYPE html>${render(<ErrorPage ctx={view} status={403} message={message} />)}`)
 }
 
@@ -217,8 +236,14 @@ export const webKit = (deps: Pick<WebDeps, 'sessions' | 'clock' | 'addressOf' | 
 				const caller = await gate.caller(request)
 				if (!caller) return signedOut(request, set)
 				const view = viewOf(request, caller)
-				if (!gate.allowsChange(request, caller, optionalField(body, CSRF_FIELD), ownOrigin(request, deps.https(request)))) {
-					return forbidden(view, set, 'This request did not come from this application\'s own pages, so nothing was changed. Reload the page and try again.')
+				if (
+					!gate.allowsChange(request, caller, optionalField(body, CSRF_FIELD), ownOrigin(request, deps.https(request)))
+				) {
+					return forbidden(
+						view,
+						set,
+						"This request did not come from this application's own pages, so nothing was changed. Reload the page and try again."
+					)
 				}
 				const actor: WebActor = { ...caller, address: deps.addressOf(request) }
 				return { web: caller, view, actor }

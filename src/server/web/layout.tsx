@@ -43,7 +43,9 @@ const NAV = [
 ]
 
 /** The hidden field with the session's CSRF token: every form that changes something carries it. */
-export const Csrf = ({ ctx }: { ctx: ViewContext }) => <input type="hidden" name={CSRF_FIELD} value={ctx.user?.csrfToken ?? ''} />
+export const Csrf = ({ ctx }: { ctx: ViewContext }) => (
+	<input type="hidden" name={CSRF_FIELD} value={ctx.user?.csrfToken ?? ''} />
+)
 
 export const Alert = ({ message }: { message?: string }) =>
 	message ? (
@@ -158,7 +160,14 @@ export const Time = ({ iso, now }: { iso: string | null | undefined; now: number
 
 /** A refusal or a failure, as a page of its own. */
 export function ErrorPage({ ctx, status, message }: { ctx: ViewContext; status: number; message: string }) {
-	const title = status === 404 ? 'Not found' : status === 403 ? 'Not allowed' : status === 429 ? 'Too many attempts' : 'Something went wrong'
+	const title =
+		status === 404
+			? 'Not found'
+			: status === 403
+				? 'Not allowed'
+				: status === 429
+					? 'Too many attempts'
+					: 'Something went wrong'
 	return (
 		<Layout ctx={ctx} title={title}>
 			<h1>{title}</h1>

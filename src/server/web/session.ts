@@ -70,7 +70,8 @@ export function fromOwnPages(headers: Headers, origin: string): boolean {
 export function createWebGate(sessions: SessionsService) {
 	return {
 		/** The signed-in person, or undefined (no cookie, unknown, expired). */
-		caller: (request: Request): Promise<WebCaller | undefined> => sessions.resolve(readCookie(request.headers.get('cookie'), SESSION_COOKIE)),
+		caller: (request: Request): Promise<WebCaller | undefined> =>
+			sessions.resolve(readCookie(request.headers.get('cookie'), SESSION_COOKIE)),
 
 		/** The per-session token from the header or the form, and a same-origin request. */
 		allowsChange(request: Request, caller: WebCaller, formToken: unknown, origin: string): boolean {

@@ -6,7 +6,9 @@ export const ConfigName = z
 	.string()
 	.regex(CONFIG_NAME_PATTERN, 'Names are 1-100 letters, digits, dashes or underscores.')
 	.describe('letters, digits, dashes and underscores; at most 100')
-export const ToolId = z.enum(TOOLS, { error: (issue) => (issue.input === undefined ? 'Required.' : `Must be one of ${TOOLS.join(', ')}.`) })
+export const ToolId = z.enum(TOOLS, {
+	error: (issue) => (issue.input === undefined ? 'Required.' : `Must be one of ${TOOLS.join(', ')}.`)
+})
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
 	typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -20,7 +22,10 @@ export const ConfigData = z
 	.custom<string | Record<string, unknown>>((value) => typeof value === 'string' || isObject(value), {
 		error: (issue) => (issue.input === undefined ? 'Required.' : 'Must be a JSON object or a string.')
 	})
-	.meta({ description: 'the configuration content: a JSON object or a string, at most 512 KiB as UTF-8 JSON', anyOf: [{ type: 'object' }, { type: 'string' }] })
+	.meta({
+		description: 'the configuration content: a JSON object or a string, at most 512 KiB as UTF-8 JSON',
+		anyOf: [{ type: 'object' }, { type: 'string' }]
+	})
 
 export const PushBody = z.object({
 	name: ConfigName.default(DEFAULT_CONFIG_NAME),
@@ -32,11 +37,17 @@ export type PushBody = z.infer<typeof PushBody>
 
 /** Headers the conditional requests read (documented in OpenAPI; read from the request directly). */
 export const PushConditionHeaders = z.object({
-	'if-match': z.string().optional().describe('"<hash>" you last pulled: the push is refused with 412 if the config has moved on'),
+	'if-match': z
+		.string()
+		.optional()
+		.describe('"<hash>" you last pulled: the push is refused with 412 if the config has moved on'),
 	'if-none-match': z.literal('*').optional().describe('`*` makes the push create-only: 412 if the config exists')
 })
 export const ReadConditionHeaders = z.object({
-	'if-none-match': z.string().optional().describe('"<hash>" you already have: 304 with no body while it is still current')
+	'if-none-match': z
+		.string()
+		.optional()
+		.describe('"<hash>" you already have: 304 with no body while it is still current')
 })
 
 export const ListQuery = z.object({ teamId: Uuid.optional().describe("list this team's configs instead of your own") })
@@ -60,7 +71,9 @@ export const RollbackBody = z.object({ versionId: Uuid.describe('the version who
 export type RollbackBody = z.infer<typeof RollbackBody>
 
 const timestamp = z.iso.datetime()
-const data = z.unknown().meta({ description: 'the stored content, exactly as pushed', anyOf: [{ type: 'object' }, { type: 'string' }] })
+const data = z
+	.unknown()
+	.meta({ description: 'the stored content, exactly as pushed', anyOf: [{ type: 'object' }, { type: 'string' }] })
 
 export const ConfigSummary = z.object({
 	id: z.uuid(),
@@ -88,8 +101,20 @@ export const FullConfig = z.object({
 	updatedAt: timestamp
 })
 
-export const PushStored = z.object({ id: z.uuid(), name: z.string(), tool: ToolId, version: z.number().int(), updatedAt: timestamp })
-export const PushUnchanged = z.object({ id: z.uuid(), name: z.string(), tool: ToolId, message: z.string(), noChange: z.literal(true) })
+export const PushStored = z.object({
+	id: z.uuid(),
+	name: z.string(),
+	tool: ToolId,
+	version: z.number().int(),
+	updatedAt: timestamp
+})
+export const PushUnchanged = z.object({
+	id: z.uuid(),
+	name: z.string(),
+	tool: ToolId,
+	message: z.string(),
+	noChange: z.literal(true)
+})
 /** What a push answers with 200: the new version, or that the data did not change. */
 export const PushResult = z.union([PushStored, PushUnchanged])
 export type PushResult = z.infer<typeof PushResult>

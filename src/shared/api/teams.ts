@@ -19,14 +19,22 @@ export const Slug = z
 	.regex(SLUG_PATTERN, 'Slugs are lower-case letters and digits in words joined by single dashes.')
 	.describe('globally unique; lower-case letters and digits joined by dashes')
 
-export const CreateTeamBody = z.object({ name: TeamName, slug: Slug.optional().describe('instead of the one made from the name') })
+export const CreateTeamBody = z.object({
+	name: TeamName,
+	slug: Slug.optional().describe('instead of the one made from the name')
+})
 export type CreateTeamBody = z.infer<typeof CreateTeamBody>
 export const PatchTeamBody = z.object({ name: TeamName.optional(), slug: Slug.optional() })
 export type PatchTeamBody = z.infer<typeof PatchTeamBody>
 
 const Role = z.enum(ROLES, { error: required(`Must be one of ${ROLES.join(', ')}.`) })
 export const AddMemberBody = z.object({
-	login: z.string({ error: required('Must be a string.') }).trim().min(1).max(320).describe('email or username of an existing user'),
+	login: z
+		.string({ error: required('Must be a string.') })
+		.trim()
+		.min(1)
+		.max(320)
+		.describe('email or username of an existing user'),
 	role: z.enum(INVITED_ROLES, { error: required('Must be admin or member.') }).default('member')
 })
 export type AddMemberBody = z.infer<typeof AddMemberBody>
@@ -41,7 +49,13 @@ const timestamp = z.iso.datetime()
 
 export const TeamCreated = z.object({ id: z.uuid(), name: z.string(), slug: z.string() })
 export type TeamCreated = z.infer<typeof TeamCreated>
-export const TeamListItem = z.object({ id: z.uuid(), name: z.string(), slug: z.string(), role: Role, createdAt: timestamp })
+export const TeamListItem = z.object({
+	id: z.uuid(),
+	name: z.string(),
+	slug: z.string(),
+	role: Role,
+	createdAt: timestamp
+})
 export type TeamListItem = z.infer<typeof TeamListItem>
 export const TeamMember = z.object({
 	id: z.uuid().describe('membership id'),

@@ -5,7 +5,16 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { api, emptyDir, run, startServer, type Server } from '../../support/harness'
-import { CHROMIUM, CHROMIUM_ARGS, ensureBinary, HAVE_CHROMIUM, screenshotDir, sidewaysScroll, watchedContext, type Problems } from '../../support/browser'
+import {
+	CHROMIUM,
+	CHROMIUM_ARGS,
+	ensureBinary,
+	HAVE_CHROMIUM,
+	screenshotDir,
+	sidewaysScroll,
+	watchedContext,
+	type Problems
+} from '../../support/browser'
 
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1'
 
@@ -31,9 +40,24 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			const dir = emptyDir()
 			server = await startServer(dir)
 			for (const [name, user] of Object.entries(users)) {
-				const added = await run(dir, ['user', 'add', '--email', `${name}@example.test`, '--username', name, '--plan', 'team', '--password-stdin', ...(name === 'root' ? ['--admin'] : [])], {
-					stdin: `${user.password}\n`
-				})
+				const added = await run(
+					dir,
+					[
+						'user',
+						'add',
+						'--email',
+						`${name}@example.test`,
+						'--username',
+						name,
+						'--plan',
+						'team',
+						'--password-stdin',
+						...(name === 'root' ? ['--admin'] : [])
+					],
+					{
+						stdin: `${user.password}\n`
+					}
+				)
 				expect(added.stderr).toBe('')
 				user.key = (await run(dir, ['key', 'issue', name, '--device', 'desktop'])).stdout.trim()
 			}
@@ -41,16 +65,29 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			// Two versions of a files config, one file holding markup that must stay text.
 			const first = await api(server, 'POST', '/api/configs', users.alice.key, {
 				name: 'work',
-				data: { files: { 'settings.json': '{\n  "theme": "dark",\n  "fontSize": 13\n}\n', 'CLAUDE.md': '# Notes\n<script>alert("x")</script>\n' } }
+				data: {
+					files: {
+						'settings.json': '{\n  "theme": "dark",\n  "fontSize": 13\n}\n',
+						'CLAUDE.md': '# Notes\n<script>alert("x")</script>\n'
+					}
+				}
 			})
 			expect(first.status).toBe(201)
 			configId = first.body.id
 			const second = await api(server, 'POST', '/api/configs', users.alice.key, {
 				name: 'work',
-				data: { files: { 'settings.json': '{\n  "theme": "light",\n  "fontSize": 13\n}\n', 'CLAUDE.md': '# Notes\n<script>alert("x")</script>\nUse tabs.\n' } }
+				data: {
+					files: {
+						'settings.json': '{\n  "theme": "light",\n  "fontSize": 13\n}\n',
+						'CLAUDE.md': '# Notes\n<script>alert("x")</script>\nUse tabs.\n'
+					}
+				}
 			})
 			expect(second.status).toBe(200)
-			browser = await (await import('playwright-core')).chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+			browser = await (await import('playwright-core')).chromium.launch({
+				executablePath: CHROMIUM,
+				args: CHROMIUM_ARGS
+			})
 		}, 120_000)
 
 		afterAll(async () => {
@@ -96,7 +133,8 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			expect(await page.evaluate(() => document.activeElement?.id)).toBe('login')
 			await signIn(page, users.alice)
 			const nav = page.getByRole('navigation')
-			for (const name of ['Configs', 'Devices', 'Teams', 'Account']) expect(await nav.getByRole('link', { name, exact: true }).count()).toBe(1)
+			for (const name of ['Configs', 'Devices', 'Teams', 'Account'])
+				expect(await nav.getByRole('link', { name, exact: true }).count()).toBe(1)
 			expect(await nav.getByRole('link', { name: 'Admin' }).count()).toBe(0)
 			expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(1)
 			expect(await page.getAttribute('html', 'lang')).toBe('en')
@@ -236,7 +274,10 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			await page.goto(`${server.url}/devices`)
 			await page.getByRole('button', { name: 'Sign in' }).waitFor()
 			// The old cookie, sent again by hand, is refused: the session is gone on the server.
-			const replay = await fetch(`${server.url}/devices`, { headers: { cookie: `cfgsync_session=${session?.value}` }, redirect: 'manual' })
+			const replay = await fetch(`${server.url}/devices`, {
+				headers: { cookie: `cfgsync_session=${session?.value}` },
+				redirect: 'manual'
+			})
 			expect(replay.status).toBe(303)
 		})
 
@@ -251,7 +292,12 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			await row.getByLabel('Plan').selectOption('free')
 			await page.waitForResponse((response) => response.url().endsWith('/plan') && response.status() === 200)
 			await page.reload()
-			expect(await page.getByRole('row', { name: /bob@example\.test/ }).getByLabel('Plan').inputValue()).toBe('free')
+			expect(
+				await page
+					.getByRole('row', { name: /bob@example\.test/ })
+					.getByLabel('Plan')
+					.inputValue()
+			).toBe('free')
 			const list = await run(server.dir, ['user', 'list'])
 			expect(list.stdout).toMatch(/bob.*free/)
 		})

@@ -14,12 +14,15 @@ const UNSHARE = Bun.which('unshare')
 /** `serve` as pid 1 of a PID namespace of its own, as in a container. */
 async function serveInOwnPidNamespace(dir: string) {
 	if (!UNSHARE) throw new Error('this test needs unshare (util-linux)')
-	const proc = Bun.spawn([UNSHARE, '--pid', '--fork', '--mount-proc', '--kill-child', BINARY, 'serve', '--port', '0', '--host', '127.0.0.1'], {
-		cwd: dir,
-		env: { PATH: process.env.PATH ?? '', ...env },
-		stdout: 'pipe',
-		stderr: 'pipe'
-	})
+	const proc = Bun.spawn(
+		[UNSHARE, '--pid', '--fork', '--mount-proc', '--kill-child', BINARY, 'serve', '--port', '0', '--host', '127.0.0.1'],
+		{
+			cwd: dir,
+			env: { PATH: process.env.PATH ?? '', ...env },
+			stdout: 'pipe',
+			stderr: 'pipe'
+		}
+	)
 	let output = ''
 	const reader = (async () => {
 		for await (const chunk of proc.stdout) output += new TextDecoder().decode(chunk)
@@ -53,12 +56,17 @@ describe('the data directory lock', () => {
 		const first = await startServer(dir, { env })
 		servers.push(first)
 		const alice = await userWithKey(dir, 'alice', 'pro', env)
-		expect((await api(first, 'POST', '/api/configs', alice.key, { name: 'c', data: { v: 'backed up' } })).status).toBe(201)
+		expect((await api(first, 'POST', '/api/configs', alice.key, { name: 'c', data: { v: 'backed up' } })).status).toBe(
+			201
+		)
 		expect((await run(dir, ['backup', join(dir, 'b.db')], { env })).code).toBe(0)
 		await first.stop()
 
 		const server = await serveInOwnPidNamespace(dir)
-		const proc = Bun.spawn([UNSHARE as string, '--pid', '--fork', '--mount-proc', BINARY, 'restore', join(dir, 'b.db')], { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env }, stderr: 'pipe', stdout: 'pipe' })
+		const proc = Bun.spawn(
+			[UNSHARE as string, '--pid', '--fork', '--mount-proc', BINARY, 'restore', join(dir, 'b.db')],
+			{ cwd: dir, env: { PATH: process.env.PATH ?? '', ...env }, stderr: 'pipe', stdout: 'pipe' }
+		)
 		const [restoreErr, restoreCode] = await Promise.all([new Response(proc.stderr).text(), proc.exited])
 		expect(restoreCode).not.toBe(0)
 		expect(restoreErr).toContain('is using')
@@ -67,7 +75,13 @@ describe('the data directory lock', () => {
 		expect(copy.code).not.toBe(0)
 		expect(copy.stderr).toContain('is using')
 		// The server still serves what it had.
-		expect((await fetch(`${server.url}/api/configs/latest?name=c&tool=claude-code`, { headers: { authorization: `Bearer ${alice.key}` } })).status).toBe(200)
+		expect(
+			(
+				await fetch(`${server.url}/api/configs/latest?name=c&tool=claude-code`, {
+					headers: { authorization: `Bearer ${alice.key}` }
+				})
+			).status
+		).toBe(200)
 		await server.stop()
 
 		expect((await run(dir, ['restore', join(dir, 'b.db')], { env })).code).toBe(0)

@@ -10,7 +10,8 @@ const KEY = randomBytes(32).toString('base64')
 const env = { CFGSYNC_MASTER_KEY: KEY, CFGSYNC_DATABASE_POOL: '2' }
 
 const available = await postgresAnswers()
-if (!available && process.env.CI !== 'true') console.log(`skipped db copy end-to-end: no PostgreSQL answers at ${TEST_DATABASE_URL}`)
+if (!available && process.env.CI !== 'true')
+	console.log(`skipped db copy end-to-end: no PostgreSQL answers at ${TEST_DATABASE_URL}`)
 
 /** What alice's client sees: every config with its latest data and its versions. */
 async function answers(server: Server, key: string) {
@@ -33,8 +34,26 @@ describe.skipIf(!available && process.env.CI !== 'true')('db copy on the compile
 		const alice = await userWithKey(dir, 'alice', 'team', env)
 		const team = await api(original, 'POST', '/api/teams', alice.key, { name: 'Crew' })
 		expect(team.status).toBe(201)
-		for (let v = 1; v <= 3; v++) expect((await api(original, 'POST', '/api/configs', alice.key, { name: 'default', tool: 'cursor', data: { v, text: 'é\u0000x' } })).status).toBeOneOf([200, 201])
-		expect((await api(original, 'POST', '/api/configs', alice.key, { name: 'shared', tool: 'vscode', teamId: team.body.id, data: { team: true } })).status).toBe(201)
+		for (let v = 1; v <= 3; v++)
+			expect(
+				(
+					await api(original, 'POST', '/api/configs', alice.key, {
+						name: 'default',
+						tool: 'cursor',
+						data: { v, text: 'é\u0000x' }
+					})
+				).status
+			).toBeOneOf([200, 201])
+		expect(
+			(
+				await api(original, 'POST', '/api/configs', alice.key, {
+					name: 'shared',
+					tool: 'vscode',
+					teamId: team.body.id,
+					data: { team: true }
+				})
+			).status
+		).toBe(201)
 		const before = await answers(original, alice.key)
 		await original.stop()
 
@@ -56,7 +75,9 @@ describe.skipIf(!available && process.env.CI !== 'true')('db copy on the compile
 		await onPostgres.stop()
 
 		const back = emptyDir()
-		const home = await run(back, ['db', 'copy', '--database-url', url, '--to', join(back, 'data', 'cfgsync.db')], { env })
+		const home = await run(back, ['db', 'copy', '--database-url', url, '--to', join(back, 'data', 'cfgsync.db')], {
+			env
+		})
 		expect(home.code).toBe(0)
 		expect(home.stdout).toContain('counts and hashes match')
 		const onSqlite = await startServer(back, { env })

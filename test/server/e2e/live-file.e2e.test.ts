@@ -32,12 +32,18 @@ async function readLiveFileLikeAnOperator(file: string) {
 	if (!SQLITE3 || !PYTHON) throw new Error('these checks need the sqlite3 shell and python3 (.ci/run installs sqlite3)')
 	const shell = Bun.spawnSync([SQLITE3, file, 'PRAGMA integrity_check;'])
 	expect(shell.stdout.toString().trim()).toBe('ok')
-	const python = Bun.spawnSync([PYTHON, '-c', `import sqlite3; c = sqlite3.connect(${JSON.stringify(file)}); print(c.execute('select count(*) from configs').fetchone()[0]); c.close()`])
+	const python = Bun.spawnSync([
+		PYTHON,
+		'-c',
+		`import sqlite3; c = sqlite3.connect(${JSON.stringify(file)}); print(c.execute('select count(*) from configs').fetchone()[0]); c.close()`
+	])
 	expect(python.exitCode).toBe(0)
 }
 
 const latestVersion = async (server: Server, key: string, name: string) =>
-	(await api(server, 'GET', `/api/configs/latest?name=${name}&tool=claude-code`, key)).body?.version as number | undefined
+	(await api(server, 'GET', `/api/configs/latest?name=${name}&tool=claude-code`, key)).body?.version as
+		| number
+		| undefined
 
 describe('the live SQLite file around a running server', () => {
 	test('health checks, then the sqlite3 shell and Python on the live file: later pushes are kept, backed up, survive kill -9, and a revocation is seen at once', async () => {
@@ -57,7 +63,9 @@ describe('the live SQLite file around a running server', () => {
 
 		const backup = join(dir, 'after-v2.db')
 		expect((await run(dir, ['backup', backup], { env })).code).toBe(0)
-		const inBackup = Bun.spawnSync([SQLITE3 as string, backup, 'SELECT max(version) FROM config_versions;']).stdout.toString().trim()
+		const inBackup = Bun.spawnSync([SQLITE3 as string, backup, 'SELECT max(version) FROM config_versions;'])
+			.stdout.toString()
+			.trim()
 		expect(inBackup).toBe('2')
 
 		expect((await run(dir, ['user', 'revoke-keys', 'alice'], { env })).code).toBe(0)
@@ -71,7 +79,15 @@ describe('the live SQLite file around a running server', () => {
 		expect(await latestVersion(server, bob.key, 'b')).toBe(1)
 		const again = await userWithKey(dir, 'alice2', 'pro', env)
 		expect((await api(server, 'GET', '/api/me', again.key)).status).toBe(200)
-		expect(Bun.spawnSync([SQLITE3 as string, file, "SELECT max(config_versions.version) FROM config_versions JOIN configs ON configs.id = config_id WHERE configs.name = 'c';"]).stdout.toString().trim()).toBe('2')
+		expect(
+			Bun.spawnSync([
+				SQLITE3 as string,
+				file,
+				"SELECT max(config_versions.version) FROM config_versions JOIN configs ON configs.id = config_id WHERE configs.name = 'c';"
+			])
+				.stdout.toString()
+				.trim()
+		).toBe('2')
 	}, 60_000)
 
 	test('two instances on one file behind health checks: one stopped with SIGTERM under load, the other killed, then restarted: every acknowledged push is there', async () => {
@@ -85,7 +101,11 @@ describe('the live SQLite file around a running server', () => {
 		let polling = true
 		const healthChecks = (async () => {
 			while (polling) {
-				await Promise.all([fetch(`${first.url}/healthz`).catch(() => {}), fetch(`${second.url}/healthz`).catch(() => {}), fetch(`${second.url}/readyz`).catch(() => {})])
+				await Promise.all([
+					fetch(`${first.url}/healthz`).catch(() => {}),
+					fetch(`${second.url}/healthz`).catch(() => {}),
+					fetch(`${second.url}/readyz`).catch(() => {})
+				])
 				await Bun.sleep(25)
 			}
 		})()

@@ -14,14 +14,20 @@ describe('operations on the compiled binary', () => {
 	test('backups every second under continuous pushes: verified, 0600, the newest N kept, and each restores into a fresh directory that serves it', async () => {
 		const dir = emptyDir()
 		const backups = join(dir, 'backups')
-		const server = await startServer(dir, { env, args: ['--backup-dir', backups, '--backup-schedule', '* * * * * *', '--backup-keep', '3'] })
+		const server = await startServer(dir, {
+			env,
+			args: ['--backup-dir', backups, '--backup-schedule', '* * * * * *', '--backup-keep', '3']
+		})
 		servers.push(server)
 		const alice = await userWithKey(dir, 'alice', 'pro', env)
 		const pushed: number[] = []
 		const deadline = Date.now() + 4500
 		let n = 0
 		while (Date.now() < deadline) {
-			const res = await api(server, 'POST', '/api/configs', alice.key, { name: 'busy', data: { n: ++n, pad: 'x'.repeat(2000) } })
+			const res = await api(server, 'POST', '/api/configs', alice.key, {
+				name: 'busy',
+				data: { n: ++n, pad: 'x'.repeat(2000) }
+			})
 			expect(res.status).toBeOneOf([200, 201])
 			pushed.push(n)
 		}
@@ -70,9 +76,13 @@ describe('operations on the compiled binary', () => {
 		expect(busy.stderr).toMatch(/a server \(pid \d+\) is using .*: stop it first/)
 		await server.stop()
 
-		const wrongKey = await run(dir, ['restore', file], { env: { CFGSYNC_MASTER_KEY: randomBytes(32).toString('base64') } })
+		const wrongKey = await run(dir, ['restore', file], {
+			env: { CFGSYNC_MASTER_KEY: randomBytes(32).toString('base64') }
+		})
 		expect(wrongKey.code).toBe(1)
-		expect(wrongKey.stderr).toContain('the master key does not open it (it was made under another key); nothing was changed')
+		expect(wrongKey.stderr).toContain(
+			'the master key does not open it (it was made under another key); nothing was changed'
+		)
 		const garbage = join(dir, 'garbage.db')
 		writeFileSync(garbage, 'not a database')
 		expect((await run(dir, ['restore', garbage], { env })).code).toBe(1)
@@ -87,7 +97,9 @@ describe('operations on the compiled binary', () => {
 		old.close()
 		const again = await startServer(dir, { env })
 		servers.push(again)
-		expect((await api(again, 'GET', '/api/configs/latest?name=c&tool=claude-code', bob.key)).body.data).toEqual({ v: 'before backup' })
+		expect((await api(again, 'GET', '/api/configs/latest?name=c&tool=claude-code', bob.key)).body.data).toEqual({
+			v: 'before backup'
+		})
 		expect(existsSync(file)).toBe(true)
 	}, 30_000)
 
@@ -112,7 +124,8 @@ describe('operations on the compiled binary', () => {
 		expect((await fetch(`${server.url}/metrics`)).status).toBe(401)
 		const load = Promise.all(
 			Array.from({ length: 8 }, async (_, worker) => {
-				for (let i = 0; i < 40; i++) await api(server, 'POST', '/api/configs', carol.key, { name: `w${worker}`, data: { i } })
+				for (let i = 0; i < 40; i++)
+					await api(server, 'POST', '/api/configs', carol.key, { name: `w${worker}`, data: { i } })
 			})
 		)
 		const scrapes: string[] = []

@@ -14,13 +14,18 @@ afterEach(async () => {
 	for (const server of servers.splice(0)) await server.stop('SIGKILL')
 })
 const available = await postgresAnswers()
-if (!available && process.env.CI !== 'true') console.log(`skipped the PostgreSQL pool end-to-end: no PostgreSQL answers at ${TEST_DATABASE_URL}`)
+if (!available && process.env.CI !== 'true')
+	console.log(`skipped the PostgreSQL pool end-to-end: no PostgreSQL answers at ${TEST_DATABASE_URL}`)
 const observer = new SQL({ url: TEST_DATABASE_URL, max: 1 })
 afterAll(() => observer.close())
 
 const KEY = randomBytes(32).toString('base64')
 const connectionsTo = async (url: string) =>
-	((await observer.unsafe('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [new URL(url).pathname.slice(1)])) as { n: number }[])[0]?.n
+	(
+		(await observer.unsafe('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [
+			new URL(url).pathname.slice(1)
+		])) as { n: number }[]
+	)[0]?.n
 
 describe.skipIf(!available && process.env.CI !== 'true')('the PostgreSQL pool of a server', () => {
 	test('with CFGSYNC_DATABASE_POOL=2 a server holds at most two connections while 60 requests run at once, and answers them all', async () => {
@@ -38,7 +43,11 @@ describe.skipIf(!available && process.env.CI !== 'true')('the PostgreSQL pool of
 			}
 		})()
 		const answers = await Promise.all(
-			Array.from({ length: 60 }, (_, i) => (i % 2 ? api(server, 'GET', '/api/me', alice.key) : api(server, 'POST', '/api/configs', alice.key, { name: `c${i}`, tool: 'cursor', data: { i } })))
+			Array.from({ length: 60 }, (_, i) =>
+				i % 2
+					? api(server, 'GET', '/api/me', alice.key)
+					: api(server, 'POST', '/api/configs', alice.key, { name: `c${i}`, tool: 'cursor', data: { i } })
+			)
 		)
 		done = true
 		await watching
@@ -50,7 +59,13 @@ describe.skipIf(!available && process.env.CI !== 'true')('the PostgreSQL pool of
 
 	test('a pool size that is not a whole number from 1 to 1000 stops the start with one clear line', async () => {
 		for (const pool of ['0', 'ten', '2.5']) {
-			const result = await run(emptyDir(), ['serve', '--port', '0'], { env: { CFGSYNC_MASTER_KEY: KEY, CFGSYNC_DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere', CFGSYNC_DATABASE_POOL: pool } })
+			const result = await run(emptyDir(), ['serve', '--port', '0'], {
+				env: {
+					CFGSYNC_MASTER_KEY: KEY,
+					CFGSYNC_DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere',
+					CFGSYNC_DATABASE_POOL: pool
+				}
+			})
 			expect(result.code).not.toBe(0)
 			expect(result.stderr).toContain('invalid setting CFGSYNC_DATABASE_POOL')
 		}

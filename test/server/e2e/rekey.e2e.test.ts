@@ -13,7 +13,9 @@ const servers = serversOfThisFile()
 /** Every version in the file: how many open under `key`, and how many under `other`. */
 function countOpening(file: string, key: Buffer, other: Buffer) {
 	const db = new Database(file, { readonly: true })
-	const rows = db.query<{ id: string; config_id: string; data: Uint8Array }, []>('SELECT id, config_id, data FROM config_versions').all()
+	const rows = db
+		.query<{ id: string; config_id: string; data: Uint8Array }, []>('SELECT id, config_id, data FROM config_versions')
+		.all()
 	db.close()
 	const opens = (k: Buffer, row: (typeof rows)[0]) => {
 		try {
@@ -23,14 +25,21 @@ function countOpening(file: string, key: Buffer, other: Buffer) {
 			return false
 		}
 	}
-	return { total: rows.length, underKey: rows.filter((r) => opens(key, r)).length, underOther: rows.filter((r) => opens(other, r)).length }
+	return {
+		total: rows.length,
+		underKey: rows.filter((r) => opens(key, r)).length,
+		underOther: rows.filter((r) => opens(other, r)).length
+	}
 }
 
 /**
  * Everything in a database the key opens: each version under its row's ids, and each `meta` value
  * under the additional data its row would use (the check value, a pending rotation key, anything else).
  */
-function openedBy(key: Buffer, rows: { versions: { id: string; config_id: string; data: Uint8Array }[]; meta: { key: string; value: string }[] }): string[] {
+function openedBy(
+	key: Buffer,
+	rows: { versions: { id: string; config_id: string; data: Uint8Array }[]; meta: { key: string; value: string }[] }
+): string[] {
 	const sealer = createSealer(key)
 	const opened: string[] = []
 	for (const row of rows.versions) {
@@ -50,7 +59,9 @@ function openedBy(key: Buffer, rows: { versions: { id: string; config_id: string
 
 function sqliteRows(file: string) {
 	const db = new Database(file, { readonly: true })
-	const versions = db.query<{ id: string; config_id: string; data: Uint8Array }, []>('SELECT id, config_id, data FROM config_versions').all()
+	const versions = db
+		.query<{ id: string; config_id: string; data: Uint8Array }, []>('SELECT id, config_id, data FROM config_versions')
+		.all()
 	const meta = db.query<{ key: string; value: string }, []>('SELECT key, value FROM meta').all()
 	db.close()
 	return { versions, meta }
@@ -61,7 +72,8 @@ async function seeded(versions: number) {
 	const server = await startServer(dir)
 	servers.push(server)
 	const alice = await userWithKey(dir, 'alice', 'pro')
-	for (let i = 1; i <= versions; i++) await api(server, 'POST', '/api/configs', alice.key, { name: `c${i % 10}`, data: { i, pad: 'p'.repeat(200) } })
+	for (let i = 1; i <= versions; i++)
+		await api(server, 'POST', '/api/configs', alice.key, { name: `c${i % 10}`, data: { i, pad: 'p'.repeat(200) } })
 	return { dir, server, alice, originalKey: parseMasterKey(readFileSync(join(dir, 'data', 'master.key'), 'utf8')) }
 }
 
@@ -89,7 +101,9 @@ describe('master key rotation on the compiled binary', () => {
 		expect(errors).toEqual([])
 		expect(pushes).toBeGreaterThan(5)
 		// The running server, still holding the old key, reads and writes on.
-		expect((await api(server, 'GET', '/api/configs/latest?name=live&tool=claude-code', alice.key)).body.data).toEqual({ n: pushes })
+		expect((await api(server, 'GET', '/api/configs/latest?name=live&tool=claude-code', alice.key)).body.data).toEqual({
+			n: pushes
+		})
 		const newKey = parseMasterKey(readFileSync(join(dir, 'data', 'master.key'), 'utf8'))
 		expect(newKey.equals(originalKey)).toBe(false)
 		expect(statSync(join(dir, 'data', 'master.key')).mode & 0o777).toBe(0o600)
@@ -127,7 +141,12 @@ describe('master key rotation on the compiled binary', () => {
 		await server.stop()
 		const kills: number[] = []
 		for (let round = 0; round < 6; round++) {
-			const proc = Bun.spawn([BINARY, 'rekey', '--batch', '5'], { cwd: dir, env: { PATH: process.env.PATH ?? '' }, stdout: 'pipe', stderr: 'pipe' })
+			const proc = Bun.spawn([BINARY, 'rekey', '--batch', '5'], {
+				cwd: dir,
+				env: { PATH: process.env.PATH ?? '' },
+				stdout: 'pipe',
+				stderr: 'pipe'
+			})
 			const delay = 40 + Math.floor(Math.random() * 400)
 			kills.push(delay)
 			await Bun.sleep(delay)
@@ -136,7 +155,9 @@ describe('master key rotation on the compiled binary', () => {
 			// At every moment each record opens under exactly one of the keys in play: the saved one, or the pending one.
 			const saved = parseMasterKey(readFileSync(join(dir, 'data', 'master.key'), 'utf8'))
 			const db = new Database(join(dir, 'data', 'cfgsync.db'), { readonly: true })
-			const pending = db.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'master_key_next'").get()?.value
+			const pending = db
+				.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'master_key_next'")
+				.get()?.value
 			db.close()
 			const next = pending === undefined ? undefined : openPendingKey(createSealer(saved), pending)
 			const counts = countOpening(join(dir, 'data', 'cfgsync.db'), saved, next ?? saved)
@@ -175,7 +196,9 @@ describe('master key rotation on the compiled binary', () => {
 		expect(again.stderr).toContain('was rotated on')
 		const fresh = await startServer(dir, { env: { CFGSYNC_MASTER_KEY: printed } })
 		servers.push(fresh)
-		expect((await api(fresh, 'GET', '/api/configs/latest?name=c&tool=claude-code', bob.key)).body.data).toEqual({ v: 1 })
+		expect((await api(fresh, 'GET', '/api/configs/latest?name=c&tool=claude-code', bob.key)).body.data).toEqual({
+			v: 1
+		})
 		expect(fresh.log()).not.toContain('was not saved')
 		// A wrong --new-key-file is refused with one line; nothing changes.
 		const keyFile = join(dir, 'same.key')
@@ -187,53 +210,68 @@ describe('master key rotation on the compiled binary', () => {
 })
 
 const postgres = await postgresAnswers()
-if (!postgres && process.env.CI !== 'true') console.log(`skipped the PostgreSQL key rotation end-to-end: no PostgreSQL answers at ${TEST_DATABASE_URL}`)
+if (!postgres && process.env.CI !== 'true')
+	console.log(`skipped the PostgreSQL key rotation end-to-end: no PostgreSQL answers at ${TEST_DATABASE_URL}`)
 
 describe('key rotation with several instances (docs/operations.md)', () => {
-	test.each(['sqlite', 'postgres'] as const)('%s: two instances under load switch without a failed request; afterwards the old key opens nothing', async (engine) => {
-		if (engine === 'postgres' && !postgres) throw new Error(`PostgreSQL does not answer at ${TEST_DATABASE_URL}`)
-		const oldKey = randomBytes(32)
-		const dir = emptyDir()
-		const url = engine === 'postgres' ? await newPostgresDatabase() : undefined
-		const env: Record<string, string> = { CFGSYNC_MASTER_KEY: oldKey.toString('base64'), ...(url ? { CFGSYNC_DATABASE_URL: url, CFGSYNC_DATABASE_POOL: '2' } : {}) }
-		const a = await startServer(dir, { env })
-		const b = await startServer(dir, { env })
-		servers.push(a, b)
-		const carol = await userWithKey(dir, 'carol', 'pro', env)
-		for (let i = 0; i < 40; i++) await api(i % 2 ? a : b, 'POST', '/api/configs', carol.key, { name: `c${i % 8}`, data: { i } })
-		let stop = false
-		const errors: string[] = []
-		let n = 0
-		const load = [a, b].map(async (server, which) => {
-			while (!stop) {
-				const pushed = await api(server, 'POST', '/api/configs', carol.key, { name: `live-${which}`, data: { n: ++n } })
-				if (pushed.status >= 300) errors.push(`push ${pushed.status} ${JSON.stringify(pushed.body)}`)
-				const read = await api(server, 'GET', `/api/configs/latest?name=c${n % 8}&tool=claude-code`, carol.key)
-				if (read.status !== 200) errors.push(`read ${read.status} ${JSON.stringify(read.body)}`)
+	test.each(['sqlite', 'postgres'] as const)(
+		'%s: two instances under load switch without a failed request; afterwards the old key opens nothing',
+		async (engine) => {
+			if (engine === 'postgres' && !postgres) throw new Error(`PostgreSQL does not answer at ${TEST_DATABASE_URL}`)
+			const oldKey = randomBytes(32)
+			const dir = emptyDir()
+			const url = engine === 'postgres' ? await newPostgresDatabase() : undefined
+			const env: Record<string, string> = {
+				CFGSYNC_MASTER_KEY: oldKey.toString('base64'),
+				...(url ? { CFGSYNC_DATABASE_URL: url, CFGSYNC_DATABASE_POOL: '2' } : {})
 			}
-		})
-		const rekey = await run(dir, ['rekey', '--batch', '5'], { env })
-		// Writes after the rotation, through both.
-		await Bun.sleep(300)
-		stop = true
-		await Promise.all(load)
-		expect(rekey.stderr).toBe('')
-		expect(rekey.code).toBe(0)
-		expect(errors).toEqual([])
-		const newKey = Buffer.from(rekey.stdout.split('\n').find((line) => /^[A-Za-z0-9+/]{43}=$/.test(line)) as string, 'base64')
-		expect(newKey.length).toBe(32)
-		for (const server of [a, b]) expect((await api(server, 'GET', '/readyz')).status).toBe(200)
-		await a.stop()
-		await b.stop()
+			const a = await startServer(dir, { env })
+			const b = await startServer(dir, { env })
+			servers.push(a, b)
+			const carol = await userWithKey(dir, 'carol', 'pro', env)
+			for (let i = 0; i < 40; i++)
+				await api(i % 2 ? a : b, 'POST', '/api/configs', carol.key, { name: `c${i % 8}`, data: { i } })
+			let stop = false
+			const errors: string[] = []
+			let n = 0
+			const load = [a, b].map(async (server, which) => {
+				while (!stop) {
+					const pushed = await api(server, 'POST', '/api/configs', carol.key, {
+						name: `live-${which}`,
+						data: { n: ++n }
+					})
+					if (pushed.status >= 300) errors.push(`push ${pushed.status} ${JSON.stringify(pushed.body)}`)
+					const read = await api(server, 'GET', `/api/configs/latest?name=c${n % 8}&tool=claude-code`, carol.key)
+					if (read.status !== 200) errors.push(`read ${read.status} ${JSON.stringify(read.body)}`)
+				}
+			})
+			const rekey = await run(dir, ['rekey', '--batch', '5'], { env })
+			// Writes after the rotation, through both.
+			await Bun.sleep(300)
+			stop = true
+			await Promise.all(load)
+			expect(rekey.stderr).toBe('')
+			expect(rekey.code).toBe(0)
+			expect(errors).toEqual([])
+			const newKey = Buffer.from(
+				rekey.stdout.split('\n').find((line) => /^[A-Za-z0-9+/]{43}=$/.test(line)) as string,
+				'base64'
+			)
+			expect(newKey.length).toBe(32)
+			for (const server of [a, b]) expect((await api(server, 'GET', '/readyz')).status).toBe(200)
+			await a.stop()
+			await b.stop()
 
-		const rows = url ? await postgresRows(url) : sqliteRows(join(dir, 'data', 'cfgsync.db'))
-		expect(rows.versions.length).toBeGreaterThan(40)
-		expect(openedBy(oldKey, rows)).toEqual([])
-		expect(openedBy(newKey, rows).length).toBe(rows.versions.length + 1)
-		const stale = await run(dir, ['serve', '--port', '0'], { env })
-		expect(stale.code).not.toBe(0)
-		expect(stale.stderr).toContain('the master key was rotated')
-	}, 90_000)
+			const rows = url ? await postgresRows(url) : sqliteRows(join(dir, 'data', 'cfgsync.db'))
+			expect(rows.versions.length).toBeGreaterThan(40)
+			expect(openedBy(oldKey, rows)).toEqual([])
+			expect(openedBy(newKey, rows).length).toBe(rows.versions.length + 1)
+			const stale = await run(dir, ['serve', '--port', '0'], { env })
+			expect(stale.code).not.toBe(0)
+			expect(stale.stderr).toContain('the master key was rotated')
+		},
+		90_000
+	)
 
 	test('an instance paused through the whole roll call is not waited for; resumed, it refuses writes and stops rather than seal under the retired key', async () => {
 		const dir = emptyDir()
@@ -263,7 +301,11 @@ describe('key rotation with several instances (docs/operations.md)', () => {
 async function postgresRows(url: string) {
 	const sql = new SQL({ url, max: 1 })
 	try {
-		const versions = (await sql`SELECT id, config_id, data FROM config_versions`) as { id: string; config_id: string; data: Uint8Array }[]
+		const versions = (await sql`SELECT id, config_id, data FROM config_versions`) as {
+			id: string
+			config_id: string
+			data: Uint8Array
+		}[]
 		const meta = (await sql`SELECT key, value FROM meta`) as { key: string; value: string }[]
 		return { versions: [...versions], meta: [...meta] }
 	} finally {

@@ -10,7 +10,7 @@ const servers = serversOfThisFile()
 const mode = (path: string) => statSync(path).mode & 0o777
 
 describe('security hardening on the compiled binary', () => {
-	test('COMMAND --help prints that command\'s usage and exits 0, touching nothing', async () => {
+	test("COMMAND --help prints that command's usage and exits 0, touching nothing", async () => {
 		const dir = emptyDir()
 		for (const [args, expected] of [
 			[['serve', '--help'], '--workers'],
@@ -60,13 +60,31 @@ describe('security hardening on the compiled binary', () => {
 			await Bun.sleep(20)
 		}
 		const url = `http://127.0.0.1:${output.match(/127\.0\.0\.1:(\d+)/)?.[1]}`
-		servers.push({ proc: proc as never, url, dir, log: () => output, stop: async (signal = 'SIGTERM') => (proc.kill(signal), proc.exited) })
+		servers.push({
+			proc: proc as never,
+			url,
+			dir,
+			log: () => output,
+			stop: async (signal = 'SIGTERM') => (proc.kill(signal), proc.exited)
+		})
 		const alice = await userWithKey(dir, 'alice')
-		expect((await fetch(`${url}/api/configs`, { method: 'POST', headers: { authorization: `Bearer ${alice.key}`, 'content-type': 'application/json' }, body: '{"data":{"a":1}}' })).status).toBe(201)
-		for (const file of ['cfgsync.db', 'cfgsync.db-wal', 'cfgsync.db-shm', 'master.key']) expect({ file, mode: mode(join(data, file)) }).toEqual({ file, mode: 0o600 })
+		expect(
+			(
+				await fetch(`${url}/api/configs`, {
+					method: 'POST',
+					headers: { authorization: `Bearer ${alice.key}`, 'content-type': 'application/json' },
+					body: '{"data":{"a":1}}'
+				})
+			).status
+		).toBe(201)
+		for (const file of ['cfgsync.db', 'cfgsync.db-wal', 'cfgsync.db-shm', 'master.key'])
+			expect({ file, mode: mode(join(data, file)) }).toEqual({ file, mode: 0o600 })
 
 		const backup = join(dir, 'copy.db')
-		const made = Bun.spawnSync(['sh', '-c', `umask 022; exec "${BINARY}" backup "${backup}"`], { cwd: dir, env: { PATH: process.env.PATH ?? '' } })
+		const made = Bun.spawnSync(['sh', '-c', `umask 022; exec "${BINARY}" backup "${backup}"`], {
+			cwd: dir,
+			env: { PATH: process.env.PATH ?? '' }
+		})
 		expect(made.exitCode).toBe(0)
 		expect(mode(backup)).toBe(0o600)
 
@@ -84,7 +102,11 @@ describe('security hardening on the compiled binary', () => {
 		expect((await run(dir, ['backup', precious])).code).toBe(1)
 		expect(readFileSync(precious, 'utf8')).toBe('keep me')
 		// Nothing half-written is left beside the target.
-		expect(Bun.spawnSync(['sh', '-c', `ls "${dir}" | grep -c partial || true`]).stdout.toString().trim()).toBe('0')
+		expect(
+			Bun.spawnSync(['sh', '-c', `ls "${dir}" | grep -c partial || true`])
+				.stdout.toString()
+				.trim()
+		).toBe('0')
 	})
 
 	test('an existing 0644 database from an older version is tightened to 0600 at start', async () => {
@@ -123,7 +145,10 @@ describe('security hardening on the compiled binary', () => {
 						}
 						return text
 					})()
-					const result = await Promise.race([reader.then((text) => ({ listening: text.includes('"msg":"listening"') })), proc.exited.then(() => ({ listening: false }))])
+					const result = await Promise.race([
+						reader.then((text) => ({ listening: text.includes('"msg":"listening"') })),
+						proc.exited.then(() => ({ listening: false }))
+					])
 					return result.listening ? 'serving' : `exited ${await proc.exited}: ${await new Response(proc.stderr).text()}`
 				})
 			)
@@ -142,21 +167,47 @@ describe('security hardening on the compiled binary', () => {
 		const server = await startServer(dir)
 		servers.push(server)
 		const alice = await userWithKey(dir, 'alice')
-		for (let i = 0; i < 10; i++) await api(server, 'POST', '/api/auth/login', undefined, { login: 'alice', password: 'wrong-password', device: 'x' })
-		expect((await api(server, 'POST', '/api/auth/login', undefined, { login: 'alice', password: alice.password, device: 'x' })).status).toBe(429)
+		for (let i = 0; i < 10; i++)
+			await api(server, 'POST', '/api/auth/login', undefined, {
+				login: 'alice',
+				password: 'wrong-password',
+				device: 'x'
+			})
+		expect(
+			(
+				await api(server, 'POST', '/api/auth/login', undefined, {
+					login: 'alice',
+					password: alice.password,
+					device: 'x'
+				})
+			).status
+		).toBe(429)
 		const unlocked = await run(dir, ['user', 'unlock', 'alice'])
 		expect(unlocked).toMatchObject({ code: 0, stdout: 'cleared 10 failed logins of alice; they can log in again\n' })
-		const second = await api(server, 'POST', '/api/auth/login', undefined, { login: 'alice', password: alice.password, device: 'laptop' })
+		const second = await api(server, 'POST', '/api/auth/login', undefined, {
+			login: 'alice',
+			password: alice.password,
+			device: 'laptop'
+		})
 		expect(second.status).toBe(201)
 
-		expect((await run(dir, ['user', 'revoke-keys', 'alice'])).stdout).toBe('revoked 2 keys and 0 web sessions of alice\n')
-		for (const key of [alice.key, second.body.apiKey]) expect((await api(server, 'GET', '/api/me', key)).status).toBe(401)
+		expect((await run(dir, ['user', 'revoke-keys', 'alice'])).stdout).toBe(
+			'revoked 2 keys and 0 web sessions of alice\n'
+		)
+		for (const key of [alice.key, second.body.apiKey])
+			expect((await api(server, 'GET', '/api/me', key)).status).toBe(401)
 
-		const third = await api(server, 'POST', '/api/auth/login', undefined, { login: 'alice', password: alice.password, device: 'desk' })
+		const third = await api(server, 'POST', '/api/auth/login', undefined, {
+			login: 'alice',
+			password: alice.password,
+			device: 'desk'
+		})
 		const kept = await run(dir, ['user', 'passwd', 'alice', '--password-stdin'], { stdin: 'a brand new password\n' })
 		expect(kept.stdout).toBe('password changed\n')
 		expect((await api(server, 'GET', '/api/me', third.body.apiKey)).status).toBe(200)
-		const revoked = await run(dir, ['user', 'passwd', 'alice', '--password-stdin', '--revoke-keys'], { stdin: 'another new password\n' })
+		const revoked = await run(dir, ['user', 'passwd', 'alice', '--password-stdin', '--revoke-keys'], {
+			stdin: 'another new password\n'
+		})
 		expect(revoked.stdout).toBe('password changed; 1 key revoked\n')
 		expect((await api(server, 'GET', '/api/me', third.body.apiKey)).status).toBe(401)
 		const blank = await run(dir, ['user', 'passwd', 'alice', '--password-stdin'], { stdin: '          \n' })
@@ -170,13 +221,22 @@ describe('security hardening on the compiled binary', () => {
 		servers.push(server)
 		expect(server.log()).toContain('CFGSYNC_TRUST_PROXY is deprecated')
 		await userWithKey(dir, 'alice')
-		await api(server, 'POST', '/api/auth/login', undefined, { login: 'alice', password: 'wrong-password', device: 'x' }, { 'x-forwarded-for': '198.51.100.4' })
+		await api(
+			server,
+			'POST',
+			'/api/auth/login',
+			undefined,
+			{ login: 'alice', password: 'wrong-password', device: 'x' },
+			{ 'x-forwarded-for': '198.51.100.4' }
+		)
 		await Bun.sleep(50)
 		expect(server.log()).toContain('"msg":"login failed","address":"198.51.100.4"')
 
 		const bad = await run(emptyDir(), ['serve', '--port', '0'], { env: { CFGSYNC_TRUSTED_PROXIES: 'my-proxy' } })
 		expect(bad.code).toBe(1)
-		expect(bad.stderr).toContain('invalid setting CFGSYNC_TRUSTED_PROXIES: "my-proxy" is not an IP address or CIDR range')
+		expect(bad.stderr).toContain(
+			'invalid setting CFGSYNC_TRUSTED_PROXIES: "my-proxy" is not an IP address or CIDR range'
+		)
 	})
 
 	test('invitations end to end: the invitee accepts; headers on the wire', async () => {
@@ -195,9 +255,17 @@ describe('security hardening on the compiled binary', () => {
 		const docs = await fetch(`${server.url}/docs`)
 		expect(docs.headers.get('content-security-policy')).toContain("frame-ancestors 'none'")
 		expect(docs.headers.get('x-content-type-options')).toBe('nosniff')
-		const login = await api(server, 'POST', '/api/auth/login', undefined, { login: 'guest', password: guest.password, device: 'x' })
+		const login = await api(server, 'POST', '/api/auth/login', undefined, {
+			login: 'guest',
+			password: guest.password,
+			device: 'x'
+		})
 		expect(login.headers.get('cache-control')).toBe('no-store')
-		const form = await fetch(`${server.url}/api/auth/login`, { method: 'POST', body: 'login=guest&password=x&device=y', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+		const form = await fetch(`${server.url}/api/auth/login`, {
+			method: 'POST',
+			body: 'login=guest&password=x&device=y',
+			headers: { 'content-type': 'application/x-www-form-urlencoded' }
+		})
 		expect(form.status).toBe(415)
 	})
 

@@ -34,12 +34,23 @@ describe('the compiled binary from an empty directory', () => {
 		const alice = await userWithKey(dir, 'alice')
 		expect(alice.id).toMatch(/^[0-9a-f-]{36}$/)
 		expect(alice.key).toMatch(/^cs_[0-9a-f]{64}$/)
-		expect(await api(server, 'GET', '/api/me', alice.key)).toMatchObject({ status: 200, body: { email: 'alice@example.test', username: 'alice' } })
+		expect(await api(server, 'GET', '/api/me', alice.key)).toMatchObject({
+			status: 200,
+			body: { email: 'alice@example.test', username: 'alice' }
+		})
 		// Behind a reverse proxy that keeps a short Host (http://nas/), routes still match.
-		for (const path of ['/docs', '/healthz']) expect((await fetch(`${server.url}${path}`, { headers: { host: 'nas' } })).status).toBe(200)
-		expect(await api(server, 'GET', '/api/me', alice.key, undefined, { host: 'nas' })).toMatchObject({ status: 200, body: { username: 'alice' } })
+		for (const path of ['/docs', '/healthz'])
+			expect((await fetch(`${server.url}${path}`, { headers: { host: 'nas' } })).status).toBe(200)
+		expect(await api(server, 'GET', '/api/me', alice.key, undefined, { host: 'nas' })).toMatchObject({
+			status: 200,
+			body: { username: 'alice' }
+		})
 
-		const login = await api(server, 'POST', '/api/auth/login', undefined, { login: 'alice', password: alice.password, device: 'laptop' })
+		const login = await api(server, 'POST', '/api/auth/login', undefined, {
+			login: 'alice',
+			password: alice.password,
+			device: 'laptop'
+		})
 		expect(login.status).toBe(201)
 		const list = await run(dir, ['user', 'list'])
 		expect(list.stdout).toContain('alice@example.test')
@@ -56,7 +67,16 @@ describe('the compiled binary from an empty directory', () => {
 		expect(again.code).toBe(1)
 		expect(again.stderr).toContain('already exists')
 
-		const dup = await run(dir, ['user', 'add', '--email', 'ALICE@example.test', '--username', 'alice2', '--password', 'long enough'])
+		const dup = await run(dir, [
+			'user',
+			'add',
+			'--email',
+			'ALICE@example.test',
+			'--username',
+			'alice2',
+			'--password',
+			'long enough'
+		])
 		expect(dup.code).toBe(1)
 		expect(dup.stderr.trim().split('\n')).toHaveLength(1)
 

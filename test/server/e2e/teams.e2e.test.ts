@@ -15,15 +15,33 @@ test('teams through the binary: team push by an admin, refusal for a member, pur
 
 	const team = await api(server, 'POST', '/api/teams', owner.key, { name: 'Platform Team' })
 	expect(team).toMatchObject({ status: 201, body: { slug: 'platform-team' } })
-	expect((await api(server, 'POST', '/api/teams/platform-team/members', owner.key, { login: 'adam', role: 'admin' })).status).toBe(201)
+	expect(
+		(await api(server, 'POST', '/api/teams/platform-team/members', owner.key, { login: 'adam', role: 'admin' })).status
+	).toBe(201)
 	expect((await api(server, 'POST', '/api/invitations/platform-team/accept', admin.key)).status).toBe(200)
-	expect((await api(server, 'POST', '/api/teams/platform-team/members', admin.key, { login: 'mia@example.test', role: 'member' })).status).toBe(201)
+	expect(
+		(
+			await api(server, 'POST', '/api/teams/platform-team/members', admin.key, {
+				login: 'mia@example.test',
+				role: 'member'
+			})
+		).status
+	).toBe(201)
 	expect((await api(server, 'POST', '/api/invitations/platform-team/accept', member.key)).status).toBe(200)
 
-	const pushed = await api(server, 'POST', '/api/configs', admin.key, { teamId: team.body.id, tool: 'windsurf', data: { rules: ['a'] } })
+	const pushed = await api(server, 'POST', '/api/configs', admin.key, {
+		teamId: team.body.id,
+		tool: 'windsurf',
+		data: { rules: ['a'] }
+	})
 	expect(pushed.status).toBe(201)
-	expect((await api(server, 'POST', '/api/configs', member.key, { teamId: team.body.id, tool: 'windsurf', data: {} })).status).toBe(403)
-	expect((await api(server, 'GET', `/api/configs/latest?name=default&tool=windsurf&teamId=${team.body.id}`, member.key)).body.data).toEqual({ rules: ['a'] })
+	expect(
+		(await api(server, 'POST', '/api/configs', member.key, { teamId: team.body.id, tool: 'windsurf', data: {} })).status
+	).toBe(403)
+	expect(
+		(await api(server, 'GET', `/api/configs/latest?name=default&tool=windsurf&teamId=${team.body.id}`, member.key)).body
+			.data
+	).toEqual({ rules: ['a'] })
 
 	const refused = await run(dir, ['user', 'remove', 'olga'])
 	expect(refused.code).toBe(1)

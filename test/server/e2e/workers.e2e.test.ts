@@ -5,11 +5,7 @@ import { api, emptyDir, run, startServer, userWithKey, serversOfThisFile } from 
 const servers = serversOfThisFile()
 
 const children = (pid: number) =>
-	readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-		.trim()
-		.split(/\s+/)
-		.filter(Boolean)
-		.map(Number)
+	readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
 
 test('--workers 2: one port, two processes; writes stay contiguous, throttling holds across them, a dead worker is replaced', async () => {
 	const dir = emptyDir()
@@ -21,14 +17,18 @@ test('--workers 2: one port, two processes; writes stay contiguous, throttling h
 
 	const alice = await userWithKey(dir, 'alice', 'pro')
 	const results = await Promise.all(
-		Array.from({ length: 40 }, (_, i) => api(server, 'POST', '/api/configs', alice.key, { name: 'shared', data: { i } }))
+		Array.from({ length: 40 }, (_, i) =>
+			api(server, 'POST', '/api/configs', alice.key, { name: 'shared', data: { i } })
+		)
 	)
 	expect(results.map((r) => r.status).sort()).toEqual([...Array(39).fill(200), 201])
 	expect(results.map((r) => r.body.version).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1))
 
 	// Failed logins are counted in the database, so both workers see one budget.
 	const burst = await Promise.all(
-		Array.from({ length: 24 }, () => api(server, 'POST', '/api/auth/login', undefined, { login: 'alice', password: 'wrong-password', device: 'x' }))
+		Array.from({ length: 24 }, () =>
+			api(server, 'POST', '/api/auth/login', undefined, { login: 'alice', password: 'wrong-password', device: 'x' })
+		)
 	)
 	expect(burst.filter((r) => r.status === 401)).toHaveLength(10)
 	expect(burst.filter((r) => r.status === 429)).toHaveLength(14)
@@ -39,7 +39,8 @@ test('--workers 2: one port, two processes; writes stay contiguous, throttling h
 		if (Date.now() > deadline) throw new Error('the dead worker was not replaced')
 		await Bun.sleep(100)
 	}
-	for (let i = 0; i < 10; i++) expect((await api(server, 'GET', '/api/configs/latest?name=default&tool=claude-code', alice.key)).status).toBe(404)
+	for (let i = 0; i < 10; i++)
+		expect((await api(server, 'GET', '/api/configs/latest?name=default&tool=claude-code', alice.key)).status).toBe(404)
 	expect((await api(server, 'GET', '/healthz')).status).toBe(200)
 
 	const remaining = children(server.proc.pid)
@@ -52,7 +53,15 @@ test('--workers 2 on a port another program holds fails with one line instead of
 	const holder = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('busy') })
 	try {
 		const started = Date.now()
-		const result = await run(emptyDir(), ['serve', '--host', '127.0.0.1', '--port', String(holder.port), '--workers', '2'])
+		const result = await run(emptyDir(), [
+			'serve',
+			'--host',
+			'127.0.0.1',
+			'--port',
+			String(holder.port),
+			'--workers',
+			'2'
+		])
 		expect(result.code).not.toBe(0)
 		expect(result.stderr).toContain('a worker could not start')
 		expect(Date.now() - started).toBeLessThan(15_000)

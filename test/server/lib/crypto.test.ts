@@ -1,5 +1,11 @@
 import { describe, expect, test } from 'bun:test'
-import { API_KEY_PATTERN, createSealer, generateApiKey, generateMasterKey, parseMasterKey } from '../../../src/server/lib/crypto'
+import {
+	API_KEY_PATTERN,
+	createSealer,
+	generateApiKey,
+	generateMasterKey,
+	parseMasterKey
+} from '../../../src/server/lib/crypto'
 
 describe('sealing config data (docs/operations.md)', () => {
 	const sealer = createSealer(generateMasterKey())

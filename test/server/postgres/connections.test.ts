@@ -17,7 +17,10 @@ afterAll(() => observer.close())
 const connectionsOfThisRun = async () =>
 	Object.fromEntries(
 		(
-			(await observer.unsafe(`SELECT datname, count(*)::int AS n FROM pg_stat_activity WHERE datname LIKE $1 GROUP BY 1`, [`cfgsync_test\\_${process.pid}\\_%`])) as {
+			(await observer.unsafe(
+				`SELECT datname, count(*)::int AS n FROM pg_stat_activity WHERE datname LIKE $1 GROUP BY 1`,
+				[`cfgsync_test\\_${process.pid}\\_%`]
+			)) as {
 				datname: string
 				n: number
 			}[]
@@ -35,7 +38,8 @@ describe('the suite on a shared PostgreSQL server', () => {
 		const open = await connectionsOfThisRun()
 		usedByTheTestBefore = Object.keys(open)
 		expect(usedByTheTestBefore.length).toBeGreaterThan(0)
-		for (const [database, count] of Object.entries(open)) expect({ database, count: Math.min(count, 2) }).toEqual({ database, count })
+		for (const [database, count] of Object.entries(open))
+			expect({ database, count: Math.min(count, 2) }).toEqual({ database, count })
 	})
 
 	test('the stores of a test that ended hold no connection', async () => {
@@ -51,13 +55,26 @@ describe('the suite on a shared PostgreSQL server', () => {
 
 	// The guard itself: a future test that leaks a pool, or holds too many connections, fails the run.
 	const run = async (leak: 'pool' | 'burst') => {
-		const child = Bun.spawn([process.execPath, 'test', '--timeout', '30000', join(import.meta.dir, '..', '..', 'support', 'fixtures', 'leaky-pool.ts')], {
-			cwd: join(import.meta.dir, '..', '..', '..'),
-			env: { ...process.env, CFGSYNC_TEST_ENGINE: 'postgres', CFGSYNC_TEST_MAX_CONNECTIONS: '5', LEAK: leak },
-			stdout: 'pipe',
-			stderr: 'pipe'
-		})
-		const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+		const child = Bun.spawn(
+			[
+				process.execPath,
+				'test',
+				'--timeout',
+				'30000',
+				join(import.meta.dir, '..', '..', 'support', 'fixtures', 'leaky-pool.ts')
+			],
+			{
+				cwd: join(import.meta.dir, '..', '..', '..'),
+				env: { ...process.env, CFGSYNC_TEST_ENGINE: 'postgres', CFGSYNC_TEST_MAX_CONNECTIONS: '5', LEAK: leak },
+				stdout: 'pipe',
+				stderr: 'pipe'
+			}
+		)
+		const [out, err, code] = await Promise.all([
+			new Response(child.stdout).text(),
+			new Response(child.stderr).text(),
+			child.exited
+		])
 		return { code, output: out + err }
 	}
 
@@ -70,7 +87,13 @@ describe('the suite on a shared PostgreSQL server', () => {
 
 	test('a run that holds more connections at once than CFGSYNC_TEST_MAX_CONNECTIONS fails', async () => {
 		const { code, output } = await run('burst')
-		expect(Number(output.match(/this run held (\d+) PostgreSQL connections at once, above 5 \(CFGSYNC_TEST_MAX_CONNECTIONS\)/)?.[1])).toBeGreaterThan(5)
+		expect(
+			Number(
+				output.match(
+					/this run held (\d+) PostgreSQL connections at once, above 5 \(CFGSYNC_TEST_MAX_CONNECTIONS\)/
+				)?.[1]
+			)
+		).toBeGreaterThan(5)
 		expect(code).not.toBe(0)
 	}, 60_000)
 })

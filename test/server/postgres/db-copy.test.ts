@@ -23,9 +23,19 @@ describe('db copy between engines', () => {
 		const bob = await t.user('pro', 'bob')
 		const team = (await t.call('POST', '/api/teams', { key: alice.key, body: { name: 'Crew' } })).body
 		await t.join(alice, team.slug, bob)
-		await t.call('POST', `/api/teams/${team.slug}/members`, { key: alice.key, body: { login: (await t.user('pro', 'carol')).username, role: 'member' } })
-		for (let i = 0; i < 3; i++) await t.call('POST', '/api/configs', { key: alice.key, body: { name: 'default', tool: 'cursor', data: { 'settings.json': `{"v":${i}}`, bytes: '\u0000\u00ff' } } })
-		await t.call('POST', '/api/configs', { key: alice.key, body: { name: 'shared', tool: 'vscode', teamId: team.id, data: { team: true } } })
+		await t.call('POST', `/api/teams/${team.slug}/members`, {
+			key: alice.key,
+			body: { login: (await t.user('pro', 'carol')).username, role: 'member' }
+		})
+		for (let i = 0; i < 3; i++)
+			await t.call('POST', '/api/configs', {
+				key: alice.key,
+				body: { name: 'default', tool: 'cursor', data: { 'settings.json': `{"v":${i}}`, bytes: '\u0000\u00ff' } }
+			})
+		await t.call('POST', '/api/configs', {
+			key: alice.key,
+			body: { name: 'shared', tool: 'vscode', teamId: team.id, data: { team: true } }
+		})
 		await t.call('POST', '/api/auth/login', { body: { login: 'bob', password: 'wrong password', device: 'x' } })
 		return { t, alice, bob }
 	}
@@ -35,14 +45,29 @@ describe('db copy between engines', () => {
 		const app = createApp({ store, sealer, clock: manualClock(), logger: memoryLogger(), passwords: fastPasswords })
 		const seen: unknown[] = []
 		for (const key of keys) {
-			for (const path of ['/api/me', '/api/configs', '/api/teams', '/api/keys', '/api/audit?limit=50', '/api/invitations']) {
-				const response = await app.handle(new Request(`http://localhost${path}`, { headers: { authorization: `Bearer ${key}` } }))
+			for (const path of [
+				'/api/me',
+				'/api/configs',
+				'/api/teams',
+				'/api/keys',
+				'/api/audit?limit=50',
+				'/api/invitations'
+			]) {
+				const response = await app.handle(
+					new Request(`http://localhost${path}`, { headers: { authorization: `Bearer ${key}` } })
+				)
 				seen.push([path, response.status, await response.json()])
 			}
-			const configs = (await (await app.handle(new Request('http://localhost/api/configs', { headers: { authorization: `Bearer ${key}` } }))).json()) as { id: string }[]
+			const configs = (await (
+				await app.handle(new Request('http://localhost/api/configs', { headers: { authorization: `Bearer ${key}` } }))
+			).json()) as { id: string }[]
 			for (const config of configs) {
 				for (const suffix of ['', '/versions']) {
-					const response = await app.handle(new Request(`http://localhost/api/configs/${config.id}${suffix}`, { headers: { authorization: `Bearer ${key}` } }))
+					const response = await app.handle(
+						new Request(`http://localhost/api/configs/${config.id}${suffix}`, {
+							headers: { authorization: `Bearer ${key}` }
+						})
+					)
 					seen.push([suffix, response.status, await response.json()])
 				}
 			}
@@ -58,7 +83,12 @@ describe('db copy between engines', () => {
 
 		const postgres = await openPostgresTestStore(await newPostgresDatabase())
 		const there = await copyDatabase(sqlite, postgres)
-		for (const row of there) expect({ table: row.table, rows: row.targetRows, digest: row.targetDigest }).toEqual({ table: row.table, rows: row.sourceRows, digest: row.sourceDigest })
+		for (const row of there)
+			expect({ table: row.table, rows: row.targetRows, digest: row.targetDigest }).toEqual({
+				table: row.table,
+				rows: row.sourceRows,
+				digest: row.sourceDigest
+			})
 		expect(there.find((row) => row.table === 'config_versions')?.sourceRows).toBe(4)
 		expect(await answers(postgres, t.sealer, [alice.key, bob.key])).toEqual(before)
 
@@ -68,7 +98,17 @@ describe('db copy between engines', () => {
 		expect(await answers(back, t.sealer, [alice.key, bob.key])).toEqual(before)
 
 		// A new failed login on the copy gets an id after the copied ones (the sequence moved on).
-		expect((await postgres.loginFailures.reserve({ loginKey: 'x', address: '192.0.2.1', at: Date.now(), since: 0, limits: { perLoginAddress: 10, perAddress: 30, perLogin: 100 } })).ok).toBe(true)
+		expect(
+			(
+				await postgres.loginFailures.reserve({
+					loginKey: 'x',
+					address: '192.0.2.1',
+					at: Date.now(),
+					since: 0,
+					limits: { perLoginAddress: 10, perAddress: 30, perLogin: 100 }
+				})
+			).ok
+		).toBe(true)
 		for (const store of [sqlite, postgres, back]) store.close()
 	})
 

@@ -18,9 +18,15 @@ describe('migrated databases', () => {
 		const sqlite = new Database(':memory:')
 		applySqliteMigrations(sqlite, sqliteMigrations)
 		const fromSqlite: Record<string, unknown> = {}
-		const tables = sqlite.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '__drizzle_migrations' ORDER BY name").all()
+		const tables = sqlite
+			.query<{ name: string }, []>(
+				"SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '__drizzle_migrations' ORDER BY name"
+			)
+			.all()
 		for (const { name } of tables) {
-			const columns = sqlite.query<{ name: string; notnull: number; pk: number }, []>(`PRAGMA table_info("${name}")`).all()
+			const columns = sqlite
+				.query<{ name: string; notnull: number; pk: number }, []>(`PRAGMA table_info("${name}")`)
+				.all()
 			const indexes = sqlite
 				.query<{ name: string; unique: number; origin: string; partial: number }, []>(`PRAGMA index_list("${name}")`)
 				.all()
@@ -30,7 +36,14 @@ describe('migrated databases', () => {
 				indexes: Object.fromEntries(
 					indexes.map((index) => [
 						index.name,
-						{ unique: index.unique === 1, partial: index.partial === 1, columns: sqlite.query<{ name: string }, []>(`PRAGMA index_info("${index.name}")`).all().map((c) => c.name) }
+						{
+							unique: index.unique === 1,
+							partial: index.partial === 1,
+							columns: sqlite
+								.query<{ name: string }, []>(`PRAGMA index_info("${index.name}")`)
+								.all()
+								.map((c) => c.name)
+						}
 					])
 				)
 			}
@@ -43,7 +56,10 @@ describe('migrated databases', () => {
 			"SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_name <> '__drizzle_migrations' ORDER BY table_name"
 		)) as { name: string }[]
 		for (const { name } of pgTables) {
-			const columns = (await client.unsafe('SELECT column_name AS name, is_nullable AS nullable FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2', ['public', name])) as {
+			const columns = (await client.unsafe(
+				'SELECT column_name AS name, is_nullable AS nullable FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2',
+				['public', name]
+			)) as {
 				name: string
 				nullable: string
 			}[]
@@ -56,11 +72,17 @@ describe('migrated databases', () => {
 			)) as { name: string; unique: boolean; partial: boolean; columns: string[] }[]
 			fromPostgres[name] = {
 				columns: Object.fromEntries(columns.map((column) => [column.name, column.nullable === 'NO'])),
-				indexes: Object.fromEntries(indexes.map((index) => [index.name, { unique: index.unique, partial: index.partial, columns: [...index.columns] }]))
+				indexes: Object.fromEntries(
+					indexes.map((index) => [
+						index.name,
+						{ unique: index.unique, partial: index.partial, columns: [...index.columns] }
+					])
+				)
 			}
 		}
 		await client.close()
 		expect(Object.keys(fromPostgres).sort()).toEqual(Object.keys(fromSqlite).sort())
-		for (const name of Object.keys(fromSqlite)) expect({ [name]: fromPostgres[name] }).toEqual({ [name]: fromSqlite[name] })
+		for (const name of Object.keys(fromSqlite))
+			expect({ [name]: fromPostgres[name] }).toEqual({ [name]: fromSqlite[name] })
 	})
 })

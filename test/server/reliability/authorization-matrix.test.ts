@@ -21,7 +21,16 @@ type Row = {
 }
 
 const NO_KEY = { none: 401, malformed: 401, revoked: 401 } as const
-const ANY_VALID = (status: Expected) => ({ alice: status, fred: status, oscar: status, tom: status, ann: status, max: status, fay: status, ivy: status })
+const ANY_VALID = (status: Expected) => ({
+	alice: status,
+	fred: status,
+	oscar: status,
+	tom: status,
+	ann: status,
+	max: status,
+	fay: status,
+	ivy: status
+})
 const TEAM = (owner: Expected, admin: Expected, member: Expected, freeMember: Expected, outsider: Expected) => ({
 	tom: owner,
 	ann: admin,
@@ -35,58 +44,300 @@ const TEAM = (owner: Expected, admin: Expected, member: Expected, freeMember: Ex
 const PERSONAL = (owner: Expected, others: Expected = 404) => ({ ...ANY_VALID(others), alice: owner })
 
 const rows: Row[] = [
-	{ route: 'POST /api/auth/login', what: 'public: the bearer header is ignored', mutates: true, request: (w) => ({ path: '/api/auth/login', body: { login: 'alice', password: w.users.alice.password, device: 'matrix' } }), expect: { none: 201, malformed: 201, revoked: 201, ...ANY_VALID(201) } },
-	{ route: 'POST /api/auth/logout', what: 'own key', mutates: true, request: () => ({ path: '/api/auth/logout' }), expect: { ...NO_KEY, ...ANY_VALID(204) } },
-	{ route: 'GET /api/keys', what: 'own keys', request: () => ({ path: '/api/keys' }), expect: { ...NO_KEY, ...ANY_VALID(200) } },
-	{ route: 'DELETE /api/keys/:id', what: "alice's spare key", mutates: true, request: (w) => ({ path: `/api/keys/${w.spareKeyId}` }), expect: { ...NO_KEY, ...PERSONAL(204) } },
-	{ route: 'GET /api/me', what: 'identity', request: () => ({ path: '/api/me' }), expect: { ...NO_KEY, ...ANY_VALID(200) } },
-	{ route: 'GET /api/configs', what: 'personal list', request: () => ({ path: '/api/configs' }), expect: { ...NO_KEY, ...ANY_VALID(200) } },
-	{ route: 'GET /api/configs', what: 'team list', request: (w) => ({ path: `/api/configs?teamId=${w.team.id}` }), expect: { ...NO_KEY, ...TEAM(200, 200, 200, 200, 404) } },
-	{ route: 'GET /api/configs/latest', what: 'personal P by name and tool', request: () => ({ path: '/api/configs/latest?name=p&tool=cursor' }), expect: { ...NO_KEY, ...PERSONAL(200) } },
-	{ route: 'GET /api/configs/latest', what: 'team C', request: (w) => ({ path: `/api/configs/latest?name=c&tool=vscode&teamId=${w.team.id}` }), expect: { ...NO_KEY, ...TEAM(200, 200, 200, 200, 404) } },
-	{ route: 'POST /api/configs', what: 'push to own space', mutates: true, request: () => ({ path: '/api/configs', body: { name: 'p', tool: 'cursor', data: { v: 3 } } }), expect: { ...NO_KEY, ...PERSONAL(200, 201) } },
-	{ route: 'POST /api/configs', what: 'push to team C', mutates: true, request: (w) => ({ path: '/api/configs', body: { name: 'c', tool: 'vscode', teamId: w.team.id, data: { v: 3 } } }), expect: { ...NO_KEY, ...TEAM(200, 200, 'role', 'role', 404) } },
-	{ route: 'GET /api/configs/:id', what: 'personal P', request: (w) => ({ path: `/api/configs/${w.P.id}` }), expect: { ...NO_KEY, ...PERSONAL(200) } },
-	{ route: 'GET /api/configs/:id', what: 'team C', request: (w) => ({ path: `/api/configs/${w.C.id}` }), expect: { ...NO_KEY, ...TEAM(200, 200, 200, 200, 404) } },
-	{ route: 'DELETE /api/configs/:id', what: 'personal P', mutates: true, request: (w) => ({ path: `/api/configs/${w.P.id}` }), expect: { ...NO_KEY, ...PERSONAL(204) } },
-	{ route: 'DELETE /api/configs/:id', what: 'team C', mutates: true, request: (w) => ({ path: `/api/configs/${w.C.id}` }), expect: { ...NO_KEY, ...TEAM(204, 204, 'role', 'role', 404) } },
-	{ route: 'GET /api/configs/:id/versions', what: 'personal P (pro owner)', request: (w) => ({ path: `/api/configs/${w.P.id}/versions` }), expect: { ...NO_KEY, ...PERSONAL(200) } },
-	{ route: 'GET /api/configs/:id/versions', what: 'personal F (free owner)', request: (w) => ({ path: `/api/configs/${w.F.id}/versions` }), expect: { ...NO_KEY, ...ANY_VALID(404), fred: 'plan' } },
-	{ route: 'GET /api/configs/:id/versions', what: 'team C', request: (w) => ({ path: `/api/configs/${w.C.id}/versions` }), expect: { ...NO_KEY, ...TEAM(200, 200, 200, 'plan', 404) } },
-	{ route: 'GET /api/configs/:id/versions/:versionId', what: 'personal P', request: (w) => ({ path: `/api/configs/${w.P.id}/versions/${w.P.oldVersionId}` }), expect: { ...NO_KEY, ...PERSONAL(200) } },
-	{ route: 'GET /api/configs/:id/versions/:versionId', what: 'team C', request: (w) => ({ path: `/api/configs/${w.C.id}/versions/${w.C.oldVersionId}` }), expect: { ...NO_KEY, ...TEAM(200, 200, 200, 'plan', 404) } },
-	{ route: 'POST /api/configs/:id/rollback', what: 'personal P', mutates: true, request: (w) => ({ path: `/api/configs/${w.P.id}/rollback`, body: { versionId: w.P.oldVersionId } }), expect: { ...NO_KEY, ...PERSONAL(200) } },
-	{ route: 'POST /api/configs/:id/rollback', what: 'personal F (free owner)', mutates: true, request: (w) => ({ path: `/api/configs/${w.F.id}/rollback`, body: { versionId: w.P.oldVersionId } }), expect: { ...NO_KEY, ...ANY_VALID(404), fred: 'plan' } },
-	{ route: 'POST /api/configs/:id/rollback', what: 'team C', mutates: true, request: (w) => ({ path: `/api/configs/${w.C.id}/rollback`, body: { versionId: w.C.oldVersionId } }), expect: { ...NO_KEY, ...TEAM(200, 200, 'role', 'plan', 404) } },
-	{ route: 'GET /api/teams', what: 'own teams', request: () => ({ path: '/api/teams' }), expect: { ...NO_KEY, ...ANY_VALID(200) } },
-	{ route: 'POST /api/teams', what: 'create (Team plan only)', mutates: true, request: () => ({ path: '/api/teams', body: { name: 'New Team' } }), expect: { ...NO_KEY, ...ANY_VALID('plan'), tom: 201, oscar: 201 } },
-	{ route: 'GET /api/teams/:slug', what: 'crew', request: (w) => ({ path: `/api/teams/${w.team.slug}` }), expect: { ...NO_KEY, ...TEAM(200, 200, 200, 200, 404) } },
-	{ route: 'PATCH /api/teams/:slug', what: 'rename crew', mutates: true, request: (w) => ({ path: `/api/teams/${w.team.slug}`, body: { name: 'Crew 2' } }), expect: { ...NO_KEY, ...TEAM(200, 200, 'role', 'role', 404) } },
-	{ route: 'DELETE /api/teams/:slug', what: 'delete crew', mutates: true, request: (w) => ({ path: `/api/teams/${w.team.slug}` }), expect: { ...NO_KEY, ...TEAM(204, 'role', 'role', 'role', 404) } },
-	{ route: 'POST /api/teams/:slug/members', what: 'add oscar as member', mutates: true, request: (w) => ({ path: `/api/teams/${w.team.slug}/members`, body: { login: 'oscar', role: 'member' } }), expect: { ...NO_KEY, ...TEAM(201, 201, 'role', 'role', 404) } },
-	{ route: 'POST /api/teams/:slug/members', what: 'add oscar as admin', mutates: true, request: (w) => ({ path: `/api/teams/${w.team.slug}/members`, body: { login: 'oscar', role: 'admin' } }), expect: { ...NO_KEY, ...TEAM(201, 'role', 'role', 'role', 404) } },
-	{ route: 'PATCH /api/teams/:slug/members/:userId', what: 'make max admin', mutates: true, request: (w) => ({ path: `/api/teams/${w.team.slug}/members/${w.users.max.id}`, body: { role: 'admin' } }), expect: { ...NO_KEY, ...TEAM(200, 'role', 'role', 'role', 404) } },
-	{ route: 'DELETE /api/teams/:slug/members/:userId', what: 'remove max (a member; max himself leaves)', mutates: true, request: (w) => ({ path: `/api/teams/${w.team.slug}/members/${w.users.max.id}` }), expect: { ...NO_KEY, ...TEAM(204, 204, 204, 'role', 404) } },
-	{ route: 'DELETE /api/teams/:slug/members/:userId', what: 'remove ann (an admin)', mutates: true, request: (w) => ({ path: `/api/teams/${w.team.slug}/members/${w.users.ann.id}` }), expect: { ...NO_KEY, ...TEAM(204, 204, 'role', 'role', 404) } },
-	{ route: 'PATCH /api/teams/:slug/members/:userId', what: "make ivy's invitation an admin's", mutates: true, request: (w) => ({ path: `/api/teams/${w.team.slug}/members/${w.users.ivy.id}`, body: { role: 'admin' } }), expect: { ...NO_KEY, ...TEAM(200, 'role', 'role', 'role', 404) } },
-	{ route: 'DELETE /api/teams/:slug/members/:userId', what: "cancel ivy's invitation (as a member)", mutates: true, request: (w) => ({ path: `/api/teams/${w.team.slug}/members/${w.users.ivy.id}` }), expect: { ...NO_KEY, ...TEAM(204, 204, 'role', 'role', 404) } },
-	{ route: 'GET /api/audit', what: 'own activity', request: () => ({ path: '/api/audit' }), expect: { ...NO_KEY, ...ANY_VALID(200) } },
-	{ route: 'GET /api/teams/:slug/audit', what: "crew's activity (owners and admins)", request: (w) => ({ path: `/api/teams/${w.team.slug}/audit` }), expect: { ...NO_KEY, ...TEAM(200, 200, 'role', 'role', 404) } },
-	{ route: 'GET /api/invitations', what: 'own invitations', request: () => ({ path: '/api/invitations' }), expect: { ...NO_KEY, ...ANY_VALID(200) } },
-	{ route: 'POST /api/invitations/:teamSlug/accept', what: 'accept crew (only ivy is invited)', mutates: true, request: (w) => ({ path: `/api/invitations/${w.team.slug}/accept` }), expect: { ...NO_KEY, ...ANY_VALID(404), ivy: 200 } },
-	{ route: 'DELETE /api/invitations/:teamSlug', what: 'decline crew (only ivy is invited)', mutates: true, request: (w) => ({ path: `/api/invitations/${w.team.slug}` }), expect: { ...NO_KEY, ...ANY_VALID(404), ivy: 204 } }
+	{
+		route: 'POST /api/auth/login',
+		what: 'public: the bearer header is ignored',
+		mutates: true,
+		request: (w) => ({
+			path: '/api/auth/login',
+			body: { login: 'alice', password: w.users.alice.password, device: 'matrix' }
+		}),
+		expect: { none: 201, malformed: 201, revoked: 201, ...ANY_VALID(201) }
+	},
+	{
+		route: 'POST /api/auth/logout',
+		what: 'own key',
+		mutates: true,
+		request: () => ({ path: '/api/auth/logout' }),
+		expect: { ...NO_KEY, ...ANY_VALID(204) }
+	},
+	{
+		route: 'GET /api/keys',
+		what: 'own keys',
+		request: () => ({ path: '/api/keys' }),
+		expect: { ...NO_KEY, ...ANY_VALID(200) }
+	},
+	{
+		route: 'DELETE /api/keys/:id',
+		what: "alice's spare key",
+		mutates: true,
+		request: (w) => ({ path: `/api/keys/${w.spareKeyId}` }),
+		expect: { ...NO_KEY, ...PERSONAL(204) }
+	},
+	{
+		route: 'GET /api/me',
+		what: 'identity',
+		request: () => ({ path: '/api/me' }),
+		expect: { ...NO_KEY, ...ANY_VALID(200) }
+	},
+	{
+		route: 'GET /api/configs',
+		what: 'personal list',
+		request: () => ({ path: '/api/configs' }),
+		expect: { ...NO_KEY, ...ANY_VALID(200) }
+	},
+	{
+		route: 'GET /api/configs',
+		what: 'team list',
+		request: (w) => ({ path: `/api/configs?teamId=${w.team.id}` }),
+		expect: { ...NO_KEY, ...TEAM(200, 200, 200, 200, 404) }
+	},
+	{
+		route: 'GET /api/configs/latest',
+		what: 'personal P by name and tool',
+		request: () => ({ path: '/api/configs/latest?name=p&tool=cursor' }),
+		expect: { ...NO_KEY, ...PERSONAL(200) }
+	},
+	{
+		route: 'GET /api/configs/latest',
+		what: 'team C',
+		request: (w) => ({ path: `/api/configs/latest?name=c&tool=vscode&teamId=${w.team.id}` }),
+		expect: { ...NO_KEY, ...TEAM(200, 200, 200, 200, 404) }
+	},
+	{
+		route: 'POST /api/configs',
+		what: 'push to own space',
+		mutates: true,
+		request: () => ({ path: '/api/configs', body: { name: 'p', tool: 'cursor', data: { v: 3 } } }),
+		expect: { ...NO_KEY, ...PERSONAL(200, 201) }
+	},
+	{
+		route: 'POST /api/configs',
+		what: 'push to team C',
+		mutates: true,
+		request: (w) => ({ path: '/api/configs', body: { name: 'c', tool: 'vscode', teamId: w.team.id, data: { v: 3 } } }),
+		expect: { ...NO_KEY, ...TEAM(200, 200, 'role', 'role', 404) }
+	},
+	{
+		route: 'GET /api/configs/:id',
+		what: 'personal P',
+		request: (w) => ({ path: `/api/configs/${w.P.id}` }),
+		expect: { ...NO_KEY, ...PERSONAL(200) }
+	},
+	{
+		route: 'GET /api/configs/:id',
+		what: 'team C',
+		request: (w) => ({ path: `/api/configs/${w.C.id}` }),
+		expect: { ...NO_KEY, ...TEAM(200, 200, 200, 200, 404) }
+	},
+	{
+		route: 'DELETE /api/configs/:id',
+		what: 'personal P',
+		mutates: true,
+		request: (w) => ({ path: `/api/configs/${w.P.id}` }),
+		expect: { ...NO_KEY, ...PERSONAL(204) }
+	},
+	{
+		route: 'DELETE /api/configs/:id',
+		what: 'team C',
+		mutates: true,
+		request: (w) => ({ path: `/api/configs/${w.C.id}` }),
+		expect: { ...NO_KEY, ...TEAM(204, 204, 'role', 'role', 404) }
+	},
+	{
+		route: 'GET /api/configs/:id/versions',
+		what: 'personal P (pro owner)',
+		request: (w) => ({ path: `/api/configs/${w.P.id}/versions` }),
+		expect: { ...NO_KEY, ...PERSONAL(200) }
+	},
+	{
+		route: 'GET /api/configs/:id/versions',
+		what: 'personal F (free owner)',
+		request: (w) => ({ path: `/api/configs/${w.F.id}/versions` }),
+		expect: { ...NO_KEY, ...ANY_VALID(404), fred: 'plan' }
+	},
+	{
+		route: 'GET /api/configs/:id/versions',
+		what: 'team C',
+		request: (w) => ({ path: `/api/configs/${w.C.id}/versions` }),
+		expect: { ...NO_KEY, ...TEAM(200, 200, 200, 'plan', 404) }
+	},
+	{
+		route: 'GET /api/configs/:id/versions/:versionId',
+		what: 'personal P',
+		request: (w) => ({ path: `/api/configs/${w.P.id}/versions/${w.P.oldVersionId}` }),
+		expect: { ...NO_KEY, ...PERSONAL(200) }
+	},
+	{
+		route: 'GET /api/configs/:id/versions/:versionId',
+		what: 'team C',
+		request: (w) => ({ path: `/api/configs/${w.C.id}/versions/${w.C.oldVersionId}` }),
+		expect: { ...NO_KEY, ...TEAM(200, 200, 200, 'plan', 404) }
+	},
+	{
+		route: 'POST /api/configs/:id/rollback',
+		what: 'personal P',
+		mutates: true,
+		request: (w) => ({ path: `/api/configs/${w.P.id}/rollback`, body: { versionId: w.P.oldVersionId } }),
+		expect: { ...NO_KEY, ...PERSONAL(200) }
+	},
+	{
+		route: 'POST /api/configs/:id/rollback',
+		what: 'personal F (free owner)',
+		mutates: true,
+		request: (w) => ({ path: `/api/configs/${w.F.id}/rollback`, body: { versionId: w.P.oldVersionId } }),
+		expect: { ...NO_KEY, ...ANY_VALID(404), fred: 'plan' }
+	},
+	{
+		route: 'POST /api/configs/:id/rollback',
+		what: 'team C',
+		mutates: true,
+		request: (w) => ({ path: `/api/configs/${w.C.id}/rollback`, body: { versionId: w.C.oldVersionId } }),
+		expect: { ...NO_KEY, ...TEAM(200, 200, 'role', 'plan', 404) }
+	},
+	{
+		route: 'GET /api/teams',
+		what: 'own teams',
+		request: () => ({ path: '/api/teams' }),
+		expect: { ...NO_KEY, ...ANY_VALID(200) }
+	},
+	{
+		route: 'POST /api/teams',
+		what: 'create (Team plan only)',
+		mutates: true,
+		request: () => ({ path: '/api/teams', body: { name: 'New Team' } }),
+		expect: { ...NO_KEY, ...ANY_VALID('plan'), tom: 201, oscar: 201 }
+	},
+	{
+		route: 'GET /api/teams/:slug',
+		what: 'crew',
+		request: (w) => ({ path: `/api/teams/${w.team.slug}` }),
+		expect: { ...NO_KEY, ...TEAM(200, 200, 200, 200, 404) }
+	},
+	{
+		route: 'PATCH /api/teams/:slug',
+		what: 'rename crew',
+		mutates: true,
+		request: (w) => ({ path: `/api/teams/${w.team.slug}`, body: { name: 'Crew 2' } }),
+		expect: { ...NO_KEY, ...TEAM(200, 200, 'role', 'role', 404) }
+	},
+	{
+		route: 'DELETE /api/teams/:slug',
+		what: 'delete crew',
+		mutates: true,
+		request: (w) => ({ path: `/api/teams/${w.team.slug}` }),
+		expect: { ...NO_KEY, ...TEAM(204, 'role', 'role', 'role', 404) }
+	},
+	{
+		route: 'POST /api/teams/:slug/members',
+		what: 'add oscar as member',
+		mutates: true,
+		request: (w) => ({ path: `/api/teams/${w.team.slug}/members`, body: { login: 'oscar', role: 'member' } }),
+		expect: { ...NO_KEY, ...TEAM(201, 201, 'role', 'role', 404) }
+	},
+	{
+		route: 'POST /api/teams/:slug/members',
+		what: 'add oscar as admin',
+		mutates: true,
+		request: (w) => ({ path: `/api/teams/${w.team.slug}/members`, body: { login: 'oscar', role: 'admin' } }),
+		expect: { ...NO_KEY, ...TEAM(201, 'role', 'role', 'role', 404) }
+	},
+	{
+		route: 'PATCH /api/teams/:slug/members/:userId',
+		what: 'make max admin',
+		mutates: true,
+		request: (w) => ({ path: `/api/teams/${w.team.slug}/members/${w.users.max.id}`, body: { role: 'admin' } }),
+		expect: { ...NO_KEY, ...TEAM(200, 'role', 'role', 'role', 404) }
+	},
+	{
+		route: 'DELETE /api/teams/:slug/members/:userId',
+		what: 'remove max (a member; max himself leaves)',
+		mutates: true,
+		request: (w) => ({ path: `/api/teams/${w.team.slug}/members/${w.users.max.id}` }),
+		expect: { ...NO_KEY, ...TEAM(204, 204, 204, 'role', 404) }
+	},
+	{
+		route: 'DELETE /api/teams/:slug/members/:userId',
+		what: 'remove ann (an admin)',
+		mutates: true,
+		request: (w) => ({ path: `/api/teams/${w.team.slug}/members/${w.users.ann.id}` }),
+		expect: { ...NO_KEY, ...TEAM(204, 204, 'role', 'role', 404) }
+	},
+	{
+		route: 'PATCH /api/teams/:slug/members/:userId',
+		what: "make ivy's invitation an admin's",
+		mutates: true,
+		request: (w) => ({ path: `/api/teams/${w.team.slug}/members/${w.users.ivy.id}`, body: { role: 'admin' } }),
+		expect: { ...NO_KEY, ...TEAM(200, 'role', 'role', 'role', 404) }
+	},
+	{
+		route: 'DELETE /api/teams/:slug/members/:userId',
+		what: "cancel ivy's invitation (as a member)",
+		mutates: true,
+		request: (w) => ({ path: `/api/teams/${w.team.slug}/members/${w.users.ivy.id}` }),
+		expect: { ...NO_KEY, ...TEAM(204, 204, 'role', 'role', 404) }
+	},
+	{
+		route: 'GET /api/audit',
+		what: 'own activity',
+		request: () => ({ path: '/api/audit' }),
+		expect: { ...NO_KEY, ...ANY_VALID(200) }
+	},
+	{
+		route: 'GET /api/teams/:slug/audit',
+		what: "crew's activity (owners and admins)",
+		request: (w) => ({ path: `/api/teams/${w.team.slug}/audit` }),
+		expect: { ...NO_KEY, ...TEAM(200, 200, 'role', 'role', 404) }
+	},
+	{
+		route: 'GET /api/invitations',
+		what: 'own invitations',
+		request: () => ({ path: '/api/invitations' }),
+		expect: { ...NO_KEY, ...ANY_VALID(200) }
+	},
+	{
+		route: 'POST /api/invitations/:teamSlug/accept',
+		what: 'accept crew (only ivy is invited)',
+		mutates: true,
+		request: (w) => ({ path: `/api/invitations/${w.team.slug}/accept` }),
+		expect: { ...NO_KEY, ...ANY_VALID(404), ivy: 200 }
+	},
+	{
+		route: 'DELETE /api/invitations/:teamSlug',
+		what: 'decline crew (only ivy is invited)',
+		mutates: true,
+		request: (w) => ({ path: `/api/invitations/${w.team.slug}` }),
+		expect: { ...NO_KEY, ...ANY_VALID(404), ivy: 204 }
+	}
 ]
 
-const PUBLIC_ROUTES = ['GET /healthz', 'GET /readyz', 'GET /metrics', 'GET /openapi.json', 'GET /docs', 'GET /docs/assets/swagger-ui-bundle.js', 'GET /docs/assets/swagger-ui.css', 'GET /docs/assets/start.js', 'GET /download', 'GET /download/:file']
+const PUBLIC_ROUTES = [
+	'GET /healthz',
+	'GET /readyz',
+	'GET /metrics',
+	'GET /openapi.json',
+	'GET /docs',
+	'GET /docs/assets/swagger-ui-bundle.js',
+	'GET /docs/assets/swagger-ui.css',
+	'GET /docs/assets/start.js',
+	'GET /download',
+	'GET /download/:file'
+]
 
 describe('authorisation matrix (docs/api.md, §4)', () => {
 	test('every route the app serves has rows here, for every kind of caller', async () => {
 		const { t } = await buildWorld()
 		// The web application's pages have their own matrix (test/server/web/authorization.test.ts).
-		const api = t.app.routes.filter((route) => !(route.hooks?.detail as { tags?: string[] } | undefined)?.tags?.includes('web'))
+		const api = t.app.routes.filter(
+			(route) => !(route.hooks?.detail as { tags?: string[] } | undefined)?.tags?.includes('web')
+		)
 		const served = api.map((route) => `${route.method} ${route.path}`).filter((route) => !PUBLIC_ROUTES.includes(route))
 		expect([...new Set(rows.map((row) => row.route))].sort()).toEqual([...new Set(served)].sort())
-		for (const row of rows) expect({ row: `${row.route} ${row.what}`, callers: Object.keys(row.expect).sort() }).toEqual({ row: `${row.route} ${row.what}`, callers: [...CALLERS].sort() })
+		for (const row of rows)
+			expect({ row: `${row.route} ${row.what}`, callers: Object.keys(row.expect).sort() }).toEqual({
+				row: `${row.route} ${row.what}`,
+				callers: [...CALLERS].sort()
+			})
 	})
 
 	let cells = 0
@@ -111,6 +362,8 @@ describe('authorisation matrix (docs/api.md, §4)', () => {
 	}
 
 	test('figures', () => {
-		console.log(`[reliability] authorisation matrix: ${rows.length} rows × ${CALLERS.length} callers = ${cells} cells checked`)
+		console.log(
+			`[reliability] authorisation matrix: ${rows.length} rows × ${CALLERS.length} callers = ${cells} cells checked`
+		)
 	})
 })

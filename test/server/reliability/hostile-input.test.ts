@@ -21,7 +21,13 @@ async function fileWorld() {
 	return { world, file }
 }
 
-type Sent = { method: string; path: string; body?: string | Uint8Array; headers?: Record<string, string>; key?: string | null }
+type Sent = {
+	method: string
+	path: string
+	body?: string | Uint8Array
+	headers?: Record<string, string>
+	key?: string | null
+}
 
 /** Sends one request and checks the promises above; returns the response. */
 async function sendAndCheck(world: World, file: string, sent: Sent) {
@@ -31,7 +37,13 @@ async function sendAndCheck(world: World, file: string, sent: Sent) {
 	if (key && !headers.has('authorization')) headers.set('authorization', `Bearer ${key}`)
 	let response: Response
 	try {
-		response = await world.t.app.handle(new Request(`http://localhost${sent.path}`, { method: sent.method, headers, body: sent.body as BodyInit | undefined }))
+		response = await world.t.app.handle(
+			new Request(`http://localhost${sent.path}`, {
+				method: sent.method,
+				headers,
+				body: sent.body as BodyInit | undefined
+			})
+		)
 	} catch (error) {
 		throw new Error(`handle threw for ${sent.method} ${sent.path}: ${error}`)
 	}
@@ -47,16 +59,37 @@ async function sendAndCheck(world: World, file: string, sent: Sent) {
 		} catch {
 			throw new Error(`error body is not JSON: ${context}`)
 		}
-		if (typeof body.error !== 'string' || typeof body.code !== 'string') throw new Error(`error body lacks error/code: ${context}`)
+		if (typeof body.error !== 'string' || typeof body.code !== 'string')
+			throw new Error(`error body lacks error/code: ${context}`)
 		if (storedDigest(file) !== before) throw new Error(`a rejected request changed stored data: ${context}`)
 	}
 	return { status: response.status, text }
 }
 
-const sqlish = ["'; DROP TABLE configs; --", '" OR 1=1 --', '1); DELETE FROM users; --', "x' UNION SELECT key_hash FROM api_keys --", '%27%20OR%20%271%27=%271', '../../etc/passwd', '\\', '%00']
-const weirdText = fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), fc.constantFrom(...sqlish, '', ' ', 'null', '[]', '{}', '__proto__', 'constructor'))
-const jsonish = fc.oneof(fc.jsonValue(), fc.dictionary(weirdText, fc.jsonValue()), fc.constantFrom({ __proto__: { polluted: true } }, JSON.parse('{"__proto__":{"polluted":1}}')))
-const latin1 = fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).map((c) => String.fromCharCode(c)), maxLength: 200 })
+const sqlish = [
+	"'; DROP TABLE configs; --",
+	'" OR 1=1 --',
+	'1); DELETE FROM users; --',
+	"x' UNION SELECT key_hash FROM api_keys --",
+	'%27%20OR%20%271%27=%271',
+	'../../etc/passwd',
+	'\\',
+	'%00'
+]
+const weirdText = fc.oneof(
+	fc.string({ unit: 'binary' }),
+	fc.string({ unit: 'grapheme' }),
+	fc.constantFrom(...sqlish, '', ' ', 'null', '[]', '{}', '__proto__', 'constructor')
+)
+const jsonish = fc.oneof(
+	fc.jsonValue(),
+	fc.dictionary(weirdText, fc.jsonValue()),
+	fc.constantFrom({ __proto__: { polluted: true } }, JSON.parse('{"__proto__":{"polluted":1}}'))
+)
+const latin1 = fc.string({
+	unit: fc.integer({ min: 0x20, max: 0xff }).map((c) => String.fromCharCode(c)),
+	maxLength: 200
+})
 
 describe('hostile input never gets a 5xx, and rejected requests change nothing', () => {
 	const RUNS = 500
@@ -77,15 +110,41 @@ describe('hostile input never gets a 5xx, and rejected requests change nothing',
 				fc.constantFrom(...targets),
 				fc.oneof(
 					jsonish.map((value) => JSON.stringify(value) ?? 'null'),
-					fc.record({ name: weirdText, tool: weirdText, data: jsonish, teamId: weirdText }, { requiredKeys: [] }).map((v) => JSON.stringify(v)),
-					fc.record({ login: weirdText, password: weirdText, device: weirdText, role: weirdText, slug: weirdText, versionId: weirdText }, { requiredKeys: [] }).map((v) => JSON.stringify(v)),
+					fc
+						.record({ name: weirdText, tool: weirdText, data: jsonish, teamId: weirdText }, { requiredKeys: [] })
+						.map((v) => JSON.stringify(v)),
+					fc
+						.record(
+							{
+								login: weirdText,
+								password: weirdText,
+								device: weirdText,
+								role: weirdText,
+								slug: weirdText,
+								versionId: weirdText
+							},
+							{ requiredKeys: [] }
+						)
+						.map((v) => JSON.stringify(v)),
 					weirdText,
 					fc.uint8Array({ maxLength: 300 })
 				),
-				fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/json; charset=utf-16', ''),
+				fc.constantFrom(
+					'application/json',
+					'text/plain',
+					'application/x-www-form-urlencoded',
+					'multipart/form-data',
+					'application/json; charset=utf-16',
+					''
+				),
 				async (target, body, contentType) => {
 					const [method, path] = target.split(' ') as [string, string]
-					await sendAndCheck(world, file, { method, path, body, headers: contentType ? { 'content-type': contentType } : {} })
+					await sendAndCheck(world, file, {
+						method,
+						path,
+						body,
+						headers: contentType ? { 'content-type': contentType } : {}
+					})
 				}
 			),
 			{ numRuns: RUNS * 4 }
@@ -113,7 +172,11 @@ describe('hostile input never gets a 5xx, and rejected requests change nothing',
 				// Raw segments keep what the URL parser lets through; encoded ones can carry anything.
 				const piece = raw ? segment.replace(/[/?#\s]/g, '') || 'x' : encodeURIComponent(segment)
 				const path = pattern.replaceAll(':x', piece)
-				const res = await sendAndCheck(world, file, { method, path, body: method === 'GET' || method === 'DELETE' ? undefined : '{}' })
+				const res = await sendAndCheck(world, file, {
+					method,
+					path,
+					body: method === 'GET' || method === 'DELETE' ? undefined : '{}'
+				})
 				expect(res.status === 400 || res.status === 404 || res.status === 409 || res.status < 300).toBe(true)
 			}),
 			{ numRuns: RUNS * 2 }
@@ -125,10 +188,22 @@ describe('hostile input never gets a 5xx, and rejected requests change nothing',
 		await fc.assert(
 			fc.asyncProperty(
 				fc.constantFrom('/api/configs', '/api/configs/latest', `/api/configs/${world.C.id}/versions`),
-				fc.array(fc.tuple(fc.oneof(fc.constantFrom('name', 'tool', 'teamId', 'limit', 'before', '__proto__', 'name[]'), weirdText), weirdText), { maxLength: 5 }),
+				fc.array(
+					fc.tuple(
+						fc.oneof(fc.constantFrom('name', 'tool', 'teamId', 'limit', 'before', '__proto__', 'name[]'), weirdText),
+						weirdText
+					),
+					{ maxLength: 5 }
+				),
 				fc.boolean(),
 				async (path, pairs, raw) => {
-					const query = pairs.map(([k, v]) => (raw ? `${k.replace(/[#\s]/g, '')}=${v.replace(/[#\s]/g, '')}` : `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)).join('&')
+					const query = pairs
+						.map(([k, v]) =>
+							raw
+								? `${k.replace(/[#\s]/g, '')}=${v.replace(/[#\s]/g, '')}`
+								: `${encodeURIComponent(k)}=${encodeURIComponent(v)}`
+						)
+						.join('&')
 					await sendAndCheck(world, file, { method: 'GET', path: `${path}?${query}` })
 				}
 			),
@@ -140,14 +215,43 @@ describe('hostile input never gets a 5xx, and rejected requests change nothing',
 		const { world, file } = await fileWorld()
 		await fc.assert(
 			fc.asyncProperty(
-				fc.constantFrom('authorization', 'if-match', 'if-none-match', 'content-type', 'content-length', 'x-forwarded-for', 'accept'),
+				fc.constantFrom(
+					'authorization',
+					'if-match',
+					'if-none-match',
+					'content-type',
+					'content-length',
+					'x-forwarded-for',
+					'accept'
+				),
 				latin1,
-				fc.constantFrom('GET /api/configs/latest?name=c&tool=vscode', 'POST /api/configs', 'GET /api/me', 'POST /api/auth/login'),
+				fc.constantFrom(
+					'GET /api/configs/latest?name=c&tool=vscode',
+					'POST /api/configs',
+					'GET /api/me',
+					'POST /api/auth/login'
+				),
 				async (name, value, target) => {
 					const [method, path] = target.split(' ') as [string, string]
-					const body = method === 'POST' ? JSON.stringify({ teamId: world.team.id, name: 'c', tool: 'vscode', data: { v: 9 }, login: 'x', password: 'y', device: 'z' }) : undefined
+					const body =
+						method === 'POST'
+							? JSON.stringify({
+									teamId: world.team.id,
+									name: 'c',
+									tool: 'vscode',
+									data: { v: 9 },
+									login: 'x',
+									password: 'y',
+									device: 'z'
+								})
+							: undefined
 					if (name === 'content-length') return // a lying length is the HTTP server's business, tested end to end
-					await sendAndCheck(world, file, { method, path: path.replace('latest?', `latest?teamId=${world.team.id}&`), body, headers: { [name]: value } })
+					await sendAndCheck(world, file, {
+						method,
+						path: path.replace('latest?', `latest?teamId=${world.team.id}&`),
+						body,
+						headers: { [name]: value }
+					})
 				}
 			),
 			{ numRuns: RUNS * 2 }
@@ -157,24 +261,55 @@ describe('hostile input never gets a 5xx, and rejected requests change nothing',
 	test('named hostile cases: SQL-shaped names, invalid UTF-8, 10,000-deep JSON, 1e400, prototype keys', async () => {
 		const { world, file } = await fileWorld()
 		for (const name of sqlish) {
-			await sendAndCheck(world, file, { method: 'POST', path: '/api/configs', body: JSON.stringify({ name, data: {} }) })
+			await sendAndCheck(world, file, {
+				method: 'POST',
+				path: '/api/configs',
+				body: JSON.stringify({ name, data: {} })
+			})
 			await sendAndCheck(world, file, { method: 'POST', path: '/api/teams', body: JSON.stringify({ name }) })
-			await sendAndCheck(world, file, { method: 'POST', path: '/api/auth/login', body: JSON.stringify({ login: name, password: name, device: name }), key: null })
+			await sendAndCheck(world, file, {
+				method: 'POST',
+				path: '/api/auth/login',
+				body: JSON.stringify({ login: name, password: name, device: name }),
+				key: null
+			})
 			await sendAndCheck(world, file, { method: 'GET', path: `/api/teams/${encodeURIComponent(name)}` })
 		}
-		const invalidUtf8 = new Uint8Array([0x7b, 0x22, 0x64, 0x61, 0x74, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0xa0, 0xa1, 0xe2, 0x28, 0xa1, 0x22, 0x7d])
-		expect((await sendAndCheck(world, file, { method: 'POST', path: '/api/configs', body: invalidUtf8 })).status).toBe(400)
+		const invalidUtf8 = new Uint8Array([
+			0x7b, 0x22, 0x64, 0x61, 0x74, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0xa0, 0xa1, 0xe2, 0x28, 0xa1, 0x22, 0x7d
+		])
+		expect((await sendAndCheck(world, file, { method: 'POST', path: '/api/configs', body: invalidUtf8 })).status).toBe(
+			400
+		)
 		const deep = `{"data":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`
 		expect((await sendAndCheck(world, file, { method: 'POST', path: '/api/configs', body: deep })).status).toBe(400)
 		const deepArray = `{"data":{"a":${'['.repeat(10_000)}${']'.repeat(10_000)}}}`
-		expect((await sendAndCheck(world, file, { method: 'POST', path: '/api/configs', body: deepArray })).status).toBe(400)
-		expect((await sendAndCheck(world, file, { method: 'POST', path: '/api/configs', body: '{"data":{"n":1e400}}' })).status).toBe(400)
-		expect((await sendAndCheck(world, file, { method: 'POST', path: '/api/configs', body: '{"data":{"n":-1e400,"m":[1e309]}}' })).status).toBe(400)
+		expect((await sendAndCheck(world, file, { method: 'POST', path: '/api/configs', body: deepArray })).status).toBe(
+			400
+		)
+		expect(
+			(await sendAndCheck(world, file, { method: 'POST', path: '/api/configs', body: '{"data":{"n":1e400}}' })).status
+		).toBe(400)
+		expect(
+			(
+				await sendAndCheck(world, file, {
+					method: 'POST',
+					path: '/api/configs',
+					body: '{"data":{"n":-1e400,"m":[1e309]}}'
+				})
+			).status
+		).toBe(400)
 
-		const proto = '{"name":"proto","data":{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"toString":"x"}}'
+		const proto =
+			'{"name":"proto","data":{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"toString":"x"}}'
 		expect((await sendAndCheck(world, file, { method: 'POST', path: '/api/configs', body: proto })).status).toBe(201)
-		const back = await sendAndCheck(world, file, { method: 'GET', path: '/api/configs/latest?name=proto&tool=claude-code' })
-		expect(back.text).toContain('"data":{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"toString":"x"}')
+		const back = await sendAndCheck(world, file, {
+			method: 'GET',
+			path: '/api/configs/latest?name=proto&tool=claude-code'
+		})
+		expect(back.text).toContain(
+			'"data":{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"toString":"x"}'
+		)
 		expect(({} as Record<string, unknown>).polluted).toBeUndefined()
 		expect(Object.prototype.toString.call([])).toBe('[object Array]')
 

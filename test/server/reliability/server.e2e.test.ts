@@ -50,12 +50,20 @@ function verifyStore(dataDir: string, acks: Ack[], deleted: Set<string> = new Se
 	const db = new Database(join(dataDir, 'cfgsync.db'))
 	try {
 		expect(db.query('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' })
-		expect(db.query('SELECT count(*) AS n FROM config_versions WHERE config_id NOT IN (SELECT id FROM configs)').get()).toEqual({ n: 0 })
-		const configs = db.query<{ id: string; version: number; current_version_id: string; hash: string }, []>('SELECT id, version, current_version_id, hash FROM configs').all()
+		expect(
+			db.query('SELECT count(*) AS n FROM config_versions WHERE config_id NOT IN (SELECT id FROM configs)').get()
+		).toEqual({ n: 0 })
+		const configs = db
+			.query<{ id: string; version: number; current_version_id: string; hash: string }, []>(
+				'SELECT id, version, current_version_id, hash FROM configs'
+			)
+			.all()
 		const byConfig = new Map<string, Map<number, { hash: string; data: unknown }>>()
 		for (const config of configs) {
 			const versions = db
-				.query<{ id: string; version: number; hash: string; data: Uint8Array }, [string]>('SELECT id, version, hash, data FROM config_versions WHERE config_id = ? ORDER BY version')
+				.query<{ id: string; version: number; hash: string; data: Uint8Array }, [string]>(
+					'SELECT id, version, hash, data FROM config_versions WHERE config_id = ? ORDER BY version'
+				)
 				.all(config.id)
 			expect(versions.map((v) => v.version)).toEqual(Array.from({ length: versions.length }, (_, i) => i + 1))
 			expect(config.version).toBe(versions.length)
@@ -78,7 +86,10 @@ function verifyStore(dataDir: string, acks: Ack[], deleted: Set<string> = new Se
 				continue
 			}
 			const stored = byConfig.get(ack.configId)?.get(ack.version)
-			expect({ ack: `${ack.configId} v${ack.version}`, present: stored !== undefined }).toEqual({ ack: `${ack.configId} v${ack.version}`, present: true })
+			expect({ ack: `${ack.configId} v${ack.version}`, present: stored !== undefined }).toEqual({
+				ack: `${ack.configId} v${ack.version}`,
+				present: true
+			})
 			if (ack.data !== undefined) expect(stored?.data).toEqual(ack.data as object)
 			if (ack.hash !== undefined) expect(stored?.hash).toBe(ack.hash)
 		}
@@ -113,21 +124,33 @@ describe('reliability of the running server', () => {
 				if (roll < 0.5) {
 					const data = { client: c, seq, note: marker('shared') }
 					const res = await call(server, 'POST', '/api/configs', owner.key, { name: 'shared', tool: 'cursor', data })
-					if ((res.status === 200 || res.status === 201) && !res.body.noChange) acks.push({ configId: res.body.id, version: res.body.version, data })
+					if ((res.status === 200 || res.status === 201) && !res.body.noChange)
+						acks.push({ configId: res.body.id, version: res.body.version, data })
 				} else if (roll < 0.7) {
 					const data = { client: c, seq, own: true }
 					const res = await call(server, 'POST', '/api/configs', owner.key, { name: `own-${c}`, tool: 'codex', data })
-					if ((res.status === 200 || res.status === 201) && !res.body.noChange) acks.push({ configId: res.body.id, version: res.body.version, data })
+					if ((res.status === 200 || res.status === 201) && !res.body.noChange)
+						acks.push({ configId: res.body.id, version: res.body.version, data })
 				} else if (roll < 0.85) {
 					const latest = await call(server, 'GET', '/api/configs/latest?name=shared&tool=cursor', owner.key)
 					if (latest.status !== 200) continue
 					const versions = await call(server, 'GET', `/api/configs/${latest.body.id}/versions`, owner.key)
 					const target = versions.body[random(versions.body.length)]
-					const res = await call(server, 'POST', `/api/configs/${latest.body.id}/rollback`, owner.key, { versionId: target.id })
+					const res = await call(server, 'POST', `/api/configs/${latest.body.id}/rollback`, owner.key, {
+						versionId: target.id
+					})
 					if (res.status === 200) acks.push({ configId: latest.body.id, version: res.body.version, hash: target.hash })
 				} else {
-					const created = await call(server, 'POST', '/api/configs', owner.key, { name: `doomed-${c}-${seq}`, tool: 'vscode', data: { seq } })
-					await call(server, 'POST', '/api/configs', owner.key, { name: `doomed-${c}-${seq}`, tool: 'vscode', data: { seq, again: true } })
+					const created = await call(server, 'POST', '/api/configs', owner.key, {
+						name: `doomed-${c}-${seq}`,
+						tool: 'vscode',
+						data: { seq }
+					})
+					await call(server, 'POST', '/api/configs', owner.key, {
+						name: `doomed-${c}-${seq}`,
+						tool: 'vscode',
+						data: { seq, again: true }
+					})
 					const gone = await call(server, 'DELETE', `/api/configs/${created.body.id}`, owner.key)
 					expect(gone.status).toBe(204)
 					deleted.add(created.body.id)
@@ -152,9 +175,14 @@ describe('reliability of the running server', () => {
 				let seq = 0
 				while (running) {
 					const data = { round, w, seq: seq++, pad: 'x'.repeat(200 + ((seq * 97) % 3000)) }
-					const res = await call(server, 'POST', '/api/configs', owner.key, { name: w < 2 ? 'shared' : `solo-${w}`, tool: 'claude-code', data })
+					const res = await call(server, 'POST', '/api/configs', owner.key, {
+						name: w < 2 ? 'shared' : `solo-${w}`,
+						tool: 'claude-code',
+						data
+					})
 					if (res.status === 0) return
-					if (res.status === 200 || res.status === 201) acks.push({ configId: res.body.id, version: res.body.version, data })
+					if (res.status === 200 || res.status === 201)
+						acks.push({ configId: res.body.id, version: res.body.version, data })
 				}
 			}
 			const pushers = Array.from({ length: 4 }, (_, w) => pusher(w))
@@ -177,7 +205,8 @@ describe('reliability of the running server', () => {
 		const dir = emptyDir()
 		const server = await start(dir)
 		const port = Number(new URL(server.url).port)
-		const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.proc.pid}/status`, 'utf8'))?.[1] ?? 0) * 1024
+		const rss = () =>
+			Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.proc.pid}/status`, 'utf8'))?.[1] ?? 0) * 1024
 		const raw = (head: string, bodyBytes: number, chunked: boolean) =>
 			new Promise<string>((resolve) => {
 				const socket = connect(port, '127.0.0.1')
@@ -191,7 +220,11 @@ describe('reliability of the running server', () => {
 				const pump = () => {
 					while (sent < bodyBytes) {
 						sent += block.length
-						const ok = socket.write(chunked ? Buffer.concat([Buffer.from(`${block.length.toString(16)}\r\n`), block, Buffer.from('\r\n')]) : block)
+						const ok = socket.write(
+							chunked
+								? Buffer.concat([Buffer.from(`${block.length.toString(16)}\r\n`), block, Buffer.from('\r\n')])
+								: block
+						)
 						if (!ok) return void socket.once('drain', pump)
 					}
 					if (chunked) socket.write('0\r\n\r\n')
@@ -201,16 +234,26 @@ describe('reliability of the running server', () => {
 				setTimeout(() => socket.destroy(), 10_000)
 			})
 		const before = rss()
-		const declared = await raw('POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 104857600\r\n\r\n', 100 * 1024 * 1024, false)
+		const declared = await raw(
+			'POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 104857600\r\n\r\n',
+			100 * 1024 * 1024,
+			false
+		)
 		figures.requests++
 		expect(declared).toStartWith('HTTP/1.1 413')
 		expect(declared).toContain('"code":"payload_too_large"')
-		const chunked = await raw('POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n', 100 * 1024 * 1024, true)
+		const chunked = await raw(
+			'POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+			100 * 1024 * 1024,
+			true
+		)
 		figures.requests++
 		expect(chunked).toStartWith('HTTP/1.1 413')
 		expect(chunked).toContain('"code":"payload_too_large"')
 		const grown = rss() - before
-		console.log(`[reliability] RSS ${Math.round(before / 1048576)} MiB before two 100 MiB bodies, grew by ${Math.round(grown / 1048576)} MiB`)
+		console.log(
+			`[reliability] RSS ${Math.round(before / 1048576)} MiB before two 100 MiB bodies, grew by ${Math.round(grown / 1048576)} MiB`
+		)
 		expect(grown).toBeLessThan(64 * 1024 * 1024)
 
 		for (const size of [64 * 1024, 1024 * 1024]) {
@@ -228,15 +271,25 @@ describe('reliability of the running server', () => {
 		const victim = await user(dir, 'victim')
 		const bystander = await user(dir, 'bystander')
 		const burst = await Promise.all(
-			Array.from({ length: 25 }, () => call(server, 'POST', '/api/auth/login', '', { login: 'victim', password: 'not-the-password', device: 'x' }))
+			Array.from({ length: 25 }, () =>
+				call(server, 'POST', '/api/auth/login', '', { login: 'victim', password: 'not-the-password', device: 'x' })
+			)
 		)
 		const statuses = burst.map((r) => r.status)
 		expect(statuses.filter((s) => s === 401)).toHaveLength(10)
 		expect(statuses.filter((s) => s === 429)).toHaveLength(15)
-		const locked = await call(server, 'POST', '/api/auth/login', '', { login: 'victim@example.test', password: victim.password, device: 'x' })
+		const locked = await call(server, 'POST', '/api/auth/login', '', {
+			login: 'victim@example.test',
+			password: victim.password,
+			device: 'x'
+		})
 		expect(locked.status).toBe(429)
 		expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(800)
-		const fine = await call(server, 'POST', '/api/auth/login', '', { login: 'bystander', password: bystander.password, device: 'x' })
+		const fine = await call(server, 'POST', '/api/auth/login', '', {
+			login: 'bystander',
+			password: bystander.password,
+			device: 'x'
+		})
 		expect(fine.status).toBe(201)
 		secrets.add(fine.body.apiKey)
 	}, 60_000)
@@ -251,9 +304,12 @@ describe('reliability of the running server', () => {
 		const dataDir = join(dir, 'data')
 		const keyFile = join(dataDir, 'master.key')
 		expect(statSync(keyFile).mode & 0o777).toBe(0o600)
-		const snapshot = () => ['cfgsync.db', 'master.key'].map((f) => readFileSync(join(dataDir, f)).toString('base64')).join()
+		const snapshot = () =>
+			['cfgsync.db', 'master.key'].map((f) => readFileSync(join(dataDir, f)).toString('base64')).join()
 		const before = snapshot()
-		const other = await run(dir, ['serve', '--port', '0'], { env: { CFGSYNC_MASTER_KEY: Buffer.alloc(32, 9).toString('base64') } })
+		const other = await run(dir, ['serve', '--port', '0'], {
+			env: { CFGSYNC_MASTER_KEY: Buffer.alloc(32, 9).toString('base64') }
+		})
 		figures.badKeys++
 		expect(other.code).not.toBe(0)
 		expect(other.stderr.trim().split('\n')).toHaveLength(1)
@@ -269,7 +325,9 @@ describe('reliability of the running server', () => {
 		expect(missing.stderr).toContain('no master key')
 		copyFileSync(`${keyFile}.bak`, keyFile)
 		const again = await start(dir)
-		expect((await call(again, 'GET', '/api/configs/latest?name=default&tool=claude-code', owner.key)).body.data.secret).toBe(secret)
+		expect(
+			(await call(again, 'GET', '/api/configs/latest?name=default&tool=claude-code', owner.key)).body.data.secret
+		).toBe(secret)
 		for (const file of ['cfgsync.db', 'cfgsync.db-wal']) {
 			const path = join(dataDir, file)
 			if (Bun.file(path).size > 0) expect(readFileSync(path).includes(Buffer.from(secret))).toBe(false)
@@ -287,8 +345,13 @@ describe('reliability of the running server', () => {
 			let seq = 0
 			while (running) {
 				const data = { w, seq: seq++, secret: marker('backup') }
-				const res = await call(server, 'POST', '/api/configs', owner.key, { name: `cfg-${w % 3}`, tool: 'gemini-cli', data })
-				if (res.status === 200 || res.status === 201) acks.push({ configId: res.body.id, version: res.body.version, data, at: Date.now(), key: owner.key })
+				const res = await call(server, 'POST', '/api/configs', owner.key, {
+					name: `cfg-${w % 3}`,
+					tool: 'gemini-cli',
+					data
+				})
+				if (res.status === 200 || res.status === 201)
+					acks.push({ configId: res.body.id, version: res.body.version, data, at: Date.now(), key: owner.key })
 			}
 		}
 		const pushers = Array.from({ length: 4 }, (_, w) => pusher(w))

@@ -21,7 +21,17 @@ async function instances(count: number): Promise<Store[]> {
 
 async function user(store: Store, name: string, plan: 'pro' | 'team' = 'team') {
 	const id = newId()
-	expect(await store.users.create({ id, email: `${name}@example.test`, username: name, passwordHash: null, plan, isAdmin: false, createdAt: at() })).toBe(true)
+	expect(
+		await store.users.create({
+			id,
+			email: `${name}@example.test`,
+			username: name,
+			passwordHash: null,
+			plan,
+			isAdmin: false,
+			createdAt: at()
+		})
+	).toBe(true)
 	return id
 }
 
@@ -59,7 +69,15 @@ describe(`several instances on one ${TEST_ENGINE} database`, () => {
 		const now = Date.now()
 		const limits = { perLoginAddress: 5, perAddress: 30, perLogin: 100 }
 		const results = await Promise.all(
-			Array.from({ length: 15 }, (_, i) => stores[i % 3]!.loginFailures.reserve({ loginKey: 'victim', address: '192.0.2.1', at: now + i, since: now - 60_000, limits }))
+			Array.from({ length: 15 }, (_, i) =>
+				stores[i % 3]!.loginFailures.reserve({
+					loginKey: 'victim',
+					address: '192.0.2.1',
+					at: now + i,
+					since: now - 60_000,
+					limits
+				})
+			)
 		)
 		expect(results.filter((result) => result.ok)).toHaveLength(5)
 	})
@@ -68,12 +86,36 @@ describe(`several instances on one ${TEST_ENGINE} database`, () => {
 		const stores = await instances(2)
 		const [a, b] = [await user(stores[0]!, 'owner-a'), await user(stores[0]!, 'owner-b')]
 		const teamId = newId()
-		expect(await stores[0]!.teams.create({ id: teamId, name: 'Crew', slug: 'crew', createdAt: at(), deletedAt: null }, { membershipId: newId(), userId: a, joinedAt: at() }, at())).toBe(true)
-		expect(await stores[0]!.teams.invite({ id: newId(), teamId, userId: b, role: 'admin', invitedBy: a, createdAt: at(), expiresAt: new Date(Date.now() + 86_400_000).toISOString() }, at())).toMatchObject({ userId: b })
-		expect(await stores[1]!.teams.acceptInvitation('crew', b, at(), { id: newId(), joinedAt: at() })).toMatchObject({ role: 'admin' })
+		expect(
+			await stores[0]!.teams.create(
+				{ id: teamId, name: 'Crew', slug: 'crew', createdAt: at(), deletedAt: null },
+				{ membershipId: newId(), userId: a, joinedAt: at() },
+				at()
+			)
+		).toBe(true)
+		expect(
+			await stores[0]!.teams.invite(
+				{
+					id: newId(),
+					teamId,
+					userId: b,
+					role: 'admin',
+					invitedBy: a,
+					createdAt: at(),
+					expiresAt: new Date(Date.now() + 86_400_000).toISOString()
+				},
+				at()
+			)
+		).toMatchObject({ userId: b })
+		expect(await stores[1]!.teams.acceptInvitation('crew', b, at(), { id: newId(), joinedAt: at() })).toMatchObject({
+			role: 'admin'
+		})
 		expect(await stores[1]!.teams.setRole(teamId, b, 'owner')).toMatchObject({ role: 'owner' })
 		for (let round = 0; round < 5; round++) {
-			const results = await Promise.all([stores[0]!.teams.setRole(teamId, a, 'member'), stores[1]!.teams.setRole(teamId, b, 'member')])
+			const results = await Promise.all([
+				stores[0]!.teams.setRole(teamId, a, 'member'),
+				stores[1]!.teams.setRole(teamId, b, 'member')
+			])
 			expect(results.filter((result) => result === 'last_owner')).toHaveLength(1)
 			const owners = (await stores[0]!.teams.members(teamId)).filter((member) => member.role === 'owner')
 			expect(owners).toHaveLength(1)
@@ -86,7 +128,14 @@ describe(`several instances on one ${TEST_ENGINE} database`, () => {
 		const userId = await user(stores[0]!, 'twin')
 		await Promise.all(
 			Array.from({ length: 6 }, (_, i) =>
-				stores[i % 2]!.keys.issue({ id: newId(), userId, device: 'laptop', keyHash: `hash-${i}-${newId()}`, createdAt: at(), lastUsedAt: null })
+				stores[i % 2]!.keys.issue({
+					id: newId(),
+					userId,
+					device: 'laptop',
+					keyHash: `hash-${i}-${newId()}`,
+					createdAt: at(),
+					lastUsedAt: null
+				})
 			)
 		)
 		expect(await stores[1]!.keys.listForUser(userId)).toHaveLength(1)
@@ -96,7 +145,14 @@ describe(`several instances on one ${TEST_ENGINE} database`, () => {
 		const stores = await instances(2)
 		const userId = await user(stores[0]!, 'revoker')
 		const keyId = newId()
-		await stores[0]!.keys.issue({ id: keyId, userId, device: 'phone', keyHash: 'revoked-hash', createdAt: at(), lastUsedAt: null })
+		await stores[0]!.keys.issue({
+			id: keyId,
+			userId,
+			device: 'phone',
+			keyHash: 'revoked-hash',
+			createdAt: at(),
+			lastUsedAt: null
+		})
 		expect(await stores[1]!.keys.findCaller('revoked-hash')).toMatchObject({ userId })
 		expect(await stores[0]!.keys.revoke(userId, keyId)).toBe(true)
 		expect(await stores[1]!.keys.findCaller('revoked-hash')).toBeUndefined()
@@ -117,7 +173,13 @@ describe(`several instances on one ${TEST_ENGINE} database`, () => {
 		const stores = await instances(2)
 		const [a, b] = [await user(stores[0]!, 'slug-a'), await user(stores[1]!, 'slug-b')]
 		const results = await Promise.all(
-			[a, b].map((userId, i) => stores[i]!.teams.create({ id: newId(), name: 'Same', slug: 'same', createdAt: at(), deletedAt: null }, { membershipId: newId(), userId, joinedAt: at() }, at()))
+			[a, b].map((userId, i) =>
+				stores[i]!.teams.create(
+					{ id: newId(), name: 'Same', slug: 'same', createdAt: at(), deletedAt: null },
+					{ membershipId: newId(), userId, joinedAt: at() },
+					at()
+				)
+			)
 		)
 		expect(results.filter(Boolean)).toHaveLength(1)
 	})

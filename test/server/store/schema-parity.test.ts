@@ -15,17 +15,39 @@ import * as sqliteSchema from '../../../src/server/store/sqlite/schema'
  */
 type Description = Record<string, unknown>
 
-const whereText = (where: unknown) => (where instanceof SQL ? JSON.stringify(where.queryChunks.map((chunk) => (is(chunk, Table) ? 'table' : typeof chunk === 'object' && chunk && 'name' in chunk ? (chunk as { name: string }).name : chunk))) : null)
+const whereText = (where: unknown) =>
+	where instanceof SQL
+		? JSON.stringify(
+				where.queryChunks.map((chunk) =>
+					is(chunk, Table)
+						? 'table'
+						: typeof chunk === 'object' && chunk && 'name' in chunk
+							? (chunk as { name: string }).name
+							: chunk
+				)
+			)
+		: null
 
 function describeTable(config: ReturnType<typeof pgTableConfig> | ReturnType<typeof sqliteTableConfig>): Description {
 	return {
 		columns: Object.fromEntries(
-			config.columns.map((column) => [column.name, { notNull: column.notNull, primary: column.primary, hasDefault: column.hasDefault && column.columnType !== 'PgBigSerial64' }])
+			config.columns.map((column) => [
+				column.name,
+				{
+					notNull: column.notNull,
+					primary: column.primary,
+					hasDefault: column.hasDefault && column.columnType !== 'PgBigSerial64'
+				}
+			])
 		),
 		indexes: Object.fromEntries(
 			config.indexes.map((index) => [
 				index.config.name,
-				{ unique: index.config.unique, columns: index.config.columns.map((column) => (column as { name: string }).name), where: whereText(index.config.where) }
+				{
+					unique: index.config.unique,
+					columns: index.config.columns.map((column) => (column as { name: string }).name),
+					where: whereText(index.config.where)
+				}
 			])
 		),
 		foreignKeys: config.foreignKeys
@@ -37,11 +59,17 @@ function describeTable(config: ReturnType<typeof pgTableConfig> | ReturnType<typ
 	}
 }
 
-const tablesOf = <T>(schema: Record<string, unknown>, describe: (table: T) => ReturnType<typeof describeTable> extends infer D ? D : never) =>
+const tablesOf = <T>(
+	schema: Record<string, unknown>,
+	describe: (table: T) => ReturnType<typeof describeTable> extends infer D ? D : never
+) =>
 	Object.fromEntries(
 		Object.values(schema)
 			.filter((value) => is(value, Table))
-			.map((table) => [(table as unknown as { [key: symbol]: string })[Symbol.for('drizzle:Name')], describe(table as T)])
+			.map((table) => [
+				(table as unknown as { [key: symbol]: string })[Symbol.for('drizzle:Name')],
+				describe(table as T)
+			])
 	)
 
 test('the SQLite and PostgreSQL schemas have the same tables, columns, nullability, indexes and foreign keys', () => {
@@ -54,7 +82,9 @@ test('the SQLite and PostgreSQL schemas have the same tables, columns, nullabili
 		const table = (sqliteSchema as Record<string, unknown>)[key]
 		if (!is(table, Table)) continue
 		expect(Object.keys((pgSchema as Record<string, Table>)[key] ?? {}).length).toBeGreaterThan(0)
-		expect(Object.keys(sqliteTableConfig(table as SQLiteTable).columns.map((c) => c.name)).length).toBe(pgTableConfig((pgSchema as Record<string, PgTable>)[key] as PgTable).columns.length)
+		expect(Object.keys(sqliteTableConfig(table as SQLiteTable).columns.map((c) => c.name)).length).toBe(
+			pgTableConfig((pgSchema as Record<string, PgTable>)[key] as PgTable).columns.length
+		)
 	}
 })
 

@@ -5,7 +5,8 @@ describe('sealed records and stats (for key rotation and metrics)', () => {
 	test('sealedPage walks every version in id order; reseal replaces only records that still hold what was read', async () => {
 		const t = testApp()
 		const alice = await t.user('pro', 'alice')
-		for (let i = 0; i < 5; i++) await t.call('POST', '/api/configs', { key: alice.key, body: { name: `c${i % 2}`, data: { i } } })
+		for (let i = 0; i < 5; i++)
+			await t.call('POST', '/api/configs', { key: alice.key, body: { name: `c${i % 2}`, data: { i } } })
 		const all = []
 		let after: string | null = null
 		for (;;) {

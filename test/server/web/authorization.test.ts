@@ -118,13 +118,19 @@ const rows: Row[] = [
 	{
 		route: 'POST /account/password',
 		what: 'change your own password',
-		request: (w, caller) => ({ path: '/account/password', fields: { current: password(w, caller), new: 'a whole new password', confirm: 'a whole new password' } }),
+		request: (w, caller) => ({
+			path: '/account/password',
+			fields: { current: password(w, caller), new: 'a whole new password', confirm: 'a whole new password' }
+		}),
 		expect: { signedOut: 'signin', member: 'ok', admin: 'ok', owner: 'ok', serverAdmin: 'ok' }
 	},
 	{
 		route: 'POST /admin/users',
 		what: 'add a user (server admin)',
-		request: () => ({ path: '/admin/users', fields: { email: 'new@example.test', username: 'newbie', plan: 'pro', password: 'a fine password' } }),
+		request: () => ({
+			path: '/admin/users',
+			fields: { email: 'new@example.test', username: 'newbie', plan: 'pro', password: 'a fine password' }
+		}),
 		expect: { signedOut: 'signin', member: 403, admin: 403, owner: 403, serverAdmin: 'ok' }
 	},
 	{
@@ -153,12 +159,15 @@ const rows: Row[] = [
 	}
 ]
 
-const isWeb = (route: { hooks?: { detail?: unknown } }) => ((route.hooks?.detail as { tags?: string[] } | undefined)?.tags ?? []).includes('web')
+const isWeb = (route: { hooks?: { detail?: unknown } }) =>
+	((route.hooks?.detail as { tags?: string[] } | undefined)?.tags ?? []).includes('web')
 
 describe('web form actions: the API’s authorisation matrix (docs/api.md, §8)', () => {
 	test('every POST of the web application has rows here, for every kind of caller', async () => {
 		const world = await buildWorld()
-		const posts = world.w.app.routes.filter((route) => isWeb(route) && route.method === 'POST').map((route) => `POST ${route.path}`)
+		const posts = world.w.app.routes
+			.filter((route) => isWeb(route) && route.method === 'POST')
+			.map((route) => `POST ${route.path}`)
 		const covered = new Set([...rows.map((row) => row.route), 'POST /sign-in'])
 		expect([...new Set(posts)].sort()).toEqual([...covered].sort())
 		for (const row of rows) expect(Object.keys(row.expect).sort()).toEqual([...CALLERS].sort())
@@ -183,7 +192,8 @@ describe('web form actions: the API’s authorisation matrix (docs/api.md, §8)'
 				expect({ caller, outcome }).toEqual({ caller, outcome: expected })
 				const after = await changes(world)
 				// Refused: nothing recorded, so nothing changed. Done: exactly the change was recorded.
-				if (expected === 'ok') expect({ caller, changed: after.length > before.length }).toEqual({ caller, changed: true })
+				if (expected === 'ok')
+					expect({ caller, changed: after.length > before.length }).toEqual({ caller, changed: true })
 				else expect({ caller, after }).toEqual({ caller, after: before })
 				if (typeof expected === 'number') expect(response.headers.get('content-type')).toContain('text/html')
 			}
@@ -196,10 +206,19 @@ describe('forged requests change nothing (docs/web.md)', () => {
 		{ what: 'no token', csrf: null },
 		{ what: 'a wrong token', csrf: '0'.repeat(64) },
 		{ what: "another session's token", otherToken: true },
-		{ what: 'the right token from a foreign Origin', headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } },
-		{ what: 'the right token with a foreign Origin and no Sec-Fetch-Site', headers: { origin: 'https://evil.example', 'sec-fetch-site': '' } },
+		{
+			what: 'the right token from a foreign Origin',
+			headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }
+		},
+		{
+			what: 'the right token with a foreign Origin and no Sec-Fetch-Site',
+			headers: { origin: 'https://evil.example', 'sec-fetch-site': '' }
+		},
 		{ what: 'the right token, labelled cross-site', headers: { origin: 'null', 'sec-fetch-site': 'cross-site' } },
-		{ what: 'the right token, labelled same-site (a sibling subdomain)', headers: { origin: 'http://other.localhost', 'sec-fetch-site': 'same-site' } },
+		{
+			what: 'the right token, labelled same-site (a sibling subdomain)',
+			headers: { origin: 'http://other.localhost', 'sec-fetch-site': 'same-site' }
+		},
 		{ what: 'the right token, Origin null without Sec-Fetch-Site', headers: { origin: 'null', 'sec-fetch-site': '' } }
 	]
 
@@ -229,23 +248,43 @@ describe('forged requests change nothing (docs/web.md)', () => {
 	test('a request that is no browser’s (no Origin, no Sec-Fetch-Site) is decided by the token alone', async () => {
 		const world = await buildWorld()
 		const noLabels = { origin: '', 'sec-fetch-site': '' }
-		const refused = await world.w.post('/teams/crew/rename', world.browsers.owner, { name: 'Crew', slug: 'crew-y' }, { csrf: null, headers: noLabels })
+		const refused = await world.w.post(
+			'/teams/crew/rename',
+			world.browsers.owner,
+			{ name: 'Crew', slug: 'crew-y' },
+			{ csrf: null, headers: noLabels }
+		)
 		expect(refused.status).toBe(403)
-		const accepted = await world.w.post('/teams/crew/rename', world.browsers.owner, { name: 'Crew', slug: 'crew-y' }, { headers: noLabels })
+		const accepted = await world.w.post(
+			'/teams/crew/rename',
+			world.browsers.owner,
+			{ name: 'Crew', slug: 'crew-y' },
+			{ headers: noLabels }
+		)
 		expect(accepted.status).toBe(303)
 	})
 
 	test('the token is also accepted from the X-CSRF-Token header (htmx requests)', async () => {
 		const world = await buildWorld()
 		const owner = world.browsers.owner
-		const response = await world.w.post(`/devices/${world.aliceKeyId}/revoke`, owner, {}, { csrf: null, headers: { 'x-csrf-token': owner.csrf, 'hx-request': 'true' } })
+		const response = await world.w.post(
+			`/devices/${world.aliceKeyId}/revoke`,
+			owner,
+			{},
+			{ csrf: null, headers: { 'x-csrf-token': owner.csrf, 'hx-request': 'true' } }
+		)
 		expect(response.status).toBe(200)
 		expect((await world.w.call('GET', '/api/me', { key: world.users.alice.key })).status).toBe(401)
 	})
 
 	test('a sign-in posted from another site signs nobody in', async () => {
 		const world = await buildWorld()
-		const response = await world.w.post('/sign-in', undefined, { login: 'alice', password: world.users.alice.password }, { headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } })
+		const response = await world.w.post(
+			'/sign-in',
+			undefined,
+			{ login: 'alice', password: world.users.alice.password },
+			{ headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } }
+		)
 		expect(response.status).toBe(403)
 		expect(response.headers.get('set-cookie')).toBeNull()
 	})

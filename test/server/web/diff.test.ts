@@ -8,7 +8,9 @@ describe('server-rendered diffs', () => {
 			{ path: 'b.md', text: 'B' }
 		])
 		expect(blocksOf('plain text')).toEqual([{ path: null, text: 'plain text' }])
-		expect(blocksOf({ files: { a: 'x' }, other: 1 })).toEqual([{ path: null, text: JSON.stringify({ files: { a: 'x' }, other: 1 }, null, 2) }])
+		expect(blocksOf({ files: { a: 'x' }, other: 1 })).toEqual([
+			{ path: null, text: JSON.stringify({ files: { a: 'x' }, other: 1 }, null, 2) }
+		])
 	})
 
 	test('line numbers on both sides; unchanged runs beyond 3 lines of context fold into gaps', () => {
@@ -23,7 +25,10 @@ describe('server-rendered diffs', () => {
 	})
 
 	test('per file: added, removed, changed and unchanged files', () => {
-		const files = diffData({ files: { keep: 'same\n', gone: 'old\n', edit: 'a\nb\n' } }, { files: { keep: 'same\n', edit: 'a\nc\n', new: 'fresh\n' } })
+		const files = diffData(
+			{ files: { keep: 'same\n', gone: 'old\n', edit: 'a\nb\n' } },
+			{ files: { keep: 'same\n', edit: 'a\nc\n', new: 'fresh\n' } }
+		)
 		expect(files.map((file) => [file.path, file.status, file.added, file.removed])).toEqual([
 			['edit', 'changed', 1, 1],
 			['gone', 'removed', 0, 1],

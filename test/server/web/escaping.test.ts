@@ -19,12 +19,19 @@ describe('escaping (docs/web.md: config data is inert text)', () => {
 		const alice = await w.user('team', 'alice')
 		const bob = await w.user('team', 'bob')
 		// A device name with markup (devices are named by whoever logs in).
-		const login = await w.call('POST', '/api/auth/login', { body: { login: 'alice', password: alice.password, device: `${SCRIPT}${ATTRIBUTE}` } })
+		const login = await w.call('POST', '/api/auth/login', {
+			body: { login: 'alice', password: alice.password, device: `${SCRIPT}${ATTRIBUTE}` }
+		})
 		expect(login.status).toBe(201)
 		const team = await w.call('POST', '/api/teams', { key: alice.key, body: { name: `${SCRIPT} crew` } })
 		expect(team.status).toBe(201)
-		await w.call('POST', `/api/teams/${team.body.slug}/members`, { key: alice.key, body: { login: 'bob', role: 'member' } })
-		const files = { files: { [`${SCRIPT}.md`]: `${SCRIPT}\n${ATTRIBUTE}\n`, 'settings.json': '{"a": "</pre><script>x</script>"}' } }
+		await w.call('POST', `/api/teams/${team.body.slug}/members`, {
+			key: alice.key,
+			body: { login: 'bob', role: 'member' }
+		})
+		const files = {
+			files: { [`${SCRIPT}.md`]: `${SCRIPT}\n${ATTRIBUTE}\n`, 'settings.json': '{"a": "</pre><script>x</script>"}' }
+		}
 		const id = await push(w, alice, files, { name: 'tricky' })
 		await push(w, alice, { files: { [`${SCRIPT}.md`]: `${SCRIPT}\nchanged ${ATTRIBUTE}\n` } }, { name: 'tricky' })
 		const plain = await push(w, alice, `${SCRIPT} a string config`, { name: 'plain' })

@@ -7,11 +7,21 @@ const HTMX = { 'hx-request': 'true' }
 describe('htmx fragments', () => {
 	test('an owner changes a role in place: the new row comes back; demoting the last owner comes back as the row with an alert', async () => {
 		const { w, browsers, users } = await buildWorld()
-		const changed = await w.post(`/teams/crew/members/${users.max.id}/role`, browsers.owner, { role: 'admin' }, { headers: HTMX })
+		const changed = await w.post(
+			`/teams/crew/members/${users.max.id}/role`,
+			browsers.owner,
+			{ role: 'admin' },
+			{ headers: HTMX }
+		)
 		expect(changed.status).toBe(200)
 		expect(changed.html).toStartWith(`<tr id="member-${users.max.id}">`)
 		expect(changed.html).toContain('<option value="admin" selected>admin</option>')
-		const refused = await w.post(`/teams/crew/members/${users.alice.id}/role`, browsers.owner, { role: 'member' }, { headers: HTMX })
+		const refused = await w.post(
+			`/teams/crew/members/${users.alice.id}/role`,
+			browsers.owner,
+			{ role: 'member' },
+			{ headers: HTMX }
+		)
 		expect(refused.status).toBe(409)
 		expect(refused.html).toStartWith(`<tr id="member-${users.alice.id}">`)
 		expect(refused.html).toContain('role="alert"')
@@ -35,11 +45,21 @@ describe('htmx fragments', () => {
 
 	test('a server admin changes a plan in place: the row comes back with the new plan', async () => {
 		const { w, browsers, users } = await buildWorld()
-		const changed = await w.post(`/admin/users/${users.max.id}/plan`, browsers.serverAdmin, { plan: 'free' }, { headers: HTMX })
+		const changed = await w.post(
+			`/admin/users/${users.max.id}/plan`,
+			browsers.serverAdmin,
+			{ plan: 'free' },
+			{ headers: HTMX }
+		)
 		expect(changed.status).toBe(200)
 		expect(changed.html).toStartWith(`<tr id="user-${users.max.id}">`)
 		expect(changed.html).toContain('<option value="free" selected>free</option>')
-		const bad = await w.post(`/admin/users/${users.max.id}/plan`, browsers.serverAdmin, { plan: 'platinum' }, { headers: HTMX })
+		const bad = await w.post(
+			`/admin/users/${users.max.id}/plan`,
+			browsers.serverAdmin,
+			{ plan: 'platinum' },
+			{ headers: HTMX }
+		)
 		expect(bad.status).toBe(400)
 		expect(bad.headers.get('hx-retarget')).toBe('#alerts')
 	})

@@ -46,17 +46,35 @@ const pages: PageRow[] = [
 	{
 		path: (w) => `/configs/${w.shared.id}/compare?from=${w.shared.firstVersion}&to=${w.shared.firstVersion}`,
 		what: 'compare (the same version: no differences)',
-		expect: { signedOut: 303, member: ok(['No differences']), admin: ok(['No differences']), owner: ok(['No differences']), serverAdmin: 404 }
+		expect: {
+			signedOut: 303,
+			member: ok(['No differences']),
+			admin: ok(['No differences']),
+			owner: ok(['No differences']),
+			serverAdmin: 404
+		}
 	},
 	{
 		path: (w) => `/configs/${w.shared.id}/rollback?version=${w.shared.firstVersion}`,
 		what: 'the rollback confirmation',
-		expect: { signedOut: 303, member: 403, admin: ok(['Make version 1']), owner: ok(['Make version 1']), serverAdmin: 404 }
+		expect: {
+			signedOut: 303,
+			member: 403,
+			admin: ok(['Make version 1']),
+			owner: ok(['Make version 1']),
+			serverAdmin: 404
+		}
 	},
 	{
 		path: () => '/devices',
 		what: 'devices: own keys only',
-		expect: { signedOut: 303, member: ok(['<h1>Devices</h1>', '>Revoke</button>']), admin: ok(['>test</th>']), owner: ok(['>test</th>']), serverAdmin: ok(['>test</th>']) }
+		expect: {
+			signedOut: 303,
+			member: ok(['<h1>Devices</h1>', '>Revoke</button>']),
+			admin: ok(['>test</th>']),
+			owner: ok(['>test</th>']),
+			serverAdmin: ok(['>test</th>'])
+		}
 	},
 	{
 		path: () => '/teams',
@@ -74,16 +92,35 @@ const pages: PageRow[] = [
 		what: "a team's page: what each role may do",
 		expect: {
 			signedOut: 303,
-			member: ok(['mike@example.test', '>Leave</button>', '>shared</a>'], ['>Add member</button>', '>Rename</button>', '>Delete team</button>', '<select id="role-', '>Activity</a>']),
-			admin: ok(['>Add member</button>', '>Rename</button>', '>Remove</button>', '>Activity</a>'], ['>Delete team</button>', '<select id="role-', '<option value="admin">admin</option></select>']),
-			owner: ok(['>Add member</button>', '>Rename</button>', '>Delete team</button>', '<select id="role-', '>Remove</button>', '>Activity</a>']),
+			member: ok(
+				['mike@example.test', '>Leave</button>', '>shared</a>'],
+				['>Add member</button>', '>Rename</button>', '>Delete team</button>', '<select id="role-', '>Activity</a>']
+			),
+			admin: ok(
+				['>Add member</button>', '>Rename</button>', '>Remove</button>', '>Activity</a>'],
+				['>Delete team</button>', '<select id="role-', '<option value="admin">admin</option></select>']
+			),
+			owner: ok([
+				'>Add member</button>',
+				'>Rename</button>',
+				'>Delete team</button>',
+				'<select id="role-',
+				'>Remove</button>',
+				'>Activity</a>'
+			]),
 			serverAdmin: 404
 		}
 	},
 	{
 		path: () => '/teams/crew/activity',
 		what: "a team's activity (admin+)",
-		expect: { signedOut: 303, member: 403, admin: ok(['Activity of Crew', 'Invitation accepted']), owner: ok(['Team created']), serverAdmin: 404 }
+		expect: {
+			signedOut: 303,
+			member: 403,
+			admin: ok(['Activity of Crew', 'Invitation accepted']),
+			owner: ok(['Team created']),
+			serverAdmin: 404
+		}
 	},
 	{
 		path: () => '/teams/crew/delete',
@@ -95,7 +132,10 @@ const pages: PageRow[] = [
 		what: 'account: the password form',
 		expect: {
 			signedOut: 303,
-			member: ok(['<h1>Account</h1>', 'Current password', 'New password', '>Change password</button>'], ['Confirm new password']),
+			member: ok(
+				['<h1>Account</h1>', 'Current password', 'New password', '>Change password</button>'],
+				['Confirm new password']
+			),
 			admin: ok(['ann@example.test']),
 			owner: ok(['alice@example.test']),
 			serverAdmin: ok(['root@example.test'])
@@ -104,7 +144,13 @@ const pages: PageRow[] = [
 	{
 		path: () => '/activity',
 		what: 'your own activity',
-		expect: { signedOut: 303, member: ok(['Your activity', 'Signed in on the web']), admin: ok(['Invitation accepted']), owner: ok(['Team created', 'Config pushed']), serverAdmin: ok(['Signed in on the web'], ['Team created']) }
+		expect: {
+			signedOut: 303,
+			member: ok(['Your activity', 'Signed in on the web']),
+			admin: ok(['Invitation accepted']),
+			owner: ok(['Team created', 'Config pushed']),
+			serverAdmin: ok(['Signed in on the web'], ['Team created'])
+		}
 	},
 	{
 		path: () => '/admin',
@@ -114,7 +160,14 @@ const pages: PageRow[] = [
 			member: 403,
 			admin: 403,
 			owner: 403,
-			serverAdmin: ok(['<h1>Admin</h1>', 'max@example.test', '>Reset password</button>', '>Revoke keys</button>', '>Remove</button>', 'Add user'])
+			serverAdmin: ok([
+				'<h1>Admin</h1>',
+				'max@example.test',
+				'>Reset password</button>',
+				'>Revoke keys</button>',
+				'>Remove</button>',
+				'Add user'
+			])
 		}
 	}
 ]
@@ -127,9 +180,31 @@ describe('every page, for every kind of caller (docs/web.md)', () => {
 
 	test('every GET of the web application is listed here (or is the sign-in page or an asset)', () => {
 		const gets = world.w.app.routes
-			.filter((route) => ((route.hooks?.detail as { tags?: string[] } | undefined)?.tags ?? []).includes('web') && route.method === 'GET')
+			.filter(
+				(route) =>
+					((route.hooks?.detail as { tags?: string[] } | undefined)?.tags ?? []).includes('web') &&
+					route.method === 'GET'
+			)
 			.map((route) => route.path)
-		const listed = ['/', '/sign-in', '/sign-out', '/assets/app.css', '/assets/htmx.min.js', '/configs', '/configs/:id', '/configs/:id/compare', '/configs/:id/rollback', '/devices', '/teams', '/teams/:slug', '/teams/:slug/activity', '/teams/:slug/delete', '/account', '/activity', '/admin']
+		const listed = [
+			'/',
+			'/sign-in',
+			'/sign-out',
+			'/assets/app.css',
+			'/assets/htmx.min.js',
+			'/configs',
+			'/configs/:id',
+			'/configs/:id/compare',
+			'/configs/:id/rollback',
+			'/devices',
+			'/teams',
+			'/teams/:slug',
+			'/teams/:slug/activity',
+			'/teams/:slug/delete',
+			'/account',
+			'/activity',
+			'/admin'
+		]
 		expect([...gets].sort()).toEqual([...listed].sort())
 	})
 
@@ -158,17 +233,34 @@ describe('every page, for every kind of caller (docs/web.md)', () => {
 					expect(page.html).toContain('role="alert"')
 					continue
 				}
-				for (const text of expected.has ?? []) expect({ caller, path, has: text, found: page.html.includes(text) }).toEqual({ caller, path, has: text, found: true })
-				for (const text of expected.hasNot ?? []) expect({ caller, path, hasNot: text, found: page.html.includes(text) }).toEqual({ caller, path, hasNot: text, found: false })
+				for (const text of expected.has ?? [])
+					expect({ caller, path, has: text, found: page.html.includes(text) }).toEqual({
+						caller,
+						path,
+						has: text,
+						found: true
+					})
+				for (const text of expected.hasNot ?? [])
+					expect({ caller, path, hasNot: text, found: page.html.includes(text) }).toEqual({
+						caller,
+						path,
+						hasNot: text,
+						found: false
+					})
 				// The navigation: Configs, Devices, Teams, Account, and Admin for server admins only; a Sign out button.
 				const nav = /<nav aria-label="Main">([\s\S]*?)<\/nav>/.exec(page.html)?.[1] ?? ''
-				expect(textOf(nav).trim()).toBe(caller === 'serverAdmin' ? 'Configs Devices Teams Account Admin' : 'Configs Devices Teams Account')
+				expect(textOf(nav).trim()).toBe(
+					caller === 'serverAdmin' ? 'Configs Devices Teams Account Admin' : 'Configs Devices Teams Account'
+				)
 				expect(page.html).toContain('>Sign out</button>')
 				// No inline script or style anywhere (the CSP would refuse them).
 				expect(page.html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>|<style|\sstyle=|\shx-on|\son[a-z]+=/)
 				// Every form that posts carries this session's token.
 				const posts = [...page.html.matchAll(/<form[^>]*method="post"[^>]*>([\s\S]*?)<\/form>/g)]
-				for (const form of posts) expect(form[1]).toContain(`name="_csrf" value="${world.browsers[caller as Exclude<CallerName, "signedOut">].csrf}"`)
+				for (const form of posts)
+					expect(form[1]).toContain(
+						`name="_csrf" value="${world.browsers[caller as Exclude<CallerName, 'signedOut'>].csrf}"`
+					)
 			}
 		})
 	}
@@ -176,7 +268,12 @@ describe('every page, for every kind of caller (docs/web.md)', () => {
 	test('signed out, / is the sign-in form; signed in, / goes to Configs', async () => {
 		const signedOut = await world.w.get('/')
 		expect(signedOut.status).toBe(200)
-		for (const text of ['<label for="login">Username or email</label>', '<label for="password">Password</label>', '<button type="submit">Sign in</button>']) expect(signedOut.html).toContain(text)
+		for (const text of [
+			'<label for="login">Username or email</label>',
+			'<label for="password">Password</label>',
+			'<button type="submit">Sign in</button>'
+		])
+			expect(signedOut.html).toContain(text)
 		expect(signedOut.html).not.toContain('<nav')
 		const signedIn = await world.w.get('/', world.browsers.member)
 		expect(signedIn.status).toBe(303)
@@ -186,10 +283,18 @@ describe('every page, for every kind of caller (docs/web.md)', () => {
 	test('a page asked for while signed out comes back after sign-in; a foreign `next` is ignored', async () => {
 		const form = await world.w.get(`/?next=${encodeURIComponent('/teams/crew')}`)
 		expect(form.html).toContain('name="next" value="/teams/crew"')
-		const signed = await world.w.post('/sign-in', undefined, { login: 'mike', password: world.users.mike.password, next: '/teams/crew' })
+		const signed = await world.w.post('/sign-in', undefined, {
+			login: 'mike',
+			password: world.users.mike.password,
+			next: '/teams/crew'
+		})
 		expect(signed.headers.get('location')).toBe('/teams/crew')
 		for (const next of ['//evil.example/x', 'https://evil.example', '/\\evil.example']) {
-			const away = await world.w.post('/sign-in', undefined, { login: 'mike', password: world.users.mike.password, next })
+			const away = await world.w.post('/sign-in', undefined, {
+				login: 'mike',
+				password: world.users.mike.password,
+				next
+			})
 			expect(away.headers.get('location')).toBe('/configs')
 		}
 	})

@@ -92,10 +92,15 @@ describe('formError', () => {
 			status: 400,
 			message: 'Slug: Slugs are lower-case letters and digits in words joined by single dashes.'
 		})
-		expect(formError(CreateTeamBody.safeParse({ name: ' ' }).error!, { name: 'Name', slug: 'Slug' }).message).toBe('Name: Give the team a name.')
-		expect(formError(AddMemberBody.safeParse({ login: 'x', role: 'owner' }).error!, { login: 'Username or email', role: 'Role' }).message).toBe(
-			'Role: Must be admin or member.'
+		expect(formError(CreateTeamBody.safeParse({ name: ' ' }).error!, { name: 'Name', slug: 'Slug' }).message).toBe(
+			'Name: Give the team a name.'
 		)
+		expect(
+			formError(AddMemberBody.safeParse({ login: 'x', role: 'owner' }).error!, {
+				login: 'Username or email',
+				role: 'Role'
+			}).message
+		).toBe('Role: Must be admin or member.')
 	})
 
 	test('a problem with no label is its message alone', () => {

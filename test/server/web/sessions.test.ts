@@ -33,7 +33,16 @@ describe('web sessions (docs/web.md)', () => {
 		const sent = async (app: typeof direct, url: string, headers: Record<string, string> = {}) => {
 			const body = new URLSearchParams({ login: 'alice', password: alice.password }).toString()
 			const response = await app.app.handle(
-				new Request(url, { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin', origin: 'null', ...headers } })
+				new Request(url, {
+					method: 'POST',
+					body,
+					headers: {
+						'content-type': 'application/x-www-form-urlencoded',
+						'sec-fetch-site': 'same-origin',
+						origin: 'null',
+						...headers
+					}
+				})
 			)
 			return response.headers.get('set-cookie') ?? ''
 		}
@@ -42,8 +51,15 @@ describe('web sessions (docs/web.md)', () => {
 		expect(await sent(direct, 'http://localhost/sign-in', { 'x-forwarded-proto': 'https' })).not.toContain('Secure')
 		const proxied = webApp({ address: () => '10.0.0.2', trustedProxies: parseTrustedProxies('10.0.0.0/8') })
 		await proxied.store.users.create({ ...(await direct.store.users.findById(alice.id))! })
-		expect(await sent(proxied, 'http://localhost/sign-in', { 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.9' })).toContain('; Secure')
-		expect(await sent(proxied, 'http://localhost/sign-in', { 'x-forwarded-for': '203.0.113.9' })).not.toContain('Secure')
+		expect(
+			await sent(proxied, 'http://localhost/sign-in', {
+				'x-forwarded-proto': 'https',
+				'x-forwarded-for': '203.0.113.9'
+			})
+		).toContain('; Secure')
+		expect(await sent(proxied, 'http://localhost/sign-in', { 'x-forwarded-for': '203.0.113.9' })).not.toContain(
+			'Secure'
+		)
 		// The audit log records the client behind the proxy, and "web".
 		const events = await proxied.store.audit.list({ userId: alice.id, type: 'session.started', limit: 5 })
 		expect(events[0]).toMatchObject({ address: '203.0.113.9', actorDevice: 'web' })
@@ -61,13 +77,18 @@ describe('web sessions (docs/web.md)', () => {
 		const unknown = await w.post('/sign-in', undefined, { login: 'nobody', password: 'not the password' })
 		expect(unknown.html).toContain('Wrong username, email or password.')
 		for (let i = 0; i < 4; i++) await w.post('/sign-in', undefined, { login: 'alice', password: 'not the password' })
-		for (let i = 0; i < 5; i++) await w.call('POST', '/api/auth/login', { body: { login: 'alice', password: 'not the password', device: 'x' } })
+		for (let i = 0; i < 5; i++)
+			await w.call('POST', '/api/auth/login', { body: { login: 'alice', password: 'not the password', device: 'x' } })
 		const limited = await w.post('/sign-in', undefined, { login: 'alice', password: alice.password })
 		expect(limited.status).toBe(429)
 		expect(limited.headers.get('retry-after')).toMatch(/^\d+$/)
 		expect(limited.html).toContain('role="alert"')
 		expect(limited.headers.get('set-cookie')).toBeNull()
-		expect((await w.store.audit.list({ userId: alice.id, type: 'login.failed', limit: 50 })).some((event) => event.details.via === 'web')).toBe(true)
+		expect(
+			(await w.store.audit.list({ userId: alice.id, type: 'login.failed', limit: 50 })).some(
+				(event) => event.details.via === 'web'
+			)
+		).toBe(true)
 	})
 
 	test('a session ends after 7 idle days and 30 days after sign-in; then pages send you to sign in', async () => {
@@ -110,15 +131,27 @@ describe('web sessions (docs/web.md)', () => {
 		const alice = await w.user('pro', 'alice')
 		const here = await w.signIn(alice)
 		const there = await w.signIn(alice)
-		const wrong = await w.post('/account/password', here, { current: 'not it at all', new: 'a brand new password', confirm: 'a brand new password' })
+		const wrong = await w.post('/account/password', here, {
+			current: 'not it at all',
+			new: 'a brand new password',
+			confirm: 'a brand new password'
+		})
 		expect(wrong.status).toBe(403)
 		expect(wrong.html).toContain('role="alert"')
-		const mismatch = await w.post('/account/password', here, { current: alice.password, new: 'a brand new password', confirm: 'a different password' })
+		const mismatch = await w.post('/account/password', here, {
+			current: alice.password,
+			new: 'a brand new password',
+			confirm: 'a different password'
+		})
 		expect(mismatch.status).toBe(400)
 		const short = await w.post('/account/password', here, { current: alice.password, new: 'short', confirm: 'short' })
 		expect(short.status).toBe(400)
 		expect((await w.get('/configs', there)).status).toBe(200)
-		const changed = await w.post('/account/password', here, { current: alice.password, new: 'a brand new password', confirm: 'a brand new password' })
+		const changed = await w.post('/account/password', here, {
+			current: alice.password,
+			new: 'a brand new password',
+			confirm: 'a brand new password'
+		})
 		expect(changed.status).toBe(303)
 		expect(changed.headers.get('location')).toBe('/account?notice=password')
 		expect((await w.get('/account?notice=password', here)).html).toContain('Your password was changed')
@@ -158,11 +191,21 @@ describe('web sessions (docs/web.md)', () => {
 		const w = webApp()
 		const root = await w.admin('root')
 		const r = await w.signIn(root)
-		const added = await w.post('/admin/users', r, { email: 'new@example.test', username: 'newbie', plan: 'pro', password: '' })
+		const added = await w.post('/admin/users', r, {
+			email: 'new@example.test',
+			username: 'newbie',
+			plan: 'pro',
+			password: ''
+		})
 		expect(added.status).toBe(200)
 		const shown = /<code class="secret">([A-Za-z0-9_-]{16})<\/code>/.exec(added.html)?.[1] as string
 		expect((await w.post('/sign-in', undefined, { login: 'newbie', password: shown })).status).toBe(303)
-		const again = await w.post('/admin/users', r, { email: 'NEW@example.test', username: 'other', plan: 'pro', password: 'long enough pw' })
+		const again = await w.post('/admin/users', r, {
+			email: 'NEW@example.test',
+			username: 'other',
+			plan: 'pro',
+			password: 'long enough pw'
+		})
 		expect(again.status).toBe(409)
 		expect(again.html).toContain('role="alert"')
 	})

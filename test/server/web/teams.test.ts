@@ -10,7 +10,10 @@ describe('creating a team on the web', () => {
 		const chosen = await w.post('/teams', a, { name: 'Platform Team', slug: 'plat' })
 		expect(chosen.status).toBe(303)
 		expect(chosen.headers.get('location')).toBe('/teams/plat?notice=created')
-		expect((await w.call('GET', '/api/teams/plat', { key: alice.key })).body).toMatchObject({ name: 'Platform Team', userRole: 'owner' })
+		expect((await w.call('GET', '/api/teams/plat', { key: alice.key })).body).toMatchObject({
+			name: 'Platform Team',
+			userRole: 'owner'
+		})
 		const made = await w.post('/teams', a, { name: 'Ünïcode Crew', slug: '' })
 		expect(made.headers.get('location')).toBe('/teams/unicode-crew?notice=created')
 		const taken = await w.post('/teams', a, { name: 'Another', slug: 'plat' })
@@ -18,7 +21,8 @@ describe('creating a team on the web', () => {
 		expect(taken.html).toContain('role="alert"')
 		expect(taken.html).toContain('value="Another"')
 		expect(taken.html).toContain('value="plat"')
-		for (const slug of ['Not A Slug', '-x', 'a'.repeat(51)]) expect((await w.post('/teams', a, { name: 'Bad', slug })).status).toBe(400)
+		for (const slug of ['Not A Slug', '-x', 'a'.repeat(51)])
+			expect((await w.post('/teams', a, { name: 'Bad', slug })).status).toBe(400)
 		expect((await w.post('/teams', a, { name: '   ' })).status).toBe(400)
 	})
 

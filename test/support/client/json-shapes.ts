@@ -18,7 +18,12 @@ export const Report = z.strictObject({
 	serverVersion: z.number().int().nullable(),
 	pushed: z.strictObject({ version: z.number().int(), files: z.array(z.string()) }).nullable(),
 	changes: z.array(entry.extend({ action: z.enum(['created', 'updated', 'deleted', 'merged', 'mine', 'theirs']) })),
-	conflicts: z.array(entry.extend({ why: z.enum(['both-changed', 'no-base', 'deleted-here', 'deleted-there']), keys: z.array(z.string()) })),
+	conflicts: z.array(
+		entry.extend({
+			why: z.enum(['both-changed', 'no-base', 'deleted-here', 'deleted-there']),
+			keys: z.array(z.string())
+		})
+	),
 	unsent: z.array(entry),
 	unpulled: z.array(entry),
 	unchanged: z.array(entry),
@@ -27,7 +32,14 @@ export const Report = z.strictObject({
 	backups: z.string().nullable()
 })
 
-const Member = z.strictObject({ id, userId: id, email: z.string(), username: z.string(), role: z.enum(['owner', 'admin', 'member']), joinedAt: time })
+const Member = z.strictObject({
+	id,
+	userId: id,
+	email: z.string(),
+	username: z.string(),
+	role: z.enum(['owner', 'admin', 'member']),
+	joinedAt: time
+})
 const Invitation = z.strictObject({
 	teamSlug: z.string(),
 	teamName: z.string(),
@@ -40,7 +52,13 @@ const Invitation = z.strictObject({
 	status: z.literal('invited')
 })
 const Team = z.strictObject({ id, name: z.string(), slug: z.string() })
-const Key = z.strictObject({ id, device: z.string(), createdAt: time, lastUsedAt: time.nullable(), current: z.boolean() })
+const Key = z.strictObject({
+	id,
+	device: z.string(),
+	createdAt: time,
+	lastUsedAt: time.nullable(),
+	current: z.boolean()
+})
 const AuditEvent = z.strictObject({
 	id,
 	type: z.string(),
@@ -55,18 +73,51 @@ const AuditEvent = z.strictObject({
 
 /** Command (with its subcommand) → the schema of its stdout. */
 export const SHAPES = {
-	login: z.strictObject({ server: z.string(), profile: z.string(), username: z.string(), email: z.string(), device: z.string(), keyId: id }),
-	logout: z.strictObject({ server: z.string(), profile: z.string(), device: z.string(), key: z.enum(['revoked', 'already_revoked', 'still_active']) }),
-	whoami: z.strictObject({ username: z.string(), email: z.string(), server: z.string(), profile: z.string(), device: z.string().nullable(), key: z.enum(['saved', 'CFGSYNC_API_KEY']) }),
+	login: z.strictObject({
+		server: z.string(),
+		profile: z.string(),
+		username: z.string(),
+		email: z.string(),
+		device: z.string(),
+		keyId: id
+	}),
+	logout: z.strictObject({
+		server: z.string(),
+		profile: z.string(),
+		device: z.string(),
+		key: z.enum(['revoked', 'already_revoked', 'still_active'])
+	}),
+	whoami: z.strictObject({
+		username: z.string(),
+		email: z.string(),
+		server: z.string(),
+		profile: z.string(),
+		device: z.string().nullable(),
+		key: z.enum(['saved', 'CFGSYNC_API_KEY'])
+	}),
 	keys: z.array(Key),
 	'keys revoke': z.strictObject({ revoked: z.strictObject({ id, device: z.string() }), current: z.boolean() }),
 	status: z.array(
 		z.strictObject({
 			config,
-			status: z.enum(['in sync', 'local changes', 'remote changes', 'local and remote changes', 'conflict', 'not on the server']),
+			status: z.enum([
+				'in sync',
+				'local changes',
+				'remote changes',
+				'local and remote changes',
+				'conflict',
+				'not on the server'
+			]),
 			syncedVersion: z.number().int().nullable(),
 			serverVersion: z.number().int().nullable(),
-			files: z.array(z.strictObject({ path: z.string(), file: z.string(), change: z.enum(['local', 'remote', 'merged', 'conflict']), detail: z.string().nullable() }))
+			files: z.array(
+				z.strictObject({
+					path: z.string(),
+					file: z.string(),
+					change: z.enum(['local', 'remote', 'merged', 'conflict']),
+					detail: z.string().nullable()
+				})
+			)
 		})
 	),
 	push: Report,
@@ -74,8 +125,21 @@ export const SHAPES = {
 	resolve: Report,
 	sync: z.array(z.union([Report, z.strictObject({ config, error: z.string(), code: z.string() })])),
 	watch: Report.extend({ at: time }),
-	diff: z.strictObject({ from: z.string(), to: z.string(), patches: z.array(z.strictObject({ path: z.string(), file: z.string(), patch: z.string() })) }),
-	list: z.array(z.strictObject({ id, name: z.string(), tool: z.string(), version: z.number().int(), hash: z.string(), updatedAt: time })),
+	diff: z.strictObject({
+		from: z.string(),
+		to: z.string(),
+		patches: z.array(z.strictObject({ path: z.string(), file: z.string(), patch: z.string() }))
+	}),
+	list: z.array(
+		z.strictObject({
+			id,
+			name: z.string(),
+			tool: z.string(),
+			version: z.number().int(),
+			hash: z.string(),
+			updatedAt: time
+		})
+	),
 	history: z.strictObject({
 		config,
 		versions: z.array(
@@ -86,16 +150,52 @@ export const SHAPES = {
 				createdAt: time,
 				isCurrent: z.boolean(),
 				files: z.array(z.string()),
-				pushedBy: z.strictObject({ username: z.string().nullable(), device: z.string().nullable(), rollbackTo: z.number().int().nullable() }).nullable()
+				pushedBy: z
+					.strictObject({
+						username: z.string().nullable(),
+						device: z.string().nullable(),
+						rollbackTo: z.number().int().nullable()
+					})
+					.nullable()
 			})
 		),
 		note: z.string().nullable()
 	}),
-	rollback: z.strictObject({ id, version: z.number().int(), hash: z.string(), createdAt: time, isCurrent: z.literal(true) }),
-	delete: z.strictObject({ deleted: z.strictObject({ id, tool: z.string(), name: z.string(), team: z.string().nullable(), version: z.number().int() }) }),
-	'team list': z.array(z.strictObject({ id, name: z.string(), slug: z.string(), role: z.enum(['owner', 'admin', 'member']), createdAt: time })),
+	rollback: z.strictObject({
+		id,
+		version: z.number().int(),
+		hash: z.string(),
+		createdAt: time,
+		isCurrent: z.literal(true)
+	}),
+	delete: z.strictObject({
+		deleted: z.strictObject({
+			id,
+			tool: z.string(),
+			name: z.string(),
+			team: z.string().nullable(),
+			version: z.number().int()
+		})
+	}),
+	'team list': z.array(
+		z.strictObject({
+			id,
+			name: z.string(),
+			slug: z.string(),
+			role: z.enum(['owner', 'admin', 'member']),
+			createdAt: time
+		})
+	),
 	'team create': Team,
-	'team show': z.strictObject({ id, name: z.string(), slug: z.string(), createdAt: time, userRole: z.enum(['owner', 'admin', 'member']), members: z.array(Member), invitations: z.array(Invitation).optional() }),
+	'team show': z.strictObject({
+		id,
+		name: z.string(),
+		slug: z.string(),
+		createdAt: time,
+		userRole: z.enum(['owner', 'admin', 'member']),
+		members: z.array(Member),
+		invitations: z.array(Invitation).optional()
+	}),
 	'team invite': Invitation,
 	'team role': z.union([Member, Invitation]),
 	'team remove': z.strictObject({ team: z.string(), username: z.string(), removed: z.enum(['member', 'invitation']) }),

@@ -24,6 +24,16 @@ for (let i = 0; i < Number(rounds); i++) {
 		writeFileSync(counter, String(n + 1))
 		const key = `server user personal ${name} default`
 		const previous = getState(key)
-		setState(key, { format: 2, server: 'server', username: 'user', tool: name as never, name: 'default', version: (previous?.version ?? 0) + 1, hash: 'h', files: {}, syncedAt: new Date().toISOString() })
+		setState(key, {
+			format: 2,
+			server: 'server',
+			username: 'user',
+			tool: name as never,
+			name: 'default',
+			version: (previous?.version ?? 0) + 1,
+			hash: 'h',
+			files: {},
+			syncedAt: new Date().toISOString()
+		})
 	})
 }

@@ -19,7 +19,11 @@ export interface Machine {
 	 * piece by piece, each once the output shows its `after` text (one more time per piece that waits
 	 * for the same text); stdout and stderr come back together.
 	 */
-	terminal: (args: string[], keys: string | { after: string; type: string }[], options?: { env?: Record<string, string> }) => Promise<{ code: number; output: string }>
+	terminal: (
+		args: string[],
+		keys: string | { after: string; type: string }[],
+		options?: { env?: Record<string, string> }
+	) => Promise<{ code: number; output: string }>
 	/** Starts the client without waiting (watch). */
 	start: (args: string[], options?: { env?: Record<string, string> }) => ReturnType<typeof Bun.spawn>
 	/** Reads (no content) or writes a file under this machine's home. */
@@ -53,14 +57,24 @@ export function machine(server: Server, options: { configHome?: string; command?
 			stdout: 'pipe',
 			stderr: 'pipe'
 		})
-		const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+		const [stdout, stderr, code] = await Promise.all([
+			new Response(proc.stdout).text(),
+			new Response(proc.stderr).text(),
+			proc.exited
+		])
 		return { code, stdout, stderr }
 	}
 	const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`
 	const terminal: Machine['terminal'] = async (args, keys, options = {}) => {
 		const script = ['script', '-qefc', [...command, ...args].map(quote).join(' '), '/dev/null']
 		if (typeof keys === 'string') {
-			const proc = Bun.spawn(script, { cwd: home, env: env(options.env), stdin: new Blob([keys]), stdout: 'pipe', stderr: 'pipe' })
+			const proc = Bun.spawn(script, {
+				cwd: home,
+				env: env(options.env),
+				stdin: new Blob([keys]),
+				stdout: 'pipe',
+				stderr: 'pipe'
+			})
 			const [output, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
 			return { code, output }
 		}
@@ -75,7 +89,8 @@ export function machine(server: Server, options: { configHome?: string; command?
 			seen[piece.after] = (seen[piece.after] ?? 0) + 1
 			const deadline = Date.now() + 20_000
 			while (output.split(piece.after).length - 1 < (seen[piece.after] as number)) {
-				if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`never saw "${piece.after}" on the terminal: ${output}`)
+				if (proc.exitCode !== null || Date.now() > deadline)
+					throw new Error(`never saw "${piece.after}" on the terminal: ${output}`)
 				await Bun.sleep(20)
 			}
 			// Raw mode is set just after the prompt is written: give the client a moment.
@@ -88,7 +103,14 @@ export function machine(server: Server, options: { configHome?: string; command?
 		await reading
 		return { code, output }
 	}
-	const start = (args: string[], options: { env?: Record<string, string> } = {}) => Bun.spawn([...command, ...args], { cwd: home, env: env(options.env), stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+	const start = (args: string[], options: { env?: Record<string, string> } = {}) =>
+		Bun.spawn([...command, ...args], {
+			cwd: home,
+			env: env(options.env),
+			stdin: 'ignore',
+			stdout: 'pipe',
+			stderr: 'pipe'
+		})
 	const file = (path: string, content?: string | Buffer) => {
 		const full = join(home, path)
 		if (content === undefined) return existsSync(full) ? readFileSync(full, 'utf8') : undefined
@@ -107,9 +129,15 @@ export async function serverWithUsers(servers: Server[]) {
 	const dir = emptyDir()
 	const server = await startServer(dir)
 	servers.push(server)
-	const [ada, ben, cy] = await Promise.all([userWithKey(dir, 'ada', 'team'), userWithKey(dir, 'ben', 'pro'), userWithKey(dir, 'cy', 'pro')])
+	const [ada, ben, cy] = await Promise.all([
+		userWithKey(dir, 'ada', 'team'),
+		userWithKey(dir, 'ben', 'pro'),
+		userWithKey(dir, 'cy', 'pro')
+	])
 	return { server, dir, ada: ada as User, ben: ben as User, cy: cy as User }
 }
 
 export const login = (m: Machine, user: { name: string; password: string }, device?: string) =>
-	m.cfgsync(['login', '--user', user.name, ...(device ? ['--device', device] : []), '--password-stdin'], { stdin: `${user.password}\n` })
+	m.cfgsync(['login', '--user', user.name, ...(device ? ['--device', device] : []), '--password-stdin'], {
+		stdin: `${user.password}\n`
+	})

@@ -35,10 +35,22 @@ export type Step =
 	| { kind: 'cmd'; machine: number; mode: Mode; choose?: Side; interleave?: number; file?: number }
 
 const edit: fc.Arbitrary<Edit> = fc.oneof(
-	{ weight: 8, arbitrary: fc.record({ kind: fc.constant('set' as const), file: fc.nat(1), key: fc.nat(2), nested: fc.boolean() }) },
+	{
+		weight: 8,
+		arbitrary: fc.record({ kind: fc.constant('set' as const), file: fc.nat(1), key: fc.nat(2), nested: fc.boolean() })
+	},
 	{ weight: 3, arbitrary: fc.record({ kind: fc.constant('unset' as const), file: fc.nat(1), key: fc.nat(2) }) },
 	{ weight: 2, arbitrary: fc.record({ kind: fc.constant('comment' as const), file: fc.nat(1), key: fc.nat(3) }) },
-	{ weight: 1, arbitrary: fc.record({ kind: fc.constant('reformat' as const), file: fc.nat(1), tabs: fc.boolean(), crlf: fc.boolean(), bom: fc.boolean() }) },
+	{
+		weight: 1,
+		arbitrary: fc.record({
+			kind: fc.constant('reformat' as const),
+			file: fc.nat(1),
+			tabs: fc.boolean(),
+			crlf: fc.boolean(),
+			bom: fc.boolean()
+		})
+	},
 	{ weight: 1, arbitrary: fc.record({ kind: fc.constant('break' as const), file: fc.nat(1) }) },
 	{ weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), file: fc.nat(2) }) },
 	{ weight: 3, arbitrary: fc.record({ kind: fc.constant('text' as const), file: fc.constant(2) }) }
@@ -49,11 +61,25 @@ export const step: fc.Arbitrary<Step> = fc.oneof(
 	{
 		weight: 5,
 		arbitrary: fc.record(
-			{ kind: fc.constant('cmd' as const), machine, mode: fc.constantFrom<Mode>('pull', 'push', 'sync'), interleave: machine, file: fc.nat(2) },
+			{
+				kind: fc.constant('cmd' as const),
+				machine,
+				mode: fc.constantFrom<Mode>('pull', 'push', 'sync'),
+				interleave: machine,
+				file: fc.nat(2)
+			},
 			{ requiredKeys: ['kind', 'machine', 'mode'] }
 		)
 	},
-	{ weight: 1, arbitrary: fc.record({ kind: fc.constant('cmd' as const), machine, mode: fc.constantFrom<Mode>('resolve', 'push', 'pull'), choose: fc.constantFrom<Side>('mine', 'theirs') }) }
+	{
+		weight: 1,
+		arbitrary: fc.record({
+			kind: fc.constant('cmd' as const),
+			machine,
+			mode: fc.constantFrom<Mode>('resolve', 'push', 'pull'),
+			choose: fc.constantFrom<Side>('mine', 'theirs')
+		})
+	}
 )
 
 /** JSON leaves (path → value) plus comments, or undefined for text that is not JSON. */
@@ -72,20 +98,30 @@ function leaves(key: string, text: string | undefined): Map<string, string> | un
 	}
 	walk(parsed.value, '')
 	const scanner = createScanner(text.replace(/^\uFEFF/, ''), false)
-	for (let t = scanner.scan(); t !== 17; t = scanner.scan()) if (t === 12 || t === 13) out.set(`#${text.replace(/^\uFEFF/, '').substr(scanner.getTokenOffset(), scanner.getTokenLength())}`, 'comment')
+	for (let t = scanner.scan(); t !== 17; t = scanner.scan())
+		if (t === 12 || t === 13)
+			out.set(`#${text.replace(/^\uFEFF/, '').substr(scanner.getTokenOffset(), scanner.getTokenLength())}`, 'comment')
 	return out
 }
 
 /** Is replacing `before` by `after` allowed for someone whose base is `base`? Only what the base held may go. */
-export function knowing(key: string, base: string | undefined, before: string | undefined, after: string | undefined): string | undefined {
+export function knowing(
+	key: string,
+	base: string | undefined,
+	before: string | undefined,
+	after: string | undefined
+): string | undefined {
 	if (before === after) return undefined
 	const [lb, lx, ly] = [leaves(key, base), leaves(key, before), leaves(key, after)]
 	if (lb === undefined || lx === undefined || ly === undefined) {
-		return base === before ? undefined : `${key}: replaced ${JSON.stringify(before)} by ${JSON.stringify(after)} without having seen it (base ${JSON.stringify(base)})`
+		return base === before
+			? undefined
+			: `${key}: replaced ${JSON.stringify(before)} by ${JSON.stringify(after)} without having seen it (base ${JSON.stringify(base)})`
 	}
 	for (const path of new Set([...lx.keys(), ...ly.keys()])) {
 		if (lx.get(path) === ly.get(path)) continue
-		if (lb.get(path) !== lx.get(path)) return `${key}${path}: replaced ${lx.get(path)} by ${ly.get(path)} without having seen it (base ${lb.get(path)})`
+		if (lb.get(path) !== lx.get(path))
+			return `${key}${path}: replaced ${lx.get(path)} by ${ly.get(path)} without having seen it (base ${lb.get(path)})`
 	}
 	return undefined
 }
@@ -131,7 +167,8 @@ export function simulate(steps: Step[]): void {
 			case 'comment':
 				// Above a key's line, or at the top.
 				if (!json) return
-				if (e.key < KEYS.length && start.includes(`"${KEYS[e.key]}"`)) m.local[key] = start.replace(`"${KEYS[e.key]}"`, `// note ${token()}\n"${KEYS[e.key]}"`)
+				if (e.key < KEYS.length && start.includes(`"${KEYS[e.key]}"`))
+					m.local[key] = start.replace(`"${KEYS[e.key]}"`, `// note ${token()}\n"${KEYS[e.key]}"`)
 				else m.local[key] = start.replace('{', `{\n// note ${token()}`)
 				return
 			case 'reformat': {
@@ -154,16 +191,31 @@ export function simulate(steps: Step[]): void {
 	}
 
 	// `file`: the command names one PATH (push TOOL PATH, pull TOOL PATH); the other files keep their state.
-	const command = (index: number, mode: Mode, choose?: Side, interleave?: number, retry = true, file?: number): void => {
+	const command = (
+		index: number,
+		mode: Mode,
+		choose?: Side,
+		interleave?: number,
+		retry = true,
+		file?: number
+	): void => {
 		const m = machines[index] as Machine
 		const remote = server.files
 		const remoteHash = server.hash
 		const scope = file === undefined ? [...FILES] : [FILES[file] as string]
-		const sides = { base: m.base, local: Object.fromEntries(Object.entries(m.local).filter(([k]) => scope.includes(k))), remote, scope }
+		const sides = {
+			base: m.base,
+			local: Object.fromEntries(Object.entries(m.local).filter(([k]) => scope.includes(k))),
+			remote,
+			scope
+		}
 		const { decisions } = decide(sides, sha256)
 		const outcome = reconcile(sides, decisions, { mode, choose: choose ? { side: choose } : undefined }, sha256)
 		const explicit = choose !== undefined
-		for (const d of decisions) count(`verdict ${d.verdict.kind}${d.verdict.kind === 'conflict' ? ` ${d.verdict.why}${d.verdict.keys.length ? ' (keys)' : ''}` : ''}`)
+		for (const d of decisions)
+			count(
+				`verdict ${d.verdict.kind}${d.verdict.kind === 'conflict' ? ` ${d.verdict.why}${d.verdict.keys.length ? ' (keys)' : ''}` : ''}`
+			)
 		for (const w of outcome.writes) count(`write ${w.kind}`)
 		for (const w of outcome.writes) {
 			if (!explicit) {
@@ -198,7 +250,11 @@ export function simulate(steps: Step[]): void {
 	// sometimes each starts on its own (new machines with files of their own).
 	if (steps.length % 3 !== 0) {
 		const first = machines[0] as Machine
-		first.local = { 'a.json': '{\n  "k0": "a0",\n  "k1": "a1"\n}\n', 'b.json': '{"k2": {"s": "b2"}}', 'notes.md': 'notes\n' }
+		first.local = {
+			'a.json': '{\n  "k0": "a0",\n  "k1": "a1"\n}\n',
+			'b.json': '{"k2": {"s": "b2"}}',
+			'notes.md': 'notes\n'
+		}
 		command(0, 'push')
 		for (let i = 1; i < MACHINES; i++) command(i, 'pull')
 	}
@@ -206,7 +262,8 @@ export function simulate(steps: Step[]): void {
 	for (const s of steps) {
 		if (s.kind === 'edit') applyEdit(machines[s.machine] as Machine, s.edit)
 		else command(s.machine, s.mode, s.choose, s.interleave, true, s.file)
-		if (violations.length > 0) throw new Error(`${violations.join('\n')}\nafter ${JSON.stringify(steps.slice(0, steps.indexOf(s) + 1))}`)
+		if (violations.length > 0)
+			throw new Error(`${violations.join('\n')}\nafter ${JSON.stringify(steps.slice(0, steps.indexOf(s) + 1))}`)
 	}
 
 	// Settle: every machine syncs; a conflict is settled by taking the server's side; all end equal.
@@ -221,10 +278,12 @@ export function simulate(steps: Step[]): void {
 	for (const [i, m] of machines.entries()) {
 		const mine = Object.fromEntries(Object.entries(m.local).filter(([k]) => (FILES as readonly string[]).includes(k)))
 		if (JSON.stringify(Object.entries(mine).sort()) !== JSON.stringify(Object.entries(server.files ?? {}).sort())) {
-			throw new Error(`machine ${i} did not converge: ${JSON.stringify(mine)} here, ${JSON.stringify(server.files)} on the server`)
+			throw new Error(
+				`machine ${i} did not converge: ${JSON.stringify(mine)} here, ${JSON.stringify(server.files)} on the server`
+			)
 		}
 		const sides = { base: m.base, local: m.local, remote: server.files, scope: [...FILES] }
-		if (!reconcile(sides, decide(sides, sha256).decisions, { mode: 'sync' }, sha256).idle) throw new Error(`machine ${i}: a sync after settling still acts`)
+		if (!reconcile(sides, decide(sides, sha256).decisions, { mode: 'sync' }, sha256).idle)
+			throw new Error(`machine ${i}: a sync after settling still acts`)
 	}
 }
-

@@ -25,7 +25,11 @@ export const auditActorOf = (actor: Actor): AuditActor => ({
  */
 export const createAuditEvents =
 	(clock: Clock) =>
-	(type: AuditType, actor: Actor | AuditActor, rest: Omit<AuditEvent, 'id' | 'at' | 'type' | 'actor'> = {}): AuditEvent => {
+	(
+		type: AuditType,
+		actor: Actor | AuditActor,
+		rest: Omit<AuditEvent, 'id' | 'at' | 'type' | 'actor'> = {}
+	): AuditEvent => {
 		const now = clock.now()
 		// The id carries the event's time, so paging and retention can go by id alone.
 		return { id: newIdAt(now), at: toIso(now), type, actor: 'email' in actor ? auditActorOf(actor) : actor, ...rest }

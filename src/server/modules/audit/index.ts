@@ -14,7 +14,8 @@ export const auditRoutes = (audit: AuditService, gate: AuthPlugin) =>
 			response: z.array(AuditEventView),
 			detail: {
 				summary: 'Your activity: what you did, and what was done to your account, newest first',
-				description: 'Page with `limit` and `before` (the last id of the previous page); filter with `type`. Kept 365 days.'
+				description:
+					'Page with `limit` and `before` (the last id of the previous page); filter with `type`. Kept 365 days.'
 			}
 		})
 		.get('/api/teams/:slug/audit', ({ caller, params, query }) => audit.team(caller, params.slug, query), {
@@ -22,5 +23,8 @@ export const auditRoutes = (audit: AuditService, gate: AuthPlugin) =>
 			params: SlugParams,
 			query: AuditQuery,
 			response: z.array(AuditEventView),
-			detail: { summary: "A team's activity, newest first (owners and admins)", description: 'Who pushed, rolled back or deleted its configs, and every membership change.' }
+			detail: {
+				summary: "A team's activity, newest first (owners and admins)",
+				description: 'Who pushed, rolled back or deleted its configs, and every membership change.'
+			}
 		})

@@ -28,14 +28,17 @@ export function createAuditService({ store }: { store: Store }) {
 	return {
 		/** Events the caller did or that concern them (a failed login on their account, an admin action), newest first. */
 		async mine(caller: Caller, query: AuditQuery): Promise<AuditEventView[]> {
-			return (await store.audit.list({ userId: caller.userId, ...query })).map((row) => (row.actorUserId === caller.userId ? auditView(row) : asSubjectSees(row)))
+			return (await store.audit.list({ userId: caller.userId, ...query })).map((row) =>
+				row.actorUserId === caller.userId ? auditView(row) : asSubjectSees(row)
+			)
 		},
 
 		/** A team's events for its owners and admins; members get 403, others 404. */
 		async team(caller: Caller, slug: string, query: AuditQuery): Promise<AuditEventView[]> {
 			const found = await store.teams.findForMember(slug, caller.userId)
 			if (!found) throw new AppError('not_found', 'No such team.')
-			if (found.role === 'member') throw new AppError('forbidden', "Only a team owner or admin can read the team's activity.")
+			if (found.role === 'member')
+				throw new AppError('forbidden', "Only a team owner or admin can read the team's activity.")
 			return (await store.audit.list({ teamId: found.team.id, ...query })).map(auditView)
 		}
 	}

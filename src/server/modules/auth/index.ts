@@ -20,16 +20,16 @@ export const authRoutes = (auth: AuthService, gate: AuthPlugin, clientAddress: C
 				return status(201, issued)
 			},
 			{
-			...loginJsonBody,
-			body: LoginBody,
-			response: { 201: IssuedKey },
-			detail: {
-				summary: 'Log in and get an API key for this device',
-				description:
-					'No bearer key needed; the body must be `application/json` (else 415) of at most 16 KiB. Logging in again from the same device revokes its previous key. Wrong login or password: 401. Within 15 minutes, after 10 failures for one login from one address, 30 from one address, or 100 for one login from all addresses: 429 with Retry-After.',
-				security: []
+				...loginJsonBody,
+				body: LoginBody,
+				response: { 201: IssuedKey },
+				detail: {
+					summary: 'Log in and get an API key for this device',
+					description:
+						'No bearer key needed; the body must be `application/json` (else 415) of at most 16 KiB. Logging in again from the same device revokes its previous key. Wrong login or password: 401. Within 15 minutes, after 10 failures for one login from one address, 30 from one address, or 100 for one login from all addresses: 429 with Retry-After.',
+					security: []
+				}
 			}
-		}
 		)
 		.post(
 			'/api/auth/logout',

@@ -10,7 +10,10 @@ import { createAuditEvents, type Actor } from '../audit/event'
 import type { IssuedKey, KeyView, LoginBody } from '../../../shared/api/auth'
 
 /** docs/api.md login throttling: failures allowed per scope within the window. */
-export const THROTTLE = { windowMs: 15 * 60 * 1000, limits: { perLoginAddress: 10, perAddress: 30, perLogin: 100 } } as const
+export const THROTTLE = {
+	windowMs: 15 * 60 * 1000,
+	limits: { perLoginAddress: 10, perAddress: 30, perLogin: 100 }
+} as const
 /** The security log shows the login as typed, cut to this many characters (docs/operations.md). */
 const LOGGED_LOGIN_MAX = 64
 /** docs/api.md: lastUsedAt is written at most once a minute per key. */
@@ -77,7 +80,13 @@ export function createAuthService({
 	 * before the password is checked keeps a parallel burst within the limit.
 	 */
 	async function takeAttempt(loginKey: string, address: string, now: number, typed: string) {
-		const taken = await store.loginFailures.reserve({ loginKey, address, at: now, since: now - THROTTLE.windowMs, limits: THROTTLE.limits })
+		const taken = await store.loginFailures.reserve({
+			loginKey,
+			address,
+			at: now,
+			since: now - THROTTLE.windowMs,
+			limits: THROTTLE.limits
+		})
 		if (taken.ok) return
 		securityLog('login rate limited', address, typed, 'rate_limited')
 		metrics?.rateLimited()
@@ -93,7 +102,12 @@ export function createAuthService({
 	 * says: 401 for a wrong login or password (the same answer for both), 429 when
 	 * the login, the address or the pair has too many recent failures.
 	 */
-	async function checkPassword(login: string, password: string, address: string, via: 'api' | 'web' = 'api'): Promise<UserRow> {
+	async function checkPassword(
+		login: string,
+		password: string,
+		address: string,
+		via: 'api' | 'web' = 'api'
+	): Promise<UserRow> {
 		const now = clock.now()
 		const user = await store.users.findByLogin(login)
 		const failureKey = failureKeyOf(user, login, sealer)
@@ -107,11 +121,15 @@ export function createAuthService({
 			metrics?.login('failure')
 			// The name typed is kept only when it names an account: it may be a password typed in the wrong field.
 			await store.audit.record(
-				event('login.failed', { userId: null, username: null, via, address }, {
-					subjectUserId: user?.id ?? null,
-					target: user ? { type: 'user', id: user.id, name: user.username } : undefined,
-					details: { reason, via }
-				})
+				event(
+					'login.failed',
+					{ userId: null, username: null, via, address },
+					{
+						subjectUserId: user?.id ?? null,
+						target: user ? { type: 'user', id: user.id, name: user.username } : undefined,
+						details: { reason, via }
+					}
+				)
 			)
 			throw unauthorized('Wrong login or password.')
 		}
@@ -165,7 +183,15 @@ export function createAuthService({
 		/** docs/api.md login: a new key for this device, or 401, or 429 when throttled. */
 		async login(body: LoginBody, address: string): Promise<IssuedKey> {
 			const user = await checkPassword(body.login, body.password, address)
-			return issueKey(user.id, body.device, event('login.succeeded', { userId: user.id, username: user.username, address }, { details: { device: body.device } }))
+			return issueKey(
+				user.id,
+				body.device,
+				event(
+					'login.succeeded',
+					{ userId: user.id, username: user.username, address },
+					{ details: { device: body.device } }
+				)
+			)
 		},
 
 		/** Revokes the key the request came with. */
@@ -187,7 +213,8 @@ export function createAuthService({
 
 		/** Another user's key is a 404, never a 403 (docs/api.md). */
 		async revokeKey(actor: Actor, keyId: string): Promise<void> {
-			if (!(await store.keys.revoke(actor.userId, keyId, event('key.revoked', actor)))) throw new AppError('not_found', 'No such key.')
+			if (!(await store.keys.revoke(actor.userId, keyId, event('key.revoked', actor))))
+				throw new AppError('not_found', 'No such key.')
 		}
 	}
 }

@@ -1,6 +1,17 @@
 import { Elysia } from 'elysia'
 import { z } from 'zod'
-import { asIs, etagOf, jsonArrayResponse, jsonResponse, NO_STORE, notModified, objectWithData, parseEntityTags, strongTags, weakTags } from '../../lib/http'
+import {
+	asIs,
+	etagOf,
+	jsonArrayResponse,
+	jsonResponse,
+	NO_STORE,
+	notModified,
+	objectWithData,
+	parseEntityTags,
+	strongTags,
+	weakTags
+} from '../../lib/http'
 import type { AuthPlugin } from '../../plugins/auth'
 import { headerParameters } from '../../plugins/openapi'
 import { jsonBody } from '../../plugins/json-body'
@@ -66,7 +77,8 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 				detail: {
 					'x-header-parameters': readHeaders,
 					summary: 'The current version of a config by name and tool',
-					description: 'Sends `ETag: "<hash>"`; with a matching `If-None-Match` the answer is 304 with no body, so clients can poll cheaply.'
+					description:
+						'Sends `ETag: "<hash>"`; with a matching `If-None-Match` the answer is 304 with no body, so clients can poll cheaply.'
 				}
 			}
 		)
@@ -101,7 +113,11 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 				auth: true,
 				params: ConfigIdParams,
 				response: { 200: FullConfig },
-				detail: { 'x-header-parameters': readHeaders, summary: 'A config with its data', description: 'Sends `ETag`; a matching `If-None-Match` gets 304.' }
+				detail: {
+					'x-header-parameters': readHeaders,
+					summary: 'A config with its data',
+					description: 'Sends `ETag`; a matching `If-None-Match` gets 304.'
+				}
 			}
 		)
 		.delete(
@@ -130,14 +146,21 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 				response: { 200: z.array(ConfigVersion) },
 				detail: {
 					summary: 'Version history, highest first (Pro and Team plans)',
-					description: 'All versions by default; `limit` and `before` page through a long history (`before` = the lowest version number of the previous page).'
+					description:
+						'All versions by default; `limit` and `before` page through a long history (`before` = the lowest version number of the previous page).'
 				}
 			}
 		)
 		.get(
 			'/:id/versions/:versionId',
-			async ({ caller, params }) => jsonResponse(withData(await configs.version(caller, params.id, params.versionId)), { headers: NO_STORE }),
-			{ auth: true, params: VersionIdParams, response: { 200: ConfigVersion }, detail: { summary: 'One version (Pro and Team plans)' } }
+			async ({ caller, params }) =>
+				jsonResponse(withData(await configs.version(caller, params.id, params.versionId)), { headers: NO_STORE }),
+			{
+				auth: true,
+				params: VersionIdParams,
+				response: { 200: ConfigVersion },
+				detail: { summary: 'One version (Pro and Team plans)' }
+			}
 		)
 		.post('/:id/rollback', ({ actor, params, body }) => configs.rollback(actor, params.id, body.versionId), {
 			...jsonBody,

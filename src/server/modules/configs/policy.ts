@@ -7,7 +7,12 @@ import { planOf } from '../users/plan'
 export type ConfigAction = 'read' | 'write' | 'history' | 'rollback'
 
 /** docs/api.md, team column: the least role each action needs. */
-const TEAM_ROLE_NEEDED: Record<ConfigAction, Role> = { read: 'member', write: 'admin', history: 'member', rollback: 'admin' }
+const TEAM_ROLE_NEEDED: Record<ConfigAction, Role> = {
+	read: 'member',
+	write: 'admin',
+	history: 'member',
+	rollback: 'admin'
+}
 const RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 }
 const NEEDS_HISTORY_PLAN: Record<ConfigAction, boolean> = { read: false, write: false, history: true, rollback: true }
 
@@ -21,7 +26,12 @@ const notFound = () => new AppError('not_found', 'No such config.')
  */
 export function createConfigPolicy(store: Store) {
 	/** Why the caller may not do `action` here, or undefined when they may. */
-	async function refusal(caller: Caller, teamId: string | null, action: ConfigAction, ownerId?: string): Promise<AppError | undefined> {
+	async function refusal(
+		caller: Caller,
+		teamId: string | null,
+		action: ConfigAction,
+		ownerId?: string
+	): Promise<AppError | undefined> {
 		let role: Role | undefined
 		if (teamId === null) {
 			if (ownerId !== undefined && ownerId !== caller.userId) return notFound()

@@ -36,7 +36,8 @@ const summary = (config: Pick<ConfigRow, 'id' | 'name' | 'tool' | 'version' | 'h
 })
 
 /** RFC 9110 weak comparison for If-None-Match on reads. */
-const matchesAny = (tags: string[] | '*' | undefined, hash: string) => tags !== undefined && (tags === '*' || tags.includes(hash))
+const matchesAny = (tags: string[] | '*' | undefined, hash: string) =>
+	tags !== undefined && (tags === '*' || tags.includes(hash))
 
 export function createConfigsService({
 	store,
@@ -56,7 +57,11 @@ export function createConfigsService({
 }) {
 	const mustBeAbleToSeal = () => {
 		if (!sealingAllowed()) {
-			throw new AppError('unavailable', 'This server lost touch with the database for a few seconds and is catching up; try again shortly.', { headers: { 'retry-after': '2' } })
+			throw new AppError(
+				'unavailable',
+				'This server lost touch with the database for a few seconds and is catching up; try again shortly.',
+				{ headers: { 'retry-after': '2' } }
+			)
 		}
 	}
 	/**
@@ -78,10 +83,18 @@ export function createConfigsService({
 	}
 	const event = createAuditEvents(clock)
 	/** How a config is named in the audit log: never its data. */
-	const targetOf = (config: Pick<ConfigRow, 'id' | 'tool' | 'name'>) => ({ type: 'config' as const, id: config.id, name: `${config.tool}/${config.name}` })
+	const targetOf = (config: Pick<ConfigRow, 'id' | 'tool' | 'name'>) => ({
+		type: 'config' as const,
+		id: config.id,
+		name: `${config.tool}/${config.name}`
+	})
 
 	/** The config by id if the caller may do `action` on it; 404 otherwise. */
-	async function visible(caller: Caller, id: string, action: 'read' | 'write' | 'history' | 'rollback'): Promise<ConfigRow> {
+	async function visible(
+		caller: Caller,
+		id: string,
+		action: 'read' | 'write' | 'history' | 'rollback'
+	): Promise<ConfigRow> {
 		const config = await store.configs.findMetaById(id)
 		if (!config) throw new AppError('not_found', 'No such config.')
 		await policy.authorize(caller, config, action)
@@ -89,7 +102,13 @@ export function createConfigsService({
 	}
 
 	const versionView = async (version: VersionWithData, currentVersionId: string): Promise<VersionView> => ({
-		fields: { id: version.id, version: version.version, hash: version.hash, createdAt: version.createdAt, isCurrent: version.id === currentVersionId },
+		fields: {
+			id: version.id,
+			version: version.version,
+			hash: version.hash,
+			createdAt: version.createdAt,
+			isCurrent: version.id === currentVersionId
+		},
 		data: await open(version.configId, version.id, version.sealed)
 	})
 
@@ -110,7 +129,9 @@ export function createConfigsService({
 			} catch (error) {
 				if (!(error instanceof InexactValueError)) throw error
 				const path = ['data', ...error.path].join('.')
-				throw new AppError('invalid_request', `${path} ${error.reason}.`, { details: [{ path, message: error.reason }] })
+				throw new AppError('invalid_request', `${path} ${error.reason}.`, {
+					details: [{ path, message: error.reason }]
+				})
 			}
 			const owner = await policy.scope(actor, body.teamId, 'write')
 			mustBeAbleToSeal()
@@ -124,9 +145,13 @@ export function createConfigsService({
 				newVersionId: newId(),
 				at: toIso(clock.now()),
 				condition,
-				audit: event('config.pushed', actor, { teamId: owner.teamId, target: { type: 'config', name: `${body.tool}/${body.name}` } })
+				audit: event('config.pushed', actor, {
+					teamId: owner.teamId,
+					target: { type: 'config', name: `${body.tool}/${body.name}` }
+				})
 			})
-			if (result.kind === 'created' || result.kind === 'updated' || result.kind === 'unchanged') metrics?.push(result.kind)
+			if (result.kind === 'created' || result.kind === 'updated' || result.kind === 'unchanged')
+				metrics?.push(result.kind)
 			switch (result.kind) {
 				case 'created':
 				case 'updated': {
@@ -135,7 +160,13 @@ export function createConfigsService({
 				}
 				case 'unchanged': {
 					const { id, name, tool, hash: stored } = result.config
-					const body = { id, name, tool, message: 'No change: the data equals the current version.', noChange: true as const }
+					const body = {
+						id,
+						name,
+						tool,
+						message: 'No change: the data equals the current version.',
+						noChange: true as const
+					}
 					return { kind: result.kind, hash: stored, body }
 				}
 				case 'precondition_failed':
@@ -154,18 +185,30 @@ export function createConfigsService({
 		/** Personal configs, or a team's when teamId is given (any member). */
 		async list(caller: Caller, teamId: string | undefined) {
 			const owner = await policy.scope(caller, teamId, 'read')
-			const configs = owner.teamId === null ? await store.configs.listPersonal(owner.userId) : await store.configs.listForTeam(owner.teamId)
+			const configs =
+				owner.teamId === null
+					? await store.configs.listPersonal(owner.userId)
+					: await store.configs.listForTeam(owner.teamId)
 			return configs.map(summary)
 		},
 
 		/** SPEC latest by name and tool; `ifNoneMatch` lets a poller get 304 without the data being decrypted. */
-		async latest(caller: Caller, query: LatestQuery, ifNoneMatch: string[] | '*' | undefined): Promise<Conditional<WithData<ReturnType<typeof summary>>>> {
+		async latest(
+			caller: Caller,
+			query: LatestQuery,
+			ifNoneMatch: string[] | '*' | undefined
+		): Promise<Conditional<WithData<ReturnType<typeof summary>>>> {
 			const owner = await policy.scope(caller, query.teamId, 'read')
 			const config = await store.configs.findByKey(owner, query.name, query.tool)
 			if (!config) throw new AppError('not_found', `No config named "${query.name}" for ${query.tool}.`)
 			if (matchesAny(ifNoneMatch, config.hash)) return { notModified: true, hash: config.hash }
 			const data = open(config.id, config.currentVersionId, config.sealed)
-			return { notModified: false, hash: config.hash, fields: summary(config), data: data instanceof Buffer ? data : await data }
+			return {
+				notModified: false,
+				hash: config.hash,
+				fields: summary(config),
+				data: data instanceof Buffer ? data : await data
+			}
 		},
 
 		/** SPEC get by id: the full Config object. */
@@ -175,13 +218,25 @@ export function createConfigsService({
 			await policy.authorize(caller, config, 'read')
 			if (matchesAny(ifNoneMatch, config.hash)) return { notModified: true as const, hash: config.hash }
 			const { sealed, ...fields } = config
-			return { notModified: false as const, hash: config.hash, fields, data: await open(config.id, config.currentVersionId, sealed) }
+			return {
+				notModified: false as const,
+				hash: config.hash,
+				fields,
+				data: await open(config.id, config.currentVersionId, sealed)
+			}
 		},
 
 		/** Deletes the config and all its versions (one statement: the cascade is atomic). */
 		async remove(actor: Actor, id: string): Promise<void> {
 			const config = await visible(actor, id, 'write')
-			const removed = await store.configs.remove(id, event('config.deleted', actor, { teamId: config.teamId, target: targetOf(config), details: { version: config.version } }))
+			const removed = await store.configs.remove(
+				id,
+				event('config.deleted', actor, {
+					teamId: config.teamId,
+					target: targetOf(config),
+					details: { version: config.version }
+				})
+			)
 			if (!removed) throw new AppError('not_found', 'No such config.')
 		},
 
@@ -227,10 +282,20 @@ export function createConfigsService({
 				seal: (configId, newVersionId, pending) => sealer.seal(data, aad(configId, newVersionId), pending),
 				newVersionId: newId(),
 				at: toIso(clock.now()),
-				audit: event('config.rolled_back', actor, { teamId: config.teamId, target: targetOf(config), details: { restored: target.version } })
+				audit: event('config.rolled_back', actor, {
+					teamId: config.teamId,
+					target: targetOf(config),
+					details: { restored: target.version }
+				})
 			})
 			if (!appended) throw new AppError('not_found', 'No such config.')
-			return { id: appended.id, version: appended.version, hash: appended.hash, createdAt: appended.createdAt, isCurrent: true }
+			return {
+				id: appended.id,
+				version: appended.version,
+				hash: appended.hash,
+				createdAt: appended.createdAt,
+				isCurrent: true
+			}
 		}
 	}
 }

@@ -5,7 +5,10 @@ import { htmlResponse, NO_STORE } from '../../lib/http'
 import { downloadPage } from './page'
 import { PACKAGE_NAME, SUMS_NAME, type Downloads } from './service'
 
-const attachment = (name: string, type: string) => ({ 'content-type': type, 'content-disposition': `attachment; filename="${name}"` })
+const attachment = (name: string, type: string) => ({
+	'content-type': type,
+	'content-disposition': `attachment; filename="${name}"`
+})
 
 /**
  * docs/client.md (no key needed): GET /download (a page), /download/cfgsync.tgz
@@ -22,7 +25,12 @@ export const downloadRoutes = (downloads: Downloads, originOf: (request: Request
 			'/download',
 			async ({ request }) => {
 				const pkg = await downloads.clientPackage()
-				const page = downloadPage({ origin: originOf(request), version: packageJson.version, pkg: pkg && { sha256: pkg.sha256, size: pkg.blob.size }, files: await downloads.files() })
+				const page = downloadPage({
+					origin: originOf(request),
+					version: packageJson.version,
+					pkg: pkg && { sha256: pkg.sha256, size: pkg.blob.size },
+					files: await downloads.files()
+				})
 				return htmlResponse(page, { headers: NO_STORE })
 			},
 			{ detail: { summary: 'How to install the cfgsync client from this server', security: [] } }
@@ -32,13 +40,23 @@ export const downloadRoutes = (downloads: Downloads, originOf: (request: Request
 			async ({ params }) => {
 				if (params.file === PACKAGE_NAME) {
 					const pkg = await downloads.clientPackage()
-					if (!pkg) throw new AppError('not_found', 'This server was built without the client package: npm run build embeds it in dist/cfgsync-server.')
+					if (!pkg)
+						throw new AppError(
+							'not_found',
+							'This server was built without the client package: npm run build embeds it in dist/cfgsync-server.'
+						)
 					return new Response(pkg.blob, { headers: attachment(PACKAGE_NAME, 'application/gzip') })
 				}
-				if (params.file === SUMS_NAME) return new Response(await downloads.sumsFile(), { headers: { 'content-type': 'text/plain;charset=utf-8' } })
+				if (params.file === SUMS_NAME)
+					return new Response(await downloads.sumsFile(), { headers: { 'content-type': 'text/plain;charset=utf-8' } })
 				const file = downloads.file(params.file)
 				if (!file) throw new AppError('not_found', 'No such download.')
 				return new Response(Bun.file(file.path), { headers: attachment(file.name, 'application/octet-stream') })
 			},
-			{ detail: { summary: 'The client package, SHA256SUMS, or an executable from the downloads directory', security: [] } }
+			{
+				detail: {
+					summary: 'The client package, SHA256SUMS, or an executable from the downloads directory',
+					security: []
+				}
+			}
 		)

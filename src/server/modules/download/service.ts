@@ -91,7 +91,9 @@ export function createDownloads(options: { dir?: string; clientPackage?: Blob })
 		},
 		/** The executables (or any file) the operator put in the downloads directory, with their sums. */
 		async files(): Promise<DownloadFile[]> {
-			return Promise.all(listed().map(async (file) => ({ name: file.name, size: file.size, path: file.path, sha256: await sumOf(file) })))
+			return Promise.all(
+				listed().map(async (file) => ({ name: file.name, size: file.size, path: file.path, sha256: await sumOf(file) }))
+			)
 		},
 		/** Names only, without hashing (for the log line at start). */
 		names(): string[] {

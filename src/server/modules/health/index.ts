@@ -11,7 +11,11 @@ const Readiness = z.object({
 	status: z.enum(['ready', 'unavailable']),
 	checks: z.object({ database: z.enum(['ok', 'failed']), masterKey: z.enum(['ok', 'failed']) }),
 	backups: z
-		.object({ lastSuccessAt: z.string().nullable(), lastFailureAt: z.string().nullable(), lastError: z.string().nullable() })
+		.object({
+			lastSuccessAt: z.string().nullable(),
+			lastFailureAt: z.string().nullable(),
+			lastError: z.string().nullable()
+		})
 		.describe('scheduled backups; a failed backup never makes the server unready')
 })
 
@@ -31,20 +35,33 @@ function opensRecord(sealer: Pick<Sealer, 'openBytes'>, record: SealedRecord | n
  * check value and the newest stored version; 503 otherwise), `/metrics` (Prometheus text, only with
  * CFGSYNC_METRICS_TOKEN set, and only for that bearer token).
  */
-export const healthRoutes = (deps: { store: Store; sealer: Pick<Sealer, 'open' | 'openBytes' | 'learn'>; metrics: AppMetrics; metricsToken?: string }) =>
+export const healthRoutes = (deps: {
+	store: Store
+	sealer: Pick<Sealer, 'open' | 'openBytes' | 'learn'>
+	metrics: AppMetrics
+	metricsToken?: string
+}) =>
 	new Elysia({ tags: ['operations'] })
 		.get(
 			'/healthz',
 			async () => {
 				const failure = await deps.store.ping().then(
-					(answers) => (answers ? undefined : new DatabaseDownError(`the ${deps.store.engine === 'sqlite' ? 'SQLite file is gone, replaced or damaged' : 'PostgreSQL database does not answer'}`)),
+					(answers) =>
+						answers
+							? undefined
+							: new DatabaseDownError(
+									`the ${deps.store.engine === 'sqlite' ? 'SQLite file is gone, replaced or damaged' : 'PostgreSQL database does not answer'}`
+								),
 					(error: unknown) => error ?? new DatabaseDownError('the database does not answer')
 				)
 				// Logged once per 10 s as the database's failure, not as a bug (plugins/errors.ts).
 				if (failure !== undefined) throw new AppError('internal', 'The database does not answer.', { cause: failure })
 				return { status: 'ok' as const }
 			},
-			{ response: z.object({ status: z.literal('ok') }), detail: { summary: 'Liveness and database check', security: [] } }
+			{
+				response: z.object({ status: z.literal('ok') }),
+				detail: { summary: 'Liveness and database check', security: [] }
+			}
 		)
 		.get(
 			'/readyz',
@@ -61,15 +78,24 @@ export const healthRoutes = (deps: { store: Store; sealer: Pick<Sealer, 'open' |
 				const check = {
 					database: answers && value !== null && newest !== null ? ('ok' as const) : ('failed' as const),
 					masterKey:
-						typeof value === 'string' && opensKeyCheck(deps.sealer, value) && (newest === undefined || opensRecord(deps.sealer, newest))
+						typeof value === 'string' &&
+						opensKeyCheck(deps.sealer, value) &&
+						(newest === undefined || opensRecord(deps.sealer, newest))
 							? ('ok' as const)
 							: ('failed' as const)
 				}
 				const ready = check.database === 'ok' && check.masterKey === 'ok'
 				if (!ready) set.status = 503
-				return { status: ready ? ('ready' as const) : ('unavailable' as const), checks: check, backups: deps.metrics.backupState() }
+				return {
+					status: ready ? ('ready' as const) : ('unavailable' as const),
+					checks: check,
+					backups: deps.metrics.backupState()
+				}
 			},
-			{ response: { 200: Readiness, 503: Readiness }, detail: { summary: 'Readiness for load balancers: database and master key', security: [] } }
+			{
+				response: { 200: Readiness, 503: Readiness },
+				detail: { summary: 'Readiness for load balancers: database and master key', security: [] }
+			}
 		)
 		.get(
 			'/metrics',
@@ -78,8 +104,11 @@ export const healthRoutes = (deps: { store: Store; sealer: Pick<Sealer, 'open' |
 				const header = request.headers.get('authorization') ?? ''
 				const given = header.toLowerCase().startsWith('bearer ') ? header.slice(7).trim() : ''
 				// Compared as hashes, so the time taken says nothing about the token.
-				if (sha256Hex(given) !== sha256Hex(deps.metricsToken)) throw new AppError('unauthorized', 'Send the metrics token as "Authorization: Bearer <token>".')
-				return new Response(await deps.metrics.render(), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'cache-control': 'no-store' } })
+				if (sha256Hex(given) !== sha256Hex(deps.metricsToken))
+					throw new AppError('unauthorized', 'Send the metrics token as "Authorization: Bearer <token>".')
+				return new Response(await deps.metrics.render(), {
+					headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'cache-control': 'no-store' }
+				})
 			},
 			{ detail: { summary: 'Prometheus metrics (with CFGSYNC_METRICS_TOKEN)', security: [] } }
 		)

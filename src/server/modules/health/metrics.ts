@@ -12,12 +12,34 @@ const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
  */
 export function createAppMetrics(store: Store) {
 	const registry = createMetrics()
-	const requests = registry.counter('cfgsync_http_requests_total', 'HTTP requests by route pattern, method and status.', ['route', 'method', 'status'])
-	const latency = registry.histogram('cfgsync_http_request_duration_seconds', 'Time from a request arriving to its response, by route pattern and method.', ['route', 'method'], LATENCY_BUCKETS)
-	const pushes = registry.counter('cfgsync_pushes_total', 'Config pushes by result: created, updated (a new version), unchanged.', ['result'])
-	const logins = registry.counter('cfgsync_logins_total', 'API logins and web sign-ins by result: success or failure.', ['result'])
-	const rateLimited = registry.counter('cfgsync_login_rate_limited_total', 'Login attempts refused by throttling (429).')
-	const backups = registry.counter('cfgsync_backups_total', 'Scheduled backups by result: success or failure.', ['result'])
+	const requests = registry.counter(
+		'cfgsync_http_requests_total',
+		'HTTP requests by route pattern, method and status.',
+		['route', 'method', 'status']
+	)
+	const latency = registry.histogram(
+		'cfgsync_http_request_duration_seconds',
+		'Time from a request arriving to its response, by route pattern and method.',
+		['route', 'method'],
+		LATENCY_BUCKETS
+	)
+	const pushes = registry.counter(
+		'cfgsync_pushes_total',
+		'Config pushes by result: created, updated (a new version), unchanged.',
+		['result']
+	)
+	const logins = registry.counter(
+		'cfgsync_logins_total',
+		'API logins and web sign-ins by result: success or failure.',
+		['result']
+	)
+	const rateLimited = registry.counter(
+		'cfgsync_login_rate_limited_total',
+		'Login attempts refused by throttling (429).'
+	)
+	const backups = registry.counter('cfgsync_backups_total', 'Scheduled backups by result: success or failure.', [
+		'result'
+	])
 	// Every series whose labels are known in advance starts at 0, so an alert on increase() fires on the first failure too.
 	for (const result of ['created', 'updated', 'unchanged']) pushes.series([result])
 	for (const result of ['success', 'failure']) {
@@ -25,7 +47,9 @@ export function createAppMetrics(store: Store) {
 		backups.series([result])
 	}
 	rateLimited.series([])
-	registry.info('cfgsync_build_info', 'The cfgsync-server version running (what --version prints), as a label.', { version: packageJson.version })
+	registry.info('cfgsync_build_info', 'The cfgsync-server version running (what --version prints), as a label.', {
+		version: packageJson.version
+	})
 	let lastBackup: number | undefined
 	let lastFailure: { at: number; error: string } | undefined
 	let stats: Awaited<ReturnType<Store['stats']>> | undefined
@@ -33,14 +57,20 @@ export function createAppMetrics(store: Store) {
 	registry.gauge('cfgsync_configs', 'Configs.', () => stats?.configs)
 	registry.gauge('cfgsync_config_versions', 'Config versions.', () => stats?.versions)
 	registry.gauge('cfgsync_database_size_bytes', 'Size of the database.', () => stats?.databaseBytes)
-	registry.gauge('cfgsync_backup_last_success_timestamp_seconds', 'When the last scheduled backup succeeded (absent until one has).', () =>
-		lastBackup === undefined ? undefined : lastBackup / 1000
+	registry.gauge(
+		'cfgsync_backup_last_success_timestamp_seconds',
+		'When the last scheduled backup succeeded (absent until one has).',
+		() => (lastBackup === undefined ? undefined : lastBackup / 1000)
 	)
-	registry.gauge('cfgsync_backup_age_seconds', 'Seconds since the last successful scheduled backup (absent until one has).', () =>
-		lastBackup === undefined ? undefined : Math.max(0, (Date.now() - lastBackup) / 1000)
+	registry.gauge(
+		'cfgsync_backup_age_seconds',
+		'Seconds since the last successful scheduled backup (absent until one has).',
+		() => (lastBackup === undefined ? undefined : Math.max(0, (Date.now() - lastBackup) / 1000))
 	)
 	registry.gauge('process_resident_memory_bytes', 'Resident memory of this process.', () => process.memoryUsage.rss())
-	registry.gauge('process_start_time_seconds', 'When this process started.', () => Math.floor((Date.now() - process.uptime() * 1000) / 1000))
+	registry.gauge('process_start_time_seconds', 'When this process started.', () =>
+		Math.floor((Date.now() - process.uptime() * 1000) / 1000)
+	)
 
 	// Per (route, method, status): the two series a request updates, found with one string key.
 	const perRequest = new Map<string, { count: { inc(): void }; time: { observe(seconds: number): void } }>()

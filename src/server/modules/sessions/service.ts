@@ -54,8 +54,20 @@ export function createSessionsService({
 			const now = clock.now()
 			const expiresAt = toIso(now + SESSION_MAX_MS)
 			await store.sessions.create(
-				{ idHash, userId: user.id, createdAt: toIso(now), lastSeenAt: toIso(now), expiresAt, userAgent: userAgent.slice(0, 300), address },
-				event('session.started', { userId: user.id, username: user.username, via: 'web', address }, { target: { type: 'session', id: idHash.slice(0, 12) } })
+				{
+					idHash,
+					userId: user.id,
+					createdAt: toIso(now),
+					lastSeenAt: toIso(now),
+					expiresAt,
+					userAgent: userAgent.slice(0, 300),
+					address
+				},
+				event(
+					'session.started',
+					{ userId: user.id, username: user.username, via: 'web', address },
+					{ target: { type: 'session', id: idHash.slice(0, 12) } }
+				)
 			)
 			return { cookie: id, expiresAt, user }
 		},
@@ -71,7 +83,15 @@ export function createSessionsService({
 				await store.sessions.touch(idHash, toIso(now), toIso(now - TOUCH_EVERY_MS))
 			}
 			const { user } = found
-			return { userId: user.id, email: user.email, username: user.username, plan: user.plan, isAdmin: user.isAdmin, sessionIdHash: idHash, csrfToken: csrfOf(idHash) }
+			return {
+				userId: user.id,
+				email: user.email,
+				username: user.username,
+				plan: user.plan,
+				isAdmin: user.isAdmin,
+				sessionIdHash: idHash,
+				csrfToken: csrfOf(idHash)
+			}
 		},
 
 		/** True when `token` is this session's CSRF token (compared in constant time by hashing both sides). */
@@ -82,14 +102,21 @@ export function createSessionsService({
 
 		/** Deletes the session on the server (docs/web.md: signing out ends it there, not just in the browser). */
 		async signOut(actor: Actor & { sessionIdHash: string }): Promise<void> {
-			await store.sessions.remove(actor.sessionIdHash, event('session.ended', actor, { target: { type: 'session', id: actor.sessionIdHash.slice(0, 12) } }))
+			await store.sessions.remove(
+				actor.sessionIdHash,
+				event('session.ended', actor, { target: { type: 'session', id: actor.sessionIdHash.slice(0, 12) } })
+			)
 		},
 
 		/**
 		 * A signed-in user changes their own password: the current one is checked
 		 * (throttled like a login), the current session stays, every other web session ends.
 		 */
-		async changePassword(actor: Actor & { sessionIdHash: string }, current: string, next: string): Promise<{ endedSessions: number }> {
+		async changePassword(
+			actor: Actor & { sessionIdHash: string },
+			current: string,
+			next: string
+		): Promise<{ endedSessions: number }> {
 			const valid = Password.safeParse(next)
 			if (!valid.success) {
 				throw new AppError('invalid_request', valid.error.issues[0]?.message ?? 'Invalid password.', {
@@ -97,10 +124,16 @@ export function createSessionsService({
 				})
 			}
 			await auth.checkPassword(actor.username, current, actor.address, 'web').catch((error: unknown) => {
-				if (error instanceof AppError && error.code === 'unauthorized') throw new AppError('forbidden', 'The current password is wrong.')
+				if (error instanceof AppError && error.code === 'unauthorized')
+					throw new AppError('forbidden', 'The current password is wrong.')
 				throw error
 			})
-			const result = await store.users.setPassword(actor.userId, await passwords.hash(valid.data), { keepSession: actor.sessionIdHash }, event('password.changed', actor))
+			const result = await store.users.setPassword(
+				actor.userId,
+				await passwords.hash(valid.data),
+				{ keepSession: actor.sessionIdHash },
+				event('password.changed', actor)
+			)
 			if (!result) throw new AppError('unauthorized', 'Your account no longer exists.')
 			return { endedSessions: result.endedSessions }
 		}

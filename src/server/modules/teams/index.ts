@@ -32,7 +32,11 @@ export const teamsRoutes = (teams: TeamsService, gate: AuthPlugin) =>
 			actor: true,
 			body: CreateTeamBody,
 			response: { 201: TeamCreated },
-			detail: { summary: 'Create a team (Team plan); you become its owner', description: 'The slug is made from the name unless `slug` is given; 409 when it is taken, also by a deleted team.' }
+			detail: {
+				summary: 'Create a team (Team plan); you become its owner',
+				description:
+					'The slug is made from the name unless `slug` is given; 409 when it is taken, also by a deleted team.'
+			}
 		})
 		.get('/:slug', ({ caller, params }) => teams.get(caller, params.slug), {
 			auth: true,
@@ -46,7 +50,10 @@ export const teamsRoutes = (teams: TeamsService, gate: AuthPlugin) =>
 			params: SlugParams,
 			body: PatchTeamBody,
 			response: TeamCreated,
-			detail: { summary: 'Rename a team or change its slug (owner or admin)', description: 'Only the fields given change: a new name keeps the slug.' }
+			detail: {
+				summary: 'Rename a team or change its slug (owner or admin)',
+				description: 'Only the fields given change: a new name keeps the slug.'
+			}
 		})
 		.delete(
 			'/:slug',
@@ -54,27 +61,42 @@ export const teamsRoutes = (teams: TeamsService, gate: AuthPlugin) =>
 				await teams.remove(actor, params.slug)
 				return status(204)
 			},
-			{ actor: true, params: SlugParams, detail: { summary: 'Delete a team (owner); it is purged for good after 30 days' } }
-		)
-		.post('/:slug/members', async ({ actor, params, body, status }) => status(201, await teams.invite(actor, params.slug, body)), {
-			...jsonBody,
-			actor: true,
-			params: SlugParams,
-			body: AddMemberBody,
-			response: { 201: Invitation },
-			detail: {
-				summary: 'Invite someone (owner: admins and members; admin: members)',
-				description: 'Nobody joins without accepting: this sends an invitation that expires after 7 days. Unknown user 404; already a member or invited 409.'
+			{
+				actor: true,
+				params: SlugParams,
+				detail: { summary: 'Delete a team (owner); it is purged for good after 30 days' }
 			}
-		})
-		.patch('/:slug/members/:userId', ({ actor, params, body }) => teams.setRole(actor, params.slug, params.userId, body.role), {
-			...jsonBody,
-			actor: true,
-			params: MemberParams,
-			body: SetRoleBody,
-			response: RoleChanged,
-			detail: { summary: "Change a member's role, or a pending invitation's (owner); the last owner cannot be demoted" }
-		})
+		)
+		.post(
+			'/:slug/members',
+			async ({ actor, params, body, status }) => status(201, await teams.invite(actor, params.slug, body)),
+			{
+				...jsonBody,
+				actor: true,
+				params: SlugParams,
+				body: AddMemberBody,
+				response: { 201: Invitation },
+				detail: {
+					summary: 'Invite someone (owner: admins and members; admin: members)',
+					description:
+						'Nobody joins without accepting: this sends an invitation that expires after 7 days. Unknown user 404; already a member or invited 409.'
+				}
+			}
+		)
+		.patch(
+			'/:slug/members/:userId',
+			({ actor, params, body }) => teams.setRole(actor, params.slug, params.userId, body.role),
+			{
+				...jsonBody,
+				actor: true,
+				params: MemberParams,
+				body: SetRoleBody,
+				response: RoleChanged,
+				detail: {
+					summary: "Change a member's role, or a pending invitation's (owner); the last owner cannot be demoted"
+				}
+			}
+		)
 		.delete(
 			'/:slug/members/:userId',
 			async ({ actor, params, status }) => {
@@ -84,7 +106,9 @@ export const teamsRoutes = (teams: TeamsService, gate: AuthPlugin) =>
 			{
 				actor: true,
 				params: MemberParams,
-				detail: { summary: 'Remove a member, leave, or cancel an invitation (owner: anyone; admin: members; anyone: themselves)' }
+				detail: {
+					summary: 'Remove a member, leave, or cancel an invitation (owner: anyone; admin: members; anyone: themselves)'
+				}
 			}
 		)
 

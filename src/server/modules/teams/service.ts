@@ -13,7 +13,10 @@ const RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 }
 const noTeam = () => new AppError('not_found', 'No such team.')
 const noMember = () => new AppError('not_found', 'That user is neither a member of this team nor invited to it.')
 const memberView = ({ teamId: _, ...member }: MemberRow): TeamMember => member
-const invitationView = ({ teamId: _, ...invitation }: InvitationRow): Invitation => ({ ...invitation, status: 'invited' })
+const invitationView = ({ teamId: _, ...invitation }: InvitationRow): Invitation => ({
+	...invitation,
+	status: 'invited'
+})
 
 /**
  * Teams, their members and invitations (SPEC, docs/api.md and §4). Non-members
@@ -29,12 +32,16 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 	}
 
 	function requireRole(role: Role, least: Role, action: string) {
-		if (RANK[role] < RANK[least]) throw new AppError('forbidden', `Only a team ${least}${least === 'owner' ? '' : ' or owner'} can ${action}.`)
+		if (RANK[role] < RANK[least])
+			throw new AppError('forbidden', `Only a team ${least}${least === 'owner' ? '' : ' or owner'} can ${action}.`)
 	}
 
 	const now = () => clock.now()
 	const event = createAuditEvents(clock)
-	const inTeam = (team: Pick<TeamRow, 'id' | 'slug'>) => ({ teamId: team.id, target: { type: 'team' as const, id: team.id, name: team.slug } })
+	const inTeam = (team: Pick<TeamRow, 'id' | 'slug'>) => ({
+		teamId: team.id,
+		target: { type: 'team' as const, id: team.id, name: team.slug }
+	})
 	const invitee = (team: Pick<TeamRow, 'id'>, user: { id?: string; userId?: string; username: string }) => {
 		const id = user.userId ?? user.id ?? null
 		return { teamId: team.id, subjectUserId: id, target: { type: 'invitation' as const, id, name: user.username } }
@@ -47,11 +54,16 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 		async create(actor: Actor, name: string, chosenSlug?: string) {
 			const slug = chosenSlug ?? slugify(name)
 			if (slug === '') {
-				throw new AppError('invalid_request', 'The name needs at least one letter or digit (a-z, 0-9) to make a slug.', {
-					details: [{ path: 'name', message: 'Yields an empty slug.' }]
-				})
+				throw new AppError(
+					'invalid_request',
+					'The name needs at least one letter or digit (a-z, 0-9) to make a slug.',
+					{
+						details: [{ path: 'name', message: 'Yields an empty slug.' }]
+					}
+				)
 			}
-			if (!createsTeams(await planOf(store, actor))) throw new AppError('plan_required', 'Creating teams needs the Team plan.')
+			if (!createsTeams(await planOf(store, actor)))
+				throw new AppError('plan_required', 'Creating teams needs the Team plan.')
 			const at = now()
 			const team: TeamRow = { id: newId(), name, slug, createdAt: toIso(at), deletedAt: null }
 			const created = await store.teams.create(
@@ -61,7 +73,10 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 				event('team.created', actor, { ...inTeam(team), details: { name } })
 			)
 			if (!created) {
-				throw new AppError('conflict', `The slug "${slug}" is already taken; choose another ${chosenSlug === undefined ? 'name' : 'slug'}.`)
+				throw new AppError(
+					'conflict',
+					`The slug "${slug}" is already taken; choose another ${chosenSlug === undefined ? 'name' : 'slug'}.`
+				)
 			}
 			return { id: team.id, name: team.name, slug: team.slug }
 		},
@@ -75,7 +90,14 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 		async get(caller: Caller, slug: string) {
 			const { team, role } = await membership(caller, slug)
 			const members = await store.teams.members(team.id)
-			const detail = { id: team.id, name: team.name, slug: team.slug, createdAt: team.createdAt, userRole: role, members: members.map(memberView) }
+			const detail = {
+				id: team.id,
+				name: team.name,
+				slug: team.slug,
+				createdAt: team.createdAt,
+				userRole: role,
+				members: members.map(memberView)
+			}
 			if (RANK[role] < RANK.admin) return detail
 			const invitations = await store.teams.invitationsForTeam(team.id, toIso(now()))
 			return { ...detail, invitations: invitations.map(invitationView) }
@@ -86,8 +108,18 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 			const { team, role } = await membership(actor, slug)
 			requireRole(role, 'admin', 'change the team')
 			const at = now()
-			const updated = await store.teams.update(team.id, changes, toIso(at), reservedSince(at), event('team.renamed', actor, inTeam(team)))
-			if (updated === 'conflict') throw new AppError('conflict', `The slug "${changes.slug}" is already taken, or reserved for 30 days after a rename.`)
+			const updated = await store.teams.update(
+				team.id,
+				changes,
+				toIso(at),
+				reservedSince(at),
+				event('team.renamed', actor, inTeam(team))
+			)
+			if (updated === 'conflict')
+				throw new AppError(
+					'conflict',
+					`The slug "${changes.slug}" is already taken, or reserved for 30 days after a rename.`
+				)
 			if (!updated) throw noTeam()
 			return { id: updated.id, name: updated.name, slug: updated.slug }
 		},
@@ -96,7 +128,8 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 		async remove(actor: Actor, slug: string) {
 			const { team, role } = await membership(actor, slug)
 			requireRole(role, 'owner', 'delete the team')
-			if (!(await store.teams.softDelete(team.id, toIso(now()), event('team.deleted', actor, inTeam(team))))) throw noTeam()
+			if (!(await store.teams.softDelete(team.id, toIso(now()), event('team.deleted', actor, inTeam(team)))))
+				throw noTeam()
 		},
 
 		/** docs/api.md: owner invites admins and members, admin invites members; nobody joins without accepting. */
@@ -132,13 +165,21 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 		/** The caller joins with the invited role; 404 without a pending invitation. */
 		async accept(actor: Actor, slug: string): Promise<TeamMember> {
 			const at = toIso(now())
-			const joined = await store.teams.acceptInvitation(slug, actor.userId, at, { id: newId(), joinedAt: at }, event('invitation.accepted', actor))
+			const joined = await store.teams.acceptInvitation(
+				slug,
+				actor.userId,
+				at,
+				{ id: newId(), joinedAt: at },
+				event('invitation.accepted', actor)
+			)
 			if (!joined) throw new AppError('not_found', `You have no pending invitation to "${slug}".`)
 			return memberView(joined)
 		},
 
 		async decline(actor: Actor, slug: string): Promise<void> {
-			if (!(await store.teams.declineInvitation(slug, actor.userId, toIso(now()), event('invitation.declined', actor)))) {
+			if (
+				!(await store.teams.declineInvitation(slug, actor.userId, toIso(now()), event('invitation.declined', actor)))
+			) {
 				throw new AppError('not_found', `You have no pending invitation to "${slug}".`)
 			}
 		},
@@ -150,22 +191,35 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 		async setRole(actor: Actor, slug: string, userId: string, newRole: Role): Promise<TeamMember | Invitation> {
 			const { team, role } = await membership(actor, slug)
 			requireRole(role, 'owner', 'change roles')
-			const result = await store.teams.setRole(team.id, userId, newRole, event('member.role_changed', actor, { teamId: team.id, subjectUserId: userId }))
-			if (result === 'last_owner') throw new AppError('conflict', 'This is the last owner: make someone else an owner first.')
+			const result = await store.teams.setRole(
+				team.id,
+				userId,
+				newRole,
+				event('member.role_changed', actor, { teamId: team.id, subjectUserId: userId })
+			)
+			if (result === 'last_owner')
+				throw new AppError('conflict', 'This is the last owner: make someone else an owner first.')
 			if (result) return memberView(result)
 			const invitation = await store.teams.findInvitation(team.id, userId, toIso(now()))
 			if (!invitation) throw noMember()
 			if (newRole === 'owner') {
-				throw new AppError('invalid_request', 'An invitation is for an admin or a member; make them owner once they have joined.', {
-					details: [{ path: 'role', message: 'Must be admin or member for an invitation.' }]
-				})
+				throw new AppError(
+					'invalid_request',
+					'An invitation is for an admin or a member; make them owner once they have joined.',
+					{
+						details: [{ path: 'role', message: 'Must be admin or member for an invitation.' }]
+					}
+				)
 			}
 			const updated = await store.teams.setInvitationRole(
 				team.id,
 				userId,
 				newRole,
 				toIso(now()),
-				event('invitation.changed', actor, { ...invitee(team, invitation), details: { from: invitation.role, to: newRole } })
+				event('invitation.changed', actor, {
+					...invitee(team, invitation),
+					details: { from: invitation.role, to: newRole }
+				})
 			)
 			if (!updated) throw noMember()
 			return invitationView(updated)
@@ -183,17 +237,31 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 				requireRole(role, 'admin', 'cancel invitations')
 				const invitation = await store.teams.findInvitation(team.id, userId, toIso(now()))
 				if (!invitation) throw noMember()
-				if (role === 'admin' && invitation.role !== 'member') throw new AppError('forbidden', 'Only a team owner can cancel invitations of admins.')
-				await store.teams.cancelInvitation(team.id, userId, event('invitation.cancelled', actor, { ...invitee(team, invitation), details: { role: invitation.role } }))
+				if (role === 'admin' && invitation.role !== 'member')
+					throw new AppError('forbidden', 'Only a team owner can cancel invitations of admins.')
+				await store.teams.cancelInvitation(
+					team.id,
+					userId,
+					event('invitation.cancelled', actor, { ...invitee(team, invitation), details: { role: invitation.role } })
+				)
 				return
 			}
 			if (userId !== actor.userId) {
 				requireRole(role, 'admin', 'remove members')
-				if (role === 'admin' && target !== 'member') throw new AppError('forbidden', 'Only a team owner can remove admins and owners.')
+				if (role === 'admin' && target !== 'member')
+					throw new AppError('forbidden', 'Only a team owner can remove admins and owners.')
 			}
 			const leaving = userId === actor.userId
-			const result = await store.teams.removeMember(team.id, userId, event(leaving ? 'member.left' : 'member.removed', actor, { teamId: team.id, subjectUserId: userId }))
-			if (result === 'last_owner') throw new AppError('conflict', 'The last owner cannot leave: make someone else an owner first, or delete the team.')
+			const result = await store.teams.removeMember(
+				team.id,
+				userId,
+				event(leaving ? 'member.left' : 'member.removed', actor, { teamId: team.id, subjectUserId: userId })
+			)
+			if (result === 'last_owner')
+				throw new AppError(
+					'conflict',
+					'The last owner cannot leave: make someone else an owner first, or delete the team.'
+				)
 			if (!result) throw noMember()
 		}
 	}

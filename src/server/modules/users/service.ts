@@ -16,7 +16,12 @@ export type NewUserRequest = { [K in keyof NewUserInput]: K extends 'plan' ? str
 
 const view = <T extends UserRow>({ passwordHash, ...user }: T) => ({ ...user, hasPassword: passwordHash !== null })
 
-function parse<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: { message: string }[] } } }, value: unknown): T {
+function parse<T>(
+	schema: {
+		safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: { message: string }[] } }
+	},
+	value: unknown
+): T {
 	const result = schema.safeParse(value)
 	if (!result.success) throw new AppError('invalid_request', result.error.issues[0]?.message ?? 'Invalid value.')
 	return result.data
@@ -27,9 +32,20 @@ function parse<T>(schema: { safeParse(value: unknown): { success: true; data: T 
  * and the web application's Admin page. `by` is who acts, for the audit log:
  * the admin command by default, or a signed-in server admin.
  */
-export function createUsersService({ store, clock, passwords }: { store: Store; clock: Clock; passwords: PasswordHasher }) {
+export function createUsersService({
+	store,
+	clock,
+	passwords
+}: {
+	store: Store
+	clock: Clock
+	passwords: PasswordHasher
+}) {
 	const event = createAuditEvents(clock)
-	const about = (user: UserRow) => ({ subjectUserId: user.id, target: { type: 'user' as const, id: user.id, name: user.username } })
+	const about = (user: UserRow) => ({
+		subjectUserId: user.id,
+		target: { type: 'user' as const, id: user.id, name: user.username }
+	})
 
 	async function find(login: string): Promise<UserRow> {
 		const user = await store.users.findByLogin(login)
@@ -48,7 +64,10 @@ export function createUsersService({ store, clock, passwords }: { store: Store; 
 		},
 
 		/** Creates a user; 409 when the email or username is taken, case-insensitively. */
-		async add(input: NewUserRequest & { isAdmin?: boolean }, by: Actor | AuditActor = ADMIN_COMMAND): Promise<UserView> {
+		async add(
+			input: NewUserRequest & { isAdmin?: boolean },
+			by: Actor | AuditActor = ADMIN_COMMAND
+		): Promise<UserView> {
 			const valid = parse(NewUserInput, input)
 			const user: UserRow = {
 				id: newId(),
@@ -59,7 +78,10 @@ export function createUsersService({ store, clock, passwords }: { store: Store; 
 				isAdmin: input.isAdmin === true,
 				createdAt: toIso(clock.now())
 			}
-			const created = await store.users.create(user, event('user.created', by, { ...about(user), details: { plan: user.plan, admin: user.isAdmin } }))
+			const created = await store.users.create(
+				user,
+				event('user.created', by, { ...about(user), details: { plan: user.plan, admin: user.isAdmin } })
+			)
 			if (!created) throw new AppError('conflict', 'A user with that email or username already exists.')
 			return view(user)
 		},
@@ -80,14 +102,22 @@ export function createUsersService({ store, clock, passwords }: { store: Store; 
 		async setPlan(login: string, plan: string, by: Actor | AuditActor = ADMIN_COMMAND): Promise<UserView> {
 			const user = await find(login)
 			const valid = parse(PlanName, plan)
-			await store.users.setPlan(user.id, valid, event('user.plan_changed', by, { ...about(user), details: { from: user.plan, to: valid } }))
+			await store.users.setPlan(
+				user.id,
+				valid,
+				event('user.plan_changed', by, { ...about(user), details: { from: user.plan, to: valid } })
+			)
 			return view({ ...user, plan: valid })
 		},
 
 		/** docs/operations.md `user set-admin LOGIN on|off`: server admins see the web application's Admin page. */
 		async setAdmin(login: string, isAdmin: boolean, by: Actor | AuditActor = ADMIN_COMMAND): Promise<UserView> {
 			const user = await find(login)
-			await store.users.setAdmin(user.id, isAdmin, event('user.admin_changed', by, { ...about(user), details: { admin: isAdmin } }))
+			await store.users.setAdmin(
+				user.id,
+				isAdmin,
+				event('user.admin_changed', by, { ...about(user), details: { admin: isAdmin } })
+			)
 			return view({ ...user, isAdmin })
 		},
 
@@ -95,10 +125,20 @@ export function createUsersService({ store, clock, passwords }: { store: Store; 
 		 * An admin sets a user's password: every web session of the user ends;
 		 * with `revokeKeys` every key goes too (signed out everywhere).
 		 */
-		async setPassword(login: string, password: string, options: { revokeKeys?: boolean } = {}, by: Actor | AuditActor = ADMIN_COMMAND) {
+		async setPassword(
+			login: string,
+			password: string,
+			options: { revokeKeys?: boolean } = {},
+			by: Actor | AuditActor = ADMIN_COMMAND
+		) {
 			const user = await find(login)
 			const hash = await passwords.hash(parse(Password, password))
-			const result = await store.users.setPassword(user.id, hash, { revokeKeys: options.revokeKeys }, event('user.password_reset', by, about(user)))
+			const result = await store.users.setPassword(
+				user.id,
+				hash,
+				{ revokeKeys: options.revokeKeys },
+				event('user.password_reset', by, about(user))
+			)
 			if (!result) throw new AppError('not_found', `No user with email or username "${login}".`)
 			return result
 		},
@@ -106,13 +146,19 @@ export function createUsersService({ store, clock, passwords }: { store: Store; 
 		/** docs/operations.md `user revoke-keys`: every API key and web session of the user ends at once. */
 		async revokeKeys(login: string, by: Actor | AuditActor = ADMIN_COMMAND) {
 			const user = await find(login)
-			return { user: view(user), ...(await store.users.signOutEverywhere(user.id, event('keys.revoked', by, about(user)))) }
+			return {
+				user: view(user),
+				...(await store.users.signOutEverywhere(user.id, event('keys.revoked', by, about(user))))
+			}
 		},
 
 		/** docs/operations.md `user unlock`: clears the failed-login counts of a user, from every address. */
 		async unlock(login: string, by: Actor | AuditActor = ADMIN_COMMAND): Promise<{ user: UserView; cleared: number }> {
 			const user = await find(login)
-			return { user: view(user), cleared: await store.loginFailures.clearLogin(userFailureKey(user.id), event('user.unlocked', by, about(user))) }
+			return {
+				user: view(user),
+				cleared: await store.loginFailures.clearLogin(userFailureKey(user.id), event('user.unlocked', by, about(user)))
+			}
 		},
 
 		/** Refuses while the user is the last owner of a team that has other members, naming the teams. */

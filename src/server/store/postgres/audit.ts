@@ -82,7 +82,8 @@ export function postgresAudit(db: PgDb): AuditStore {
 		record: (event) => writeAudit(db, event),
 		async list(query) {
 			const scope: (SQL | undefined)[] = []
-			if (query.userId !== undefined) scope.push(or(eq(auditEvents.actorUserId, query.userId), eq(auditEvents.subjectUserId, query.userId)))
+			if (query.userId !== undefined)
+				scope.push(or(eq(auditEvents.actorUserId, query.userId), eq(auditEvents.subjectUserId, query.userId)))
 			if (query.teamId !== undefined) scope.push(eq(auditEvents.teamId, query.teamId))
 			if (query.type !== undefined) scope.push(eq(auditEvents.type, query.type))
 			if (query.before !== undefined) scope.push(lt(auditEvents.id, query.before))
@@ -96,6 +97,11 @@ export function postgresAudit(db: PgDb): AuditStore {
 		},
 		// Ids are UUIDv7, ordered by time: the primary key finds the old events.
 		prune: async (before) =>
-			(await db.delete(auditEvents).where(lt(auditEvents.id, uuidv7Floor(Date.parse(before)))).returning({ id: auditEvents.id })).length
+			(
+				await db
+					.delete(auditEvents)
+					.where(lt(auditEvents.id, uuidv7Floor(Date.parse(before))))
+					.returning({ id: auditEvents.id })
+			).length
 	}
 }

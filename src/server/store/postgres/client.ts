@@ -34,7 +34,8 @@ export function connect(url: string, options: ConnectOptions = {}): SQL {
 }
 
 /** `postgres://` or `postgresql://`: the URL names a PostgreSQL database rather than a SQLite file. */
-export const isPostgresUrl = (url: string | undefined): url is string => url !== undefined && /^postgres(ql)?:\/\//i.test(url)
+export const isPostgresUrl = (url: string | undefined): url is string =>
+	url !== undefined && /^postgres(ql)?:\/\//i.test(url)
 
 /** The URL with its password masked, for messages and logs. */
 export function describeUrl(url: string): string {

@@ -2,7 +2,19 @@ import type { SQL as BunSQL } from 'bun'
 import { and, asc, desc, eq, gt, isNull, lt, sql, type SQL } from 'drizzle-orm'
 import { PENDING_KEY_META } from '../../lib/key-check'
 import { aliased, conditionFails } from '../shared'
-import type { AuditEvent, ConfigRow, ConfigStore, ConfigWithData, LatestRow, Owner, PushInput, PushResult, SealFor, VersionRow, VersionWithData } from '../types'
+import type {
+	AuditEvent,
+	ConfigRow,
+	ConfigStore,
+	ConfigWithData,
+	LatestRow,
+	Owner,
+	PushInput,
+	PushResult,
+	SealFor,
+	VersionRow,
+	VersionWithData
+} from '../types'
 import { auditStatement, writeAudit } from './audit'
 import type { PgDb } from './client'
 import { LOCK_SQL, lockKey } from './locks'
@@ -56,25 +68,59 @@ const ownerKey = (owner: Owner) =>
  */
 export function postgresConfigs(db: PgDb, client: BunSQL): ConfigStore {
 	const currentVersionJoin = eq(configVersions.id, configs.currentVersionId)
-	const personalKey = and(eq(configs.userId, p('userId')), isNull(configs.teamId), eq(configs.name, p('name')), eq(configs.tool, p('tool')))
+	const personalKey = and(
+		eq(configs.userId, p('userId')),
+		isNull(configs.teamId),
+		eq(configs.name, p('name')),
+		eq(configs.tool, p('tool'))
+	)
 	const teamKey = and(eq(configs.teamId, p('teamId')), eq(configs.name, p('name')), eq(configs.tool, p('tool')))
 	// The reads every sync client makes; see rows.ts for why they bypass Drizzle's row mapper.
 	const latestWhere = (where: SQL | undefined) =>
-		hotRows<LatestRow>(client, db.select(aliased(latestFields)).from(configs).innerJoin(configVersions, currentVersionJoin).where(where))
+		hotRows<LatestRow>(
+			client,
+			db.select(aliased(latestFields)).from(configs).innerJoin(configVersions, currentVersionJoin).where(where)
+		)
 	const personalLatest = latestWhere(personalKey)
 	const teamLatest = latestWhere(teamKey)
 	const byIdWithData = hotRows<ConfigWithData>(
 		client,
-		db.select(aliased(withData)).from(configs).innerJoin(configVersions, currentVersionJoin).where(eq(configs.id, p('id')))
+		db
+			.select(aliased(withData))
+			.from(configs)
+			.innerJoin(configVersions, currentVersionJoin)
+			.where(eq(configs.id, p('id')))
 	)
-	const metaById = hotRows<ConfigRow>(client, db.select(aliased(configFields)).from(configs).where(eq(configs.id, p('id'))))
+	const metaById = hotRows<ConfigRow>(
+		client,
+		db
+			.select(aliased(configFields))
+			.from(configs)
+			.where(eq(configs.id, p('id')))
+	)
 
 	// The write path, as statements built once and run on Bun.SQL's transaction directly (see rows.ts).
-	const teamAliveShare = statement(db.select({ id: teams.id }).from(teams).where(and(eq(teams.id, p('teamId')), isNull(teams.deletedAt))).for('share'))
-	const currentPersonal = statement<ConfigRow>(db.select(aliased(configFields)).from(configs).where(personalKey).for('update'))
+	const teamAliveShare = statement(
+		db
+			.select({ id: teams.id })
+			.from(teams)
+			.where(and(eq(teams.id, p('teamId')), isNull(teams.deletedAt)))
+			.for('share')
+	)
+	const currentPersonal = statement<ConfigRow>(
+		db.select(aliased(configFields)).from(configs).where(personalKey).for('update')
+	)
 	const currentTeam = statement<ConfigRow>(db.select(aliased(configFields)).from(configs).where(teamKey).for('update'))
-	const currentById = statement<ConfigRow>(db.select(aliased(configFields)).from(configs).where(eq(configs.id, p('id'))).for('update'))
-	const pendingKey = statement<{ value: string }>(db.select({ value: meta.value }).from(meta).where(eq(meta.key, PENDING_KEY_META)))
+	const currentById = statement<ConfigRow>(
+		db
+			.select(aliased(configFields))
+			.from(configs)
+			.where(eq(configs.id, p('id')))
+			.for('update')
+	)
+	const pendingKey = statement<{ value: string }>(
+		db.select({ value: meta.value }).from(meta).where(eq(meta.key, PENDING_KEY_META))
+	)
 	const insertConfig = statement(
 		db.insert(configs).values({
 			id: p('id'),
@@ -90,42 +136,87 @@ export function postgresConfigs(db: PgDb, client: BunSQL): ConfigStore {
 		})
 	)
 	const insertVersion = statement(
-		db.insert(configVersions).values({ id: p('versionId'), configId: p('id'), version: p('version'), hash: p('hash'), data: p('data'), createdAt: p('at') })
+		db
+			.insert(configVersions)
+			.values({
+				id: p('versionId'),
+				configId: p('id'),
+				version: p('version'),
+				hash: p('hash'),
+				data: p('data'),
+				createdAt: p('at')
+			})
 	)
 	const setCurrent = statement(
 		db
 			.update(configs)
-			.set({ version: sql`${p('version')}`, hash: sql`${p('hash')}`, currentVersionId: sql`${p('versionId')}`, updatedAt: sql`${p('at')}` })
+			.set({
+				version: sql`${p('version')}`,
+				hash: sql`${p('hash')}`,
+				currentVersionId: sql`${p('versionId')}`,
+				updatedAt: sql`${p('at')}`
+			})
 			.where(eq(configs.id, p('id')))
 	)
 	const audit = auditStatement(db)
 	const pending = async (tx: BunSQL) => (await pendingKey(tx))[0]?.value
 
 	/** Appends version n+1 to `current` (whose row this transaction has locked) and makes it current. */
-	const append = async (tx: BunSQL, current: ConfigRow, hash: string, seal: SealFor, versionId: string, at: string): Promise<ConfigRow> => {
+	const append = async (
+		tx: BunSQL,
+		current: ConfigRow,
+		hash: string,
+		seal: SealFor,
+		versionId: string,
+		at: string
+	): Promise<ConfigRow> => {
 		const version = current.version + 1
-		await insertVersion(tx, { id: current.id, versionId, version, hash, data: seal(current.id, versionId, await pending(tx)), at })
+		await insertVersion(tx, {
+			id: current.id,
+			versionId,
+			version,
+			hash,
+			data: seal(current.id, versionId, await pending(tx)),
+			at
+		})
 		await setCurrent(tx, { id: current.id, version, hash, versionId, at })
 		return { ...current, version, hash, currentVersionId: versionId, updatedAt: at }
 	}
 
 	/** Records a stored version with the config's id and the version number, known only here. */
 	const auditVersion = (tx: BunSQL, event: AuditEvent | undefined, configId: string, version: number) =>
-		audit(tx, event && { ...event, target: { type: 'config', ...event.target, id: configId }, details: { ...event.details, version } })
+		audit(
+			tx,
+			event && {
+				...event,
+				target: { type: 'config', ...event.target, id: configId },
+				details: { ...event.details, version }
+			}
+		)
 
 	/** A transaction on Bun.SQL itself; its queries run one after another on one connection. */
-	const begin = <T>(work: (tx: BunSQL) => Promise<T>): Promise<T> => client.begin((tx) => work(tx as unknown as BunSQL)) as Promise<T>
+	const begin = <T>(work: (tx: BunSQL) => Promise<T>): Promise<T> =>
+		client.begin((tx) => work(tx as unknown as BunSQL)) as Promise<T>
 
 	const push = (input: PushInput) =>
 		begin(async (tx): Promise<PushResult> => {
 			const { owner } = input
 			// A share lock on a live team: a deletion of the team waits for this push, and a push after it sees it gone.
-			if (owner.teamId !== null && (await teamAliveShare(tx, { teamId: owner.teamId })).length === 0) return { kind: 'team_gone' }
-			await tx.unsafe(LOCK_SQL, [lockKey('config', owner.teamId ?? '', owner.teamId === null ? owner.userId : '', input.name, input.tool)])
+			if (owner.teamId !== null && (await teamAliveShare(tx, { teamId: owner.teamId })).length === 0)
+				return { kind: 'team_gone' }
+			await tx.unsafe(LOCK_SQL, [
+				lockKey('config', owner.teamId ?? '', owner.teamId === null ? owner.userId : '', input.name, input.tool)
+			])
 			const key = { name: input.name, tool: input.tool }
-			const [current] = owner.teamId === null ? await currentPersonal(tx, { userId: owner.userId, ...key }) : await currentTeam(tx, { teamId: owner.teamId, ...key })
+			const [current] =
+				owner.teamId === null
+					? await currentPersonal(tx, { userId: owner.userId, ...key })
+					: await currentTeam(tx, { teamId: owner.teamId, ...key })
 			if (conditionFails(input.condition, current)) {
-				return { kind: 'precondition_failed', current: current ? { version: current.version, hash: current.hash } : null }
+				return {
+					kind: 'precondition_failed',
+					current: current ? { version: current.version, hash: current.hash } : null
+				}
 			}
 			if (!current) {
 				const configId = input.newConfigId
@@ -142,8 +233,24 @@ export function postgresConfigs(db: PgDb, client: BunSQL): ConfigStore {
 					createdAt: input.at,
 					updatedAt: input.at
 				}
-				await insertConfig(tx, { id: configId, userId: owner.userId, teamId: owner.teamId, name: input.name, tool: input.tool, hash: input.hash, versionId, at: input.at })
-				await insertVersion(tx, { id: configId, versionId, version: 1, hash: input.hash, data: input.seal(configId, versionId, await pending(tx)), at: input.at })
+				await insertConfig(tx, {
+					id: configId,
+					userId: owner.userId,
+					teamId: owner.teamId,
+					name: input.name,
+					tool: input.tool,
+					hash: input.hash,
+					versionId,
+					at: input.at
+				})
+				await insertVersion(tx, {
+					id: configId,
+					versionId,
+					version: 1,
+					hash: input.hash,
+					data: input.seal(configId, versionId, await pending(tx)),
+					at: input.at
+				})
 				await auditVersion(tx, input.audit, configId, 1)
 				return { kind: 'created', config }
 			}
@@ -161,10 +268,18 @@ export function postgresConfigs(db: PgDb, client: BunSQL): ConfigStore {
 				if (!current) return undefined
 				const next = await append(tx, current, input.hash, input.seal, input.newVersionId, input.at)
 				await auditVersion(tx, input.audit, current.id, next.version)
-				return { id: input.newVersionId, configId: next.id, version: next.version, hash: next.hash, createdAt: input.at }
+				return {
+					id: input.newVersionId,
+					configId: next.id,
+					version: next.version,
+					hash: next.hash,
+					createdAt: input.at
+				}
 			}),
 		findByKey: (owner, name, tool) =>
-			owner.teamId === null ? personalLatest.get({ userId: owner.userId, name, tool }) : teamLatest.get({ teamId: owner.teamId, name, tool }),
+			owner.teamId === null
+				? personalLatest.get({ userId: owner.userId, name, tool })
+				: teamLatest.get({ teamId: owner.teamId, name, tool }),
 		findById: (id) => byIdWithData.get({ id }),
 		findMetaById: (id) => metaById.get({ id }),
 		listPersonal: async (userId) =>
@@ -189,7 +304,12 @@ export function postgresConfigs(db: PgDb, client: BunSQL): ConfigStore {
 			const query = db
 				.select({ ...versionFields, sealed: configVersions.data })
 				.from(configVersions)
-				.where(and(eq(configVersions.configId, configId), page.before === undefined ? undefined : lt(configVersions.version, page.before)))
+				.where(
+					and(
+						eq(configVersions.configId, configId),
+						page.before === undefined ? undefined : lt(configVersions.version, page.before)
+					)
+				)
 				.orderBy(desc(configVersions.version))
 			return (await (page.limit === undefined ? query : query.limit(page.limit))) as VersionWithData[]
 		},
@@ -232,10 +352,19 @@ export function postgresConfigs(db: PgDb, client: BunSQL): ConfigStore {
 			db.transaction(async (tx) => {
 				const configRows = items.map((item) => item.config)
 				const versionRows = items.flatMap(({ config, versions }) =>
-					versions.map((version) => ({ id: version.id, configId: config.id, version: version.version, hash: version.hash, data: version.sealed, createdAt: version.createdAt }))
+					versions.map((version) => ({
+						id: version.id,
+						configId: config.id,
+						version: version.version,
+						hash: version.hash,
+						data: version.sealed,
+						createdAt: version.createdAt
+					}))
 				)
-				for (let i = 0; i < configRows.length; i += BULK_ROWS) await tx.insert(configs).values(configRows.slice(i, i + BULK_ROWS))
-				for (let i = 0; i < versionRows.length; i += BULK_ROWS) await tx.insert(configVersions).values(versionRows.slice(i, i + BULK_ROWS))
+				for (let i = 0; i < configRows.length; i += BULK_ROWS)
+					await tx.insert(configs).values(configRows.slice(i, i + BULK_ROWS))
+				for (let i = 0; i < versionRows.length; i += BULK_ROWS)
+					await tx.insert(configVersions).values(versionRows.slice(i, i + BULK_ROWS))
 			})
 	}
 }

@@ -27,14 +27,17 @@ export class PostgresStoreError extends Error {
 	constructor(error: unknown) {
 		const driver = innermost(error)
 		const state = sqlState(error)
-		super(`PostgreSQL: ${driver instanceof Error ? driver.message.split('\n')[0] : String(driver)}${state ? ` (SQLSTATE ${state})` : ''}`)
+		super(
+			`PostgreSQL: ${driver instanceof Error ? driver.message.split('\n')[0] : String(driver)}${state ? ` (SQLSTATE ${state})` : ''}`
+		)
 		this.sqlState = state
 	}
 }
 
 function innermost(error: unknown): unknown {
 	let current = error
-	while (typeof current === 'object' && current !== null && (current as { cause?: unknown }).cause !== undefined) current = (current as { cause: unknown }).cause
+	while (typeof current === 'object' && current !== null && (current as { cause?: unknown }).cause !== undefined)
+		current = (current as { cause: unknown }).cause
 	return current
 }
 

@@ -16,7 +16,8 @@ import * as schema from './schema'
 import { tableAccess } from '../tables'
 
 /** Why `backup` and scheduled backups do not apply here (docs/postgresql.md). */
-export const PG_DUMP_ADVICE = 'the database is PostgreSQL: back it up with pg_dump (for example `pg_dump --format=custom --file cfgsync.dump "$CFGSYNC_DATABASE_URL"`), and keep the master key beside it'
+export const PG_DUMP_ADVICE =
+	'the database is PostgreSQL: back it up with pg_dump (for example `pg_dump --format=custom --file cfgsync.dump "$CFGSYNC_DATABASE_URL"`), and keep the master key beside it'
 
 /**
  * Connects to a PostgreSQL database and migrates it (docs/postgresql.md). Fails with
@@ -30,7 +31,9 @@ export async function openPostgresStore(url: string, options: OpenOptions & Conn
 		await client.close().catch(() => {})
 		const code = (error as { code?: string }).code
 		if (typeof code === 'string' && code.startsWith('ERR_POSTGRES_') && code !== 'ERR_POSTGRES_SERVER_ERROR') {
-			throw new Error(`cannot connect to ${describeUrl(url)} (${(error as Error).message}); check that PostgreSQL runs there and the URL`)
+			throw new Error(
+				`cannot connect to ${describeUrl(url)} (${(error as Error).message}); check that PostgreSQL runs there and the URL`
+			)
 		}
 		throw error
 	}
@@ -49,7 +52,9 @@ export async function openPostgresStore(url: string, options: OpenOptions & Conn
 		instances: withCleanErrors(postgresInstances(db)),
 		// Rows copied in keep their ids; the login-failure sequence then goes on after the highest.
 		tables: tableAccess(schema, db, async () => {
-			await client.unsafe(`SELECT setval(pg_get_serial_sequence('login_failures', 'id'), COALESCE((SELECT max(id) FROM login_failures), 0) + 1, false)`)
+			await client.unsafe(
+				`SELECT setval(pg_get_serial_sequence('login_failures', 'id'), COALESCE((SELECT max(id) FROM login_failures), 0) + 1, false)`
+			)
 		}),
 		async ping() {
 			try {
@@ -62,7 +67,12 @@ export async function openPostgresStore(url: string, options: OpenOptions & Conn
 			const [row] = await db.execute<{ users: number; configs: number; versions: number; bytes: number }>(sql`
 				SELECT (SELECT count(*)::int FROM users) AS users, (SELECT count(*)::int FROM configs) AS configs,
 				       (SELECT count(*)::int FROM config_versions) AS versions, pg_database_size(current_database())::float8 AS bytes`)
-			return { users: row?.users ?? 0, configs: row?.configs ?? 0, versions: row?.versions ?? 0, databaseBytes: row?.bytes ?? 0 }
+			return {
+				users: row?.users ?? 0,
+				configs: row?.configs ?? 0,
+				versions: row?.versions ?? 0,
+				databaseBytes: row?.bytes ?? 0
+			}
 		},
 		backup: async () => {
 			throw new Error(PG_DUMP_ADVICE)

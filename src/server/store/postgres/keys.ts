@@ -53,7 +53,8 @@ export function postgresKeys(db: PgDb, client: BunSQL): KeyStore {
 				await tx.insert(apiKeys).values(key)
 				await writeAudit(tx, event)
 			}),
-		listForUser: async (userId): Promise<StoredKey[]> => db.select(keyFields).from(apiKeys).where(eq(apiKeys.userId, userId)).orderBy(asc(apiKeys.createdAt)),
+		listForUser: async (userId): Promise<StoredKey[]> =>
+			db.select(keyFields).from(apiKeys).where(eq(apiKeys.userId, userId)).orderBy(asc(apiKeys.createdAt)),
 		revoke: (userId, keyId, event) => revoke(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId)), event),
 		revokeByHash: async (keyHash, event) => void (await revoke(eq(apiKeys.keyHash, keyHash), event))
 	}

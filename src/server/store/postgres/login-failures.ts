@@ -45,13 +45,19 @@ export function postgresLoginFailures(db: PgDb): LoginFailureStore {
 				await tx.insert(loginFailures).values({ loginKey: attempt.loginKey, address: attempt.address, at: attempt.at })
 				return { ok: true as const }
 			}),
-		clearLoginAt: async (key, from) => void (await db.delete(loginFailures).where(and(eq(loginFailures.loginKey, key), eq(loginFailures.address, from)))),
+		clearLoginAt: async (key, from) =>
+			void (await db
+				.delete(loginFailures)
+				.where(and(eq(loginFailures.loginKey, key), eq(loginFailures.address, from)))),
 		clearLogin: (key, event) =>
 			db.transaction(async (tx) => {
-				const cleared = (await tx.delete(loginFailures).where(eq(loginFailures.loginKey, key)).returning({ id: loginFailures.id })).length
+				const cleared = (
+					await tx.delete(loginFailures).where(eq(loginFailures.loginKey, key)).returning({ id: loginFailures.id })
+				).length
 				await writeAudit(tx, event && { ...event, details: { ...event.details, cleared } })
 				return cleared
 			}),
-		prune: async (before) => (await db.delete(loginFailures).where(lt(loginFailures.at, before)).returning({ id: loginFailures.id })).length
+		prune: async (before) =>
+			(await db.delete(loginFailures).where(lt(loginFailures.at, before)).returning({ id: loginFailures.id })).length
 	}
 }

@@ -5,13 +5,17 @@ import { jobLeases, meta, serverInstances } from './schema'
 
 export const postgresMeta = (db: PgDb): MetaStore => ({
 	get: async (key) => (await db.select({ value: meta.value }).from(meta).where(eq(meta.key, key)))[0]?.value,
-	set: async (key, value) => void (await db.insert(meta).values({ key, value }).onConflictDoUpdate({ target: meta.key, set: { value } })),
+	set: async (key, value) =>
+		void (await db.insert(meta).values({ key, value }).onConflictDoUpdate({ target: meta.key, set: { value } })),
 	delete: async (key) => void (await db.delete(meta).where(eq(meta.key, key)))
 })
 
 export const postgresInstances = (db: PgDb): InstanceStore => ({
 	report: async (row) =>
-		void (await db.insert(serverInstances).values(row).onConflictDoUpdate({ target: serverInstances.id, set: { keyId: row.keyId, seenAt: row.seenAt } })),
+		void (await db
+			.insert(serverInstances)
+			.values(row)
+			.onConflictDoUpdate({ target: serverInstances.id, set: { keyId: row.keyId, seenAt: row.seenAt } })),
 	forget: async (id) => void (await db.delete(serverInstances).where(eq(serverInstances.id, id))),
 	async seenSince(since) {
 		await db.delete(serverInstances).where(lt(serverInstances.seenAt, since))

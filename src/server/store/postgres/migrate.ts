@@ -15,22 +15,38 @@ export const MIGRATION_LOCK = 0x63667973796e63
  * check, docs/operations.md) on a synchronous view of `meta`, whose writes are made
  * before the commit; throwing rolls everything back. Returns the tags applied.
  */
-export async function applyMigrations(client: BunSQL, migrations: Migration[], then?: (meta: MetaAccess) => void): Promise<string[]> {
+export async function applyMigrations(
+	client: BunSQL,
+	migrations: Migration[],
+	then?: (meta: MetaAccess) => void
+): Promise<string[]> {
 	return client.begin(async (tx) => {
 		await tx.unsafe(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`)
-		await tx.unsafe(`CREATE TABLE IF NOT EXISTS ${TABLE} (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at bigint)`)
-		const [last] = (await tx.unsafe(`SELECT created_at FROM ${TABLE} ORDER BY created_at DESC LIMIT 1`)) as { created_at: string }[]
+		await tx.unsafe(
+			`CREATE TABLE IF NOT EXISTS ${TABLE} (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at bigint)`
+		)
+		const [last] = (await tx.unsafe(`SELECT created_at FROM ${TABLE} ORDER BY created_at DESC LIMIT 1`)) as {
+			created_at: string
+		}[]
 		const applied: string[] = []
 		for (const migration of migrations) {
 			if (last && Number(last.created_at) >= migration.folderMillis) continue
 			for (const statement of migration.statements) {
 				if (statement.trim() !== '') await tx.unsafe(statement)
 			}
-			await tx.unsafe(`INSERT INTO ${TABLE} (hash, created_at) VALUES ($1, $2)`, [migration.hash, migration.folderMillis])
+			await tx.unsafe(`INSERT INTO ${TABLE} (hash, created_at) VALUES ($1, $2)`, [
+				migration.hash,
+				migration.folderMillis
+			])
 			applied.push(migration.tag)
 		}
 		if (then) {
-			const values = new Map(((await tx.unsafe('SELECT key, value FROM meta')) as { key: string; value: string }[]).map((row) => [row.key, row.value]))
+			const values = new Map(
+				((await tx.unsafe('SELECT key, value FROM meta')) as { key: string; value: string }[]).map((row) => [
+					row.key,
+					row.value
+				])
+			)
 			const writes = new Map<string, string>()
 			then({
 				get: (key) => values.get(key),
@@ -40,7 +56,10 @@ export async function applyMigrations(client: BunSQL, migrations: Migration[], t
 				}
 			})
 			for (const [key, value] of writes) {
-				await tx.unsafe('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value])
+				await tx.unsafe(
+					'INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+					[key, value]
+				)
 			}
 		}
 		return applied

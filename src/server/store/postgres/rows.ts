@@ -29,6 +29,7 @@ export function statement<Row = unknown>(query: SQLWrapper & { toSQL(): { sql: s
 	// An insert's values come wrapped in Param (value and column); the value is the placeholder or literal.
 	const params = raw.map((param) => (param instanceof Param ? param.value : param))
 	const names = params.map((param) => (param instanceof Placeholder ? param.name : undefined))
-	const bind = (values: Params) => params.map((param, i) => (names[i] === undefined ? param : values[names[i] as string]))
+	const bind = (values: Params) =>
+		params.map((param, i) => (names[i] === undefined ? param : values[names[i] as string]))
 	return (on: BunSQL, values: Params = {}): Promise<Row[]> => on.unsafe(text, bind(values)) as Promise<Row[]>
 }

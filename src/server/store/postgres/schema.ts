@@ -42,7 +42,10 @@ export const apiKeys = pgTable(
 		createdAt: text('created_at').notNull(),
 		lastUsedAt: text('last_used_at')
 	},
-	(t) => [uniqueIndex('api_keys_key_hash_key').on(t.keyHash), uniqueIndex('api_keys_user_device_key').on(t.userId, t.device)]
+	(t) => [
+		uniqueIndex('api_keys_key_hash_key').on(t.keyHash),
+		uniqueIndex('api_keys_user_device_key').on(t.userId, t.device)
+	]
 )
 
 export const loginFailures = pgTable(
@@ -69,7 +72,10 @@ export const teams = pgTable(
 		createdAt: text('created_at').notNull(),
 		deletedAt: text('deleted_at')
 	},
-	(t) => [uniqueIndex('teams_slug_key').on(t.slug), index('teams_deleted_at_idx').on(t.deletedAt).where(sql`${t.deletedAt} IS NOT NULL`)]
+	(t) => [
+		uniqueIndex('teams_slug_key').on(t.slug),
+		index('teams_deleted_at_idx').on(t.deletedAt).where(sql`${t.deletedAt} IS NOT NULL`)
+	]
 )
 
 export const teamMembers = pgTable(
@@ -105,7 +111,10 @@ export const teamInvitations = pgTable(
 		createdAt: text('created_at').notNull(),
 		expiresAt: text('expires_at').notNull()
 	},
-	(t) => [uniqueIndex('team_invitations_team_user_key').on(t.teamId, t.userId), index('team_invitations_user_idx').on(t.userId)]
+	(t) => [
+		uniqueIndex('team_invitations_team_user_key').on(t.teamId, t.userId),
+		index('team_invitations_user_idx').on(t.userId)
+	]
 )
 
 export const teamSlugReservations = pgTable(
@@ -137,12 +146,8 @@ export const configs = pgTable(
 		updatedAt: text('updated_at').notNull()
 	},
 	(t) => [
-		uniqueIndex('configs_personal_key')
-			.on(t.userId, t.name, t.tool)
-			.where(sql`${t.teamId} IS NULL`),
-		uniqueIndex('configs_team_key')
-			.on(t.teamId, t.name, t.tool)
-			.where(sql`${t.teamId} IS NOT NULL`),
+		uniqueIndex('configs_personal_key').on(t.userId, t.name, t.tool).where(sql`${t.teamId} IS NULL`),
+		uniqueIndex('configs_team_key').on(t.teamId, t.name, t.tool).where(sql`${t.teamId} IS NOT NULL`),
 		index('configs_user_idx').on(t.userId)
 	]
 )
@@ -202,12 +207,8 @@ export const auditEvents = pgTable(
 	},
 	(t) => [
 		index('audit_events_actor_idx').on(t.actorUserId, t.id),
-		index('audit_events_subject_idx')
-			.on(t.subjectUserId, t.id)
-			.where(sql`${t.subjectUserId} IS NOT NULL`),
-		index('audit_events_team_idx')
-			.on(t.teamId, t.id)
-			.where(sql`${t.teamId} IS NOT NULL`)
+		index('audit_events_subject_idx').on(t.subjectUserId, t.id).where(sql`${t.subjectUserId} IS NOT NULL`),
+		index('audit_events_team_idx').on(t.teamId, t.id).where(sql`${t.teamId} IS NOT NULL`)
 	]
 )
 

@@ -37,14 +37,18 @@ export function postgresSessions(db: PgDb): SessionStore {
 				.where(and(eq(sessions.idHash, idHash), lt(sessions.lastSeenAt, staleBefore)))),
 		remove: (idHash, event) =>
 			db.transaction(async (tx) => {
-				const removed = (await tx.delete(sessions).where(eq(sessions.idHash, idHash)).returning({ idHash: sessions.idHash })).length > 0
+				const removed =
+					(await tx.delete(sessions).where(eq(sessions.idHash, idHash)).returning({ idHash: sessions.idHash })).length >
+					0
 				if (removed) await writeAudit(tx, event)
 				return removed
 			}),
 		prune: async (now, idleBefore) =>
-			(await db
-				.delete(sessions)
-				.where(or(lt(sessions.expiresAt, now), lt(sessions.lastSeenAt, idleBefore)))
-				.returning({ idHash: sessions.idHash })).length
+			(
+				await db
+					.delete(sessions)
+					.where(or(lt(sessions.expiresAt, now), lt(sessions.lastSeenAt, idleBefore)))
+					.returning({ idHash: sessions.idHash })
+			).length
 	}
 }

@@ -8,7 +8,13 @@ import { isUniqueViolation } from './errors'
 import { lockName } from './locks'
 import { teamInvitations, teamMembers, teams, teamSlugReservations, users } from './schema'
 
-const teamFields = { id: teams.id, name: teams.name, slug: teams.slug, createdAt: teams.createdAt, deletedAt: teams.deletedAt }
+const teamFields = {
+	id: teams.id,
+	name: teams.name,
+	slug: teams.slug,
+	createdAt: teams.createdAt,
+	deletedAt: teams.deletedAt
+}
 const memberFields = {
 	id: teamMembers.id,
 	teamId: teamMembers.teamId,
@@ -32,8 +38,10 @@ const invitationFields = {
 }
 
 /** Join condition: a membership of `userId` in a team that is not soft-deleted. */
-const liveMembership = (userId: string) => and(eq(teams.id, teamMembers.teamId), eq(teamMembers.userId, userId), isNull(teams.deletedAt))
-const invitationOf = (teamId: string, userId: string) => and(eq(teamInvitations.teamId, teamId), eq(teamInvitations.userId, userId))
+const liveMembership = (userId: string) =>
+	and(eq(teams.id, teamMembers.teamId), eq(teamMembers.userId, userId), isNull(teams.deletedAt))
+const invitationOf = (teamId: string, userId: string) =>
+	and(eq(teamInvitations.teamId, teamId), eq(teamInvitations.userId, userId))
 
 const member = async (tx: PgTx, teamId: string, userId: string) =>
 	(
@@ -44,7 +52,14 @@ const member = async (tx: PgTx, teamId: string, userId: string) =>
 			.where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, userId)))
 	)[0] as MemberRow | undefined
 const ownerCount = async (tx: PgTx, teamId: string) =>
-	Number((await tx.select({ n: count() }).from(teamMembers).where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.role, 'owner'))))[0]?.n ?? 0)
+	Number(
+		(
+			await tx
+				.select({ n: count() })
+				.from(teamMembers)
+				.where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.role, 'owner')))
+		)[0]?.n ?? 0
+	)
 /** Pending invitations (not expired, team alive) matching `where`, newest first. */
 const invitations = async (tx: PgTx, where: SQL | undefined, now: string) =>
 	(await tx
@@ -55,21 +70,29 @@ const invitations = async (tx: PgTx, where: SQL | undefined, now: string) =>
 		.innerJoin(inviters, eq(inviters.id, teamInvitations.invitedBy))
 		.where(and(where, gt(teamInvitations.expiresAt, now), isNull(teams.deletedAt)))
 		.orderBy(desc(teamInvitations.createdAt), sql`${teams.slug} COLLATE "C"`)) as InvitationRow[]
-const pendingInvitation = async (tx: PgTx, teamId: string, userId: string, now: string) => (await invitations(tx, invitationOf(teamId, userId), now))[0]
+const pendingInvitation = async (tx: PgTx, teamId: string, userId: string, now: string) =>
+	(await invitations(tx, invitationOf(teamId, userId), now))[0]
 /** Another team's claim on a slug it gave up by a rename after `since`. */
 const reservedByOther = async (tx: PgTx, slug: string, teamId: string, since: string) =>
 	(
 		await tx
 			.select({ teamId: teamSlugReservations.teamId })
 			.from(teamSlugReservations)
-			.where(and(eq(teamSlugReservations.slug, slug), ne(teamSlugReservations.teamId, teamId), gt(teamSlugReservations.releasedAt, since)))
+			.where(
+				and(
+					eq(teamSlugReservations.slug, slug),
+					ne(teamSlugReservations.teamId, teamId),
+					gt(teamSlugReservations.releasedAt, since)
+				)
+			)
 	).length > 0
 /**
  * Locks a team's row for the rest of the transaction: every change to its
  * members, roles and invitations takes it first, so the last-owner rule and
  * the invitation rules are checked one change at a time across instances.
  */
-const lockTeam = async (tx: PgTx, where: SQL | undefined) => (await tx.select(teamFields).from(teams).where(where).for('update'))[0] as TeamRow | undefined
+const lockTeam = async (tx: PgTx, where: SQL | undefined) =>
+	(await tx.select(teamFields).from(teams).where(where).for('update'))[0] as TeamRow | undefined
 
 /** Teams, members and invitations on PostgreSQL (docs/api.md, §9). */
 export function postgresTeams(db: PgDb): TeamStore {
@@ -90,7 +113,15 @@ export function postgresTeams(db: PgDb): TeamStore {
 					// A reservation older than the window is spent: the slug is free again.
 					await tx.delete(teamSlugReservations).where(eq(teamSlugReservations.slug, team.slug))
 					await tx.insert(teams).values(team)
-					await tx.insert(teamMembers).values({ id: owner.membershipId, teamId: team.id, userId: owner.userId, role: 'owner', joinedAt: owner.joinedAt })
+					await tx
+						.insert(teamMembers)
+						.values({
+							id: owner.membershipId,
+							teamId: team.id,
+							userId: owner.userId,
+							role: 'owner',
+							joinedAt: owner.joinedAt
+						})
 					await writeAudit(tx, event)
 					return true
 				})
@@ -110,7 +141,13 @@ export function postgresTeams(db: PgDb): TeamStore {
 			return { team, role }
 		},
 		roleIn: async (teamId, userId) =>
-			(await db.select({ role: teamMembers.role }).from(teamMembers).innerJoin(teams, liveMembership(userId)).where(eq(teamMembers.teamId, teamId)))[0]?.role,
+			(
+				await db
+					.select({ role: teamMembers.role })
+					.from(teamMembers)
+					.innerJoin(teams, liveMembership(userId))
+					.where(eq(teamMembers.teamId, teamId))
+			)[0]?.role,
 		listForUser: (userId) =>
 			db
 				.select({ ...teamFields, role: teamMembers.role })
@@ -143,7 +180,16 @@ export function postgresTeams(db: PgDb): TeamStore {
 					const [updated] = await tx.update(teams).set(changes).where(eq(teams.id, teamId)).returning(teamFields)
 					await writeAudit(
 						tx,
-						event && { ...event, details: { ...event.details, fromName: current.name, toName: updated?.name ?? null, fromSlug: current.slug, toSlug: updated?.slug ?? null } }
+						event && {
+							...event,
+							details: {
+								...event.details,
+								fromName: current.name,
+								toName: updated?.name ?? null,
+								fromSlug: current.slug,
+								toSlug: updated?.slug ?? null
+							}
+						}
 					)
 					return updated
 				})
@@ -153,7 +199,15 @@ export function postgresTeams(db: PgDb): TeamStore {
 			}
 		},
 		softDelete: async (teamId, at, event) =>
-			(await audited((tx) => tx.update(teams).set({ deletedAt: at }).where(and(eq(teams.id, teamId), isNull(teams.deletedAt))).returning({ id: teams.id }), event)) > 0,
+			(await audited(
+				(tx) =>
+					tx
+						.update(teams)
+						.set({ deletedAt: at })
+						.where(and(eq(teams.id, teamId), isNull(teams.deletedAt)))
+						.returning({ id: teams.id }),
+				event
+			)) > 0,
 		invite: (invitation, now, event) =>
 			db.transaction(async (tx): Promise<InvitationRow | 'member' | 'invited'> => {
 				await lockTeam(tx, eq(teams.id, invitation.teamId))
@@ -175,11 +229,21 @@ export function postgresTeams(db: PgDb): TeamStore {
 				const invitation = await pendingInvitation(tx, team.id, userId, now)
 				if (!invitation) return undefined
 				await tx.delete(teamInvitations).where(invitationOf(team.id, userId))
-				await writeAudit(tx, event && { ...event, teamId: team.id, target: { type: 'team', id: team.id, name: team.slug }, details: { ...event.details, role: invitation.role } })
+				await writeAudit(
+					tx,
+					event && {
+						...event,
+						teamId: team.id,
+						target: { type: 'team', id: team.id, name: team.slug },
+						details: { ...event.details, role: invitation.role }
+					}
+				)
 				// Already a member (joined by another path meanwhile): the invitation is spent, the membership stays as it is.
 				const existing = await member(tx, team.id, userId)
 				if (existing) return existing
-				await tx.insert(teamMembers).values({ id: membership.id, teamId: team.id, userId, role: invitation.role, joinedAt: membership.joinedAt })
+				await tx
+					.insert(teamMembers)
+					.values({ id: membership.id, teamId: team.id, userId, role: invitation.role, joinedAt: membership.joinedAt })
 				return member(tx, team.id, userId)
 			}),
 		declineInvitation: (slug, userId, now, event) =>
@@ -187,11 +251,17 @@ export function postgresTeams(db: PgDb): TeamStore {
 				const team = await lockTeam(tx, and(eq(teams.slug, slug), isNull(teams.deletedAt)))
 				if (!team || !(await pendingInvitation(tx, team.id, userId, now))) return false
 				await tx.delete(teamInvitations).where(invitationOf(team.id, userId))
-				await writeAudit(tx, event && { ...event, teamId: team.id, target: { type: 'team', id: team.id, name: team.slug } })
+				await writeAudit(
+					tx,
+					event && { ...event, teamId: team.id, target: { type: 'team', id: team.id, name: team.slug } }
+				)
 				return true
 			}),
 		cancelInvitation: async (teamId, userId, event) =>
-			(await audited((tx) => tx.delete(teamInvitations).where(invitationOf(teamId, userId)).returning({ id: teamInvitations.id }), event)) > 0,
+			(await audited(
+				(tx) => tx.delete(teamInvitations).where(invitationOf(teamId, userId)).returning({ id: teamInvitations.id }),
+				event
+			)) > 0,
 		async setInvitationRole(teamId, userId, role: InvitedRole, now, event) {
 			const updated = await audited(
 				(tx) =>
@@ -215,7 +285,14 @@ export function postgresTeams(db: PgDb): TeamStore {
 					.update(teamMembers)
 					.set({ role })
 					.where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, userId)))
-				await writeAudit(tx, event && { ...event, target: { type: 'member', id: userId, name: current.username }, details: { ...event.details, from: current.role, to: role } })
+				await writeAudit(
+					tx,
+					event && {
+						...event,
+						target: { type: 'member', id: userId, name: current.username },
+						details: { ...event.details, from: current.role, to: role }
+					}
+				)
 				return { ...current, role }
 			}),
 		removeMember: (teamId, userId, event) =>
@@ -225,16 +302,31 @@ export function postgresTeams(db: PgDb): TeamStore {
 				if (!current) return false
 				if (current.role === 'owner' && (await ownerCount(tx, teamId)) <= 1) return 'last_owner'
 				await tx.delete(teamMembers).where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, userId)))
-				await writeAudit(tx, event && { ...event, target: { type: 'member', id: userId, name: current.username }, details: { ...event.details, role: current.role } })
+				await writeAudit(
+					tx,
+					event && {
+						...event,
+						target: { type: 'member', id: userId, name: current.username },
+						details: { ...event.details, role: current.role }
+					}
+				)
 				return true
 			}),
 		deletedBefore: async (before) =>
-			(await db
-				.select({ id: teams.id })
-				.from(teams)
-				.where(and(isNotNull(teams.deletedAt), lt(teams.deletedAt, before)))).map((row) => row.id),
+			(
+				await db
+					.select({ id: teams.id })
+					.from(teams)
+					.where(and(isNotNull(teams.deletedAt), lt(teams.deletedAt, before)))
+			).map((row) => row.id),
 		// Cascades take its memberships, invitations, configs and their versions in the same statement.
-		purge: async (teamId) => (await db.delete(teams).where(and(eq(teams.id, teamId), isNotNull(teams.deletedAt))).returning({ id: teams.id })).length > 0,
+		purge: async (teamId) =>
+			(
+				await db
+					.delete(teams)
+					.where(and(eq(teams.id, teamId), isNotNull(teams.deletedAt)))
+					.returning({ id: teams.id })
+			).length > 0,
 		async pruneReservationsAndInvitations(releasedBefore, expiredBefore) {
 			await db.delete(teamSlugReservations).where(lt(teamSlugReservations.releasedAt, releasedBefore))
 			await db.delete(teamInvitations).where(lt(teamInvitations.expiresAt, expiredBefore))

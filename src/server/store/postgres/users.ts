@@ -41,13 +41,16 @@ export function postgresUsers(db: PgDb): UserStore {
 			if (rows > 0) await writeAudit(tx, event)
 			return rows
 		})
-	const byId = async (tx: PgTx, id: string) => (await tx.select(userFields).from(users).where(eq(users.id, id)))[0] as UserRow | undefined
+	const byId = async (tx: PgTx, id: string) =>
+		(await tx.select(userFields).from(users).where(eq(users.id, id)))[0] as UserRow | undefined
 
 	return {
 		async create(user, event) {
 			try {
 				await db.transaction(async (tx) => {
-					await tx.insert(users).values({ ...user, emailKey: loginKey(user.email), usernameKey: loginKey(user.username) })
+					await tx
+						.insert(users)
+						.values({ ...user, emailKey: loginKey(user.email), usernameKey: loginKey(user.username) })
 					await writeAudit(tx, event)
 				})
 				return true
@@ -58,13 +61,19 @@ export function postgresUsers(db: PgDb): UserStore {
 		},
 		findByLogin: async (login) => {
 			const key = loginKey(login)
-			return (await db.select(userFields).from(users).where(sql`${users.emailKey} = ${key} OR ${users.usernameKey} = ${key}`))[0] as UserRow | undefined
+			return (
+				await db.select(userFields).from(users).where(sql`${users.emailKey} = ${key} OR ${users.usernameKey} = ${key}`)
+			)[0] as UserRow | undefined
 		},
 		findById: (id) => byId(db, id),
 		list: async () => (await db.select(userFields).from(users).orderBy(asc(users.createdAt))) as UserRow[],
 		async listWithActivity() {
 			const keyStats = db
-				.select({ userId: apiKeys.userId, keyCount: count().as('key_count'), lastUsed: max(apiKeys.lastUsedAt).as('last_used') })
+				.select({
+					userId: apiKeys.userId,
+					keyCount: count().as('key_count'),
+					lastUsed: max(apiKeys.lastUsedAt).as('last_used')
+				})
 				.from(apiKeys)
 				.groupBy(apiKeys.userId)
 				.as('key_stats')
@@ -74,7 +83,12 @@ export function postgresUsers(db: PgDb): UserStore {
 				.groupBy(sessions.userId)
 				.as('session_stats')
 			const rows = await db
-				.select({ ...userFields, keyCount: keyStats.keyCount, lastUsed: keyStats.lastUsed, lastSeen: sessionStats.lastSeen })
+				.select({
+					...userFields,
+					keyCount: keyStats.keyCount,
+					lastUsed: keyStats.lastUsed,
+					lastSeen: sessionStats.lastSeen
+				})
 				.from(users)
 				.leftJoin(keyStats, eq(keyStats.userId, users.id))
 				.leftJoin(sessionStats, eq(sessionStats.userId, users.id))
@@ -84,21 +98,36 @@ export function postgresUsers(db: PgDb): UserStore {
 				return { ...(user as UserRow), keyCount: Number(keyCount ?? 0), lastSeenAt: seen[seen.length - 1] ?? null }
 			})
 		},
-		setPlan: async (id, plan, event) => (await audited((tx) => tx.update(users).set({ plan }).where(eq(users.id, id)).returning({ id: users.id }), event)) > 0,
+		setPlan: async (id, plan, event) =>
+			(await audited(
+				(tx) => tx.update(users).set({ plan }).where(eq(users.id, id)).returning({ id: users.id }),
+				event
+			)) > 0,
 		setAdmin: async (id, isAdmin, event) =>
-			(await audited((tx) => tx.update(users).set({ isAdmin }).where(eq(users.id, id)).returning({ id: users.id }), event)) > 0,
+			(await audited(
+				(tx) => tx.update(users).set({ isAdmin }).where(eq(users.id, id)).returning({ id: users.id }),
+				event
+			)) > 0,
 		setPassword: (id, passwordHash, options, event) =>
 			db.transaction(async (tx) => {
-				if ((await tx.update(users).set({ passwordHash }).where(eq(users.id, id)).returning({ id: users.id })).length === 0) return undefined
+				if (
+					(await tx.update(users).set({ passwordHash }).where(eq(users.id, id)).returning({ id: users.id })).length ===
+					0
+				)
+					return undefined
 				// docs/operations.md, §8: any password change ends the user's other web sessions.
 				const keep = options.keepSession
 				const endedSessions = (
 					await tx
 						.delete(sessions)
-						.where(keep === undefined ? eq(sessions.userId, id) : and(eq(sessions.userId, id), ne(sessions.idHash, keep)))
+						.where(
+							keep === undefined ? eq(sessions.userId, id) : and(eq(sessions.userId, id), ne(sessions.idHash, keep))
+						)
 						.returning({ idHash: sessions.idHash })
 				).length
-				const revokedKeys = options.revokeKeys ? (await tx.delete(apiKeys).where(eq(apiKeys.userId, id)).returning({ id: apiKeys.id })).length : 0
+				const revokedKeys = options.revokeKeys
+					? (await tx.delete(apiKeys).where(eq(apiKeys.userId, id)).returning({ id: apiKeys.id })).length
+					: 0
 				await writeAudit(tx, event && { ...event, details: { ...event.details, revokedKeys, endedSessions } })
 				return { revokedKeys, endedSessions }
 			}),
@@ -118,12 +147,22 @@ export function postgresUsers(db: PgDb): UserStore {
 		remove: (id, event) =>
 			db.transaction(async (tx): Promise<boolean | 'sole_owner'> => {
 				// NO KEY UPDATE: it does not block a membership row being inserted for this user meanwhile (a foreign-key check), so that cannot deadlock with the team lock below.
-				if (!(await tx.select({ id: users.id }).from(users).where(eq(users.id, id)).for('no key update'))[0]) return false
-				const memberships = await tx.select({ teamId: teamMembers.teamId }).from(teamMembers).where(eq(teamMembers.userId, id))
+				if (!(await tx.select({ id: users.id }).from(users).where(eq(users.id, id)).for('no key update'))[0])
+					return false
+				const memberships = await tx
+					.select({ teamId: teamMembers.teamId })
+					.from(teamMembers)
+					.where(eq(teamMembers.userId, id))
 				// The user's teams are locked (in id order, so two removals cannot deadlock) before the
 				// last-owner check: a demotion or removal in one of them waits for this transaction.
 				const teamIds = memberships.map((row) => row.teamId).sort()
-				if (teamIds.length > 0) await tx.select({ id: teams.id }).from(teams).where(inArray(teams.id, teamIds)).orderBy(asc(teams.id)).for('update')
+				if (teamIds.length > 0)
+					await tx
+						.select({ id: teams.id })
+						.from(teams)
+						.where(inArray(teams.id, teamIds))
+						.orderBy(asc(teams.id))
+						.for('update')
 				if ((await soleOwnerTeams(tx, id)).length > 0) return 'sole_owner'
 				await writeAudit(tx, event)
 				for (const teamId of teamIds) {
@@ -131,7 +170,10 @@ export function postgresUsers(db: PgDb): UserStore {
 						.select({ userId: teamMembers.userId })
 						.from(teamMembers)
 						.where(and(eq(teamMembers.teamId, teamId), ne(teamMembers.userId, id)))
-						.orderBy(sql`CASE ${teamMembers.role} WHEN 'owner' THEN 0 WHEN 'admin' THEN 1 ELSE 2 END`, asc(teamMembers.joinedAt))
+						.orderBy(
+							sql`CASE ${teamMembers.role} WHEN 'owner' THEN 0 WHEN 'admin' THEN 1 ELSE 2 END`,
+							asc(teamMembers.joinedAt)
+						)
 						.limit(1)
 					if (heir) {
 						// Team configs belong to the team: they stay, attributed to the most senior remaining member.

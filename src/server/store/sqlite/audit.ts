@@ -58,7 +58,8 @@ export function sqliteAudit(db: SqliteDb, write: AuditWriter): AuditStore {
 		record: async (event) => write(event),
 		async list(query) {
 			const scope: (SQL | undefined)[] = []
-			if (query.userId !== undefined) scope.push(or(eq(auditEvents.actorUserId, query.userId), eq(auditEvents.subjectUserId, query.userId)))
+			if (query.userId !== undefined)
+				scope.push(or(eq(auditEvents.actorUserId, query.userId), eq(auditEvents.subjectUserId, query.userId)))
 			if (query.teamId !== undefined) scope.push(eq(auditEvents.teamId, query.teamId))
 			if (query.type !== undefined) scope.push(eq(auditEvents.type, query.type))
 			if (query.before !== undefined) scope.push(lt(auditEvents.id, query.before))
@@ -72,6 +73,12 @@ export function sqliteAudit(db: SqliteDb, write: AuditWriter): AuditStore {
 			return rows.map((row) => ({ ...row, details: JSON.parse(row.details) }) as AuditRow)
 		},
 		// Ids are UUIDv7, ordered by time: the primary key finds the old events, no index on `at` is kept up.
-		prune: async (before) => changed(db.delete(auditEvents).where(lt(auditEvents.id, uuidv7Floor(Date.parse(before)))).run())
+		prune: async (before) =>
+			changed(
+				db
+					.delete(auditEvents)
+					.where(lt(auditEvents.id, uuidv7Floor(Date.parse(before))))
+					.run()
+			)
 	}
 }

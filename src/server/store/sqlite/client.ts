@@ -46,8 +46,12 @@ function makePrivate(file: string) {
 /** Reads and writes `meta` values on the raw connection (inside the migration transaction). */
 export function rawMeta(sqlite: Database) {
 	return {
-		get: (key: string) => sqlite.query<{ value: string }, [string]>('SELECT value FROM meta WHERE key = ?').get(key)?.value,
+		get: (key: string) =>
+			sqlite.query<{ value: string }, [string]>('SELECT value FROM meta WHERE key = ?').get(key)?.value,
 		set: (key: string, value: string) =>
-			void sqlite.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value])
+			void sqlite.run(
+				'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+				[key, value]
+			)
 	}
 }

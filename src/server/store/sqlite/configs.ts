@@ -65,15 +65,27 @@ const tool = sql.placeholder('tool')
  */
 export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter): ConfigStore {
 	const currentVersionJoin = eq(configVersions.id, configs.currentVersionId)
-	const personalKey = and(eq(configs.userId, userId), isNull(configs.teamId), eq(configs.name, name), eq(configs.tool, tool))
+	const personalKey = and(
+		eq(configs.userId, userId),
+		isNull(configs.teamId),
+		eq(configs.name, name),
+		eq(configs.tool, tool)
+	)
 	const teamKey = and(eq(configs.teamId, teamId), eq(configs.name, name), eq(configs.tool, tool))
 
 	// The reads every sync client makes; see rows.ts for why they bypass Drizzle's row mapper.
 	const latestWhere = (where: SQL | undefined) =>
-		hotRows<LatestRow>(sqlite, db.select(aliased(latestFields)).from(configs).innerJoin(configVersions, currentVersionJoin).where(where))
+		hotRows<LatestRow>(
+			sqlite,
+			db.select(aliased(latestFields)).from(configs).innerJoin(configVersions, currentVersionJoin).where(where)
+		)
 	const withDataWhere = (where: SQL | undefined) =>
-		hotRows<ConfigWithData>(sqlite, db.select(aliased(withData)).from(configs).innerJoin(configVersions, currentVersionJoin).where(where))
-	const metaWhere = (where: SQL | undefined) => hotRows<ConfigRow>(sqlite, db.select(aliased(configFields)).from(configs).where(where))
+		hotRows<ConfigWithData>(
+			sqlite,
+			db.select(aliased(withData)).from(configs).innerJoin(configVersions, currentVersionJoin).where(where)
+		)
+	const metaWhere = (where: SQL | undefined) =>
+		hotRows<ConfigRow>(sqlite, db.select(aliased(configFields)).from(configs).where(where))
 	const personalLatest = latestWhere(personalKey)
 	const teamLatest = latestWhere(teamKey)
 	const byIdWithData = withDataWhere(eq(configs.id, id))
@@ -91,7 +103,12 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 		.where(and(eq(configs.userId, userId), isNull(configs.teamId)))
 		.orderBy(configs.name, configs.tool)
 		.prepare()
-	const listTeam = db.select(configFields).from(configs).where(eq(configs.teamId, teamId)).orderBy(configs.name, configs.tool).prepare()
+	const listTeam = db
+		.select(configFields)
+		.from(configs)
+		.where(eq(configs.teamId, teamId))
+		.orderBy(configs.name, configs.tool)
+		.prepare()
 	const insertConfig = db
 		.insert(configs)
 		.values({
@@ -160,7 +177,13 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 
 	/** Records a stored version with the config's id and the version number, known only here. */
 	const auditVersion = (event: AuditEvent | undefined, configId: string, version: number) =>
-		audit(event && { ...event, target: { type: 'config', ...event.target, id: configId }, details: { ...event.details, version } })
+		audit(
+			event && {
+				...event,
+				target: { type: 'config', ...event.target, id: configId },
+				details: { ...event.details, version }
+			}
+		)
 
 	const pushTx = sqlite.transaction((input: PushInput): PushResult => {
 		const { owner } = input
@@ -172,8 +195,24 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 		if (!current) {
 			const configId = input.newConfigId
 			const versionId = input.newVersionId
-			insertConfig.run({ id: configId, userId: owner.userId, teamId: owner.teamId, name: input.name, tool: input.tool, hash: input.hash, versionId, at: input.at })
-			insertVersion.run({ id: configId, versionId, version: 1, hash: input.hash, data: input.seal(configId, versionId, pending()), at: input.at })
+			insertConfig.run({
+				id: configId,
+				userId: owner.userId,
+				teamId: owner.teamId,
+				name: input.name,
+				tool: input.tool,
+				hash: input.hash,
+				versionId,
+				at: input.at
+			})
+			insertVersion.run({
+				id: configId,
+				versionId,
+				version: 1,
+				hash: input.hash,
+				data: input.seal(configId, versionId, pending()),
+				at: input.at
+			})
 			auditVersion(input.audit, configId, 1)
 			return {
 				kind: 'created',
@@ -215,7 +254,14 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 		for (const { config, versions } of items) {
 			db.insert(configs).values(config).run()
 			for (const version of versions) {
-				insertVersion.run({ id: config.id, versionId: version.id, version: version.version, hash: version.hash, data: version.sealed, at: version.createdAt })
+				insertVersion.run({
+					id: config.id,
+					versionId: version.id,
+					version: version.version,
+					hash: version.hash,
+					data: version.sealed,
+					at: version.createdAt
+				})
 			}
 		}
 	})
@@ -240,7 +286,8 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 		.prepare()
 	const resealTx = sqlite.transaction((records: Parameters<ConfigStore['reseal']>[0]) => {
 		let replaced = 0
-		for (const record of records) replaced += changed(resealOne.run({ id: record.id, from: record.from, to: record.to }))
+		for (const record of records)
+			replaced += changed(resealOne.run({ id: record.id, from: record.from, to: record.to }))
 		return replaced
 	})
 
@@ -254,16 +301,21 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 		push: async (input) => pushTx.immediate(input),
 		appendVersion: async (input) => appendTx.immediate(input),
 		findByKey: async (owner, configName, configTool) =>
-			(owner.teamId === null
+			owner.teamId === null
 				? personalLatest.get({ userId: owner.userId, name: configName, tool: configTool })
-				: teamLatest.get({ teamId: owner.teamId, name: configName, tool: configTool })),
+				: teamLatest.get({ teamId: owner.teamId, name: configName, tool: configTool }),
 		findById: async (configId) => byIdWithData.get({ id: configId }) as ConfigWithData | undefined,
 		findMetaById: async (configId) => metaById.get({ id: configId }) as ConfigRow | undefined,
 		listPersonal: async (owner) => listPersonal.all({ userId: owner }) as ConfigRow[],
 		listForTeam: async (team) => listTeam.all({ teamId: team }) as ConfigRow[],
 		remove: async (configId, event) => removeTx.immediate(configId, event),
 		listVersions: async (configId, page = {}) =>
-			versionsPage.all({ id: configId, before: page.before ?? Number.MAX_SAFE_INTEGER, limit: page.limit ?? -1 }) as VersionWithData[],
-		findVersion: async (configId, versionId) => versionById.get({ id: configId, versionId }) as VersionWithData | undefined
+			versionsPage.all({
+				id: configId,
+				before: page.before ?? Number.MAX_SAFE_INTEGER,
+				limit: page.limit ?? -1
+			}) as VersionWithData[],
+		findVersion: async (configId, versionId) =>
+			versionById.get({ id: configId, versionId }) as VersionWithData | undefined
 	}
 }

@@ -1,5 +1,16 @@
 import type { Database } from 'bun:sqlite'
-import { closeSync, constants, fstatSync, linkSync, openSync, readdirSync, readlinkSync, readSync, statSync, unlinkSync } from 'node:fs'
+import {
+	closeSync,
+	constants,
+	fstatSync,
+	linkSync,
+	openSync,
+	readdirSync,
+	readlinkSync,
+	readSync,
+	statSync,
+	unlinkSync
+} from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import type { OpenOptions, Store } from '../types'
 import { auditWriter, sqliteAudit } from './audit'
@@ -49,9 +60,19 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 		// server would go unnoticed: the file itself must still start like a database and be the one opened.
 		ping: async () => ping.get()?.ok === 1 && (fileAtOpen === undefined || fileIsIntact(file, fileAtOpen)),
 		async stats() {
-			const count = (table: string) => sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()?.n ?? 0
-			const pages = sqlite.query<{ size: number }, []>('SELECT page_count * page_size AS size FROM pragma_page_count(), pragma_page_size()').get()
-			return { users: count('users'), configs: count('configs'), versions: count('config_versions'), databaseBytes: pages?.size ?? 0 }
+			const count = (table: string) =>
+				sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()?.n ?? 0
+			const pages = sqlite
+				.query<{ size: number }, []>(
+					'SELECT page_count * page_size AS size FROM pragma_page_count(), pragma_page_size()'
+				)
+				.get()
+			return {
+				users: count('users'),
+				configs: count('configs'),
+				versions: count('config_versions'),
+				databaseBytes: pages?.size ?? 0
+			}
 		},
 		backup: async (target) => backupTo(sqlite, target),
 		close: () => sqlite.close()
@@ -67,12 +88,15 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
  */
 function backupTo(sqlite: Database, target: string) {
 	const temporary = `${target}.${process.pid}-${randomBytes(4).toString('hex')}.partial`
-	closeSync(openSync(temporary, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, 0o600))
+	closeSync(
+		openSync(temporary, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, 0o600)
+	)
 	try {
 		sqlite.run('VACUUM INTO ?', [temporary])
 		linkSync(temporary, target)
 	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`${target} already exists; backups never replace a file`)
+		if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+			throw new Error(`${target} already exists; backups never replace a file`)
 		throw error
 	} finally {
 		unlinkSync(temporary)
@@ -114,7 +138,12 @@ function descriptorOf(file: { dev: number; ino: number }): number | undefined {
 		const fd = Number(name)
 		try {
 			const stats = fstatSync(fd)
-			if (stats.ino === file.ino && stats.dev === file.dev && !readlinkSync(`/proc/self/fd/${name}`).endsWith('(deleted)')) return fd
+			if (
+				stats.ino === file.ino &&
+				stats.dev === file.dev &&
+				!readlinkSync(`/proc/self/fd/${name}`).endsWith('(deleted)')
+			)
+				return fd
 		} catch {}
 	}
 	return undefined

@@ -11,6 +11,14 @@ import { jobLeases } from './schema'
 export const sqliteJobs = (db: SqliteDb): JobStore => ({
 	async claim(name, slot) {
 		db.insert(jobLeases).values({ name, lastRun: 0 }).onConflictDoNothing().run()
-		return changed(db.update(jobLeases).set({ lastRun: slot }).where(and(eq(jobLeases.name, name), lt(jobLeases.lastRun, slot))).run()) > 0
+		return (
+			changed(
+				db
+					.update(jobLeases)
+					.set({ lastRun: slot })
+					.where(and(eq(jobLeases.name, name), lt(jobLeases.lastRun, slot)))
+					.run()
+			) > 0
+		)
 	}
 })

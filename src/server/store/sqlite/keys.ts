@@ -59,7 +59,8 @@ export function sqliteKeys(db: SqliteDb, sqlite: Database, audit: AuditWriter): 
 		issue: async (key, event) => issue.immediate(key, event),
 		listForUser: async (userId): Promise<StoredKey[]> =>
 			db.select(keyFields).from(apiKeys).where(eq(apiKeys.userId, userId)).orderBy(asc(apiKeys.createdAt)).all(),
-		revoke: async (userId, keyId, event) => revokeTx.immediate(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId)), event),
+		revoke: async (userId, keyId, event) =>
+			revokeTx.immediate(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId)), event),
 		revokeByHash: async (keyHash, event) => void revokeTx.immediate(eq(apiKeys.keyHash, keyHash), event)
 	}
 }

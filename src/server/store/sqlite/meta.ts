@@ -12,7 +12,11 @@ export const sqliteMeta = (db: SqliteDb): MetaStore => ({
 
 export const sqliteInstances = (db: SqliteDb): InstanceStore => ({
 	report: async (row) =>
-		void db.insert(serverInstances).values(row).onConflictDoUpdate({ target: serverInstances.id, set: { keyId: row.keyId, seenAt: row.seenAt } }).run(),
+		void db
+			.insert(serverInstances)
+			.values(row)
+			.onConflictDoUpdate({ target: serverInstances.id, set: { keyId: row.keyId, seenAt: row.seenAt } })
+			.run(),
 	forget: async (id) => void db.delete(serverInstances).where(eq(serverInstances.id, id)).run(),
 	async seenSince(since) {
 		db.delete(serverInstances).where(lt(serverInstances.seenAt, since)).run()

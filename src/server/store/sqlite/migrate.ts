@@ -14,18 +14,22 @@ const TABLE = '__drizzle_migrations'
  */
 export function applyMigrations(sqlite: Database, migrations: Migration[], then?: () => void): string[] {
 	const applied: string[] = []
-	sqlite.transaction(() => {
-		sqlite.run(`CREATE TABLE IF NOT EXISTS ${TABLE} (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)`)
-		const last = sqlite.query<{ created_at: number }, []>(`SELECT created_at FROM ${TABLE} ORDER BY created_at DESC LIMIT 1`).get()
-		for (const migration of migrations) {
-			if (last && Number(last.created_at) >= migration.folderMillis) continue
-			for (const statement of migration.statements) {
-				if (statement.trim() !== '') sqlite.run(statement)
+	sqlite
+		.transaction(() => {
+			sqlite.run(`CREATE TABLE IF NOT EXISTS ${TABLE} (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)`)
+			const last = sqlite
+				.query<{ created_at: number }, []>(`SELECT created_at FROM ${TABLE} ORDER BY created_at DESC LIMIT 1`)
+				.get()
+			for (const migration of migrations) {
+				if (last && Number(last.created_at) >= migration.folderMillis) continue
+				for (const statement of migration.statements) {
+					if (statement.trim() !== '') sqlite.run(statement)
+				}
+				sqlite.run(`INSERT INTO ${TABLE} (hash, created_at) VALUES (?, ?)`, [migration.hash, migration.folderMillis])
+				applied.push(migration.tag)
 			}
-			sqlite.run(`INSERT INTO ${TABLE} (hash, created_at) VALUES (?, ?)`, [migration.hash, migration.folderMillis])
-			applied.push(migration.tag)
-		}
-		then?.()
-	}).immediate()
+			then?.()
+		})
+		.immediate()
 	return applied
 }

@@ -17,7 +17,8 @@ export function hotRows<Row>(sqlite: Database, query: SQLWrapper & { toSQL(): { 
 	const statement = sqlite.prepare<Row, never[]>(text)
 	const names = params.map((param) => (param instanceof Placeholder ? param.name : undefined))
 	// One array handed to bun:sqlite as the whole binding (no spread into rest arguments and back).
-	const bind = (values: Params) => params.map((param, i) => (names[i] === undefined ? param : values[names[i] as string])) as never
+	const bind = (values: Params) =>
+		params.map((param, i) => (names[i] === undefined ? param : values[names[i] as string])) as never
 	return {
 		get: (values: Params): Row | undefined => statement.get(bind(values)) ?? undefined,
 		all: (values: Params): Row[] => statement.all(bind(values))

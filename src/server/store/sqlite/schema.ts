@@ -108,7 +108,10 @@ export const teamInvitations = sqliteTable(
 		createdAt: text('created_at').notNull(),
 		expiresAt: text('expires_at').notNull()
 	},
-	(t) => [uniqueIndex('team_invitations_team_user_key').on(t.teamId, t.userId), index('team_invitations_user_idx').on(t.userId)]
+	(t) => [
+		uniqueIndex('team_invitations_team_user_key').on(t.teamId, t.userId),
+		index('team_invitations_user_idx').on(t.userId)
+	]
 )
 
 /** docs/api.md: a slug given up by a rename stays the team's for 30 days, so nobody else can take it over. */
@@ -144,12 +147,8 @@ export const configs = sqliteTable(
 	},
 	(t) => [
 		// docs/api.md push matching; these make concurrent first pushes create one config.
-		uniqueIndex('configs_personal_key')
-			.on(t.userId, t.name, t.tool)
-			.where(sql`${t.teamId} IS NULL`),
-		uniqueIndex('configs_team_key')
-			.on(t.teamId, t.name, t.tool)
-			.where(sql`${t.teamId} IS NOT NULL`),
+		uniqueIndex('configs_personal_key').on(t.userId, t.name, t.tool).where(sql`${t.teamId} IS NULL`),
+		uniqueIndex('configs_team_key').on(t.teamId, t.name, t.tool).where(sql`${t.teamId} IS NOT NULL`),
 		index('configs_user_idx').on(t.userId)
 	]
 )
@@ -226,12 +225,8 @@ export const auditEvents = sqliteTable(
 	// retention deletes by id), and the team and subject indexes hold only the events that have one.
 	(t) => [
 		index('audit_events_actor_idx').on(t.actorUserId, t.id),
-		index('audit_events_subject_idx')
-			.on(t.subjectUserId, t.id)
-			.where(sql`${t.subjectUserId} IS NOT NULL`),
-		index('audit_events_team_idx')
-			.on(t.teamId, t.id)
-			.where(sql`${t.teamId} IS NOT NULL`)
+		index('audit_events_subject_idx').on(t.subjectUserId, t.id).where(sql`${t.subjectUserId} IS NOT NULL`),
+		index('audit_events_team_idx').on(t.teamId, t.id).where(sql`${t.teamId} IS NOT NULL`)
 	]
 )
 

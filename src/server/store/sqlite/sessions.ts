@@ -18,10 +18,12 @@ export function sqliteSessions(db: SqliteDb, sqlite: Database, audit: AuditWrite
 		userAgent: sessions.userAgent,
 		address: sessions.address
 	}
-	const createTx = sqlite.transaction((session: Parameters<SessionStore['create']>[0], event: Parameters<SessionStore['create']>[1]) => {
-		db.insert(sessions).values(session).run()
-		audit(event)
-	})
+	const createTx = sqlite.transaction(
+		(session: Parameters<SessionStore['create']>[0], event: Parameters<SessionStore['create']>[1]) => {
+			db.insert(sessions).values(session).run()
+			audit(event)
+		}
+	)
 	const removeTx = sqlite.transaction((idHash: string, event: Parameters<SessionStore['remove']>[1]) => {
 		const removed = changed(db.delete(sessions).where(eq(sessions.idHash, idHash)).run()) > 0
 		if (removed) audit(event)
@@ -45,6 +47,12 @@ export function sqliteSessions(db: SqliteDb, sqlite: Database, audit: AuditWrite
 				.where(and(eq(sessions.idHash, idHash), lt(sessions.lastSeenAt, staleBefore)))
 				.run(),
 		remove: async (idHash, event) => removeTx.immediate(idHash, event),
-		prune: async (now, idleBefore) => changed(db.delete(sessions).where(or(lt(sessions.expiresAt, now), lt(sessions.lastSeenAt, idleBefore))).run())
+		prune: async (now, idleBefore) =>
+			changed(
+				db
+					.delete(sessions)
+					.where(or(lt(sessions.expiresAt, now), lt(sessions.lastSeenAt, idleBefore)))
+					.run()
+			)
 	}
 }

@@ -8,7 +8,13 @@ import type { SqliteDb } from './client'
 import { changed, isUniqueViolation } from './errors'
 import { teamInvitations, teamMembers, teams, teamSlugReservations, users } from './schema'
 
-const teamFields = { id: teams.id, name: teams.name, slug: teams.slug, createdAt: teams.createdAt, deletedAt: teams.deletedAt }
+const teamFields = {
+	id: teams.id,
+	name: teams.name,
+	slug: teams.slug,
+	createdAt: teams.createdAt,
+	deletedAt: teams.deletedAt
+}
 const memberFields = {
 	id: teamMembers.id,
 	teamId: teamMembers.teamId,
@@ -79,7 +85,13 @@ export function sqliteTeams(db: SqliteDb, sqlite: Database, audit: AuditWriter):
 		db
 			.select({ teamId: teamSlugReservations.teamId })
 			.from(teamSlugReservations)
-			.where(and(eq(teamSlugReservations.slug, slug), ne(teamSlugReservations.teamId, teamId), gt(teamSlugReservations.releasedAt, since)))
+			.where(
+				and(
+					eq(teamSlugReservations.slug, slug),
+					ne(teamSlugReservations.teamId, teamId),
+					gt(teamSlugReservations.releasedAt, since)
+				)
+			)
 			.get() !== undefined
 	const invitationOf = (teamId: string, userId: string) =>
 		and(eq(teamInvitations.teamId, teamId), eq(teamInvitations.userId, userId))
@@ -91,20 +103,38 @@ export function sqliteTeams(db: SqliteDb, sqlite: Database, audit: AuditWriter):
 			.get()
 
 	const createTx = sqlite.transaction(
-		(team: TeamRow, owner: { membershipId: string; userId: string; joinedAt: string }, reservedSince: string, event: AuditEvent | undefined) => {
-		if (reservedByOther(team.slug, team.id, reservedSince)) return false
-		// A reservation older than the window is spent: the slug is free again.
-		db.delete(teamSlugReservations).where(eq(teamSlugReservations.slug, team.slug)).run()
-		db.insert(teams).values(team).run()
-		db.insert(teamMembers)
-			.values({ id: owner.membershipId, teamId: team.id, userId: owner.userId, role: 'owner', joinedAt: owner.joinedAt })
-			.run()
-		audit(event)
-		return true
-	})
+		(
+			team: TeamRow,
+			owner: { membershipId: string; userId: string; joinedAt: string },
+			reservedSince: string,
+			event: AuditEvent | undefined
+		) => {
+			if (reservedByOther(team.slug, team.id, reservedSince)) return false
+			// A reservation older than the window is spent: the slug is free again.
+			db.delete(teamSlugReservations).where(eq(teamSlugReservations.slug, team.slug)).run()
+			db.insert(teams).values(team).run()
+			db.insert(teamMembers)
+				.values({
+					id: owner.membershipId,
+					teamId: team.id,
+					userId: owner.userId,
+					role: 'owner',
+					joinedAt: owner.joinedAt
+				})
+				.run()
+			audit(event)
+			return true
+		}
+	)
 
 	const updateTx = sqlite.transaction(
-		(teamId: string, changes: { name?: string; slug?: string }, at: string, reservedSince: string, event: AuditEvent | undefined): TeamRow | 'conflict' | undefined => {
+		(
+			teamId: string,
+			changes: { name?: string; slug?: string },
+			at: string,
+			reservedSince: string,
+			event: AuditEvent | undefined
+		): TeamRow | 'conflict' | undefined => {
 			const current = db.select(teamFields).from(teams).where(eq(teams.id, teamId)).get()
 			if (!current) return undefined
 			if (changes.slug !== undefined && changes.slug !== current.slug) {
@@ -118,39 +148,68 @@ export function sqliteTeams(db: SqliteDb, sqlite: Database, audit: AuditWriter):
 			}
 			if (changes.name === undefined && changes.slug === undefined) return current
 			const updated = db.update(teams).set(changes).where(eq(teams.id, teamId)).returning(teamFields).get()
-			audit(event && { ...event, details: { ...event.details, fromName: current.name, toName: updated?.name ?? null, fromSlug: current.slug, toSlug: updated?.slug ?? null } })
+			audit(
+				event && {
+					...event,
+					details: {
+						...event.details,
+						fromName: current.name,
+						toName: updated?.name ?? null,
+						fromSlug: current.slug,
+						toSlug: updated?.slug ?? null
+					}
+				}
+			)
 			return updated
 		}
 	)
 
-	const inviteTx = sqlite.transaction((invitation: NewInvitation, now: string, event: AuditEvent | undefined): InvitationRow | 'member' | 'invited' => {
-		if (member(invitation.teamId, invitation.userId)) return 'member'
-		if (pendingInvitation(invitation.teamId, invitation.userId, now)) return 'invited'
-		// An expired invitation for the same person is replaced by the new one.
-		db.delete(teamInvitations)
-			.where(and(eq(teamInvitations.teamId, invitation.teamId), eq(teamInvitations.userId, invitation.userId)))
-			.run()
-		db.insert(teamInvitations).values(invitation).run()
-		audit(event)
-		return pendingInvitation(invitation.teamId, invitation.userId, now) as InvitationRow
-	})
+	const inviteTx = sqlite.transaction(
+		(invitation: NewInvitation, now: string, event: AuditEvent | undefined): InvitationRow | 'member' | 'invited' => {
+			if (member(invitation.teamId, invitation.userId)) return 'member'
+			if (pendingInvitation(invitation.teamId, invitation.userId, now)) return 'invited'
+			// An expired invitation for the same person is replaced by the new one.
+			db.delete(teamInvitations)
+				.where(and(eq(teamInvitations.teamId, invitation.teamId), eq(teamInvitations.userId, invitation.userId)))
+				.run()
+			db.insert(teamInvitations).values(invitation).run()
+			audit(event)
+			return pendingInvitation(invitation.teamId, invitation.userId, now) as InvitationRow
+		}
+	)
 
 	const acceptTx = sqlite.transaction(
-		(slug: string, userId: string, now: string, membership: { id: string; joinedAt: string }, event: AuditEvent | undefined): MemberRow | undefined => {
-		const team = liveTeamBySlug(slug)
-		if (!team) return undefined
-		const invitation = pendingInvitation(team.id, userId, now)
-		if (!invitation) return undefined
-		db.delete(teamInvitations)
-			.where(and(eq(teamInvitations.teamId, team.id), eq(teamInvitations.userId, userId)))
-			.run()
-		audit(event && { ...event, teamId: team.id, target: { type: 'team', id: team.id, name: team.slug }, details: { ...event.details, role: invitation.role } })
-		// Already a member (joined by another path meanwhile): the invitation is spent, the membership stays as it is.
-		const existing = member(team.id, userId)
-		if (existing) return existing
-		db.insert(teamMembers).values({ id: membership.id, teamId: team.id, userId, role: invitation.role, joinedAt: membership.joinedAt }).run()
-		return member(team.id, userId)
-	})
+		(
+			slug: string,
+			userId: string,
+			now: string,
+			membership: { id: string; joinedAt: string },
+			event: AuditEvent | undefined
+		): MemberRow | undefined => {
+			const team = liveTeamBySlug(slug)
+			if (!team) return undefined
+			const invitation = pendingInvitation(team.id, userId, now)
+			if (!invitation) return undefined
+			db.delete(teamInvitations)
+				.where(and(eq(teamInvitations.teamId, team.id), eq(teamInvitations.userId, userId)))
+				.run()
+			audit(
+				event && {
+					...event,
+					teamId: team.id,
+					target: { type: 'team', id: team.id, name: team.slug },
+					details: { ...event.details, role: invitation.role }
+				}
+			)
+			// Already a member (joined by another path meanwhile): the invitation is spent, the membership stays as it is.
+			const existing = member(team.id, userId)
+			if (existing) return existing
+			db.insert(teamMembers)
+				.values({ id: membership.id, teamId: team.id, userId, role: invitation.role, joinedAt: membership.joinedAt })
+				.run()
+			return member(team.id, userId)
+		}
+	)
 	const declineTx = sqlite.transaction((slug: string, userId: string, now: string, event: AuditEvent | undefined) => {
 		const team = liveTeamBySlug(slug)
 		if (!team || !pendingInvitation(team.id, userId, now)) return false
@@ -166,27 +225,48 @@ export function sqliteTeams(db: SqliteDb, sqlite: Database, audit: AuditWriter):
 	})
 
 	// A team always keeps an owner: the count and the change happen under one write lock.
-	const setRoleTx = sqlite.transaction((teamId: string, userId: string, role: Role, event: AuditEvent | undefined): MemberRow | 'last_owner' | undefined => {
-		const current = member(teamId, userId)
-		if (!current) return undefined
-		if (current.role === 'owner' && role !== 'owner' && ownerCount(teamId) <= 1) return 'last_owner'
-		db.update(teamMembers)
-			.set({ role })
-			.where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, userId)))
-			.run()
-		audit(event && { ...event, target: { type: 'member', id: userId, name: current.username }, details: { ...event.details, from: current.role, to: role } })
-		return { ...current, role }
-	})
-	const removeMemberTx = sqlite.transaction((teamId: string, userId: string, event: AuditEvent | undefined): boolean | 'last_owner' => {
-		const current = member(teamId, userId)
-		if (!current) return false
-		if (current.role === 'owner' && ownerCount(teamId) <= 1) return 'last_owner'
-		db.delete(teamMembers)
-			.where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, userId)))
-			.run()
-		audit(event && { ...event, target: { type: 'member', id: userId, name: current.username }, details: { ...event.details, role: current.role } })
-		return true
-	})
+	const setRoleTx = sqlite.transaction(
+		(
+			teamId: string,
+			userId: string,
+			role: Role,
+			event: AuditEvent | undefined
+		): MemberRow | 'last_owner' | undefined => {
+			const current = member(teamId, userId)
+			if (!current) return undefined
+			if (current.role === 'owner' && role !== 'owner' && ownerCount(teamId) <= 1) return 'last_owner'
+			db.update(teamMembers)
+				.set({ role })
+				.where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, userId)))
+				.run()
+			audit(
+				event && {
+					...event,
+					target: { type: 'member', id: userId, name: current.username },
+					details: { ...event.details, from: current.role, to: role }
+				}
+			)
+			return { ...current, role }
+		}
+	)
+	const removeMemberTx = sqlite.transaction(
+		(teamId: string, userId: string, event: AuditEvent | undefined): boolean | 'last_owner' => {
+			const current = member(teamId, userId)
+			if (!current) return false
+			if (current.role === 'owner' && ownerCount(teamId) <= 1) return 'last_owner'
+			db.delete(teamMembers)
+				.where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, userId)))
+				.run()
+			audit(
+				event && {
+					...event,
+					target: { type: 'member', id: userId, name: current.username },
+					details: { ...event.details, role: current.role }
+				}
+			)
+			return true
+		}
+	)
 
 	return {
 		async create(team, owner, reservedSince, event) {
@@ -243,7 +323,8 @@ export function sqliteTeams(db: SqliteDb, sqlite: Database, audit: AuditWriter):
 		invitationsForUser: async (userId, now) => invitations(eq(teamInvitations.userId, userId), now),
 		invitationsForTeam: async (teamId, now) => invitations(eq(teamInvitations.teamId, teamId), now),
 		findInvitation: async (teamId, userId, now) => pendingInvitation(teamId, userId, now),
-		acceptInvitation: async (slug, userId, now, membership, event) => acceptTx.immediate(slug, userId, now, membership, event),
+		acceptInvitation: async (slug, userId, now, membership, event) =>
+			acceptTx.immediate(slug, userId, now, membership, event),
 		declineInvitation: async (slug, userId, now, event) => declineTx.immediate(slug, userId, now, event),
 		cancelInvitation: async (teamId, userId, event) =>
 			audited.immediate(() => changed(db.delete(teamInvitations).where(invitationOf(teamId, userId)).run()), event) > 0,
@@ -271,7 +352,13 @@ export function sqliteTeams(db: SqliteDb, sqlite: Database, audit: AuditWriter):
 				.all()
 				.map((row) => row.id),
 		// Cascades take its memberships, invitations, configs and their versions in the same statement.
-		purge: async (teamId) => changed(db.delete(teams).where(and(eq(teams.id, teamId), isNotNull(teams.deletedAt))).run()) > 0,
+		purge: async (teamId) =>
+			changed(
+				db
+					.delete(teams)
+					.where(and(eq(teams.id, teamId), isNotNull(teams.deletedAt)))
+					.run()
+			) > 0,
 		async pruneReservationsAndInvitations(releasedBefore, expiredBefore) {
 			db.delete(teamSlugReservations).where(lt(teamSlugReservations.releasedAt, releasedBefore)).run()
 			db.delete(teamInvitations).where(lt(teamInvitations.expiresAt, expiredBefore)).run()

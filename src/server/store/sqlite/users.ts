@@ -17,14 +17,17 @@ export const userFields = {
 	createdAt: users.createdAt
 }
 
-
 export function sqliteUsers(db: SqliteDb, sqlite: Database, audit: AuditWriter): UserStore {
 	const byLogin = db
 		.select(userFields)
 		.from(users)
 		.where(or(eq(users.emailKey, sql.placeholder('key')), eq(users.usernameKey, sql.placeholder('key'))))
 		.prepare()
-	const byId = db.select(userFields).from(users).where(eq(users.id, sql.placeholder('id'))).prepare()
+	const byId = db
+		.select(userFields)
+		.from(users)
+		.where(eq(users.id, sql.placeholder('id')))
+		.prepare()
 
 	/** Live teams where this user is the only owner and someone else is still a member. */
 	const soleOwnerTeams = (userId: string) =>
@@ -61,7 +64,12 @@ export function sqliteUsers(db: SqliteDb, sqlite: Database, audit: AuditWriter):
 		)
 
 	const setPasswordTx = sqlite.transaction(
-		(id: string, passwordHash: string, options: { keepSession?: string; revokeKeys?: boolean }, event: AuditEvent | undefined) => {
+		(
+			id: string,
+			passwordHash: string,
+			options: { keepSession?: string; revokeKeys?: boolean },
+			event: AuditEvent | undefined
+		) => {
 			if (changed(db.update(users).set({ passwordHash }).where(eq(users.id, id)).run()) === 0) return undefined
 			// docs/operations.md, §8: any password change ends the user's other web sessions.
 			const endedSessions = endSessions(id, options.keepSession)
@@ -85,13 +93,20 @@ export function sqliteUsers(db: SqliteDb, sqlite: Database, audit: AuditWriter):
 		if (!byId.get({ id })) return false
 		if (soleOwnerTeams(id).length > 0) return 'sole_owner'
 		audit(event)
-		const memberships = db.select({ teamId: teamMembers.teamId }).from(teamMembers).where(eq(teamMembers.userId, id)).all()
+		const memberships = db
+			.select({ teamId: teamMembers.teamId })
+			.from(teamMembers)
+			.where(eq(teamMembers.userId, id))
+			.all()
 		for (const { teamId } of memberships) {
 			const heir = db
 				.select({ userId: teamMembers.userId })
 				.from(teamMembers)
 				.where(and(eq(teamMembers.teamId, teamId), ne(teamMembers.userId, id)))
-				.orderBy(sql`CASE ${teamMembers.role} WHEN 'owner' THEN 0 WHEN 'admin' THEN 1 ELSE 2 END`, asc(teamMembers.joinedAt))
+				.orderBy(
+					sql`CASE ${teamMembers.role} WHEN 'owner' THEN 0 WHEN 'admin' THEN 1 ELSE 2 END`,
+					asc(teamMembers.joinedAt)
+				)
 				.limit(1)
 				.get()
 			if (heir) {
@@ -132,7 +147,11 @@ export function sqliteUsers(db: SqliteDb, sqlite: Database, audit: AuditWriter):
 		list: async () => db.select(userFields).from(users).orderBy(asc(users.createdAt)).all() as UserRow[],
 		async listWithActivity() {
 			const keyStats = db
-				.select({ userId: apiKeys.userId, keyCount: count().as('key_count'), lastUsed: max(apiKeys.lastUsedAt).as('last_used') })
+				.select({
+					userId: apiKeys.userId,
+					keyCount: count().as('key_count'),
+					lastUsed: max(apiKeys.lastUsedAt).as('last_used')
+				})
 				.from(apiKeys)
 				.groupBy(apiKeys.userId)
 				.as('key_stats')
@@ -142,7 +161,12 @@ export function sqliteUsers(db: SqliteDb, sqlite: Database, audit: AuditWriter):
 				.groupBy(sessions.userId)
 				.as('session_stats')
 			const rows = db
-				.select({ ...userFields, keyCount: keyStats.keyCount, lastUsed: keyStats.lastUsed, lastSeen: sessionStats.lastSeen })
+				.select({
+					...userFields,
+					keyCount: keyStats.keyCount,
+					lastUsed: keyStats.lastUsed,
+					lastSeen: sessionStats.lastSeen
+				})
 				.from(users)
 				.leftJoin(keyStats, eq(keyStats.userId, users.id))
 				.leftJoin(sessionStats, eq(sessionStats.userId, users.id))
@@ -153,8 +177,10 @@ export function sqliteUsers(db: SqliteDb, sqlite: Database, audit: AuditWriter):
 				return { ...(user as UserRow), keyCount: Number(keyCount ?? 0), lastSeenAt: seen[seen.length - 1] ?? null }
 			})
 		},
-		setPlan: async (id, plan, event) => audited.immediate(() => changed(db.update(users).set({ plan }).where(eq(users.id, id)).run()), event) > 0,
-		setAdmin: async (id, isAdmin, event) => audited.immediate(() => changed(db.update(users).set({ isAdmin }).where(eq(users.id, id)).run()), event) > 0,
+		setPlan: async (id, plan, event) =>
+			audited.immediate(() => changed(db.update(users).set({ plan }).where(eq(users.id, id)).run()), event) > 0,
+		setAdmin: async (id, isAdmin, event) =>
+			audited.immediate(() => changed(db.update(users).set({ isAdmin }).where(eq(users.id, id)).run()), event) > 0,
 		setPassword: async (id, passwordHash, options, event) => setPasswordTx.immediate(id, passwordHash, options, event),
 		signOutEverywhere: async (id, event) => signOutEverywhereTx.immediate(id, event),
 		soleOwnerTeams: async (id) => soleOwnerTeams(id),

@@ -12,7 +12,11 @@ export type BackupProblem = string | undefined
  * them with `exact`, else a prefix: an older backup is migrated when opened),
  * and the master key opens its check value, so its sealed data can be read.
  */
-export function verifySqliteBackup(file: string, sealer: Pick<Sealer, 'open'>, options: { exact: boolean }): BackupProblem {
+export function verifySqliteBackup(
+	file: string,
+	sealer: Pick<Sealer, 'open'>,
+	options: { exact: boolean }
+): BackupProblem {
 	let db: Database
 	try {
 		db = new Database(file, { readonly: true, strict: true })
@@ -21,14 +25,28 @@ export function verifySqliteBackup(file: string, sealer: Pick<Sealer, 'open'>, o
 	}
 	try {
 		const integrity = db.query<{ integrity_check: string }, []>('PRAGMA integrity_check').all()
-		if (integrity.length !== 1 || integrity[0]?.integrity_check !== 'ok') return `it is damaged (integrity check: ${integrity.map((row) => row.integrity_check).slice(0, 3).join('; ')})`
-		const hasTable = (name: string) => db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ?").get(name)?.n === 1
+		if (integrity.length !== 1 || integrity[0]?.integrity_check !== 'ok')
+			return `it is damaged (integrity check: ${integrity
+				.map((row) => row.integrity_check)
+				.slice(0, 3)
+				.join('; ')})`
+		const hasTable = (name: string) =>
+			db
+				.query<{ n: number }, [string]>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ?")
+				.get(name)?.n === 1
 		if (!hasTable('__drizzle_migrations') || !hasTable('meta')) return 'it is not a cfgsync database'
-		const applied = db.query<{ hash: string }, []>('SELECT hash FROM __drizzle_migrations ORDER BY created_at').all().map((row) => row.hash)
+		const applied = db
+			.query<{ hash: string }, []>('SELECT hash FROM __drizzle_migrations ORDER BY created_at')
+			.all()
+			.map((row) => row.hash)
 		const known = migrations.map((migration) => migration.hash)
-		if (applied.length > known.length || applied.some((hash, i) => hash !== known[i])) return 'it was made by another version of cfgsync (its schema is not one this binary knows)'
-		if (options.exact && applied.length !== known.length) return `its schema is ${applied.length} migrations old, this binary's is ${known.length}`
-		const check = db.query<{ value: string }, [string]>('SELECT value FROM meta WHERE key = ?').get(KEY_CHECK.meta)?.value
+		if (applied.length > known.length || applied.some((hash, i) => hash !== known[i]))
+			return 'it was made by another version of cfgsync (its schema is not one this binary knows)'
+		if (options.exact && applied.length !== known.length)
+			return `its schema is ${applied.length} migrations old, this binary's is ${known.length}`
+		const check = db
+			.query<{ value: string }, [string]>('SELECT value FROM meta WHERE key = ?')
+			.get(KEY_CHECK.meta)?.value
 		if (check === undefined) return 'it has no master-key check value (it was never opened by a server)'
 		if (!opensKeyCheck(sealer, check)) return 'the master key does not open it (it was made under another key)'
 		return undefined

@@ -1,11 +1,34 @@
 import type { AuditEventView } from '../../../shared/api/audit'
 import { AppError } from '../../lib/errors'
-import { attempt, beforeOf, field, noticeOf, optionalField, page, redirect, type ChangeContext, type PageContext, type WebDeps } from '../kit'
+import {
+	attempt,
+	beforeOf,
+	field,
+	noticeOf,
+	optionalField,
+	page,
+	redirect,
+	type ChangeContext,
+	type PageContext,
+	type WebDeps
+} from '../kit'
 import { Alert, Csrf, Layout, Notice, Time, type ViewContext } from '../layout'
 
 // The Account page and "Your activity" (docs/web.md); the activity list serves a team's activity too.
 
-export function AccountPage({ ctx, email, plan, error, notice }: { ctx: ViewContext; email: string; plan: string; error?: string; notice?: string }) {
+export function AccountPage({
+	ctx,
+	email,
+	plan,
+	error,
+	notice
+}: {
+	ctx: ViewContext
+	email: string
+	plan: string
+	error?: string
+	notice?: string
+}) {
 	return (
 		<Layout ctx={ctx} title="Account">
 			<h1>Account</h1>
@@ -19,7 +42,8 @@ export function AccountPage({ ctx, email, plan, error, notice }: { ctx: ViewCont
 				<dd>{plan}</dd>
 			</dl>
 			<p>
-				<a href="/activity">Your activity</a>: sign-ins, keys, pushes and team changes, with the device and address each came from.
+				<a href="/activity">Your activity</a>: sign-ins, keys, pushes and team changes, with the device and address each
+				came from.
 			</p>
 			<section class="narrow">
 				<h2 id="change-password">Change password</h2>
@@ -29,7 +53,15 @@ export function AccountPage({ ctx, email, plan, error, notice }: { ctx: ViewCont
 					<label for="current">Current password</label>
 					<input id="current" name="current" type="password" autocomplete="current-password" required />
 					<label for="new">New password</label>
-					<input id="new" name="new" type="password" autocomplete="new-password" minlength={8} required aria-describedby="new-hint" />
+					<input
+						id="new"
+						name="new"
+						type="password"
+						autocomplete="new-password"
+						minlength={8}
+						required
+						aria-describedby="new-hint"
+					/>
 					<p id="new-hint" class="hint">
 						At least 8 characters. Your other web sessions are signed out; this one and your devices' keys stay.
 					</p>
@@ -79,7 +111,19 @@ const detailsText = (details: AuditEventView['details']): string =>
 		.map(([key, value]) => `${key}: ${value === null ? '—' : String(value)}`)
 		.join(', ')
 
-export function ActivityPage({ ctx, title, events, back, older }: { ctx: ViewContext; title: string; events: AuditEventView[]; back?: { href: string; label: string }; older?: string }) {
+export function ActivityPage({
+	ctx,
+	title,
+	events,
+	back,
+	older
+}: {
+	ctx: ViewContext
+	title: string
+	events: AuditEventView[]
+	back?: { href: string; label: string }
+	older?: string
+}) {
 	return (
 		<Layout ctx={ctx} title={title}>
 			{back ? (
@@ -109,7 +153,9 @@ export function ActivityPage({ ctx, title, events, back, older }: { ctx: ViewCon
 								</td>
 								<th scope="row" data-label="What">
 									{EVENT_TEXT[event.type] ?? event.type}
-									{Object.keys(event.details).length > 0 ? <span class="muted details"> ({detailsText(event.details)})</span> : null}
+									{Object.keys(event.details).length > 0 ? (
+										<span class="muted details"> ({detailsText(event.details)})</span>
+									) : null}
 								</th>
 								<td data-label="Who">
 									{event.actor.username ?? <span class="muted">—</span>}
@@ -132,16 +178,21 @@ export function ActivityPage({ ctx, title, events, back, older }: { ctx: ViewCon
 }
 
 export const accountPages = ({ sessions, audit }: WebDeps) => ({
-	show: ({ request, web, view }: PageContext) => page(<AccountPage ctx={view} email={web.email} plan={web.plan} notice={noticeOf(request)} />),
+	show: ({ request, web, view }: PageContext) =>
+		page(<AccountPage ctx={view} email={web.email} plan={web.plan} notice={noticeOf(request)} />),
 
 	changePassword: ({ request, web, view, actor, body }: ChangeContext) =>
 		attempt(request, view, async () => {
 			const again = (error: string, statusCode: number, headers?: Record<string, string>) =>
-				page(<AccountPage ctx={view} email={web.email} plan={web.plan} error={error} />, { status: statusCode, headers })
+				page(<AccountPage ctx={view} email={web.email} plan={web.plan} error={error} />, {
+					status: statusCode,
+					headers
+				})
 			const next = field(body, 'new')
 			// The form asks once (a confirmation field is optional); a client that sends one gets it checked.
 			const confirm = optionalField(body, 'confirm')
-			if (typeof confirm === 'string' && confirm !== next) return again('The new password and its confirmation differ.', 400)
+			if (typeof confirm === 'string' && confirm !== next)
+				return again('The new password and its confirmation differ.', 400)
 			try {
 				await sessions.changePassword(actor, field(body, 'current'), next)
 			} catch (error) {
@@ -155,6 +206,14 @@ export const accountPages = ({ sessions, audit }: WebDeps) => ({
 		attempt(request, view, async () => {
 			const events = await audit.mine(web, { limit: 50, before: beforeOf(request) })
 			const last = events.length === 50 ? events[events.length - 1]?.id : undefined
-			return page(<ActivityPage ctx={view} title="Your activity" events={events} back={{ href: '/account', label: 'Account' }} older={last ? `/activity?before=${last}` : undefined} />)
+			return page(
+				<ActivityPage
+					ctx={view}
+					title="Your activity"
+					events={events}
+					back={{ href: '/account', label: 'Account' }}
+					older={last ? `/activity?before=${last}` : undefined}
+				/>
+			)
 		})
 })

@@ -15,7 +15,15 @@ export function UserRow({ ctx, user, error }: { ctx: ViewContext; user: UserActi
 				{user.username}
 			</th>
 			<td data-label="Plan">
-				<form method="post" action={`${base}/plan`} hx-post={`${base}/plan`} hx-trigger="change" hx-target="closest tr" hx-swap="outerHTML" class="role-form">
+				<form
+					method="post"
+					action={`${base}/plan`}
+					hx-post={`${base}/plan`}
+					hx-trigger="change"
+					hx-target="closest tr"
+					hx-swap="outerHTML"
+					class="role-form"
+				>
 					<Csrf ctx={ctx} />
 					<label for={`plan-${user.id}`} class="visually-hidden">
 						Plan
@@ -55,7 +63,14 @@ export function UserRow({ ctx, user, error }: { ctx: ViewContext; user: UserActi
 								Reset password
 							</button>
 						</form>
-						<form method="post" action={`${base}/revoke-keys`} hx-post={`${base}/revoke-keys`} hx-target="closest tr" hx-swap="outerHTML" hx-confirm={`Revoke every key and web session of ${user.username}?`}>
+						<form
+							method="post"
+							action={`${base}/revoke-keys`}
+							hx-post={`${base}/revoke-keys`}
+							hx-target="closest tr"
+							hx-swap="outerHTML"
+							hx-confirm={`Revoke every key and web session of ${user.username}?`}
+						>
 							<Csrf ctx={ctx} />
 							<button type="submit" class="secondary">
 								Revoke keys
@@ -95,7 +110,8 @@ export const adminUserPages = ({ users }: WebDeps) => ({
 	revokeKeys: ({ request, web, view, actor, params }: ChangeContext & OnUser) =>
 		attempt(request, view, async () => {
 			const user = await users.findById(params.id)
-			if (user.id === web.userId) throw new AppError('conflict', 'Revoke your own keys on the Devices page: this would also sign you out here.')
+			if (user.id === web.userId)
+				throw new AppError('conflict', 'Revoke your own keys on the Devices page: this would also sign you out here.')
 			await users.revokeKeys(user.username, actor)
 			if (!isHtmx(request)) return redirect('/admin?notice=keys-revoked')
 			return fragment(<UserRow ctx={view} user={await users.activityOf(params.id)} />)
@@ -104,7 +120,11 @@ export const adminUserPages = ({ users }: WebDeps) => ({
 	remove: ({ request, web, view, actor, params }: ChangeContext & OnUser) =>
 		attempt(request, view, async () => {
 			const user = await users.findById(params.id)
-			if (user.id === web.userId) throw new AppError('conflict', 'You cannot remove your own account here; another admin or `cfgsync-server user remove` can.')
+			if (user.id === web.userId)
+				throw new AppError(
+					'conflict',
+					'You cannot remove your own account here; another admin or `cfgsync-server user remove` can.'
+				)
 			await users.remove(user.username, actor)
 			return done(request, '/admin?notice=user-removed')
 		})

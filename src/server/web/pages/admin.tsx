@@ -2,7 +2,17 @@ import { randomBytes } from 'node:crypto'
 import { PLANS } from '../../../shared/constants'
 import { AppError } from '../../lib/errors'
 import type { UserActivityView } from '../../modules/users/service'
-import { attempt, field, NOTICES, noticeOf, page, redirect, type ChangeContext, type PageContext, type WebDeps } from '../kit'
+import {
+	attempt,
+	field,
+	NOTICES,
+	noticeOf,
+	page,
+	redirect,
+	type ChangeContext,
+	type PageContext,
+	type WebDeps
+} from '../kit'
 import { Alert, Csrf, Layout, Notice, type ViewContext } from '../layout'
 import { UserRow } from './admin-users'
 
@@ -31,9 +41,7 @@ export function AdminPage({
 			{oneTimePassword ? (
 				<section class="card one-time" aria-labelledby="otp-title">
 					<h2 id="otp-title">New password for {oneTimePassword.username}</h2>
-					<p>
-						Give it to them over a channel you trust; it is shown only this once. Their web sessions have ended.
-					</p>
+					<p>Give it to them over a channel you trust; it is shown only this once. Their web sessions have ended.</p>
 					<p>
 						<code class="secret">{oneTimePassword.password}</code>
 					</p>
@@ -79,7 +87,14 @@ export function AdminPage({
 						))}
 					</select>
 					<label for="new-password">Password (optional)</label>
-					<input id="new-password" name="password" type="password" autocomplete="new-password" minlength={8} aria-describedby="new-password-hint" />
+					<input
+						id="new-password"
+						name="password"
+						type="password"
+						autocomplete="new-password"
+						minlength={8}
+						aria-describedby="new-password-hint"
+					/>
 					<p id="new-password-hint" class="hint">
 						Leave empty to get a one-time password to hand over.
 					</p>
@@ -93,20 +108,36 @@ export function AdminPage({
 const oneTimePassword = () => randomBytes(12).toString('base64url')
 
 export const adminPages = ({ users }: WebDeps) => ({
-	show: ({ request, view }: PageContext) => attempt(request, view, async () => page(<AdminPage ctx={view} users={await users.listWithActivity()} notice={noticeOf(request)} />)),
+	show: ({ request, view }: PageContext) =>
+		attempt(request, view, async () =>
+			page(<AdminPage ctx={view} users={await users.listWithActivity()} notice={noticeOf(request)} />)
+		),
 
 	addUser: ({ request, view, actor, body }: ChangeContext) =>
 		attempt(request, view, async () => {
-			const form = { email: field(body, 'email').trim(), username: field(body, 'username').trim(), plan: field(body, 'plan') || 'team' }
+			const form = {
+				email: field(body, 'email').trim(),
+				username: field(body, 'username').trim(),
+				plan: field(body, 'plan') || 'team'
+			}
 			const given = field(body, 'password')
 			const password = given === '' ? oneTimePassword() : given
 			try {
 				const user = await users.add({ ...form, password }, actor)
 				if (given !== '') return redirect('/admin?notice=user-added')
-				return page(<AdminPage ctx={view} users={await users.listWithActivity()} notice={NOTICES['user-added']} oneTimePassword={{ username: user.username, password }} />)
+				return page(
+					<AdminPage
+						ctx={view}
+						users={await users.listWithActivity()}
+						notice={NOTICES['user-added']}
+						oneTimePassword={{ username: user.username, password }}
+					/>
+				)
 			} catch (error) {
 				if (!(error instanceof AppError) || error.status >= 500) throw error
-				return page(<AdminPage ctx={view} users={await users.listWithActivity()} error={error.message} form={form} />, { status: error.status })
+				return page(<AdminPage ctx={view} users={await users.listWithActivity()} error={error.message} form={form} />, {
+					status: error.status
+				})
 			}
 		}),
 
@@ -116,6 +147,12 @@ export const adminPages = ({ users }: WebDeps) => ({
 			if (user.id === web.userId) throw new AppError('conflict', 'Change your own password on the Account page.')
 			const password = oneTimePassword()
 			await users.setPassword(user.username, password, {}, actor)
-			return page(<AdminPage ctx={view} users={await users.listWithActivity()} oneTimePassword={{ username: user.username, password }} />)
+			return page(
+				<AdminPage
+					ctx={view}
+					users={await users.listWithActivity()}
+					oneTimePassword={{ username: user.username, password }}
+				/>
+			)
 		})
 })

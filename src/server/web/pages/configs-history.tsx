@@ -1,6 +1,16 @@
 import { AppError } from '../../lib/errors'
 import { diffData, sideBySide, type DiffLine, type FileDiff } from '../diff'
-import { attempt, field, fragment, isHtmx, page, redirect, type ChangeContext, type PageContext, type WebDeps } from '../kit'
+import {
+	attempt,
+	field,
+	fragment,
+	isHtmx,
+	page,
+	redirect,
+	type ChangeContext,
+	type PageContext,
+	type WebDeps
+} from '../kit'
 import { ConfirmPage, Layout, type ViewContext } from '../layout'
 import { parseData } from './configs'
 
@@ -102,14 +112,17 @@ const STATUS_TEXT = { added: 'added', removed: 'removed', changed: 'changed', un
 /** The diff itself: swapped in place by htmx when the view is toggled. */
 export function DiffView({ compare }: { compare: CompareData }) {
 	const other = compare.view === 'unified' ? 'split' : 'unified'
-	const href = (view: string) => `/configs/${compare.configId}/compare?from=${compare.from.id}&to=${compare.to.id}&view=${view}`
+	const href = (view: string) =>
+		`/configs/${compare.configId}/compare?from=${compare.from.id}&to=${compare.to.id}&view=${view}`
 	const changed = compare.files.filter((file) => file.status !== 'unchanged')
 	return (
 		<div id="diff">
 			<p class="diff-toolbar">
 				<span>
-					{changed.length === 0 ? 'No differences.' : `${changed.length} file${changed.length === 1 ? '' : 's'} changed.`} Showing{' '}
-					{compare.view === 'unified' ? 'one column' : 'side by side'}.
+					{changed.length === 0
+						? 'No differences.'
+						: `${changed.length} file${changed.length === 1 ? '' : 's'} changed.`}{' '}
+					Showing {compare.view === 'unified' ? 'one column' : 'side by side'}.
 				</span>{' '}
 				<a href={href(other)} hx-get={href(other)} hx-target="#diff" hx-swap="outerHTML">
 					{other === 'split' ? 'Show side by side' : 'Show in one column'}
@@ -118,10 +131,20 @@ export function DiffView({ compare }: { compare: CompareData }) {
 			{compare.files.map((file) => (
 				<section class="block">
 					<h2 class="file-path">
-						{file.path !== null ? <code>{file.path}</code> : 'Data'} <span class={`badge ${file.status}`}>{STATUS_TEXT[file.status]}</span>
-						{file.status !== 'unchanged' ? <span class="muted"> +{file.added} −{file.removed}</span> : null}
+						{file.path !== null ? <code>{file.path}</code> : 'Data'}{' '}
+						<span class={`badge ${file.status}`}>{STATUS_TEXT[file.status]}</span>
+						{file.status !== 'unchanged' ? (
+							<span class="muted">
+								{' '}
+								+{file.added} −{file.removed}
+							</span>
+						) : null}
 					</h2>
-					{file.status === 'unchanged' ? null : compare.view === 'unified' ? <UnifiedFile file={file} /> : <SplitFile file={file} />}
+					{file.status === 'unchanged' ? null : compare.view === 'unified' ? (
+						<UnifiedFile file={file} />
+					) : (
+						<SplitFile file={file} />
+					)}
 				</section>
 			))}
 		</div>
@@ -152,7 +175,10 @@ export const configsHistoryPages = ({ configs, policy }: WebDeps) => ({
 			const fromId = query.get('from') ?? ''
 			const toId = query.get('to') ?? ''
 			if (fromId === '' || toId === '') return redirect(`/configs/${params.id}#history`)
-			const [from, to] = await Promise.all([configs.version(web, params.id, fromId), configs.version(web, params.id, toId)])
+			const [from, to] = await Promise.all([
+				configs.version(web, params.id, fromId),
+				configs.version(web, params.id, toId)
+			])
 			const config = await configs.get(web, params.id, undefined)
 			if (config.notModified) throw new AppError('internal', 'unexpected 304')
 			const compare: CompareData = {
@@ -177,7 +203,10 @@ export const configsHistoryPages = ({ configs, policy }: WebDeps) => ({
 			if (config.notModified) throw new AppError('internal', 'unexpected 304')
 			const { name, tool } = config.fields
 			if (!(await policy.can(web, config.fields, 'rollback'))) {
-				throw new AppError('forbidden', 'Rolling back this config needs the Pro or Team plan and, for a team config, the admin or owner role.')
+				throw new AppError(
+					'forbidden',
+					'Rolling back this config needs the Pro or Team plan and, for a team config, the admin or owner role.'
+				)
 			}
 			return page(
 				<ConfirmPage

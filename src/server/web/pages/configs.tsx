@@ -15,7 +15,15 @@ export interface ConfigRowView {
 }
 
 /** The configs table, also used on a team's page (without the team column). */
-export function ConfigsTable({ ctx, configs, showTeam = true }: { ctx: ViewContext; configs: ConfigRowView[]; showTeam?: boolean }) {
+export function ConfigsTable({
+	ctx,
+	configs,
+	showTeam = true
+}: {
+	ctx: ViewContext
+	configs: ConfigRowView[]
+	showTeam?: boolean
+}) {
 	return (
 		<table class="stack-on-phone">
 			<thead>
@@ -34,7 +42,15 @@ export function ConfigsTable({ ctx, configs, showTeam = true }: { ctx: ViewConte
 							<a href={`/configs/${config.id}`}>{config.name}</a>
 						</th>
 						<td data-label="Tool">{config.tool}</td>
-						{showTeam ? <td data-label="Team">{config.team ? <a href={`/teams/${config.team.slug}`}>{config.team.name}</a> : <span class="muted">personal</span>}</td> : null}
+						{showTeam ? (
+							<td data-label="Team">
+								{config.team ? (
+									<a href={`/teams/${config.team.slug}`}>{config.team.name}</a>
+								) : (
+									<span class="muted">personal</span>
+								)}
+							</td>
+						) : null}
 						<td data-label="Version" class="num">
 							{config.version}
 						</td>
@@ -108,7 +124,17 @@ export interface ConfigPageData {
 	canRollBack: boolean
 }
 
-export function ConfigPage({ ctx, config, notice, error }: { ctx: ViewContext; config: ConfigPageData; notice?: string; error?: string }) {
+export function ConfigPage({
+	ctx,
+	config,
+	notice,
+	error
+}: {
+	ctx: ViewContext
+	config: ConfigPageData
+	notice?: string
+	error?: string
+}) {
 	return (
 		<Layout ctx={ctx} title={`${config.name} (${config.tool})`}>
 			<p class="crumbs">
@@ -156,11 +182,16 @@ export function ConfigPage({ ctx, config, notice, error }: { ctx: ViewContext; c
 									<td data-label="Time">
 										<Time iso={version.createdAt} now={ctx.now} />
 									</td>
-									<td data-label="Current">{version.isCurrent ? <strong>current</strong> : <span class="muted">no</span>}</td>
+									<td data-label="Current">
+										{version.isCurrent ? <strong>current</strong> : <span class="muted">no</span>}
+									</td>
 									<td class="actions">
 										{version.isCurrent ? null : (
 											<>
-												<a class="button secondary" href={`/configs/${config.id}/compare?from=${version.id}&to=${config.currentVersionId}`}>
+												<a
+													class="button secondary"
+													href={`/configs/${config.id}/compare?from=${version.id}&to=${config.currentVersionId}`}
+												>
 													Compare
 												</a>
 												{config.canRollBack ? (
@@ -218,17 +249,29 @@ export const configsPages = ({ configs, policy, teams }: WebDeps) => {
 		const personal = (await configs.list(caller, undefined)).map((config) => ({ ...config, team: null }))
 		const mine = await teams.list(caller)
 		const perTeam = await Promise.all(
-			mine.map(async (team) => (await configs.list(caller, team.id)).map((config) => ({ ...config, team: { name: team.name, slug: team.slug } })))
+			mine.map(async (team) =>
+				(await configs.list(caller, team.id)).map((config) => ({
+					...config,
+					team: { name: team.name, slug: team.slug }
+				}))
+			)
 		)
 		return [...personal, ...perTeam.flat()]
 	}
 
 	/** A config's page: its current data and, where the plan allows, a page of its history. */
-	async function configPageData(caller: PageContext['web'], id: string, before: number | undefined): Promise<ConfigPageData> {
+	async function configPageData(
+		caller: PageContext['web'],
+		id: string,
+		before: number | undefined
+	): Promise<ConfigPageData> {
 		const found = await configs.get(caller, id, undefined)
 		if (found.notModified) throw new AppError('internal', 'unexpected 304')
 		const { fields } = found
-		const team = fields.teamId === null ? undefined : (await teams.list(caller)).find((candidate) => candidate.id === fields.teamId)
+		const team =
+			fields.teamId === null
+				? undefined
+				: (await teams.list(caller)).find((candidate) => candidate.id === fields.teamId)
 		const historyAllowed = await policy.can(caller, fields, 'history')
 		let versions: ConfigPageData['versions']
 		let olderThan: number | undefined
@@ -249,13 +292,16 @@ export const configsPages = ({ configs, policy, teams }: WebDeps) => {
 			data: parseData(found.data),
 			versions,
 			olderThan,
-			historyNote: historyAllowed ? undefined : 'Version history, comparing versions and rollback need the Pro or Team plan.',
+			historyNote: historyAllowed
+				? undefined
+				: 'Version history, comparing versions and rollback need the Pro or Team plan.',
 			canRollBack: await policy.can(caller, fields, 'rollback')
 		}
 	}
 
 	return {
-		list: ({ request, web, view }: PageContext) => attempt(request, view, async () => page(<ConfigsPage ctx={view} configs={await allConfigs(web)} />)),
+		list: ({ request, web, view }: PageContext) =>
+			attempt(request, view, async () => page(<ConfigsPage ctx={view} configs={await allConfigs(web)} />)),
 
 		show: ({ request, web, view, params }: PageContext & { params: { id: string } }) =>
 			attempt(request, view, async () => {

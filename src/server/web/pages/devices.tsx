@@ -9,9 +9,14 @@ export function DevicesPage({ ctx, keys, notice }: { ctx: ViewContext; keys: Key
 		<Layout ctx={ctx} title="Devices">
 			<h1>Devices</h1>
 			<Notice message={notice} />
-			<p class="lead">Each device that signed in with the cfgsync client has one key. Revoke a key you no longer use, or that was on a lost machine: the API refuses it at once.</p>
+			<p class="lead">
+				Each device that signed in with the cfgsync client has one key. Revoke a key you no longer use, or that was on a
+				lost machine: the API refuses it at once.
+			</p>
 			{keys.length === 0 ? (
-				<p class="empty">No device has a key. Run <code>cfgsync login</code> on a machine to add one.</p>
+				<p class="empty">
+					No device has a key. Run <code>cfgsync login</code> on a machine to add one.
+				</p>
 			) : (
 				<table class="stack-on-phone">
 					<thead>
@@ -62,7 +67,9 @@ export function DevicesPage({ ctx, keys, notice }: { ctx: ViewContext; keys: Key
 
 export const devicesPages = ({ auth }: WebDeps) => ({
 	list: ({ request, web, view }: PageContext) =>
-		attempt(request, view, async () => page(<DevicesPage ctx={view} keys={await auth.listKeys(web)} notice={noticeOf(request)} />)),
+		attempt(request, view, async () =>
+			page(<DevicesPage ctx={view} keys={await auth.listKeys(web)} notice={noticeOf(request)} />)
+		),
 
 	revoke: ({ request, view, actor, params }: ChangeContext & { params: { id: string } }) =>
 		attempt(request, view, async () => {

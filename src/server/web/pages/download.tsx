@@ -8,7 +8,8 @@ import type { DownloadFile } from '../../modules/download/service'
 /** Text for HTML: every character that could open markup or an attribute is escaped. */
 export const escapeHtml = (text: string): string => text.replace(/[&<>"'`=]/g, (char) => `&#${char.codePointAt(0)};`)
 
-const size = (bytes: number): string => (bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`)
+const size = (bytes: number): string =>
+	bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`
 
 /**
  * A command to copy. It prints the address from the request (Host, or the
@@ -44,7 +45,8 @@ export function DownloadPage({ origin, version, pkg, files }: DownloadPageData) 
 							<p>With Node.js 20 or later (Claude Code, Codex and Gemini CLI users have it already):</p>
 							<Command lines={[`npm install -g ${origin}/download/cfgsync.tgz`]} />
 							<p>
-								Package <a href="/download/cfgsync.tgz">cfgsync.tgz</a> ({size(pkg.size)}), SHA-256 <code>{pkg.sha256}</code>
+								Package <a href="/download/cfgsync.tgz">cfgsync.tgz</a> ({size(pkg.size)}), SHA-256{' '}
+								<code>{pkg.sha256}</code>
 							</p>
 						</>
 					) : (
@@ -56,7 +58,8 @@ export function DownloadPage({ origin, version, pkg, files }: DownloadPageData) 
 					{files.length > 0 ? (
 						<>
 							<p>
-								No Node.js needed: download the one for your system, make it executable (<code>chmod +x</code>) and put it on your PATH as <code>cfgsync</code>.
+								No Node.js needed: download the one for your system, make it executable (<code>chmod +x</code>) and put
+								it on your PATH as <code>cfgsync</code>.
 							</p>
 							<table>
 								<thead>
@@ -83,11 +86,13 @@ export function DownloadPage({ origin, version, pkg, files }: DownloadPageData) 
 						</>
 					) : (
 						<p>
-							None on this server. The operator can build them with <code>npm run build:release</code> and put them in the downloads directory (<code>--downloads-dir</code>).
+							None on this server. The operator can build them with <code>npm run build:release</code> and put them in
+							the downloads directory (<code>--downloads-dir</code>).
 						</p>
 					)}
 					<p>
-						Every file's SHA-256 is in <a href="/download/SHA256SUMS">SHA256SUMS</a> (check with <code>sha256sum -c SHA256SUMS --ignore-missing</code>).
+						Every file's SHA-256 is in <a href="/download/SHA256SUMS">SHA256SUMS</a> (check with{' '}
+						<code>sha256sum -c SHA256SUMS --ignore-missing</code>).
 					</p>
 					<h2>Then</h2>
 					<Command lines={[`cfgsync login --server ${origin}`, 'cfgsync push claude-code']} />

@@ -5,7 +5,17 @@ import { clearedSessionCookie, createWebGate, fromOwnPages, ownOrigin, sessionCo
 
 // Signing in and out (docs/web.md). The sign-in form has no session yet, so no macro guards it.
 
-export function SignInPage({ ctx, login, error, next }: { ctx: ViewContext; login?: string; error?: string; next?: string }) {
+export function SignInPage({
+	ctx,
+	login,
+	error,
+	next
+}: {
+	ctx: ViewContext
+	login?: string
+	error?: string
+	next?: string
+}) {
 	return (
 		<Layout ctx={ctx} title="Sign in">
 			<section class="narrow">
@@ -49,14 +59,24 @@ export const sessionPages = ({ sessions, clock, addressOf, https }: WebDeps) => 
 			const again = (error: string, init: { status: number; headers?: Record<string, string> }) =>
 				page(<SignInPage ctx={viewOf(request)} login={login} error={error} next={next} />, init)
 			// No session yet, so no token: a sign-in posted from another site is refused by its origin alone.
-			if (!fromOwnPages(request.headers, ownOrigin(request, https(request)))) return again('Sign in from this page.', { status: 403 })
-			if (login === '' || password === '') return again('Enter your username or email and your password.', { status: 400 })
+			if (!fromOwnPages(request.headers, ownOrigin(request, https(request))))
+				return again('Sign in from this page.', { status: 403 })
+			if (login === '' || password === '')
+				return again('Enter your username or email and your password.', { status: 400 })
 			try {
-				const signed = await sessions.signIn(login, password, addressOf(request), request.headers.get('user-agent') ?? '')
+				const signed = await sessions.signIn(
+					login,
+					password,
+					addressOf(request),
+					request.headers.get('user-agent') ?? ''
+				)
 				return redirect(next ?? '/configs', { 'set-cookie': sessionCookie(signed.cookie, https(request)) })
 			} catch (error) {
 				if (error instanceof AppError && (error.code === 'unauthorized' || error.code === 'rate_limited')) {
-					return again(error.code === 'unauthorized' ? 'Wrong username, email or password.' : error.message, { status: error.status, headers: error.headers })
+					return again(error.code === 'unauthorized' ? 'Wrong username, email or password.' : error.message, {
+						status: error.status,
+						headers: error.headers
+					})
 				}
 				throw error
 			}

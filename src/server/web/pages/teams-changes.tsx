@@ -1,6 +1,18 @@
 import { AddMemberBody, PatchTeamBody, SetRoleBody } from '../../../shared/api/teams'
 import { AppError } from '../../lib/errors'
-import { attempt, done, field, formError, fragment, isHtmx, page, redirect, type ChangeContext, type PageContext, type WebDeps } from '../kit'
+import {
+	attempt,
+	done,
+	field,
+	formError,
+	fragment,
+	isHtmx,
+	page,
+	redirect,
+	type ChangeContext,
+	type PageContext,
+	type WebDeps
+} from '../kit'
 import { ConfirmPage } from '../layout'
 import { MemberRow, TeamPage, teamPages } from './teams-detail'
 
@@ -17,14 +29,19 @@ export const teamChangePages = (deps: WebDeps) => {
 		invite: ({ request, web, view, actor, params, body }: ChangeContext & OnTeam) =>
 			attempt(request, view, async () => {
 				try {
-					const parsed = AddMemberBody.safeParse({ login: field(body, 'login'), role: field(body, 'role') || undefined })
+					const parsed = AddMemberBody.safeParse({
+						login: field(body, 'login'),
+						role: field(body, 'role') || undefined
+					})
 					if (!parsed.success) throw formError(parsed.error, { login: 'Username or email', role: 'Role' })
 					await teams.invite(actor, params.slug, parsed.data)
 					return redirect(`/teams/${params.slug}?notice=invited`)
 				} catch (error) {
 					if (!(error instanceof AppError) || error.status >= 500) throw error
 					// The refusal is shown on the team's page; a team that is gone (or not the caller's) fails that page's own load with its 404.
-					return page(<TeamPage ctx={view} team={await teamPageData(web, params.slug)} inviteError={error.message} />, { status: error.status })
+					return page(<TeamPage ctx={view} team={await teamPageData(web, params.slug)} inviteError={error.message} />, {
+						status: error.status
+					})
 				}
 			}),
 
@@ -41,7 +58,8 @@ export const teamChangePages = (deps: WebDeps) => {
 					if (!parsed.success) throw new AppError('invalid_request', 'Roles are owner, admin and member.')
 					await teams.setRole(actor, params.slug, params.userId, parsed.data.role)
 				} catch (error) {
-					if (isHtmx(request) && error instanceof AppError && error.status < 500 && error.status !== 404) return row(error.message, error.status)
+					if (isHtmx(request) && error instanceof AppError && error.status < 500 && error.status !== 404)
+						return row(error.message, error.status)
 					throw error
 				}
 				return isHtmx(request) ? row() : redirect(`/teams/${params.slug}?notice=role`)
@@ -50,7 +68,10 @@ export const teamChangePages = (deps: WebDeps) => {
 		removeMember: ({ request, web, view, actor, params }: ChangeContext & OnMember) =>
 			attempt(request, view, async () => {
 				await teams.removeMember(actor, params.slug, params.userId)
-				if (params.userId === web.userId) return isHtmx(request) ? fragment(null, { headers: { 'hx-redirect': '/teams?notice=left' } }) : redirect('/teams?notice=left')
+				if (params.userId === web.userId)
+					return isHtmx(request)
+						? fragment(null, { headers: { 'hx-redirect': '/teams?notice=left' } })
+						: redirect('/teams?notice=left')
 				return done(request, `/teams/${params.slug}?notice=removed`)
 			}),
 
@@ -66,13 +87,18 @@ export const teamChangePages = (deps: WebDeps) => {
 					const team = await teams.get(web, params.slug)
 					const name = field(body, 'name')
 					const slug = field(body, 'slug').trim()
-					const parsed = PatchTeamBody.safeParse({ name: name.trim() === team.name ? undefined : name, slug: slug === '' || slug === team.slug ? undefined : slug })
+					const parsed = PatchTeamBody.safeParse({
+						name: name.trim() === team.name ? undefined : name,
+						slug: slug === '' || slug === team.slug ? undefined : slug
+					})
 					if (!parsed.success) throw formError(parsed.error, { name: 'Name', slug: 'Slug' })
 					const updated = await teams.update(actor, params.slug, parsed.data)
 					return redirect(`/teams/${updated.slug}?notice=renamed`)
 				} catch (error) {
 					if (!(error instanceof AppError) || error.status >= 500 || error.status === 404) throw error
-					return page(<TeamPage ctx={view} team={await teamPageData(web, params.slug)} error={error.message} />, { status: error.status })
+					return page(<TeamPage ctx={view} team={await teamPageData(web, params.slug)} error={error.message} />, {
+						status: error.status
+					})
 				}
 			}),
 

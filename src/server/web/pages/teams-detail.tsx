@@ -24,7 +24,17 @@ const RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 }
 /** The API's rule (docs/api.md): owner removes anyone, admin removes members; leaving is a button of its own. */
 const mayRemove = (viewer: Role, target: Role) => viewer === 'owner' || (viewer === 'admin' && target === 'member')
 
-export function MemberRow({ ctx, team, member, error }: { ctx: ViewContext; team: Pick<TeamPageData, 'slug' | 'userRole' | 'userId'>; member: TeamMember; error?: string }) {
+export function MemberRow({
+	ctx,
+	team,
+	member,
+	error
+}: {
+	ctx: ViewContext
+	team: Pick<TeamPageData, 'slug' | 'userRole' | 'userId'>
+	member: TeamMember
+	error?: string
+}) {
 	const self = member.userId === team.userId
 	const base = `/teams/${team.slug}/members/${member.userId}`
 	return (
@@ -36,7 +46,15 @@ export function MemberRow({ ctx, team, member, error }: { ctx: ViewContext; team
 			<td data-label="Email">{member.email}</td>
 			<td data-label="Role">
 				{team.userRole === 'owner' ? (
-					<form method="post" action={`${base}/role`} hx-post={`${base}/role`} hx-trigger="change" hx-target="closest tr" hx-swap="outerHTML" class="role-form">
+					<form
+						method="post"
+						action={`${base}/role`}
+						hx-post={`${base}/role`}
+						hx-trigger="change"
+						hx-target="closest tr"
+						hx-swap="outerHTML"
+						class="role-form"
+					>
 						<Csrf ctx={ctx} />
 						<label for={`role-${member.userId}`} class="visually-hidden">
 							Role
@@ -92,7 +110,19 @@ export function MemberRow({ ctx, team, member, error }: { ctx: ViewContext; team
 	)
 }
 
-export function TeamPage({ ctx, team, error, notice, inviteError }: { ctx: ViewContext; team: TeamPageData; error?: string; notice?: string; inviteError?: string }) {
+export function TeamPage({
+	ctx,
+	team,
+	error,
+	notice,
+	inviteError
+}: {
+	ctx: ViewContext
+	team: TeamPageData
+	error?: string
+	notice?: string
+	inviteError?: string
+}) {
 	const adminPlus = RANK[team.userRole] >= RANK.admin
 	return (
 		<Layout ctx={ctx} title={team.name}>
@@ -200,7 +230,13 @@ export function TeamPage({ ctx, team, error, notice, inviteError }: { ctx: ViewC
 			) : null}
 			<section>
 				<h2>Configs</h2>
-				{team.configs.length === 0 ? <p class="empty">No team config yet. Admins push them with <code>cfgsync push --team {team.slug}</code>.</p> : <ConfigsTable ctx={ctx} configs={team.configs} showTeam={false} />}
+				{team.configs.length === 0 ? (
+					<p class="empty">
+						No team config yet. Admins push them with <code>cfgsync push --team {team.slug}</code>.
+					</p>
+				) : (
+					<ConfigsTable ctx={ctx} configs={team.configs} showTeam={false} />
+				)}
 			</section>
 			{adminPlus ? (
 				<section class="narrow">
@@ -210,7 +246,16 @@ export function TeamPage({ ctx, team, error, notice, inviteError }: { ctx: ViewC
 						<label for="rename-name">Name</label>
 						<input id="rename-name" name="name" type="text" required maxlength={50} value={team.name} />
 						<label for="rename-slug">Slug</label>
-						<input id="rename-slug" name="slug" type="text" required maxlength={50} pattern="[a-z0-9]+(-[a-z0-9]+)*" value={team.slug} aria-describedby="rename-hint" />
+						<input
+							id="rename-slug"
+							name="slug"
+							type="text"
+							required
+							maxlength={50}
+							pattern="[a-z0-9]+(-[a-z0-9]+)*"
+							value={team.slug}
+							aria-describedby="rename-hint"
+						/>
 						<p id="rename-hint" class="hint">
 							A slug given up stays reserved for this team for 30 days.
 						</p>
@@ -250,7 +295,9 @@ export const teamPages = ({ teams, configs, audit }: WebDeps) => {
 		teamPageData,
 
 		show: ({ request, web, view, params }: PageContext & { params: { slug: string } }) =>
-			attempt(request, view, async () => page(<TeamPage ctx={view} team={await teamPageData(web, params.slug)} notice={noticeOf(request)} />)),
+			attempt(request, view, async () =>
+				page(<TeamPage ctx={view} team={await teamPageData(web, params.slug)} notice={noticeOf(request)} />)
+			),
 
 		activity: ({ request, web, view, params }: PageContext & { params: { slug: string } }) =>
 			attempt(request, view, async () => {

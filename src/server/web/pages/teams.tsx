@@ -3,7 +3,17 @@ import type { Invitation } from '../../../shared/api/teams'
 import type { Role } from '../../../shared/constants'
 import { AppError } from '../../lib/errors'
 import { createsTeams } from '../../modules/users/plan'
-import { attempt, field, formError, noticeOf, page, redirect, type ChangeContext, type PageContext, type WebDeps } from '../kit'
+import {
+	attempt,
+	field,
+	formError,
+	noticeOf,
+	page,
+	redirect,
+	type ChangeContext,
+	type PageContext,
+	type WebDeps
+} from '../kit'
 import { Alert, Csrf, Layout, Notice, Time, type ViewContext } from '../layout'
 
 // The Teams page: the caller's teams, their invitations, and creating a team (docs/web.md).
@@ -44,7 +54,8 @@ export function TeamsPage({
 						{invitations.map((invitation) => (
 							<li class="card">
 								<p>
-									<strong>{invitation.invitedBy}</strong> invited you to <strong>{invitation.teamName}</strong> as {invitation.role}{' '}
+									<strong>{invitation.invitedBy}</strong> invited you to <strong>{invitation.teamName}</strong> as{' '}
+									{invitation.role}{' '}
 									<span class="muted">
 										(<Time iso={invitation.createdAt} now={ctx.now} />)
 									</span>
@@ -108,7 +119,15 @@ export function TeamsPage({
 						<label for="team-name">Name</label>
 						<input id="team-name" name="name" type="text" required maxlength={50} value={form.name ?? ''} />
 						<label for="team-slug">Slug</label>
-						<input id="team-slug" name="slug" type="text" maxlength={50} pattern="[a-z0-9]+(-[a-z0-9]+)*" aria-describedby="slug-hint" value={form.slug ?? ''} />
+						<input
+							id="team-slug"
+							name="slug"
+							type="text"
+							maxlength={50}
+							pattern="[a-z0-9]+(-[a-z0-9]+)*"
+							aria-describedby="slug-hint"
+							value={form.slug ?? ''}
+						/>
 						<p id="slug-hint" class="hint">
 							Optional: lower-case letters and digits joined by dashes; made from the name when empty.
 						</p>
@@ -123,12 +142,23 @@ export function TeamsPage({
 }
 
 export const teamsPages = ({ teams }: WebDeps) => {
-	const teamsPage = async (web: PageContext['web'], view: PageContext['view'], more: { notice?: string; error?: string; form?: { name: string; slug: string } }) => (
-		<TeamsPage ctx={view} teams={await teams.list(web)} invitations={await teams.invitations(web)} canCreate={createsTeams(web.plan)} {...more} />
+	const teamsPage = async (
+		web: PageContext['web'],
+		view: PageContext['view'],
+		more: { notice?: string; error?: string; form?: { name: string; slug: string } }
+	) => (
+		<TeamsPage
+			ctx={view}
+			teams={await teams.list(web)}
+			invitations={await teams.invitations(web)}
+			canCreate={createsTeams(web.plan)}
+			{...more}
+		/>
 	)
 
 	return {
-		list: ({ request, web, view }: PageContext) => attempt(request, view, async () => page(await teamsPage(web, view, { notice: noticeOf(request) }))),
+		list: ({ request, web, view }: PageContext) =>
+			attempt(request, view, async () => page(await teamsPage(web, view, { notice: noticeOf(request) }))),
 
 		create: ({ request, web, view, actor, body }: ChangeContext) =>
 			attempt(request, view, async () => {
