@@ -1,5 +1,5 @@
 // What both bench scripts need: start a server and read its CPU time and memory from /proc.
-import { type Subprocess } from 'bun'
+import type { Subprocess } from 'bun'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'

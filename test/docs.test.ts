@@ -153,7 +153,7 @@ describe('the documentation', () => {
 		const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
 		expect(readme.split('\n').length).toBeLessThanOrEqual(250)
 		const first = readme
-			.match(/```sh\n([^]*?)```/)?.[1]
+			.match(/```sh\n([\s\S]*?)```/)?.[1]
 			?.split('\n')
 			.filter((line) => line !== '')
 		expect(first).toEqual([

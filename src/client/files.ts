@@ -100,7 +100,7 @@ function readPart(key: string, part: { file: string; member: string }): string |
 		throw new CliFailure(
 			`~/${part.file} is not valid JSON, so its ${part.member} cannot be read; nothing of it was synced`
 		)
-	if (!isObject(parsed.value) || !Object.prototype.hasOwnProperty.call(parsed.value, part.member)) return undefined
+	if (!isObject(parsed.value) || !Object.hasOwn(parsed.value, part.member)) return undefined
 	return `${JSON.stringify({ [part.member]: parsed.value[part.member] }, null, 2)}\n`
 }
 
@@ -110,7 +110,7 @@ export function mergePart(key: string, current: string | undefined, content: str
 	let value: Json | undefined
 	if (content !== null) {
 		const parsed = parseJsonc(content)
-		if (!parsed || !isObject(parsed.value) || !Object.prototype.hasOwnProperty.call(parsed.value, part.member)) {
+		if (!parsed || !isObject(parsed.value) || !Object.hasOwn(parsed.value, part.member)) {
 			throw new CliFailure(
 				`the server's ${shown(key)} is not a JSON object with "${part.member}"; nothing was written to ~/${part.file}`
 			)

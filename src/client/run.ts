@@ -92,7 +92,7 @@ export interface Remote {
 
 /** The server's current version; undefined when the config does not exist; `unchanged` on a 304 for `etag`. */
 export async function fetchRemote(s: Session, t: Target, etag?: string): Promise<Remote | undefined | 'unchanged'> {
-	let latest
+	let latest: Awaited<ReturnType<Session['api']['configs']['poll']>>
 	try {
 		latest = await s.api.configs.poll(t.latest, etag)
 	} catch (error) {

@@ -72,9 +72,7 @@ export const databaseName = (config: Config): string =>
  * at once run it one after the other, so the second finds the first's check
  * and refuses a different key.
  */
-export async function openWithMasterKey(
-	config: Config
-): Promise<{
+export async function openWithMasterKey(config: Config): Promise<{
 	store: Store
 	sealer: Sealer
 	createdKeyFile: boolean

@@ -42,7 +42,7 @@ export function canonicalJson(value: unknown): string {
 					if (i > 0) out += ','
 					out += withPath(String(i), value[i])
 				}
-				return out + ']'
+				return `${out}]`
 			}
 			const record = value as Record<string, unknown>
 			const keys = Object.keys(record).sort(compareCodePoints)
@@ -50,9 +50,9 @@ export function canonicalJson(value: unknown): string {
 			for (let i = 0; i < keys.length; i++) {
 				const key = keys[i] as string
 				if (i > 0) out += ','
-				out += JSON.stringify(key) + ':' + withPath(key, record[key])
+				out += `${JSON.stringify(key)}:${withPath(key, record[key])}`
 			}
-			return out + '}'
+			return `${out}}`
 		}
 		default:
 			throw new InexactValueError([], 'is not a JSON value')

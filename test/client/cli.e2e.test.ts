@@ -167,9 +167,9 @@ describe('the cfgsync CLI against the compiled server', () => {
 			name: 'escape',
 			data: { files: { '../../tmp/escaped': 'x', '.codex/AGENTS.md': 'y' } }
 		})
-		const escape = await victim.cfgsync(['pull', 'codex', '--team', 'platform-team', '--name', 'escape', '--force'])
-		expect(escape.code).not.toBe(0)
-		expect(escape.stderr).toContain('unsafe path')
+		const escaping = await victim.cfgsync(['pull', 'codex', '--team', 'platform-team', '--name', 'escape', '--force'])
+		expect(escaping.code).not.toBe(0)
+		expect(escaping.stderr).toContain('unsafe path')
 		expect(existsSync(join(victim.home, '..', '..', 'tmp', 'escaped'))).toBe(false)
 	}, 60_000)
 

@@ -348,9 +348,9 @@ describe('reconcile: what pull, push, sync and resolve do with the verdicts', ()
 			string
 		>
 		const s = sides(undefined, { constructor: 'mine\n' }, weird, ['constructor'])
-		s.base = JSON.parse('{"constructor": {"content": "c\\n", "hash": "' + hash('c\n') + '"}}')
+		s.base = JSON.parse(`{"constructor": {"content": "c\\n", "hash": "${hash('c\n')}"}}`)
 		const o = run(s, { mode: 'push' })
-		expect(Object.prototype.hasOwnProperty.call(o.push, '__proto__')).toBe(true)
+		expect(Object.hasOwn(o.push ?? {}, '__proto__')).toBe(true)
 		expect(JSON.stringify(o.push)).toBe('{"__proto__":"p\\n","constructor":"mine\\n","toString":"t\\n"}')
 		expect(Object.keys(o.base)).toEqual(['constructor'])
 		// A key with no base entry is not mistaken for Object.prototype's members.

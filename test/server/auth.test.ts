@@ -279,7 +279,7 @@ describe('login throttling (docs/api.md, 429)', () => {
 	})
 
 	test("the admin's unlock clears a user's failed-login counts from every address", async () => {
-		let address = '10.3.0.1'
+		const address = '10.3.0.1'
 		const t = testApp({ address: () => address })
 		const alice = await t.user('free', 'alice')
 		for (let i = 0; i < 10; i++) await login(t, { login: 'alice', password: 'wrong-password', device: 'x' })

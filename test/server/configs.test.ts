@@ -120,7 +120,7 @@ describe('POST /api/configs (SPEC push)', () => {
 		)
 		expect(Object.keys(res.body.data)).toEqual(['z', 'a', 'é'])
 		expect(({} as Record<string, unknown>).polluted).toBeUndefined()
-		expect(Object.prototype.hasOwnProperty.call(res.body.data.a, '__proto__')).toBe(true)
+		expect(Object.hasOwn(res.body.data.a, '__proto__')).toBe(true)
 	})
 
 	test('numbers that cannot be stored exactly are refused, not rounded', async () => {

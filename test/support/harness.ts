@@ -1,4 +1,4 @@
-import { type Subprocess } from 'bun'
+import type { Subprocess } from 'bun'
 import { afterAll } from 'bun:test'
 import { resolve } from 'node:path'
 import { tempDir } from './temp'

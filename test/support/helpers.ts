@@ -65,7 +65,7 @@ export function testApp(
 		}
 		const response = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }))
 		const text = await response.text()
-		let parsed: unknown = undefined
+		let parsed: unknown
 		try {
 			parsed = text === '' ? undefined : JSON.parse(text)
 		} catch {

@@ -74,11 +74,13 @@ function tables(registry: readonly Command[]) {
 	/** For each command, the kind of its Nth argument (counting the subcommand as the first). */
 	const positions: { command: string; sub?: string; index: number; kind: Completes | 'none' }[] = []
 	for (const c of all) {
-		c.args.forEach((arg, index) => positions.push({ command: c.name, index, kind: arg.completes ?? 'none' }))
-		for (const sub of c.subcommands ?? [])
-			sub.args.forEach((arg, index) =>
+		for (const [index, arg] of c.args.entries())
+			positions.push({ command: c.name, index, kind: arg.completes ?? 'none' })
+		for (const sub of c.subcommands ?? []) {
+			for (const [index, arg] of sub.args.entries()) {
 				positions.push({ command: c.name, sub: sub.name, index: index + 1, kind: arg.completes ?? 'none' })
-			)
+			}
+		}
 	}
 	const last = (args: readonly Arg[]) => args[args.length - 1]
 	/** Commands whose last argument is files, given many times (push TOOL PATH...), with its position. */

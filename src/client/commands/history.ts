@@ -30,6 +30,7 @@ async function whoPushed(
 ): Promise<{ by: Map<number, Author>; note: string | null }> {
 	const by = new Map<number, Author>()
 	if (versions.length === 0) return { by, note: null }
+	// biome-ignore lint/complexity/useMathMinMax: ISO timestamps, compared as strings
 	const oldest = versions.reduce((min, v) => (v.createdAt < min ? v.createdAt : min), versions[0]?.createdAt as string)
 	for (const type of ['config.pushed', 'config.rolled_back'] as const) {
 		let before: string | undefined

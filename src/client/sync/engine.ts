@@ -55,7 +55,7 @@ export type Hasher = (content: string) => string
  */
 export const emptyMap = <T>(): Record<string, T> => Object.create(null) as Record<string, T>
 export const ownValue = <T>(map: Record<string, T> | undefined, key: string): T | undefined =>
-	map !== undefined && Object.prototype.hasOwnProperty.call(map, key) ? map[key] : undefined
+	map !== undefined && Object.hasOwn(map, key) ? map[key] : undefined
 export const copyMap = <T>(map: Record<string, T> | undefined): Record<string, T> => Object.assign(emptyMap<T>(), map)
 
 /** Is `content` what the base holds? (Both absent counts as the same.) */
@@ -293,10 +293,7 @@ export function reconcile(sides: Sides, decisions: Decision[], options: Options,
 
 export function sameFiles(a: Files, b: Files): boolean {
 	const keys = Object.keys(a)
-	return (
-		keys.length === Object.keys(b).length &&
-		keys.every((key) => Object.prototype.hasOwnProperty.call(b, key) && b[key] === a[key])
-	)
+	return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && b[key] === a[key])
 }
 
 /** One word per config for `status`. */

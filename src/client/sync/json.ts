@@ -69,8 +69,7 @@ function define(target: JsonObject, key: string, value: Json): void {
 export const isObject = (value: Slot | undefined): value is JsonObject =>
 	typeof value === 'object' && value !== null && !Array.isArray(value)
 
-const own = (object: JsonObject, key: string): Slot =>
-	Object.prototype.hasOwnProperty.call(object, key) ? (object[key] as Json) : MISSING
+const own = (object: JsonObject, key: string): Slot => (Object.hasOwn(object, key) ? (object[key] as Json) : MISSING)
 
 /** Deep equality of JSON values; object key order does not count, array order does. */
 export function same(a: Slot, b: Slot): boolean {
@@ -228,7 +227,7 @@ const BOM_TEXT = '\uFEFF'
 
 function formattingOf(text: string): FormattingOptions {
 	const indent = /\n([ \t]+)\S/.exec(text)?.[1]
-	const tabs = indent !== undefined && indent.startsWith('\t')
+	const tabs = indent?.startsWith('\t')
 	return {
 		insertSpaces: !tabs,
 		tabSize: tabs || indent === undefined ? (tabs ? 1 : 2) : indent.length,
@@ -269,7 +268,8 @@ function editsBetween(from: Json, to: Json, path: JSONPath, edits: Edit[]): void
 		if (from.length - removed.length + appended.length === to.length) {
 			for (const i of removed.reverse()) edits.push({ path: [...path, i], value: undefined })
 			const length = from.length - removed.length
-			appended.forEach((entry, k) => edits.push({ path: [...path, length + k], value: entry, insert: true }))
+			for (const [k, entry] of appended.entries())
+				edits.push({ path: [...path, length + k], value: entry, insert: true })
 			return
 		}
 	}

@@ -102,7 +102,7 @@ export function neutralFiles(
 	)
 	for (const key of keys) {
 		const neutral = toNeutral(key, platform)
-		if (Object.prototype.hasOwnProperty.call(out, neutral)) duplicates.push(key)
+		if (Object.hasOwn(out, neutral)) duplicates.push(key)
 		else
 			Object.defineProperty(out, neutral, { value: files[key], enumerable: true, writable: true, configurable: true })
 	}

@@ -77,9 +77,9 @@ function fromRules(key: string, value: Json, rules: RunsCodeRules, found: Runnab
 			}
 			for (const event of Object.keys(hooks)) {
 				const groups = hooks[event] as Json
-				if (Array.isArray(groups))
-					groups.forEach((group, i) => found.set(pathText([...where, event, i]), stableJson(group)))
-				else found.set(pathText([...where, event]), stableJson(groups))
+				if (Array.isArray(groups)) {
+					for (const [i, group] of groups.entries()) found.set(pathText([...where, event, i]), stableJson(group))
+				} else found.set(pathText([...where, event]), stableJson(groups))
 			}
 		}
 	}
@@ -108,7 +108,7 @@ function fromRules(key: string, value: Json, rules: RunsCodeRules, found: Runnab
 /** TOML dates and other objects as plain JSON, so entries compare by content. */
 const jsonOf = (value: unknown): Json => JSON.parse(JSON.stringify(value ?? null)) as Json
 
-const has = (object: object, key: string) => Object.prototype.hasOwnProperty.call(object, key)
+const has = (object: object, key: string) => Object.hasOwn(object, key)
 
 export interface RunnableChange {
 	path: string

@@ -54,8 +54,9 @@ function walk(value: Json, path: (string | number)[], found: Secret[]): void {
 		if (TOKEN.test(value) || named || (inMcp && looksLikeCredential(value))) found.push({ path: pathText(path), value })
 		return
 	}
-	if (Array.isArray(value)) value.forEach((item, i) => walk(item, [...path, i], found))
-	else if (isObject(value)) for (const key of Object.keys(value)) walk(value[key] as Json, [...path, key], found)
+	if (Array.isArray(value)) {
+		for (const [i, item] of value.entries()) walk(item, [...path, i], found)
+	} else if (isObject(value)) for (const key of Object.keys(value)) walk(value[key] as Json, [...path, key], found)
 }
 
 /** Lines of other text: token formats, and `name = value` / `"name": "value"` with a secret-like name. */

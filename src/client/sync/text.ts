@@ -14,6 +14,7 @@ export const eolOf = (text: string): '\r\n' | '\n' => (text.includes('\r\n') ? '
  * cursor, recolour or rewrite the terminal, or hide what it says.
  */
 const UNSAFE =
+	// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this pattern's purpose
 	/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]/gu
 
 /** `text` with every unsafe character written as a visible escape (`\n`, `\u{1b}`); tabs stay. */

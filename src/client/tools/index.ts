@@ -53,8 +53,7 @@ export const PARTS: Record<string, Part> = Object.fromEntries(
 		DESCRIPTORS[tool].parts.map((part) => [partKey(part), { file: part.file, member: part.member }])
 	)
 )
-export const partOf = (key: string): Part | undefined =>
-	Object.prototype.hasOwnProperty.call(PARTS, key) ? PARTS[key] : undefined
+export const partOf = (key: string): Part | undefined => (Object.hasOwn(PARTS, key) ? PARTS[key] : undefined)
 const partKeyOfFile = (file: string): string | undefined => Object.keys(PARTS).find((key) => PARTS[key]?.file === file)
 
 /**

@@ -43,8 +43,9 @@ export function parseEntityTags(header: string | null | undefined): string[] | '
 	if (value === '*') return '*'
 	const tags: string[] = []
 	const pattern = /\s*(W\/)?(?:"([^"]*)"|([^\s,"]+))\s*(?:,|$)/gy
-	let match: RegExpExecArray | null
-	while (pattern.lastIndex < value.length && (match = pattern.exec(value)) !== null) {
+	while (pattern.lastIndex < value.length) {
+		const match = pattern.exec(value)
+		if (match === null) break
 		tags.push((match[1] ?? '') + (match[2] ?? match[3] ?? ''))
 	}
 	return tags

@@ -38,8 +38,10 @@ export function createMetrics() {
 		})
 		const seriesOf = (values: readonly string[]) => {
 			const key = values.join('\u0000')
-			let entry = series.get(key)
-			if (!entry) series.set(key, (entry = { values: [...values], count: 0 }))
+			const found = series.get(key)
+			if (found) return found
+			const entry = { values: [...values], count: 0 }
+			series.set(key, entry)
 			return entry
 		}
 		return {
@@ -48,7 +50,11 @@ export function createMetrics() {
 			},
 			series(values) {
 				const entry = seriesOf(values)
-				return { inc: (by = 1) => void (entry.count += by) }
+				return {
+					inc: (by = 1) => {
+						entry.count += by
+					}
+				}
 			}
 		}
 	}
@@ -71,9 +77,10 @@ export function createMetrics() {
 		})
 		const seriesOf = (values: readonly string[]) => {
 			const key = values.join('\u0000')
-			let entry = series.get(key)
-			if (!entry)
-				series.set(key, (entry = { values: [...values], counts: new Array(buckets.length).fill(0), sum: 0, count: 0 }))
+			const found = series.get(key)
+			if (found) return found
+			const entry = { values: [...values], counts: new Array(buckets.length).fill(0), sum: 0, count: 0 }
+			series.set(key, entry)
 			return entry
 		}
 		const observeIn = (entry: ReturnType<typeof seriesOf>, seconds: number) => {

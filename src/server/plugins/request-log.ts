@@ -39,8 +39,12 @@ export function createRequestTracker() {
 		/** The request's id, made on first use. */
 		idOf(request: Request): string {
 			let record = records.get(request)
-			if (record === undefined) records.set(request, (record = {}))
-			return (record.id ??= prefix + (++counter).toString(36))
+			if (record === undefined) {
+				record = {}
+				records.set(request, record)
+			}
+			record.id ??= prefix + (++counter).toString(36)
+			return record.id
 		},
 		/** The request is done with: its log line is written. */
 		finish: (request: Request) => void records.delete(request),

@@ -68,6 +68,7 @@ const INSERT_ROWS = 200
  */
 export function tableAccess(
 	schema: Record<string, unknown>,
+	// biome-ignore lint/suspicious/noExplicitAny: either engine's Drizzle database; they share no declared type
 	db: any,
 	finish: () => Promise<void> = async () => {}
 ): TableAccess {

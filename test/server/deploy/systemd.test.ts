@@ -33,7 +33,7 @@ function analyzeRun(args: string[]) {
 describe('the shipped systemd unit', () => {
 	test('docs/deploy.md shows exactly docs/deploy/cfgsync.service', () => {
 		const doc = readFileSync(join(root, 'docs/deploy.md'), 'utf8')
-		const block = doc.match(/```ini\n(# \/etc\/systemd\/system\/cfgsync\.service[^]*?)```/)
+		const block = doc.match(/```ini\n(# \/etc\/systemd\/system\/cfgsync\.service[\s\S]*?)```/)
 		expect(block?.[1]).toBe(unit)
 	})
 

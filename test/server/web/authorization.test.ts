@@ -45,7 +45,7 @@ const rows: Row[] = [
 	{
 		route: 'POST /teams',
 		what: 'create a team (Team plan)',
-		request: (w, caller) => ({ path: '/teams', fields: { name: `Team of ${caller}` } }),
+		request: (_w, caller) => ({ path: '/teams', fields: { name: `Team of ${caller}` } }),
 		expect: { signedOut: 'signin', member: 'ok', admin: 'ok', owner: 'ok', serverAdmin: 'ok' }
 	},
 	{

@@ -128,7 +128,9 @@ export function knowing(
 
 /** What the histories exercised (printed by the property test, so a weak generator shows). */
 export const stats: Record<string, number> = {}
-const count = (what: string) => void (stats[what] = (stats[what] ?? 0) + 1)
+const count = (what: string) => {
+	stats[what] = (stats[what] ?? 0) + 1
+}
 
 interface Machine {
 	local: Files

@@ -115,7 +115,7 @@ export function createAuthService({
 		await takeAttempt(failureKey, addressKey, now, login)
 		const ok = await passwords.verify(user?.passwordHash ?? (await decoy()), password)
 		// A failure stays recorded (it was taken as one); a success clears this login's count from this address.
-		if (!user || !user.passwordHash || !ok) {
+		if (!user?.passwordHash || !ok) {
 			const reason = user ? 'wrong_password' : 'unknown_login'
 			securityLog('login failed', address, login, reason)
 			metrics?.login('failure')

@@ -8,7 +8,6 @@ import type {
 	ConfigStore,
 	ConfigWithData,
 	LatestRow,
-	Owner,
 	PushInput,
 	PushResult,
 	SealFor,
@@ -55,11 +54,6 @@ const versionFields = {
 const BULK_ROWS = 1000
 
 const p = (name: string) => sql.placeholder(name)
-const ownerKey = (owner: Owner) =>
-	owner.teamId === null
-		? and(eq(configs.userId, owner.userId), isNull(configs.teamId))
-		: eq(configs.teamId, owner.teamId)
-
 /**
  * Configs and their versions on PostgreSQL (docs/postgresql.md). A push takes an
  * advisory lock on (owner, name, tool) and then the config's row, so
@@ -136,16 +130,14 @@ export function postgresConfigs(db: PgDb, client: BunSQL): ConfigStore {
 		})
 	)
 	const insertVersion = statement(
-		db
-			.insert(configVersions)
-			.values({
-				id: p('versionId'),
-				configId: p('id'),
-				version: p('version'),
-				hash: p('hash'),
-				data: p('data'),
-				createdAt: p('at')
-			})
+		db.insert(configVersions).values({
+			id: p('versionId'),
+			configId: p('id'),
+			version: p('version'),
+			hash: p('hash'),
+			data: p('data'),
+			createdAt: p('at')
+		})
 	)
 	const setCurrent = statement(
 		db

@@ -4,6 +4,7 @@ import type { MetaAccess } from '../types'
 
 const TABLE = '__drizzle_migrations'
 /** The advisory lock every starting instance takes before it looks at the schema ("cfgsync" in ASCII). */
+// biome-ignore lint/correctness/noPrecisionLoss: the rounded value is the lock id every released version takes; changing it would let two versions migrate at once
 export const MIGRATION_LOCK = 0x63667973796e63
 
 /**

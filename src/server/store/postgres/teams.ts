@@ -113,15 +113,13 @@ export function postgresTeams(db: PgDb): TeamStore {
 					// A reservation older than the window is spent: the slug is free again.
 					await tx.delete(teamSlugReservations).where(eq(teamSlugReservations.slug, team.slug))
 					await tx.insert(teams).values(team)
-					await tx
-						.insert(teamMembers)
-						.values({
-							id: owner.membershipId,
-							teamId: team.id,
-							userId: owner.userId,
-							role: 'owner',
-							joinedAt: owner.joinedAt
-						})
+					await tx.insert(teamMembers).values({
+						id: owner.membershipId,
+						teamId: team.id,
+						userId: owner.userId,
+						role: 'owner',
+						joinedAt: owner.joinedAt
+					})
 					await writeAudit(tx, event)
 					return true
 				})
