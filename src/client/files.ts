@@ -21,7 +21,7 @@ import { applyEdits, modify } from 'jsonc-parser/lib/esm/main.js'
 import { CliFailure, safe } from './output'
 import { home } from './paths'
 import { emptyMap, type Files, type Write } from './sync/engine'
-import { isObject, parseJsonc, type Json } from './sync/json'
+import { isObject, jsonSyntaxError, parseJsonc, type Json } from './sync/json'
 import { eolOf } from './sync/text'
 import { localKey, partOf, shown } from './tools'
 
@@ -96,10 +96,13 @@ function readPart(key: string, part: { file: string; member: string }): string |
 	const text = readWhole(key)
 	if (text === undefined) return undefined
 	const parsed = parseJsonc(text)
-	if (!parsed)
+	if (!parsed) {
+		const error = jsonSyntaxError(text)
+		const where = error ? ` (line ${error.line}, column ${error.column}: ${error.problem})` : ''
 		throw new CliFailure(
-			`~/${part.file} is not valid JSON, so its ${part.member} cannot be read; nothing of it was synced`
+			`~/${part.file} is not valid JSON${where}, so its ${part.member} cannot be read; nothing of it was synced. Fix the file and run the command again.`
 		)
+	}
 	if (!isObject(parsed.value) || !Object.hasOwn(parsed.value, part.member)) return undefined
 	return `${JSON.stringify({ [part.member]: parsed.value[part.member] }, null, 2)}\n`
 }
@@ -242,16 +245,26 @@ export function landingPlace(path: string): string {
 }
 
 /**
+ * Where a key's file really is when a symbolic link (of the file, or of a
+ * directory above it) leads out of home; undefined when it stays inside. A
+ * pull never writes through such a link, and a push never reads through one
+ * (docs/sync-model.md), so a link to /etc/passwd cannot carry it anywhere.
+ */
+export function linkOutOfHome(key: string): string | undefined {
+	const target = safeTarget(key)
+	const place = landingPlace(target)
+	return !place.startsWith(realHome() + sep) && place !== target ? place : undefined
+}
+
+/**
  * Writes a pull would refuse: a symbolic link whose target
  * is outside home is never written through. Key → the reason, for each one.
  */
 export function refusedWrites(writes: Write[]): Map<string, string> {
 	const refused = new Map<string, string>()
-	const inside = realHome() + sep
 	for (const write of writes) {
-		const target = safeTarget(write.key)
-		const place = landingPlace(target)
-		if (!place.startsWith(inside) && place !== target) {
+		const place = linkOutOfHome(write.key)
+		if (place !== undefined) {
 			refused.set(
 				write.key,
 				`it is a symbolic link (or inside a linked directory) that points outside your home directory, to ${safe(place)}`

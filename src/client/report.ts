@@ -51,6 +51,7 @@ export function printLines(report: Report): void {
 	for (const d of report.unpulled)
 		say(`  ${yellow('<')} ${file(d.key)} (changed on the server, not written here: cfgsync pull ${tool}${args})`)
 	for (const r of report.refused) say(`  ${red('x')} ${file(r.key)} (refused: ${r.why}; nothing written to it)`)
+	for (const r of report.invalid) say(`  ${red('x')} ${file(r.key)} (not sent: ${r.why})`)
 	for (const s of report.skipped) say(`  ${dim('-')} ${file(s.key)} (skipped: ${s.why})`)
 	if (report.mode !== 'push') {
 		for (const key of report.outside)
@@ -103,7 +104,11 @@ export function reportJson(report: Report) {
 				why: `not a ${report.target.tool} file this machine syncs: name it to pull it`
 			}))
 		],
-		refused: report.refused.map((r) => ({ ...entry(r.key), why: r.why })),
+		// A file not sent because it does not parse is refused too (the shape stays as documented).
+		refused: [
+			...report.refused.map((r) => ({ ...entry(r.key), why: r.why })),
+			...report.invalid.map((r) => ({ ...entry(r.key), why: `${r.why}; not sent` }))
+		],
 		backups: report.backups ?? null
 	}
 }
@@ -123,6 +128,17 @@ export function outcomeFailure(report: Report): CliFailure | undefined {
 		return new CliFailure(
 			`${plural(report.conflicts.length, 'conflict')} in ${label}: ${list}. ${done}. Choose a side: cfgsync resolve ${tool}${args} --mine (keep this machine's) or cfgsync resolve ${tool}${args} --theirs (take the server's); cfgsync diff ${tool}${args} shows the difference.`,
 			EXIT.conflict
+		)
+	}
+	if (report.invalid.length > 0) {
+		// docs/sync-model.md: a file its tool could not read is never sent unless the person says so.
+		const one = report.invalid.length === 1
+		const list = report.invalid.map((r) => `${file(r.key)} is ${r.why}`).join('; ')
+		const pulled = report.mode === 'sync' && !report.dryRun ? ' (what changed on the server was written here)' : ''
+		return new CliFailure(
+			`Refusing to send ${label}: ${list}. Nothing of it was sent${pulled}. Fix ${one ? 'the file' : 'the files'} and run cfgsync ${report.mode === 'sync' ? 'sync' : 'push'} ${tool}${args} again, or send ${one ? 'it' : 'them'} as ${one ? 'it is' : 'they are'}: cfgsync push ${tool}${args} --force`,
+			EXIT.error,
+			'invalid_file'
 		)
 	}
 	if (report.refused.length > 0) {

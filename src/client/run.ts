@@ -3,7 +3,7 @@ import { DEFAULT_CONFIG_NAME, type Tool } from '../shared/constants'
 import { prompt, PromptCancelled } from '../shared/terminal'
 import { ApiError, type PushResult } from './api'
 import { teamId, type Session } from './context'
-import { applyWrites, asFileSet, readLocal, refusedWrites, safeTarget } from './files'
+import { applyWrites, asFileSet, linkOutOfHome, readLocal, refusedWrites, safeTarget } from './files'
 import { contentHash, fileHash } from './hash'
 import { CliFailure, EXIT, failure, notice, safe, warn } from './output'
 import { platform } from './paths'
@@ -21,6 +21,7 @@ import {
 import {
 	copyMap,
 	decide,
+	type Outcome,
 	ownValue,
 	reconcile,
 	type Decision,
@@ -32,6 +33,7 @@ import {
 import { neutralFiles } from './sync/paths'
 import { runnableChanges } from './sync/runs-code'
 import { newSecrets } from './sync/secrets'
+import { syntaxError, whereText } from './sync/syntax'
 import { knownDirs, knownFiles, shown } from './tools'
 
 /**
@@ -139,8 +141,10 @@ export interface Report {
 	/** Files whose conflict (or, for resolve PATH, whose difference) the chosen side settled. */
 	settled: string[]
 	outside: string[]
-	/** Left out here: a directory over its caps, a file that is not text. */
+	/** Left out here: a directory over its caps, a file that is not text, a link out of home, a file not the tool's. */
 	skipped: { key: string; why: string }[]
+	/** Files changed here that do not parse as their format: nothing of the config was sent. */
+	invalid: { key: string; why: string }[]
 	duplicates: string[]
 	/** The version now on the server after this run's push. */
 	pushed?: { version: number; hash: string; created: boolean; files: string[] }
@@ -175,7 +179,17 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 	// A config that no longer exists on the server starts over: its old base would read as "deleted there".
 	const base = remote ? state?.files : undefined
 	const scoped = scopeFor(t.tool, { named: options.named, base: state?.files, remote: remote?.files })
-	let scope = scoped.keys
+	const pushes = options.mode === 'push' || options.mode === 'sync'
+	// A push never reads through a link that leads out of home (docs/sync-model.md): such a file is left out
+	// whole, neither read nor sent nor judged deleted, so a link to /etc/passwd cannot carry it anywhere.
+	const linked = new Map<string, string>()
+	if (pushes) {
+		for (const key of scoped.keys) {
+			const place = linkOutOfHome(key)
+			if (place !== undefined) linked.set(key, place)
+		}
+	}
+	let scope = scoped.keys.filter((key) => !linked.has(key))
 	const judge = () => {
 		const sides = { base, local: readLocal(scope), remote: remote?.files, scope }
 		const { decisions, outside } = decide(sides, fileHash)
@@ -193,7 +207,18 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		scope = scope.filter((key) => !refusals.has(key))
 		judged = judge()
 	}
-	const { decisions, outcome } = judged
+	const { decisions, sides } = judged
+	let outcome: Outcome = judged.outcome
+	// A file that does not parse as its format is not sent (docs/sync-model.md) unless push --force: nothing
+	// of the config is, and a sync still does what a pull would.
+	const forced = options.mode === 'push' && options.choose?.side === 'mine'
+	const invalid = pushes && !forced ? unparseable(outcome.push, remote?.files) : []
+	if (invalid.length > 0 && options.mode === 'sync')
+		outcome = reconcile(sides, decisions, { mode: 'pull', choose: options.choose, only: options.only }, fileHash)
+	if (invalid.length > 0 && options.mode === 'push') outcome = { ...outcome, writes: [], push: undefined }
+	// A config holds only its tool's files: anything else the server's data holds is never sent back either.
+	if (outcome.push !== undefined) for (const key of scoped.foreign) delete outcome.push[key]
+	for (const key of scoped.foreign) delete outcome.base[key]
 	const report: Report = {
 		target: t,
 		mode: options.mode,
@@ -203,7 +228,8 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		writes: outcome.writes,
 		refused: [...refusals].map(([key, why]) => ({ key, why })),
 		conflicts: outcome.conflicts,
-		unsent: outcome.unsent,
+		// A file not sent because it does not parse is named once, with why (a push of it as it is would be refused).
+		unsent: outcome.unsent.filter((d) => !invalid.some((r) => r.key === d.key)),
 		unpulled: outcome.unpulled,
 		unchanged: decisions.filter((d) => d.verdict.kind === 'same' && d.local !== undefined).map((d) => d.key),
 		settled: decisions
@@ -214,12 +240,27 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 			)
 			.map((d) => d.key),
 		outside: judged.outside.filter(
-			(key) => !refusals.has(key) && !scoped.excluded.some((dir) => key.startsWith(`${dir}/`))
+			(key) =>
+				!refusals.has(key) &&
+				!linked.has(key) &&
+				!scoped.foreign.includes(key) &&
+				!scoped.excluded.some((dir) => key.startsWith(`${dir}/`))
 		),
-		skipped: scoped.skipped,
+		skipped: [
+			...scoped.skipped,
+			...[...linked].map(([key, place]) => ({
+				key,
+				why: `a symbolic link (or inside a linked directory) out of your home directory, to ${safe(place)}: never read or sent`
+			})),
+			...scoped.foreign.map((key) => ({
+				key,
+				why: `not a ${t.tool} file: a config holds only its tool's files, so cfgsync never writes or sends it`
+			}))
+		],
+		invalid,
 		duplicates: remote?.duplicates ?? []
 	}
-	if (options.dryRun || (options.mode === 'push' && outcome.conflicts.length > 0)) return report
+	if (options.dryRun || (options.mode === 'push' && (outcome.conflicts.length > 0 || invalid.length > 0))) return report
 	if (outcome.push !== undefined && Object.keys(outcome.push).length === 0 && !remote) {
 		const looked = options.named ?? [...knownFiles(t.tool), ...knownDirs(t.tool).map((dir) => `${dir}/`)]
 		throw new CliFailure(`no ${t.tool} configuration files found (looked for ${looked.map(shown).join(', ')})`)
@@ -291,6 +332,17 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 	})
 	if (!options.dryRun) pruneBackups(keepDays)
 	return report
+}
+
+/** The files a push would send, changed from the server's, that do not parse as their format (JSON, TOML). */
+function unparseable(push: Files | undefined, remote: Files | undefined): { key: string; why: string }[] {
+	const found: { key: string; why: string }[] = []
+	for (const [key, content] of Object.entries(push ?? {})) {
+		if (content === ownValue(remote, key)) continue
+		const error = syntaxError(key, content)
+		if (error) found.push({ key, why: `not valid ${error.format}, ${whereText(error)}` })
+	}
+	return found.sort((a, b) => (a.key < b.key ? -1 : 1))
 }
 
 /** A retried run after a 412: the writes of both attempts, the rest from the last. */

@@ -3,7 +3,7 @@ import type { Tool } from '../shared/constants'
 import { safeTarget, scanDir } from './files'
 import { CliFailure } from './output'
 import type { Bases, Files } from './sync/engine'
-import { knownDirs, knownFiles, shown } from './tools'
+import { knownDirs, knownFiles, shown, WELL_KNOWN } from './tools'
 
 /**
  * Which files a command looks at for one config: the tool's well-known files,
@@ -12,6 +12,11 @@ import { knownDirs, knownFiles, shown } from './tools'
  * added to ~/.claude/commands arrives); or only the PATHs named. A directory
  * over its caps is left out whole (named on the command line, it is an error),
  * so a cap never reads as "these files were deleted here".
+ *
+ * A config holds only its tool's files (docs/sync-model.md): a key that is
+ * none of the tool's well-known files and lies in none of its well-known
+ * directories is never in scope, whether the command line, the base or the
+ * server's data names it (`~/.bashrc` is nobody's tool file).
  */
 
 /** A PATH argument naming a directory is marked with a final `/`. */
@@ -23,7 +28,25 @@ export interface Scope {
 	skipped: { key: string; why: string }[]
 	/** Directories left out whole: the server's files under them are not "skipped" one by one. */
 	excluded: string[]
+	/** Keys named, in the base or on the server that are not the tool's files: never written or sent. */
+	foreign: string[]
 }
+
+/** Is this key one of the tool's files: a well-known file, or inside a well-known directory (on any OS)? */
+export function isToolFile(tool: Tool, key: string): boolean {
+	const { files, dirs } = WELL_KNOWN[tool]
+	return files.includes(key) || dirs.some((dir) => key.startsWith(`${dir}/`))
+}
+
+/** Is this PATH's key (a directory's ending in `/`) the tool's: one of its files, a directory of its or one inside? */
+export function isToolPath(tool: Tool, key: string): boolean {
+	const plain = key.endsWith(DIR_MARK) ? key.slice(0, -1) : key
+	return isToolFile(tool, plain) || WELL_KNOWN[tool].dirs.includes(plain)
+}
+
+/** The tool's files and directories as a person reads them: `~/.gemini/settings.json, ~/.gemini/GEMINI.md`. */
+export const toolFilesText = (tool: Tool): string =>
+	[...WELL_KNOWN[tool].files.map(shown), ...WELL_KNOWN[tool].dirs.map((dir) => `${shown(dir)}/`)].join(', ')
 
 const under = (dir: string) => (key: string) => key.startsWith(`${dir}/`)
 
@@ -35,9 +58,11 @@ export function scopeFor(tool: Tool, sides: { named?: string[]; base?: Bases; re
 	const excluded: string[] = []
 	const named = sides.named
 	const dirs: { key: string; named: boolean }[] = []
+	const foreignNamed: string[] = []
 	if (named) {
 		for (const entry of named) {
-			if (entry.endsWith(DIR_MARK)) dirs.push({ key: entry.slice(0, -1), named: true })
+			if (!isToolPath(tool, entry)) foreignNamed.push(entry.endsWith(DIR_MARK) ? entry.slice(0, -1) : entry)
+			else if (entry.endsWith(DIR_MARK)) dirs.push({ key: entry.slice(0, -1), named: true })
 			// A PATH that is no file anywhere but has files under it on the server or in the base is a directory too.
 			else if (
 				!localFile(entry) &&
@@ -70,7 +95,11 @@ export function scopeFor(tool: Tool, sides: { named?: string[]; base?: Bases; re
 	}
 	for (const dir of excluded) for (const key of [...keys]) if (under(dir)(key)) keys.delete(key)
 	for (const skip of skipped) keys.delete(skip.key)
-	return { keys: [...keys], skipped, excluded }
+	const foreign = new Set(
+		[...foreignNamed, ...keys, ...remoteKeys, ...baseKeys].filter((key) => !isToolPath(tool, key))
+	)
+	for (const key of foreign) keys.delete(key)
+	return { keys: [...keys], skipped, excluded, foreign: [...foreign].sort() }
 }
 
 /** Does a regular file exist at this key here? */

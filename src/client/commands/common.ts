@@ -1,11 +1,12 @@
 import type { ConfigVersion } from '../api'
+import type { Tool } from '../../shared/constants'
 import { type Session, tool as toolArg } from '../context'
-import { CliFailure, EXIT, json } from '../output'
+import { CliFailure, EXIT, json, safe, warn } from '../output'
 import { outcomeFailure, printLines, reportJson } from '../report'
 import { type Report, resolveTarget, type Target, targetOf } from '../run'
-import { DIR_MARK, localDir } from '../scope'
+import { DIR_MARK, isToolPath, localDir, toolFilesText } from '../scope'
 import { allStates } from '../state'
-import { homeRelative } from '../tools'
+import { homeRelative, shown } from '../tools'
 
 /** What the sync and config commands share: PATH arguments, printing a run, the configs a command covers, version numbers. */
 
@@ -17,6 +18,26 @@ export function pathKeys(paths: string[]): string[] {
 			throw new CliFailure(`${path} is not inside your home directory; only files under home are synced`, EXIT.usage)
 		return localDir(key) ? `${key}${DIR_MARK}` : key
 	})
+}
+
+/**
+ * PATH arguments of one tool's config as keys: a config holds only its tool's
+ * files (docs/sync-model.md), so a PATH that is none of them is named in a
+ * warning and left out, and when no PATH is left nothing is done (exit 2).
+ */
+export function toolPathKeys(tool: Tool, paths: string[], command: string): string[] {
+	const keys = pathKeys(paths)
+	const kept = keys.filter((key) => isToolPath(tool, key))
+	const foreign = keys.filter((key) => !isToolPath(tool, key)).map((key) => safe(shown(key.replace(/\/$/, ''))))
+	if (foreign.length === 0) return kept
+	const why = `not ${foreign.length === 1 ? 'a ' : ''}${tool} file${foreign.length === 1 ? '' : 's'}: a ${tool} config holds only ${toolFilesText(tool)}`
+	if (kept.length === 0)
+		throw new CliFailure(
+			`${foreign.join(', ')}: ${why}. Nothing was done: name the tool's own files, or none to ${command} all of them.`,
+			EXIT.usage
+		)
+	warn(`Left out ${foreign.join(', ')}: ${why}.`)
+	return kept
 }
 
 /** Prints a run (lines, or JSON) and throws its failure: exit 3 for a conflict. */

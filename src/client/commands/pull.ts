@@ -4,7 +4,7 @@ import { dim, green, say } from '../output'
 import { summary } from '../report'
 import { resolveTarget, runOne } from '../run'
 import { defineCommand, FORCE, type Input, PATHS, TARGET, TOOL, YES } from './command'
-import { finish, pathKeys } from './common'
+import { finish, toolPathKeys } from './common'
 
 export const PULL_HELP = `cfgsync pull TOOL [-n|--name N] [--team SLUG] [--dry-run] [-f|--force] [-y|--yes] [PATH...]
 
@@ -17,9 +17,10 @@ until you choose with cfgsync resolve TOOL --mine|--theirs, or pull --force
 deleted here if it is unchanged here. Every file overwritten or deleted is
 first copied to $XDG_STATE_HOME/cfgsync/backups/<time>/ (backups older than
 CFGSYNC_BACKUP_DAYS days, default 30, are removed).
-Only TOOL's well-known files and directories, files this machine already
-syncs, or the PATHs given are written, never outside your home directory, and never through a
-symbolic link that leads out of it. Content someone else pushed to a team
+Only TOOL's well-known files and the files in its directories are written
+(all, or the PATHs given among them; any other file is left out, even
+named), never outside your home directory, and never through a symbolic
+link that leads out of it. Content someone else pushed to a team
 config that adds or changes hooks, MCP servers or other commands your tools
 run is shown and asked about first; without a terminal it needs --yes.`
 
@@ -27,7 +28,7 @@ const options = { ...TARGET, 'dry-run': { type: 'boolean' }, ...FORCE, ...YES } 
 
 async function run({ values, positionals }: Input<typeof options>) {
 	const tool = toolArg(positionals[0], 'pull')
-	const named = positionals.length > 1 ? pathKeys(positionals.slice(1)) : undefined
+	const named = positionals.length > 1 ? toolPathKeys(tool, positionals.slice(1), 'pull') : undefined
 	const s = session(values)
 	const t = await resolveTarget(s, tool, values)
 	const pulling = {

@@ -8,7 +8,7 @@ import { getState } from '../state'
 import { ownValue } from '../sync/engine'
 import { shown } from '../tools'
 import { defineCommand, FORCE, type Input, PATHS, TARGET, TOOL, YES } from './command'
-import { finish, pathKeys } from './common'
+import { finish, toolPathKeys } from './common'
 
 export const PUSH_HELP = `cfgsync push TOOL [-n|--name N] [--team SLUG] [-f|--force] [--only] [--allow-secrets] [-y|--yes] [PATH...]
 
@@ -25,6 +25,9 @@ push --force (this machine's side wins the conflicts; changes made only on
 the server are still kept). A file deleted here is removed from the config.
 The push names the version it was judged against (If-Match), so a version
 pushed meanwhile from elsewhere is never replaced unseen.
+Only TOOL's files are sent (any other PATH is left out), never through a
+symbolic link that leads out of home. A JSON or TOML file that does not
+parse is refused, naming its line (nothing sent), unless --force.
 A team push with secret-looking values (MCP env/headers, token, secret,
 password, api_key, ghp_…, sk-…) is refused unless --allow-secrets.`
 
@@ -38,7 +41,7 @@ const options = {
 
 async function run({ values, positionals }: Input<typeof options>) {
 	const tool = toolArg(positionals[0], 'push')
-	const named = positionals.length > 1 ? pathKeys(positionals.slice(1)) : undefined
+	const named = positionals.length > 1 ? toolPathKeys(tool, positionals.slice(1), 'push') : undefined
 	if (values.only && !named)
 		throw new CliFailure('--only needs the PATHs the config should hold: cfgsync push TOOL --only PATH...', EXIT.usage)
 	const s = session(values)
@@ -70,7 +73,7 @@ async function run({ values, positionals }: Input<typeof options>) {
 			say(
 				`${green('Pushed')} ${t.label} as version ${report.pushed.version} (${n} file${n === 1 ? '' : 's'}: ${report.pushed.files.map((key) => safe(shown(key))).join(', ')}).`
 			)
-		} else if (report.conflicts.length === 0)
+		} else if (report.conflicts.length === 0 && report.invalid.length === 0)
 			say(`${t.label} is already up to date on the server (version ${report.remoteVersion}); nothing sent.`)
 	})
 }

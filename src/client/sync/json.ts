@@ -5,6 +5,7 @@ import {
 	createScanner,
 	modify,
 	parseTree,
+	printParseErrorCode,
 	type FormattingOptions,
 	type JSONPath,
 	type Node,
@@ -41,6 +42,53 @@ export function parseJsonc(text: string): { value: Json } | undefined {
 	const tree = parseTree(stripBom(text), errors, PARSE_OPTIONS)
 	if (errors.length > 0 || tree === undefined) return undefined
 	return { value: nodeValue(tree) }
+}
+
+/** Parse errors in words a person can act on (jsonc-parser's codes by name). */
+const PROBLEMS: Record<string, string> = {
+	InvalidSymbol: 'an unexpected character',
+	InvalidNumberFormat: 'a number is not written right',
+	PropertyNameExpected: 'a key (in double quotes) is missing',
+	ValueExpected: 'a value is missing',
+	ColonExpected: 'a colon is missing',
+	CommaExpected: 'a comma is missing',
+	CloseBraceExpected: 'a closing } is missing',
+	CloseBracketExpected: 'a closing ] is missing',
+	EndOfFileExpected: 'there is more after the end of the value',
+	InvalidCommentToken: 'a comment is not written right',
+	UnexpectedEndOfComment: 'a comment is not closed',
+	UnexpectedEndOfString: 'a string is not closed',
+	UnexpectedEndOfNumber: 'a number is cut short',
+	InvalidUnicode: 'a \\u escape is not written right',
+	InvalidEscapeCharacter: 'a backslash escape is not written right',
+	InvalidCharacter: 'a string holds a character it may not (a tab or a line break)'
+}
+
+/** Line and column (from 1) of an offset in `text`. */
+export function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+	let line = 1
+	let start = 0
+	for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
+		line++
+		start = i + 1
+	}
+	return { line, column: offset - start + 1 }
+}
+
+/**
+ * Where JSON-with-comments text stops parsing, and why; undefined when it
+ * parses. Comments and trailing commas are allowed (VS Code and Gemini CLI
+ * write them, and the merge reads them); an empty file is not a value.
+ */
+export function jsonSyntaxError(text: string): { line: number; column: number; problem: string } | undefined {
+	const body = stripBom(text)
+	const errors: ParseError[] = []
+	parseTree(body, errors, PARSE_OPTIONS)
+	const first = errors[0]
+	if (first === undefined) return undefined
+	if (body.trim() === '') return { line: 1, column: 1, problem: 'the file is empty' }
+	const name = printParseErrorCode(first.error)
+	return { ...lineAndColumn(body, first.offset), problem: PROBLEMS[name] ?? name }
 }
 
 function nodeValue(node: Node): Json {

@@ -1,0 +1,42 @@
+import { parse as parseToml } from 'smol-toml'
+import { isJsonKey, jsonSyntaxError } from './json'
+
+/**
+ * Does a file parse as its format? A push never sends a settings file its
+ * tool could not read (docs/sync-model.md, "What a config holds"): the tools'
+ * descriptors (src/client/tools/) keep their settings and MCP servers in JSON
+ * (`.json`, with comments where VS Code and Gemini CLI allow them) or TOML
+ * (Codex's `config.toml`), and a file's name says which. Other text (Markdown,
+ * rules) has no syntax to check.
+ */
+
+export interface FileSyntaxError {
+	format: 'JSON' | 'TOML'
+	line: number
+	column?: number
+	problem: string
+}
+
+const isTomlKey = (key: string) => /\.toml$/i.test(key)
+
+/** The first syntax error of a file of a checked format; undefined when it parses or has no format to check. */
+export function syntaxError(key: string, content: string): FileSyntaxError | undefined {
+	if (isJsonKey(key)) {
+		const error = jsonSyntaxError(content)
+		return error && { format: 'JSON', ...error }
+	}
+	if (!isTomlKey(key)) return undefined
+	try {
+		parseToml(content.replace(/^\uFEFF/, ''))
+		return undefined
+	} catch (error) {
+		// smol-toml's message quotes the file's lines after its first one: only that first line is kept.
+		const { line, column, message } = error as { line?: number; column?: number; message?: string }
+		const problem = (message ?? 'it does not parse').split('\n')[0]?.replace(/^Invalid TOML document:\s*/, '')
+		return { format: 'TOML', line: line ?? 1, column, problem: problem || 'it does not parse' }
+	}
+}
+
+/** `line 3, column 5: a comma is missing` */
+export const whereText = (error: FileSyntaxError): string =>
+	`line ${error.line}${error.column === undefined ? '' : `, column ${error.column}`}: ${error.problem}`
