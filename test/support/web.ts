@@ -98,6 +98,15 @@ export async function push(
 	return response.body.id as string
 }
 
+/** The value a response sets for a cookie ('' when it clears it), or undefined when it sets none. */
+export const setCookieOf = (page: Page, name: string): string | undefined =>
+	new RegExp(`(?:^|[;,]\\s*)${name}=([^;]*)`).exec(page.headers.get('set-cookie') ?? '')?.[1]
+
+/** Request headers for `who` carrying one more cookie besides the session (a flash, say). */
+export const withCookie = (who: Browser, name: string, value: string) => ({
+	cookie: `cfgsync_session=${who.cookie}; ${name}=${value}`
+})
+
 /** Text of the page with tags removed and entities decoded, for "what a person reads" checks. */
 export const textOf = (html: string): string =>
 	html

@@ -47,14 +47,64 @@ export interface FileDiff {
 /** Unchanged lines kept around each change. */
 const CONTEXT = 3
 
+/**
+ * docs/web.md: a comparison's cost is bounded. The line diff gets about 100 ms in all (every file
+ * together) and gives up past an edit distance no reader would follow; texts longer than
+ * MAX_LINES, or diffs longer than MAX_SHOWN rows, are not attempted at all. Past any of these the
+ * page says "too large to compare here" and offers both versions for download, so no request can
+ * keep the server (one thread for every request) from answering the others.
+ */
+export const DIFF_LIMITS = {
+	/** Milliseconds of diffing per comparison, all files together. */
+	budgetMs: 100,
+	/** The most edits (lines removed plus lines added) a diff may hold. */
+	maxEditLength: 10_000,
+	/** The most lines either version may have, all files together. */
+	maxLines: 20_000,
+	/** The most rows a comparison may show (unchanged runs folded). */
+	maxShown: 10_000
+}
+
+/** Thrown when a comparison would cost more than DIFF_LIMITS allows. */
+export class TooLargeToCompare extends Error {
+	constructor(readonly why: 'lines' | 'time' | 'edits' | 'shown') {
+		super(`too large to compare (${why})`)
+	}
+}
+
+/** The clock a comparison's budget runs on: by default the process's, replaceable in tests. */
+export interface DiffBudget {
+	deadline: number
+	now: () => number
+}
+
+export const newBudget = (limits = DIFF_LIMITS, now: () => number = Date.now): DiffBudget => ({
+	deadline: now() + limits.budgetMs,
+	now
+})
+
+const lineCount = (text: string) => {
+	let count = 0
+	for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) count++
+	return count + (text === '' || text.endsWith('\n') ? 0 : 1)
+}
+
 const splitLines = (value: string): string[] => {
 	const lines = value.split('\n')
 	if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop()
 	return lines
 }
 
-/** Line diff of two texts, with runs of unchanged lines beyond CONTEXT folded into gaps. */
-export function diffText(older: string, newer: string): { lines: (DiffLine | Gap)[]; added: number; removed: number } {
+/**
+ * Line diff of two texts, with runs of unchanged lines beyond CONTEXT folded into gaps; throws
+ * TooLargeToCompare when the budget runs out first (docs/web.md).
+ */
+export function diffText(
+	older: string,
+	newer: string,
+	budget: DiffBudget = newBudget(),
+	limits = DIFF_LIMITS
+): { lines: (DiffLine | Gap)[]; added: number; removed: number } {
 	const all: DiffLine[] = []
 	let from = 1
 	let to = 1
@@ -63,7 +113,14 @@ export function diffText(older: string, newer: string): { lines: (DiffLine | Gap
 	// Each text ends with a newline for the diff, so a missing final newline is no change of its own.
 	// (An empty text stays empty: it has no lines at all.)
 	const terminated = (text: string) => (text === '' || text.endsWith('\n') ? text : `${text}\n`)
-	for (const change of diffLines(terminated(older), terminated(newer))) {
+	const remaining = budget.deadline - budget.now()
+	if (remaining <= 0) throw new TooLargeToCompare('time')
+	const changes =
+		older === newer
+			? [{ value: older, added: false, removed: false, count: 0 }]
+			: diffLines(terminated(older), terminated(newer), { timeout: remaining, maxEditLength: limits.maxEditLength })
+	if (changes === undefined) throw new TooLargeToCompare(budget.now() > budget.deadline ? 'time' : 'edits')
+	for (const change of changes) {
 		for (const text of splitLines(change.value)) {
 			if (change.added) {
 				all.push({ kind: 'added', text, to: to++ })
@@ -92,15 +149,35 @@ export function diffText(older: string, newer: string): { lines: (DiffLine | Gap
 	return { lines, added, removed }
 }
 
-/** The difference between two versions' data, file by file for `{"files": …}` configs. */
-export function diffData(older: unknown, newer: unknown): FileDiff[] {
-	const before = new Map(blocksOf(older).map((block) => [block.path ?? '', block]))
-	const after = new Map(blocksOf(newer).map((block) => [block.path ?? '', block]))
+/**
+ * The difference between two versions' data, file by file for `{"files": …}` configs; throws
+ * TooLargeToCompare past DIFF_LIMITS (docs/web.md: a comparison's cost is bounded).
+ */
+export function diffData(
+	older: unknown,
+	newer: unknown,
+	budget: DiffBudget = newBudget(),
+	limits = DIFF_LIMITS
+): FileDiff[] {
+	const files = diffFiles(older, newer, budget, limits)
+	const shown = files.reduce((sum, file) => sum + file.lines.filter((line) => line.kind !== 'gap').length, 0)
+	if (shown > limits.maxShown) throw new TooLargeToCompare('shown')
+	return files
+}
+
+function diffFiles(older: unknown, newer: unknown, budget: DiffBudget, limits: typeof DIFF_LIMITS): FileDiff[] {
+	const beforeBlocks = blocksOf(older)
+	const afterBlocks = blocksOf(newer)
+	for (const blocks of [beforeBlocks, afterBlocks])
+		if (blocks.reduce((sum, block) => sum + lineCount(block.text), 0) > limits.maxLines)
+			throw new TooLargeToCompare('lines')
+	const before = new Map(beforeBlocks.map((block) => [block.path ?? '', block]))
+	const after = new Map(afterBlocks.map((block) => [block.path ?? '', block]))
 	// One files config and one plain one: compare them as wholes.
 	const sameShape = ([...before.values()][0]?.path === null) === ([...after.values()][0]?.path === null)
 	if (!sameShape) {
 		const whole = (data: unknown) => (typeof data === 'string' ? data : JSON.stringify(data, null, 2))
-		const { lines, added, removed } = diffText(whole(older), whole(newer))
+		const { lines, added, removed } = diffText(whole(older), whole(newer), budget, limits)
 		return [{ path: null, status: added + removed === 0 ? 'unchanged' : 'changed', lines, added, removed }]
 	}
 	const paths = [...new Set([...before.keys(), ...after.keys()])].sort()
@@ -108,7 +185,7 @@ export function diffData(older: unknown, newer: unknown): FileDiff[] {
 		const a = before.get(key)
 		const b = after.get(key)
 		const path = (a ?? b)?.path ?? null
-		const { lines, added, removed } = diffText(a?.text ?? '', b?.text ?? '')
+		const { lines, added, removed } = diffText(a?.text ?? '', b?.text ?? '', budget, limits)
 		const status = !a ? 'added' : !b ? 'removed' : added + removed === 0 ? 'unchanged' : 'changed'
 		return { path, status, lines: a && b ? lines : lines.filter((line) => line.kind !== 'gap'), added, removed }
 	})

@@ -18,8 +18,8 @@ import type { SessionsService, WebCaller } from '../modules/sessions/service'
 import type { TeamsService } from '../modules/teams/service'
 import type { UsersService } from '../modules/users/service'
 import cssFile from './assets/app.css' with { type: 'file' }
-import { ErrorPage, type ViewContext } from './layout'
-import { createWebGate, CSRF_FIELD, ownOrigin } from './session'
+import { ErrorPage, ListHeading, type ListId, type ViewContext } from './layout'
+import { createWebGate, CSRF_FIELD, FLASH_COOKIE, ownOrigin, readCookie } from './session'
 
 // What every page handler uses (docs/web.md): the services, the responses a
 // page gives (page, fragment, redirect, failure), and the gates as macros.
@@ -59,7 +59,9 @@ export interface ChangeContext extends PageContext {
 /** Fixed messages shown after a change (the query names one; nothing from it is echoed). */
 export const NOTICES: Record<string, string> = {
 	revoked: 'The key was revoked: that device can no longer reach the server.',
-	password: 'Your password was changed. Your other web sessions were signed out.',
+	password: 'Your password was changed. Your other web sessions were signed out; your devices keep their keys.',
+	'password-devices':
+		'Your password was changed. Your other web sessions and every device were signed out: run `cfgsync login` on each device to sign it in again.',
 	'rolled-back': 'Rolled back: the chosen version is now the current one, as a new version.',
 	created: 'The team was created.',
 	joined: 'You joined the team.',
@@ -73,6 +75,8 @@ export const NOTICES: Record<string, string> = {
 	'user-added': 'The user was added.',
 	plan: 'The plan was changed.',
 	'keys-revoked': 'Every key and web session of that user was revoked.',
+	'password-reset': 'The password was reset. Every key and web session of that user was revoked.',
+	'invitation-cancelled': 'The invitation was cancelled.',
 	'user-removed': 'The user was removed.'
 }
 
@@ -169,6 +173,54 @@ export function failure(request: Request, view: ViewContext, error: unknown): Re
 /** Runs a handler's work; a service's refusal becomes the page (or alert) that says why. */
 export const attempt = (request: Request, view: ViewContext, work: () => Promise<Response>): Promise<Response> =>
 	work().catch((error: unknown) => failure(request, view, error))
+
+/**
+ * The answer to a change made in place (docs/web.md, safe to use): the list again, to replace its
+ * `#<list>-list` (the row to focus carries `autofocus`, which htmx focuses), the sentence that says
+ * what happened swapped into the list's status region, and, when no row is left to take the focus,
+ * the list's heading with `autofocus`.
+ */
+export function inPlace(
+	list: { id: ListId; title: string; level?: 1 | 2 },
+	node: VNode,
+	message: string,
+	focusHeading: boolean,
+	init: Init = {}
+) {
+	return fragment(
+		<>
+			{node}
+			<p id={`${list.id}-status`} hx-swap-oob="innerHTML">
+				{message}
+			</p>
+			{focusHeading ? <ListHeading list={list.id} title={list.title} level={list.level} focus /> : null}
+		</>,
+		init
+	)
+}
+
+/**
+ * Which row takes the focus once `removed` is gone (docs/web.md): the first row after it in the
+ * list as it was that is still there; undefined when none is (the heading takes it then).
+ */
+export function nextRowId(before: string[], removed: string, after: string[]): string | undefined {
+	const left = new Set(after)
+	return before.slice(before.indexOf(removed) + 1).find((id) => left.has(id))
+}
+
+/**
+ * A one-time secret for the page a redirect leads to (docs/web.md: a temporary password is shown
+ * once, after the redirect, never in a URL): sealed to this session in a short-lived cookie that
+ * the next page reads and clears, so a reload shows it no more and repeats nothing.
+ */
+export const flashCookie = (value: string, path: string, secure: boolean) =>
+	`${FLASH_COOKIE}=${value}; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=300${secure ? '; Secure' : ''}`
+
+export const clearedFlashCookie = (path: string, secure: boolean) =>
+	`${FLASH_COOKIE}=; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=0${secure ? '; Secure' : ''}`
+
+/** The flash cookie a request carries, if any. */
+export const flashOf = (request: Request) => readCookie(request.headers.get('cookie'), FLASH_COOKIE)
 
 /** After a change: the page again (POST, redirect, GET), or for htmx what it swaps in. */
 export const done = (request: Request, location: string, htmx: () => Response = () => fragment(null)) =>

@@ -179,7 +179,11 @@ export function ErrorPage({ ctx, status, message }: { ctx: ViewContext; status: 
 	)
 }
 
-/** A confirmation step that works without JavaScript (roll back, delete a team). */
+/**
+ * A confirmation step that works without JavaScript (docs/web.md, safe to use): every destructive or
+ * security-relevant action asks here first, naming its target; with htmx the browser's own dialog
+ * asks instead. `children` adds fields (the team's slug typed to delete it).
+ */
 export function ConfirmPage({
 	ctx,
 	title,
@@ -187,7 +191,9 @@ export function ConfirmPage({
 	action,
 	button,
 	cancel,
-	fields = {}
+	fields = {},
+	error,
+	children
 }: {
 	ctx: ViewContext
 	title: string
@@ -196,24 +202,67 @@ export function ConfirmPage({
 	button: string
 	cancel: string
 	fields?: Record<string, string>
+	error?: string
+	children?: ComponentChildren
 }) {
 	return (
 		<Layout ctx={ctx} title={title}>
 			<h1>{title}</h1>
+			<Alert message={error} />
 			<p>{question}</p>
-			<form method="post" action={action} class="inline-actions">
+			<form method="post" action={action} class={children ? 'stack narrow' : 'inline-actions'}>
 				<Csrf ctx={ctx} />
 				<input type="hidden" name="confirmed" value="yes" />
 				{Object.entries(fields).map(([name, value]) => (
 					<input type="hidden" name={name} value={value} />
 				))}
-				<button type="submit" class="danger">
-					{button}
-				</button>
-				<a href={cancel} class="button secondary">
-					Cancel
-				</a>
+				{children}
+				<div class="inline-actions">
+					<button type="submit" class="danger">
+						{button}
+					</button>
+					<a href={cancel} class="button secondary">
+						Go back
+					</a>
+				</div>
 			</form>
 		</Layout>
 	)
 }
+
+/** The lists that change in place (docs/web.md): each has a heading, a status region and the part htmx swaps. */
+export type ListId = 'devices' | 'members' | 'invitations' | 'users'
+
+/**
+ * A list's heading: where focus goes when no row is left to take it (docs/web.md, safe to use).
+ * In an htmx answer it replaces itself out of band with `autofocus`, which htmx focuses once swapped.
+ */
+export function ListHeading({
+	list,
+	title,
+	level = 2,
+	focus = false
+}: {
+	list: ListId
+	title: string
+	level?: 1 | 2
+	focus?: boolean
+}) {
+	const Heading = level === 1 ? 'h1' : 'h2'
+	return (
+		<Heading
+			id={`${list}-heading`}
+			tabindex={-1}
+			autofocus={focus || undefined}
+			hx-swap-oob={focus ? 'true' : undefined}
+		>
+			{title}
+		</Heading>
+	)
+}
+
+/**
+ * The region that says what an in-place change did (docs/web.md): present and empty from the start,
+ * so screen readers announce the text swapped into it.
+ */
+export const ListStatus = ({ list }: { list: ListId }) => <p id={`${list}-status`} class="status" role="status"></p>

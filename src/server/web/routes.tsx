@@ -53,11 +53,13 @@ export function webRoutes(deps: WebDeps) {
 			.get('/configs', configs.list, { page: true })
 			.get('/configs/:id', configs.show, { page: true })
 			.get('/configs/:id/compare', history.compare, { page: true })
+			.get('/configs/:id/versions/:versionId/download', history.download, { page: true })
 			.get('/configs/:id/rollback', history.rollbackPage, { page: true })
 			.post('/configs/:id/rollback', history.rollback, { change: true })
 
 			// Devices
 			.get('/devices', devices.list, { page: true })
+			.get('/devices/:id/revoke', devices.revokePage, { page: true })
 			.post('/devices/:id/revoke', devices.revoke, { change: true })
 
 			// Teams and invitations
@@ -69,7 +71,9 @@ export function webRoutes(deps: WebDeps) {
 			.get('/teams/:slug/activity', team.activity, { page: true })
 			.post('/teams/:slug/members', teamChanges.invite, { change: true })
 			.post('/teams/:slug/members/:userId/role', teamChanges.setRole, { change: true })
+			.get('/teams/:slug/members/:userId/remove', teamChanges.removePage, { page: true })
 			.post('/teams/:slug/members/:userId/remove', teamChanges.removeMember, { change: true })
+			.get('/teams/:slug/leave', teamChanges.leavePage, { page: true })
 			.post('/teams/:slug/leave', teamChanges.leave, { change: true })
 			.post('/teams/:slug/rename', teamChanges.rename, { change: true })
 			.get('/teams/:slug/delete', teamChanges.deletePage, { page: true })
@@ -84,8 +88,11 @@ export function webRoutes(deps: WebDeps) {
 			.get('/admin', admin.show, { page: true, admin: true })
 			.post('/admin/users', admin.addUser, { change: true, admin: true })
 			.post('/admin/users/:id/plan', adminUsers.setPlan, { change: true, admin: true })
+			.get('/admin/users/:id/reset-password', adminUsers.confirm('reset-password'), { page: true, admin: true })
 			.post('/admin/users/:id/reset-password', admin.resetPassword, { change: true, admin: true })
+			.get('/admin/users/:id/revoke-keys', adminUsers.confirm('revoke-keys'), { page: true, admin: true })
 			.post('/admin/users/:id/revoke-keys', adminUsers.revokeKeys, { change: true, admin: true })
+			.get('/admin/users/:id/remove', adminUsers.confirm('remove'), { page: true, admin: true })
 			.post('/admin/users/:id/remove', adminUsers.remove, { change: true, admin: true })
 	)
 }

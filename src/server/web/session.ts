@@ -4,6 +4,8 @@ import type { SessionsService, WebCaller } from '../modules/sessions/service'
 
 /** The cookie that carries the session id (docs/web.md, sessions); only the id's SHA-256 is stored. */
 export const SESSION_COOKIE = 'cfgsync_session'
+/** A one-time secret for the page after a redirect (kit.tsx, flashCookie): sealed to the session. */
+export const FLASH_COOKIE = 'cfgsync_flash'
 /** Where a form carries the per-session CSRF token, and where an htmx request does. */
 export const CSRF_FIELD = '_csrf'
 export const CSRF_HEADER = 'x-csrf-token'

@@ -1,11 +1,17 @@
-// What htmx swaps in for the in-place updates, and how a refusal reaches the page: the row with its alert, or the alert region.
+// What htmx swaps in for the in-place updates (docs/web.md, safe to use): the list again with the
+// focus on the next row's control (or its heading), a sentence in the list's status region, and how
+// a refusal reaches the page: the list with the row's alert, or the alert region.
 import { describe, expect, test } from 'bun:test'
+import { textOf } from '../../support/web'
 import { buildWorld } from '../../support/web-world'
 
 const HTMX = { 'hx-request': 'true' }
 
+/** The element carrying `autofocus` in an htmx answer (its opening tag), or undefined. */
+const focused = (html: string) => /<[^>]*\sautofocus[\s>][^>]*>/.exec(html)?.[0]
+
 describe('htmx fragments', () => {
-	test('an owner changes a role in place: the new row comes back; demoting the last owner comes back as the row with an alert', async () => {
+	test('an owner changes a role in place: the members come back with focus on that row’s Save and a status sentence; demoting the last owner comes back with the row’s alert', async () => {
 		const { w, browsers, users } = await buildWorld()
 		const changed = await w.post(
 			`/teams/crew/members/${users.max.id}/role`,
@@ -14,8 +20,11 @@ describe('htmx fragments', () => {
 			{ headers: HTMX }
 		)
 		expect(changed.status).toBe(200)
-		expect(changed.html).toStartWith(`<tr id="member-${users.max.id}">`)
-		expect(changed.html).toContain('<option value="admin" selected>admin</option>')
+		expect(changed.html).toStartWith('<div id="members-list">')
+		const maxRow = changed.html.slice(changed.html.indexOf(`<tr id="member-${users.max.id}">`))
+		expect(maxRow.slice(0, maxRow.indexOf('</tr>'))).toContain('<option value="admin" selected>admin</option>')
+		expect(focused(maxRow.slice(0, maxRow.indexOf('</tr>')))).toContain('Save')
+		expect(changed.html).toContain('<p id="members-status" hx-swap-oob="innerHTML">max is now an admin.</p>')
 		const refused = await w.post(
 			`/teams/crew/members/${users.alice.id}/role`,
 			browsers.owner,
@@ -23,19 +32,31 @@ describe('htmx fragments', () => {
 			{ headers: HTMX }
 		)
 		expect(refused.status).toBe(409)
-		expect(refused.html).toStartWith(`<tr id="member-${users.alice.id}">`)
-		expect(refused.html).toContain('role="alert"')
-		expect(refused.html).toContain('<option value="owner" selected>owner</option>')
+		expect(refused.html).toStartWith('<div id="members-list">')
+		const aliceRow = refused.html.slice(refused.html.indexOf(`<tr id="member-${users.alice.id}">`))
+		expect(aliceRow.slice(0, aliceRow.indexOf('</tr>'))).toContain('role="alert"')
+		expect(aliceRow).toContain('<option value="owner" selected>owner</option>')
 	})
 
-	test('removing a member or revoking a key answers 200 with nothing (htmx deletes the row); a refusal is retargeted to the alert region', async () => {
+	test('removing a member or revoking a key: the list comes back without the row, focus on the next row’s button, and a status sentence naming it; a refusal is retargeted to the alert region', async () => {
 		const { w, browsers, users, aliceKeyId } = await buildWorld()
-		const removed = await w.post(`/teams/crew/members/${users.max.id}/remove`, browsers.admin, {}, { headers: HTMX })
+		// The members in order: alice (owner), ann (admin), mike, max. Ann removes mike; max's Remove takes the focus.
+		const removed = await w.post(`/teams/crew/members/${users.mike.id}/remove`, browsers.admin, {}, { headers: HTMX })
 		expect(removed.status).toBe(200)
-		expect(removed.html).toBe('')
+		expect(removed.html).toStartWith('<div id="members-list">')
+		expect(removed.html).not.toContain(`member-${users.mike.id}`)
+		expect(textOf(removed.html)).toContain('mike was removed from Crew.')
+		expect(removed.html).toContain('<p id="members-status" hx-swap-oob="innerHTML">')
+		const maxRow = removed.html.slice(removed.html.indexOf(`<tr id="member-${users.max.id}">`))
+		expect(focused(maxRow.slice(0, maxRow.indexOf('</tr>')))).toMatch(/^<button[^>]*class="danger"/)
+		// Max was the last row: with no next row, the heading takes the focus (swapped out of band with autofocus).
+		const last = await w.post(`/teams/crew/members/${users.max.id}/remove`, browsers.admin, {}, { headers: HTMX })
+		expect(focused(last.html)).toMatch(/^<h2 id="members-heading" tabindex="-1" autofocus hx-swap-oob="true">/)
 		const revoked = await w.post(`/devices/${aliceKeyId}/revoke`, browsers.owner, {}, { headers: HTMX })
 		expect(revoked.status).toBe(200)
-		expect(revoked.html).toBe('')
+		expect(revoked.html).toStartWith('<div id="devices-list">')
+		expect(textOf(revoked.html)).toContain('The key of "test" was revoked')
+		expect(focused(revoked.html)).toMatch(/^<h1 id="devices-heading"/)
 		const refused = await w.post(`/teams/crew/members/${users.alice.id}/remove`, browsers.admin, {}, { headers: HTMX })
 		expect(refused.status).toBe(403)
 		expect(refused.headers.get('hx-retarget')).toBe('#alerts')
@@ -43,7 +64,7 @@ describe('htmx fragments', () => {
 		expect(refused.html).toContain('role="alert"')
 	})
 
-	test('a server admin changes a plan in place: the row comes back with the new plan', async () => {
+	test('a server admin changes a plan in place: the users come back with the new plan, focus on that row’s Save', async () => {
 		const { w, browsers, users } = await buildWorld()
 		const changed = await w.post(
 			`/admin/users/${users.max.id}/plan`,
@@ -52,8 +73,11 @@ describe('htmx fragments', () => {
 			{ headers: HTMX }
 		)
 		expect(changed.status).toBe(200)
-		expect(changed.html).toStartWith(`<tr id="user-${users.max.id}">`)
-		expect(changed.html).toContain('<option value="free" selected>free</option>')
+		expect(changed.html).toStartWith('<div id="users-list">')
+		const maxRow = changed.html.slice(changed.html.indexOf(`<tr id="user-${users.max.id}">`))
+		expect(maxRow.slice(0, maxRow.indexOf('</tr>'))).toContain('<option value="free" selected>free</option>')
+		expect(focused(changed.html)).toContain('Save')
+		expect(textOf(changed.html)).toContain('The plan of max is now free.')
 		const bad = await w.post(
 			`/admin/users/${users.max.id}/plan`,
 			browsers.serverAdmin,

@@ -70,7 +70,7 @@ const pages: PageRow[] = [
 		what: 'devices: own keys only',
 		expect: {
 			signedOut: 303,
-			member: ok(['<h1>Devices</h1>', '>Revoke</button>']),
+			member: ok(['<h1 id="devices-heading" tabindex="-1">Devices</h1>', '>Revoke</button>']),
 			admin: ok(['>test</th>']),
 			owner: ok(['>test</th>']),
 			serverAdmin: ok(['>test</th>'])
@@ -123,9 +123,81 @@ const pages: PageRow[] = [
 		}
 	},
 	{
+		path: (w) => `/devices/${w.aliceKeyId}/revoke`,
+		what: 'the revocation confirmation, naming the device',
+		expect: {
+			signedOut: 303,
+			member: 404,
+			admin: 404,
+			owner: ok(['Revoke the key of &quot;test&quot;?', '>Revoke</button>']),
+			serverAdmin: 404
+		}
+	},
+	{
+		path: (w) => `/teams/crew/members/${w.users.max.id}/remove`,
+		what: 'the removal confirmation, naming the member (admin+)',
+		expect: {
+			signedOut: 303,
+			member: 403,
+			admin: ok(['Remove max (member) from Crew?', '>Remove</button>']),
+			owner: ok(['Remove max (member) from Crew?']),
+			serverAdmin: 404
+		}
+	},
+	{
+		path: () => '/teams/crew/leave',
+		what: 'the leave confirmation, naming the team',
+		expect: {
+			signedOut: 303,
+			member: ok(['Leave the team Crew (crew)?', '>Leave</button>']),
+			admin: ok(['Leave the team Crew (crew)?']),
+			owner: ok(['Leave the team Crew (crew)?']),
+			serverAdmin: 404
+		}
+	},
+	{
+		path: (w) => `/admin/users/${w.users.max.id}/reset-password`,
+		what: 'the password reset confirmation, naming the user (server admin)',
+		expect: {
+			signedOut: 303,
+			member: 403,
+			admin: 403,
+			owner: 403,
+			serverAdmin: ok(['Give max a new one-time password?', '>Reset password</button>'])
+		}
+	},
+	{
+		path: (w) => `/admin/users/${w.users.max.id}/revoke-keys`,
+		what: 'the key revocation confirmation, naming the user (server admin)',
+		expect: {
+			signedOut: 303,
+			member: 403,
+			admin: 403,
+			owner: 403,
+			serverAdmin: ok(['Revoke every key and web session of max?', '>Revoke keys</button>'])
+		}
+	},
+	{
+		path: (w) => `/admin/users/${w.users.max.id}/remove`,
+		what: 'the user removal confirmation, naming the user (server admin)',
+		expect: {
+			signedOut: 303,
+			member: 403,
+			admin: 403,
+			owner: 403,
+			serverAdmin: ok(['Remove max with their keys and personal configs?', '>Remove user</button>'])
+		}
+	},
+	{
 		path: () => '/teams/crew/delete',
-		what: 'the team deletion confirmation (owner)',
-		expect: { signedOut: 303, member: 403, admin: 403, owner: ok(['Delete the team Crew']), serverAdmin: 404 }
+		what: 'the team deletion confirmation, asking for the slug (owner)',
+		expect: {
+			signedOut: 303,
+			member: 403,
+			admin: 403,
+			owner: ok(['Delete the team Crew', "Type the team's slug, crew, to confirm", 'name="slug"']),
+			serverAdmin: 404
+		}
 	},
 	{
 		path: () => '/account',
@@ -196,14 +268,21 @@ describe('every page, for every kind of caller (docs/web.md)', () => {
 			'/configs/:id',
 			'/configs/:id/compare',
 			'/configs/:id/rollback',
+			'/configs/:id/versions/:versionId/download',
 			'/devices',
+			'/devices/:id/revoke',
 			'/teams',
 			'/teams/:slug',
 			'/teams/:slug/activity',
 			'/teams/:slug/delete',
+			'/teams/:slug/members/:userId/remove',
+			'/teams/:slug/leave',
 			'/account',
 			'/activity',
-			'/admin'
+			'/admin',
+			'/admin/users/:id/reset-password',
+			'/admin/users/:id/revoke-keys',
+			'/admin/users/:id/remove'
 		]
 		expect([...gets].sort()).toEqual([...listed].sort())
 	})

@@ -2,7 +2,7 @@
 // failures, expiry, sign-out on the server, and a password change ending other sessions.
 import { describe, expect, test } from 'bun:test'
 import { parseTrustedProxies } from '../../../src/server/lib/client-address'
-import { webApp } from '../../support/web'
+import { setCookieOf, textOf, webApp, withCookie } from '../../support/web'
 
 const DAY = 24 * 60 * 60 * 1000
 
@@ -161,28 +161,52 @@ describe('web sessions (docs/web.md)', () => {
 		expect((await w.post('/sign-in', undefined, { login: 'alice', password: alice.password })).status).toBe(401)
 	})
 
-	test("an admin's password reset shows a one-time password once and ends that user's sessions; revoke keys ends keys and sessions", async () => {
+	test("an admin's password reset asks first, then shows a one-time password once after a redirect (never in a URL), and ends that user's keys and sessions", async () => {
 		const w = webApp()
 		const root = await w.admin('root')
 		const bob = await w.user('pro', 'bob')
 		const r = await w.signIn(root)
 		const b = await w.signIn(bob)
-		const reset = await w.post(`/admin/users/${bob.id}/reset-password`, r)
-		expect(reset.status).toBe(200)
-		expect(reset.headers.get('cache-control')).toBe('no-store')
-		const shown = /<code class="secret">([A-Za-z0-9_-]{16})<\/code>/.exec(reset.html)?.[1]
+		// The button opens a confirmation naming the user; nothing changes on the way.
+		const asked = await w.get(`/admin/users/${bob.id}/reset-password`, r)
+		expect(asked.status).toBe(200)
+		expect(textOf(asked.html)).toContain('Give bob a new one-time password?')
+		expect((await w.get('/configs', b)).status).toBe(200)
+		const reset = await w.post(`/admin/users/${bob.id}/reset-password`, r, { confirmed: 'yes' })
+		expect(reset.status).toBe(303)
+		const location = reset.headers.get('location') as string
+		expect(location).toBe('/admin?notice=password-reset')
+		const flash = setCookieOf(reset, 'cfgsync_flash') as string
+		expect(flash.length).toBeGreaterThan(20)
+		expect(reset.headers.get('set-cookie')).toContain('HttpOnly')
+		// The page the redirect leads to shows it once, and clears the cookie that carried it.
+		const shownPage = await w.get(location, r, withCookie(r, 'cfgsync_flash', flash))
+		const shown = /<code class="secret">([A-Za-z0-9_-]{16})<\/code>/.exec(shownPage.html)?.[1] as string
 		expect(shown).toBeDefined()
+		expect(location).not.toContain(shown)
+		expect(setCookieOf(shownPage, 'cfgsync_flash')).toBe('')
+		// A reload (the cookie gone) shows no password and resets nothing again.
+		const reload = await w.get(location, r)
+		expect(reload.html).not.toContain('class="secret"')
+		expect((await w.store.audit.list({ userId: bob.id, type: 'user.password_reset', limit: 5 })).length).toBe(1)
+		// The sealed value opens for the admin's session only.
+		const other = await w.signIn(root)
+		expect((await w.get(location, other, withCookie(other, 'cfgsync_flash', flash))).html).not.toContain(
+			'class="secret"'
+		)
+		// Every session and key of bob ended with the reset; the new password signs in.
 		expect((await w.get('/configs', b)).status).toBe(303)
-		expect((await w.post('/sign-in', undefined, { login: 'bob', password: shown as string })).status).toBe(303)
-		const b2 = await w.signIn({ ...bob, password: shown as string })
+		expect((await w.call('GET', '/api/me', { key: bob.key })).status).toBe(401)
+		expect((await w.post('/sign-in', undefined, { login: 'bob', password: shown })).status).toBe(303)
+		const b2 = await w.signIn({ ...bob, password: shown })
 		const revoked = await w.post(`/admin/users/${bob.id}/revoke-keys`, r, {}, { headers: { 'hx-request': 'true' } })
 		expect(revoked.status).toBe(200)
-		expect(revoked.html).toStartWith(`<tr id="user-${bob.id}">`)
+		expect(revoked.html).toStartWith('<div id="users-list">')
 		expect((await w.get('/configs', b2)).status).toBe(303)
-		expect((await w.call('GET', '/api/me', { key: bob.key })).status).toBe(401)
-		// Audit: the web admin is named as the actor.
+		// Audit: the web admin is named as the actor, and the keys revoked are counted.
 		const events = await w.store.audit.list({ userId: bob.id, type: 'user.password_reset', limit: 5 })
 		expect(events[0]).toMatchObject({ actorUsername: 'root', actorDevice: 'web' })
+		expect(events[0]?.details).toMatchObject({ revokedKeys: 1 })
 		// An admin cannot lock themselves out from here.
 		expect((await w.post(`/admin/users/${root.id}/remove`, r)).status).toBe(409)
 	})
@@ -197,8 +221,15 @@ describe('web sessions (docs/web.md)', () => {
 			plan: 'pro',
 			password: ''
 		})
-		expect(added.status).toBe(200)
-		const shown = /<code class="secret">([A-Za-z0-9_-]{16})<\/code>/.exec(added.html)?.[1] as string
+		// Post/redirect/get: the password is on the page the redirect leads to, once.
+		expect(added.status).toBe(303)
+		expect(added.headers.get('location')).toBe('/admin?notice=user-added')
+		const next = await w.get(
+			'/admin?notice=user-added',
+			r,
+			withCookie(r, 'cfgsync_flash', setCookieOf(added, 'cfgsync_flash') as string)
+		)
+		const shown = /<code class="secret">([A-Za-z0-9_-]{16})<\/code>/.exec(next.html)?.[1] as string
 		expect((await w.post('/sign-in', undefined, { login: 'newbie', password: shown })).status).toBe(303)
 		const again = await w.post('/admin/users', r, {
 			email: 'NEW@example.test',

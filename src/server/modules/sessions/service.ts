@@ -40,7 +40,7 @@ export function createSessionsService({
 	clock: Clock
 	passwords: PasswordHasher
 	auth: Pick<AuthService, 'checkPassword'>
-	sealer: Pick<Sealer, 'keyedHash'>
+	sealer: Pick<Sealer, 'keyedHash' | 'seal' | 'open'>
 }) {
 	const event = createAuditEvents(clock)
 	const csrfOf = (idHash: string) => sealer.keyedHash('csrf', idHash)
@@ -109,13 +109,33 @@ export function createSessionsService({
 		},
 
 		/**
+		 * Seals a one-time value to this session (docs/web.md: the temporary password shown once after
+		 * a redirect): only the same session opens it, and only with this server's master key.
+		 */
+		sealFlash(caller: Pick<WebCaller, 'sessionIdHash'>, value: string): string {
+			return Buffer.from(sealer.seal(value, `flash:${caller.sessionIdHash}`)).toString('base64url')
+		},
+
+		/** A value sealed by sealFlash for this session, or undefined (another session's, tampered, or not ours). */
+		openFlash(caller: Pick<WebCaller, 'sessionIdHash'>, sealed: string | undefined): string | undefined {
+			if (sealed === undefined || sealed.length > 4096 || !/^[A-Za-z0-9_-]+$/.test(sealed)) return undefined
+			try {
+				return sealer.open(Buffer.from(sealed, 'base64url'), `flash:${caller.sessionIdHash}`)
+			} catch {
+				return undefined
+			}
+		},
+
+		/**
 		 * A signed-in user changes their own password: the current one is checked
-		 * (throttled like a login), the current session stays, every other web session ends.
+		 * (throttled like a login), the current session stays, every other web session ends;
+		 * with `signOutDevices` (docs/web.md: "Sign out my devices") every API key of theirs is revoked too.
 		 */
 		async changePassword(
 			actor: Actor & { sessionIdHash: string },
 			current: string,
-			next: string
+			next: string,
+			options: { signOutDevices?: boolean } = {}
 		): Promise<{ endedSessions: number }> {
 			const valid = Password.safeParse(next)
 			if (!valid.success) {
@@ -131,7 +151,7 @@ export function createSessionsService({
 			const result = await store.users.setPassword(
 				actor.userId,
 				await passwords.hash(valid.data),
-				{ keepSession: actor.sessionIdHash },
+				{ keepSession: actor.sessionIdHash, revokeKeys: options.signOutDevices === true },
 				event('password.changed', actor)
 			)
 			if (!result) throw new AppError('unauthorized', 'Your account no longer exists.')

@@ -63,7 +63,22 @@ export function AccountPage({
 						aria-describedby="new-hint"
 					/>
 					<p id="new-hint" class="hint">
-						At least 8 characters. Your other web sessions are signed out; this one and your devices' keys stay.
+						At least 8 characters. Your other web sessions are signed out; this one stays.
+					</p>
+					<div class="check">
+						<input
+							id="sign-out-devices"
+							name="signOutDevices"
+							type="checkbox"
+							value="yes"
+							checked
+							aria-describedby="devices-hint"
+						/>
+						<label for="sign-out-devices">Sign out my devices</label>
+					</div>
+					<p id="devices-hint" class="hint">
+						Revokes the key of every device: after a password that may have leaked, nothing signed in with the old one
+						keeps working. Each device then needs <code>cfgsync login</code> again.
 					</p>
 					<button type="submit">Change password</button>
 				</form>
@@ -193,13 +208,15 @@ export const accountPages = ({ sessions, audit }: WebDeps) => ({
 			const confirm = optionalField(body, 'confirm')
 			if (typeof confirm === 'string' && confirm !== next)
 				return again('The new password and its confirmation differ.', 400)
+			// An unchecked box is not sent at all: only a present field signs the devices out.
+			const signOutDevices = optionalField(body, 'signOutDevices') !== undefined
 			try {
-				await sessions.changePassword(actor, field(body, 'current'), next)
+				await sessions.changePassword(actor, field(body, 'current'), next, { signOutDevices })
 			} catch (error) {
 				if (error instanceof AppError && error.status < 500) return again(error.message, error.status, error.headers)
 				throw error
 			}
-			return redirect('/account?notice=password')
+			return redirect(`/account?notice=${signOutDevices ? 'password-devices' : 'password'}`)
 		}),
 
 	activity: ({ request, web, view }: PageContext) =>

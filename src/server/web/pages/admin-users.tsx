@@ -1,13 +1,40 @@
 import { PLANS } from '../../../shared/constants'
 import { AppError } from '../../lib/errors'
 import type { UserActivityView } from '../../modules/users/service'
-import { attempt, done, field, fragment, isHtmx, redirect, type ChangeContext, type WebDeps } from '../kit'
-import { Csrf, Time, type ViewContext } from '../layout'
+import {
+	attempt,
+	field,
+	inPlace,
+	isHtmx,
+	nextRowId,
+	page,
+	redirect,
+	type ChangeContext,
+	type PageContext,
+	type WebDeps
+} from '../kit'
+import { ConfirmPage, Csrf, Time, type ViewContext } from '../layout'
 
 // One user's row of the Admin page and the changes made in it: plan, revoke keys, remove (docs/web.md).
 
-export function UserRow({ ctx, user, error }: { ctx: ViewContext; user: UserActivityView; error?: string }) {
+export const USERS = { id: 'users', title: 'Users' } as const
+
+/** Which control of a user's row takes the focus after an in-place change. */
+export type UserFocus = { id: string; on: 'plan' | 'revoke-keys' | 'action' }
+
+export function UserRow({
+	ctx,
+	user,
+	error,
+	focus
+}: {
+	ctx: ViewContext
+	user: UserActivityView
+	error?: string
+	focus?: UserFocus['on']
+}) {
 	const base = `/admin/users/${user.id}`
+	const self = user.id === ctx.user?.userId
 	return (
 		<tr id={`user-${user.id}`}>
 			<td data-label="Email">{user.email}</td>
@@ -15,12 +42,12 @@ export function UserRow({ ctx, user, error }: { ctx: ViewContext; user: UserActi
 				{user.username}
 			</th>
 			<td data-label="Plan">
+				{/* Saved by its button only (docs/web.md): arrow keys on a closed select fire `change`, so nothing listens to it. */}
 				<form
 					method="post"
 					action={`${base}/plan`}
 					hx-post={`${base}/plan`}
-					hx-trigger="change"
-					hx-target="closest tr"
+					hx-target="#users-list"
 					hx-swap="outerHTML"
 					class="role-form"
 				>
@@ -35,7 +62,11 @@ export function UserRow({ ctx, user, error }: { ctx: ViewContext; user: UserActi
 							</option>
 						))}
 					</select>
-					<button type="submit" class="secondary small">
+					<button
+						type="submit"
+						class="secondary small"
+						autofocus={focus === 'plan' || (focus === 'action' && self) || undefined}
+					>
 						Save
 					</button>
 				</form>
@@ -53,38 +84,36 @@ export function UserRow({ ctx, user, error }: { ctx: ViewContext; user: UserActi
 				<Time iso={user.lastSeenAt} now={ctx.now} />
 			</td>
 			<td class="actions">
-				{user.id === ctx.user?.userId ? (
+				{self ? (
 					<span class="muted">you (see Account and Devices)</span>
 				) : (
 					<>
-						<form method="post" action={`${base}/reset-password`}>
-							<Csrf ctx={ctx} />
-							<button type="submit" class="secondary">
+						{/* Each asks first (docs/web.md): a page of its own without JavaScript, the browser's dialog with htmx. */}
+						<form method="get" action={`${base}/reset-password`}>
+							<button type="submit" class="secondary" autofocus={focus === 'action' || undefined}>
 								Reset password
 							</button>
 						</form>
 						<form
-							method="post"
+							method="get"
 							action={`${base}/revoke-keys`}
 							hx-post={`${base}/revoke-keys`}
-							hx-target="closest tr"
+							hx-target="#users-list"
 							hx-swap="outerHTML"
 							hx-confirm={`Revoke every key and web session of ${user.username}?`}
 						>
-							<Csrf ctx={ctx} />
-							<button type="submit" class="secondary">
+							<button type="submit" class="secondary" autofocus={focus === 'revoke-keys' || undefined}>
 								Revoke keys
 							</button>
 						</form>
 						<form
-							method="post"
+							method="get"
 							action={`${base}/remove`}
 							hx-post={`${base}/remove`}
-							hx-target="closest tr"
-							hx-swap="delete"
+							hx-target="#users-list"
+							hx-swap="outerHTML"
 							hx-confirm={`Remove ${user.username} with their keys and personal configs? This cannot be undone.`}
 						>
-							<Csrf ctx={ctx} />
 							<button type="submit" class="danger">
 								Remove
 							</button>
@@ -96,36 +125,130 @@ export function UserRow({ ctx, user, error }: { ctx: ViewContext; user: UserActi
 	)
 }
 
+/** The users table: what a change of plan, a revocation or a removal swaps in place. */
+export function UsersList({ ctx, users, focus }: { ctx: ViewContext; users: UserActivityView[]; focus?: UserFocus }) {
+	return (
+		<div id="users-list">
+			<table class="stack-on-phone" aria-labelledby="users-heading">
+				<thead>
+					<tr>
+						<th scope="col">Email</th>
+						<th scope="col">Username</th>
+						<th scope="col">Plan</th>
+						<th scope="col">Admin</th>
+						<th scope="col">Keys</th>
+						<th scope="col">Last seen</th>
+						<th scope="col">
+							<span class="visually-hidden">Actions</span>
+						</th>
+					</tr>
+				</thead>
+				<tbody>
+					{users.map((user) => (
+						<UserRow ctx={ctx} user={user} focus={focus?.id === user.id ? focus.on : undefined} />
+					))}
+				</tbody>
+			</table>
+		</div>
+	)
+}
+
 type OnUser = { params: { id: string } }
 
-export const adminUserPages = ({ users }: WebDeps) => ({
-	setPlan: ({ request, view, actor, params, body }: ChangeContext & OnUser) =>
-		attempt(request, view, async () => {
-			const user = await users.findById(params.id)
-			await users.setPlan(user.username, field(body, 'plan'), actor)
-			if (!isHtmx(request)) return redirect('/admin?notice=plan')
-			return fragment(<UserRow ctx={view} user={await users.activityOf(params.id)} />)
-		}),
+/** What each confirmation page asks, naming the user (docs/web.md, safe to use). */
+const CONFIRMATIONS = {
+	'reset-password': (username: string) => ({
+		title: `Reset the password of ${username}`,
+		question: `Give ${username} a new one-time password? Their current password stops working, and every key and web session of theirs is revoked at once. The new password is shown to you once.`,
+		button: 'Reset password'
+	}),
+	'revoke-keys': (username: string) => ({
+		title: `Revoke the keys of ${username}`,
+		question: `Revoke every key and web session of ${username}? Each of their devices needs cfgsync login again.`,
+		button: 'Revoke keys'
+	}),
+	remove: (username: string) => ({
+		title: `Remove ${username}`,
+		question: `Remove ${username} with their keys and personal configs? This cannot be undone; team configs they pushed stay with their teams.`,
+		button: 'Remove user'
+	})
+}
 
-	revokeKeys: ({ request, web, view, actor, params }: ChangeContext & OnUser) =>
-		attempt(request, view, async () => {
-			const user = await users.findById(params.id)
-			if (user.id === web.userId)
-				throw new AppError('conflict', 'Revoke your own keys on the Devices page: this would also sign you out here.')
-			await users.revokeKeys(user.username, actor)
-			if (!isHtmx(request)) return redirect('/admin?notice=keys-revoked')
-			return fragment(<UserRow ctx={view} user={await users.activityOf(params.id)} />)
-		}),
+export const adminUserPages = ({ users }: WebDeps) => {
+	/** The users again, in place, with what happened in the status region. */
+	const list = async (view: ChangeContext['view'], message: string, focus?: UserFocus) =>
+		inPlace(USERS, <UsersList ctx={view} users={await users.listWithActivity()} focus={focus} />, message, !focus)
 
-	remove: ({ request, web, view, actor, params }: ChangeContext & OnUser) =>
-		attempt(request, view, async () => {
-			const user = await users.findById(params.id)
-			if (user.id === web.userId)
-				throw new AppError(
-					'conflict',
-					'You cannot remove your own account here; another admin or `cfgsync-server user remove` can.'
+	return {
+		/** A confirmation page for one of the row's actions. */
+		confirm:
+			(action: keyof typeof CONFIRMATIONS) =>
+			({ request, web, view, params }: PageContext & OnUser) =>
+				attempt(request, view, async () => {
+					const user = await users.findById(params.id)
+					if (user.id === web.userId)
+						throw new AppError(
+							'conflict',
+							'These are for other users: change your password on Account, and revoke your keys on Devices.'
+						)
+					const text = CONFIRMATIONS[action](user.username)
+					return page(
+						<ConfirmPage
+							ctx={view}
+							title={text.title}
+							question={text.question}
+							action={`/admin/users/${user.id}/${action}`}
+							button={text.button}
+							cancel="/admin"
+						/>
+					)
+				}),
+
+		setPlan: ({ request, view, actor, params, body }: ChangeContext & OnUser) =>
+			attempt(request, view, async () => {
+				const user = await users.findById(params.id)
+				const changed = await users.setPlan(user.username, field(body, 'plan'), actor)
+				if (!isHtmx(request)) return redirect('/admin?notice=plan')
+				return list(view, `The plan of ${changed.username} is now ${changed.plan}.`, { id: user.id, on: 'plan' })
+			}),
+
+		revokeKeys: ({ request, web, view, actor, params }: ChangeContext & OnUser) =>
+			attempt(request, view, async () => {
+				const user = await users.findById(params.id)
+				if (user.id === web.userId)
+					throw new AppError('conflict', 'Revoke your own keys on the Devices page: this would also sign you out here.')
+				const { revokedKeys, endedSessions } = await users.revokeKeys(user.username, actor)
+				if (!isHtmx(request)) return redirect('/admin?notice=keys-revoked')
+				return list(
+					view,
+					`Revoked ${revokedKeys} key${revokedKeys === 1 ? '' : 's'} and ended ${endedSessions} web session${endedSessions === 1 ? '' : 's'} of ${user.username}.`,
+					{ id: user.id, on: 'revoke-keys' }
 				)
-			await users.remove(user.username, actor)
-			return done(request, '/admin?notice=user-removed')
-		})
-})
+			}),
+
+		remove: ({ request, web, view, actor, params }: ChangeContext & OnUser) =>
+			attempt(request, view, async () => {
+				const user = await users.findById(params.id)
+				if (user.id === web.userId)
+					throw new AppError(
+						'conflict',
+						'You cannot remove your own account here; another admin or `cfgsync-server user remove` can.'
+					)
+				const before = isHtmx(request) ? await users.listWithActivity() : []
+				await users.remove(user.username, actor)
+				if (!isHtmx(request)) return redirect('/admin?notice=user-removed')
+				const after = await users.listWithActivity()
+				const next = nextRowId(
+					before.map((row) => row.id),
+					user.id,
+					after.map((row) => row.id)
+				)
+				return inPlace(
+					USERS,
+					<UsersList ctx={view} users={after} focus={next === undefined ? undefined : { id: next, on: 'action' }} />,
+					`${user.username} was removed.`,
+					next === undefined
+				)
+			})
+	}
+}

@@ -2,10 +2,13 @@ import { randomBytes } from 'node:crypto'
 import { PLANS } from '../../../shared/constants'
 import { AppError } from '../../lib/errors'
 import type { UserActivityView } from '../../modules/users/service'
+import { z } from 'zod'
 import {
 	attempt,
+	clearedFlashCookie,
 	field,
-	NOTICES,
+	flashCookie,
+	flashOf,
 	noticeOf,
 	page,
 	redirect,
@@ -13,8 +16,8 @@ import {
 	type PageContext,
 	type WebDeps
 } from '../kit'
-import { Alert, Csrf, Layout, Notice, type ViewContext } from '../layout'
-import { UserRow } from './admin-users'
+import { Alert, Csrf, Layout, ListHeading, ListStatus, Notice, type ViewContext } from '../layout'
+import { USERS, UsersList } from './admin-users'
 
 // The Admin page (docs/web.md, server admins only): every user, adding one, and one-time passwords.
 
@@ -41,34 +44,19 @@ export function AdminPage({
 			{oneTimePassword ? (
 				<section class="card one-time" aria-labelledby="otp-title">
 					<h2 id="otp-title">New password for {oneTimePassword.username}</h2>
-					<p>Give it to them over a channel you trust; it is shown only this once. Their web sessions have ended.</p>
+					<p>
+						Give it to them over a channel you trust; it is shown only this once. Every key and web session of theirs
+						has ended.
+					</p>
 					<p>
 						<code class="secret">{oneTimePassword.password}</code>
 					</p>
 				</section>
 			) : null}
 			<section>
-				<h2>Users</h2>
-				<table class="stack-on-phone">
-					<thead>
-						<tr>
-							<th scope="col">Email</th>
-							<th scope="col">Username</th>
-							<th scope="col">Plan</th>
-							<th scope="col">Admin</th>
-							<th scope="col">Keys</th>
-							<th scope="col">Last seen</th>
-							<th scope="col">
-								<span class="visually-hidden">Actions</span>
-							</th>
-						</tr>
-					</thead>
-					<tbody>
-						{users.map((user) => (
-							<UserRow ctx={ctx} user={user} />
-						))}
-					</tbody>
-				</table>
+				<ListHeading list={USERS.id} title={USERS.title} />
+				<ListStatus list={USERS.id} />
+				<UsersList ctx={ctx} users={users} />
 			</section>
 			<section class="narrow">
 				<h2 id="add-user">Add user</h2>
@@ -107,52 +95,71 @@ export function AdminPage({
 
 const oneTimePassword = () => randomBytes(12).toString('base64url')
 
-export const adminPages = ({ users }: WebDeps) => ({
-	show: ({ request, view }: PageContext) =>
-		attempt(request, view, async () =>
-			page(<AdminPage ctx={view} users={await users.listWithActivity()} notice={noticeOf(request)} />)
-		),
+/** The one-time password travels to the next page sealed in a cookie of that path (kit.tsx, flashCookie). */
+const FLASH_PATH = '/admin'
 
-	addUser: ({ request, view, actor, body }: ChangeContext) =>
-		attempt(request, view, async () => {
-			const form = {
-				email: field(body, 'email').trim(),
-				username: field(body, 'username').trim(),
-				plan: field(body, 'plan') || 'team'
-			}
-			const given = field(body, 'password')
-			const password = given === '' ? oneTimePassword() : given
-			try {
-				const user = await users.add({ ...form, password }, actor)
-				if (given !== '') return redirect('/admin?notice=user-added')
+const OneTime = z.object({ username: z.string(), password: z.string() })
+
+export const adminPages = ({ users, sessions, https }: WebDeps) => {
+	/** After the change, to the Admin page, which shows the password once (post/redirect/get: a reload repeats nothing). */
+	const showOnce = (request: Request, web: ChangeContext['web'], notice: string, shown: z.infer<typeof OneTime>) =>
+		redirect(`/admin?notice=${notice}`, {
+			'set-cookie': flashCookie(sessions.sealFlash(web, JSON.stringify(shown)), FLASH_PATH, https(request))
+		})
+
+	return {
+		show: ({ request, web, view }: PageContext) =>
+			attempt(request, view, async () => {
+				const sealed = flashOf(request)
+				const opened = sealed === undefined ? undefined : sessions.openFlash(web, sealed)
+				let shown: z.infer<typeof OneTime> | undefined
+				try {
+					shown = opened === undefined ? undefined : OneTime.parse(JSON.parse(opened))
+				} catch {
+					shown = undefined
+				}
 				return page(
 					<AdminPage
 						ctx={view}
 						users={await users.listWithActivity()}
-						notice={NOTICES['user-added']}
-						oneTimePassword={{ username: user.username, password }}
-					/>
+						notice={noticeOf(request)}
+						oneTimePassword={shown}
+					/>,
+					// Read once: the cookie goes with this answer, so a reload no longer shows the password.
+					sealed === undefined ? {} : { headers: { 'set-cookie': clearedFlashCookie(FLASH_PATH, https(request)) } }
 				)
-			} catch (error) {
-				if (!(error instanceof AppError) || error.status >= 500) throw error
-				return page(<AdminPage ctx={view} users={await users.listWithActivity()} error={error.message} form={form} />, {
-					status: error.status
-				})
-			}
-		}),
+			}),
 
-	resetPassword: ({ request, web, view, actor, params }: ChangeContext & { params: { id: string } }) =>
-		attempt(request, view, async () => {
-			const user = await users.findById(params.id)
-			if (user.id === web.userId) throw new AppError('conflict', 'Change your own password on the Account page.')
-			const password = oneTimePassword()
-			await users.setPassword(user.username, password, {}, actor)
-			return page(
-				<AdminPage
-					ctx={view}
-					users={await users.listWithActivity()}
-					oneTimePassword={{ username: user.username, password }}
-				/>
-			)
-		})
-})
+		addUser: ({ request, web, view, actor, body }: ChangeContext) =>
+			attempt(request, view, async () => {
+				const form = {
+					email: field(body, 'email').trim(),
+					username: field(body, 'username').trim(),
+					plan: field(body, 'plan') || 'team'
+				}
+				const given = field(body, 'password')
+				const password = given === '' ? oneTimePassword() : given
+				try {
+					const user = await users.add({ ...form, password }, actor)
+					if (given !== '') return redirect('/admin?notice=user-added')
+					return showOnce(request, web, 'user-added', { username: user.username, password })
+				} catch (error) {
+					if (!(error instanceof AppError) || error.status >= 500) throw error
+					return page(
+						<AdminPage ctx={view} users={await users.listWithActivity()} error={error.message} form={form} />,
+						{ status: error.status }
+					)
+				}
+			}),
+
+		/** docs/web.md: an admin's reset always revokes the user's keys and ends their web sessions. */
+		resetPassword: ({ request, web, view, actor, params }: ChangeContext & { params: { id: string } }) =>
+			attempt(request, view, async () => {
+				const user = await users.findById(params.id)
+				if (user.id === web.userId) throw new AppError('conflict', 'Change your own password on the Account page.')
+				const password = oneTimePassword()
+				await users.setPassword(user.username, password, { revokeKeys: true }, actor)
+				return showOnce(request, web, 'password-reset', { username: user.username, password })
+			})
+	}
+}

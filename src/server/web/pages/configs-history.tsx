@@ -1,5 +1,5 @@
 import { AppError } from '../../lib/errors'
-import { diffData, sideBySide, type DiffLine, type FileDiff } from '../diff'
+import { diffData, sideBySide, TooLargeToCompare, type DiffLine, type FileDiff } from '../diff'
 import {
 	attempt,
 	field,
@@ -103,14 +103,44 @@ export interface CompareData {
 	tool: string
 	from: { id: string; version: number }
 	to: { id: string; version: number }
-	files: FileDiff[]
+	/** undefined when the comparison was too large to make here (docs/web.md): the page offers both versions instead. */
+	files?: FileDiff[]
 	view: 'unified' | 'split'
+}
+
+/** Where a version's data is downloaded (docs/web.md): the same rules as viewing it. */
+export const downloadHref = (configId: string, versionId: string) =>
+	`/configs/${configId}/versions/${versionId}/download`
+
+/** Past the comparison's budget: say so, and offer both versions as files. */
+function TooLarge({ compare }: { compare: CompareData }) {
+	return (
+		<div id="diff">
+			<p class="notice" role="status">
+				These versions are too large to compare here: the comparison would take the server too long. Download both and
+				compare them on your machine (for example with <code>diff -u</code>).
+			</p>
+			<ul class="downloads">
+				<li>
+					<a href={downloadHref(compare.configId, compare.from.id)} download>
+						Download version {compare.from.version}
+					</a>
+				</li>
+				<li>
+					<a href={downloadHref(compare.configId, compare.to.id)} download>
+						Download version {compare.to.version}
+					</a>
+				</li>
+			</ul>
+		</div>
+	)
 }
 
 const STATUS_TEXT = { added: 'added', removed: 'removed', changed: 'changed', unchanged: 'unchanged' } as const
 
 /** The diff itself: swapped in place by htmx when the view is toggled. */
 export function DiffView({ compare }: { compare: CompareData }) {
+	if (compare.files === undefined) return <TooLarge compare={compare} />
 	const other = compare.view === 'unified' ? 'split' : 'unified'
 	const href = (view: string) =>
 		`/configs/${compare.configId}/compare?from=${compare.from.id}&to=${compare.to.id}&view=${view}`
@@ -168,7 +198,36 @@ export function ComparePage({ ctx, compare }: { ctx: ViewContext; compare: Compa
 	)
 }
 
+/** The diff, or undefined when it is too large to make within its budget (docs/web.md). */
+function compareOrGiveUp(older: unknown, newer: unknown): FileDiff[] | undefined {
+	try {
+		return diffData(older, newer)
+	} catch (error) {
+		if (error instanceof TooLargeToCompare) return undefined
+		throw error
+	}
+}
+
+/** A file name for a download: the config's name and tool and the version, in characters every system accepts. */
+const fileNameOf = (name: string, tool: string, version: number) =>
+	`${`${name}-${tool}`.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 100)}-v${version}.json`
+
 export const configsHistoryPages = ({ configs, policy }: WebDeps) => ({
+	/** One version's data as a file (docs/web.md: what a comparison too large to make here offers); never cached. */
+	download: ({ request, web, view, params }: PageContext & { params: { id: string; versionId: string } }) =>
+		attempt(request, view, async () => {
+			const version = await configs.version(web, params.id, params.versionId)
+			const config = await configs.get(web, params.id, undefined)
+			if (config.notModified) throw new AppError('internal', 'unexpected 304')
+			return new Response(new Uint8Array(version.data), {
+				headers: {
+					'content-type': 'application/json;charset=utf-8',
+					'content-disposition': `attachment; filename="${fileNameOf(config.fields.name, config.fields.tool, version.fields.version)}"`,
+					'cache-control': 'no-store'
+				}
+			})
+		}),
+
 	compare: ({ request, web, view, params }: PageContext & { params: { id: string } }) =>
 		attempt(request, view, async () => {
 			const query = new URL(request.url).searchParams
@@ -187,7 +246,7 @@ export const configsHistoryPages = ({ configs, policy }: WebDeps) => ({
 				tool: config.fields.tool,
 				from: { id: from.fields.id, version: from.fields.version },
 				to: { id: to.fields.id, version: to.fields.version },
-				files: diffData(parseData(from.data), parseData(to.data)),
+				files: compareOrGiveUp(parseData(from.data), parseData(to.data)),
 				view: query.get('view') === 'split' ? 'split' : 'unified'
 			}
 			if (isHtmx(request)) return fragment(<DiffView compare={compare} />)

@@ -1,24 +1,33 @@
 import type { KeyView } from '../../../shared/api/auth'
-import { attempt, done, noticeOf, page, type ChangeContext, type PageContext, type WebDeps } from '../kit'
-import { Csrf, Layout, Notice, Time, type ViewContext } from '../layout'
+import { AppError } from '../../lib/errors'
+import {
+	attempt,
+	inPlace,
+	isHtmx,
+	nextRowId,
+	noticeOf,
+	page,
+	redirect,
+	type ChangeContext,
+	type PageContext,
+	type WebDeps
+} from '../kit'
+import { ConfirmPage, Layout, ListHeading, ListStatus, Notice, Time, type ViewContext } from '../layout'
 
-// The Devices page (docs/web.md): one key per device, each revocable.
+// The Devices page (docs/web.md): one key per device, each revocable after a confirmation.
 
-export function DevicesPage({ ctx, keys, notice }: { ctx: ViewContext; keys: KeyView[]; notice?: string }) {
+const LIST = { id: 'devices', title: 'Devices', level: 1 } as const
+
+/** The devices table (or its empty state): what a revocation swaps in place; `focus` names the row whose button takes the focus. */
+export function DevicesList({ ctx, keys, focus }: { ctx: ViewContext; keys: KeyView[]; focus?: string }) {
 	return (
-		<Layout ctx={ctx} title="Devices">
-			<h1>Devices</h1>
-			<Notice message={notice} />
-			<p class="lead">
-				Each device that signed in with the cfgsync client has one key. Revoke a key you no longer use, or that was on a
-				lost machine: the API refuses it at once.
-			</p>
+		<div id="devices-list">
 			{keys.length === 0 ? (
 				<p class="empty">
 					No device has a key. Run <code>cfgsync login</code> on a machine to add one.
 				</p>
 			) : (
-				<table class="stack-on-phone">
+				<table class="stack-on-phone" aria-labelledby="devices-heading">
 					<thead>
 						<tr>
 							<th scope="col">Device</th>
@@ -42,16 +51,16 @@ export function DevicesPage({ ctx, keys, notice }: { ctx: ViewContext; keys: Key
 									<Time iso={key.lastUsedAt} now={ctx.now} />
 								</td>
 								<td class="actions">
+									{/* Without JavaScript the button opens the confirmation page; with htmx the browser asks, then it posts. */}
 									<form
-										method="post"
+										method="get"
 										action={`/devices/${key.id}/revoke`}
 										hx-post={`/devices/${key.id}/revoke`}
-										hx-target="closest tr"
-										hx-swap="delete"
 										hx-confirm={`Revoke the key of "${key.device}"? That device is signed out at once.`}
+										hx-target="#devices-list"
+										hx-swap="outerHTML"
 									>
-										<Csrf ctx={ctx} />
-										<button type="submit" class="danger">
+										<button type="submit" class="danger" autofocus={focus === key.id || undefined}>
 											Revoke
 										</button>
 									</form>
@@ -61,19 +70,73 @@ export function DevicesPage({ ctx, keys, notice }: { ctx: ViewContext; keys: Key
 					</tbody>
 				</table>
 			)}
+		</div>
+	)
+}
+
+export function DevicesPage({ ctx, keys, notice }: { ctx: ViewContext; keys: KeyView[]; notice?: string }) {
+	return (
+		<Layout ctx={ctx} title="Devices">
+			<ListHeading list={LIST.id} title={LIST.title} level={LIST.level} />
+			<Notice message={notice} />
+			<p class="lead">
+				Each device that signed in with the cfgsync client has one key. Revoke a key you no longer use, or that was on a
+				lost machine: the API refuses it at once.
+			</p>
+			<ListStatus list={LIST.id} />
+			<DevicesList ctx={ctx} keys={keys} />
 		</Layout>
 	)
 }
 
-export const devicesPages = ({ auth }: WebDeps) => ({
-	list: ({ request, web, view }: PageContext) =>
-		attempt(request, view, async () =>
-			page(<DevicesPage ctx={view} keys={await auth.listKeys(web)} notice={noticeOf(request)} />)
-		),
+export const devicesPages = ({ auth }: WebDeps) => {
+	const keyOf = async (web: PageContext['web'], id: string) => {
+		const key = (await auth.listKeys(web)).find((candidate) => candidate.id === id)
+		if (!key)
+			throw new AppError('not_found', 'No such key: it may have been revoked already. Open Devices to see the others.')
+		return key
+	}
 
-	revoke: ({ request, view, actor, params }: ChangeContext & { params: { id: string } }) =>
-		attempt(request, view, async () => {
-			await auth.revokeKey(actor, params.id)
-			return done(request, '/devices?notice=revoked')
-		})
-})
+	return {
+		list: ({ request, web, view }: PageContext) =>
+			attempt(request, view, async () =>
+				page(<DevicesPage ctx={view} keys={await auth.listKeys(web)} notice={noticeOf(request)} />)
+			),
+
+		/** Asks first, naming the device (docs/web.md, safe to use). */
+		revokePage: ({ request, web, view, params }: PageContext & { params: { id: string } }) =>
+			attempt(request, view, async () => {
+				const key = await keyOf(web, params.id)
+				return page(
+					<ConfirmPage
+						ctx={view}
+						title={`Revoke ${key.device}`}
+						question={`Revoke the key of "${key.device}"? That device is signed out at once and needs cfgsync login to sync again.`}
+						action={`/devices/${key.id}/revoke`}
+						button="Revoke"
+						cancel="/devices"
+					/>
+				)
+			}),
+
+		revoke: ({ request, web, view, actor, params }: ChangeContext & { params: { id: string } }) =>
+			attempt(request, view, async () => {
+				const before = isHtmx(request) ? await auth.listKeys(web) : []
+				await auth.revokeKey(actor, params.id)
+				if (!isHtmx(request)) return redirect('/devices?notice=revoked')
+				const keys = await auth.listKeys(web)
+				const device = before.find((key) => key.id === params.id)?.device ?? 'that device'
+				const focus = nextRowId(
+					before.map((key) => key.id),
+					params.id,
+					keys.map((key) => key.id)
+				)
+				return inPlace(
+					LIST,
+					<DevicesList ctx={view} keys={keys} focus={focus} />,
+					`The key of "${device}" was revoked: that device can no longer reach the server.`,
+					focus === undefined
+				)
+			})
+	}
+}

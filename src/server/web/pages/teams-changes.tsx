@@ -2,11 +2,11 @@ import { AddMemberBody, PatchTeamBody, SetRoleBody } from '../../../shared/api/t
 import { AppError } from '../../lib/errors'
 import {
 	attempt,
-	done,
 	field,
 	formError,
-	fragment,
+	inPlace,
 	isHtmx,
+	nextRowId,
 	page,
 	redirect,
 	type ChangeContext,
@@ -14,9 +14,20 @@ import {
 	type WebDeps
 } from '../kit'
 import { ConfirmPage } from '../layout'
-import { MemberRow, TeamPage, teamPages } from './teams-detail'
+import {
+	INVITATIONS,
+	InvitationsList,
+	mayCancel,
+	MEMBERS,
+	MembersList,
+	rowHasControl,
+	TeamPage,
+	teamPages,
+	type TeamPageData
+} from './teams-detail'
 
-// The forms of a team's page (docs/web.md): invite, change a role, remove, leave, rename, delete.
+// The forms of a team's page (docs/web.md): invite, change a role, remove, cancel an invitation, leave, rename, delete.
+// Each destructive one asks first on a page of its own (or, with htmx, in the browser's dialog) naming its target.
 
 type OnTeam = { params: { slug: string } }
 type OnMember = { params: { slug: string; userId: string } }
@@ -24,6 +35,42 @@ type OnMember = { params: { slug: string; userId: string } }
 export const teamChangePages = (deps: WebDeps) => {
 	const { teams } = deps
 	const { teamPageData } = teamPages(deps)
+
+	/** A removal done in place: the list it was in again, focus on the next row that has a control, or on the heading. */
+	function removedInPlace(
+		view: PageContext['view'],
+		before: TeamPageData,
+		after: TeamPageData,
+		userId: string
+	): Response {
+		const invitation = before.invitations?.find((candidate) => candidate.userId === userId)
+		if (invitation) {
+			const left = after.invitations ?? []
+			const focus = nextRowId(
+				(before.invitations ?? []).filter((row) => mayCancel(before.userRole, row)).map((row) => row.userId),
+				userId,
+				left.filter((row) => mayCancel(after.userRole, row)).map((row) => row.userId)
+			)
+			return inPlace(
+				INVITATIONS,
+				<InvitationsList team={after} invitations={left} focus={focus} />,
+				`The invitation of ${invitation.username} was cancelled.`,
+				focus === undefined
+			)
+		}
+		const member = before.members.find((candidate) => candidate.userId === userId)
+		const next = nextRowId(
+			before.members.filter((row) => rowHasControl(before, row)).map((row) => row.userId),
+			userId,
+			after.members.filter((row) => rowHasControl(after, row)).map((row) => row.userId)
+		)
+		return inPlace(
+			MEMBERS,
+			<MembersList ctx={view} team={after} focus={next === undefined ? undefined : { id: next, on: 'action' }} />,
+			`${member?.username ?? 'The member'} was removed from ${after.name}.`,
+			next === undefined
+		)
+	}
 
 	return {
 		invite: ({ request, web, view, actor, params, body }: ChangeContext & OnTeam) =>
@@ -47,32 +94,112 @@ export const teamChangePages = (deps: WebDeps) => {
 
 		setRole: ({ request, web, view, actor, params, body }: ChangeContext & OnMember) =>
 			attempt(request, view, async () => {
-				const row = async (error?: string, statusCode = 200) => {
+				// In place: the members again, focus back on this row's Save, and what happened said in the status region.
+				const list = async (message: string, error?: string, statusCode = 200) => {
 					const team = await teamPageData(web, params.slug)
-					const member = team.members.find((candidate) => candidate.userId === params.userId)
-					if (!member) return fragment(null, { status: statusCode })
-					return fragment(<MemberRow ctx={view} team={team} member={member} error={error} />, { status: statusCode })
+					return inPlace(
+						MEMBERS,
+						<MembersList
+							ctx={view}
+							team={team}
+							focus={{ id: params.userId, on: 'save' }}
+							error={error === undefined ? undefined : { userId: params.userId, message: error }}
+						/>,
+						message,
+						!team.members.some((member) => member.userId === params.userId),
+						{ status: statusCode }
+					)
 				}
+				let role: SetRoleBody['role']
 				try {
 					const parsed = SetRoleBody.safeParse({ role: field(body, 'role') })
 					if (!parsed.success) throw new AppError('invalid_request', 'Roles are owner, admin and member.')
-					await teams.setRole(actor, params.slug, params.userId, parsed.data.role)
+					role = parsed.data.role
+					await teams.setRole(actor, params.slug, params.userId, role)
 				} catch (error) {
 					if (isHtmx(request) && error instanceof AppError && error.status < 500 && error.status !== 404)
-						return row(error.message, error.status)
+						return list(`The role was not changed: ${error.message}`, error.message, error.status)
 					throw error
 				}
-				return isHtmx(request) ? row() : redirect(`/teams/${params.slug}?notice=role`)
+				if (!isHtmx(request)) return redirect(`/teams/${params.slug}?notice=role`)
+				const team = await teamPageData(web, params.slug)
+				const member = team.members.find((candidate) => candidate.userId === params.userId)
+				return list(
+					member ? `${member.username} is now ${role === 'member' ? 'a' : 'an'} ${role}.` : 'The role was changed.'
+				)
+			}),
+
+		/** Asks first, naming the member or the invitation (docs/web.md, safe to use); removing yourself is leaving. */
+		removePage: ({ request, web, view, params }: PageContext & OnMember) =>
+			attempt(request, view, async () => {
+				if (params.userId === web.userId) return redirect(`/teams/${params.slug}/leave`)
+				const team = await teamPageData(web, params.slug)
+				const invitation = team.invitations?.find((candidate) => candidate.userId === params.userId)
+				const member = team.members.find((candidate) => candidate.userId === params.userId)
+				if (!invitation && !member)
+					throw new AppError(
+						'not_found',
+						`No such member or invitation in ${team.name}. Open the team's page to see who is in it.`
+					)
+				// Asked only of those who may do it (the API's rule); anyone else learns why here, not after confirming.
+				if (
+					invitation
+						? !mayCancel(team.userRole, invitation) || team.userRole === 'member'
+						: !rowHasControl(team, member!) || team.userRole === 'member'
+				)
+					throw new AppError('forbidden', 'Owners remove anyone; admins remove members and cancel their invitations.')
+				const action = `/teams/${team.slug}/members/${params.userId}/remove`
+				return page(
+					invitation ? (
+						<ConfirmPage
+							ctx={view}
+							title={`Cancel the invitation of ${invitation.username}`}
+							question={`Cancel the invitation of ${invitation.username} to ${team.name}? They can no longer accept it; you can invite them again.`}
+							action={action}
+							button="Cancel invitation"
+							cancel={`/teams/${team.slug}`}
+						/>
+					) : (
+						<ConfirmPage
+							ctx={view}
+							title={`Remove ${member?.username} from ${team.name}`}
+							question={`Remove ${member?.username} (${member?.role}) from ${team.name}? They lose access to the team's configs at once.`}
+							action={action}
+							button="Remove"
+							cancel={`/teams/${team.slug}`}
+						/>
+					)
+				)
 			}),
 
 		removeMember: ({ request, web, view, actor, params }: ChangeContext & OnMember) =>
 			attempt(request, view, async () => {
+				const self = params.userId === web.userId
+				const before = self ? undefined : await teamPageData(web, params.slug)
 				await teams.removeMember(actor, params.slug, params.userId)
-				if (params.userId === web.userId)
+				if (!before)
 					return isHtmx(request)
-						? fragment(null, { headers: { 'hx-redirect': '/teams?notice=left' } })
+						? new Response(null, { headers: { 'hx-redirect': '/teams?notice=left', 'cache-control': 'no-store' } })
 						: redirect('/teams?notice=left')
-				return done(request, `/teams/${params.slug}?notice=removed`)
+				if (isHtmx(request)) return removedInPlace(view, before, await teamPageData(web, params.slug), params.userId)
+				const wasInvitation = before.invitations?.some((invitation) => invitation.userId === params.userId)
+				return redirect(`/teams/${params.slug}?notice=${wasInvitation ? 'invitation-cancelled' : 'removed'}`)
+			}),
+
+		/** Asks first, naming the team (docs/web.md, safe to use). */
+		leavePage: ({ request, web, view, params }: PageContext & OnTeam) =>
+			attempt(request, view, async () => {
+				const team = await teams.get(web, params.slug)
+				return page(
+					<ConfirmPage
+						ctx={view}
+						title={`Leave ${team.name}`}
+						question={`Leave the team ${team.name} (${team.slug})? You lose access to its configs; only an invitation brings you back.`}
+						action={`/teams/${team.slug}/leave`}
+						button="Leave"
+						cancel={`/teams/${team.slug}`}
+					/>
+				)
 			}),
 
 		leave: ({ request, web, view, actor, params }: ChangeContext & OnTeam) =>
@@ -102,27 +229,51 @@ export const teamChangePages = (deps: WebDeps) => {
 				}
 			}),
 
-		/** Asks first, naming the team (docs/decisions.md: a confirmation that works without JavaScript). */
 		deletePage: ({ request, web, view, params }: PageContext & OnTeam) =>
-			attempt(request, view, async () => {
-				const team = await teams.get(web, params.slug)
-				if (team.userRole !== 'owner') throw new AppError('forbidden', 'Only a team owner can delete the team.')
-				return page(
-					<ConfirmPage
-						ctx={view}
-						title={`Delete ${team.name}`}
-						question={`Delete the team ${team.name} (${team.slug})? It and its configs disappear for every member at once and are removed for good after 30 days.`}
-						action={`/teams/${team.slug}/delete`}
-						button="Delete team"
-						cancel={`/teams/${team.slug}`}
-					/>
-				)
-			}),
+			attempt(request, view, async () => page(await deleteConfirmation(web, view, params.slug))),
 
-		remove: ({ request, view, actor, params }: ChangeContext & OnTeam) =>
+		/** Deletes only when the team's slug was typed (docs/web.md, safe to use); otherwise asks again, saying why. */
+		remove: ({ request, web, view, actor, params, body }: ChangeContext & OnTeam) =>
 			attempt(request, view, async () => {
+				const typed = field(body, 'slug').trim()
+				const team = await teams.get(web, params.slug)
+				if (team.userRole === 'owner' && typed !== team.slug) {
+					const message =
+						typed === ''
+							? `Type the team's slug, ${team.slug}, to confirm.`
+							: `"${typed}" is not this team's slug: type ${team.slug} to confirm.`
+					return page(await deleteConfirmation(web, view, params.slug, message), { status: 400 })
+				}
 				await teams.remove(actor, params.slug)
 				return redirect('/teams?notice=deleted')
 			})
+	}
+
+	/** The deletion's confirmation, naming the team and asking for its slug to be typed. */
+	async function deleteConfirmation(web: PageContext['web'], view: PageContext['view'], slug: string, error?: string) {
+		const team = await teams.get(web, slug)
+		if (team.userRole !== 'owner') throw new AppError('forbidden', 'Only a team owner can delete the team.')
+		return (
+			<ConfirmPage
+				ctx={view}
+				title={`Delete ${team.name}`}
+				question={`Delete the team ${team.name} (${team.slug})? It and its configs disappear for every member at once and are removed for good after 30 days.`}
+				action={`/teams/${team.slug}/delete`}
+				button="Delete team"
+				cancel={`/teams/${team.slug}`}
+				error={error}
+			>
+				<label for="confirm-slug">Type the team's slug, {team.slug}, to confirm</label>
+				<input
+					id="confirm-slug"
+					name="slug"
+					type="text"
+					required
+					autocomplete="off"
+					spellcheck={false}
+					aria-invalid={error ? 'true' : undefined}
+				/>
+			</ConfirmPage>
+		)
 	}
 }

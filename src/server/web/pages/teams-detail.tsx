@@ -1,7 +1,7 @@
 import type { Role } from '../../../shared/constants'
 import type { Invitation, TeamMember } from '../../../shared/api/teams'
 import { attempt, beforeOf, noticeOf, page, type PageContext, type WebDeps } from '../kit'
-import { Alert, Csrf, Layout, Notice, Time, type ViewContext } from '../layout'
+import { Alert, Csrf, Layout, ListHeading, ListStatus, Notice, Time, type ViewContext } from '../layout'
 import { ActivityPage } from './account'
 import { ConfigsTable, type ConfigRowView } from './configs'
 
@@ -24,19 +24,39 @@ const RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 }
 /** The API's rule (docs/api.md): owner removes anyone, admin removes members; leaving is a button of its own. */
 const mayRemove = (viewer: Role, target: Role) => viewer === 'owner' || (viewer === 'admin' && target === 'member')
 
+/** The API's rule for invitations: an owner cancels any, an admin those for members. */
+export const mayCancel = (viewer: Role, invitation: Invitation) => viewer === 'owner' || invitation.role === 'member'
+
+type TeamView = Pick<TeamPageData, 'slug' | 'name' | 'userRole' | 'userId'>
+
+/** Which control of a row takes the focus after an in-place change: its action (Remove, Leave) or its Save. */
+export type RowFocus = { id: string; on: 'action' | 'save' }
+
+/** True when the member's row offers the viewer any control (so it can take the focus). */
+export const rowHasControl = (team: TeamView, member: TeamMember) =>
+	member.userId === team.userId || team.userRole === 'owner' || mayRemove(team.userRole, member.role)
+
+export const MEMBERS = { id: 'members', title: 'Members' } as const
+export const INVITATIONS = { id: 'invitations', title: 'Pending invitations' } as const
+
 export function MemberRow({
 	ctx,
 	team,
 	member,
-	error
+	error,
+	focus
 }: {
 	ctx: ViewContext
-	team: Pick<TeamPageData, 'slug' | 'userRole' | 'userId'>
+	team: TeamView
 	member: TeamMember
 	error?: string
+	focus?: RowFocus['on']
 }) {
 	const self = member.userId === team.userId
 	const base = `/teams/${team.slug}/members/${member.userId}`
+	const removable = !self && mayRemove(team.userRole, member.role)
+	// The action takes the focus when asked, or instead of a Save this row lacks.
+	const focusAction = focus === 'action' || (focus === 'save' && team.userRole !== 'owner')
 	return (
 		<tr id={`member-${member.userId}`}>
 			<th scope="row" data-label="Username">
@@ -46,12 +66,12 @@ export function MemberRow({
 			<td data-label="Email">{member.email}</td>
 			<td data-label="Role">
 				{team.userRole === 'owner' ? (
+					// Saved by its button only (docs/web.md): arrow keys on a closed select fire `change`, so nothing listens to it.
 					<form
 						method="post"
 						action={`${base}/role`}
 						hx-post={`${base}/role`}
-						hx-trigger="change"
-						hx-target="closest tr"
+						hx-target="#members-list"
 						hx-swap="outerHTML"
 						class="role-form"
 					>
@@ -66,7 +86,7 @@ export function MemberRow({
 								</option>
 							))}
 						</select>
-						<button type="submit" class="secondary small">
+						<button type="submit" class="secondary small" autofocus={focus === 'save' || undefined}>
 							Save
 						</button>
 					</form>
@@ -84,29 +104,136 @@ export function MemberRow({
 			</td>
 			<td class="actions">
 				{self ? (
-					<form method="post" action={`/teams/${team.slug}/leave`}>
-						<Csrf ctx={ctx} />
-						<button type="submit" class="secondary">
+					<form method="get" action={`/teams/${team.slug}/leave`}>
+						<button type="submit" class="secondary" autofocus={focusAction || undefined}>
 							Leave
 						</button>
 					</form>
-				) : mayRemove(team.userRole, member.role) ? (
+				) : removable ? (
+					// Without JavaScript the button opens the confirmation page; with htmx the browser asks, then it posts.
 					<form
-						method="post"
+						method="get"
 						action={`${base}/remove`}
 						hx-post={`${base}/remove`}
-						hx-target="closest tr"
-						hx-swap="delete"
-						hx-confirm={`Remove ${member.username} from the team?`}
+						hx-target="#members-list"
+						hx-swap="outerHTML"
+						hx-confirm={`Remove ${member.username} from ${team.name}?`}
 					>
-						<Csrf ctx={ctx} />
-						<button type="submit" class="danger">
+						<button type="submit" class="danger" autofocus={focusAction || undefined}>
 							Remove
 						</button>
 					</form>
 				) : null}
 			</td>
 		</tr>
+	)
+}
+
+/** The members table: what a change of role or a removal swaps in place. */
+export function MembersList({
+	ctx,
+	team,
+	focus,
+	error
+}: {
+	ctx: ViewContext
+	team: TeamView & { members: TeamMember[] }
+	focus?: RowFocus
+	error?: { userId: string; message: string }
+}) {
+	return (
+		<div id="members-list">
+			<table class="stack-on-phone" aria-labelledby="members-heading">
+				<thead>
+					<tr>
+						<th scope="col">Username</th>
+						<th scope="col">Email</th>
+						<th scope="col">Role</th>
+						<th scope="col">Joined</th>
+						<th scope="col">
+							<span class="visually-hidden">Actions</span>
+						</th>
+					</tr>
+				</thead>
+				<tbody>
+					{team.members.map((member) => (
+						<MemberRow
+							ctx={ctx}
+							team={team}
+							member={member}
+							focus={focus?.id === member.userId ? focus.on : undefined}
+							error={error?.userId === member.userId ? error.message : undefined}
+						/>
+					))}
+				</tbody>
+			</table>
+		</div>
+	)
+}
+
+/** The pending invitations, each with "Cancel invitation": what a cancellation swaps in place. */
+export function InvitationsList({
+	team,
+	invitations,
+	focus
+}: {
+	team: TeamView
+	invitations: Invitation[]
+	focus?: string
+}) {
+	return (
+		<div id="invitations-list">
+			{invitations.length === 0 ? (
+				<p class="empty">No invitation is waiting for an answer.</p>
+			) : (
+				<table class="stack-on-phone" aria-labelledby="invitations-heading">
+					<thead>
+						<tr>
+							<th scope="col">Username</th>
+							<th scope="col">Role</th>
+							<th scope="col">Invited by</th>
+							<th scope="col">Expires</th>
+							<th scope="col">
+								<span class="visually-hidden">Actions</span>
+							</th>
+						</tr>
+					</thead>
+					<tbody>
+						{invitations.map((invitation) => {
+							const path = `/teams/${team.slug}/members/${invitation.userId}/remove`
+							return (
+								<tr id={`invitation-${invitation.userId}`}>
+									<th scope="row" data-label="Username">
+										{invitation.username}
+									</th>
+									<td data-label="Role">{invitation.role}</td>
+									<td data-label="Invited by">{invitation.invitedBy}</td>
+									<td data-label="Expires">
+										<time datetime={invitation.expiresAt}>{invitation.expiresAt.slice(0, 10)}</time>
+									</td>
+									<td class="actions">
+										{mayCancel(team.userRole, invitation) ? (
+											<form
+												method="get"
+												action={path}
+												hx-post={path}
+												hx-target="#invitations-list"
+												hx-swap="outerHTML"
+												hx-confirm={`Cancel the invitation of ${invitation.username} to ${team.name}?`}
+											>
+												<button type="submit" class="secondary" autofocus={focus === invitation.userId || undefined}>
+													Cancel invitation
+												</button>
+											</form>
+										) : null}
+									</td>
+								</tr>
+							)
+						})}
+					</tbody>
+				</table>
+			)}
+		</div>
 	)
 }
 
@@ -142,25 +269,9 @@ export function TeamPage({
 			<Notice message={notice} />
 			<Alert message={error} />
 			<section>
-				<h2>Members</h2>
-				<table class="stack-on-phone">
-					<thead>
-						<tr>
-							<th scope="col">Username</th>
-							<th scope="col">Email</th>
-							<th scope="col">Role</th>
-							<th scope="col">Joined</th>
-							<th scope="col">
-								<span class="visually-hidden">Actions</span>
-							</th>
-						</tr>
-					</thead>
-					<tbody>
-						{team.members.map((member) => (
-							<MemberRow ctx={ctx} team={team} member={member} />
-						))}
-					</tbody>
-				</table>
+				<ListHeading list={MEMBERS.id} title={MEMBERS.title} />
+				<ListStatus list={MEMBERS.id} />
+				<MembersList ctx={ctx} team={team} />
 			</section>
 			{adminPlus ? (
 				<section class="narrow">
@@ -182,50 +293,9 @@ export function TeamPage({
 			) : null}
 			{team.invitations && team.invitations.length > 0 ? (
 				<section>
-					<h2>Pending invitations</h2>
-					<table class="stack-on-phone">
-						<thead>
-							<tr>
-								<th scope="col">Username</th>
-								<th scope="col">Role</th>
-								<th scope="col">Invited by</th>
-								<th scope="col">Expires</th>
-								<th scope="col">
-									<span class="visually-hidden">Actions</span>
-								</th>
-							</tr>
-						</thead>
-						<tbody>
-							{team.invitations.map((invitation) => (
-								<tr>
-									<th scope="row" data-label="Username">
-										{invitation.username}
-									</th>
-									<td data-label="Role">{invitation.role}</td>
-									<td data-label="Invited by">{invitation.invitedBy}</td>
-									<td data-label="Expires">
-										<time datetime={invitation.expiresAt}>{invitation.expiresAt.slice(0, 10)}</time>
-									</td>
-									<td class="actions">
-										{team.userRole === 'owner' || invitation.role === 'member' ? (
-											<form
-												method="post"
-												action={`/teams/${team.slug}/members/${invitation.userId}/remove`}
-												hx-post={`/teams/${team.slug}/members/${invitation.userId}/remove`}
-												hx-target="closest tr"
-												hx-swap="delete"
-											>
-												<Csrf ctx={ctx} />
-												<button type="submit" class="secondary">
-													Cancel
-												</button>
-											</form>
-										) : null}
-									</td>
-								</tr>
-							))}
-						</tbody>
-					</table>
+					<ListHeading list={INVITATIONS.id} title={INVITATIONS.title} />
+					<ListStatus list={INVITATIONS.id} />
+					<InvitationsList team={team} invitations={team.invitations} />
 				</section>
 			) : null}
 			<section>
