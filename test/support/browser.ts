@@ -19,8 +19,8 @@ export const CHROMIUM_ARGS = [
 ]
 
 const ROOT = resolve(import.meta.dir, '..', '..')
-/** Every page at both widths; the README and docs/web.md show a few of them (copied into docs/screenshots). */
-export const SCREENSHOTS = join(ROOT, 'dist', 'screenshots')
+/** Every page at both widths (CFGSYNC_SCREENSHOTS puts them elsewhere); the README and docs/web.md show a few of them (copied into docs/screenshots). */
+export const SCREENSHOTS = process.env.CFGSYNC_SCREENSHOTS ?? join(ROOT, 'dist', 'screenshots')
 
 function newestSource(dir: string): number {
 	let newest = 0
@@ -36,6 +36,11 @@ function newestSource(dir: string): number {
  * binary older than the sources (or none) is rebuilt first rather than tested stale.
  */
 export function ensureBinary(): void {
+	// A binary named by CFGSYNC_SERVER_BINARY is tested as it is: its builder chose it, and dist/ is not ours to write then.
+	if (process.env.CFGSYNC_SERVER_BINARY) {
+		if (!existsSync(BINARY)) throw new Error(`CFGSYNC_SERVER_BINARY=${BINARY}: no such file`)
+		return
+	}
 	const sources = Math.max(newestSource(join(ROOT, 'src')), statSync(join(ROOT, 'package-lock.json')).mtimeMs)
 	if (existsSync(BINARY) && statSync(BINARY).mtimeMs >= sources) return
 	// The server embeds the client's npm package (docs/client.md): packed first when it is not there.

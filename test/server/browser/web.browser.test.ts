@@ -29,6 +29,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 		const users = {
 			alice: { name: 'alice', password: 'alice-password-1', key: '', laptopKey: '' },
 			bob: { name: 'bob', password: 'bob-password-1', key: '' },
+			carol: { name: 'carol', password: 'carol-password-1', key: '' },
 			root: { name: 'root', password: 'root-password-1', key: '' }
 		}
 		let configId = ''
@@ -148,10 +149,29 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			await page.getByRole('heading', { name: 'Devices' }).waitFor()
 			await shoot(page, 'devices')
 			expect((await api(server, 'GET', '/api/me', users.alice.laptopKey)).status).toBe(200)
-			page.once('dialog', (dialog) => void dialog.accept())
 			const row = page.getByRole('row', { name: /old-laptop/ })
+			// Asked first, naming the device: dismissed, nothing happens.
+			let asked = ''
+			page.once('dialog', (dialog) => {
+				asked = dialog.message()
+				void dialog.dismiss()
+			})
+			await row.getByRole('button', { name: 'Revoke' }).click()
+			await page.waitForTimeout(300)
+			expect(asked).toContain('old-laptop')
+			expect((await api(server, 'GET', '/api/me', users.alice.laptopKey)).status).toBe(200)
+			page.once('dialog', (dialog) => void dialog.accept())
 			await row.getByRole('button', { name: 'Revoke' }).click()
 			await row.waitFor({ state: 'detached' })
+			// docs/web.md: a status message says what happened; focus goes to the next row's control or the heading.
+			await page.getByRole('status').filter({ hasText: 'old-laptop' }).waitFor()
+			await page.waitForFunction(() => document.activeElement !== document.body)
+			const focus = await page.evaluate(() => ({
+				id: document.activeElement?.id,
+				text: document.activeElement?.textContent?.trim(),
+				row: document.activeElement?.closest('tr')?.id ?? null
+			}))
+			expect(focus.id === 'devices-heading' || (focus.text === 'Revoke' && focus.row !== null)).toBe(true)
 			expect((await api(server, 'GET', '/api/me', users.alice.laptopKey)).status).toBe(401)
 			expect((await api(server, 'GET', '/api/me', users.alice.key)).status).toBe(200)
 			await page.reload()
@@ -206,7 +226,9 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			await invite.getByLabel('Role').selectOption('member')
 			await invite.getByRole('button', { name: 'Add member' }).click()
 			await owner.getByText('The invitation was sent').waitFor()
-			expect(await owner.getByRole('row', { name: /bob/ }).getByRole('button', { name: 'Cancel' }).count()).toBe(1)
+			expect(
+				await owner.getByRole('row', { name: /bob/ }).getByRole('button', { name: 'Cancel invitation' }).count()
+			).toBe(1)
 
 			const invitee = await (await context()).newPage()
 			await signIn(invitee, users.bob)
@@ -218,16 +240,32 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			await owner.reload()
 			const bobRow = owner.getByRole('row', { name: /bob/ })
 			expect(await bobRow.getByLabel('Role').inputValue()).toBe('member')
-			// The owner changes bob's role in place (htmx on change), then it holds after a reload.
-			await bobRow.getByLabel('Role').selectOption('admin')
-			await owner.waitForResponse((response) => response.url().endsWith('/role') && response.status() === 200)
+			// docs/web.md: nothing changes on a keystroke. ArrowUp on the closed select sends nothing.
+			let posted = 0
+			owner.on('request', (request) => {
+				if (request.method() === 'POST' && request.url().endsWith('/role')) posted++
+			})
+			await bobRow.getByLabel('Role').focus()
+			await owner.keyboard.press('ArrowUp')
+			await owner.waitForTimeout(500)
+			expect(posted).toBe(0)
+			await owner.reload()
+			expect(await owner.getByRole('row', { name: /bob/ }).getByLabel('Role').inputValue()).toBe('member')
+			// The owner changes bob's role in place with Save, then it holds after a reload.
+			await owner.getByRole('row', { name: /bob/ }).getByLabel('Role').selectOption('admin')
+			expect(posted).toBe(0)
+			await Promise.all([
+				owner.waitForResponse((response) => response.url().endsWith('/role') && response.status() === 200),
+				owner.getByRole('row', { name: /bob/ }).getByRole('button', { name: 'Save' }).click()
+			])
+			await owner.getByRole('status').filter({ hasText: 'bob is now an admin' }).waitFor()
 			await owner.reload()
 			expect(await owner.getByRole('row', { name: /bob/ }).getByLabel('Role').inputValue()).toBe('admin')
 			await shoot(owner, 'team')
 			// A refusal in place: demoting the last owner brings the row back with an alert (htmx swaps the 409).
 			const before = problems.list.length
-			const aliceRow = owner.getByRole('row', { name: /alice/ })
-			await aliceRow.getByLabel('Role').selectOption('member')
+			await owner.getByRole('row', { name: /alice/ }).getByLabel('Role').selectOption('member')
+			await owner.getByRole('row', { name: /alice/ }).getByRole('button', { name: 'Save' }).click()
 			await owner.getByRole('row', { name: /alice/ }).getByRole('alert').waitFor()
 			expect(await owner.getByRole('row', { name: /alice/ }).getByLabel('Role').inputValue()).toBe('owner')
 			// The browser and htmx report the 409 on the console; that, and only that, is expected here.
@@ -249,8 +287,12 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			await here.getByLabel('Current password').fill(users.bob.password)
 			// Not exact: "New password" is the only field whose name contains it.
 			await here.getByLabel('New password').fill('bob-new-password-2')
+			// "Sign out my devices" is checked by default: bob's device key goes with the old password.
+			expect(await here.getByLabel('Sign out my devices').isChecked()).toBe(true)
+			expect((await api(server, 'GET', '/api/me', users.bob.key)).status).toBe(200)
 			await here.getByRole('button', { name: 'Change password' }).click()
 			await here.getByText('Your password was changed').waitFor()
+			expect((await api(server, 'GET', '/api/me', users.bob.key)).status).toBe(401)
 			await here.getByRole('link', { name: 'Configs', exact: true }).click()
 			await here.getByRole('heading', { name: 'Configs', level: 1 }).waitFor()
 			await there.reload()
@@ -290,7 +332,10 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			const row = page.getByRole('row', { name: /bob@example\.test/ })
 			expect(await row.getByLabel('Plan').inputValue()).toBe('team')
 			await row.getByLabel('Plan').selectOption('free')
-			await page.waitForResponse((response) => response.url().endsWith('/plan') && response.status() === 200)
+			await Promise.all([
+				page.waitForResponse((response) => response.url().endsWith('/plan') && response.status() === 200),
+				row.getByRole('button', { name: 'Save' }).click()
+			])
 			await page.reload()
 			expect(
 				await page
@@ -300,6 +345,76 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			).toBe('free')
 			const list = await run(server.dir, ['user', 'list'])
 			expect(list.stdout).toMatch(/bob.*free/)
+		})
+
+		test('remove a member in place: a status message names them, focus goes to the next row or the heading', async () => {
+			const owner = await (await context()).newPage()
+			await signIn(owner, users.alice)
+			await owner.goto(`${server.url}/teams`)
+			await owner.getByRole('link', { name: 'Platform <Team>' }).click()
+			await owner.getByRole('heading', { name: 'Platform <Team>', level: 1 }).waitFor()
+			owner.once('dialog', (dialog) => void dialog.accept())
+			const bobRow = owner.getByRole('row', { name: /bob/ })
+			await bobRow.getByRole('button', { name: 'Remove' }).click()
+			await bobRow.waitFor({ state: 'detached' })
+			await owner.getByRole('status').filter({ hasText: 'bob was removed from Platform <Team>.' }).waitFor()
+			await owner.waitForFunction(() => document.activeElement !== document.body)
+			const focus = await owner.evaluate(() => ({
+				id: document.activeElement?.id,
+				row: document.activeElement?.closest('tr')?.id ?? null,
+				tag: document.activeElement?.tagName
+			}))
+			expect(focus.id === 'members-heading' || (focus.row !== null && focus.tag !== 'TR')).toBe(true)
+		})
+
+		test('delete a team: the page asks for its slug, and only the slug deletes it', async () => {
+			const owner = await (await context()).newPage()
+			await signIn(owner, users.alice)
+			await owner.goto(`${server.url}/teams`)
+			await owner.getByLabel('Name', { exact: true }).fill('Scratch')
+			await owner.getByRole('button', { name: 'Create team' }).click()
+			await owner.getByRole('heading', { name: 'Scratch', level: 1 }).waitFor()
+			await owner.getByRole('button', { name: 'Delete team' }).click()
+			await owner.getByRole('heading', { name: 'Delete Scratch' }).waitFor()
+			await shoot(owner, 'delete-team')
+			const before = problems.list.length
+			await owner.getByLabel("Type the team's slug, scratch, to confirm").fill('Scratch')
+			await owner.getByRole('button', { name: 'Delete team' }).click()
+			await owner.getByRole('alert').filter({ hasText: 'is not this team' }).waitFor()
+			// The browser logs the 400 of the page that asks again; that, and only that, is expected here.
+			for (const line of problems.list.splice(before)) expect(line).toMatch(/status of 400/)
+			expect((await api(server, 'GET', '/api/teams/scratch', users.alice.key)).status).toBe(200)
+			await owner.getByLabel("Type the team's slug, scratch, to confirm").fill('scratch')
+			await owner.getByRole('button', { name: 'Delete team' }).click()
+			await owner.getByText('The team was deleted.').waitFor()
+			expect((await api(server, 'GET', '/api/teams/scratch', users.alice.key)).status).toBe(404)
+		})
+
+		test("an admin resets a password: asked first, shown once after the redirect, never in the URL; a reload repeats nothing; the user's keys are revoked", async () => {
+			const page = await (await context()).newPage()
+			await signIn(page, users.root)
+			await page.goto(`${server.url}/admin`)
+			expect((await api(server, 'GET', '/api/me', users.carol.key)).status).toBe(200)
+			await page
+				.getByRole('row', { name: /carol@example\.test/ })
+				.getByRole('button', { name: 'Reset password' })
+				.click()
+			await page.getByRole('heading', { name: 'Reset the password of carol' }).waitFor()
+			expect((await api(server, 'GET', '/api/me', users.carol.key)).status).toBe(200)
+			await shoot(page, 'reset-password')
+			await page.getByRole('button', { name: 'Reset password' }).click()
+			const secret = page.locator('code.secret')
+			await secret.waitFor()
+			const password = (await secret.textContent()) ?? ''
+			expect(password.length).toBe(16)
+			expect(page.url()).not.toContain(password)
+			expect((await api(server, 'GET', '/api/me', users.carol.key)).status).toBe(401)
+			await page.reload()
+			await page.getByRole('heading', { name: 'Admin', level: 1 }).waitFor()
+			expect(await page.locator('code.secret').count()).toBe(0)
+			// The temporary password still signs carol in: the reload reset nothing again.
+			const carol = await (await context()).newPage()
+			await signIn(carol, { name: 'carol', password })
 		})
 
 		test('no page logged an error, broke the Content-Security-Policy, or reached another origin', () => {
