@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { appConfigDir, neutralFiles, toLocal, toNeutral, type Platform } from '../../src/client/sync/paths'
 import { runnableChanges, runnables } from '../../src/client/sync/runs-code'
-import { findSecrets, newSecrets } from '../../src/client/sync/secrets'
+import { assignment, findSecrets, newSecrets } from '../../src/client/sync/secrets'
 import { printable } from '../../src/client/sync/text'
 
 const mac: Platform = { os: 'darwin', home: '/Users/ada' }
@@ -213,6 +213,85 @@ describe('secret-looking values', () => {
 		expect(newSecrets('.cursor/mcp.json', a, a)).toEqual([])
 		expect(newSecrets('.cursor/mcp.json', b, a).map((s) => s.path)).toEqual(['mcpServers.gh.env.TOKEN'])
 		expect(newSecrets('.cursor/mcp.json', a, undefined)).toHaveLength(1)
+	})
+})
+
+/**
+ * docs/client.md: nothing the client runs on server content takes more than
+ * linear time. Not timed: each input below is sized so that the expressions
+ * the detector used before (one 40,000-character line took 2.5 s, growing with
+ * the square of its length) would need minutes, while a linear scan takes
+ * milliseconds, far inside the test's default 5 s time-out.
+ */
+describe('secret scanning takes linear time on hostile content', () => {
+	const LONG = 400_000
+	const mcp = (value: string) => JSON.stringify({ mcpServers: { x: { command: 'npx', env: { K: value } } } })
+
+	test('long lines of text: one name-like run, repeated token prefixes, dots', () => {
+		for (const line of ['a'.repeat(LONG), 'ghp_'.repeat(LONG / 4), '.'.repeat(LONG), 'x='.repeat(LONG / 2)])
+			expect(findSecrets('.claude/CLAUDE.md', `${line}\n`)).toEqual([])
+		// `sk-` and 16 more token characters is a key's shape
+		expect(findSecrets('.claude/CLAUDE.md', 'sk-'.repeat(LONG / 3)).map((s) => s.path)).toEqual(['line 1'])
+		// and what follows such a line is still found
+		expect(
+			findSecrets('.claude/CLAUDE.md', `${'a'.repeat(LONG)}\napi_key = abc123def456\n`).map((s) => s.path)
+		).toEqual(['line 2'])
+	})
+
+	test('URL-like MCP values with many colons', () => {
+		expect(findSecrets('.cursor/mcp.json', mcp(`http://${':'.repeat(LONG)}`))).toEqual([])
+		expect(findSecrets('.cursor/mcp.json', mcp(`http://${'a:'.repeat(LONG / 2)}`))).toEqual([])
+		expect(findSecrets('.cursor/mcp.json', mcp(`http://${'a:'.repeat(LONG / 2)}@host`)).map((s) => s.path)).toEqual([
+			'mcpServers.x.env.K'
+		])
+	})
+
+	test('deep nesting with many findings: each is named with a bounded path', () => {
+		const depth = 10_000
+		const leaves = 20_000
+		const inner = `{${Array.from({ length: leaves }, (_, i) => `"token${i}":"abcdefghij"`).join(',')}}`
+		const found = findSecrets('.claude/settings.json', `${'{"a":'.repeat(depth)}${inner}${'}'.repeat(depth)}`)
+		expect(found).toHaveLength(leaves)
+		expect(found[0]?.path).toBe(`a.a.a.a.a.a.a.a[…${depth + 1 - 15} more…].a.a.a.a.a.a.token0`)
+	})
+
+	test('name = value lines are found exactly as the former expression found them', () => {
+		// The former single expression, as a reference on lines short enough for it.
+		const former = /["']?([A-Za-z0-9_.-]+)["']?\s*[:=]\s*["']?([^"'\s,]+)/
+		const alphabet = ['a', 'k', '_', '.', '-', '1', ' ', '\t', '"', "'", ':', '=', ',', '/', '@']
+		let seed = 26
+		const random = () => {
+			seed = (seed * 1103515245 + 12345) % 2 ** 31
+			return seed / 2 ** 31
+		}
+		for (let n = 0; n < 20_000; n++) {
+			const line = Array.from(
+				{ length: Math.floor(random() * 24) },
+				() => alphabet[Math.floor(random() * alphabet.length)]
+			).join('')
+			const match = former.exec(line)
+			expect({ line, found: assignment(line) }).toEqual({
+				line,
+				found: match ? { name: match[1] as string, value: match[2] as string } : undefined
+			})
+		}
+	})
+
+	test('a password in an MCP URL is found exactly as the former expression found it', () => {
+		const former = /:\/\/[^/@\s]+:[^/@\s]+@/
+		const alphabet = ['a', ':', '/', '@']
+		let seed = 11
+		const random = () => {
+			seed = (seed * 1103515245 + 12345) % 2 ** 31
+			return seed / 2 ** 31
+		}
+		for (let n = 0; n < 20_000; n++) {
+			const value = `http://${Array.from({ length: Math.floor(random() * 14) }, () => alphabet[Math.floor(random() * alphabet.length)]).join('')}`
+			expect({ value, found: findSecrets('.cursor/mcp.json', mcp(value)).length === 1 }).toEqual({
+				value,
+				found: former.test(value)
+			})
+		}
 	})
 })
 

@@ -36,34 +36,103 @@ const worthChecking = (value: string) =>
 function looksLikeCredential(value: string): boolean {
 	if (/^(?:bearer|basic|token)\s+\S{8,}$/i.test(value)) return true
 	if (/\s/.test(value)) return false
-	if (/^(?:https?:\/\/|\/|~|\.{1,2}\/|[A-Za-z]:\\)/.test(value)) return /:\/\/[^/@\s]+:[^/@\s]+@/.test(value)
+	if (/^(?:https?:\/\/|\/|~|\.{1,2}\/|[A-Za-z]:\\)/.test(value)) return hasPassword(value)
 	if (value.length >= 20) return true
 	return value.length >= 8 && /[A-Za-z]/.test(value) && /\d/.test(value)
 }
 
-function walk(value: Json, path: (string | number)[], found: Secret[]): void {
+/**
+ * A URL that carries a password (`scheme://user:password@host`). Written as
+ * a scan rather than a regular expression: `[^/@]+:[^/@]+@` backtracks over
+ * every colon of a long value, and the content checked may come from the
+ * server, which must never cost more than linear time (docs/client.md).
+ */
+function hasPassword(value: string): boolean {
+	for (let at = value.indexOf('://'); at !== -1; at = value.indexOf('://', at + 3)) {
+		// The authority: up to the first `/`, `@` or space (a value with spaces never gets here).
+		let end = at + 3
+		while (end < value.length && value[end] !== '/' && value[end] !== '@') end++
+		if (value[end] !== '@') continue
+		// `user:password`: a colon inside the authority with something on both sides.
+		for (let i = at + 4; i < end - 1; i++) if (value[i] === ':') return true
+	}
+	return false
+}
+
+/** How much of a path `place` shows: parts, and characters of one key. */
+const SHOWN_PARTS = 16
+const SHOWN_KEY = 100
+
+/**
+ * Where a value sits, for messages and to tell places apart. A hostile file
+ * can nest thousands of levels or use megabyte-long keys; writing the whole
+ * path for each of its values would cost depth × values, so a long path shows
+ * its first and last parts and a long key its beginning (the same cost for
+ * every value, however deep).
+ */
+function place(path: (string | number)[]): string {
+	const clip = (part: string | number) =>
+		typeof part === 'string' && part.length > SHOWN_KEY ? `${part.slice(0, SHOWN_KEY)}…` : part
+	if (path.length <= SHOWN_PARTS) return pathText(path.map(clip))
+	const head = pathText(path.slice(0, SHOWN_PARTS / 2).map(clip))
+	const tail = path.slice(-SHOWN_PARTS / 2 + 1).map(clip)
+	return `${head}[…${path.length - SHOWN_PARTS + 1} more…]${typeof tail[0] === 'number' ? '' : '.'}${pathText(tail)}`
+}
+
+/**
+ * Every string in a parsed file, with its path. One path array is pushed and
+ * popped as the walk goes (copying it at every level costs depth × nodes),
+ * and `container` remembers where the first MCP server list is on it.
+ */
+function walk(value: Json, path: (string | number)[], container: number, found: Secret[]): void {
 	if (typeof value === 'string') {
 		if (!worthChecking(value)) return
 		const name = path[path.length - 1]
 		const parent = path[path.length - 2]
+		// A server's field inside a server list: container → server → env/headers → name.
 		const inMcp =
-			typeof parent === 'string' &&
-			MCP_SECRET_FIELDS.has(parent) &&
-			path.slice(0, -3).some((part) => typeof part === 'string' && MCP_CONTAINERS.has(part))
+			typeof parent === 'string' && MCP_SECRET_FIELDS.has(parent) && container !== -1 && container <= path.length - 4
 		const named = typeof name === 'string' && SECRET_NAME.test(name)
-		if (TOKEN.test(value) || named || (inMcp && looksLikeCredential(value))) found.push({ path: pathText(path), value })
+		if (TOKEN.test(value) || named || (inMcp && looksLikeCredential(value))) found.push({ path: place(path), value })
 		return
 	}
+	const into = (part: string | number, item: Json) => {
+		path.push(part)
+		const first = container === -1 && typeof part === 'string' && MCP_CONTAINERS.has(part) ? path.length - 1 : container
+		walk(item, path, first, found)
+		path.pop()
+	}
 	if (Array.isArray(value)) {
-		for (const [i, item] of value.entries()) walk(item, [...path, i], found)
-	} else if (isObject(value)) for (const key of Object.keys(value)) walk(value[key] as Json, [...path, key], found)
+		for (const [i, item] of value.entries()) into(i, item)
+	} else if (isObject(value)) for (const key of Object.keys(value)) into(key, value[key] as Json)
+}
+
+/** A run of name characters, and what must follow one for `name = value` or `"name": "value"`. */
+const NAME = /[A-Za-z0-9_.-]+/g
+const ASSIGNED = /["']?\s*[:=]\s*["']?([^"'\s,]+)/y
+
+/**
+ * The first `name = value` or `"name": "value"` on a line. Each run of name
+ * characters is tried once, at its end: a single expression searching for
+ * `name[:=]value` anywhere retried the whole run from each of its characters,
+ * which took seconds on one long line (the content may come from the server,
+ * and nothing run on it may cost more than linear time: docs/client.md).
+ */
+export function assignment(line: string): { name: string; value: string } | undefined {
+	NAME.lastIndex = 0
+	for (let run = NAME.exec(line); run; run = NAME.exec(line)) {
+		ASSIGNED.lastIndex = NAME.lastIndex
+		const rest = ASSIGNED.exec(line)
+		if (rest) return { name: run[0], value: rest[1] as string }
+	}
+	return undefined
 }
 
 /** Lines of other text: token formats, and `name = value` / `"name": "value"` with a secret-like name. */
 function scanText(content: string, found: Secret[]): void {
 	content.split(/\r?\n/).forEach((line, i) => {
-		const assignment = /["']?([A-Za-z0-9_.-]+)["']?\s*[:=]\s*["']?([^"'\s,]+)/.exec(line)
-		const named = assignment && SECRET_NAME.test(assignment[1] as string) && worthChecking(assignment[2] as string)
+		const assigned = assignment(line)
+		const named = assigned !== undefined && SECRET_NAME.test(assigned.name) && worthChecking(assigned.value)
 		if (TOKEN.test(line) || named) found.push({ path: `line ${i + 1}`, value: line.trim() })
 	})
 }
@@ -74,12 +143,12 @@ export function findSecrets(key: string, content: string): Secret[] {
 	if (isJsonKey(key)) {
 		const parsed = parseJsonc(content)
 		if (parsed) {
-			walk(parsed.value, [], found)
+			walk(parsed.value, [], -1, found)
 			return found
 		}
 	} else if (/\.toml$/i.test(key)) {
 		try {
-			walk(JSON.parse(JSON.stringify(parseToml(content.replace(/^\uFEFF/, '')))) as Json, [], found)
+			walk(JSON.parse(JSON.stringify(parseToml(content.replace(/^\uFEFF/, '')))) as Json, [], -1, found)
 			return found
 		} catch {
 			// not TOML after all: scanned as text below
