@@ -78,8 +78,81 @@ export type PushCondition = { ifMatch: string } | { ifNoneMatch: '*' }
 
 export type Api = ReturnType<typeof createApi>
 
-export function createApi(server: string, key?: string) {
+/**
+ * What the client allows a server (docs/client.md, "A broken or hostile
+ * server"): every request ends within CFGSYNC_TIMEOUT seconds — connecting,
+ * waiting for the answer and reading it — and no answer may be larger than
+ * 16 MiB, counted as it arrives, so a hung server cannot keep a command waiting
+ * and a huge answer can fill neither memory nor a file. A config is at most
+ * 512 KiB, so no honest answer comes near the cap.
+ */
+export const DEFAULT_TIMEOUT_SECONDS = 30
+export const MAX_TIMEOUT_SECONDS = 86_400
+export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+
+/**
+ * CFGSYNC_TIMEOUT in milliseconds (the default when unset or empty);
+ * undefined when it is not a number of seconds above 0 and up to a day.
+ */
+export function timeoutMs(text: string | undefined = process.env.CFGSYNC_TIMEOUT): number | undefined {
+	if (text === undefined || text.trim() === '') return DEFAULT_TIMEOUT_SECONDS * 1000
+	if (!/^\d+(?:\.\d+)?$/.test(text.trim())) return undefined
+	const seconds = Number(text)
+	return seconds > 0 && seconds <= MAX_TIMEOUT_SECONDS ? Math.ceil(seconds * 1000) : undefined
+}
+
+export interface Limits {
+	/** How long one request may take, in milliseconds (default: CFGSYNC_TIMEOUT). */
+	timeoutMs?: number
+	/** The largest answer accepted, in bytes (default 16 MiB). */
+	maxBytes?: number
+}
+
+export function createApi(server: string, key?: string, limits: Limits = {}) {
 	const base = server.replace(/\/+$/, '')
+	const timeout = limits.timeoutMs ?? timeoutMs() ?? DEFAULT_TIMEOUT_SECONDS * 1000
+	const maxBytes = limits.maxBytes ?? MAX_RESPONSE_BYTES
+	const seconds = `${Math.round(timeout / 100) / 10} s`
+	const timedOut = () =>
+		new ApiError(
+			0,
+			'unreachable',
+			`${base} did not answer within ${seconds}: check that the server is running and reachable, then try again (CFGSYNC_TIMEOUT=SECONDS waits longer)`
+		)
+	const tooLarge = () =>
+		new ApiError(
+			0,
+			'bad_response',
+			`${base} sent an answer larger than ${maxBytes / 1024 / 1024} MiB, more than any config holds: it was refused and nothing from it was written. Check that ${base} is your cfgsync server (not a proxy or another service answering for it)`
+		)
+
+	/** The body as text, counted as it arrives: past `maxBytes` reading stops and nothing is kept. */
+	async function readBody(response: Response, abort: () => void): Promise<string> {
+		const declared = Number(response.headers.get('content-length'))
+		// A compressed body's length says nothing about its size once decoded, so only a plain one is judged up front.
+		if (!response.headers.has('content-encoding') && declared > maxBytes) {
+			abort()
+			throw tooLarge()
+		}
+		if (!response.body) return ''
+		const reader = response.body.getReader()
+		const decoder = new TextDecoder()
+		const parts: string[] = []
+		let size = 0
+		for (;;) {
+			const { done, value } = await reader.read()
+			if (done) break
+			size += value.byteLength
+			if (size > maxBytes) {
+				abort()
+				throw tooLarge()
+			}
+			parts.push(decoder.decode(value, { stream: true }))
+		}
+		parts.push(decoder.decode())
+		return parts.join('')
+	}
+
 	async function call<T>(
 		method: string,
 		path: string,
@@ -92,13 +165,38 @@ export function createApi(server: string, key?: string) {
 			payload = JSON.stringify(options.body)
 			headers['content-type'] = 'application/json'
 		}
+		// One deadline for the whole exchange: the same signal ends the connection, the wait and the body.
+		const controller = new AbortController()
+		let late = false
+		const timer = setTimeout(() => {
+			late = true
+			controller.abort()
+		}, timeout)
 		let response: Response
+		let text: string
 		try {
-			response = await fetch(`${base}${path}`, { method, headers, body: payload, redirect: 'error' })
-		} catch (error) {
-			throw new ApiError(0, 'unreachable', `cannot reach the server at ${base}: ${(error as Error).message}`)
+			try {
+				response = await fetch(`${base}${path}`, {
+					method,
+					headers,
+					body: payload,
+					redirect: 'error',
+					signal: controller.signal
+				})
+			} catch (error) {
+				if (late) throw timedOut()
+				throw new ApiError(0, 'unreachable', `cannot reach the server at ${base}: ${(error as Error).message}`)
+			}
+			try {
+				text = await readBody(response, () => controller.abort())
+			} catch (error) {
+				if (error instanceof ApiError) throw error
+				if (late) throw timedOut()
+				throw new ApiError(0, 'unreachable', `the connection to ${base} broke while it answered: try again`)
+			}
+		} finally {
+			clearTimeout(timer)
 		}
-		const text = await response.text()
 		let body: unknown
 		try {
 			body = text === '' ? undefined : JSON.parse(text)

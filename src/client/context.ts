@@ -1,5 +1,5 @@
 import { TOOLS, type Tool } from '../shared/constants'
-import { ApiError, createApi, type Api } from './api'
+import { ApiError, createApi, DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS, timeoutMs, type Api } from './api'
 import {
 	checkProfile,
 	credentialsFile,
@@ -77,8 +77,27 @@ export function checkServer(url: string, source: string): string {
 	return `${parsed.origin}${parsed.pathname}`.replace(/\/+$/, '')
 }
 
-/** The profile named by --profile or CFGSYNC_PROFILE, if any. */
+/**
+ * How long one request may take, from CFGSYNC_TIMEOUT (seconds, default 30):
+ * a bad value is a usage error naming the variable, before anything is done.
+ */
+export function requestTimeout(): number {
+	const ms = timeoutMs()
+	if (ms === undefined)
+		throw new CliFailure(
+			`CFGSYNC_TIMEOUT is "${safe(process.env.CFGSYNC_TIMEOUT ?? '')}": give the seconds to wait for the server, a number above 0 and up to ${MAX_TIMEOUT_SECONDS} (default ${DEFAULT_TIMEOUT_SECONDS}), or unset it`,
+			EXIT.usage
+		)
+	return ms
+}
+
+/**
+ * The profile named by --profile or CFGSYNC_PROFILE, if any. Every command
+ * that talks to a server asks this first (login, logout, and the session of
+ * all others), so CFGSYNC_TIMEOUT is checked here too.
+ */
 export function profileOption(flag: string | undefined): string | undefined {
+	requestTimeout()
 	if (flag !== undefined) return checkProfile(flag, '--profile')
 	const env = process.env.CFGSYNC_PROFILE
 	return env ? checkProfile(env, 'CFGSYNC_PROFILE') : undefined
@@ -202,7 +221,7 @@ export function session(flags: { server?: string; profile?: string }): Session {
 		}
 		key = credentials.apiKey
 	}
-	const api = createApi(server, key)
+	const api = createApi(server, key, { timeoutMs: requestTimeout() })
 	const keySource = envKey ? ('env' as const) : ('saved' as const)
 	const run = async <T>(call: (api: Api) => Promise<T>, what?: string): Promise<T> => {
 		try {
