@@ -185,7 +185,9 @@ for (const engine of ['postgres', 'sqlite'] as const) {
 				expect(acks.length).toBeGreaterThan(20)
 				const [a, b] = instances as [Server, Server]
 				const { configId, count } = await expectIntact(a, carol.key, acks)
-				expect(count).toBe(acks.length)
+				// A push the victim stored but was killed before answering is kept too: nothing acknowledged
+				// is lost, and at most that one push in flight on the victim was stored unacknowledged.
+				expect(count - acks.length).toBeOneOf([0, 1])
 				expect((await api(b, 'GET', '/api/me', carol.key)).status).toBe(200)
 				const restarted = await db.start()
 				servers.push(restarted)

@@ -17,7 +17,7 @@ export function openDatabase(file: string): Database {
 	const sqlite = new Database(file, { create: true, strict: true })
 	sqlite.run('PRAGMA busy_timeout = 5000')
 	if (file !== ':memory:') {
-		sqlite.run('PRAGMA journal_mode = WAL')
+		switchToWal(sqlite)
 		// SQLite gives the WAL and shared-memory files the database file's mode; older ones may predate that.
 		for (const companion of [`${file}-wal`, `${file}-shm`]) if (existsSync(companion)) chmodSync(companion, 0o600)
 	}
@@ -25,6 +25,24 @@ export function openDatabase(file: string): Database {
 	sqlite.run('PRAGMA synchronous = NORMAL')
 	sqlite.run('PRAGMA foreign_keys = ON')
 	return sqlite
+}
+
+/**
+ * WAL mode, waiting out another process that holds the new file: switching a database's journal
+ * mode needs it alone, and SQLite answers SQLITE_BUSY at once there rather than through the busy
+ * timeout (two first starts at once saw "database is locked"). Once one of them has switched, the
+ * other's pragma only reads.
+ */
+function switchToWal(sqlite: Database) {
+	for (let attempt = 1; ; attempt++) {
+		try {
+			sqlite.run('PRAGMA journal_mode = WAL')
+			return
+		} catch (error) {
+			if ((error as { code?: string }).code !== 'SQLITE_BUSY' || attempt >= 200) throw error
+			Bun.sleepSync(25)
+		}
+	}
 }
 
 export const wrap = (sqlite: Database): SqliteDb => drizzleFor(sqlite)
