@@ -47,6 +47,46 @@ export const Csrf = ({ ctx }: { ctx: ViewContext }) => (
 	<input type="hidden" name={CSRF_FIELD} value={ctx.user?.csrfToken ?? ''} />
 )
 
+/**
+ * A choice (a role, a plan) saved only by its button (docs/web.md): arrow keys on a closed select
+ * fire `change`, so nothing listens to it. With htmx the answer replaces the list `target`.
+ */
+export const SavedChoice = (props: {
+	ctx: ViewContext
+	action: string
+	target: string
+	id: string
+	label: string
+	name: string
+	choices: readonly string[]
+	value: string
+	focus?: boolean
+}) => (
+	<form
+		method="post"
+		action={props.action}
+		hx-post={props.action}
+		hx-target={props.target}
+		hx-swap="outerHTML"
+		class="role-form"
+	>
+		<Csrf ctx={props.ctx} />
+		<label for={props.id} class="visually-hidden">
+			{props.label}
+		</label>
+		<select id={props.id} name={props.name}>
+			{props.choices.map((choice) => (
+				<option value={choice} selected={props.value === choice}>
+					{choice}
+				</option>
+			))}
+		</select>
+		<button type="submit" class="secondary small" autofocus={props.focus || undefined}>
+			Save
+		</button>
+	</form>
+)
+
 export const Alert = ({ message }: { message?: string }) =>
 	message ? (
 		<p class="alert" role="alert">

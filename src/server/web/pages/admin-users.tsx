@@ -13,7 +13,7 @@ import {
 	type PageContext,
 	type WebDeps
 } from '../kit'
-import { ConfirmPage, Csrf, Time, type ViewContext } from '../layout'
+import { ConfirmPage, SavedChoice, Time, type ViewContext } from '../layout'
 
 // One user's row of the Admin page and the changes made in it: plan, revoke keys, remove (docs/web.md).
 
@@ -42,34 +42,17 @@ export function UserRow({
 				{user.username}
 			</th>
 			<td data-label="Plan">
-				{/* Saved by its button only (docs/web.md): arrow keys on a closed select fire `change`, so nothing listens to it. */}
-				<form
-					method="post"
+				<SavedChoice
+					ctx={ctx}
 					action={`${base}/plan`}
-					hx-post={`${base}/plan`}
-					hx-target="#users-list"
-					hx-swap="outerHTML"
-					class="role-form"
-				>
-					<Csrf ctx={ctx} />
-					<label for={`plan-${user.id}`} class="visually-hidden">
-						Plan
-					</label>
-					<select id={`plan-${user.id}`} name="plan">
-						{PLANS.map((plan) => (
-							<option value={plan} selected={user.plan === plan}>
-								{plan}
-							</option>
-						))}
-					</select>
-					<button
-						type="submit"
-						class="secondary small"
-						autofocus={focus === 'plan' || (focus === 'action' && self) || undefined}
-					>
-						Save
-					</button>
-				</form>
+					target="#users-list"
+					id={`plan-${user.id}`}
+					label="Plan"
+					name="plan"
+					choices={PLANS}
+					value={user.plan}
+					focus={focus === 'plan' || (focus === 'action' && self)}
+				/>
 				{error ? (
 					<span class="alert inline" role="alert">
 						{error}

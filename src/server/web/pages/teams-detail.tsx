@@ -1,7 +1,7 @@
-import type { Role } from '../../../shared/constants'
+import { ROLES, type Role } from '../../../shared/constants'
 import type { Invitation, TeamMember } from '../../../shared/api/teams'
 import { attempt, beforeOf, noticeOf, page, type PageContext, type WebDeps } from '../kit'
-import { Alert, Csrf, Layout, ListHeading, ListStatus, Notice, Time, type ViewContext } from '../layout'
+import { Alert, Csrf, Layout, ListHeading, ListStatus, Notice, SavedChoice, Time, type ViewContext } from '../layout'
 import { ActivityPage } from './account'
 import { ConfigsTable, type ConfigRowView } from './configs'
 
@@ -66,30 +66,17 @@ export function MemberRow({
 			<td data-label="Email">{member.email}</td>
 			<td data-label="Role">
 				{team.userRole === 'owner' ? (
-					// Saved by its button only (docs/web.md): arrow keys on a closed select fire `change`, so nothing listens to it.
-					<form
-						method="post"
+					<SavedChoice
+						ctx={ctx}
 						action={`${base}/role`}
-						hx-post={`${base}/role`}
-						hx-target="#members-list"
-						hx-swap="outerHTML"
-						class="role-form"
-					>
-						<Csrf ctx={ctx} />
-						<label for={`role-${member.userId}`} class="visually-hidden">
-							Role
-						</label>
-						<select id={`role-${member.userId}`} name="role">
-							{(['owner', 'admin', 'member'] as const).map((role) => (
-								<option value={role} selected={member.role === role}>
-									{role}
-								</option>
-							))}
-						</select>
-						<button type="submit" class="secondary small" autofocus={focus === 'save' || undefined}>
-							Save
-						</button>
-					</form>
+						target="#members-list"
+						id={`role-${member.userId}`}
+						label="Role"
+						name="role"
+						choices={ROLES}
+						value={member.role}
+						focus={focus === 'save'}
+					/>
 				) : (
 					member.role
 				)}
