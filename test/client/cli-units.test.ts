@@ -1,36 +1,19 @@
-import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { mergePart, readText, scanDir } from '../../src/client/files'
 import { ago } from '../../src/client/output'
 import { scopeFor } from '../../src/client/scope'
 import { backupsDir, pruneBackups } from '../../src/client/state'
-import { tempDir } from '../support/temp'
+import { homePerTest } from '../support/client/home'
 
 /** Issue 20's client rules that need no server: human times, directories and their caps, ~/.claude.json's part, backup pruning. */
 
-let home: string
-const saved = {
-	HOME: process.env.HOME,
-	XDG_STATE_HOME: process.env.XDG_STATE_HOME,
-	XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME
-}
-beforeEach(() => {
-	home = tempDir('client-units')
-	process.env.HOME = home
-	process.env.XDG_STATE_HOME = join(home, '.local', 'state')
-	process.env.XDG_CONFIG_HOME = join(home, '.config')
-})
-afterEach(() => {
-	for (const [key, value] of Object.entries(saved)) {
-		if (value === undefined) delete process.env[key]
-		else process.env[key] = value
-	}
-})
+const homeNow = homePerTest('client-units')
 
 const put = (path: string, content: string | Buffer) => {
-	mkdirSync(join(home, path, '..'), { recursive: true })
-	writeFileSync(join(home, path), content)
+	mkdirSync(join(homeNow(), path, '..'), { recursive: true })
+	writeFileSync(join(homeNow(), path), content)
 }
 
 describe('human times (--json keeps ISO)', () => {

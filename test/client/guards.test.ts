@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Session } from '../../src/client/context'
@@ -8,6 +8,7 @@ import { outcomeFailure } from '../../src/client/report'
 import { type Report, resolveTarget, runOne } from '../../src/client/run'
 import { scopeFor } from '../../src/client/scope'
 import { syntaxError } from '../../src/client/sync/syntax'
+import { homePerTest } from '../support/client/home'
 import { tempDir } from '../support/temp'
 
 /**
@@ -16,28 +17,11 @@ import { tempDir } from '../support/temp'
  * of home, and runOne against a stand-in server that records every push.
  */
 
-let home: string
-const saved = {
-	HOME: process.env.HOME,
-	XDG_STATE_HOME: process.env.XDG_STATE_HOME,
-	XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME
-}
-beforeEach(() => {
-	home = tempDir('guards')
-	process.env.HOME = home
-	process.env.XDG_STATE_HOME = join(home, '.local', 'state')
-	process.env.XDG_CONFIG_HOME = join(home, '.config')
-})
-afterEach(() => {
-	for (const [key, value] of Object.entries(saved)) {
-		if (value === undefined) delete process.env[key]
-		else process.env[key] = value
-	}
-})
+const homeNow = homePerTest('guards')
 
 const put = (path: string, content: string) => {
-	mkdirSync(join(home, path, '..'), { recursive: true })
-	writeFileSync(join(home, path), content)
+	mkdirSync(join(homeNow(), path, '..'), { recursive: true })
+	writeFileSync(join(homeNow(), path), content)
 }
 
 /** A server of one config: what it holds, and every body pushed to it. */
@@ -125,12 +109,12 @@ describe("the tool's files", () => {
 describe('links out of home', () => {
 	test('a file linked out of home, or under a linked directory, leads out; a link inside home does not', () => {
 		put('.claude/commands/ok.md', 'ok\n')
-		symlinkSync('/etc/passwd', join(home, '.claude', 'commands', 'passwd-link.md'))
+		symlinkSync('/etc/passwd', join(homeNow(), '.claude', 'commands', 'passwd-link.md'))
 		const outside = tempDir('outside')
 		writeFileSync(join(outside, 'a.md'), 'a\n')
-		symlinkSync(outside, join(home, '.claude', 'agents'))
+		symlinkSync(outside, join(homeNow(), '.claude', 'agents'))
 		put('dotfiles/CLAUDE.md', 'mine\n')
-		symlinkSync(join(home, 'dotfiles', 'CLAUDE.md'), join(home, '.claude', 'CLAUDE.md'))
+		symlinkSync(join(homeNow(), 'dotfiles', 'CLAUDE.md'), join(homeNow(), '.claude', 'CLAUDE.md'))
 		expect(linkOutOfHome('.claude/commands/passwd-link.md')).toBe('/etc/passwd')
 		expect(linkOutOfHome('.claude/agents/a.md')).toBe(join(outside, 'a.md'))
 		expect(linkOutOfHome('.claude/CLAUDE.md')).toBeUndefined()
@@ -139,7 +123,7 @@ describe('links out of home', () => {
 
 	test('push and sync never send what such a link points at, and never take it for a deletion', async () => {
 		put('.claude/commands/ok.md', 'ok\n')
-		symlinkSync('/etc/passwd', join(home, '.claude', 'commands', 'passwd-link.md'))
+		symlinkSync('/etc/passwd', join(homeNow(), '.claude', 'commands', 'passwd-link.md'))
 		const { server, session } = standIn()
 		const t = await resolveTarget(session, 'claude-code', {})
 		const pushed = await runOne(session, t, { mode: 'push' })

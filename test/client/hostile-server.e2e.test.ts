@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { createHash } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
-import { join, resolve } from 'node:path'
-import { CLI, login, machine, serverWithUsers, type Machine, type User } from '../support/client/machines'
+import { join } from 'node:path'
+import { CLI, login, machine, nodeBundle, serverWithUsers, type Machine, type User } from '../support/client/machines'
 import { emptyDir, serversOfThisFile, type Server } from '../support/harness'
 
 /**
@@ -137,15 +137,7 @@ beforeAll(async () => {
 	;({ server, ada } = await serverWithUsers(servers))
 	proxy = startProxy(server.url)
 	const out = emptyDir()
-	const built = await Bun.build({
-		entrypoints: [resolve(import.meta.dir, '..', '..', 'src', 'client', 'main.ts')],
-		target: 'node',
-		format: 'esm',
-		outdir: out,
-		naming: 'cfgsync.mjs'
-	})
-	if (!built.success) throw new Error(built.logs.join('\n'))
-	bundle = join(out, 'cfgsync.mjs')
+	bundle = await nodeBundle(out)
 }, 60_000)
 
 const clients: [string, () => string[]][] = [

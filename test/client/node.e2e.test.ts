@@ -1,8 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
 import { emptyDir, serversOfThisFile, type Server } from '../support/harness'
-import { login, machine, serverWithUsers, type User } from '../support/client/machines'
+import { login, machine, nodeBundle, serverWithUsers, type User } from '../support/client/machines'
 
 /**
  * docs/client.md: the client also ships as one bundled file that runs on Node
@@ -17,15 +16,7 @@ let bundle: string
 beforeAll(async () => {
 	;({ server, ada } = await serverWithUsers(servers))
 	const out = emptyDir()
-	const built = await Bun.build({
-		entrypoints: [resolve(import.meta.dir, '..', '..', 'src', 'client', 'main.ts')],
-		target: 'node',
-		format: 'esm',
-		outdir: out,
-		naming: 'cfgsync.mjs'
-	})
-	if (!built.success) throw new Error(built.logs.join('\n'))
-	bundle = join(out, 'cfgsync.mjs')
+	bundle = await nodeBundle(out)
 }, 60_000)
 
 describe('the client bundled for Node', () => {

@@ -141,3 +141,16 @@ export const login = (m: Machine, user: { name: string; password: string }, devi
 	m.cfgsync(['login', '--user', user.name, ...(device ? ['--device', device] : []), '--password-stdin'], {
 		stdin: `${user.password}\n`
 	})
+
+/** The client bundled for Node, as the npm package ships it (built into `dir`); its path. */
+export async function nodeBundle(dir: string): Promise<string> {
+	const built = await Bun.build({
+		entrypoints: [resolve(import.meta.dir, '..', '..', '..', 'src', 'client', 'main.ts')],
+		target: 'node',
+		format: 'esm',
+		outdir: dir,
+		naming: 'cfgsync.mjs'
+	})
+	if (!built.success) throw new Error(built.logs.join('\n'))
+	return join(dir, 'cfgsync.mjs')
+}
