@@ -247,7 +247,9 @@ describe('secret scanning takes linear time on hostile content', () => {
 	})
 
 	test('deep nesting with many findings: each is named with a bounded path', () => {
-		const depth = 10_000
+		// Deep enough that copying the path at every level, as the old walk did, costs seconds; shallow
+		// enough for jsonc-parser, which recurses (about 10,000 levels overflowed the stack in one CI run).
+		const depth = 2_000
 		const leaves = 20_000
 		const inner = `{${Array.from({ length: leaves }, (_, i) => `"token${i}":"abcdefghij"`).join(',')}}`
 		const found = findSecrets('.claude/settings.json', `${'{"a":'.repeat(depth)}${inner}${'}'.repeat(depth)}`)
