@@ -46,7 +46,7 @@ export function printLines(report: Report): void {
 	for (const d of report.conflicts) say(`  ${red('!')} ${file(d.key)} (conflict: ${conflictText(d)})`)
 	for (const d of report.unsent)
 		say(
-			`  ${yellow('>')} ${file(d.key)} (${d.verdict.kind === 'local' && d.verdict.content === null ? 'deleted' : 'changed'} here, not sent: cfgsync push ${tool}${args})`
+			`  ${yellow('>')} ${file(d.key)} (${d.verdict.kind === 'local' && d.verdict.content === null ? 'deleted' : 'changed'} here, ${report.localOnly ? `stays local: ${report.localOnly}` : `not sent: cfgsync push ${tool}${args}`})`
 		)
 	for (const d of report.unpulled)
 		say(`  ${yellow('<')} ${file(d.key)} (changed on the server, not written here: cfgsync pull ${tool}${args})`)

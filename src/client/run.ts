@@ -7,7 +7,8 @@ import { applyWrites, asFileSet, linkOutOfHome, readLocal, refusedWrites, safeTa
 import { contentHash, fileHash } from './hash'
 import { CliFailure, EXIT, failure, notice, safe, warn } from './output'
 import { platform } from './paths'
-import { scopeFor } from './scope'
+import { shellWord } from './report'
+import { configScope, newTeamConfigFailure } from './ownership'
 import {
 	backupDays,
 	backupsDir,
@@ -123,6 +124,8 @@ export interface RunOptions {
 	allowSecrets?: boolean
 	/** False for watch: never ask on the terminal. */
 	interactive?: boolean
+	/** Why this machine may not push this config (a team's plain member): a sync then pulls only. */
+	localOnly?: string
 }
 
 export interface Report {
@@ -146,6 +149,8 @@ export interface Report {
 	/** Files changed here that do not parse as their format: nothing of the config was sent. */
 	invalid: { key: string; why: string }[]
 	duplicates: string[]
+	/** Why changes here stay local (a team's plain member's sync): `unsent` are kept here, not pushed. */
+	localOnly?: string
 	/** The version now on the server after this run's push. */
 	pushed?: { version: number; hash: string; created: boolean; files: string[] }
 	backups?: string
@@ -173,13 +178,17 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 			'gone'
 		)
 	}
+	if (!remote && t.teamId && !options.named) throw newTeamConfigFailure(t)
 	// Every path the server sends is checked before anything is written: one unsafe path refuses the whole run.
 	for (const key of Object.keys(remote?.files ?? {})) safeTarget(key)
 
 	// A config that no longer exists on the server starts over: its old base would read as "deleted there".
 	const base = remote ? state?.files : undefined
-	const scoped = scopeFor(t.tool, { named: options.named, base: state?.files, remote: remote?.files })
-	const pushes = options.mode === 'push' || options.mode === 'sync'
+	// One file, one owner on a machine: files another config of the tool syncs here are left out (ownership.ts).
+	const scoped = await configScope(s, t, { named: options.named, base: state?.files, remote: remote?.files })
+	// A team's plain member may not push its configs: their sync pulls them and keeps changes here local.
+	const mode: Mode = options.mode === 'sync' && options.localOnly ? 'pull' : options.mode
+	const pushes = mode === 'push' || mode === 'sync'
 	// A push never reads through a link that leads out of home (docs/sync-model.md): such a file is left out
 	// whole, neither read nor sent nor judged deleted, so a link to /etc/passwd cannot carry it anywhere.
 	const linked = new Map<string, string>()
@@ -197,7 +206,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 			sides,
 			decisions,
 			outside,
-			outcome: reconcile(sides, decisions, { mode: options.mode, choose: options.choose, only: options.only }, fileHash)
+			outcome: reconcile(sides, decisions, { mode, choose: options.choose, only: options.only }, fileHash)
 		}
 	}
 	let judged = judge()
@@ -229,7 +238,11 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		refused: [...refusals].map(([key, why]) => ({ key, why })),
 		conflicts: outcome.conflicts,
 		// A file not sent because it does not parse is named once, with why (a push of it as it is would be refused).
-		unsent: outcome.unsent.filter((d) => !invalid.some((r) => r.key === d.key)),
+		unsent: [
+			...outcome.unsent.filter((d) => !invalid.some((r) => r.key === d.key)),
+			// A member's file merged with the server's keeps this machine's changes, which stay here too.
+			...(options.localOnly ? decisions.filter((d) => d.verdict.kind === 'merged') : [])
+		],
 		unpulled: outcome.unpulled,
 		unchanged: decisions.filter((d) => d.verdict.kind === 'same' && d.local !== undefined).map((d) => d.key),
 		settled: decisions
@@ -244,6 +257,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 				!refusals.has(key) &&
 				!linked.has(key) &&
 				!scoped.foreign.includes(key) &&
+				!scoped.elsewhere.includes(key) &&
 				!scoped.excluded.some((dir) => key.startsWith(`${dir}/`))
 		),
 		skipped: [
@@ -258,7 +272,8 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 			}))
 		],
 		invalid,
-		duplicates: remote?.duplicates ?? []
+		duplicates: remote?.duplicates ?? [],
+		localOnly: options.localOnly
 	}
 	if (options.dryRun || (options.mode === 'push' && (outcome.conflicts.length > 0 || invalid.length > 0))) return report
 	if (outcome.push !== undefined && Object.keys(outcome.push).length === 0 && !remote) {
@@ -333,6 +348,10 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 	if (!options.dryRun) pruneBackups(keepDays)
 	return report
 }
+
+/** PATH arguments again, for a command to rerun: a team push without them would not send the new files. */
+const pathWords = (named: string[] | undefined) =>
+	(named ?? []).map((key) => ` ${shellWord(shown(key.endsWith('/') ? key.slice(0, -1) : key))}`).join('')
 
 /** The files a push would send, changed from the server's, that do not parse as their format (JSON, TOML). */
 function unparseable(push: Files | undefined, remote: Files | undefined): { key: string; why: string }[] {
@@ -418,7 +437,7 @@ function checkSecrets(
 	if (t.teamId) {
 		if (!options.allowSecrets) {
 			throw new CliFailure(
-				`Refusing to push to ${t.label}: ${found.length === 1 ? 'this value looks' : 'these values look'} like a secret everyone in the team would receive — ${where}. Nothing was sent. Replace ${found.length === 1 ? 'it' : 'them'} with a reference such as "\${GITHUB_TOKEN}", or if the team is meant to have ${found.length === 1 ? 'it' : 'them'}, run: cfgsync ${options.mode} ${t.tool}${t.args} --allow-secrets`,
+				`Refusing to push to ${t.label}: ${found.length === 1 ? 'this value looks' : 'these values look'} like a secret everyone in the team would receive — ${where}. Nothing was sent. Replace ${found.length === 1 ? 'it' : 'them'} with a reference such as "\${GITHUB_TOKEN}", or if the team is meant to have ${found.length === 1 ? 'it' : 'them'}, run: cfgsync ${options.mode} ${t.tool}${t.args} --allow-secrets${pathWords(options.named)}`,
 				EXIT.error,
 				'secrets'
 			)

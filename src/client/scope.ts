@@ -17,6 +17,9 @@ import { knownDirs, knownFiles, shown, WELL_KNOWN } from './tools'
  * none of the tool's well-known files and lies in none of its well-known
  * directories is never in scope, whether the command line, the base or the
  * server's data names it (`~/.bashrc` is nobody's tool file).
+ *
+ * `heldOnly` (a team config): without PATHs, only the files the config
+ * already holds here or on the server, never the tool's other files.
  */
 
 /** A PATH argument naming a directory is marked with a final `/`. */
@@ -50,7 +53,10 @@ export const toolFilesText = (tool: Tool): string =>
 
 const under = (dir: string) => (key: string) => key.startsWith(`${dir}/`)
 
-export function scopeFor(tool: Tool, sides: { named?: string[]; base?: Bases; remote?: Files }): Scope {
+export function scopeFor(
+	tool: Tool,
+	sides: { named?: string[]; base?: Bases; remote?: Files; heldOnly?: boolean }
+): Scope {
 	const baseKeys = Object.keys(sides.base ?? {})
 	const remoteKeys = Object.keys(sides.remote ?? {})
 	const keys = new Set<string>()
@@ -73,6 +79,9 @@ export function scopeFor(tool: Tool, sides: { named?: string[]; base?: Bases; re
 				dirs.push({ key: entry, named: true })
 			else keys.add(entry)
 		}
+	} else if (sides.heldOnly) {
+		// A team config without PATHs is only the files it already holds (docs/sync-model.md, "One file, one owner").
+		for (const key of [...baseKeys, ...remoteKeys]) keys.add(key)
 	} else {
 		for (const key of knownFiles(tool)) keys.add(key)
 		for (const key of baseKeys) keys.add(key)

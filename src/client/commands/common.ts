@@ -3,6 +3,7 @@ import type { Tool } from '../../shared/constants'
 import { type Session, tool as toolArg } from '../context'
 import { CliFailure, EXIT, json, safe, warn } from '../output'
 import { outcomeFailure, printLines, reportJson } from '../report'
+import { teamsFirst } from '../ownership'
 import { type Report, resolveTarget, type Target, targetOf } from '../run'
 import { DIR_MARK, isToolPath, localDir, toolFilesText } from '../scope'
 import { allStates } from '../state'
@@ -61,12 +62,15 @@ export async function targetsFor(
 	if (positionals[0] !== undefined && !values.name && !values.team) {
 		const tool = toolArg(positionals[0], command)
 		const synced = allStates(s.server, await s.username()).filter((state) => state.tool === tool)
-		return synced.length > 0 ? synced.map((state) => targetOf(s, state)) : [await resolveTarget(s, tool, values)]
+		return synced.length > 0
+			? teamsFirst(synced.map((state) => targetOf(s, state)))
+			: [await resolveTarget(s, tool, values)]
 	}
 	if (positionals[0] !== undefined) return [await resolveTarget(s, toolArg(positionals[0], command), values)]
 	if (values.name || values.team)
 		throw new CliFailure(`--name and --team need a TOOL: cfgsync ${command} TOOL --name N --team SLUG`, EXIT.usage)
-	return allStates(s.server, await s.username()).map((state) => targetOf(s, state))
+	// Team configs first: what they hold on this machine is left out of the personal ones (docs/sync-model.md).
+	return teamsFirst(allStates(s.server, await s.username()).map((state) => targetOf(s, state)))
 }
 
 /** One version by number: versions below V+1, at most one. */

@@ -2,6 +2,7 @@ import { session, tool as toolArg } from '../context'
 import { DIR_MAX_BYTES, DIR_MAX_FILES, readLocal } from '../files'
 import { withLock } from '../lock'
 import { CliFailure, EXIT, green, safe, say } from '../output'
+import { refuseMemberPush } from '../ownership'
 import { resolveTarget, runOne } from '../run'
 import { DIR_MARK } from '../scope'
 import { getState } from '../state'
@@ -28,6 +29,10 @@ pushed meanwhile from elsewhere is never replaced unseen.
 Only TOOL's files are sent (any other PATH is left out), never through a
 symbolic link that leads out of home. A JSON or TOML file that does not
 parse is refused, naming its line (nothing sent), unless --force.
+With --team, a push without PATHs sends only changes to the files the team
+config already holds; PATHs add files to it (or start it): owners and
+admins only. A file a team config holds here is left out of the personal
+config of the same tool on this machine.
 A team push with secret-looking values (MCP env/headers, token, secret,
 password, api_key, ghp_…, sk-…) is refused unless --allow-secrets.`
 
@@ -46,6 +51,7 @@ async function run({ values, positionals }: Input<typeof options>) {
 		throw new CliFailure('--only needs the PATHs the config should hold: cfgsync push TOOL --only PATH...', EXIT.usage)
 	const s = session(values)
 	const t = await resolveTarget(s, tool, values)
+	await refuseMemberPush(s, t)
 	if (named) {
 		const base = getState(t.key)?.files ?? {}
 		const missing = named.filter(

@@ -4,7 +4,7 @@ import { fileHash } from '../hash'
 import { CliFailure, EXIT, green, json, red, safe, say } from '../output'
 import { conflictText } from '../report'
 import { fetchRemote, type Remote, type Target } from '../run'
-import { scopeFor } from '../scope'
+import { configScope } from '../ownership'
 import { getState } from '../state'
 import { decide, standing, type Standing } from '../sync/engine'
 import { shown } from '../tools'
@@ -15,7 +15,9 @@ export const STATUS_HELP = `cfgsync status [TOOL] [-n|--name N] [--team SLUG]
 
 Each config this machine syncs (or TOOL's): in sync, local changes (push
 sends them), remote changes (pull writes them), local and remote changes
-(sync does both), or conflict (resolve settles it), with the files concerned.
+(sync does both), or conflict (resolve settles it), with the files concerned,
+and the files another config of the tool syncs on this machine (a team
+config's files are synced with it, never with your personal config).
 Nothing is changed. Exit status: 0 when everything is in sync, 3 when any
 config has a conflict, 1 otherwise (changes waiting, or an error), 4 when
 not logged in.`
@@ -36,7 +38,10 @@ async function run({ values, positionals }: Input<typeof options>) {
 	for (const t of targets) {
 		const state = getState(t.key)
 		const remote = (await fetchRemote(s, t)) as Remote | undefined
-		const { keys: scope } = scopeFor(t.tool, { base: state?.files, remote: remote?.files })
+		// A file another config of the tool syncs here is not this one's: named with its owner (docs/sync-model.md).
+		const scoped = await configScope(s, t, { base: state?.files, remote: remote?.files })
+		const scope = scoped.keys
+		const owned = scoped.skipped.filter((skip) => scoped.elsewhere.includes(skip.key))
 		const sides = { base: remote ? state?.files : undefined, local: readLocal(scope), remote: remote?.files, scope }
 		const decisions = decide(sides, fileHash).decisions.filter((d) => d.verdict.kind !== 'same')
 		rows.push({
@@ -44,11 +49,14 @@ async function run({ values, positionals }: Input<typeof options>) {
 			standing: remote ? standing(decisions) : 'not on the server',
 			remote,
 			base: state?.version,
-			files: decisions.map((d) => ({
-				key: d.key,
-				verdict: d.verdict.kind,
-				detail: d.verdict.kind === 'conflict' ? conflictText(d) : undefined
-			}))
+			files: [
+				...decisions.map((d) => ({
+					key: d.key,
+					verdict: d.verdict.kind,
+					detail: d.verdict.kind === 'conflict' ? conflictText(d) : undefined
+				})),
+				...owned.map((skip) => ({ key: skip.key, verdict: 'skipped', detail: skip.why }))
+			]
 		})
 	}
 	if (values.json) {
@@ -76,7 +84,9 @@ async function run({ values, positionals }: Input<typeof options>) {
 				`${r.t.label}: ${colour(r.standing)} (synced version ${r.base ?? 'none'}, server version ${r.remote?.version ?? 'none'})`
 			)
 			for (const f of r.files)
-				say(`  ${safe(shown(f.key))}: ${f.detail ? `conflict: ${f.detail}` : (word[f.verdict] ?? f.verdict)}`)
+				say(
+					`  ${safe(shown(f.key))}: ${f.verdict === 'skipped' ? f.detail : f.detail ? `conflict: ${f.detail}` : (word[f.verdict] ?? f.verdict)}`
+				)
 		}
 	}
 	if (rows.some((r) => r.standing === 'conflict'))

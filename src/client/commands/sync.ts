@@ -2,6 +2,7 @@ import { noMore, session } from '../context'
 import { withLock } from '../lock'
 import { CliFailure, EXIT, json, say, warn } from '../output'
 import { outcomeFailure, printLines, reportJson, summary, worst } from '../report'
+import { memberTeams } from '../ownership'
 import { runOne } from '../run'
 import { defineCommand, type Input, TARGET, TOOL, YES } from './command'
 import { targetsFor } from './common'
@@ -11,7 +12,9 @@ export const SYNC_HELP = `cfgsync sync [TOOL] [-n|--name N] [--team SLUG] [-y|--
 Every config this machine syncs (or TOOL's), in one go: writes what changed
 on the server, merges JSON files changed on both sides, and pushes what
 changed here. A config with a conflict is pulled but not pushed (exit 3)
-until you choose with cfgsync resolve.`
+until you choose with cfgsync resolve. A team config sends only changes to
+the files it already holds (add files with cfgsync push TOOL --team SLUG
+PATH...); a team's plain member pulls it and keeps changes here local.`
 
 const options = { ...TARGET, ...YES, 'allow-secrets': { type: 'boolean' }, 'dry-run': { type: 'boolean' } } as const
 
@@ -23,6 +26,8 @@ async function run({ values, positionals }: Input<typeof options>) {
 		if (values.json) return json([])
 		return say('This machine syncs no config yet: cfgsync push TOOL (first machine) or cfgsync pull TOOL (the others).')
 	}
+	// A team's plain member pulls its configs and keeps changes here local, rather than failing on a refused push.
+	const members = await memberTeams(s, targets)
 	const failures: CliFailure[] = []
 	const documents: unknown[] = []
 	const runAll = async () => {
@@ -32,14 +37,17 @@ async function run({ values, positionals }: Input<typeof options>) {
 					mode: 'sync',
 					yes: values.yes,
 					allowSecrets: values['allow-secrets'],
-					dryRun: values['dry-run']
+					dryRun: values['dry-run'],
+					localOnly: t.teamId !== undefined ? members.get(t.teamId) : undefined
 				})
 				if (values.json) documents.push(reportJson(report))
 				else {
 					say(`${t.label}:`)
 					printLines(report)
 					const pushed = report.pushed ? `; pushed version ${report.pushed.version}` : ''
-					say(`  ${report.dryRun ? 'would sync' : 'synced'}: ${summary(report)}${pushed}.`)
+					const kept =
+						report.localOnly && report.unsent.length > 0 ? `; ${report.unsent.length} changed here, kept local` : ''
+					say(`  ${report.dryRun ? 'would sync' : 'synced'}: ${summary(report)}${pushed}${kept}.`)
 				}
 				const problem = outcomeFailure(report)
 				if (problem) failures.push(problem)

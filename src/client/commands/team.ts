@@ -3,7 +3,9 @@ import { confirm } from '../ask'
 import { noMore, session, type Session } from '../context'
 import { ago, article, bold, CliFailure, dim, EXIT, green, json, safe, say, table } from '../output'
 import { shellWord } from '../report'
-import { allStates, renameTeamInStates } from '../state'
+import { withLock } from '../lock'
+import { forgetTeam } from '../ownership'
+import { renameTeamInStates } from '../state'
 import { INVITED_ROLES, type InvitedRole, type Role, ROLES } from '../../shared/constants'
 import { defineCommand, type Input, YES } from './command'
 
@@ -195,10 +197,10 @@ async function run({ values, positionals }: Input<typeof options>) {
 				}
 				throw error
 			}
+			// This machine forgets its sync state for the team's configs: status and sync stop listing them.
+			const forgotten = await withLock('team leave', async () => forgetTeam(s.server, me, detail.id))
 			if (values.json) return json({ team: slug, left: true })
-			return say(
-				`You left ${safe(slug)}. Its configs stay on this machine as files; cfgsync sync no longer syncs them.`
-			)
+			return say(`You left ${safe(slug)}.${stopped(forgotten)}`)
 		}
 		case 'rename': {
 			need(2, 'rename SLUG NAME [--slug NEW]')
@@ -241,14 +243,19 @@ async function run({ values, positionals }: Input<typeof options>) {
 				values.yes
 			)
 			await s.run((api) => api.teams.remove(slug), teamWhat(slug))
-			const synced = allStates(s.server, await s.username()).filter((state) => state.teamId === detail.id).length
+			const username = await s.username()
+			const forgotten = await withLock('team delete', async () => forgetTeam(s.server, username, detail.id))
 			if (values.json) return json({ team: slug, deleted: true })
-			return say(
-				`Deleted team ${safe(slug)}.${synced > 0 ? ` This machine's copies of its configs stay as files.` : ''}`
-			)
+			return say(`Deleted team ${safe(slug)}.${stopped(forgotten)}`)
 		}
 	}
 }
+
+/** What leaving or deleting a team did to this machine's sync state. */
+const stopped = (configs: string[]) =>
+	configs.length === 0
+		? ''
+		: ` This machine no longer syncs its config${configs.length === 1 ? '' : 's'} (${configs.map(safe).join(', ')}); ${configs.length === 1 ? 'its files' : 'their files'} here are untouched.`
 
 async function getTeam(s: Session, slug: string): Promise<TeamDetail> {
 	return await s.run((api) => api.teams.get(slug), teamWhat(slug))

@@ -1,11 +1,11 @@
-import { noMore, session } from '../context'
+import { noMore, type Session, session } from '../context'
 import { readLocal } from '../files'
 import { fileHash, sha256 } from '../hash'
 import { acquireLock } from '../lock'
 import { CliFailure, dim, EXIT, isJsonMode, say, warn } from '../output'
 import { outcomeFailure, printLines, reportJson, summary } from '../report'
 import { fetchRemote, runOne, type Target } from '../run'
-import { scopeFor } from '../scope'
+import { configScope, memberTeams } from '../ownership'
 import { getState } from '../state'
 import { ownValue } from '../sync/engine'
 import { defineCommand, type Input, NAME, TEAM, TOOL, YES } from './command'
@@ -49,9 +49,14 @@ interface Watched {
 }
 
 /** The local files' fingerprint, and whether any differs from the base (changed here since the last sync). */
-function localSide(t: Target, stuck: Map<string, string>): { fingerprint: string; dirty: boolean } {
+async function localSide(
+	s: Session,
+	t: Target,
+	stuck: Map<string, string>
+): Promise<{ fingerprint: string; dirty: boolean }> {
 	const state = getState(t.key)
-	const { keys: scope } = scopeFor(t.tool, { base: state?.files })
+	// The same files a sync of it looks at: a file another config of the tool owns here is not this one's edit.
+	const { keys: scope } = await configScope(s, t, { base: state?.files })
 	const local = readLocal(scope)
 	const dirty = scope.some((key) => {
 		const content = ownValue(local, key)
@@ -83,6 +88,8 @@ async function run({ values, positionals }: Input<typeof options>) {
 			'This machine syncs no config yet, so there is nothing to watch: cfgsync push TOOL (first machine) or cfgsync pull TOOL (the others) first.'
 		)
 	const tick = Math.min(1000, interval)
+	// As sync: a team's plain member pulls its configs and keeps changes here local.
+	const members = await memberTeams(s, targets)
 
 	let stopping = false
 	let wake: (() => void) | undefined
@@ -120,13 +127,15 @@ async function run({ values, positionals }: Input<typeof options>) {
 				mode: 'sync',
 				interactive: false,
 				yes: values.yes,
-				allowSecrets: values['allow-secrets']
+				allowSecrets: values['allow-secrets'],
+				localOnly: w.t.teamId !== undefined ? members.get(w.t.teamId) : undefined
 			})
 			w.etag = report.pushed?.hash ?? report.remoteHash
+			const kept = report.localOnly !== undefined && report.unsent.length > 0
+			const changed = report.writes.length + report.conflicts.length + report.refused.length > 0 || report.pushed
 			if (isJsonMode()) {
-				if (report.writes.length + report.conflicts.length + report.refused.length > 0 || report.pushed)
-					line({ at: new Date().toISOString(), ...reportJson(report) })
-			} else if (report.writes.length + report.conflicts.length + report.refused.length > 0 || report.pushed) {
+				if (changed || kept) line({ at: new Date().toISOString(), ...reportJson(report) })
+			} else if (changed || kept) {
 				say(
 					`[${stamp()}] ${w.t.label}: ${summary(report)}${report.pushed ? `; pushed version ${report.pushed.version}` : ''}`
 				)
@@ -134,7 +143,13 @@ async function run({ values, positionals }: Input<typeof options>) {
 			}
 			const problem = outcomeFailure(report)
 			if (problem) warn(`[${stamp()}] ${problem.message}`)
-			w.stuck = new Map(report.conflicts.map((d) => [d.key, d.local === undefined ? 'absent' : fileHash(d.local)]))
+			// Conflicts, and changes kept here (a member's, or not sent because they do not parse), wait for an edit.
+			w.stuck = new Map(
+				[...report.conflicts, ...report.unsent].map((d) => [
+					d.key,
+					d.local === undefined ? 'absent' : fileHash(d.local)
+				])
+			)
 			for (const { key } of report.refused) {
 				const content = ownValue(readLocal([key]), key)
 				w.stuck.set(key, content === undefined ? 'absent' : fileHash(content))
@@ -158,7 +173,7 @@ async function run({ values, positionals }: Input<typeof options>) {
 			const remote = await fetchRemote(s, w.t).catch(() => undefined)
 			if (remote && remote !== 'unchanged') w.etag = remote.hash
 			const state = getState(w.t.key)
-			const local = readLocal(scopeFor(w.t.tool, { base: state?.files }).keys)
+			const local = readLocal((await configScope(s, w.t, { base: state?.files })).keys)
 			w.stuck = new Map(Object.entries(local).map(([key, content]) => [key, fileHash(content)]))
 		} finally {
 			lock.release()
@@ -177,7 +192,7 @@ async function run({ values, positionals }: Input<typeof options>) {
 			for (const w of watched) {
 				if (stopping) break
 				if (w.gone) continue
-				const now = localSide(w.t, w.stuck)
+				const now = await localSide(s, w.t, w.stuck)
 				const settled = now.fingerprint === w.seen
 				w.seen = now.fingerprint
 				let due = settled && now.dirty

@@ -114,7 +114,7 @@ export const SHAPES = {
 				z.strictObject({
 					path: z.string(),
 					file: z.string(),
-					change: z.enum(['local', 'remote', 'merged', 'conflict']),
+					change: z.enum(['local', 'remote', 'merged', 'conflict', 'skipped']),
 					detail: z.string().nullable()
 				})
 			)

@@ -1,0 +1,157 @@
+import type { Tool } from '../shared/constants'
+import type { Session } from './context'
+import { readLocal } from './files'
+import { CliFailure, EXIT } from './output'
+import type { Target } from './run'
+import { type Scope, scopeFor } from './scope'
+import { allStates, forgetState, stateKey, type SyncState } from './state'
+import type { Bases, Files } from './sync/engine'
+import { knownFiles, shown } from './tools'
+
+/**
+ * One file, one owner on a machine (docs/sync-model.md, "Team and personal
+ * configs of one tool"). A file that a team config of a tool holds here (in
+ * its base, or in the server's copy this command has read) is synced with
+ * that team config only: the personal config of the tool leaves it out, and
+ * so does any later team config of the tool (team configs are ordered by team
+ * slug, then name: the first one holding a file owns it). A team config
+ * without PATHs looks only at the files it already holds, so sync, watch and
+ * a plain push never add files to it; push --team SLUG PATH... does.
+ *
+ * A plain member of a team may not push its configs, so their sync and watch
+ * pull them and keep changes made here to their files local (reported, exit
+ * 0) instead of attempting a push the server would refuse.
+ */
+
+/** The server's file lists of the team configs this command has read (sync, watch and status read them first). */
+const seenOnServer = new Map<string, string[]>()
+
+interface Holder {
+	key: string
+	label: string
+	order: string
+	files: Set<string>
+}
+
+/** Team configs are ordered by team slug, then name: for two holding one file, the first owns it. */
+const orderOf = (team: string, name: string) => `${team}\u0000${name}`
+
+/** The same words as a Target's label (run.ts), for a config known only from its state. */
+const labelOf = (state: SyncState) => `${state.tool}/${state.name} of team ${state.team ?? state.teamId}`
+
+/** The team configs of a tool this machine syncs, in owning order, with the files each holds here. */
+function holders(server: string, username: string, tool: Tool): Holder[] {
+	return allStates(server, username)
+		.filter((state) => state.teamId !== undefined && state.tool === tool)
+		.map((state) => {
+			const key = stateKey(state)
+			return {
+				key,
+				label: labelOf(state),
+				order: orderOf(state.team ?? (state.teamId as string), state.name),
+				files: new Set([...Object.keys(state.files), ...(seenOnServer.get(key) ?? [])])
+			}
+		})
+		.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0))
+}
+
+/** The files another config of the tool owns on this machine: key → that config's label. */
+export function ownedElsewhere(t: Target, server: string, username: string): Map<string, string> {
+	const mine = t.teamId !== undefined ? orderOf(t.team ?? t.teamId, t.name) : undefined
+	const owners = new Map<string, string>()
+	for (const holder of holders(server, username, t.tool)) {
+		// A personal config yields to every team config; a team config only to those ordered before it.
+		if (holder.key === t.key || (mine !== undefined && holder.order >= mine)) continue
+		for (const key of holder.files) if (!owners.has(key)) owners.set(key, holder.label)
+	}
+	return owners
+}
+
+export interface OwnedScope extends Scope {
+	/** Files of the tool synced with another config on this machine (listed in `skipped`, never "outside"). */
+	elsewhere: string[]
+}
+
+export const syncedElsewhereWhy = (label: string) =>
+	`synced with team config ${label} on this machine, so this config leaves it out here`
+
+/**
+ * The scope of one config on this machine: scopeFor's (a team config's
+ * without PATHs is only the files it holds), less the files another config
+ * of the tool owns here, which are listed as skipped with the owner's name
+ * when they exist here or in this config.
+ */
+export async function configScope(
+	s: Session,
+	t: Target,
+	sides: { named?: string[]; base?: Bases; remote?: Files }
+): Promise<OwnedScope> {
+	if (t.teamId !== undefined && sides.remote) seenOnServer.set(t.key, Object.keys(sides.remote))
+	const scope = scopeFor(t.tool, { ...sides, heldOnly: t.teamId !== undefined })
+	const owners = ownedElsewhere(t, s.server, await s.username())
+	const owned = scope.keys.filter((key) => owners.has(key))
+	if (owned.length === 0) return { ...scope, elsewhere: [] }
+	const here = readLocal(owned)
+	const present = (key: string) =>
+		Object.hasOwn(here, key) || Object.hasOwn(sides.base ?? {}, key) || Object.hasOwn(sides.remote ?? {}, key)
+	return {
+		...scope,
+		keys: scope.keys.filter((key) => !owners.has(key)),
+		skipped: [
+			...scope.skipped,
+			...owned.filter(present).map((key) => ({ key, why: syncedElsewhereWhy(owners.get(key) as string) }))
+		],
+		elsewhere: owned
+	}
+}
+
+/** Team configs before personal ones (each group in owning order), so a sync reads what the teams hold first. */
+export function teamsFirst(targets: Target[]): Target[] {
+	const rank = (t: Target) =>
+		t.teamId === undefined ? `1${t.tool}\u0000${t.name}` : `0${orderOf(t.team ?? t.teamId, t.name)}`
+	return [...targets].sort((a, b) => (rank(a) < rank(b) ? -1 : rank(a) > rank(b) ? 1 : 0))
+}
+
+/**
+ * Why this machine keeps local changes to a team config here, for each team
+ * of `targets` this account is a plain member of (teamId → the reason). One
+ * request, only when a team config is among them.
+ */
+export async function memberTeams(s: Session, targets: Target[]): Promise<Map<string, string>> {
+	const notes = new Map<string, string>()
+	if (!targets.some((t) => t.teamId !== undefined)) return notes
+	for (const team of await s.run((api) => api.teams.list())) {
+		if (team.role === 'member')
+			notes.set(team.id, `you are a member of team ${team.slug}; only its owners and admins push to its configs`)
+	}
+	return notes
+}
+
+/** A plain member's push to a team config is refused before anything is done, saying what to do instead. */
+export async function refuseMemberPush(s: Session, t: Target): Promise<void> {
+	if (t.teamId === undefined || t.team === undefined) return
+	const slug = t.team
+	const team = await s.run((api) => api.teams.get(slug), `Team "${slug}"`)
+	if (team.userRole !== 'member') return
+	throw new CliFailure(
+		`Not allowed: you are a member of team ${slug}, and only its owners and admins push to its configs; nothing was sent. Your changes here stay on this machine (cfgsync sync keeps pulling the team's and leaves them alone); to share them, ask an owner or admin of ${slug} (cfgsync team show ${slug} lists them).`,
+		EXIT.error,
+		'forbidden'
+	)
+}
+
+/** A team config is started only by naming the files its members should share (push --team SLUG PATH...). */
+export function newTeamConfigFailure(t: Target): CliFailure {
+	const example = knownFiles(t.tool)[0]
+	return new CliFailure(
+		`${t.label} does not exist yet, and a push without PATHs never adds this machine's files to a team config; nothing was sent. Start it with the files the team should share: cfgsync push ${t.tool}${t.args} PATH...${example ? ` (for example ${shown(example)})` : ''}`,
+		EXIT.usage
+	)
+}
+
+/** After leaving (or deleting) a team: this machine stops syncing its configs; their files stay. Their labels. */
+export function forgetTeam(server: string, username: string, teamId: string): string[] {
+	const gone = allStates(server, username).filter((state) => state.teamId === teamId)
+	for (const state of gone) forgetState(stateKey(state))
+	return gone.map((state) => `${state.tool}/${state.name}`)
+}

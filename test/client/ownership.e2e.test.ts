@@ -1,0 +1,221 @@
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { api, serversOfThisFile, type Server } from '../support/harness'
+import { login, machine, serverWithUsers, type Machine, type User } from '../support/client/machines'
+
+/**
+ * Team and personal configs of one tool on one machine (docs/sync-model.md,
+ * "Team and personal configs of one tool"), end to end with the compiled
+ * client: a file a team config holds is synced with it only; sync, watch and
+ * a plain push never add files to a team config; a plain member's sync pulls
+ * and keeps changes here local; leaving a team forgets its configs here.
+ * ada (team plan) owns each team, ben is an admin, cy a member.
+ */
+
+const servers = serversOfThisFile()
+let server: Server
+let ada: User
+let ben: User
+let cy: User
+beforeAll(async () => {
+	;({ server, ada, ben, cy } = await serverWithUsers(servers))
+}, 60_000)
+
+const latest = async (user: User, tool: string, name: string, teamId?: string) =>
+	api(server, 'GET', `/api/configs/latest?name=${name}&tool=${tool}${teamId ? `&teamId=${teamId}` : ''}`, user.key)
+const filesOf = async (user: User, tool: string, teamId?: string) =>
+	((await latest(user, tool, 'default', teamId)).body as { data: { files: Record<string, string> } }).data.files
+
+const ok = async (m: Machine, args: string[]) => {
+	const result = await m.cfgsync(args)
+	if (result.code !== 0)
+		throw new Error(`cfgsync ${args.join(' ')} exited ${result.code}: ${result.stdout}${result.stderr}`)
+	return result
+}
+
+/** A team with ada as owner, ben as admin and cy as member, each on a machine of their own; its id. */
+async function team(slug: string) {
+	const owner = machine(server)
+	const admin = machine(server)
+	const member = machine(server)
+	const tag = Math.random().toString(36).slice(2, 8)
+	await login(owner, ada, `o-${tag}`)
+	await login(admin, ben, `a-${tag}`)
+	await login(member, cy, `m-${tag}`)
+	await ok(owner, ['team', 'create', slug])
+	await ok(owner, ['team', 'invite', slug, 'ben', '--role', 'admin'])
+	await ok(owner, ['team', 'invite', slug, 'cy', '--role', 'member'])
+	await ok(admin, ['invitations', 'accept', slug])
+	await ok(member, ['invitations', 'accept', slug])
+	const id = ((await api(server, 'GET', `/api/teams/${slug}`, ada.key)).body as { id: string }).id
+	return { owner, admin, member, id }
+}
+
+const adaMcp = `${JSON.stringify({ numStartups: 3, mcpServers: { adaMail: { command: 'ada-mail' } } }, null, 2)}\n`
+const benMcp = `${JSON.stringify({ mcpServers: { benDb: { command: 'ben-db' } } }, null, 2)}\n`
+
+describe('one file, one owner on a machine', () => {
+	test("an admin's plain sync never uploads his private files into the team config; a team pull never touches the owner's personal files, and nothing spreads to her other machines", async () => {
+		const { owner, admin, id } = await team('acme')
+		const other = machine(server)
+		await login(other, ada, `o2-${Math.random().toString(36).slice(2, 8)}`)
+
+		// ada's personal config, on two machines.
+		owner.file('.claude/settings.json', '{\n  "theme": "dark"\n}\n')
+		owner.file('.claude/CLAUDE.md', 'ada private notes\n')
+		owner.file('.claude.json', adaMcp)
+		await ok(owner, ['push', 'claude-code'])
+		await ok(other, ['pull', 'claude-code'])
+		// She starts the team config with the shared settings only.
+		await ok(owner, ['push', 'claude-code', '--team', 'acme', join(owner.home, '.claude', 'settings.json')])
+		expect(Object.keys(await filesOf(ada, 'claude-code', id))).toEqual(['.claude/settings.json'])
+
+		// ben, an admin, syncs his personal config and the team's on one machine.
+		admin.file('.claude/CLAUDE.md', 'ben private\n')
+		admin.file('.claude/agents/private.md', 'ben agent\n')
+		admin.file('.claude.json', benMcp)
+		await ok(admin, ['push', 'claude-code'])
+		await ok(admin, ['pull', 'claude-code', '--team', 'acme', '--yes'])
+		admin.file('.claude/CLAUDE.md', 'ben private, edited\n')
+		admin.file('.claude/settings.json', '{\n  "theme": "light"\n}\n')
+		const synced = await ok(admin, ['sync', '--yes'])
+		const shared = await filesOf(ada, 'claude-code', id)
+		expect(Object.keys(shared)).toEqual(['.claude/settings.json'])
+		expect(shared['.claude/settings.json']).toContain('light')
+		expect(JSON.stringify(shared)).not.toMatch(/ben private|ben agent|benDb/)
+		// His personal config got his edit, and not the team's settings.
+		const bens = await filesOf(ben, 'claude-code')
+		expect(bens['.claude/CLAUDE.md']).toBe('ben private, edited\n')
+		expect(Object.keys(bens)).not.toContain('.claude/settings.json')
+		expect(synced.stdout).toContain(
+			'~/.claude/settings.json (skipped: synced with team config claude-code/default of team acme on this machine'
+		)
+
+		// ada's sync brings the team's change; her private files stay as they are and nothing of ben's lands here.
+		await ok(owner, ['sync', '--yes'])
+		expect(owner.file('.claude/settings.json')).toContain('light')
+		expect(owner.file('.claude/CLAUDE.md')).toBe('ada private notes\n')
+		expect(owner.file('.claude.json')).toBe(adaMcp)
+		expect(owner.exists('.claude/agents/private.md')).toBe(false)
+		await ok(owner, ['pull', 'claude-code', '--team', 'acme', '--yes'])
+		expect(owner.file('.claude/CLAUDE.md')).toBe('ada private notes\n')
+		expect(owner.file('.claude.json')).toBe(adaMcp)
+
+		// status says which config the shared file is synced with.
+		const status = await owner.cfgsync(['status'])
+		expect(status.code).toBe(0)
+		expect(status.stdout).toContain(
+			'~/.claude/settings.json: synced with team config claude-code/default of team acme on this machine'
+		)
+		const asJson = JSON.parse((await owner.cfgsync(['status', '--json'])).stdout) as {
+			config: { team: string | null }
+			files: { path: string; change: string }[]
+		}[]
+		const personal = asJson.find((row) => row.config.team === null)
+		expect(personal?.files).toEqual([expect.objectContaining({ path: '.claude/settings.json', change: 'skipped' })])
+
+		// Her personal config kept its own settings: her other machine gets nothing of the team's or ben's.
+		expect((await filesOf(ada, 'claude-code'))['.claude/settings.json']).toContain('dark')
+		await ok(other, ['sync'])
+		expect(other.file('.claude/settings.json')).toContain('dark')
+		expect(other.file('.claude/CLAUDE.md')).toBe('ada private notes\n')
+		expect(JSON.parse(other.file('.claude.json') as string)).toEqual({
+			mcpServers: { adaMail: { command: 'ada-mail' } }
+		})
+		expect(other.exists('.claude/agents/private.md')).toBe(false)
+	}, 120_000)
+
+	test("a member's sync with local edits to a team file pulls, says they stay local and exits 0; only admins and owners add files with push --team SLUG PATH", async () => {
+		const { owner, admin, member, id } = await team('crew')
+		owner.file('.claude/settings.json', '{\n  "theme": "dark",\n  "fontSize": 12\n}\n')
+		await ok(owner, ['push', 'claude-code', '--team', 'crew', join(owner.home, '.claude', 'settings.json')])
+		await ok(member, ['pull', 'claude-code', '--team', 'crew', '--yes'])
+
+		member.file('.claude/settings.json', '{\n  "theme": "mine",\n  "fontSize": 12\n}\n')
+		owner.file('.claude/settings.json', '{\n  "theme": "dark",\n  "fontSize": 14\n}\n')
+		await ok(owner, ['push', 'claude-code', '--team', 'crew'])
+		const synced = await member.cfgsync(['sync', '--yes'])
+		expect(synced.code).toBe(0)
+		expect(synced.stdout).toContain(
+			'~/.claude/settings.json (changed here, stays local: you are a member of team crew; only its owners and admins push to its configs)'
+		)
+		expect(member.file('.claude/settings.json')).toBe('{\n  "theme": "mine",\n  "fontSize": 14\n}\n')
+		expect((await filesOf(ada, 'claude-code', id))['.claude/settings.json']).toContain('"dark"')
+		const again = await member.cfgsync(['sync'])
+		expect(again.code).toBe(0)
+		expect(again.stdout).toContain('stays local')
+
+		// A member's push to the team is refused, with what to do instead; nothing is sent.
+		member.file('.claude/CLAUDE.md', 'my rules\n')
+		for (const paths of [[], [join(member.home, '.claude', 'CLAUDE.md')]]) {
+			const refused = await member.cfgsync(['push', 'claude-code', '--team', 'crew', ...paths])
+			expect(refused.code).toBe(1)
+			expect(refused.stderr).toContain('you are a member of team crew')
+			expect(refused.stderr).toContain('nothing was sent')
+			expect(refused.stderr).toContain('cfgsync team show crew')
+		}
+		expect(Object.keys(await filesOf(ada, 'claude-code', id))).toEqual(['.claude/settings.json'])
+
+		// An admin adds a file by naming it; the member's next sync brings it.
+		admin.file('.claude/agents/reviewer.md', 'review carefully\n')
+		await ok(admin, ['push', 'claude-code', '--team', 'crew', join(admin.home, '.claude', 'agents', 'reviewer.md')])
+		expect(Object.keys(await filesOf(ada, 'claude-code', id)).sort()).toEqual([
+			'.claude/agents/reviewer.md',
+			'.claude/settings.json'
+		])
+		await ok(member, ['sync', '--yes'])
+		expect(member.file('.claude/agents/reviewer.md')).toBe('review carefully\n')
+
+		// A push without PATHs never starts a team config: it names the command that does.
+		owner.file('.codex/AGENTS.md', 'owner notes\n')
+		const unnamed = await owner.cfgsync(['push', 'codex', '--team', 'crew'])
+		expect(unnamed.code).toBe(2)
+		expect(unnamed.stderr).toContain('cfgsync push codex --team crew PATH...')
+		expect((await latest(ada, 'codex', 'default', id)).status).toBe(404)
+	}, 120_000)
+
+	test('after team leave, status no longer lists the team configs; their files stay', async () => {
+		const { owner, member } = await team('leavers')
+		owner.file('.codex/AGENTS.md', 'team rules\n')
+		await ok(owner, ['push', 'codex', '--team', 'leavers', join(owner.home, '.codex', 'AGENTS.md')])
+		await ok(member, ['pull', 'codex', '--team', 'leavers', '--yes'])
+		expect((await member.cfgsync(['status'])).stdout).toContain('codex/default of team leavers')
+
+		const left = await ok(member, ['team', 'leave', 'leavers'])
+		const status = await member.cfgsync(['status'])
+		expect(status.stdout + status.stderr).not.toContain('leavers')
+		expect(left.stdout).toContain(
+			'You left leavers. This machine no longer syncs its config (codex/default); its files here are untouched.'
+		)
+		expect(member.file('.codex/AGENTS.md')).toBe('team rules\n')
+		const synced = await member.cfgsync(['sync'])
+		expect(synced.code).toBe(0)
+		expect(synced.stdout + synced.stderr).not.toContain('leavers')
+	}, 90_000)
+
+	test('two team configs of one tool holding one file: the first by team slug owns it here, the other leaves it out', async () => {
+		const alpha = await team('alpha')
+		const owner = alpha.owner
+		await ok(owner, ['team', 'create', 'beta'])
+		const beta = ((await api(server, 'GET', '/api/teams/beta', ada.key)).body as { id: string }).id
+		owner.file('.claude/settings.json', '{\n  "theme": "alpha"\n}\n')
+		await ok(owner, ['push', 'claude-code', '--team', 'alpha', join(owner.home, '.claude', 'settings.json')])
+		const stored = await api(server, 'POST', '/api/configs', ada.key, {
+			teamId: beta,
+			tool: 'claude-code',
+			name: 'default',
+			data: { files: { '.claude/settings.json': '{\n  "theme": "beta"\n}\n', '.claude/CLAUDE.md': 'beta rules\n' } }
+		})
+		expect(stored.status).toBe(201)
+
+		const pulled = await ok(owner, ['pull', 'claude-code', '--team', 'beta', '--yes'])
+		expect(pulled.stdout).toContain(
+			'~/.claude/settings.json (skipped: synced with team config claude-code/default of team alpha on this machine'
+		)
+		expect(owner.file('.claude/settings.json')).toBe('{\n  "theme": "alpha"\n}\n')
+		expect(owner.file('.claude/CLAUDE.md')).toBe('beta rules\n')
+		const status = await owner.cfgsync(['status', 'claude-code'])
+		expect(status.code).toBe(0)
+		expect(status.stdout).toContain('synced with team config claude-code/default of team alpha on this machine')
+	}, 90_000)
+})
