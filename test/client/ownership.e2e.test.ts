@@ -114,6 +114,11 @@ describe('one file, one owner on a machine', () => {
 		const personal = asJson.find((row) => row.config.team === null)
 		expect(personal?.files).toEqual([expect.objectContaining({ path: '.claude/settings.json', change: 'skipped' })])
 
+		// Nor does diff count the team's file as a difference of her personal config.
+		const diff = await owner.cfgsync(['diff', 'claude-code', '--exit-code', '--no-pager'])
+		expect(diff.stdout).not.toContain('settings.json')
+		expect(diff.code).toBe(0)
+
 		// Her personal config kept its own settings: her other machine gets nothing of the team's or ben's.
 		expect((await filesOf(ada, 'claude-code'))['.claude/settings.json']).toContain('dark')
 		await ok(other, ['sync'])
@@ -173,6 +178,51 @@ describe('one file, one owner on a machine', () => {
 		expect(unnamed.stderr).toContain('cfgsync push codex --team crew PATH...')
 		expect((await latest(ada, 'codex', 'default', id)).status).toBe(404)
 	}, 120_000)
+
+	test("watch follows the same rules: a member's edit to a team file stays local, a private file goes to the personal config only", async () => {
+		const { owner, member, id } = await team('watchers')
+		owner.file('.claude/settings.json', '{\n  "theme": "dark",\n  "fontSize": 12\n}\n')
+		await ok(owner, ['push', 'claude-code', '--team', 'watchers', join(owner.home, '.claude', 'settings.json')])
+		member.file('.claude/CLAUDE.md', 'cy notes\n')
+		await ok(member, ['push', 'claude-code'])
+		await ok(member, ['pull', 'claude-code', '--team', 'watchers', '--yes'])
+		const watcher = member.start(['watch', 'claude-code', '--interval', '1s', '--yes'])
+		const until = async (what: string, check: () => Promise<boolean> | boolean) => {
+			const deadline = Date.now() + 20_000
+			while (!(await check())) {
+				if (Date.now() > deadline) throw new Error(`watch did not ${what} in time`)
+				await Bun.sleep(200)
+			}
+		}
+		try {
+			await Bun.sleep(1500)
+			member.file('.claude/settings.json', '{\n  "theme": "mine",\n  "fontSize": 12\n}\n')
+			member.file('.claude/CLAUDE.md', 'cy notes, edited\n')
+			await until(
+				'push the personal edit',
+				async () => (await filesOf(cy, 'claude-code'))['.claude/CLAUDE.md'] === 'cy notes, edited\n'
+			)
+			owner.file('.claude/settings.json', '{\n  "theme": "dark",\n  "fontSize": 14\n}\n')
+			await ok(owner, ['push', 'claude-code', '--team', 'watchers'])
+			await until('pull the team change', () => member.file('.claude/settings.json')?.includes('14') === true)
+			await Bun.sleep(1500)
+		} finally {
+			watcher.kill('SIGINT')
+		}
+		const code = await watcher.exited
+		const [stdout, stderr] = await Promise.all([
+			new Response(watcher.stdout as ReadableStream).text(),
+			new Response(watcher.stderr as ReadableStream).text()
+		])
+		expect(code).toBe(0)
+		expect(member.file('.claude/settings.json')).toBe('{\n  "theme": "mine",\n  "fontSize": 14\n}\n')
+		expect(stdout).toContain('stays local: you are a member of team watchers')
+		expect(stderr).not.toMatch(/Not allowed|admin role/)
+		const shared = await filesOf(ada, 'claude-code', id)
+		expect(Object.keys(shared)).toEqual(['.claude/settings.json'])
+		expect(shared['.claude/settings.json']).toContain('"dark"')
+		expect(Object.keys(await filesOf(cy, 'claude-code'))).toEqual(['.claude/CLAUDE.md'])
+	}, 90_000)
 
 	test('after team leave, status no longer lists the team configs; their files stay', async () => {
 		const { owner, member } = await team('leavers')

@@ -5,7 +5,7 @@ import { CliFailure, dim, EXIT, green, json, red, safe, say } from '../output'
 import { page } from '../pager'
 import { platform } from '../paths'
 import { resolveTarget } from '../run'
-import { scopeFor } from '../scope'
+import { configScope } from '../ownership'
 import { getState } from '../state'
 import { ownValue } from '../sync/engine'
 import { neutralFiles } from '../sync/paths'
@@ -57,13 +57,16 @@ async function run({ values, positionals }: Input<typeof options>) {
 		labels = [`v${fromNumber}`, `v${serverSide.version}`]
 	} else {
 		const state = getState(t.key)
-		const scope = scopeFor(tool, { named, base: state?.files, remote: newer })
+		// The files this config syncs here: not those a team config of the tool owns on this machine.
+		const scope = await configScope(s, t, { named, base: state?.files, remote: newer })
 		const keys = named
 			? scope.keys
 			: [
 					...new Set([
 						...scope.keys,
-						...Object.keys(newer).filter((key) => !scope.excluded.some((dir) => key.startsWith(`${dir}/`)))
+						...Object.keys(newer).filter(
+							(key) => !scope.excluded.some((dir) => key.startsWith(`${dir}/`)) && !scope.elsewhere.includes(key)
+						)
 					])
 				]
 		before = Object.fromEntries(Object.entries(newer).filter(([key]) => keys.includes(key)))

@@ -145,10 +145,11 @@ async function run({ values, positionals }: Input<typeof options>) {
 			if (problem) warn(`[${stamp()}] ${problem.message}`)
 			// Conflicts, and changes kept here (a member's, or not sent because they do not parse), wait for an edit.
 			w.stuck = new Map(
-				[...report.conflicts, ...report.unsent].map((d) => [
-					d.key,
-					d.local === undefined ? 'absent' : fileHash(d.local)
-				])
+				[...report.conflicts, ...report.unsent].map((d) => {
+					// A member's file merged with the team's change holds the merge now, not what it held before.
+					const here = d.verdict.kind === 'merged' ? d.verdict.content : d.local
+					return [d.key, here === undefined ? 'absent' : fileHash(here)]
+				})
 			)
 			for (const { key } of report.refused) {
 				const content = ownValue(readLocal([key]), key)
