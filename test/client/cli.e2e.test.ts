@@ -136,7 +136,13 @@ describe('the cfgsync CLI against the compiled server', () => {
 		])
 
 		admin.file('.codex/AGENTS.md', 'Shared agent rules\n')
-		const teamPush = await admin.cfgsync(['push', 'codex', '--team', 'platform-team'])
+		const teamPush = await admin.cfgsync([
+			'push',
+			'codex',
+			'--team',
+			'platform-team',
+			join(admin.home, '.codex', 'AGENTS.md')
+		])
 		expect(teamPush).toMatchObject({ code: 0 })
 		expect((await member.cfgsync(['pull', 'codex', '--team', 'platform-team'])).code).toBe(0)
 		expect(member.file('.codex/AGENTS.md')).toBe('Shared agent rules\n')

@@ -80,7 +80,9 @@ describe('teams: every member operation from the command line', () => {
 
 		// ben (now the owner) renames it with a new slug; a config synced on this machine follows the team.
 		other.file('.codex/AGENTS.md', 'rules\n')
-		expect((await other.cfgsync(['push', 'codex', '--team', 'mob'])).code).toBe(0)
+		expect(
+			(await other.cfgsync(['push', 'codex', '--team', 'mob', join(other.home, '.codex', 'AGENTS.md')])).code
+		).toBe(0)
 		const renamed = await other.cfgsync(['team', 'rename', 'mob', 'Mobile', '--slug', 'mobile'])
 		expect(renamed.stdout).toContain('Renamed mob to "Mobile" with the slug mobile')
 		expect(renamed.stdout).toContain('--team mob no longer finds it')
@@ -148,7 +150,7 @@ describe('configs', () => {
 		await owner.cfgsync(['team', 'invite', 'hist', 'ben'])
 		await member.cfgsync(['invitations', 'accept', 'hist'])
 		owner.file('.codex/AGENTS.md', 'team rules\n')
-		await owner.cfgsync(['push', 'codex', '--team', 'hist'])
+		await owner.cfgsync(['push', 'codex', '--team', 'hist', join(owner.home, '.codex', 'AGENTS.md')])
 		expect((await owner.cfgsync(['history', 'codex', '--team', 'hist'])).stdout).toMatch(
 			/1\s+just now\s+ada on d-\w+\s+1\s+\(current\)/
 		)

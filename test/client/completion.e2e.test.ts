@@ -26,7 +26,7 @@ beforeAll(async () => {
 	await m.cfgsync(['team', 'create', 'Tab', 'Team'])
 	m.file('.codex/AGENTS.md', 'x\n')
 	await m.cfgsync(['push', 'codex', '-n', 'work-rules'])
-	await m.cfgsync(['push', 'codex', '--team', 'tab-team'])
+	await m.cfgsync(['push', 'codex', '--team', 'tab-team', join(m.home, '.codex', 'AGENTS.md')])
 	m.file('.gemini/GEMINI.md', 'y\n')
 	await m.cfgsync(['push', 'gemini-cli', '-n', 'gem'])
 	// `cfgsync` on PATH, as an installed client is (fish's script calls it by name).

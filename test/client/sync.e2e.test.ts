@@ -368,7 +368,9 @@ describe('sync scenarios against the compiled server', () => {
 		)
 		const team = ['--team', 'hooks-team']
 		owner.file('.claude/settings.json', json({ theme: 'dark' }))
-		expect((await owner.cfgsync(['push', 'claude-code', ...team])).code).toBe(0)
+		expect(
+			(await owner.cfgsync(['push', 'claude-code', ...team, join(owner.home, '.claude', 'settings.json')])).code
+		).toBe(0)
 		expect((await member.cfgsync(['pull', 'claude-code', ...team])).code).toBe(0)
 		const [second] = (await machines(ada, 1)) as [Machine]
 		expect((await second.cfgsync(['pull', 'claude-code', ...team])).code).toBe(0)
@@ -381,7 +383,9 @@ describe('sync scenarios against the compiled server', () => {
 		// "This machine did not push it" is judged per file: the owner's second machine pushes the config
 		// (another file) before pulling the hook; the hook is still someone else's there, and reviewed.
 		second.file('.claude/CLAUDE.md', 'team rules\n')
-		expect((await second.cfgsync(['push', 'claude-code', ...team])).code).toBe(0)
+		expect(
+			(await second.cfgsync(['push', 'claude-code', ...team, join(second.home, '.claude', 'CLAUDE.md')])).code
+		).toBe(0)
 		const secondPull = await second.cfgsync(['pull', 'claude-code', ...team])
 		expect(secondPull.code).toBe(1)
 		expect(secondPull.stderr).toContain('+ hooks.PreToolUse[0]')
@@ -431,14 +435,14 @@ describe('sync scenarios against the compiled server', () => {
 				}
 			})
 		)
-		const secret = await owner.cfgsync(['push', 'cursor', ...team])
+		const mcpFile = join(owner.home, '.cursor', 'mcp.json')
+		const secret = await owner.cfgsync(['push', 'cursor', ...team, mcpFile])
 		expect(secret.code).toBe(1)
 		expect(secret.stderr).toContain('~/.cursor/mcp.json: mcpServers.github.env.GITHUB_PERSONAL_ACCESS_TOKEN')
-		expect(secret.stderr).toContain('--allow-secrets')
+		expect(secret.stderr).toContain('cfgsync push cursor --team hooks-team --allow-secrets ~/.cursor/mcp.json')
 		expect(secret.stderr + secret.stdout).not.toContain(token)
 		const teamId = (await api(server, 'GET', '/api/teams/hooks-team', ada.key)).body.id
 		expect((await latest(ada, 'cursor', 'default', teamId)).status).toBe(404)
-		expect((await owner.cfgsync(['push', 'cursor', ...team, '--allow-secrets'])).code).toBe(0)
 		const personal = await owner.cfgsync(['push', 'cursor', '--name', 's9'])
 		expect(personal.code).toBe(0)
 		expect(personal.stderr).toContain('mcpServers.github.env.GITHUB_PERSONAL_ACCESS_TOKEN')
@@ -452,6 +456,11 @@ describe('sync scenarios against the compiled server', () => {
 		const again = await owner.cfgsync(['push', 'cursor', '--name', 's9'])
 		expect(again.code).toBe(0)
 		expect(again.stderr).not.toContain('GITHUB_PERSONAL_ACCESS_TOKEN')
+		expect((await owner.cfgsync(['push', 'cursor', ...team, '--allow-secrets', mcpFile])).code).toBe(0)
+		// Once the team config holds the file, this machine's personal config of the tool leaves it out.
+		const left = await owner.cfgsync(['push', 'cursor', '--name', 's9'])
+		expect(left.code).toBe(0)
+		expect(left.stdout).toContain('synced with team config cursor/default of team hooks-team on this machine')
 	}, 60_000)
 
 	test('file names and messages from the server reach the terminal with control characters escaped', async () => {
