@@ -149,6 +149,10 @@ describe('one file, one owner on a machine', () => {
 		const again = await member.cfgsync(['sync'])
 		expect(again.code).toBe(0)
 		expect(again.stdout).toContain('stays local')
+		const scripted = await member.cfgsync(['sync', '--json'])
+		expect(scripted.code).toBe(0)
+		expect(JSON.parse(scripted.stdout)[0].unsent).toEqual([expect.objectContaining({ path: '.claude/settings.json' })])
+		expect(scripted.stderr).toContain('stay local: you are a member of team crew')
 
 		// A member's push to the team is refused, with what to do instead; nothing is sent.
 		member.file('.claude/CLAUDE.md', 'my rules\n')

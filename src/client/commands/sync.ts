@@ -40,8 +40,12 @@ async function run({ values, positionals }: Input<typeof options>) {
 					dryRun: values['dry-run'],
 					localOnly: t.teamId !== undefined ? members.get(t.teamId) : undefined
 				})
-				if (values.json) documents.push(reportJson(report))
-				else {
+				if (values.json) {
+					documents.push(reportJson(report))
+					// Scripts see these files under "unsent"; the warning says why they were not sent.
+					if (report.localOnly && report.unsent.length > 0)
+						warn(`${t.label}: changes here to ${report.unsent.length} file(s) stay local: ${report.localOnly}.`)
+				} else {
 					say(`${t.label}:`)
 					printLines(report)
 					const pushed = report.pushed ? `; pushed version ${report.pushed.version}` : ''
