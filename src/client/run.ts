@@ -278,7 +278,9 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 	if (options.dryRun || (options.mode === 'push' && (outcome.conflicts.length > 0 || invalid.length > 0))) return report
 	if (outcome.push !== undefined && Object.keys(outcome.push).length === 0 && !remote) {
 		const looked = options.named ?? [...knownFiles(t.tool), ...knownDirs(t.tool).map((dir) => `${dir}/`)]
-		throw new CliFailure(`no ${t.tool} configuration files found (looked for ${looked.map(shown).join(', ')})`)
+		const owned = report.skipped.filter((skip) => scoped.elsewhere.includes(skip.key))
+		const why = owned.length > 0 ? `; ${owned.map((skip) => `${safe(shown(skip.key))} is ${skip.why}`).join('; ')}` : ''
+		throw new CliFailure(`no ${t.tool} configuration files found (looked for ${looked.map(shown).join(', ')})${why}`)
 	}
 
 	// Checks before anything changes: code someone else added, then secrets for a team.
