@@ -21,3 +21,7 @@ declare module '*.css' {
 	const path: string
 	export default path
 }
+declare module '*/assets/app.js' {
+	const path: string
+	export default path
+}

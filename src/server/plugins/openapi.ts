@@ -4,6 +4,8 @@ import swaggerBundle from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'f
 import swaggerCss from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' }
 import { z } from 'zod'
 import packageJson from '../../../package.json' with { type: 'json' }
+import { readFileSync } from 'node:fs'
+import { compressedAsset, compressedResponse } from '../lib/compression'
 import { htmlResponse } from '../lib/http'
 
 const ASSETS = '/docs/assets'
@@ -27,6 +29,13 @@ const DOCS_PAGE = `<!DOCTYPE html>
 </body>
 </html>
 `
+/** Swagger UI's files, compressed once per encoding when the browser accepts it (docs/web.md: pages, styles and scripts). */
+const swaggerScript = compressedAsset(() => new Uint8Array(readFileSync(swaggerBundle)), {
+	'content-type': 'text/javascript;charset=utf-8'
+})
+const swaggerStyles = compressedAsset(() => new Uint8Array(readFileSync(swaggerCss)), {
+	'content-type': 'text/css;charset=utf-8'
+})
 const START_SCRIPT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui' })\n`
 
 /** OpenAPI header parameters generated from a zod object of header names. */
@@ -79,14 +88,14 @@ export const openapiPlugin = () =>
 		.onAfterHandle(({ request, response }) =>
 			request.url.endsWith('/openapi.json') ? withHeaderParameters(response) : undefined
 		)
-		.get(`${ASSETS}/swagger-ui-bundle.js`, () => Bun.file(swaggerBundle), { detail: { hide: true } })
-		.get(`${ASSETS}/swagger-ui.css`, () => Bun.file(swaggerCss), { detail: { hide: true } })
+		.get(`${ASSETS}/swagger-ui-bundle.js`, ({ request }) => swaggerScript(request), { detail: { hide: true } })
+		.get(`${ASSETS}/swagger-ui.css`, ({ request }) => swaggerStyles(request), { detail: { hide: true } })
 		.get(
 			`${ASSETS}/start.js`,
 			() => new Response(START_SCRIPT, { headers: { 'content-type': 'text/javascript;charset=utf-8' } }),
 			{ detail: { hide: true } }
 		)
-		.get('/docs', () => htmlResponse(DOCS_PAGE), { detail: { hide: true } })
+		.get('/docs', ({ request }) => compressedResponse(request, htmlResponse(DOCS_PAGE)), { detail: { hide: true } })
 		.use(
 			openapi({
 				path: '/docs',

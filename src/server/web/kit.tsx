@@ -7,6 +7,7 @@ import type { ZodError } from 'zod'
 import { AuditQuery } from '../../shared/api/audit'
 import type { Clock } from '../lib/clock'
 import { sha256Hex } from '../lib/crypto'
+import { compressedAsset, compressedResponse } from '../lib/compression'
 import { AppError } from '../lib/errors'
 import { CONTENT_SECURITY_POLICY, htmlResponse, NO_STORE, pathOf } from '../lib/http'
 import type { Actor } from '../modules/audit/event'
@@ -18,6 +19,7 @@ import type { SessionsService, WebCaller } from '../modules/sessions/service'
 import type { TeamsService } from '../modules/teams/service'
 import type { UsersService } from '../modules/users/service'
 import cssFile from './assets/app.css' with { type: 'file' }
+import scriptFile from './assets/app.js' with { type: 'file' }
 import { ErrorPage, ListHeading, type ListId, type ViewContext } from './layout'
 import { createWebGate, CSRF_FIELD, FLASH_COOKIE, ownOrigin, readCookie } from './session'
 
@@ -58,6 +60,7 @@ export interface ChangeContext extends PageContext {
 
 /** Fixed messages shown after a change (the query names one; nothing from it is echoed). */
 export const NOTICES: Record<string, string> = {
+	'signed-out': 'You are signed out. Sign in again below.',
 	revoked: 'The key was revoked: that device can no longer reach the server.',
 	password: 'Your password was changed. Your other web sessions were signed out; your devices keep their keys.',
 	'password-devices':
@@ -87,19 +90,29 @@ export const ASSET_PREFIX = '/assets'
 const versioned = (file: string) => sha256Hex(readFileSync(file)).slice(0, 12)
 let assetPaths: ViewContext['assets'] | undefined
 /** The embedded assets' URLs: each carries its content hash, so a new build is never served from a stale cache. */
-const assets = () =>
+export const assets = () =>
 	(assetPaths ??= {
 		css: `${ASSET_PREFIX}/app.css?v=${versioned(cssFile)}`,
+		script: `${ASSET_PREFIX}/app.js?v=${versioned(scriptFile)}`,
 		htmx: `${ASSET_PREFIX}/htmx.min.js?v=${versioned(htmxFile)}`
 	})
 
-/** An embedded asset; its URL carries a content hash, so it may be cached for good. */
+/** An embedded asset, compressed once per encoding (docs/web.md); its URL carries a content hash, so it may be cached for good. */
 const asset = (file: string, type: string) =>
-	new Response(Bun.file(file), {
-		headers: { 'content-type': type, 'cache-control': 'public, max-age=31536000, immutable' }
+	compressedAsset(() => new Uint8Array(readFileSync(file)), {
+		'content-type': type,
+		'cache-control': 'public, max-age=31536000, immutable'
 	})
-export const stylesheet = () => asset(cssFile, 'text/css;charset=utf-8')
-export const htmxScript = () => asset(htmxFile, 'text/javascript;charset=utf-8')
+const stylesheetOf = asset(cssFile, 'text/css;charset=utf-8')
+const htmxScriptOf = asset(htmxFile, 'text/javascript;charset=utf-8')
+const appScriptOf = asset(scriptFile, 'text/javascript;charset=utf-8')
+export const appScript = ({ request }: { request: Request }) => appScriptOf(request)
+export const stylesheet = ({ request }: { request: Request }) => stylesheetOf(request)
+export const htmxScript = ({ request }: { request: Request }) => htmxScriptOf(request)
+
+/** Pages and fragments compressed for the browser that asked (docs/web.md): a `mapResponse` hook of the web routes. */
+export const compressPage = ({ request, responseValue }: { request: Request; responseValue: unknown }) =>
+	responseValue instanceof Response ? compressedResponse(request, responseValue) : undefined
 
 /** The view context of a request: who is looking (none when signed out), now, the assets, the path. */
 export const viewContext =

@@ -8,7 +8,7 @@ export interface ViewContext {
 	/** Now, in ms (relative times are computed on the server). */
 	now: number
 	/** The paths of the embedded assets (with their content hash). */
-	assets: { css: string; htmx: string }
+	assets: { css: string; script: string; htmx: string }
 	/** The page's path, for the current navigation link. */
 	path: string
 }
@@ -94,6 +94,49 @@ export const Alert = ({ message }: { message?: string }) =>
 		</p>
 	) : null
 
+/**
+ * A password field with its "Show password" toggle (aria-pressed). The toggle is hidden in the markup and shown by
+ * app.js: without a script it could do nothing, and the field works as ever.
+ */
+export const PasswordField = ({
+	id,
+	name,
+	label,
+	toggle = 'Show password',
+	autocomplete,
+	autofocus,
+	minlength,
+	describedBy
+}: {
+	id: string
+	name: string
+	label: string
+	toggle?: string
+	autocomplete: 'current-password' | 'new-password'
+	autofocus?: boolean
+	minlength?: number
+	describedBy?: string
+}) => (
+	<>
+		<label for={id}>{label}</label>
+		<div class="password-field">
+			<input
+				id={id}
+				name={name}
+				type="password"
+				autocomplete={autocomplete}
+				required
+				minlength={minlength}
+				autofocus={autofocus || undefined}
+				aria-describedby={describedBy}
+			/>
+			<button type="button" class="secondary small" data-reveals={id} aria-controls={id} aria-pressed="false" hidden>
+				{toggle}
+			</button>
+		</div>
+	</>
+)
+
 export const Notice = ({ message }: { message?: string }) =>
 	message ? (
 		<p class="notice" role="status">
@@ -115,6 +158,7 @@ export function Layout({ ctx, title, children }: { ctx: ViewContext; title: stri
 				<link rel="icon" href="data:," />
 				<title>{`${title} · cfgsync`}</title>
 				<link rel="stylesheet" href={ctx.assets.css} />
+				<script src={ctx.assets.script} defer />
 				{user ? <script src={ctx.assets.htmx} defer /> : null}
 			</head>
 			<body hx-headers={user ? JSON.stringify({ 'X-CSRF-Token': user.csrfToken }) : undefined}>
@@ -198,26 +242,74 @@ export const Time = ({ iso, now }: { iso: string | null | undefined; now: number
 		<span class="muted">never</span>
 	)
 
-/** A refusal or a failure, as a page of its own. */
+/**
+ * Where an error page leads back to (its path's page): the page the refused action was asked from (a team's page for
+ * its forms, a config's for its versions), or, when the thing itself was not found, the list it would be in.
+ */
+export function backLinkOf(path: string, status: number, signedIn: boolean): { href: string; label: string } {
+	if (!signedIn) return { href: '/', label: 'Back to sign in' }
+	const [area = '', item] = path.split('/').filter(Boolean)
+	const lists: Record<string, { href: string; label: string }> = {
+		configs: { href: '/configs', label: 'Back to Configs' },
+		teams: { href: '/teams', label: 'Back to Teams' },
+		invitations: { href: '/teams', label: 'Back to Teams' },
+		devices: { href: '/devices', label: 'Back to Devices' },
+		account: { href: '/account', label: 'Back to Account' },
+		activity: { href: '/account', label: 'Back to Account' },
+		admin: { href: '/admin', label: 'Back to Admin' }
+	}
+	const list = lists[area] ?? lists.configs!
+	if (status === 404 || item === undefined) return list
+	if (area === 'teams') return { href: `/teams/${item}`, label: 'Back to the team' }
+	if (area === 'configs') return { href: `/configs/${item}`, label: 'Back to the config' }
+	return list
+}
+
+const ERROR_TITLES: Record<number, string> = {
+	400: 'That did not work',
+	403: 'Not allowed',
+	404: 'Not found',
+	409: 'That cannot be done',
+	413: 'Too large',
+	429: 'Too many attempts'
+}
+
+/** A refusal or a failure, as a page of its own, with a way back to where it was asked from. */
 export function ErrorPage({ ctx, status, message }: { ctx: ViewContext; status: number; message: string }) {
-	const title =
-		status === 404
-			? 'Not found'
-			: status === 403
-				? 'Not allowed'
-				: status === 429
-					? 'Too many attempts'
-					: 'Something went wrong'
+	const title = ERROR_TITLES[status] ?? (status < 500 ? 'That did not work' : 'Something went wrong')
+	const back = backLinkOf(ctx.path, status, ctx.user !== undefined)
 	return (
 		<Layout ctx={ctx} title={title}>
 			<h1>{title}</h1>
 			<Alert message={message} />
 			<p>
-				<a href={ctx.user ? '/configs' : '/'}>Back to the start</a>
+				<a href={back.href}>{back.label}</a>
 			</p>
 		</Layout>
 	)
 }
+
+/**
+ * Text that may scroll sideways (config data, a command to copy): focusable, so the keyboard can scroll it, and a
+ * region named by `labelledBy` (an element's id) or `label` (axe: scrollable-region-focusable).
+ */
+export const ScrollableText = ({
+	label,
+	labelledBy,
+	children
+}: {
+	label?: string
+	labelledBy?: string
+	children: ComponentChildren
+}) => (
+	// biome-ignore lint/a11y/useSemanticElements: the text must stay a <pre> (its whitespace is the content); the role names it as a scrollable region.
+	<pre tabindex={0} role="region" aria-label={labelledBy ? undefined : label} aria-labelledby={labelledBy}>
+		{children}
+	</pre>
+)
+
+/** The link to /download that every empty state of "nothing synced yet" and the Devices page carry (docs/web.md). */
+export const InstallClientLink = () => <a href="/download">Install the client</a>
 
 /**
  * A confirmation step that works without JavaScript (docs/web.md, safe to use): every destructive or

@@ -5,7 +5,7 @@ import { textOf } from '../../support/web'
 import { buildWorld, CALLERS, type CallerName, type World } from '../../support/web-world'
 
 /** 200 with these texts present (and those absent), or a status (303: sent to sign in). */
-type Expected = { status: 200; has?: string[]; hasNot?: string[] } | 303 | 403 | 404
+type Expected = { status: 200 | 409; has?: string[]; hasNot?: string[] } | 303 | 403 | 404
 
 interface PageRow {
 	path: (world: World) => string
@@ -146,12 +146,21 @@ const pages: PageRow[] = [
 	},
 	{
 		path: () => '/teams/crew/leave',
-		what: 'the leave confirmation, naming the team',
+		what: 'the leave confirmation, naming the team; the only owner is told why not and where to go instead',
 		expect: {
 			signedOut: 303,
 			member: ok(['Leave the team Crew (crew)?', '>Leave</button>']),
 			admin: ok(['Leave the team Crew (crew)?']),
-			owner: ok(['Leave the team Crew (crew)?']),
+			owner: {
+				status: 409,
+				has: [
+					'role="alert"',
+					'You are the only owner of Crew',
+					'href="/teams/crew#members-heading"',
+					'href="/teams/crew/delete"'
+				],
+				hasNot: ['Leave the team Crew (crew)?', '>Leave</button>', 'Something went wrong']
+			},
 			serverAdmin: 404
 		}
 	},
@@ -263,6 +272,7 @@ describe('every page, for every kind of caller (docs/web.md)', () => {
 			'/sign-in',
 			'/sign-out',
 			'/assets/app.css',
+			'/assets/app.js',
 			'/assets/htmx.min.js',
 			'/configs',
 			'/configs/:id',

@@ -36,11 +36,17 @@ describe('destructive actions ask first, naming their target (docs/web.md)', () 
 		const destructive = [
 			`/teams/crew/members/${users.max.id}/remove`,
 			`/teams/crew/members/${users.root.id}/remove`,
-			'/teams/crew/leave',
 			'/teams/crew/delete'
 		]
 		for (const path of destructive)
 			expect(forms(team.html).find((form) => form.includes(`action="${path}"`))).toStartWith('<form method="get"')
+		// alice is crew's only owner: her row offers no "Leave" (the API would refuse it) but says why; mike's does.
+		expect(forms(team.html).some((form) => form.includes('action="/teams/crew/leave"'))).toBe(false)
+		expect(textOf(team.html)).toContain('You are the only owner: make someone else an owner before you leave.')
+		const mikesTeam = await w.get('/teams/crew', browsers.member)
+		expect(forms(mikesTeam.html).find((form) => form.includes('action="/teams/crew/leave"'))).toStartWith(
+			'<form method="get"'
+		)
 		const invitationRow = team.html.slice(team.html.indexOf(`<tr id="invitation-${users.root.id}">`))
 		expect(textOf(invitationRow.slice(0, invitationRow.indexOf('</tr>')))).toContain('Cancel invitation')
 		const asked = await w.get(`/teams/crew/members/${users.root.id}/remove`, browsers.owner)

@@ -120,7 +120,10 @@ describe('web sessions (docs/web.md)', () => {
 		const a = await w.signIn(alice)
 		const out = await w.post('/sign-out', a)
 		expect(out.status).toBe(303)
-		expect(out.headers.get('location')).toBe('/')
+		// The sign-in page it leads to says so, in a status region.
+		expect(out.headers.get('location')).toBe('/?notice=signed-out')
+		const after = await w.get('/?notice=signed-out')
+		expect(after.html).toMatch(/<p class="notice" role="status">You are signed out\./)
 		expect(out.headers.get('set-cookie')).toContain('Max-Age=0')
 		expect((await w.get('/configs', a)).status).toBe(303)
 		expect((await w.store.audit.list({ userId: alice.id, type: 'session.ended', limit: 5 })).length).toBe(1)

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import packageJson from '../../../../package.json' with { type: 'json' }
+import { compressedResponse } from '../../lib/compression'
 import { AppError } from '../../lib/errors'
 import { htmlResponse, NO_STORE } from '../../lib/http'
 import { downloadPage } from './page'
@@ -21,6 +22,10 @@ const attachment = (name: string, type: string) => ({
  */
 export const downloadRoutes = (downloads: Downloads, originOf: (request: Request) => string) =>
 	new Elysia({ tags: ['download'] })
+		// The page goes out compressed when the browser accepts it, like the application's (docs/web.md); the files are not text.
+		.mapResponse(({ request, responseValue }) =>
+			responseValue instanceof Response ? compressedResponse(request, responseValue) : undefined
+		)
 		.get(
 			'/download',
 			async ({ request }) => {

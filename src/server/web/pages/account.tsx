@@ -12,7 +12,7 @@ import {
 	type PageContext,
 	type WebDeps
 } from '../kit'
-import { Alert, Csrf, Layout, Notice, Time, type ViewContext } from '../layout'
+import { Alert, Csrf, Layout, Notice, PasswordField, Time, type ViewContext } from '../layout'
 
 // The Account page and "Your activity" (docs/web.md); the activity list serves a team's activity too.
 
@@ -50,17 +50,21 @@ export function AccountPage({
 				<Alert message={error} />
 				<form method="post" action="/account/password" class="stack" aria-labelledby="change-password">
 					<Csrf ctx={ctx} />
-					<label for="current">Current password</label>
-					<input id="current" name="current" type="password" autocomplete="current-password" required />
-					<label for="new">New password</label>
-					<input
+					<PasswordField
+						id="current"
+						name="current"
+						label="Current password"
+						toggle="Show current password"
+						autocomplete="current-password"
+					/>
+					<PasswordField
 						id="new"
 						name="new"
-						type="password"
+						label="New password"
+						toggle="Show new password"
 						autocomplete="new-password"
 						minlength={8}
-						required
-						aria-describedby="new-hint"
+						describedBy="new-hint"
 					/>
 					<p id="new-hint" class="hint">
 						At least 8 characters. Your other web sessions are signed out; this one stays.

@@ -1,7 +1,7 @@
 import { AppError } from '../../lib/errors'
 import { blocksOf } from '../diff'
 import { attempt, noticeOf, page, type PageContext, type WebDeps } from '../kit'
-import { Alert, Layout, Notice, Time, type ViewContext } from '../layout'
+import { Alert, InstallClientLink, Layout, Notice, ScrollableText, Time, type ViewContext } from '../layout'
 
 // The Configs page and a config's page with its history (docs/web.md); comparing and rolling back are in configs-history.tsx.
 
@@ -71,7 +71,8 @@ export function ConfigsPage({ ctx, configs }: { ctx: ViewContext; configs: Confi
 			<p class="lead">Your configs and your teams' configs, as the cfgsync client last pushed them.</p>
 			{configs.length === 0 ? (
 				<p class="empty">
-					Nothing synced yet. Run <code>cfgsync push</code> on a machine to store its first config.
+					Nothing synced yet. <InstallClientLink /> on a machine, then run <code>cfgsync push</code> there to store its
+					first config.
 				</p>
 			) : (
 				<ConfigsTable ctx={ctx} configs={configs} />
@@ -80,21 +81,32 @@ export function ConfigsPage({ ctx, configs }: { ctx: ViewContext; configs: Confi
 	)
 }
 
-/** Config data, always as text: one titled block per file of a `{"files": …}` config. */
-export function DataBlocks({ data, level = 3 }: { data: unknown; level?: 2 | 3 }) {
+/**
+ * Config data, always as text: one titled block per file of a `{"files": …}` config. Each block is named by its path
+ * (or "Config data") and focusable, as its long lines scroll sideways. `idPrefix` keeps ids unique on a page.
+ */
+export function DataBlocks({
+	data,
+	level = 3,
+	idPrefix = 'file'
+}: {
+	data: unknown
+	level?: 2 | 3
+	idPrefix?: string
+}) {
 	const Heading = level === 2 ? 'h2' : 'h3'
 	return (
 		<div class="blocks">
-			{blocksOf(data).map((block) => (
+			{blocksOf(data).map((block, index) => (
 				<section class="block">
 					{block.path !== null ? (
-						<Heading class="file-path">
+						<Heading class="file-path" id={`${idPrefix}-${index}`}>
 							<code>{block.path}</code>
 						</Heading>
 					) : null}
-					<pre>
+					<ScrollableText labelledBy={block.path !== null ? `${idPrefix}-${index}` : undefined} label="Config data">
 						<code>{block.text}</code>
-					</pre>
+					</ScrollableText>
 				</section>
 			))}
 		</div>

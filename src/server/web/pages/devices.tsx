@@ -12,7 +12,16 @@ import {
 	type PageContext,
 	type WebDeps
 } from '../kit'
-import { ConfirmPage, Layout, ListHeading, ListStatus, Notice, Time, type ViewContext } from '../layout'
+import {
+	ConfirmPage,
+	InstallClientLink,
+	Layout,
+	ListHeading,
+	ListStatus,
+	Notice,
+	Time,
+	type ViewContext
+} from '../layout'
 
 // The Devices page (docs/web.md): one key per device, each revocable after a confirmation.
 
@@ -24,7 +33,7 @@ export function DevicesList({ ctx, keys, focus }: { ctx: ViewContext; keys: KeyV
 		<div id="devices-list">
 			{keys.length === 0 ? (
 				<p class="empty">
-					No device has a key. Run <code>cfgsync login</code> on a machine to add one.
+					No device has a key. <InstallClientLink /> on a machine, then run <code>cfgsync login</code> there to add one.
 				</p>
 			) : (
 				<table class="stack-on-phone" aria-labelledby="devices-heading">
@@ -81,7 +90,8 @@ export function DevicesPage({ ctx, keys, notice }: { ctx: ViewContext; keys: Key
 			<Notice message={notice} />
 			<p class="lead">
 				Each device that signed in with the cfgsync client has one key. Revoke a key you no longer use, or that was on a
-				lost machine: the API refuses it at once.
+				lost machine: the API refuses it at once. A new machine? <InstallClientLink />, then run{' '}
+				<code>cfgsync login</code>.
 			</p>
 			<ListStatus list={LIST.id} />
 			<DevicesList ctx={ctx} keys={keys} />

@@ -1,9 +1,10 @@
 import { render } from 'preact-render-to-string'
 import type { DownloadFile } from '../../modules/download/service'
+import { assets } from '../kit'
 
 // GET /download (docs/client.md, installing it from your server): how to install the client from this server. Its route is the download
-// module's (public, in the OpenAPI document); this is the page it renders. No script, no style, nothing
-// from elsewhere: plain HTML under the app's CSP, without the application's layout (no session here).
+// module's (public, in the OpenAPI document); this is the page it renders. No script and nothing from
+// elsewhere: plain HTML under the app's CSP with the application's stylesheet, without its layout (no session here).
 
 /** Text for HTML: every character that could open markup or an attribute is escaped. */
 export const escapeHtml = (text: string): string => text.replace(/[&<>"'`=]/g, (char) => `&#${char.codePointAt(0)};`)
@@ -16,8 +17,10 @@ const size = (bytes: number): string =>
  * forwarded host of a trusted proxy), so it is escaped with escapeHtml, which
  * also covers quotes, backticks and `=`, as this page has always done.
  */
-const Command = ({ lines }: { lines: string[] }) => (
-	<pre>
+const Command = ({ lines, label }: { lines: string[]; label: string }) => (
+	// A region of its own, focusable, since a long address scrolls it sideways (axe: scrollable-region-focusable).
+	// biome-ignore lint/a11y/useSemanticElements: the command must stay a <pre>; the role names it as a scrollable region.
+	<pre tabindex={0} role="region" aria-label={label}>
 		<code dangerouslySetInnerHTML={{ __html: lines.map(escapeHtml).join('\n') }} />
 	</pre>
 )
@@ -36,6 +39,9 @@ export function DownloadPage({ origin, version, pkg, files }: DownloadPageData) 
 				<meta charset="utf-8" />
 				<meta name="viewport" content="width=device-width, initial-scale=1" />
 				<title>Install the cfgsync client</title>
+				{/* No favicon request: the browser would otherwise ask for /favicon.ico and log its 404. */}
+				<link rel="icon" href="data:," />
+				<link rel="stylesheet" href={assets().css} />
 			</head>
 			<body>
 				<main>
@@ -43,10 +49,10 @@ export function DownloadPage({ origin, version, pkg, files }: DownloadPageData) 
 					{pkg ? (
 						<>
 							<p>With Node.js 20 or later (Claude Code, Codex and Gemini CLI users have it already):</p>
-							<Command lines={[`npm install -g ${origin}/download/cfgsync.tgz`]} />
+							<Command label="Install command" lines={[`npm install -g ${origin}/download/cfgsync.tgz`]} />
 							<p>
 								Package <a href="/download/cfgsync.tgz">cfgsync.tgz</a> ({size(pkg.size)}), SHA-256{' '}
-								<code>{pkg.sha256}</code>
+								<code class="hash">{pkg.sha256}</code>
 							</p>
 						</>
 					) : (
@@ -61,7 +67,7 @@ export function DownloadPage({ origin, version, pkg, files }: DownloadPageData) 
 								No Node.js needed: download the one for your system, make it executable (<code>chmod +x</code>) and put
 								it on your PATH as <code>cfgsync</code>.
 							</p>
-							<table>
+							<table class="stack-on-phone">
 								<thead>
 									<tr>
 										<th scope="col">File</th>
@@ -72,12 +78,12 @@ export function DownloadPage({ origin, version, pkg, files }: DownloadPageData) 
 								<tbody>
 									{files.map((file) => (
 										<tr>
-											<td>
+											<td data-label="File">
 												<a href={`/download/${encodeURIComponent(file.name)}`}>{file.name}</a>
 											</td>
-											<td>{size(file.size)}</td>
-											<td>
-												<code>{file.sha256}</code>
+											<td data-label="Size">{size(file.size)}</td>
+											<td data-label="SHA-256">
+												<code class="hash">{file.sha256}</code>
 											</td>
 										</tr>
 									))}
@@ -95,7 +101,7 @@ export function DownloadPage({ origin, version, pkg, files }: DownloadPageData) 
 						<code>sha256sum -c SHA256SUMS --ignore-missing</code>).
 					</p>
 					<h2>Then</h2>
-					<Command lines={[`cfgsync login --server ${origin}`, 'cfgsync push claude-code']} />
+					<Command label="First commands" lines={[`cfgsync login --server ${origin}`, 'cfgsync push claude-code']} />
 				</main>
 			</body>
 		</html>

@@ -1,6 +1,6 @@
 import { AppError } from '../../lib/errors'
-import { field, page, redirect, safeNext, viewContext, type ChangeContext, type WebDeps } from '../kit'
-import { Alert, Layout, type ViewContext } from '../layout'
+import { field, noticeOf, page, redirect, safeNext, viewContext, type ChangeContext, type WebDeps } from '../kit'
+import { Alert, Layout, Notice, PasswordField, type ViewContext } from '../layout'
 import { clearedSessionCookie, createWebGate, fromOwnPages, ownOrigin, sessionCookie } from '../session'
 
 // Signing in and out (docs/web.md). The sign-in form has no session yet, so no macro guards it.
@@ -9,24 +9,43 @@ export function SignInPage({
 	ctx,
 	login,
 	error,
-	next
+	next,
+	notice
 }: {
 	ctx: ViewContext
 	login?: string
 	error?: string
 	next?: string
+	/** What just happened (signed out), in a status region. */
+	notice?: string
 }) {
+	// After a failed sign-in the login is filled in again: the password is what to type next.
+	const retry = error !== undefined && (login ?? '') !== ''
 	return (
 		<Layout ctx={ctx} title="Sign in">
 			<section class="narrow">
 				<h1>Sign in</h1>
+				<Notice message={notice} />
 				<Alert message={error} />
 				<form method="post" action="/sign-in" class="stack">
 					{next ? <input type="hidden" name="next" value={next} /> : null}
 					<label for="login">Username or email</label>
-					<input id="login" name="login" type="text" autocomplete="username" required value={login ?? ''} autofocus />
-					<label for="password">Password</label>
-					<input id="password" name="password" type="password" autocomplete="current-password" required />
+					<input
+						id="login"
+						name="login"
+						type="text"
+						autocomplete="username"
+						required
+						value={login ?? ''}
+						autofocus={!retry || undefined}
+					/>
+					<PasswordField
+						id="password"
+						name="password"
+						label="Password"
+						autocomplete="current-password"
+						autofocus={retry}
+					/>
 					<button type="submit">Sign in</button>
 				</form>
 				<p class="muted">
@@ -46,7 +65,7 @@ export const sessionPages = ({ sessions, clock, addressOf, https }: WebDeps) => 
 			const caller = await gate.caller(request)
 			if (caller) return redirect('/configs')
 			const next = safeNext(new URL(request.url).searchParams.get('next'))
-			return page(<SignInPage ctx={viewOf(request)} next={next} />)
+			return page(<SignInPage ctx={viewOf(request)} next={next} notice={noticeOf(request)} />)
 		},
 
 		/** Reloading the address bar after a failed sign-in or a sign-out lands on a page, not a 404. */
@@ -84,7 +103,7 @@ export const sessionPages = ({ sessions, clock, addressOf, https }: WebDeps) => 
 
 		signOut: async ({ request, actor }: ChangeContext) => {
 			await sessions.signOut(actor)
-			return redirect('/', { 'set-cookie': clearedSessionCookie(https(request)) })
+			return redirect('/?notice=signed-out', { 'set-cookie': clearedSessionCookie(https(request)) })
 		}
 	}
 }

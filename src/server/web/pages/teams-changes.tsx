@@ -13,10 +13,11 @@ import {
 	type PageContext,
 	type WebDeps
 } from '../kit'
-import { ConfirmPage } from '../layout'
+import { ConfirmPage, Layout, type ViewContext } from '../layout'
 import {
 	INVITATIONS,
 	InvitationsList,
+	isSoleOwner,
 	mayCancel,
 	MEMBERS,
 	MembersList,
@@ -30,6 +31,28 @@ import {
 // Each destructive one asks first on a page of its own (or, with htmx, in the browser's dialog) naming its target.
 
 type OnTeam = { params: { slug: string } }
+
+/** Why the team's only owner cannot leave, and what to do instead (never a dead end). */
+function SoleOwnerPage({ ctx, team }: { ctx: ViewContext; team: { name: string; slug: string } }) {
+	return (
+		<Layout ctx={ctx} title={`You cannot leave ${team.name} yet`}>
+			<h1>You cannot leave {team.name} yet</h1>
+			<p role="alert" class="alert">
+				You are the only owner of {team.name}, and a team always keeps an owner.
+			</p>
+			<p>
+				To leave, first make another member an owner with the Role of their row on the team's page, then leave. If
+				nobody needs the team any more, delete it instead.
+			</p>
+			<p class="inline-actions">
+				<a href={`/teams/${team.slug}#members-heading`} class="button secondary">
+					Back to {team.name}
+				</a>
+				<a href={`/teams/${team.slug}/delete`}>Delete the team</a>
+			</p>
+		</Layout>
+	)
+}
 type OnMember = { params: { slug: string; userId: string } }
 
 export const teamChangePages = (deps: WebDeps) => {
@@ -186,10 +209,15 @@ export const teamChangePages = (deps: WebDeps) => {
 				return redirect(`/teams/${params.slug}?notice=${wasInvitation ? 'invitation-cancelled' : 'removed'}`)
 			}),
 
-		/** Asks first, naming the team (docs/web.md, safe to use). */
+		/**
+		 * Asks first, naming the team (docs/web.md, safe to use). The team's only owner is not asked: the API would
+		 * refuse (a team keeps an owner), so the page says why and what to do instead.
+		 */
 		leavePage: ({ request, web, view, params }: PageContext & OnTeam) =>
 			attempt(request, view, async () => {
 				const team = await teams.get(web, params.slug)
+				const me = team.members.find((member) => member.userId === web.userId)
+				if (me && isSoleOwner(team.members, me)) return page(<SoleOwnerPage ctx={view} team={team} />, { status: 409 })
 				return page(
 					<ConfirmPage
 						ctx={view}
@@ -204,7 +232,13 @@ export const teamChangePages = (deps: WebDeps) => {
 
 		leave: ({ request, web, view, actor, params }: ChangeContext & OnTeam) =>
 			attempt(request, view, async () => {
-				await teams.removeMember(actor, params.slug, web.userId)
+				try {
+					await teams.removeMember(actor, params.slug, web.userId)
+				} catch (error) {
+					// The last owner (someone else stepped down meanwhile): the same explanation as the page above.
+					if (!(error instanceof AppError) || error.code !== 'conflict') throw error
+					return page(<SoleOwnerPage ctx={view} team={await teams.get(web, params.slug)} />, { status: 409 })
+				}
 				return redirect('/teams?notice=left')
 			}),
 

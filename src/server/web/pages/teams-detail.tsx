@@ -1,7 +1,18 @@
 import { ROLES, type Role } from '../../../shared/constants'
 import type { Invitation, TeamMember } from '../../../shared/api/teams'
 import { attempt, beforeOf, noticeOf, page, type PageContext, type WebDeps } from '../kit'
-import { Alert, Csrf, Layout, ListHeading, ListStatus, Notice, SavedChoice, Time, type ViewContext } from '../layout'
+import {
+	Alert,
+	Csrf,
+	InstallClientLink,
+	Layout,
+	ListHeading,
+	ListStatus,
+	Notice,
+	SavedChoice,
+	Time,
+	type ViewContext
+} from '../layout'
 import { ActivityPage } from './account'
 import { ConfigsTable, type ConfigRowView } from './configs'
 
@@ -32,6 +43,13 @@ type TeamView = Pick<TeamPageData, 'slug' | 'name' | 'userRole' | 'userId'>
 /** Which control of a row takes the focus after an in-place change: its action (Remove, Leave) or its Save. */
 export type RowFocus = { id: string; on: 'action' | 'save' }
 
+/**
+ * True when `member` is the team's only owner: the API refuses to let them leave (a team keeps an owner), so their
+ * row says so instead of offering "Leave".
+ */
+export const isSoleOwner = (members: TeamMember[], member: TeamMember) =>
+	member.role === 'owner' && !members.some((other) => other.role === 'owner' && other.userId !== member.userId)
+
 /** True when the member's row offers the viewer any control (so it can take the focus). */
 export const rowHasControl = (team: TeamView, member: TeamMember) =>
 	member.userId === team.userId || team.userRole === 'owner' || mayRemove(team.userRole, member.role)
@@ -44,13 +62,16 @@ export function MemberRow({
 	team,
 	member,
 	error,
-	focus
+	focus,
+	soleOwner = false
 }: {
 	ctx: ViewContext
 	team: TeamView
 	member: TeamMember
 	error?: string
 	focus?: RowFocus['on']
+	/** The member is the team's only owner (who cannot leave). */
+	soleOwner?: boolean
 }) {
 	const self = member.userId === team.userId
 	const base = `/teams/${team.slug}/members/${member.userId}`
@@ -75,7 +96,7 @@ export function MemberRow({
 						name="role"
 						choices={ROLES}
 						value={member.role}
-						focus={focus === 'save'}
+						focus={focus === 'save' || (focus === 'action' && self && soleOwner)}
 					/>
 				) : (
 					member.role
@@ -90,7 +111,9 @@ export function MemberRow({
 				<Time iso={member.joinedAt} now={ctx.now} />
 			</td>
 			<td class="actions">
-				{self ? (
+				{self && soleOwner ? (
+					<span class="hint">You are the only owner: make someone else an owner before you leave.</span>
+				) : self ? (
 					<form method="get" action={`/teams/${team.slug}/leave`}>
 						<button type="submit" class="secondary" autofocus={focusAction || undefined}>
 							Leave
@@ -150,6 +173,7 @@ export function MembersList({
 							member={member}
 							focus={focus?.id === member.userId ? focus.on : undefined}
 							error={error?.userId === member.userId ? error.message : undefined}
+							soleOwner={isSoleOwner(team.members, member)}
 						/>
 					))}
 				</tbody>
@@ -289,7 +313,8 @@ export function TeamPage({
 				<h2>Configs</h2>
 				{team.configs.length === 0 ? (
 					<p class="empty">
-						No team config yet. Admins push them with <code>cfgsync push --team {team.slug}</code>.
+						No team config yet. Admins push them with <code>cfgsync push --team {team.slug}</code>:{' '}
+						<InstallClientLink /> on a machine first.
 					</p>
 				) : (
 					<ConfigsTable ctx={ctx} configs={team.configs} showTeam={false} />
