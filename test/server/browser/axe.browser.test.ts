@@ -1,0 +1,234 @@
+// docs/web.md (safe to use): axe-core, its default rules with best practices included, reports no
+// violation on any page, for any role, at 1280 and 390 px, light and dark. Every page each role can
+// reach is opened in Debian's Chromium against the compiled binary and checked in the four views;
+// the run also fails on sideways scrolling at 390 px and on any console error or CSP violation.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { api, emptyDir, run, startServer, userWithKey, type Server } from '../../support/harness'
+import {
+	CHROMIUM,
+	CHROMIUM_ARGS,
+	ensureBinary,
+	HAVE_CHROMIUM,
+	sidewaysScroll,
+	watchedContext,
+	type Problems
+} from '../../support/browser'
+
+const IN_CI = process.env.CI === 'true' || process.env.CI === '1'
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+
+type Role = 'signed out' | 'admin' | 'owner' | 'member' | 'newcomer'
+
+/** A page to check: who looks, what it is called in a failure, and how to open it (a path, or steps). */
+interface Target {
+	role: Role
+	name: string
+	open: string | ((page: Page) => Promise<void>)
+}
+
+const VIEWS = [
+	{ width: 1280, scheme: 'light' },
+	{ width: 1280, scheme: 'dark' },
+	{ width: 390, scheme: 'light' },
+	{ width: 390, scheme: 'dark' }
+] as const
+
+/** What axe found on the page as it is now: one line per violation and element, empty when none. */
+async function axeViolations(page: Page): Promise<string[]> {
+	// Evaluated over the DevTools protocol, so the page's CSP (script-src 'self') does not block axe itself.
+	if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE)
+	const violations = await page.evaluate(async () => {
+		const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<unknown> } }).axe
+		const result = (await axe.run(document, { resultTypes: ['violations'] })) as {
+			violations: { id: string; help: string; nodes: { target: string[] }[] }[]
+		}
+		return result.violations.map((violation) => ({
+			id: violation.id,
+			help: violation.help,
+			targets: violation.nodes.map((node) => node.target.join(' '))
+		}))
+	})
+	return violations.flatMap((violation) =>
+		violation.targets.map((target) => `${violation.id} (${violation.help}) at ${target}`)
+	)
+}
+
+if (!HAVE_CHROMIUM && !IN_CI) {
+	test.skip(`browser tests: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`, () => {})
+} else {
+	describe('axe-core on every page, for every role, at 1280 and 390 px, light and dark (docs/web.md)', () => {
+		let server: Server
+		let browser: Browser
+		const problems: Problems = { list: [] }
+		const contexts: BrowserContext[] = []
+		const sessions = new Map<Role, Page>()
+		const targets: Target[] = []
+
+		beforeAll(async () => {
+			expect(HAVE_CHROMIUM ? CHROMIUM : 'Chromium is required when CI=true: apt-get install -y chromium').toBe(CHROMIUM)
+			ensureBinary()
+			const dir = emptyDir()
+			server = await startServer(dir)
+			const root = await userWithKey(dir, 'root')
+			expect((await run(dir, ['user', 'set-admin', 'root', 'on'])).code).toBe(0)
+			const alice = await userWithKey(dir, 'alice')
+			const bob = await userWithKey(dir, 'bob', 'free')
+			const dave = await userWithKey(dir, 'dave', 'free')
+			const users: Record<Exclude<Role, 'signed out'>, { name: string; password: string }> = {
+				admin: root,
+				owner: alice,
+				member: bob,
+				newcomer: dave
+			}
+
+			// alice: a files config with two versions, one line far wider than a phone, so its block scrolls sideways.
+			const wide = `{ "comment": "${'a long line that scrolls sideways '.repeat(8)}" }\n`
+			const pushed = await api(server, 'POST', '/api/configs', alice.key, {
+				name: 'work',
+				data: { files: { 'settings.json': '{\n  "theme": "dark"\n}\n', 'wide.json': wide } }
+			})
+			expect(pushed.status).toBe(201)
+			const configId: string = pushed.body.id
+			const second = await api(server, 'POST', '/api/configs', alice.key, {
+				name: 'work',
+				data: { files: { 'settings.json': '{\n  "theme": "light"\n}\n', 'wide.json': wide.replace('long', 'wide') } }
+			})
+			expect(second.status).toBe(200)
+			const versions = await api(server, 'GET', `/api/configs/${configId}/versions`, alice.key)
+			const [newest, oldest] = [versions.body[0].id, versions.body[versions.body.length - 1].id]
+			// alice owns a team with bob in it, its own config, and a pending invitation for dave.
+			const team = await api(server, 'POST', '/api/teams', alice.key, { name: 'Crew' })
+			expect(team.status).toBe(201)
+			const teamId: string = team.body.id
+			expect(
+				(await api(server, 'POST', '/api/teams/crew/members', alice.key, { login: 'bob', role: 'member' })).status
+			).toBe(201)
+			expect((await api(server, 'POST', '/api/invitations/crew/accept', bob.key)).status).toBe(200)
+			expect(
+				(await api(server, 'POST', '/api/teams/crew/members', alice.key, { login: 'dave', role: 'member' })).status
+			).toBe(201)
+			expect(
+				(
+					await api(server, 'POST', '/api/configs', alice.key, {
+						name: 'shared',
+						teamId,
+						data: { files: { 'AGENTS.md': '# Team rules\n' } }
+					})
+				).status
+			).toBe(201)
+			const keys = await api(server, 'GET', '/api/keys', alice.key)
+			const aliceKeyId: string = keys.body[0].id
+			const bobId = (await api(server, 'GET', '/api/me', bob.key)).body.id as string
+
+			browser = await (await import('playwright-core')).chromium.launch({
+				executablePath: CHROMIUM,
+				args: CHROMIUM_ARGS
+			})
+			const signedOut = await context()
+			sessions.set('signed out', await signedOut.newPage())
+			for (const [role, user] of Object.entries(users) as [Role, { name: string; password: string }][]) {
+				const page = await (await context()).newPage()
+				await page.goto(`${server.url}/`)
+				await page.getByLabel('Username or email').fill(user.name)
+				await page.getByLabel('Password', { exact: true }).fill(user.password)
+				await page.getByRole('button', { name: 'Sign in' }).click()
+				await page.getByRole('heading', { name: 'Configs', level: 1 }).waitFor()
+				sessions.set(role, page)
+			}
+
+			const config = `/configs/${configId}`
+			targets.push(
+				{ role: 'signed out', name: 'sign in', open: '/' },
+				{
+					role: 'signed out',
+					name: 'a failed sign-in',
+					open: async (page) => {
+						await page.goto(`${server.url}/`)
+						await page.getByLabel('Username or email').fill('alice')
+						await page.getByLabel('Password', { exact: true }).fill('not her password')
+						await page.getByRole('button', { name: 'Sign in' }).click()
+						await page.getByRole('alert').waitFor()
+					}
+				},
+				{ role: 'signed out', name: 'download', open: '/download' },
+				{ role: 'signed out', name: 'signed out', open: '/?notice=signed-out' },
+				{ role: 'newcomer', name: 'configs, empty', open: '/configs' },
+				{ role: 'newcomer', name: 'teams, an invitation', open: '/teams' },
+				{ role: 'newcomer', name: 'activity', open: '/activity' },
+				{ role: 'newcomer', name: 'admin, refused', open: '/admin' },
+				{ role: 'newcomer', name: 'a config that is not there', open: `/configs/${crypto.randomUUID()}` },
+				{ role: 'owner', name: 'configs', open: '/configs' },
+				{ role: 'owner', name: 'a config', open: config },
+				{ role: 'owner', name: 'compare', open: `${config}/compare?from=${oldest}&to=${newest}` },
+				{
+					role: 'owner',
+					name: 'compare side by side',
+					open: `${config}/compare?from=${oldest}&to=${newest}&view=split`
+				},
+				{ role: 'owner', name: 'roll back', open: `${config}/rollback?version=${oldest}` },
+				{ role: 'owner', name: 'devices', open: '/devices' },
+				{ role: 'owner', name: 'revoke a device', open: `/devices/${aliceKeyId}/revoke` },
+				{ role: 'owner', name: 'teams', open: '/teams' },
+				{ role: 'owner', name: 'a team', open: '/teams/crew' },
+				{ role: 'owner', name: "a team's activity", open: '/teams/crew/activity' },
+				{ role: 'owner', name: 'remove a member', open: `/teams/crew/members/${bobId}/remove` },
+				{ role: 'owner', name: 'leave, as the last owner', open: '/teams/crew/leave' },
+				{ role: 'owner', name: 'delete a team', open: '/teams/crew/delete' },
+				{ role: 'owner', name: 'account', open: '/account' },
+				{ role: 'member', name: 'configs', open: '/configs' },
+				{ role: 'member', name: 'a team config, without history', open: '/teams/crew' },
+				{ role: 'member', name: 'leave a team', open: '/teams/crew/leave' },
+				{ role: 'member', name: 'devices', open: '/devices' },
+				{ role: 'admin', name: 'admin', open: '/admin' },
+				{ role: 'admin', name: 'reset a password', open: `/admin/users/${bobId}/reset-password` },
+				{ role: 'admin', name: 'revoke keys', open: `/admin/users/${bobId}/revoke-keys` },
+				{ role: 'admin', name: 'remove a user', open: `/admin/users/${bobId}/remove` }
+			)
+		}, 120_000)
+
+		afterAll(async () => {
+			for (const made of contexts) await made.close().catch(() => {})
+			await browser?.close()
+			await server?.stop()
+		})
+
+		async function context() {
+			const made = await watchedContext(browser, server.url, problems)
+			contexts.push(made)
+			return made
+		}
+
+		test('no violation on any page, in any of the four views', async () => {
+			const found: string[] = []
+			let runs = 0
+			for (const target of targets) {
+				const page = sessions.get(target.role)!
+				for (const view of VIEWS) {
+					await page.setViewportSize({ width: view.width, height: view.width < 600 ? 844 : 900 })
+					await page.emulateMedia({ colorScheme: view.scheme })
+					if (typeof target.open === 'string') await page.goto(`${server.url}${target.open}`)
+					else await target.open(page)
+					const where = `${target.role}: ${target.name} at ${view.width} px, ${view.scheme}`
+					for (const line of await axeViolations(page)) found.push(`${where}: ${line}`)
+					if (view.width < 600) {
+						const overflow = await sidewaysScroll(page)
+						if (overflow > 0) found.push(`${where}: scrolls sideways by ${overflow} px`)
+					}
+					runs++
+				}
+			}
+			console.log(`axe: ${runs} page runs, ${found.length} violations`)
+			expect(found).toEqual([])
+			expect(runs).toBe(targets.length * VIEWS.length)
+		}, 600_000)
+
+		test('no page logged an error, broke the Content-Security-Policy, or reached another origin', () => {
+			// The pages that answer 4xx on purpose (a failed sign-in, a refusal, a missing config, the only owner's
+			// Leave) log their status.
+			expect(problems.list.filter((line) => !/status of (401|403|404|409)/.test(line))).toEqual([])
+		})
+	})
+}
