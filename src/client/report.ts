@@ -38,6 +38,8 @@ const WORD: Record<WriteKind, string> = {
 const file = (key: string) => safe(shown(key))
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 
+const HELD = "left as it was: someone else's changes to it wait for your review"
+
 /** The per-file lines of a run. */
 export function printLines(report: Report): void {
 	const { tool, args } = report.target
@@ -51,6 +53,7 @@ export function printLines(report: Report): void {
 	for (const d of report.unpulled)
 		say(`  ${yellow('<')} ${file(d.key)} (changed on the server, not written here: cfgsync pull ${tool}${args})`)
 	for (const r of report.refused) say(`  ${red('x')} ${file(r.key)} (refused: ${r.why}; nothing written to it)`)
+	for (const key of report.held?.keys ?? []) say(`  ${yellow('?')} ${file(key)} (${HELD})`)
 	for (const r of report.invalid) say(`  ${red('x')} ${file(r.key)} (not sent: ${r.why})`)
 	for (const s of report.skipped) say(`  ${dim('-')} ${file(s.key)} (skipped: ${s.why})`)
 	if (report.mode !== 'push') {
@@ -72,6 +75,7 @@ export function summary(report: Report): string {
 	if (count('merged')) parts.push(`${count('merged')} merged`)
 	if (count('mine') + count('theirs')) parts.push(`${count('mine') + count('theirs')} resolved`)
 	parts.push(`${report.unchanged.length} unchanged`)
+	if (report.held) parts.push(yellow(`${report.held.keys.length} waiting for your review`))
 	if (report.conflicts.length) parts.push(red(plural(report.conflicts.length, 'conflict')))
 	return parts.join(', ')
 }
@@ -107,7 +111,8 @@ export function reportJson(report: Report) {
 		// A file not sent because it does not parse is refused too (the shape stays as documented).
 		refused: [
 			...report.refused.map((r) => ({ ...entry(r.key), why: r.why })),
-			...report.invalid.map((r) => ({ ...entry(r.key), why: `${r.why}; not sent` }))
+			...report.invalid.map((r) => ({ ...entry(r.key), why: `${r.why}; not sent` })),
+			...(report.held?.keys ?? []).map((key) => ({ ...entry(key), why: `${HELD} (${report.held?.accept})` }))
 		],
 		backups: report.backups ?? null
 	}
@@ -125,9 +130,24 @@ export function outcomeFailure(report: Report): CliFailure | undefined {
 				: report.mode === 'sync'
 					? 'Those files were left as they are here, and nothing of this config was sent'
 					: 'Those files were left as they are here'
+		const held = report.held
+			? ` Someone else's changes to ${report.held.keys.map(file).slice(0, 20).join(', ')} wait for your review; to write them: ${safe(report.held.accept)}`
+			: ''
 		return new CliFailure(
-			`${plural(report.conflicts.length, 'conflict')} in ${label}: ${list}. ${done}. Choose a side: cfgsync resolve ${tool}${args} --mine (keep this machine's) or cfgsync resolve ${tool}${args} --theirs (take the server's); cfgsync diff ${tool}${args} shows the difference.`,
+			`${plural(report.conflicts.length, 'conflict')} in ${label}: ${list}. ${done}. Choose a side: cfgsync resolve ${tool}${args} --mine (keep this machine's) or cfgsync resolve ${tool}${args} --theirs (take the server's); cfgsync diff ${tool}${args} shows the difference.${held}`,
 			EXIT.conflict
+		)
+	}
+	if (report.held) {
+		// docs/sync-model.md: someone else's changes beyond the inert settings wait for the person.
+		const { keys, code, accept } = report.held
+		const one = keys.length === 1
+		const names = keys.slice(0, 20).map(file).join(', ') + (keys.length > 20 ? ` and ${keys.length - 20} more` : '')
+		const why = code === 'declined' ? 'You answered no' : 'There is no terminal to ask on'
+		return new CliFailure(
+			`${why}, so ${plural(keys.length, 'file')} of ${label} ${one ? 'was' : 'were'} left as ${one ? 'it was' : 'they were'}: ${names} (someone else's changes, shown above). ${report.writes.length > 0 ? 'The rest was written. ' : ''}See them with cfgsync diff ${tool}${args}; to write them: ${safe(accept)}`,
+			EXIT.error,
+			code
 		)
 	}
 	if (report.invalid.length > 0) {

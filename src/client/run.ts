@@ -32,10 +32,10 @@ import {
 	type Write
 } from './sync/engine'
 import { neutralFiles } from './sync/paths'
-import { runnableChanges } from './sync/runs-code'
+import { leaveAsTheyAre, remember, reviewWrite, wasAccepted } from './sync/review'
 import { newSecrets } from './sync/secrets'
 import { syntaxError, whereText } from './sync/syntax'
-import { knownDirs, knownFiles, shown } from './tools'
+import { knownDirs, knownFiles, localKey, shown } from './tools'
 
 /**
  * The one path from the engine's decisions to disk and server that push,
@@ -119,7 +119,7 @@ export interface RunOptions {
 	/** PATH arguments as keys (a directory's with a final `/`): the command looks at these files only. */
 	named?: string[]
 	dryRun?: boolean
-	/** Apply entries that run programs without asking (after showing them). */
+	/** Write someone else's changes that need a review without asking (after showing them). */
 	yes?: boolean
 	allowSecrets?: boolean
 	/** False for watch: never ask on the terminal. */
@@ -151,6 +151,8 @@ export interface Report {
 	duplicates: string[]
 	/** Why changes here stay local (a team's plain member's sync): `unsent` are kept here, not pushed. */
 	localOnly?: string
+	/** Files left as they were, for the person's review of someone else's changes to them (docs/sync-model.md). */
+	held?: Held
 	/** The version now on the server after this run's push. */
 	pushed?: { version: number; hash: string; created: boolean; files: string[] }
 	backups?: string
@@ -283,12 +285,18 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		throw new CliFailure(`no ${t.tool} configuration files found (looked for ${looked.map(shown).join(', ')})${why}`)
 	}
 
-	// Checks before anything changes: code someone else added, then secrets for a team.
+	// Checks before anything changes: someone else's changes to review, then secrets for a team.
+	let accepted = state?.acceptedFiles
 	if (t.teamId && remote) {
-		const fromOthers = outcome.writes.filter(
-			(w) => w.content !== null && fileHash(w.content) !== ownValue(state?.pushedFiles, w.key)
-		)
-		await review(t, fromOthers, options)
+		const reviewed = await review(t, state, outcome.writes, options)
+		if (reviewed.held) {
+			const held = new Set(reviewed.held.keys)
+			outcome = leaveAsTheyAre(outcome, held, base, remote.files)
+			report.writes = outcome.writes
+			report.settled = report.settled.filter((key) => !held.has(key))
+			report.held = reviewed.held
+		}
+		accepted = remember(accepted, reviewed.accepted, (key) => ownValue(outcome.base, key) !== undefined, fileHash)
 	}
 	const secretsNoted = checkSecrets(t, state, remote, outcome.push, options)
 
@@ -344,6 +352,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		hash,
 		files: outcome.base,
 		pushedFiles,
+		acceptedFiles: accepted,
 		secretsNoted,
 		syncedAt: new Date().toISOString()
 	})
@@ -371,47 +380,102 @@ function mergeReports(first: Report, last: Report): Report {
 	return { ...last, writes: [...first.writes, ...last.writes], backups: last.backups ?? first.backups }
 }
 
+/** Files a review left as they were: which, why, and the command that writes them. */
+export interface Held {
+	keys: string[]
+	code: 'review_required' | 'declined'
+	/** The same command with --yes, as it can be typed. */
+	accept: string
+}
+
 /**
- * Content someone else pushed to a team config that adds
- * or changes what a tool runs is shown, entry by entry, and asked about;
- * without a terminal it is refused unless --yes.
+ * Someone else's changes to a team config are reviewed by an allowlist
+ * (docs/sync-model.md): a file whose changes touch only inert settings is
+ * written; any other is shown as a diff and asked about, once for all. On
+ * `no`, or without a terminal and without --yes, those files are left as
+ * they were (the rest is written) and named. Content this machine pushed
+ * itself, or accepted before, is not asked about again.
  */
-async function review(t: Target, writes: Write[], options: RunOptions): Promise<void> {
-	const changes = writes.flatMap((w) =>
-		runnableChanges(w.key, w.before, w.content).map((change) => ({ key: w.key, ...change }))
+async function review(
+	t: Target,
+	state: SyncState | undefined,
+	writes: Write[],
+	options: RunOptions
+): Promise<{ held?: Held; accepted: Write[] }> {
+	const fromOthers = writes.filter(
+		(w) =>
+			(w.content === null || fileHash(w.content) !== ownValue(state?.pushedFiles, w.key)) &&
+			!wasAccepted(state?.acceptedFiles, w.key, w.content, fileHash)
 	)
-	if (changes.length === 0) return
-	const lines = [`${t.label} was changed by someone else, and it adds or changes what your tools run on this machine:`]
-	for (const key of unique(changes.map((c) => c.key))) {
-		lines.push(`  ${safe(shown(key))}`)
-		for (const change of changes.filter((c) => c.key === key)) {
-			lines.push(`    ${change.before === undefined ? '+' : '~'} ${safe(change.path)}: ${safe(change.after)}`)
-			if (change.before !== undefined) lines.push(`      (was: ${safe(change.before)})`)
+	const asked = fromOthers
+		.map((w) => ({ write: w, review: reviewWrite(t.tool, w.key, w.before, w.content) }))
+		.filter((r) => !r.review.inert)
+		.sort((a, b) => (a.write.key < b.write.key ? -1 : 1))
+	if (asked.length === 0) return { accepted: [] }
+	const lines = [
+		`${t.label} was changed by someone else beyond the settings known to be inert (theme, fonts, formatting, layout); ${asked.length === 1 ? 'this file needs' : 'these files need'} your review:`
+	]
+	let budget = REVIEW_LINES
+	for (const [i, { write, review }] of asked.entries()) {
+		if (budget <= 0) {
+			lines.push(`  … and ${asked.length - i} more: ${namesText(asked.slice(i).map((a) => a.write.key))}`)
+			break
 		}
+		lines.push(`  ${safe(shown(write.key))}${write.content === null ? ' (deleted)' : ''}`)
+		for (const line of review.diff.slice(0, budget)) lines.push(`    ${safe(line)}`)
+		budget -= review.diff.length
 	}
 	notice(lines.join('\n'))
+	const written = asked.map((a) => a.write)
 	if (options.yes) {
-		warn('Applying them (--yes).')
-		return
+		warn('Writing them (--yes).')
+		return { accepted: written }
 	}
-	const rerun = `cfgsync ${options.mode === 'sync' ? 'sync' : options.mode} ${t.tool}${t.args} --yes`
-	if (options.interactive === false || !process.stdin.isTTY) {
-		throw new CliFailure(
-			`Nothing was written: entries that run programs need your review, and there is no terminal to ask on. Check them (cfgsync diff ${t.tool}${t.args}), then run: ${rerun}`,
-			EXIT.error,
-			'review_required'
-		)
-	}
+	const held = (code: Held['code']): { held: Held; accepted: Write[] } => ({
+		held: { keys: written.map((w) => w.key), code, accept: acceptCommand(t, options) },
+		accepted: []
+	})
+	if (options.interactive === false || !process.stdin.isTTY) return held('review_required')
 	let answer: string | undefined
 	try {
-		answer = await prompt('Apply these changes? [y/N] ')
+		answer = await prompt(`Write ${asked.length === 1 ? 'this file' : `these ${asked.length} files`}? [y/N] `)
 	} catch (error) {
 		if (error instanceof PromptCancelled) answer = ''
 		else throw error
 	}
-	if (!/^y(es)?$/i.test((answer ?? '').trim())) {
-		throw new CliFailure(`Nothing was written. When you trust these entries, run: ${rerun}`, EXIT.error, 'declined')
-	}
+	return /^y(es)?$/i.test((answer ?? '').trim()) ? { accepted: written } : held('declined')
+}
+
+/** Lines of review shown in all (each file's own diff is capped too). */
+const REVIEW_LINES = 200
+
+/** File names for a message: at most 20, then how many more. */
+const namesText = (keys: string[]) =>
+	`${keys
+		.slice(0, 20)
+		.map((key) => safe(shown(key)))
+		.join(', ')}${keys.length > 20 ? ` and ${keys.length - 20} more` : ''}`
+
+/**
+ * The command that was run, with --yes: the same mode, config, side and
+ * PATHs, so that it does what was asked and writes what was shown.
+ */
+function acceptCommand(t: Target, options: RunOptions): string {
+	const words = ['cfgsync', options.mode, `${t.tool}${t.args}`]
+	if (options.mode === 'resolve') words.push(options.choose?.side === 'mine' ? '--mine' : '--theirs')
+	else if (options.choose) words.push('--force')
+	if (options.only) words.push('--only')
+	if (options.allowSecrets) words.push('--allow-secrets')
+	words.push('--yes')
+	for (const key of options.named ?? []) words.push(pathWord(key))
+	return words.join(' ')
+}
+
+/** A key as a path argument a shell expands to the file here: `~/` outside quotes, the rest quoted when it needs to be. */
+function pathWord(key: string): string {
+	const dir = key.endsWith('/')
+	const local = localKey(dir ? key.slice(0, -1) : key) ?? key
+	return `~/${shellWord(local)}${dir ? '/' : ''}`
 }
 
 /**

@@ -37,6 +37,11 @@ export interface SyncState {
 	 * audit log that names pushers is closed to a team's plain members).
 	 */
 	pushedFiles?: Record<string, string>
+	/**
+	 * Per file, hashes of content someone else pushed that this machine
+	 * accepted after a review (docs/sync-model.md): not asked about again.
+	 */
+	acceptedFiles?: Record<string, string[]>
 	/** Secret-looking values this machine already noted for a personal config (`file#path`). */
 	secretsNoted?: string[]
 	syncedAt: string

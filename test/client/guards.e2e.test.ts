@@ -144,7 +144,8 @@ describe("a config holds only its tool's files", () => {
 		})
 		expect(stored.status).toBe(201)
 
-		const pulled = await member.cfgsync(['pull', 'gemini-cli', '--team', 'guards'])
+		// GEMINI.md is someone else's memory file, which a review asks about: --yes writes it.
+		const pulled = await member.cfgsync(['pull', 'gemini-cli', '--team', 'guards', '--yes'])
 		expect(pulled.code).toBe(0)
 		expect(member.file('.gemini/GEMINI.md')).toBe('team rules\n')
 		expect(member.exists('.bashrc')).toBe(false)
@@ -171,7 +172,8 @@ describe("a config holds only its tool's files", () => {
 		expect(member.exists('.bashrc')).toBe(false)
 
 		// The owner's push of a tool file leaves the foreign files out of the version it sends.
-		expect((await owner.cfgsync(['pull', 'gemini-cli', '--team', 'guards'])).code).toBe(0)
+		// Stored through the API, not by this machine: its GEMINI.md is reviewed here too.
+		expect((await owner.cfgsync(['pull', 'gemini-cli', '--team', 'guards', '--yes'])).code).toBe(0)
 		owner.file('.gemini/GEMINI.md', 'team rules, v2\n')
 		const pushed = await owner.cfgsync(['push', 'gemini-cli', '--team', 'guards'])
 		expect(pushed.code).toBe(0)

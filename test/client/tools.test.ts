@@ -6,13 +6,13 @@ import {
 	MCP_CONTAINERS,
 	MCP_SECRET_FIELDS,
 	PARTS,
-	RUNS_CODE,
+	ALWAYS_REVIEWED,
 	WELL_KNOWN,
 	type KeyPath,
 	type ToolDescriptor
 } from '../../src/client/tools'
 import { nameMatches, partKey } from '../../src/client/tools/descriptor'
-import { runnables } from '../../src/client/sync/runs-code'
+import { reviewWrite } from '../../src/client/sync/review'
 import { findSecrets } from '../../src/client/sync/secrets'
 import { toLocal, type Os, type Platform } from '../../src/client/sync/paths'
 
@@ -83,51 +83,84 @@ describe('the tool descriptors', () => {
 		expect(Object.keys(PARTS)).toEqual(['.claude.json#mcpServers'])
 	})
 
-	test('the detectors hold no rule of their own: every rule they used before is found through the descriptors, in the same order', () => {
-		const fields = ['command', 'args', 'url', 'serverUrl', 'httpUrl']
-		expect(RUNS_CODE.json.commands).toEqual([
+	test('the keys that are never inert are found through the descriptors, and hold every key the review must always ask about', () => {
+		const never = (why: string) => ALWAYS_REVIEWED.filter((key) => key.why === why).map((key) => key.path)
+		expect(never('runs a program')).toEqual([
 			['statusLine'],
 			['apiKeyHelper'],
 			['awsAuthRefresh'],
 			['awsCredentialExport'],
 			['otelHeadersHelper'],
+			['hooks'],
+			['notify'],
 			['toolDiscoveryCommand'],
 			['toolCallCommand'],
 			['tools', 'discoveryCommand'],
 			['tools', 'callCommand']
 		])
-		expect(RUNS_CODE.json.hooks).toEqual([['hooks']])
-		expect(RUNS_CODE.json.mcp.map((rule) => ({ path: rule.path, onlyIn: rule.onlyIn }))).toEqual([
-			{ path: ['mcpServers'], onlyIn: undefined },
-			{ path: ['mcp', 'servers'], onlyIn: undefined },
-			{ path: ['mcp.servers'], onlyIn: undefined },
-			{ path: ['servers'], onlyIn: 'mcp.json' },
-			{ path: ['projects', '*', 'mcpServers'], onlyIn: undefined }
+		expect(never('an MCP server')).toEqual([
+			['mcpServers'],
+			['projects', '*', 'mcpServers'],
+			['servers'],
+			['mcp', 'servers'],
+			['mcp.servers'],
+			['mcp_servers']
 		])
-		for (const rule of RUNS_CODE.json.mcp)
-			expect(rule.runs === 'entry' ? [] : [...rule.runs].sort()).toEqual([...fields].sort())
-		expect(RUNS_CODE.toml).toEqual({
-			commands: [['notify']],
-			hooks: [],
-			mcp: [{ path: ['mcp_servers'], runs: 'entry' }]
-		})
+		const widens = never('widens what the tool may do')
+		for (const path of [
+			['permissions'],
+			['env'],
+			['approval_policy'],
+			['sandbox_mode'],
+			['model_providers'],
+			['shell_environment_policy'],
+			['terminal.*'],
+			['*.path'],
+			['*Path'],
+			['*.executable']
+		])
+			expect(widens).toContainEqual(path)
 		expect([...MCP_CONTAINERS].sort()).toEqual(['mcpServers', 'servers', 'mcp_servers', 'mcp.servers'].sort())
 		expect([...MCP_SECRET_FIELDS].sort()).toEqual(['env', 'headers', 'http_headers'])
 	})
 
-	test("each tool's code-running keys and MCP servers are found by the review, and its MCP credentials by secret detection", () => {
+	test("each tool's code-running, MCP and permission keys are reviewed, its inert keys are not; its MCP credentials are found by secret detection", () => {
+		const review = (descriptor: ToolDescriptor, key: string, value: Record<string, unknown>) =>
+			reviewWrite(descriptor.id, key, descriptor.format === 'toml' ? '' : '{}', written(descriptor, value))
 		for (const descriptor of descriptors) {
 			for (const path of descriptor.runsCode.commands) {
-				const found = runnables(sample(descriptor), written(descriptor, nest(path, 'run.sh')))
-				expect([...(found as Map<string, string>).keys()]).toEqual([shown(path)])
+				const found = review(descriptor, sample(descriptor), nest(path, 'run.sh'))
+				expect({ path, inert: found.inert, label: found.diff[0]?.endsWith('(runs a program)') }).toEqual({
+					path,
+					inert: false,
+					label: true
+				})
 			}
 			for (const path of descriptor.runsCode.hooks) {
-				const found = runnables(
+				const found = review(
+					descriptor,
 					sample(descriptor),
-					written(descriptor, nest(path, { Stop: [{ hooks: [{ type: 'command', command: 'x' }] }] }))
+					nest(path, { Stop: [{ hooks: [{ type: 'command', command: 'x' }] }] })
 				)
-				expect([...(found as Map<string, string>).keys()]).toEqual([`${shown(path)}.Stop[0]`])
+				expect({ path, inert: found.inert, label: found.diff[0]?.endsWith('(runs a program)') }).toEqual({
+					path,
+					inert: false,
+					label: true
+				})
 			}
+			for (const path of descriptor.widens) {
+				const found = review(descriptor, sample(descriptor), nest(path, 'on'))
+				expect({ path, inert: found.inert, label: found.diff[0]?.endsWith('(widens what the tool may do)') }).toEqual({
+					path,
+					inert: false,
+					label: true
+				})
+			}
+			for (const path of descriptor.inert)
+				expect({ path, inert: review(descriptor, sample(descriptor), nest(path, 'x')).inert }).toEqual({
+					path,
+					inert: true
+				})
 			for (const servers of descriptor.mcp) {
 				const field = servers.runs === 'entry' ? 'command' : (servers.runs[0] as string)
 				const entry = {
@@ -136,7 +169,16 @@ describe('the tool descriptors', () => {
 				}
 				const text = written(descriptor, nest(servers.path, { s: entry }))
 				const key = servers.file.startsWith('@') || servers.file.startsWith('.') ? servers.file : sample(descriptor)
-				expect([...(runnables(key, text) as Map<string, string>).keys()]).toEqual([shown(servers.path, ['s'])])
+				const found = reviewWrite(descriptor.id, key, descriptor.format === 'toml' ? '' : '{}', text)
+				expect({
+					servers: servers.path,
+					inert: found.inert,
+					label: found.diff[0]?.endsWith('(an MCP server: what it runs)')
+				}).toEqual({
+					servers: servers.path,
+					inert: false,
+					label: true
+				})
 				expect(findSecrets(key, text).map((secret) => secret.path)).toEqual(
 					servers.secrets.map((name) => shown(servers.path, ['s', name, 'UPSTREAM']))
 				)

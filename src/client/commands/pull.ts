@@ -20,9 +20,11 @@ CFGSYNC_BACKUP_DAYS days, default 30, are removed).
 Only TOOL's well-known files and the files in its directories are written
 (all, or the PATHs given among them; any other file is left out, even
 named), never outside your home directory, and never through a symbolic
-link that leads out of it. Content someone else pushed to a team
-config that adds or changes hooks, MCP servers or other commands your tools
-run is shown and asked about first; without a terminal it needs --yes.`
+link that leads out of it. What someone else pushed to a team config is
+written without asking only when it changes nothing but inert settings
+(theme, fonts, formatting, layout); any other change is shown as a diff and
+asked about first. Without a terminal (or on "no") those files are left as
+they were and named (exit 1): --yes writes them.`
 
 const options = { ...TARGET, 'dry-run': { type: 'boolean' }, ...FORCE, ...YES } as const
 
@@ -40,7 +42,9 @@ async function run({ values, positionals }: Input<typeof options>) {
 	}
 	const report = values['dry-run'] ? await runOne(s, t, pulling) : await withLock('pull', () => runOne(s, t, pulling))
 	finish(report, values.json, () => {
-		const idle = report.writes.length + report.conflicts.length + report.unsent.length + report.refused.length === 0
+		const idle =
+			report.writes.length + report.conflicts.length + report.unsent.length + report.refused.length === 0 &&
+			!report.held
 		if (idle) return say(`${t.label} is up to date (version ${report.remoteVersion}).`)
 		say(
 			`${report.dryRun ? 'Would pull' : green('Pulled')} ${t.label} version ${report.remoteVersion}: ${summary(report)}.`

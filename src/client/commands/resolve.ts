@@ -30,6 +30,8 @@ async function run({ values, positionals }: Input<typeof options>) {
 		runOne(s, t, { mode: 'resolve', choose: { side, keys: named }, yes: values.yes })
 	)
 	finish(report, values.json, () => {
+		// Files left for the person's review are named by the failure that follows.
+		if (report.settled.length === 0 && report.held) return
 		if (report.settled.length === 0)
 			return say(`Nothing to resolve in ${t.label}: no conflicts${named ? ' in those files' : ''}.`)
 		say(

@@ -19,8 +19,9 @@ second), and new versions on the server are pulled by polling every
 --interval (default 30s; 1s at least; If-None-Match, so an unchanged config
 costs one small request). It starts with one sync of each config. It never
 settles a conflict itself: it reports it once and leaves that config's
-conflicting files alone until you run cfgsync resolve; content someone else
-added that runs programs is not applied unless --yes. Ctrl-C stops it
+conflicting files alone until you run cfgsync resolve; a team file that
+someone else changed beyond the inert settings (theme, fonts, formatting,
+layout) is left as it is unless --yes. Ctrl-C stops it
 cleanly (exit 0). With --json it prints one JSON object per line: each
 cycle that changed something (the shape of sync --json's entries, with
 "at"), or a config's error ("config", "error", "code", "at").`

@@ -13,12 +13,13 @@ export const claudeCode: ToolDescriptor = {
 	),
 	parts: [{ file: '.claude.json', member: 'mcpServers' }],
 	format: 'json',
-	inert: [['theme'], ['spinnerTipsEnabled']],
+	// Appearance only: the colour theme and what the spinner and status messages show.
+	inert: [['theme'], ['spinnerTipsEnabled'], ['spinnerVerbs'], ['showTurnDuration']],
 	runsCode: {
 		commands: [['statusLine'], ['apiKeyHelper'], ['awsAuthRefresh'], ['awsCredentialExport'], ['otelHeadersHelper']],
 		hooks: [['hooks']]
 	},
-	widens: [['permissions'], ['env'], ['enableAllProjectMcpServers'], ['enabledMcpjsonServers']],
+	widens: [['permissions'], ['env'], ['sandbox'], ['enableAllProjectMcpServers'], ['enabledMcpjsonServers']],
 	mcp: [
 		{ file: '.claude.json', path: ['mcpServers'], runs: ['command', 'args', 'url'], secrets: ['env', 'headers'] },
 		// A project's own servers: not synced (only the top-level member is), still reviewed when a file holds them.

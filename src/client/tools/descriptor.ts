@@ -7,8 +7,8 @@ import type { EditorApp, Os } from '../sync/paths'
  * VS Code's settings sync, where each synced resource owns its files and
  * merge rules, each tool owns its files per OS, its inert keys, the keys that
  * run code or widen permissions, the keys that hold secrets, and where it
- * keeps its MCP servers. The path map (tools/index.ts), the review of code
- * someone else added (sync/runs-code.ts) and secret detection
+ * keeps its MCP servers. The path map (tools/index.ts), the review of
+ * content someone else pushed (sync/review.ts) and secret detection
  * (sync/secrets.ts) read these; nothing else holds a tool rule.
  *
  * Keys are dotted paths into a settings file (`statusLine`,
@@ -38,13 +38,18 @@ export interface ToolDescriptor {
 	/** The format of its settings and MCP files: where the detectors look for its keys. */
 	format: 'json' | 'toml'
 	/**
-	 * Keys known to change nothing dangerous (appearance, fonts, formatting,
-	 * layout): the first draft of the review allowlist (docs/sync-model.md).
-	 * Not read by any decision yet: today a review asks about what runs code
-	 * (`runsCode`, `mcp`) and lets every other change through.
+	 * The review's allowlist (docs/sync-model.md): settings known to change
+	 * nothing but how the tool looks (colour theme, fonts, formatting, layout).
+	 * A change someone else pushed is written without asking only when every
+	 * key it touches is one of these, or lies inside one; any other change is
+	 * shown and asked about. The README lists them per tool
+	 * (test/client/readme.test.ts keeps the two equal).
 	 */
 	inert: readonly KeyPath[]
-	/** Keys that make the tool run a program; a change someone else made to one is reviewed. */
+	/**
+	 * Keys that make the tool run a program. Never inert, whatever `inert`
+	 * says (the review labels a change to one "runs a program").
+	 */
 	runsCode: {
 		/** Keys whose value is a command (or a command's settings) the tool runs. */
 		commands: readonly KeyPath[]
@@ -53,8 +58,9 @@ export interface ToolDescriptor {
 	}
 	/**
 	 * Keys that widen what the tool may do without being a program themselves
-	 * (permissions, sandbox, environment, endpoints). Listed for the review
-	 * allowlist (docs/sync-model.md); not read by any decision yet.
+	 * (permissions, sandbox, environment, endpoints). Never inert, whatever
+	 * `inert` says (the review labels a change to one "widens what the tool
+	 * may do").
 	 */
 	widens: readonly KeyPath[]
 	/** Where and in what shape it keeps MCP servers; their runnable and secret fields. */
@@ -86,8 +92,9 @@ export interface McpServers {
 	/** Only in files of this base name (`servers` is too common a key to look for everywhere). */
 	onlyIn?: string
 	/**
-	 * The fields of an entry that say what runs or where it connects (a
-	 * change to one is reviewed), or `entry` when the whole entry counts.
+	 * The fields of an entry that say what runs or where it connects, or
+	 * `entry` when the whole entry counts. (Every change to an MCP server,
+	 * whatever field, is reviewed: no MCP entry is ever inert.)
 	 */
 	runs: readonly string[] | 'entry'
 	/** The fields of an entry whose values the server receives as credentials (environment, headers). */

@@ -14,24 +14,45 @@ export const editorFiles = (app: EditorApp): string[] => [
 	editorKey(app, 'keybindings.json')
 ]
 
-/** Appearance, fonts, formatting and layout. */
+/**
+ * Appearance, fonts, formatting and layout: the review's allowlist for the
+ * editors (docs/sync-model.md). Not the integrated terminal's (every
+ * `terminal.*` setting is reviewed), nor what formats a file on save (that
+ * runs an extension's formatter over your files).
+ */
 export const EDITOR_INERT: readonly KeyPath[] = [
-	['workbench.colorTheme'],
-	['workbench.iconTheme'],
-	['workbench.productIconTheme'],
-	['editor.fontFamily'],
-	['editor.fontSize'],
-	['editor.fontLigatures'],
-	['editor.lineHeight'],
-	['editor.tabSize'],
-	['editor.insertSpaces'],
-	['editor.wordWrap'],
-	['editor.rulers'],
-	['editor.minimap.enabled'],
-	['editor.renderWhitespace'],
-	['workbench.sideBar.location'],
-	['window.zoomLevel']
-]
+	'workbench.colorTheme',
+	'workbench.iconTheme',
+	'workbench.productIconTheme',
+	'workbench.colorCustomizations',
+	'editor.tokenColorCustomizations',
+	'editor.fontFamily',
+	'editor.fontSize',
+	'editor.fontWeight',
+	'editor.fontLigatures',
+	'editor.lineHeight',
+	'editor.letterSpacing',
+	'editor.tabSize',
+	'editor.insertSpaces',
+	'editor.detectIndentation',
+	'editor.wordWrap',
+	'editor.wordWrapColumn',
+	'editor.rulers',
+	'editor.lineNumbers',
+	'editor.cursorStyle',
+	'editor.cursorBlinking',
+	'editor.renderWhitespace',
+	'editor.renderLineHighlight',
+	'editor.minimap.enabled',
+	'editor.bracketPairColorization.enabled',
+	'workbench.sideBar.location',
+	'workbench.activityBar.location',
+	'workbench.statusBar.visible',
+	'workbench.editor.showTabs',
+	'window.zoomLevel',
+	'window.titleBarStyle',
+	'breadcrumbs.enabled'
+].map((name) => [name])
 
 /** The terminal, programs found by path, workspace trust and tool auto-approval (`*` matches any characters of a name). */
 export const EDITOR_WIDENS: readonly KeyPath[] = [

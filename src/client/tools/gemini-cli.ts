@@ -6,7 +6,11 @@ export const geminiCli: ToolDescriptor = {
 	platforms: everywhere(['.gemini/settings.json', '.gemini/GEMINI.md']),
 	parts: [],
 	format: 'json',
-	inert: [['theme'], ['ui', 'theme'], ['hideBanner'], ['ui', 'hideBanner'], ['hideTips'], ['ui', 'hideTips']],
+	// The colour theme and what the interface shows, in the older flat form and under `ui`.
+	inert: ['theme', 'customThemes', 'hideBanner', 'hideTips', 'hideWindowTitle', 'showMemoryUsage'].flatMap((name) => [
+		[name],
+		['ui', name]
+	]),
 	runsCode: {
 		commands: [['toolDiscoveryCommand'], ['toolCallCommand'], ['tools', 'discoveryCommand'], ['tools', 'callCommand']],
 		hooks: []

@@ -13,7 +13,7 @@ import { DESCRIPTORS } from './registry'
  */
 
 export type { KeyPath, McpServers, Part, Places, ToolDescriptor } from './descriptor'
-export { DESCRIPTORS, MCP_CONTAINERS, MCP_SECRET_FIELDS, RUNS_CODE } from './registry'
+export { ALWAYS_REVIEWED, DESCRIPTORS, MCP_CONTAINERS, MCP_SECRET_FIELDS } from './registry'
 
 const OSES: readonly Os[] = ['linux', 'darwin', 'win32']
 

@@ -9,7 +9,7 @@ import { windsurf } from './windsurf'
 
 /**
  * Every tool's descriptor, and the rules the detectors read from them. Pure
- * data, so the sync engine (sync/runs-code.ts, sync/secrets.ts) can read it
+ * data, so the sync engine (sync/review.ts, sync/secrets.ts) can read it
  * without the client's I/O (tools/index.ts adds the path map on top).
  */
 export const DESCRIPTORS: Readonly<Record<Tool, ToolDescriptor>> = {
@@ -21,64 +21,40 @@ export const DESCRIPTORS: Readonly<Record<Tool, ToolDescriptor>> = {
 	'gemini-cli': geminiCli
 }
 
-/** An MCP servers object as a detector looks for it. */
-export interface McpRule {
-	path: KeyPath
-	onlyIn?: string
-	/** The fields of an entry that count, or `entry` for the whole entry. */
-	runs: readonly string[] | 'entry'
-}
+/** Why a key is never inert: what the review says of a change to it. */
+export type ReviewedWhy = 'runs a program' | 'an MCP server' | 'widens what the tool may do'
 
-/** What the review of code someone else added looks for in a file of one format, in the order it lists them. */
-export interface RunsCodeRules {
-	commands: readonly KeyPath[]
-	hooks: readonly KeyPath[]
-	mcp: readonly McpRule[]
+/** A key every review asks about, and why (an MCP servers object also names the fields that say what runs). */
+export interface ReviewedKey {
+	path: KeyPath
+	why: ReviewedWhy
+	/** For an MCP servers object: the fields of an entry that say what runs (`entry`: all of them). */
+	runs?: readonly string[] | 'entry'
 }
 
 const same = (a: KeyPath, b: KeyPath) => a.length === b.length && a.every((name, i) => name === b[i])
-const unique = (paths: KeyPath[]): KeyPath[] =>
-	paths.filter((path, i) => paths.findIndex((other) => same(other, path)) === i)
 
 /**
- * Each format's rules are the union of every tool's that writes that format,
- * looked for in every file of the format whichever tool's config holds it: a
- * key another tool uses costs nothing to look for, and a file named on the
- * command line under a different tool is still reviewed. Likewise the fields
- * of an MCP entry that count are those of every tool's servers in that format.
+ * Keys no tool's review ever lets through unasked, from every descriptor
+ * (docs/sync-model.md): what runs a program, MCP servers, and what widens
+ * what a tool may do. The allowlist is each tool's `inert` keys; these are
+ * looked for in every file whichever tool's config holds it, so a mistake in
+ * an `inert` list, or a key another tool uses, can never make one of them
+ * pass (test/client/tools.test.ts checks no inert key overlaps them).
  */
-function rulesFor(format: ToolDescriptor['format']): RunsCodeRules {
-	const tools = TOOLS.map((tool) => DESCRIPTORS[tool]).filter((descriptor) => descriptor.format === format)
-	const fields = [
-		...new Set(
-			tools.flatMap((descriptor) => descriptor.mcp.flatMap((servers) => (servers.runs === 'entry' ? [] : servers.runs)))
-		)
-	]
-	const mcp: McpRule[] = []
-	for (const servers of tools.flatMap((descriptor) => descriptor.mcp)) {
-		if (mcp.some((rule) => same(rule.path, servers.path) && rule.onlyIn === servers.onlyIn)) continue
-		mcp.push({
-			path: servers.path,
-			...(servers.onlyIn === undefined ? {} : { onlyIn: servers.onlyIn }),
-			runs: servers.runs === 'entry' ? 'entry' : fields
-		})
+export const ALWAYS_REVIEWED: readonly ReviewedKey[] = (() => {
+	const keys: ReviewedKey[] = []
+	const add = (key: ReviewedKey) => {
+		if (!keys.some((known) => same(known.path, key.path))) keys.push(key)
 	}
-	// A review lists the servers at a file's top level first, then those only some files hold, then those under a project.
-	const rank = (rule: McpRule) => (rule.path.includes('*') ? 2 : rule.onlyIn === undefined ? 0 : 1)
-	return {
-		commands: unique(tools.flatMap((descriptor) => [...descriptor.runsCode.commands])),
-		hooks: unique(tools.flatMap((descriptor) => [...descriptor.runsCode.hooks])),
-		mcp: mcp
-			.map((rule, i) => ({ rule, i }))
-			.sort((a, b) => rank(a.rule) - rank(b.rule) || a.i - b.i)
-			.map(({ rule }) => rule)
+	for (const descriptor of TOOLS.map((tool) => DESCRIPTORS[tool])) {
+		for (const path of [...descriptor.runsCode.commands, ...descriptor.runsCode.hooks])
+			add({ path, why: 'runs a program' })
+		for (const servers of descriptor.mcp) add({ path: servers.path, why: 'an MCP server', runs: servers.runs })
+		for (const path of descriptor.widens) add({ path, why: 'widens what the tool may do' })
 	}
-}
-
-export const RUNS_CODE: Readonly<Record<ToolDescriptor['format'], RunsCodeRules>> = {
-	json: rulesFor('json'),
-	toml: rulesFor('toml')
-}
+	return keys
+})()
 
 const allServers = TOOLS.flatMap((tool) => DESCRIPTORS[tool].mcp)
 /** The names under which any tool keeps its MCP servers (the last name of each path). */

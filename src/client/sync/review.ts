@@ -1,0 +1,356 @@
+import { parse as parseToml } from 'smol-toml'
+import type { Tool } from '../../shared/constants'
+import { nameMatches, type KeyPath } from '../tools/descriptor'
+import { ALWAYS_REVIEWED, DESCRIPTORS, type ReviewedKey } from '../tools/registry'
+import {
+	copyMap,
+	emptyMap,
+	ownValue,
+	sameFiles,
+	type Bases,
+	type Files,
+	type Hasher,
+	type Outcome,
+	type Write
+} from './engine'
+import { isJsonKey, isObject, MISSING, parseJsonc, same, type Json, type Slot } from './json'
+import { findSecrets } from './secrets'
+
+/**
+ * The review of content someone else pushed (docs/sync-model.md): an
+ * allowlist, not a denylist. A file's change is written without asking only
+ * when every key it touches is one its tool's descriptor lists as inert
+ * (`inert` in src/client/tools/<tool>.ts: colour theme, fonts, formatting,
+ * layout) and none of the keys that are never inert (`ALWAYS_REVIEWED`: what
+ * runs a program, MCP servers, what widens what a tool may do). Anything else
+ * — another key, a file that is not a settings file (commands, agents, rules,
+ * memory files), a settings file that does not parse — is shown as a diff of
+ * what changes and asked about first.
+ *
+ * Pure functions, linear in the content's size whoever wrote it: each key is
+ * matched once against the patterns still alive at its depth, and what is
+ * shown is capped.
+ */
+
+export interface FileReview {
+	key: string
+	/** Every change touches only inert settings: written without asking. */
+	inert: boolean
+	/**
+	 * What changes, one line each (at most SHOWN_LINES): key paths with
+	 * before → after for a settings file, `-`/`+` lines for text. Plain text
+	 * from the server: escape it before it reaches a terminal. Values that
+	 * look like secrets are never shown.
+	 */
+	diff: string[]
+}
+
+/** Lines shown per file, and characters per value or line. */
+export const SHOWN_LINES = 30
+const SHOWN_VALUE = 160
+
+const SECRET_SHOWN = '(a secret-looking value, not shown)'
+
+type Format = 'json' | 'toml' | 'text'
+const formatOf = (key: string): Format => (isJsonKey(key) ? 'json' : /\.toml$/i.test(key) ? 'toml' : 'text')
+
+/** A settings file's value, or undefined when it does not parse. */
+function parsed(format: 'json' | 'toml', text: string): Json | undefined {
+	if (format === 'json') return parseJsonc(text)?.value
+	try {
+		// TOML dates and other objects as plain JSON, so values compare by content.
+		return JSON.parse(JSON.stringify(parseToml(text.replace(/^\uFEFF/, '')))) as Json
+	} catch {
+		return undefined
+	}
+}
+
+/** How one write of someone else's content is reviewed: `before` is the file here (absent: none), `after` null deletes it. */
+export function reviewWrite(tool: Tool, key: string, before: string | undefined, after: string | null): FileReview {
+	const secrets = new Set<string>()
+	for (const text of [before, after]) if (text) for (const secret of findSecrets(key, text)) secrets.add(secret.value)
+	const format = formatOf(key)
+	if (format !== 'text') {
+		const old = before === undefined ? MISSING : parsed(format, before)
+		const next = after === null ? MISSING : parsed(format, after)
+		if (old !== undefined && next !== undefined) {
+			try {
+				return { key, ...settingsChanges(tool, old, next, secrets) }
+			} catch (error) {
+				// Nested deeper than the stack goes: not compared key by key, so reviewed as text.
+				if (!(error instanceof RangeError)) throw error
+			}
+		}
+		const note = `(not compared key by key: not valid ${format.toUpperCase()} here or on the server, or nested too deep)`
+		return { key, inert: false, diff: lineDiff(before, after, secrets, note) }
+	}
+	return { key, inert: false, diff: lineDiff(before, after, secrets) }
+}
+
+/** The patterns a key path may still match: a pattern and how many of its names have matched. */
+interface Alive<T> {
+	pattern: T
+	path: KeyPath
+}
+
+/** The patterns among `alive` whose name at `depth` matches `name`. Each key is matched once per pattern alive at its depth. */
+const step = <T>(alive: Alive<T>[], depth: number, name: string): Alive<T>[] =>
+	alive.length === 0
+		? alive
+		: alive.filter((a) => {
+				const pattern = a.path[depth] as string
+				return pattern === name || (pattern.includes('*') && nameMatches(pattern, name))
+			})
+
+interface Walk {
+	tool: Tool
+	secrets: Set<string>
+	path: string[]
+	inert: boolean
+	count: number
+	diff: string[]
+}
+
+/** Where a walk stands on its path: the inert and reviewed patterns still alive, and what fully matched above. */
+interface Place {
+	inert: Alive<null>[]
+	reviewed: Alive<ReviewedKey>[]
+	/** An inert key matched this path or one above it. */
+	underInert: boolean
+	/** The innermost never-inert key this path lies in, and the depth its last name matched at. */
+	underReviewed?: { key: ReviewedKey; depth: number }
+}
+
+function settingsChanges(tool: Tool, before: Slot, after: Slot, secrets: Set<string>): Omit<FileReview, 'key'> {
+	const walk: Walk = { tool, secrets, path: [], inert: true, count: 0, diff: [] }
+	const start: Place = {
+		inert: DESCRIPTORS[tool].inert.map((path) => ({ pattern: null, path })),
+		reviewed: ALWAYS_REVIEWED.map((key) => ({ pattern: key, path: key.path })),
+		underInert: false
+	}
+	compare(walk, start, before, after)
+	if (walk.count > walk.diff.length) walk.diff.push(`… and ${walk.count - walk.diff.length} more changed keys`)
+	return { inert: walk.inert, diff: walk.diff }
+}
+
+/** Compares two values at the walk's path: objects key by key, anything else as one value. */
+function compare(walk: Walk, at: Place, before: Slot, after: Slot): void {
+	const objects = (isObject(before) || before === MISSING) && (isObject(after) || after === MISSING)
+	const empty = (value: Slot) => isObject(value) && Object.keys(value).length === 0
+	if (!objects || (before === MISSING && empty(after)) || (after === MISSING && empty(before))) {
+		if (!same(before, after)) change(walk, at, before, after)
+		return
+	}
+	const depth = walk.path.length
+	const old = isObject(before) ? before : emptyMap<Json>()
+	const next = isObject(after) ? after : emptyMap<Json>()
+	const names = [...Object.keys(old), ...Object.keys(next).filter((name) => !Object.hasOwn(old, name))]
+	for (const name of names) {
+		const inert = step(at.inert, depth, name)
+		const reviewed = step(at.reviewed, depth, name)
+		const matched = reviewed.find((a) => a.path.length === depth + 1)
+		const inner: Place = {
+			inert: inert.filter((a) => a.path.length > depth + 1),
+			reviewed: reviewed.filter((a) => a.path.length > depth + 1),
+			underInert: at.underInert || inert.some((a) => a.path.length === depth + 1),
+			underReviewed: matched ? { key: matched.pattern, depth } : at.underReviewed
+		}
+		walk.path.push(name)
+		compare(
+			walk,
+			inner,
+			Object.hasOwn(old, name) ? (old[name] as Json) : MISSING,
+			Object.hasOwn(next, name) ? (next[name] as Json) : MISSING
+		)
+		walk.path.pop()
+	}
+}
+
+/**
+ * One changed value. It is inert when an inert key covers it and no key that
+ * is never inert covers it or lies inside it (a value replacing a whole
+ * object could hold one).
+ */
+function change(walk: Walk, at: Place, before: Slot, after: Slot): void {
+	walk.count++
+	if (!at.underInert || at.underReviewed !== undefined || at.reviewed.length > 0) walk.inert = false
+	if (walk.diff.length >= SHOWN_LINES) return
+	const where = keyText(walk.path)
+	const why = at.underReviewed ? ` (${label(walk.path, at.underReviewed)})` : ''
+	const shown = (value: Json) => preview(value, walk.secrets)
+	if (before === MISSING) walk.diff.push(`+ ${where}: ${shown(after as Json)}${why}`)
+	else if (after === MISSING) walk.diff.push(`- ${where}: ${shown(before)}${why}`)
+	else walk.diff.push(`~ ${where}: ${shown(before)} → ${shown(after)}${why}`)
+}
+
+/** How many names of a key path are shown, and characters of one name. */
+const SHOWN_NAMES = 16
+const SHOWN_NAME = 100
+
+/**
+ * A key path as people write it: names joined with dots (VS Code's
+ * `editor.fontSize` is one name, and reads as it does in the file), a name
+ * with other characters in quotes. A hostile path's length is clipped, so
+ * each line costs the same however deep the key.
+ */
+function keyText(path: string[]): string {
+	if (path.length === 0) return '(the whole file)'
+	const name = (text: string) => {
+		const clipped = text.length > SHOWN_NAME ? `${text.slice(0, SHOWN_NAME)}…` : text
+		return /^[\w$@-]+(\.[\w$@-]+)*$/.test(clipped) ? clipped : JSON.stringify(clipped)
+	}
+	if (path.length <= SHOWN_NAMES) return path.map(name).join('.')
+	const head = path.slice(0, SHOWN_NAMES / 2).map(name)
+	const tail = path.slice(1 - SHOWN_NAMES / 2).map(name)
+	return [...head, `…${path.length - head.length - tail.length} more…`, ...tail].join('.')
+}
+
+/** What the review says of a change inside a never-inert key: an MCP server's field that says what runs is a program. */
+function label(path: string[], under: { key: ReviewedKey; depth: number }): string {
+	const { key, depth } = under
+	if (key.why !== 'an MCP server' || key.runs === undefined) return key.why
+	const field = path[depth + 2]
+	if (key.runs === 'entry' || field === undefined || key.runs.includes(field)) return 'an MCP server: what it runs'
+	return 'an MCP server'
+}
+
+/**
+ * A value as compact JSON, cut at SHOWN_VALUE characters (the walk stops
+ * there, however large the value; long strings are cut before they are
+ * escaped), secret-looking strings replaced.
+ */
+function preview(value: Json, secrets: ReadonlySet<string>): string {
+	let out = ''
+	const text = (item: string) => JSON.stringify(item.length > SHOWN_VALUE ? item.slice(0, SHOWN_VALUE) : item)
+	const visit = (item: Json): void => {
+		if (out.length > SHOWN_VALUE) return
+		if (typeof item === 'string') out += secrets.has(item) ? SECRET_SHOWN : text(item)
+		else if (Array.isArray(item)) {
+			out += '['
+			for (let i = 0; i < item.length && out.length <= SHOWN_VALUE; i++) {
+				if (i > 0) out += ','
+				visit(item[i] as Json)
+			}
+			out += ']'
+		} else if (isObject(item)) {
+			out += '{'
+			const names = Object.keys(item)
+			for (let i = 0; i < names.length && out.length <= SHOWN_VALUE; i++) {
+				const name = names[i] as string
+				out += `${i > 0 ? ',' : ''}${text(name)}:`
+				visit(item[name] as Json)
+			}
+			out += '}'
+		} else out += JSON.stringify(item)
+	}
+	visit(value)
+	return out.length > SHOWN_VALUE ? `${out.slice(0, SHOWN_VALUE)}…` : out
+}
+
+/** A text's lines, without their line endings (a final newline ends the last line, it starts none). */
+const linesOf = (text: string) => {
+	const lines = text.split('\n').map((line) => line.replace(/\r$/, ''))
+	if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop()
+	return lines
+}
+
+/**
+ * The changed lines of a text file: the run between the common first and
+ * last lines, as `-` and `+` lines (linear, unlike a minimal diff; `cfgsync
+ * diff` shows the full one). Lines that look like they hold a secret are not
+ * shown. `note` comes first when given.
+ */
+function lineDiff(
+	before: string | undefined,
+	after: string | null,
+	secrets: ReadonlySet<string>,
+	note?: string
+): string[] {
+	const lines = note === undefined ? [] : [note]
+	if (after === null) return [...lines, '(the file is deleted)']
+	const old = before === undefined ? [] : linesOf(before)
+	const next = linesOf(after)
+	let head = 0
+	while (head < old.length && head < next.length && old[head] === next[head]) head++
+	let tail = 0
+	while (
+		tail < old.length - head &&
+		tail < next.length - head &&
+		old[old.length - 1 - tail] === next[next.length - 1 - tail]
+	)
+		tail++
+	const removed = old.length - tail - head
+	const added = next.length - tail - head
+	if (before === undefined) lines.push('(a new file)')
+	else if (removed + added === 0) lines.push('(only invisible characters change: line endings or the final newline)')
+	else lines.push(`@@ line ${head + 1} @@`)
+	const shown = (mark: string, line: string) =>
+		`${mark} ${secrets.has(line.trim()) ? SECRET_SHOWN : line.length > SHOWN_VALUE ? `${line.slice(0, SHOWN_VALUE)}…` : line}`
+	const room = SHOWN_LINES - lines.length
+	const total = removed + added
+	const fits = total <= room ? total : room - 1
+	for (let i = 0; i < fits; i++)
+		lines.push(i < removed ? shown('-', old[head + i] as string) : shown('+', next[head + i - removed] as string))
+	if (fits < total) lines.push(`… and ${total - fits} more changed lines`)
+	return lines
+}
+
+/**
+ * The outcome with these files left exactly as they are here: not written,
+ * their base kept at what it was (so the next pull finds the same change and
+ * asks again, rather than taking this machine's copy for a change of its own
+ * to send back), and nothing of them sent (the server keeps its copy).
+ */
+export function leaveAsTheyAre(
+	outcome: Outcome,
+	keys: ReadonlySet<string>,
+	base: Bases | undefined,
+	remote: Files | undefined
+): Outcome {
+	if (keys.size === 0) return outcome
+	const writes = outcome.writes.filter((w) => !keys.has(w.key))
+	const nextBase = copyMap(outcome.base)
+	let push = outcome.push === undefined ? undefined : copyMap(outcome.push)
+	for (const key of keys) {
+		const was = ownValue(base, key)
+		if (was === undefined) delete nextBase[key]
+		else nextBase[key] = was
+		if (push === undefined) continue
+		const theirs = ownValue(remote, key)
+		if (theirs === undefined) delete push[key]
+		else push[key] = theirs
+	}
+	if (push !== undefined && remote !== undefined && sameFiles(push, remote)) push = undefined
+	return { ...outcome, writes, base: nextBase, push, idle: writes.length === 0 && push === undefined }
+}
+
+/** Per file, the hashes of content this machine accepted after a review (the newest last). */
+export type Accepted = Record<string, string[]>
+
+/** How many accepted contents are remembered per file. */
+const REMEMBERED = 8
+
+/** Was this content accepted here before? Then it is not asked about again; any other content is. */
+export const wasAccepted = (
+	accepted: Accepted | undefined,
+	key: string,
+	content: string | null,
+	hash: Hasher
+): boolean => content !== null && (ownValue(accepted, key) ?? []).includes(hash(content))
+
+/** The memory of accepted content once `writes` are accepted, for the files still synced (`keep`). */
+export function remember(
+	accepted: Accepted | undefined,
+	writes: Write[],
+	keep: (key: string) => boolean,
+	hash: Hasher
+): Accepted {
+	const next = emptyMap<string[]>()
+	for (const [key, hashes] of Object.entries(accepted ?? {})) if (keep(key)) next[key] = hashes
+	for (const w of writes) {
+		if (w.content === null || !keep(w.key)) continue
+		const digest = hash(w.content)
+		next[w.key] = [...(ownValue(next, w.key) ?? []).filter((known) => known !== digest), digest].slice(-REMEMBERED)
+	}
+	return next
+}
