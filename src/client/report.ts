@@ -1,7 +1,7 @@
 import { CliFailure, dim, EXIT, green, red, safe, say, yellow } from './output'
 import type { Report } from './run'
 import type { ConflictWhy, Decision, WriteKind } from './sync/engine'
-import { shown } from './tools'
+import { localKey, shown } from './tools'
 
 /** What runs printed and return: lines for a person, one JSON document for scripts, and the exit status. */
 
@@ -39,6 +39,18 @@ const file = (key: string) => safe(shown(key))
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 
 const HELD = "left as it was: someone else's changes to it wait for your review"
+
+/** The command that writes what a review left: the same command with --yes, as it can be typed. */
+function writeHeld(report: Report): string {
+	const { tool, args } = report.target
+	const again = report.held?.again ?? { options: ['--yes'], paths: [] }
+	// A path as a shell expands it to the file here: `~/` outside quotes, the rest quoted when it needs to be.
+	const path = (key: string) => {
+		const dir = key.endsWith('/')
+		return `~/${shellWord(localKey(dir ? key.slice(0, -1) : key) ?? key)}${dir ? '/' : ''}`
+	}
+	return safe(['cfgsync', report.mode, `${tool}${args}`, ...again.options, ...again.paths.map(path)].join(' '))
+}
 
 /** The per-file lines of a run. */
 export function printLines(report: Report): void {
@@ -112,7 +124,7 @@ export function reportJson(report: Report) {
 		refused: [
 			...report.refused.map((r) => ({ ...entry(r.key), why: r.why })),
 			...report.invalid.map((r) => ({ ...entry(r.key), why: `${r.why}; not sent` })),
-			...(report.held?.keys ?? []).map((key) => ({ ...entry(key), why: `${HELD} (${report.held?.accept})` }))
+			...(report.held?.keys ?? []).map((key) => ({ ...entry(key), why: `${HELD} (${writeHeld(report)})` }))
 		],
 		backups: report.backups ?? null
 	}
@@ -131,7 +143,7 @@ export function outcomeFailure(report: Report): CliFailure | undefined {
 					? 'Those files were left as they are here, and nothing of this config was sent'
 					: 'Those files were left as they are here'
 		const held = report.held
-			? ` Someone else's changes to ${report.held.keys.map(file).slice(0, 20).join(', ')} wait for your review; to write them: ${safe(report.held.accept)}`
+			? ` Someone else's changes to ${report.held.keys.map(file).slice(0, 20).join(', ')} wait for your review; to write them: ${writeHeld(report)}`
 			: ''
 		return new CliFailure(
 			`${plural(report.conflicts.length, 'conflict')} in ${label}: ${list}. ${done}. Choose a side: cfgsync resolve ${tool}${args} --mine (keep this machine's) or cfgsync resolve ${tool}${args} --theirs (take the server's); cfgsync diff ${tool}${args} shows the difference.${held}`,
@@ -140,12 +152,12 @@ export function outcomeFailure(report: Report): CliFailure | undefined {
 	}
 	if (report.held) {
 		// docs/sync-model.md: someone else's changes beyond the inert settings wait for the person.
-		const { keys, code, accept } = report.held
+		const { keys, code } = report.held
 		const one = keys.length === 1
 		const names = keys.slice(0, 20).map(file).join(', ') + (keys.length > 20 ? ` and ${keys.length - 20} more` : '')
 		const why = code === 'declined' ? 'You answered no' : 'There is no terminal to ask on'
 		return new CliFailure(
-			`${why}, so ${plural(keys.length, 'file')} of ${label} ${one ? 'was' : 'were'} left as ${one ? 'it was' : 'they were'}: ${names} (someone else's changes, shown above). ${report.writes.length > 0 ? 'The rest was written. ' : ''}See them with cfgsync diff ${tool}${args}; to write them: ${safe(accept)}`,
+			`${why}, so ${plural(keys.length, 'file')} of ${label} ${one ? 'was' : 'were'} left as ${one ? 'it was' : 'they were'}: ${names} (someone else's changes, shown above). ${report.writes.length > 0 ? 'The rest was written. ' : ''}See them with cfgsync diff ${tool}${args}; to write them: ${writeHeld(report)}`,
 			EXIT.error,
 			code
 		)

@@ -7,7 +7,6 @@ import { applyWrites, asFileSet, linkOutOfHome, readLocal, refusedWrites, safeTa
 import { contentHash, fileHash } from './hash'
 import { CliFailure, EXIT, failure, notice, safe, warn } from './output'
 import { platform } from './paths'
-import { shellWord } from './report'
 import { configScope, newTeamConfigFailure } from './ownership'
 import {
 	backupDays,
@@ -35,7 +34,7 @@ import { neutralFiles } from './sync/paths'
 import { leaveAsTheyAre, remember, reviewWrite, wasAccepted } from './sync/review'
 import { newSecrets } from './sync/secrets'
 import { syntaxError, whereText } from './sync/syntax'
-import { knownDirs, knownFiles, localKey, shown } from './tools'
+import { knownDirs, knownFiles, shown } from './tools'
 
 /**
  * The one path from the engine's decisions to disk and server that push,
@@ -380,12 +379,12 @@ function mergeReports(first: Report, last: Report): Report {
 	return { ...last, writes: [...first.writes, ...last.writes], backups: last.backups ?? first.backups }
 }
 
-/** Files a review left as they were: which, why, and the command that writes them. */
+/** Files a review left as they were: which, why, and how to run the command again to write them. */
 export interface Held {
 	keys: string[]
 	code: 'review_required' | 'declined'
-	/** The same command with --yes, as it can be typed. */
-	accept: string
+	/** The command that was run, with --yes: its options after the config's, and its PATHs (as keys). */
+	again: { options: string[]; paths: string[] }
 }
 
 /**
@@ -432,7 +431,7 @@ async function review(
 		return { accepted: written }
 	}
 	const held = (code: Held['code']): { held: Held; accepted: Write[] } => ({
-		held: { keys: written.map((w) => w.key), code, accept: acceptCommand(t, options) },
+		held: { keys: written.map((w) => w.key), code, again: runAgain(options) },
 		accepted: []
 	})
 	if (options.interactive === false || !process.stdin.isTTY) return held('review_required')
@@ -457,25 +456,17 @@ const namesText = (keys: string[]) =>
 		.join(', ')}${keys.length > 20 ? ` and ${keys.length - 20} more` : ''}`
 
 /**
- * The command that was run, with --yes: the same mode, config, side and
- * PATHs, so that it does what was asked and writes what was shown.
+ * The command that was run, with --yes: the same side, flags and PATHs, so
+ * that it does what was asked and writes what was shown (report.ts prints it).
  */
-function acceptCommand(t: Target, options: RunOptions): string {
-	const words = ['cfgsync', options.mode, `${t.tool}${t.args}`]
+function runAgain(options: RunOptions): Held['again'] {
+	const words: string[] = []
 	if (options.mode === 'resolve') words.push(options.choose?.side === 'mine' ? '--mine' : '--theirs')
 	else if (options.choose) words.push('--force')
 	if (options.only) words.push('--only')
 	if (options.allowSecrets) words.push('--allow-secrets')
 	words.push('--yes')
-	for (const key of options.named ?? []) words.push(pathWord(key))
-	return words.join(' ')
-}
-
-/** A key as a path argument a shell expands to the file here: `~/` outside quotes, the rest quoted when it needs to be. */
-function pathWord(key: string): string {
-	const dir = key.endsWith('/')
-	const local = localKey(dir ? key.slice(0, -1) : key) ?? key
-	return `~/${shellWord(local)}${dir ? '/' : ''}`
+	return { options: words, paths: options.named ?? [] }
 }
 
 /**

@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { serversOfThisFile, type Server } from '../support/harness'
-import { login, machine, serverWithUsers, type Machine, type User } from '../support/client/machines'
+import { mkdirSync, symlinkSync } from 'node:fs'
+import { join } from 'node:path'
+import { emptyDir, serversOfThisFile, type Server } from '../support/harness'
+import { CLI, login, machine, serverWithUsers, type Machine, type User } from '../support/client/machines'
 
 /**
  * The review of a team config's content someone else pushed is an allowlist
@@ -172,5 +174,40 @@ describe('a team pull writes inert changes and holds the rest for review', () =>
 		expect(done.code).toBe(0)
 		expect(accept).toEqual(['resolve', 'claude-code', '--team', 'allow-c', '--theirs', '--yes'])
 		expect(JSON.parse(member.file('.claude/settings.json') as string)).toEqual({ theme: 'theirs', hooks })
+	}, 120_000)
+
+	test('a pull of named PATHs prints them so that a shell finds the files (a name with a space too), and the command works', async () => {
+		const { owner, member, args } = await team('allow-d')
+		const command = '.claude/commands/my deploy.md'
+		owner.file(command, 'Deploy.\n')
+		owner.file('.claude/CLAUDE.md', 'rules\n')
+		expect((await owner.cfgsync(['push', 'claude-code', ...args])).code).toBe(0)
+		const named = await member.cfgsync(['pull', 'claude-code', ...args, join(member.home, command)])
+		expect(named.code).toBe(1)
+		expect(member.exists(command)).toBe(false)
+		const printed = named.stderr.match(/cfgsync pull [^\n]*--yes[^\n]*/)?.[0] as string
+		expect(printed).toBe("cfgsync pull claude-code --team allow-d --yes ~/'.claude/commands/my deploy.md'")
+		// Run by a shell, as a person would paste it: `cfgsync` on PATH, the machine's home and state.
+		const bin = emptyDir()
+		mkdirSync(bin, { recursive: true })
+		symlinkSync(CLI, join(bin, 'cfgsync'))
+		const shell = Bun.spawn(['sh', '-c', printed], {
+			cwd: member.home,
+			env: {
+				PATH: `${bin}:${process.env.PATH ?? ''}`,
+				HOME: member.home,
+				XDG_CONFIG_HOME: join(member.home, '.config'),
+				XDG_STATE_HOME: join(member.home, '.local', 'state'),
+				CFGSYNC_SERVER: server.url,
+				NO_COLOR: '1'
+			},
+			stdin: 'ignore',
+			stdout: 'pipe',
+			stderr: 'pipe'
+		})
+		expect(await shell.exited).toBe(0)
+		expect(member.file(command)).toBe('Deploy.\n')
+		// Only the named file: the memory file still waits.
+		expect(member.exists('.claude/CLAUDE.md')).toBe(false)
 	}, 120_000)
 })
