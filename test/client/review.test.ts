@@ -258,6 +258,13 @@ describe('the diff shown', () => {
 			'a\nexport OPENAI_API_KEY=sk-abcdefghijklmnopqrstuvwxyz\n'
 		)
 		expect(secret.diff.join('\n')).not.toContain('sk-abcdef')
+		// A settings file that parses on one side only: its secret-looking values stay hidden in the line diff.
+		const env = json({ mcpServers: { gh: { command: 'npx', env: { GH_TOKEN: 'a1b2c3d4e5f6a7b8c9d0' } } } })
+		const broken2 = `${env.replace('a1b2c3d4e5f6a7b8c9d0', 'f0e1d2c3b4a59687f0e1').trimEnd()},`
+		const halfBroken = reviewWrite('cursor', '.cursor/mcp.json', env, broken2)
+		expect(halfBroken.diff.join('\n')).not.toContain('a1b2c3d4e5f6a7b8c9d0')
+		expect(halfBroken.diff.join('\n')).not.toContain('f0e1d2c3b4a59687f0e1')
+		expect(halfBroken.diff.join('\n')).toContain('(a secret-looking value, not shown)')
 	})
 
 	// Quadratic work on these would take minutes; linear takes a second or two, on a busy machine too.

@@ -81,6 +81,9 @@ export function reviewWrite(tool: Tool, key: string, before: string | undefined,
 				if (!(error instanceof RangeError)) throw error
 			}
 		}
+		// Shown line by line: secrets as text finds them too (a name without an extension is scanned as text).
+		for (const text of [before, after])
+			if (text) for (const secret of findSecrets('text', text)) secrets.add(secret.value)
 		const note = `(not compared key by key: not valid ${format.toUpperCase()} here or on the server, or nested too deep)`
 		return { key, inert: false, diff: lineDiff(before, after, secrets, note) }
 	}
@@ -284,8 +287,11 @@ function lineDiff(
 	if (before === undefined) lines.push('(a new file)')
 	else if (removed + added === 0) lines.push('(only invisible characters change: line endings or the final newline)')
 	else lines.push(`@@ line ${head + 1} @@`)
+	// A line holding any secret-looking value (a whole line, for text) is not shown; only the lines shown are checked.
+	const values = [...secrets].filter((value) => value !== '')
+	const hidden = (line: string) => secrets.has(line.trim()) || values.some((value) => line.includes(value))
 	const shown = (mark: string, line: string) =>
-		`${mark} ${secrets.has(line.trim()) ? SECRET_SHOWN : line.length > SHOWN_VALUE ? `${line.slice(0, SHOWN_VALUE)}…` : line}`
+		`${mark} ${hidden(line) ? SECRET_SHOWN : line.length > SHOWN_VALUE ? `${line.slice(0, SHOWN_VALUE)}…` : line}`
 	const room = SHOWN_LINES - lines.length
 	const total = removed + added
 	const fits = total <= room ? total : room - 1
