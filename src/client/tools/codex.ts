@@ -6,8 +6,14 @@ export const codex: ToolDescriptor = {
 	platforms: everywhere(['.codex/config.toml', '.codex/AGENTS.md']),
 	parts: [],
 	format: 'toml',
-	// What the terminal interface shows, and which editor a clicked file citation opens in.
-	inert: [['hide_agent_reasoning'], ['show_raw_agent_reasoning'], ['file_opener'], ['tui', 'notifications']],
+	// The colour theme, what the terminal interface shows, and which editor a clicked file citation opens in.
+	inert: [
+		['tui', 'theme'],
+		['hide_agent_reasoning'],
+		['show_raw_agent_reasoning'],
+		['file_opener'],
+		['tui', 'notifications']
+	],
 	runsCode: { commands: [['notify']], hooks: [] },
 	widens: [
 		['approval_policy'],
