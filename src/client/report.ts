@@ -1,7 +1,8 @@
 import { CliFailure, dim, EXIT, green, red, safe, say, yellow } from './output'
 import type { Report } from './run'
 import type { ConflictWhy, Decision, WriteKind } from './sync/engine'
-import { localKey, shown } from './tools'
+import { shown } from './tools'
+import { pathWord, shellWord } from './words'
 
 /** What runs printed and return: lines for a person, one JSON document for scripts, and the exit status. */
 
@@ -44,12 +45,7 @@ const HELD = "left as it was: someone else's changes to it wait for your review"
 function writeHeld(report: Report): string {
 	const { tool, args } = report.target
 	const again = report.held?.again ?? { options: ['--yes'], paths: [] }
-	// A path as a shell expands it to the file here: `~/` outside quotes, the rest quoted when it needs to be.
-	const path = (key: string) => {
-		const dir = key.endsWith('/')
-		return `~/${shellWord(localKey(dir ? key.slice(0, -1) : key) ?? key)}${dir ? '/' : ''}`
-	}
-	return safe(['cfgsync', report.mode, `${tool}${args}`, ...again.options, ...again.paths.map(path)].join(' '))
+	return safe(['cfgsync', report.mode, `${tool}${args}`, ...again.options, ...again.paths.map(pathWord)].join(' '))
 }
 
 /** The per-file lines of a run. */
@@ -78,7 +74,7 @@ export function printLines(report: Report): void {
 		say(`  ${dim('-')} ${safe(key)} (ignored: the same file as its platform-neutral name, which the server also has)`)
 }
 
-export const shellWord = (text: string) => (/^[\w@%+=:,./~-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`)
+export { shellWord } from './words'
 
 /** The summary after the lines. */
 export function summary(report: Report): string {

@@ -35,6 +35,7 @@ import { leaveAsTheyAre, remember, reviewWrite, wasAccepted } from './sync/revie
 import { newSecrets } from './sync/secrets'
 import { syntaxError, whereText } from './sync/syntax'
 import { knownDirs, knownFiles, shown } from './tools'
+import { pathWord } from './words'
 
 /**
  * The one path from the engine's decisions to disk and server that push,
@@ -360,8 +361,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 }
 
 /** PATH arguments again, for a command to rerun: a team push without them would not send the new files. */
-const pathWords = (named: string[] | undefined) =>
-	(named ?? []).map((key) => ` ${shellWord(shown(key.endsWith('/') ? key.slice(0, -1) : key))}`).join('')
+const pathWords = (named: string[] | undefined) => (named ?? []).map((key) => ` ${pathWord(key)}`).join('')
 
 /** The files a push would send, changed from the server's, that do not parse as their format (JSON, TOML). */
 function unparseable(push: Files | undefined, remote: Files | undefined): { key: string; why: string }[] {
