@@ -286,6 +286,16 @@ describe('the diff shown', () => {
 		for (const line of nested.diff) expect(line.length).toBeLessThan(2000)
 		expect(performance.now() - started).toBeLessThan(10_000)
 
+		// Deeper than the stack goes: reviewed, shown as text, never a crash.
+		const abyss = reviewWrite(
+			'claude-code',
+			'.claude/settings.json',
+			'{}',
+			`{"a": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`
+		)
+		expect(abyss.inert).toBe(false)
+		expect(abyss.diff[0]).toContain('not compared key by key')
+
 		started = performance.now()
 		const line = reviewWrite(
 			'claude-code',

@@ -65,29 +65,31 @@ function parsed(format: 'json' | 'toml', text: string): Json | undefined {
 	}
 }
 
+/** Secret-looking values as text scanning finds them, line by line (a name without an extension is scanned as text). */
+function textSecrets(secrets: Set<string>, ...texts: (string | null | undefined)[]): Set<string> {
+	for (const text of texts) if (text) for (const secret of findSecrets('text', text)) secrets.add(secret.value)
+	return secrets
+}
+
 /** How one write of someone else's content is reviewed: `before` is the file here (absent: none), `after` null deletes it. */
 export function reviewWrite(tool: Tool, key: string, before: string | undefined, after: string | null): FileReview {
-	const secrets = new Set<string>()
-	for (const text of [before, after]) if (text) for (const secret of findSecrets(key, text)) secrets.add(secret.value)
 	const format = formatOf(key)
-	if (format !== 'text') {
+	if (format === 'text')
+		return { key, inert: false, diff: lineDiff(before, after, textSecrets(new Set(), before, after)) }
+	let secrets = new Set<string>()
+	try {
+		for (const text of [before, after]) if (text) for (const secret of findSecrets(key, text)) secrets.add(secret.value)
 		const old = before === undefined ? MISSING : parsed(format, before)
 		const next = after === null ? MISSING : parsed(format, after)
-		if (old !== undefined && next !== undefined) {
-			try {
-				return { key, ...settingsChanges(tool, old, next, secrets) }
-			} catch (error) {
-				// Nested deeper than the stack goes: not compared key by key, so reviewed as text.
-				if (!(error instanceof RangeError)) throw error
-			}
-		}
-		// Shown line by line: secrets as text finds them too (a name without an extension is scanned as text).
-		for (const text of [before, after])
-			if (text) for (const secret of findSecrets('text', text)) secrets.add(secret.value)
-		const note = `(not compared key by key: not valid ${format.toUpperCase()} here or on the server, or nested too deep)`
-		return { key, inert: false, diff: lineDiff(before, after, secrets, note) }
+		if (old !== undefined && next !== undefined) return { key, ...settingsChanges(tool, old, next, secrets) }
+	} catch (error) {
+		// Nested deeper than the stack goes (parsing, scanning or comparing): reviewed as text.
+		if (!(error instanceof RangeError)) throw error
+		secrets = new Set()
 	}
-	return { key, inert: false, diff: lineDiff(before, after, secrets) }
+	// Shown line by line: the values found as settings, and what text scanning finds.
+	const note = `(not compared key by key: not valid ${format.toUpperCase()} here or on the server, or nested too deep)`
+	return { key, inert: false, diff: lineDiff(before, after, textSecrets(secrets, before, after), note) }
 }
 
 /** The patterns a key path may still match: a pattern and how many of its names have matched. */
