@@ -1,23 +1,13 @@
 import { join } from 'node:path'
-import { DEFAULT_CONFIG_NAME, type Tool } from '../shared/constants'
 import { prompt, PromptCancelled } from '../shared/terminal'
 import { ApiError, type PushResult } from './api'
-import { teamId, type Session } from './context'
+import type { Session } from './context'
 import { applyWrites, asFileSet, linkOutOfHome, readLocal, refusedWrites, safeTarget } from './files'
 import { contentHash, fileHash } from './hash'
 import { CliFailure, EXIT, failure, notice, safe, warn } from './output'
 import { platform } from './paths'
 import { configScope, newTeamConfigFailure } from './ownership'
-import {
-	backupDays,
-	backupsDir,
-	forgetState,
-	getState,
-	pruneBackups,
-	setState,
-	stateKey,
-	type SyncState
-} from './state'
+import { backupDays, backupsDir, forgetState, getState, pruneBackups, setState, type SyncState } from './state'
 import {
 	copyMap,
 	decide,
@@ -46,43 +36,9 @@ import { pathWord } from './words'
  * the new base.
  */
 
-/** One config on the server, as the commands name it. */
-export interface Target {
-	tool: Tool
-	name: string
-	teamId?: string
-	team?: string
-	key: string
-	label: string
-	/** The options that name this config on a command line: ` --name rules --team platform`. */
-	args: string
-	/** How the server finds it: GET /api/configs/latest's query. */
-	latest: { name: string; tool: Tool; teamId?: string }
-}
+import type { Target } from './target'
 
-function target(s: Session, username: string, tool: Tool, name: string, id?: string, team?: string): Target {
-	const args = `${name === DEFAULT_CONFIG_NAME ? '' : ` --name ${name}`}${team ? ` --team ${team}` : id ? ` --team ${id}` : ''}`
-	return {
-		tool,
-		name,
-		teamId: id,
-		team,
-		key: stateKey({ server: s.server, username, teamId: id, tool, name }),
-		label: `${tool}/${name}${team ? ` of team ${team}` : id ? ` of team ${id}` : ''}`,
-		args,
-		latest: { name, tool, teamId: id }
-	}
-}
-
-/** The config named on the command line (TOOL, --name, --team). */
-export async function resolveTarget(s: Session, tool: Tool, values: { name?: string; team?: string }): Promise<Target> {
-	const id = await teamId(s, values.team)
-	return target(s, await s.username(), tool, values.name ?? DEFAULT_CONFIG_NAME, id, values.team)
-}
-
-/** A config this machine syncs, from its state. */
-export const targetOf = (s: Session, state: SyncState): Target =>
-	target(s, state.username, state.tool, state.name, state.teamId, state.team)
+export { resolveTarget, type Target, targetOf } from './target'
 
 export interface Remote {
 	version: number
