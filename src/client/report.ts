@@ -25,7 +25,8 @@ const MARK: Record<WriteKind, string> = {
 	deleted: '-',
 	merged: '*',
 	mine: '>',
-	theirs: '<'
+	theirs: '<',
+	marked: '!'
 }
 const WORD: Record<WriteKind, string> = {
 	created: 'created',
@@ -33,7 +34,8 @@ const WORD: Record<WriteKind, string> = {
 	deleted: 'deleted',
 	merged: "merged with the server's changes",
 	mine: "kept this machine's side",
-	theirs: "took the server's side"
+	theirs: "took the server's side",
+	marked: 'conflict markers written: edit the file, then push'
 }
 
 const file = (key: string) => safe(shown(key))
@@ -67,7 +69,7 @@ export function printLines(report: Report): void {
 	if (report.mode !== 'push') {
 		for (const key of report.outside)
 			say(
-				`  ${dim('-')} ${file(key)} (skipped: not a ${tool} file this machine syncs; name it to pull it: cfgsync pull ${tool}${args} ${safe(shellWord(shown(key)))})`
+				`  ${dim('-')} ${file(key)} (skipped: not a ${tool} file this machine syncs; name it to pull it: cfgsync pull ${tool}${args} ${safe(pathWord(key))})`
 			)
 	}
 	for (const key of report.duplicates)
@@ -82,6 +84,7 @@ export function summary(report: Report): string {
 	const parts = [`${count('created')} created`, `${count('updated')} updated`, `${count('deleted')} deleted`]
 	if (count('merged')) parts.push(`${count('merged')} merged`)
 	if (count('mine') + count('theirs')) parts.push(`${count('mine') + count('theirs')} resolved`)
+	if (count('marked')) parts.push(`${count('marked')} marked for editing`)
 	parts.push(`${report.unchanged.length} unchanged`)
 	if (report.held) parts.push(yellow(`${report.held.keys.length} waiting for your review`))
 	if (report.conflicts.length) parts.push(red(plural(report.conflicts.length, 'conflict')))
@@ -141,8 +144,13 @@ export function outcomeFailure(report: Report): CliFailure | undefined {
 		const held = report.held
 			? ` Someone else's changes to ${report.held.keys.map(file).slice(0, 20).join(', ')} wait for your review; to write them: ${writeHeld(report)}`
 			: ''
+		// A file with clashing lines can also be settled by hand, between conflict markers.
+		const editable = report.conflicts.find((d) => d.verdict.kind === 'conflict' && d.verdict.regions !== undefined)
+		const edit = editable
+			? `; or edit ${file(editable.key)} by hand between conflict markers: cfgsync resolve ${tool}${args} --edit ${safe(pathWord(editable.key))}`
+			: ''
 		return new CliFailure(
-			`${plural(report.conflicts.length, 'conflict')} in ${label}: ${list}. ${done}. Choose a side: cfgsync resolve ${tool}${args} --mine (keep this machine's) or cfgsync resolve ${tool}${args} --theirs (take the server's); cfgsync diff ${tool}${args} shows the difference.${held}`,
+			`${plural(report.conflicts.length, 'conflict')} in ${label}: ${list}. ${done}. Choose a side for what clashes (every other change of both sides is kept): cfgsync resolve ${tool}${args} --mine (keep this machine's) or cfgsync resolve ${tool}${args} --theirs (take the server's)${edit}; cfgsync diff ${tool}${args} shows the difference.${held}`,
 			EXIT.conflict
 		)
 	}

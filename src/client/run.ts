@@ -17,13 +17,13 @@ import {
 	type Decision,
 	type Files,
 	type Mode,
-	type Side,
+	type Choice,
 	type Write
 } from './sync/engine'
 import { neutralFiles } from './sync/paths'
 import { leaveAsTheyAre, remember, reviewWrite, wasAccepted } from './sync/review'
 import { newSecrets } from './sync/secrets'
-import { syntaxError, whereText } from './sync/syntax'
+import { markersLeft, syntaxError, whereText } from './sync/syntax'
 import { knownDirs, knownFiles, shown } from './tools'
 import { pathWord } from './words'
 
@@ -70,7 +70,7 @@ export async function fetchRemote(s: Session, t: Target, etag?: string): Promise
 
 export interface RunOptions {
 	mode: Mode
-	choose?: { side: Side; keys?: string[] }
+	choose?: { side: Choice; keys?: string[] }
 	only?: boolean
 	/** PATH arguments as keys (a directory's with a final `/`): the command looks at these files only. */
 	named?: string[]
@@ -158,7 +158,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 	}
 	let scope = scoped.keys.filter((key) => !linked.has(key))
 	const judge = () => {
-		const sides = { base, local: readLocal(scope), remote: remote?.files, scope }
+		const sides = { base, local: readLocal(scope), remote: remote?.files, scope, remoteVersion: remote?.version }
 		const { decisions, outside } = decide(sides, fileHash)
 		return {
 			sides,
@@ -207,7 +207,12 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 			.filter(
 				(d) =>
 					(d.verdict.kind === 'conflict' && !outcome.conflicts.includes(d)) ||
-					(options.mode === 'resolve' && d.verdict.kind !== 'same' && options.choose?.keys?.includes(d.key))
+					(options.mode === 'resolve' &&
+						options.choose?.side !== 'edit' &&
+						d.verdict.kind !== 'same' &&
+						options.choose?.keys?.includes(d.key)) ||
+					// A file this machine never synced, merged with the server's by resolve (docs/sync-model.md).
+					(options.mode === 'resolve' && d.verdict.kind === 'merged' && d.base === undefined)
 			)
 			.map((d) => d.key),
 		outside: judged.outside.filter(
@@ -319,11 +324,16 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 /** PATH arguments again, for a command to rerun: a team push without them would not send the new files. */
 const pathWords = (named: string[] | undefined) => (named ?? []).map((key) => ` ${pathWord(key)}`).join('')
 
-/** The files a push would send, changed from the server's, that do not parse as their format (JSON, TOML). */
+/** The files a push would send, changed from the server's, that still hold conflict markers or do not parse as their format (JSON, TOML). */
 function unparseable(push: Files | undefined, remote: Files | undefined): { key: string; why: string }[] {
 	const found: { key: string; why: string }[] = []
 	for (const [key, content] of Object.entries(push ?? {})) {
 		if (content === ownValue(remote, key)) continue
+		const marked = markersLeft(content)
+		if (marked) {
+			found.push({ key, why: marked })
+			continue
+		}
 		const error = syntaxError(key, content)
 		if (error) found.push({ key, why: `not valid ${error.format}, ${whereText(error)}` })
 	}

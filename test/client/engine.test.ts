@@ -25,7 +25,7 @@ const TEXT_TABLE: [Cell, Cell, Cell, Verdict][] = [
 	[undefined, undefined, B, { kind: 'remote', content: B }],
 	[undefined, B, undefined, { kind: 'local', content: B }],
 	[undefined, B, B, { kind: 'same' }],
-	[undefined, B, C, { kind: 'conflict', why: 'no-base', keys: [], mine: B, theirs: C }],
+	[undefined, B, C, { kind: 'conflict', why: 'no-base', keys: ['line 1'], mine: B, theirs: C }],
 	[A, A, A, { kind: 'same' }],
 	[A, A, undefined, { kind: 'remote', content: null }],
 	[A, A, B, { kind: 'remote', content: B }],
@@ -35,18 +35,23 @@ const TEXT_TABLE: [Cell, Cell, Cell, Verdict][] = [
 	[A, B, B, { kind: 'same' }],
 	[A, undefined, B, { kind: 'conflict', why: 'deleted-here', keys: [], mine: null, theirs: B }],
 	[A, B, undefined, { kind: 'conflict', why: 'deleted-there', keys: [], mine: B, theirs: null }],
-	[A, B, C, { kind: 'conflict', why: 'both-changed', keys: [], mine: B, theirs: C }]
+	[A, B, C, { kind: 'conflict', why: 'both-changed', keys: ['line 1'], mine: B, theirs: C }]
 ]
+
+/** With only a hash of the base there is nothing to merge lines against: the whole file clashes. */
+const WHOLE = 'the whole file (no copy of the last synced version to merge against)'
 
 describe('judge: every base/local/remote combination', () => {
 	for (const [b, l, r, expected] of TEXT_TABLE) {
 		const name = `base ${b ?? '-'} local ${l ?? '-'} remote ${r ?? '-'}`.replace(/\n/g, '')
 		test(`${name} → ${expected.kind}`, () => {
-			expect(judge('.claude/CLAUDE.md', b === undefined ? undefined : base(b), l, r, hash)).toEqual(expected)
+			expect(judge('.claude/CLAUDE.md', b === undefined ? undefined : base(b), l, r, hash)).toMatchObject(expected)
 		})
-		// A base written by the older client has only hashes: the same verdicts (JSON cannot merge without content).
+		// A base written by the older client has only hashes: the same verdicts (nothing merges without content).
 		test(`${name} with a hash-only base → ${expected.kind}`, () => {
-			expect(judge('.claude/CLAUDE.md', b === undefined ? undefined : hashOnly(b), l, r, hash)).toEqual(expected)
+			const whole =
+				expected.kind === 'conflict' && expected.why === 'both-changed' ? { ...expected, keys: [WHOLE] } : expected
+			expect(judge('.claude/CLAUDE.md', b === undefined ? undefined : hashOnly(b), l, r, hash)).toMatchObject(whole)
 		})
 	}
 
@@ -82,12 +87,12 @@ describe('judge: JSON files merge key by key against the base', () => {
 		})
 	})
 
-	test('a comment of this side that an edit would take away (with a key the server deleted) makes the file a conflict', () => {
+	test('a comment of this side that an edit would take away (with a key the server deleted) is kept, before the next key', () => {
 		const b = json({ k0: 'a', k1: 'b' })
 		const l = '{\n  // about k0, written here\n  "k0": "a",\n  "k1": "b"\n}\n'
-		expect(judge(settings, base(b), l, json({ k1: 'b' }), hash)).toMatchObject({
-			kind: 'conflict',
-			why: 'both-changed'
+		expect(judge(settings, base(b), l, json({ k1: 'b' }), hash)).toEqual({
+			kind: 'merged',
+			content: '{\n  // about k0, written here\n  "k1": "b"\n}\n'
 		})
 	})
 
@@ -143,20 +148,37 @@ describe('judge: JSON files merge key by key against the base', () => {
 		expect(v).toEqual({ kind: 'merged', content: '\uFEFF{\r\n\t// editor (mine)\r\n\t"a": 5,\r\n\t"b": 1,\r\n}\r\n' })
 	})
 
-	test('a comment added on the server that this side does not have is not dropped: the file is a conflict', () => {
+	test('a comment added on the server goes before the key it precedes there; a trailing one after its key (never a conflict)', () => {
 		const b = json({ a: 1, b: 1 })
-		const r = '{\n  // why a is 2\n  "a": 2,\n  "b": 1\n}\n'
-		expect(judge(settings, base(b), json({ a: 1, b: 2 }), r, hash)).toMatchObject({
-			kind: 'conflict',
-			why: 'both-changed',
-			keys: []
+		const r = '{\n  // why a is 2\n  "a": 2,\n  "b": 1 // b stays 1\n}\n'
+		expect(judge(settings, base(b), '{\n\t"a": 1,\n\t"b": 1,\n\t"c": 3\n}\n', r, hash)).toEqual({
+			kind: 'merged',
+			content: '{\n\t// why a is 2\n\t"a": 2,\n\t"b": 1, // b stays 1\n\t"c": 3\n}\n'
 		})
 	})
 
-	test('a side that does not parse makes the whole file a conflict', () => {
+	test('a comment changed on both sides keeps both texts; one whose key is gone on this side goes before the next key, or at the end', () => {
+		const b = '{\n  // note\n  "a": 1,\n  "b": 1\n}\n'
+		const l = '{\n  // note (mine)\n  "a": 1,\n  "b": 1\n}\n'
+		const r = '{\n  // note (theirs)\n  "a": 1,\n  "b": 1\n}\n'
+		expect(judge(settings, base(b), l, r, hash)).toEqual({
+			kind: 'merged',
+			content: '{\n  // note (mine)\n  // note (theirs)\n  "a": 1,\n  "b": 1\n}\n'
+		})
+		const gone = judge(
+			settings,
+			base(b),
+			json({ b: 1 }),
+			'{\n  "a": 1,\n  // about b\n  "b": 1,\n  // the end\n}\n',
+			hash
+		)
+		expect(gone).toEqual({ kind: 'merged', content: '{\n  // about b\n  "b": 1\n}\n// the end\n' })
+	})
+
+	test('a side that does not parse is merged as lines: a conflict naming them', () => {
 		expect(judge(settings, base(json({ a: 1 })), '{"a": 2', json({ a: 3, b: 1 }), hash)).toMatchObject({
 			kind: 'conflict',
-			keys: []
+			keys: ['line 1']
 		})
 	})
 
@@ -187,17 +209,71 @@ describe('judge: JSON files merge key by key against the base', () => {
 		expect(({} as { x?: number }).x).toBeUndefined()
 	})
 
-	test('no base: differing JSON files are a conflict, not a merge (the new-machine guard)', () => {
-		expect(judge(settings, undefined, json({ a: 1 }), json({ b: 1 }), hash)).toMatchObject({
-			kind: 'conflict',
-			why: 'no-base'
+	test('no base: JSON merges against an empty base; only keys with different values on both sides clash', () => {
+		expect(judge(settings, undefined, json({ a: 1 }), json({ b: 1 }), hash)).toEqual({
+			kind: 'merged',
+			content: json({ a: 1, b: 1 })
+		})
+		const mcp = (servers: Record<string, unknown>) => json({ mcpServers: servers })
+		const v = judge(
+			'.claude.json#mcpServers',
+			undefined,
+			mcp({ filesystem: { command: 'fs' }, github: { command: 'gh-local' } }),
+			mcp({ github: { command: 'gh' }, postgres: { command: 'pg' } }),
+			hash
+		)
+		expect(v).toMatchObject({ kind: 'conflict', why: 'no-base', keys: ['mcpServers.github.command'] })
+		if (v.kind !== 'conflict') return
+		expect(JSON.parse(v.mine as string).mcpServers).toEqual({
+			filesystem: { command: 'fs' },
+			github: { command: 'gh-local' },
+			postgres: { command: 'pg' }
+		})
+		expect(JSON.parse(v.theirs as string).mcpServers).toEqual({
+			filesystem: { command: 'fs' },
+			github: { command: 'gh' },
+			postgres: { command: 'pg' }
+		})
+		// A new machine whose file holds nothing the server lacks takes the server's bytes.
+		expect(judge(settings, undefined, '{"b":1}', json({ b: 1, c: 2 }), hash)).toEqual({
+			kind: 'merged',
+			content: json({ b: 1, c: 2 })
 		})
 	})
 
-	test('non-JSON files are judged whole', () => {
-		expect(judge('.codex/config.toml', base('a = 1\nb = 1\n'), 'a = 2\nb = 1\n', 'a = 1\nb = 2\n', hash)).toMatchObject(
-			{ kind: 'conflict', why: 'both-changed' }
+	test('text files merge line by line: changes in different places merge; the same or neighbouring lines clash, named by line', () => {
+		const toml = '.codex/config.toml'
+		expect(judge(toml, base('a = 1\nb = 1\nc = 1\n'), 'a = 2\nb = 1\nc = 1\n', 'a = 1\nb = 1\nc = 2\n', hash)).toEqual({
+			kind: 'merged',
+			content: 'a = 2\nb = 1\nc = 2\n'
+		})
+		// Untouched lines come back byte for byte: CRLF, no final newline.
+		expect(judge('x.md', base('a\r\nb\r\nc'), 'a\r\nb\r\nc\r\nd', 'A\r\nb\r\nc', hash)).toEqual({
+			kind: 'merged',
+			content: 'A\r\nb\r\nc\r\nd'
+		})
+		const v = judge(toml, base('a = 1\nb = 1\nc = 1\n'), 'a = 2\nb = 1\nc = 1\n', 'a = 1\nb = 2\nc = 1\n', hash)
+		expect(v).toMatchObject({
+			kind: 'conflict',
+			why: 'both-changed',
+			keys: ['lines 1–2'],
+			mine: 'a = 2\nb = 1\nc = 1\n',
+			theirs: 'a = 1\nb = 2\nc = 1\n'
+		})
+		// The clash is only the lines that differ; every other change of both sides is in mine and theirs.
+		const md = judge(
+			'.claude/CLAUDE.md',
+			base('# Rules\n\nuse tabs\n\n## Tests\nrun them\n'),
+			'# Rules (laptop)\n\nuse spaces\n\n## Tests\nrun them\n',
+			'# Rules\n\nuse two spaces\n\n## Tests\nrun them all\n',
+			hash
 		)
+		expect(md).toMatchObject({
+			kind: 'conflict',
+			keys: ['line 3'],
+			mine: '# Rules (laptop)\n\nuse spaces\n\n## Tests\nrun them all\n',
+			theirs: '# Rules (laptop)\n\nuse two spaces\n\n## Tests\nrun them all\n'
+		})
 	})
 })
 

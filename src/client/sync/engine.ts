@@ -1,4 +1,5 @@
-import { isJsonKey, mergeJsonText, pathText } from './json'
+import { isJsonKey, mergeJsonText, parseJsonc, pathText, sameContent } from './json'
+import { clashedLines, hasClash, mergeLines, pick, splitLines, twoWay, withMarkers, type Region } from './text-merge'
 
 /**
  * The sync engine (docs/sync-model.md) as pure functions: from what this machine
@@ -31,12 +32,21 @@ export type Verdict =
 	/** Changed on both sides, merged key by key without a clash. */
 	| { kind: 'merged'; content: string }
 	/**
-	 * Changed on both sides and not mergeable. `keys` names the clashing JSON
-	 * keys when the rest merged; `mine` and `theirs` are the file as it is once
-	 * the person chooses a side (for JSON, only the clashing keys take that
-	 * side; the other changes of both sides stay).
+	 * Changed on both sides and not mergeable. `keys` names what clashes: JSON
+	 * keys, or lines of a text file (`lines 3–5`, as numbered here). `mine` and
+	 * `theirs` are the file as it is once the person chooses a side: only the
+	 * clashing keys or lines take that side, every other change of both sides
+	 * stays. `regions`, when the file can be edited by hand (`resolve --edit`),
+	 * are its agreed lines and its clashes.
 	 */
-	| { kind: 'conflict'; why: ConflictWhy; keys: string[]; mine: string | null; theirs: string | null }
+	| {
+			kind: 'conflict'
+			why: ConflictWhy
+			keys: string[]
+			mine: string | null
+			theirs: string | null
+			regions?: Region[]
+	  }
 
 export interface Decision {
 	key: string
@@ -72,11 +82,27 @@ export function judge(
 	remote: string | undefined,
 	hash: Hasher
 ): Verdict {
+	const verdict = judgeFile(key, base, local, remote, hash)
+	// A member of a bigger file (`.claude.json#mcpServers`) is written back into it as JSON: no markers there.
+	if (verdict.kind === 'conflict' && key.includes('#')) delete verdict.regions
+	return verdict
+}
+
+function judgeFile(
+	key: string,
+	base: BaseFile | undefined,
+	local: string | undefined,
+	remote: string | undefined,
+	hash: Hasher
+): Verdict {
 	if (local === remote) return { kind: 'same' }
 	const localChanged = !atBase(base, local, hash)
 	const remoteChanged = !atBase(base, remote, hash)
 	if (!remoteChanged) return { kind: 'local', content: local ?? null }
 	if (!localChanged) return { kind: 'remote', content: remote ?? null }
+	// No base: a new machine, or a file both sides created. It merges against an empty base, so that
+	// only what differs on both sides clashes; what it merges is written here, not sent (see reconcile).
+	const why: ConflictWhy = base === undefined ? 'no-base' : 'both-changed'
 	const whole = (why: ConflictWhy, keys: string[] = []): Verdict => ({
 		kind: 'conflict',
 		why,
@@ -84,22 +110,67 @@ export function judge(
 		mine: local ?? null,
 		theirs: remote ?? null
 	})
-	// No base: a new machine, or a file both sides created. Its local copy is not an edit to upload.
-	if (base === undefined) return whole('no-base')
 	if (local === undefined) return whole('deleted-here')
 	if (remote === undefined) return whole('deleted-there')
-	if (!isJsonKey(key) || base.content === undefined) return whole('both-changed')
-	const merged = mergeJsonText(base.content, local, remote)
-	if (merged.ok) return { kind: 'merged', content: merged.text }
-	if (merged.reason !== 'keys') return whole('both-changed')
-	const mine = mergeJsonText(base.content, local, remote, 'local')
-	const theirs = mergeJsonText(base.content, local, remote, 'remote')
+	// A base written by an older client holds only hashes: there is nothing to merge against.
+	if (base !== undefined && base.content === undefined)
+		return whole(why, ['the whole file (no copy of the last synced version to merge against)'])
+	const baseText = base?.content
+	if (isJsonKey(key)) {
+		const merged = mergeJsonText(baseText, local, remote)
+		// A new machine whose file adds nothing to the server's takes the server's bytes.
+		if (merged.ok)
+			return { kind: 'merged', content: base === undefined && sameContent(merged.text, remote) ? remote : merged.text }
+		if (merged.reason === 'keys') {
+			const mine = mergeJsonText(baseText, local, remote, 'local')
+			const theirs = mergeJsonText(baseText, local, remote, 'remote')
+			const mineText = mine.ok ? mine.text : local
+			// Once nothing of this machine's is left, the file is the server's, byte for byte.
+			const theirsText = theirs.ok && !sameContent(theirs.text, remote) ? theirs.text : remote
+			return {
+				kind: 'conflict',
+				why,
+				keys: merged.conflicts.map(pathText),
+				mine: mineText,
+				theirs: theirsText,
+				regions: twoWay(splitLines(mineText), splitLines(theirsText))
+			}
+		}
+		// A side that does not parse as JSON (or an edit that cannot be made exactly) is merged as lines,
+		// as long as the result parses whenever this machine's copy did.
+		const lines = textVerdict(baseText ?? '', local, remote, why)
+		if (lines.kind !== 'merged' || !parseJsonc(local) || parseJsonc(lines.content)) return lines
+		return {
+			kind: 'conflict',
+			why,
+			keys: ['the whole file (it does not merge as JSON)'],
+			mine: local,
+			theirs: remote,
+			regions: twoWay(splitLines(local), splitLines(remote))
+		}
+	}
+	return textVerdict(baseText ?? '', local, remote, why)
+}
+
+/** A text file changed on both sides, merged line by line (docs/sync-model.md). */
+function textVerdict(base: string, local: string, remote: string, why: ConflictWhy): Verdict {
+	const regions = mergeLines(base, local, remote)
+	if (regions === undefined)
+		return {
+			kind: 'conflict',
+			why,
+			keys: ['the whole file (too large to merge line by line)'],
+			mine: local,
+			theirs: remote
+		}
+	if (!hasClash(regions)) return { kind: 'merged', content: pick(regions, 'mine') }
 	return {
 		kind: 'conflict',
-		why: 'both-changed',
-		keys: merged.conflicts.map(pathText),
-		mine: mine.ok ? mine.text : local,
-		theirs: theirs.ok ? theirs.text : remote
+		why,
+		keys: clashedLines(regions),
+		mine: pick(regions, 'mine'),
+		theirs: pick(regions, 'theirs'),
+		regions
 	}
 }
 
@@ -112,6 +183,8 @@ export interface Sides {
 	remote?: Files
 	/** The keys this command looks at here: the tool's files, files synced before, or the PATHs given. */
 	scope: string[]
+	/** The server's version, named in conflict markers (`resolve --edit`). */
+	remoteVersion?: number
 }
 
 /** Every file in scope judged; server files outside the scope are listed apart (a pull does not write them). */
@@ -135,6 +208,8 @@ export function decide(sides: Sides, hash: Hasher): { decisions: Decision[]; out
 
 export type Mode = 'pull' | 'push' | 'sync' | 'resolve'
 export type Side = 'mine' | 'theirs'
+/** A side, or `edit`: conflict markers written into the file for the person to settle by hand (`resolve --edit`). */
+export type Choice = Side | 'edit'
 
 export interface Options {
 	mode: Mode
@@ -144,12 +219,12 @@ export interface Options {
 	 * conflict; with `keys` (resolve PATH...) it applies to those files whatever
 	 * their verdict.
 	 */
-	choose?: { side: Side; keys?: string[] }
+	choose?: { side: Choice; keys?: string[] }
 	/** push --only: the config becomes exactly the files in scope. */
 	only?: boolean
 }
 
-export type WriteKind = 'created' | 'updated' | 'deleted' | 'merged' | 'mine' | 'theirs'
+export type WriteKind = 'created' | 'updated' | 'deleted' | 'merged' | 'mine' | 'theirs' | 'marked'
 
 /** A file to write here (null: delete it). Every write is backed up first by the command. */
 export interface Write {
@@ -195,7 +270,7 @@ export function reconcile(sides: Sides, decisions: Decision[], options: Options,
 	const { mode } = options
 	const pulls = mode === 'pull' || mode === 'sync'
 	const pushes = mode === 'push' || mode === 'sync'
-	const chosen = (key: string): Side | undefined => {
+	const chosen = (key: string): Choice | undefined => {
 		const choice = options.choose
 		if (!choice) return undefined
 		return choice.keys === undefined || choice.keys.includes(key) ? choice.side : undefined
@@ -219,8 +294,9 @@ export function reconcile(sides: Sides, decisions: Decision[], options: Options,
 			mode === 'resolve' &&
 			v.kind !== 'conflict' &&
 			v.kind !== 'same' &&
-			side !== undefined &&
-			options.choose?.keys !== undefined
+			(side === 'mine' || side === 'theirs') &&
+			options.choose?.keys !== undefined &&
+			!(v.kind === 'merged' && d.base === undefined)
 		) {
 			if (side === 'theirs') write(d, d.remote ?? null, 'theirs')
 			setBase(d.key, d.remote)
@@ -243,6 +319,16 @@ export function reconcile(sides: Sides, decisions: Decision[], options: Options,
 				} else unsent.push(d)
 				break
 			case 'merged':
+				// Never synced here: the merge is written and the base becomes the server's version, so
+				// what only this machine had is an unsent change, sent by the next push or sync — never by
+				// the command that first met the server's copy. Resolve with a side settles it the same way.
+				if (d.base === undefined) {
+					if (mode === 'resolve' && side === undefined) break
+					write(d, v.content, 'merged')
+					setBase(d.key, d.remote)
+					if (v.content !== d.remote) unsent.push(d)
+					break
+				}
 				if (mode === 'resolve') break
 				write(d, v.content, 'merged')
 				if (pushes) {
@@ -253,6 +339,16 @@ export function reconcile(sides: Sides, decisions: Decision[], options: Options,
 			case 'conflict': {
 				if (side === undefined) {
 					conflicts.push(d)
+					break
+				}
+				if (side === 'edit') {
+					// Markers for the person to edit; the base moves to the server's version, so the file, once
+					// edited, is a change of this machine's to push (a push refuses while markers remain).
+					if (v.regions === undefined) conflicts.push(d)
+					else {
+						write(d, withMarkers(v.regions, sides.remoteVersion), 'marked')
+						setBase(d.key, d.remote)
+					}
 					break
 				}
 				const content = side === 'mine' ? v.mine : v.theirs

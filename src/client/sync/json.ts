@@ -3,6 +3,8 @@
 import {
 	applyEdits,
 	createScanner,
+	findNodeAtLocation,
+	getNodePath,
 	modify,
 	parseTree,
 	printParseErrorCode,
@@ -11,6 +13,7 @@ import {
 	type Node,
 	type ParseError
 } from 'jsonc-parser/lib/esm/main.js'
+import { diffIndices } from 'node-diff3'
 import { eolOf, hasBom, stripBom } from './text'
 
 /**
@@ -36,12 +39,39 @@ export const isJsonKey = (key: string): boolean => /\.jsonc?(#[A-Za-z0-9_]+)?$/i
 
 const PARSE_OPTIONS = { disallowComments: false, allowTrailingComma: true, allowEmptyContent: false }
 
+/**
+ * How deep a JSON file may nest. jsonc-parser, and the merge after it,
+ * recurse once per level: a file nested ten thousand levels deep (no tool
+ * writes one; a hostile server could) would overflow the stack. Deeper files
+ * are refused as not valid, with this reason, before anything recurses.
+ */
+export const MAX_DEPTH = 2048
+
+/** The offset where `text` first nests deeper than MAX_DEPTH, or undefined. One pass of the scanner, no recursion. */
+function tooDeepAt(text: string): number | undefined {
+	const scanner = createScanner(text, true)
+	let depth = 0
+	// 1/3 = { and [, 2/4 = } and ], 17 = end of file (const enums, not importable here)
+	for (let token = scanner.scan(); token !== 17; token = scanner.scan()) {
+		if (token === 1 || token === 3) {
+			if (++depth > MAX_DEPTH) return scanner.getTokenOffset()
+		} else if (token === 2 || token === 4) depth--
+	}
+	return undefined
+}
+
+/** The parsed tree of JSON-with-comments text, or undefined when it is not valid (or nests too deeply). */
+function treeOf(text: string): Node | undefined {
+	if (tooDeepAt(text) !== undefined) return undefined
+	const errors: ParseError[] = []
+	const tree = parseTree(text, errors, PARSE_OPTIONS)
+	return errors.length > 0 ? undefined : tree
+}
+
 /** The value of JSON-with-comments text, or undefined when it is not valid. `__proto__` keys are ordinary keys. */
 export function parseJsonc(text: string): { value: Json } | undefined {
-	const errors: ParseError[] = []
-	const tree = parseTree(stripBom(text), errors, PARSE_OPTIONS)
-	if (errors.length > 0 || tree === undefined) return undefined
-	return { value: nodeValue(tree) }
+	const tree = treeOf(stripBom(text))
+	return tree === undefined ? undefined : { value: nodeValue(tree) }
 }
 
 /** Parse errors in words a person can act on (jsonc-parser's codes by name). */
@@ -82,6 +112,12 @@ export function lineAndColumn(text: string, offset: number): { line: number; col
  */
 export function jsonSyntaxError(text: string): { line: number; column: number; problem: string } | undefined {
 	const body = stripBom(text)
+	const deep = tooDeepAt(body)
+	if (deep !== undefined)
+		return {
+			...lineAndColumn(body, deep),
+			problem: `it nests more than ${MAX_DEPTH.toLocaleString('en')} levels deep (no tool's settings do)`
+		}
 	const errors: ParseError[] = []
 	parseTree(body, errors, PARSE_OPTIONS)
 	const first = errors[0]
@@ -217,9 +253,8 @@ interface Comment {
 	length: number
 }
 
-/** The comments of a JSONC text (offsets in the text without its BOM). */
-function commentsIn(text: string): Comment[] {
-	const body = stripBom(text)
+/** The comments of a JSONC text without its BOM, in order. */
+function commentsIn(body: string): Comment[] {
 	const scanner = createScanner(body, false)
 	const comments: Comment[] = []
 	for (let token = scanner.scan(); token !== 17; token = scanner.scan()) {
@@ -234,41 +269,213 @@ function commentsIn(text: string): Comment[] {
 	return comments
 }
 
-const commentsOf = (text: string): string[] => commentsIn(text).map((c) => c.text)
+const commentsOf = (text: string): string[] => commentsIn(stripBom(text)).map((c) => c.text)
+
+const countsOf = (items: string[]): Map<string, number> => {
+	const counts = new Map<string, number>()
+	for (const item of items) counts.set(item, (counts.get(item) ?? 0) + 1)
+	return counts
+}
+
+/** Takes one of `item` out of `counts` if any is left; says whether it did. */
+const take = (counts: Map<string, number>, item: string): boolean => {
+	const n = counts.get(item) ?? 0
+	if (n === 0) return false
+	counts.set(item, n - 1)
+	return true
+}
 
 /** Multiset difference: the items of `a` left after taking out one per occurrence in `b`. */
 function minus(a: string[], b: string[]): string[] {
-	const counts = new Map<string, number>()
-	for (const item of b) counts.set(item, (counts.get(item) ?? 0) + 1)
-	return a.filter((item) => {
-		const n = counts.get(item) ?? 0
-		if (n === 0) return true
-		counts.set(item, n - 1)
-		return false
-	})
+	const counts = countsOf(b)
+	return a.filter((item) => !take(counts, item))
 }
 
-/** `text` without the given comments (one occurrence each); a line left empty goes with it. */
-function withoutComments(text: string, drop: string[]): string {
-	const bom = hasBom(text) ? BOM_TEXT : ''
-	let body = stripBom(text)
-	for (const comment of drop) {
-		const found = commentsIn(body).find((c) => c.text === comment)
-		if (!found) continue
+/** `body` without the given comments (one occurrence each, in one pass); a line left empty goes with it. */
+function withoutComments(body: string, drop: string[]): string {
+	const counts = countsOf(drop)
+	let out = ''
+	let from = 0
+	for (const found of commentsIn(body)) {
+		if (!take(counts, found.text)) continue
 		let start = found.offset
 		let end = found.offset + found.length
 		const lineStart = body.lastIndexOf('\n', start - 1) + 1
 		const lineEnd = body.indexOf('\n', end)
 		if (
+			start >= from &&
 			body.slice(lineStart, start).trim() === '' &&
 			body.slice(end, lineEnd === -1 ? body.length : lineEnd).trim() === ''
 		) {
-			start = lineStart
+			start = Math.max(lineStart, from)
 			end = lineEnd === -1 ? body.length : lineEnd + 1
 		}
-		body = body.slice(0, start) + body.slice(end)
+		out += body.slice(from, start)
+		from = end
 	}
-	return bom + body
+	return out + body.slice(from)
+}
+
+/**
+ * Where a comment sits, so that the other side's text can be given it at the
+ * same place: before the property or entry that follows it, or after the one
+ * it trails on the same line. Properties and entries in document order.
+ */
+function marksOf(tree: Node): Node[] {
+	const marks: Node[] = []
+	// Depth first, children pushed last to first: marks come out in document order, with no recursion.
+	const stack: Node[] = [tree]
+	while (stack.length > 0) {
+		const node = stack.pop() as Node
+		if (node.type === 'property' || node.parent?.type === 'array') marks.push(node)
+		const children = node.type === 'property' ? (node.children ?? []).slice(1) : (node.children ?? [])
+		for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as Node)
+	}
+	return marks
+}
+
+/** The path of a mark (a property: the path of its value; an entry: its index). */
+const markPath = (mark: Node): JSONPath =>
+	mark.type === 'property' ? getNodePath(mark.children?.[1] ?? mark) : getNodePath(mark)
+
+/** The first mark at or after `offset` (binary search on document order). */
+function firstFrom(marks: Node[], offset: number): number {
+	let [low, high] = [0, marks.length]
+	while (low < high) {
+		const mid = (low + high) >> 1
+		if ((marks[mid] as Node).offset < offset) low = mid + 1
+		else high = mid
+	}
+	return low
+}
+
+/** The mark at `path` in a tree: a property node, or an array entry. */
+function markAt(tree: Node, path: JSONPath): Node | undefined {
+	const node = findNodeAtLocation(tree, path)
+	if (node === undefined) return undefined
+	return node.parent?.type === 'property' ? node.parent : node
+}
+
+interface Placement {
+	at: number
+	text: string
+	/** The order among placements at the same offset: the order of the source. */
+	order: number
+}
+
+/**
+ * Where `comment` (of the text `source`, parsed as `sourceMarks`) goes in
+ * `body` (parsed as `tree`): trailing the line of the property it trailed,
+ * or on its own line before the property it preceded — or, when that
+ * property is not in `body`, before the next one that is; else at the end.
+ */
+function placeComment(
+	source: string,
+	sourceMarks: Node[],
+	comment: Comment,
+	body: string,
+	tree: Node,
+	order: number
+): Placement {
+	const eol = eolOf(body)
+	const lineStart = source.lastIndexOf('\n', comment.offset - 1) + 1
+	if (source.slice(lineStart, comment.offset).trim() !== '') {
+		// Trailing: after the outermost property or entry that ends on this line before it.
+		let trailed: Node | undefined
+		for (let node = sourceMarks[firstFrom(sourceMarks, comment.offset) - 1]; node; node = node.parent) {
+			const end = node.offset + node.length
+			if (end > comment.offset) break
+			if (end >= lineStart && (node.type === 'property' || node.parent?.type === 'array')) trailed = node
+		}
+		const target = trailed === undefined ? undefined : markAt(tree, markPath(trailed))
+		if (target !== undefined) {
+			const end = target.offset + target.length
+			let lineEnd = body.indexOf('\n', end)
+			if (lineEnd === -1) lineEnd = body.length
+			else if (body[lineEnd - 1] === '\r') lineEnd--
+			return { at: lineEnd, text: ` ${comment.text}`, order }
+		}
+	}
+	for (let i = firstFrom(sourceMarks, comment.offset + comment.length); i < sourceMarks.length; i++) {
+		const target = markAt(tree, markPath(sourceMarks[i] as Node))
+		if (target === undefined) continue
+		const start = body.lastIndexOf('\n', target.offset - 1) + 1
+		const indent = body.slice(start, target.offset)
+		if (indent.trim() === '') return { at: start, text: `${indent}${comment.text}${eol}`, order }
+		return {
+			at: target.offset,
+			text: comment.text.startsWith('//') ? `${comment.text}${eol}` : `${comment.text} `,
+			order
+		}
+	}
+	const end = body.length
+	return { at: end, text: body.endsWith('\n') || end === 0 ? `${comment.text}${eol}` : `${eol}${comment.text}`, order }
+}
+
+const insertAll = (body: string, placements: Placement[]): string => {
+	let out = body
+	const sorted = [...placements].sort((a, b) => b.at - a.at || b.order - a.order)
+	for (const p of sorted) out = out.slice(0, p.at) + p.text + out.slice(p.at)
+	return out
+}
+
+/**
+ * Comments merged three-way into `edited` (the local text with the merged
+ * value written in): a comment the server's side deleted is deleted here; one
+ * it added (or changed: the new text) is put where it sits there, next to the
+ * same key; a comment of this side that the key edits took away is put back
+ * the same way. Comments never clash: when both sides changed the same
+ * comment differently, both texts stay. Undefined if the result would not
+ * hold `value` (then the file is a conflict, as before).
+ */
+function mergeComments(
+	base: string | undefined,
+	local: string,
+	remote: string,
+	edited: string,
+	value: Json
+): string | undefined {
+	const [localBody, remoteBody] = [stripBom(local), stripBom(remote)]
+	const [baseComments, localComments, remoteComments] = [
+		base === undefined ? [] : commentsOf(base),
+		commentsIn(localBody),
+		commentsIn(remoteBody)
+	]
+	const [localTexts, remoteTexts] = [localComments.map((c) => c.text), remoteComments.map((c) => c.text)]
+	const deletedThere = minus(baseComments, remoteTexts)
+	const addedThere = minus(minus(remoteTexts, baseComments), localTexts)
+	const wanted = [...minus(localTexts, deletedThere), ...addedThere]
+	const bom = hasBom(edited) ? BOM_TEXT : ''
+	const body = withoutComments(stripBom(edited), deletedThere)
+	const missing = countsOf(minus(wanted, commentsOf(body)))
+	if ([...missing.values()].every((n) => n === 0)) return bom + body
+
+	const tree = treeOf(body)
+	if (tree === undefined) return undefined
+	const placements: Placement[] = []
+	const added = countsOf(addedThere)
+	const unplaced: string[] = []
+	const place = (source: string, comments: Comment[], wanted: (text: string) => boolean) => {
+		const sourceTree = treeOf(source)
+		const marks = sourceTree === undefined ? [] : marksOf(sourceTree)
+		for (const comment of comments) {
+			if (!wanted(comment.text) || !take(missing, comment.text)) continue
+			if (sourceTree === undefined) unplaced.push(comment.text)
+			else placements.push(placeComment(source, marks, comment, body, tree, placements.length))
+		}
+	}
+	place(remoteBody, remoteComments, (text) => take(added, text))
+	place(localBody, localComments, () => true)
+	const check = (text: string) => {
+		const parsed = parseJsonc(text)
+		return parsed !== undefined && same(parsed.value, value) && minus(wanted, commentsOf(text)).length === 0
+	}
+	const atTop = (texts: string[]) => texts.map((text) => `${text}${eolOf(body)}`).join('')
+	const placed = insertAll(body, placements)
+	if (unplaced.length === 0 && check(placed)) return bom + placed
+	// A comment that cannot go next to its key goes at the top of the file: never lost, never a conflict.
+	const top = atTop([...unplaced, ...placements.sort((a, b) => a.order - b.order).map((p) => p.text.trim())])
+	return check(top + body) ? bom + top + body : undefined
 }
 
 const BOM_TEXT = '\uFEFF'
@@ -290,7 +497,15 @@ interface Edit {
 	insert?: boolean
 }
 
-/** The edits that turn `from` into `to`, as deep as possible so the rest of the text stays as it is. */
+/** Past this product of lengths, two versions of an array are not aligned entry by entry (docs/client.md: linear time). */
+const MAX_ALIGN = 4_000_000
+
+/**
+ * The edits that turn `from` into `to`, as deep as possible so the rest of the
+ * text stays as it is: an entry or key that did not change is never touched
+ * (so never reformatted). Arrays are aligned entry by entry (longest common
+ * subsequence); changed entries are edited in place, others removed or inserted.
+ */
 function editsBetween(from: Json, to: Json, path: JSONPath, edits: Edit[]): void {
 	if (same(from, to)) return
 	if (isObject(from) && isObject(to)) {
@@ -303,23 +518,20 @@ function editsBetween(from: Json, to: Json, path: JSONPath, edits: Edit[]): void
 		}
 		return
 	}
-	if (Array.isArray(from) && Array.isArray(to)) {
-		// Entries removed and entries appended (what mergeEntries produces): edit them one by one.
-		const kept = from.map((entry, i) => ({ entry, i }))
-		let j = 0
-		const removed: number[] = []
-		for (const { entry, i } of kept) {
-			if (j < to.length && same(entry, to[j] as Json)) j++
-			else removed.push(i)
+	if (Array.isArray(from) && Array.isArray(to) && from.length * to.length <= MAX_ALIGN) {
+		// From the last difference to the first, so the indexes of those still to edit do not move.
+		const chunks = diffIndices(from.map(stableJson), to.map(stableJson)).reverse()
+		for (const chunk of chunks) {
+			const [start, removed] = chunk.buffer1
+			const [toStart, inserted] = chunk.buffer2
+			const paired = Math.min(removed, inserted)
+			for (let k = removed - 1; k >= paired; k--) edits.push({ path: [...path, start + k], value: undefined })
+			for (let k = paired; k < inserted; k++)
+				edits.push({ path: [...path, start + k], value: to[toStart + k] as Json, insert: true })
+			for (let k = paired - 1; k >= 0; k--)
+				editsBetween(from[start + k] as Json, to[toStart + k] as Json, [...path, start + k], edits)
 		}
-		const appended = to.slice(j)
-		if (from.length - removed.length + appended.length === to.length) {
-			for (const i of removed.reverse()) edits.push({ path: [...path, i], value: undefined })
-			const length = from.length - removed.length
-			for (const [k, entry] of appended.entries())
-				edits.push({ path: [...path, length + k], value: entry, insert: true })
-			return
-		}
+		return
 	}
 	edits.push({ path, value: to })
 }
@@ -347,38 +559,43 @@ export function rewrite(localText: string, localValue: Json, merged: Json): stri
 
 export type TextMerge =
 	| { ok: true; text: string }
-	| { ok: false; conflicts: JSONPath[]; reason: 'keys' | 'unparseable' | 'comments' | 'edit' }
+	| { ok: false; conflicts: JSONPath[]; reason: 'keys' | 'unparseable' | 'edit' }
+
+/** Do two JSONC texts hold the same value and the same comments (formatting aside)? */
+export function sameContent(a: string, b: string): boolean {
+	const [x, y] = [parseJsonc(a), parseJsonc(b)]
+	return (
+		x !== undefined &&
+		y !== undefined &&
+		same(x.value, y.value) &&
+		minus(commentsOf(a), commentsOf(b)).length === 0 &&
+		minus(commentsOf(b), commentsOf(a)).length === 0
+	)
+}
 
 /**
- * Merges three JSONC texts. Clean when no key changed differently on both
- * sides; the result is the local text with the server's changes applied. A
- * text that does not parse, comments the server's side changed that the
- * local side does not have, or an edit that cannot be made exactly, make the
- * whole file a conflict instead.
+ * Merges three JSONC texts (docs/sync-model.md). Clean when no key changed
+ * differently on both sides; the result is the local text with the server's
+ * changes applied (its formatting stays) and the comments merged three-way.
+ * Without a base (a machine that never synced the file), the base is empty:
+ * keys on one side only are kept, keys on both sides with different values
+ * clash. `prefer` settles the clashing keys for one side, and only those.
+ * A text that does not parse, or an edit that cannot be made exactly, is
+ * reported rather than merged.
  */
-export function mergeJsonText(base: string, local: string, remote: string, prefer?: Prefer): TextMerge {
-	const [b, l, r] = [parseJsonc(base), parseJsonc(local), parseJsonc(remote)]
+export function mergeJsonText(base: string | undefined, local: string, remote: string, prefer?: Prefer): TextMerge {
+	const [b, l, r] = [
+		base === undefined ? { value: MISSING as Slot } : parseJsonc(base),
+		parseJsonc(local),
+		parseJsonc(remote)
+	]
 	if (!b || !l || !r) return { ok: false, conflicts: [[]], reason: 'unparseable' }
 	const { value, conflicts } = merge3(b.value, l.value, r.value, prefer)
 	if (conflicts.length > 0) return { ok: false, conflicts, reason: 'keys' }
 	if (value === MISSING) return { ok: false, conflicts: [[]], reason: 'edit' }
-	// Comments merge three-way as well: one the server's side wrote must already be here (there is
-	// no telling where it goes otherwise); one it deleted goes here too; none of this side's may be lost.
-	const [baseComments, localComments, remoteComments] = [commentsOf(base), commentsOf(local), commentsOf(remote)]
-	if (prefer !== 'local' && minus(minus(remoteComments, baseComments), localComments).length > 0) {
-		if (prefer === 'remote') return { ok: true, text: remote }
-		return { ok: false, conflicts: [[]], reason: 'comments' }
-	}
 	const edited = rewrite(local, l.value, value)
 	if (edited === undefined) return { ok: false, conflicts: [[]], reason: 'edit' }
-	const deletedThere = minus(baseComments, remoteComments)
-	const text = withoutComments(
-		edited,
-		deletedThere.filter((c) => localComments.includes(c))
-	)
-	const lost = minus(minus(localComments, commentsOf(text)), deletedThere)
-	if (lost.length > 0 && prefer === undefined) return { ok: false, conflicts: [[]], reason: 'comments' }
-	const check = parseJsonc(text)
-	if (!check || !same(check.value, value)) return { ok: false, conflicts: [[]], reason: 'edit' }
+	const text = mergeComments(base, local, remote, edited, value)
+	if (text === undefined) return { ok: false, conflicts: [[]], reason: 'edit' }
 	return { ok: true, text }
 }

@@ -1,5 +1,6 @@
 import { parse as parseToml } from 'smol-toml'
 import { isJsonKey, jsonSyntaxError } from './json'
+import { conflictMarkerLine } from './text-merge'
 
 /**
  * Does a file parse as its format? A push never sends a settings file its
@@ -40,3 +41,14 @@ export function syntaxError(key: string, content: string): FileSyntaxError | und
 /** `line 3, column 5: a comma is missing` */
 export const whereText = (error: FileSyntaxError): string =>
 	`line ${error.line}${error.column === undefined ? '' : `, column ${error.column}`}: ${error.problem}`
+
+/**
+ * Why a file must not be sent while it holds the conflict markers `resolve
+ * --edit` wrote (docs/sync-model.md): every other machine would get them.
+ * Undefined when it holds none.
+ */
+export function markersLeft(content: string): string | undefined {
+	const line = conflictMarkerLine(content)
+	if (line === undefined) return undefined
+	return `still marked with conflict markers (the first at line ${line}, from cfgsync resolve --edit): keep the lines you want between <<<<<<< and >>>>>>>, delete the marker lines`
+}

@@ -17,7 +17,9 @@ export const Report = z.strictObject({
 	dryRun: z.boolean(),
 	serverVersion: z.number().int().nullable(),
 	pushed: z.strictObject({ version: z.number().int(), files: z.array(z.string()) }).nullable(),
-	changes: z.array(entry.extend({ action: z.enum(['created', 'updated', 'deleted', 'merged', 'mine', 'theirs']) })),
+	changes: z.array(
+		entry.extend({ action: z.enum(['created', 'updated', 'deleted', 'merged', 'mine', 'theirs', 'marked']) })
+	),
 	conflicts: z.array(
 		entry.extend({
 			why: z.enum(['both-changed', 'no-base', 'deleted-here', 'deleted-there']),

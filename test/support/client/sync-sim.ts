@@ -1,6 +1,14 @@
 import fc from 'fast-check'
 import { applyEdits, createScanner, modify } from 'jsonc-parser/lib/esm/main.js'
-import { decide, reconcile, type Bases, type Files, type Mode, type Side } from '../../../src/client/sync/engine'
+import {
+	decide,
+	reconcile,
+	type Bases,
+	type Decision,
+	type Files,
+	type Mode,
+	type Side
+} from '../../../src/client/sync/engine'
 import { isObject, parseJsonc, stableJson, type Json } from '../../../src/client/sync/json'
 import { contentHash, sha256 } from '../../../src/client/hash'
 
@@ -24,11 +32,11 @@ export const MACHINES = 3
 type Edit =
 	| { kind: 'set'; file: number; key: number; nested: boolean }
 	| { kind: 'unset'; file: number; key: number }
-	| { kind: 'comment'; file: number; key: number }
+	| { kind: 'comment'; file: number; key: number; op: 'add' | 'change' | 'remove' }
 	| { kind: 'reformat'; file: number; tabs: boolean; crlf: boolean; bom: boolean }
 	| { kind: 'break'; file: number }
 	| { kind: 'delete'; file: number }
-	| { kind: 'text'; file: number }
+	| { kind: 'text'; file: number; line: number; append: boolean }
 
 export type Step =
 	| { kind: 'edit'; machine: number; edit: Edit }
@@ -40,7 +48,15 @@ const edit: fc.Arbitrary<Edit> = fc.oneof(
 		arbitrary: fc.record({ kind: fc.constant('set' as const), file: fc.nat(1), key: fc.nat(2), nested: fc.boolean() })
 	},
 	{ weight: 3, arbitrary: fc.record({ kind: fc.constant('unset' as const), file: fc.nat(1), key: fc.nat(2) }) },
-	{ weight: 2, arbitrary: fc.record({ kind: fc.constant('comment' as const), file: fc.nat(1), key: fc.nat(3) }) },
+	{
+		weight: 3,
+		arbitrary: fc.record({
+			kind: fc.constant('comment' as const),
+			file: fc.nat(1),
+			key: fc.nat(3),
+			op: fc.constantFrom('add' as const, 'add' as const, 'change' as const, 'remove' as const)
+		})
+	},
 	{
 		weight: 1,
 		arbitrary: fc.record({
@@ -53,7 +69,15 @@ const edit: fc.Arbitrary<Edit> = fc.oneof(
 	},
 	{ weight: 1, arbitrary: fc.record({ kind: fc.constant('break' as const), file: fc.nat(1) }) },
 	{ weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), file: fc.nat(2) }) },
-	{ weight: 3, arbitrary: fc.record({ kind: fc.constant('text' as const), file: fc.constant(2) }) }
+	{
+		weight: 4,
+		arbitrary: fc.record({
+			kind: fc.constant('text' as const),
+			file: fc.constant(2),
+			line: fc.nat(7),
+			append: fc.boolean()
+		})
+	}
 )
 const machine = fc.nat(MACHINES - 1)
 export const step: fc.Arbitrary<Step> = fc.oneof(
@@ -104,6 +128,80 @@ function leaves(key: string, text: string | undefined): Map<string, string> | un
 	return out
 }
 
+/** JSON leaves without comments: comments and formatting are not keys. */
+function keyLeaves(key: string, text: string | undefined): Map<string, string> | undefined {
+	const all = leaves(key, text)
+	if (all === undefined) return undefined
+	for (const path of [...all.keys()]) if (path.startsWith('#')) all.delete(path)
+	return all
+}
+
+/** Lines of a text file, for the line oracle. */
+const linesOf = (text: string) => text.split(/(?<=\n)/).filter((line) => line !== '')
+
+/**
+ * What a conflict must be (docs/sync-model.md), checked independently of the
+ * engine: only keys (or lines) both sides changed differently clash, so a
+ * conflict names at least one; and whichever side the person chooses, every
+ * change that did not clash — from either side — is in the file. For text,
+ * checked when both sides only replaced lines (so line N is line N on every
+ * side): changes at least one line apart never clash.
+ */
+export function conflictProblem(d: Decision): string | undefined {
+	const v = d.verdict
+	if (v.kind !== 'conflict' || d.local === undefined || d.remote === undefined) return undefined
+	if (d.base !== undefined && d.base.content === undefined) return undefined
+	if (v.keys.length === 0) return `${d.key}: a conflict that names no key or line`
+	const base = d.base?.content
+	const [lb, ll, lr] = [keyLeaves(d.key, base ?? '{}'), keyLeaves(d.key, d.local), keyLeaves(d.key, d.remote)]
+	if (lb !== undefined && ll !== undefined && lr !== undefined) {
+		if (base === undefined) lb.clear()
+		const clashes = (path: string) => {
+			const [b, l, r] = [lb.get(path), ll.get(path), lr.get(path)]
+			return b !== l && b !== r && l !== r
+		}
+		const paths = [...new Set([...ll.keys(), ...lr.keys()])]
+		const clashing = paths.filter(clashes)
+		if (clashing.length === 0) return `${d.key}: a conflict where no key changed differently on both sides`
+		// A path at, under or above a clash takes whatever the chosen side gives the clash.
+		const under = (path: string) =>
+			clashing.some((c) => path === c || path.startsWith(`${c}/`) || c.startsWith(`${path}/`) || path === '')
+		for (const [side, text] of [
+			['mine', v.mine],
+			['theirs', v.theirs]
+		] as const) {
+			const chosen = keyLeaves(d.key, text ?? undefined)
+			if (chosen === undefined) return `${d.key}: ${side} does not parse`
+			for (const path of paths) {
+				if (under(path)) continue
+				const want = ll.get(path) === lb.get(path) ? lr.get(path) : ll.get(path)
+				if (chosen.get(path) !== want)
+					return `${d.key}: choosing ${side} loses a change that did not clash at ${path} (${chosen.get(path)} instead of ${want})`
+			}
+		}
+		return undefined
+	}
+	if (d.key.endsWith('.json') || base === undefined) return undefined
+	const [bl, xl, yl] = [linesOf(base), linesOf(d.local), linesOf(d.remote)]
+	if (bl.length !== xl.length || bl.length !== yl.length) return undefined
+	const changed = (lines: string[]) => lines.flatMap((line, i) => (line !== bl[i] ? [i] : []))
+	const [mine, theirs] = [changed(xl), changed(yl)]
+	if (mine.every((i) => theirs.every((j) => Math.abs(i - j) >= 2)))
+		return `${d.key}: lines changed in different places (${mine} here, ${theirs} there) make a conflict`
+	for (const [side, text] of [
+		['mine', v.mine],
+		['theirs', v.theirs]
+	] as const) {
+		const got = linesOf(text ?? '')
+		if (got.length !== bl.length) continue
+		for (const i of mine.filter((i) => theirs.every((j) => Math.abs(i - j) >= 2)))
+			if (got[i] !== xl[i]) return `${d.key}: choosing ${side} loses this machine's line ${i + 1}`
+		for (const j of theirs.filter((j) => mine.every((i) => Math.abs(i - j) >= 2)))
+			if (got[j] !== yl[j]) return `${d.key}: choosing ${side} loses the server's line ${j + 1}`
+	}
+	return undefined
+}
+
 /** Is replacing `before` by `after` allowed for someone whose base is `base`? Only what the base held may go. */
 export function knowing(
 	key: string,
@@ -112,6 +210,20 @@ export function knowing(
 	after: string | undefined
 ): string | undefined {
 	if (before === after) return undefined
+	if (!key.endsWith('.json') && base !== undefined && before !== undefined && after !== undefined) {
+		// Text merges line by line: every line here that the base did not hold must still be there.
+		const left = new Map<string, number>()
+		for (const line of linesOf(after)) left.set(line, (left.get(line) ?? 0) + 1)
+		const seen = new Map<string, number>()
+		for (const line of linesOf(base)) seen.set(line, (seen.get(line) ?? 0) + 1)
+		for (const line of linesOf(before)) {
+			if ((seen.get(line) ?? 0) > 0) seen.set(line, (seen.get(line) ?? 0) - 1)
+			else if ((left.get(line) ?? 0) > 0) left.set(line, (left.get(line) ?? 0) - 1)
+			else
+				return `${key}: dropped the line ${JSON.stringify(line)} without having seen it (base ${JSON.stringify(base)})`
+		}
+		return undefined
+	}
 	const [lb, lx, ly] = [leaves(key, base), leaves(key, before), leaves(key, after)]
 	if (lb === undefined || lx === undefined || ly === undefined) {
 		return base === before
@@ -166,13 +278,23 @@ export function simulate(steps: Step[]): void {
 				}
 				return
 			}
-			case 'comment':
-				// Above a key's line, or at the top.
+			case 'comment': {
 				if (!json) return
+				const existing = /\/\/ note t\d+/.exec(start.slice(start.indexOf(`"${KEYS[e.key]}"`) + 1))?.[0]
+				if (e.op === 'change' && existing) {
+					m.local[key] = start.replace(existing, `// note ${token()}`)
+					return
+				}
+				if (e.op === 'remove' && existing) {
+					m.local[key] = start.replace(new RegExp(`[ \\t]*${existing}\\r?\\n?`), '')
+					return
+				}
+				// Added above a key's line, or at the top.
 				if (e.key < KEYS.length && start.includes(`"${KEYS[e.key]}"`))
 					m.local[key] = start.replace(`"${KEYS[e.key]}"`, `// note ${token()}\n"${KEYS[e.key]}"`)
 				else m.local[key] = start.replace('{', `{\n// note ${token()}`)
 				return
+			}
 			case 'reformat': {
 				if (!json || !valid) return
 				let next = JSON.stringify(parseJsonc(start)?.value, null, e.tabs ? '\t' : 2)
@@ -186,9 +308,14 @@ export function simulate(steps: Step[]): void {
 			case 'delete':
 				delete m.local[key]
 				return
-			case 'text':
-				m.local[key] = `${text ?? ''}${token()}\n`
+			case 'text': {
+				// A line replaced (most edits: the line count stays, which the oracle below relies on) or added.
+				const lines = (text ?? '').split(/(?<=\n)/).filter((line) => line !== '')
+				if (e.append || lines.length === 0) lines.splice(e.line % (lines.length + 1), 0, `${token()}\n`)
+				else lines[e.line % lines.length] = `${token()}\n`
+				m.local[key] = lines.join('')
 				return
+			}
 		}
 	}
 
@@ -219,6 +346,14 @@ export function simulate(steps: Step[]): void {
 				`verdict ${d.verdict.kind}${d.verdict.kind === 'conflict' ? ` ${d.verdict.why}${d.verdict.keys.length ? ' (keys)' : ''}` : ''}`
 			)
 		for (const w of outcome.writes) count(`write ${w.kind}`)
+		for (const d of decisions) {
+			const problem = conflictProblem(d)
+			if (problem) violations.push(`machine ${index} ${mode}: ${problem}`)
+			if (d.verdict.kind === 'merged' && d.key.endsWith('.md')) count('verdict merged (lines)')
+			if (d.verdict.kind === 'conflict' && d.key.endsWith('.md') && d.verdict.keys[0]?.startsWith('line'))
+				count('verdict conflict (lines)')
+			if (d.verdict.kind === 'merged' && d.base === undefined) count('verdict merged (no base)')
+		}
 		for (const w of outcome.writes) {
 			if (!explicit) {
 				const problem = knowing(w.key, m.base?.[w.key]?.content, m.local[w.key], w.content ?? undefined)
@@ -255,7 +390,7 @@ export function simulate(steps: Step[]): void {
 		first.local = {
 			'a.json': '{\n  "k0": "a0",\n  "k1": "a1"\n}\n',
 			'b.json': '{"k2": {"s": "b2"}}',
-			'notes.md': 'notes\n'
+			'notes.md': 'n1\nn2\nn3\nn4\nn5\nn6\n'
 		}
 		command(0, 'push')
 		for (let i = 1; i < MACHINES; i++) command(i, 'pull')
