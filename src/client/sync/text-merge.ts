@@ -1,11 +1,9 @@
-import { diff3Merge, diffIndices } from 'node-diff3'
-
 /**
  * The line-by-line merge of text files (docs/sync-model.md, "Text files"):
- * Markdown, TOML, commands and rules are merged against the base with diff3,
- * so changes in different places of a file merge and only overlapping ones
- * conflict. Lines keep their own line endings, so a merge gives every
- * untouched line back byte for byte.
+ * Markdown, TOML, commands and rules are merged against the base the way
+ * diff3 does, so changes in different places of a file merge and only
+ * overlapping (or touching) ones conflict. Lines keep their own line
+ * endings, so a merge gives every untouched line back byte for byte.
  */
 
 /** A run of lines both sides agree on, or a clash: this machine's lines and the server's for one place. */
@@ -24,26 +22,76 @@ export function splitLines(text: string): string[] {
 }
 
 /**
- * The diff's cost grows with the product of the lines that differ (after the
- * lines common to the start and the end are set aside). Content may come from
- * the server, and nothing run on it may take long (docs/client.md): past this
- * many, a file is not merged line by line and stays a whole-file conflict.
+ * How many cells the longest-common-subsequence table may have. Content may
+ * come from the server, and nothing run on it may take long or take much
+ * memory (docs/client.md): past this (about 2,000 × 2,000 lines that differ,
+ * once the lines common to the start and the end are set aside), a file is
+ * not merged line by line and stays a whole-file conflict. (node-diff3's own
+ * LCS took minutes on 4,000 lines of repeated content, so it is not used.)
  */
-const MAX_PRODUCT = 16_000_000
+const MAX_CELLS = 4_000_000
 
-const commonPrefix = (lists: string[][]): number => {
-	const shortest = Math.min(...lists.map((list) => list.length))
-	let n = 0
-	while (n < shortest && lists.every((list) => list[n] === (lists[0] as string[])[n])) n++
-	return n
+/** `o[oStart, oEnd)` became `x[start, end)`. */
+export interface Hunk {
+	oStart: number
+	oEnd: number
+	start: number
+	end: number
 }
 
-const commonSuffix = (lists: string[][], prefix: number): number => {
-	const room = Math.min(...lists.map((list) => list.length)) - prefix
-	let n = 0
-	const at = (list: string[], i: number) => list[list.length - 1 - i]
-	while (n < room && lists.every((list) => at(list, n) === at(lists[0] as string[], n))) n++
-	return n
+/**
+ * Where `x` differs from `o`, as hunks in order (a longest common subsequence
+ * by dynamic programming over what is left between the common start and
+ * end). Undefined when that is too large; `equal` compares two items.
+ */
+export function diffHunks<T>(o: T[], x: T[], equal: (a: T, b: T) => boolean = (a, b) => a === b): Hunk[] | undefined {
+	let prefix = 0
+	while (prefix < o.length && prefix < x.length && equal(o[prefix] as T, x[prefix] as T)) prefix++
+	let suffix = 0
+	while (
+		suffix < o.length - prefix &&
+		suffix < x.length - prefix &&
+		equal(o[o.length - 1 - suffix] as T, x[x.length - 1 - suffix] as T)
+	)
+		suffix++
+	const n = o.length - prefix - suffix
+	const m = x.length - prefix - suffix
+	if (n === 0 && m === 0) return []
+	if (n === 0 || m === 0) return [{ oStart: prefix, oEnd: prefix + n, start: prefix, end: prefix + m }]
+	if ((n + 1) * (m + 1) > MAX_CELLS) return undefined
+	// lcs[i * (m + 1) + j]: the longest common subsequence of the middles' suffixes from i and j.
+	const width = m + 1
+	const lcs = new Uint16Array((n + 1) * width)
+	for (let i = n - 1; i >= 0; i--)
+		for (let j = m - 1; j >= 0; j--)
+			lcs[i * width + j] = equal(o[prefix + i] as T, x[prefix + j] as T)
+				? (lcs[(i + 1) * width + j + 1] as number) + 1
+				: Math.max(lcs[(i + 1) * width + j] as number, lcs[i * width + j + 1] as number)
+	const hunks: Hunk[] = []
+	let open: Hunk | undefined
+	let [i, j] = [0, 0]
+	const close = () => {
+		if (open) hunks.push(open)
+		open = undefined
+	}
+	while (i < n || j < m) {
+		if (i < n && j < m && equal(o[prefix + i] as T, x[prefix + j] as T)) {
+			close()
+			i++
+			j++
+			continue
+		}
+		open ??= { oStart: prefix + i, oEnd: prefix + i, start: prefix + j, end: prefix + j }
+		if (j >= m || (i < n && (lcs[(i + 1) * width + j] as number) >= (lcs[i * width + j + 1] as number))) {
+			i++
+			open.oEnd++
+		} else {
+			j++
+			open.end++
+		}
+	}
+	close()
+	return hunks
 }
 
 /** Joins neighbouring agreed runs; drops empty ones. */
@@ -66,46 +114,69 @@ function tidy(regions: Region[]): Region[] {
  * (and marks) only the lines that really differ. Undefined when too large.
  */
 export function twoWay(mine: string[], theirs: string[]): Region[] | undefined {
-	const prefix = commonPrefix([mine, theirs])
-	const suffix = commonSuffix([mine, theirs], prefix)
-	const a = mine.slice(prefix, mine.length - suffix)
-	const b = theirs.slice(prefix, theirs.length - suffix)
-	if (a.length * b.length > MAX_PRODUCT) return undefined
-	const regions: Region[] = [{ ok: mine.slice(0, prefix) }]
-	let i = 0
-	for (const chunk of diffIndices(a, b)) {
-		const [aStart, aLength] = chunk.buffer1
-		const [bStart, bLength] = chunk.buffer2
-		regions.push({ ok: a.slice(i, aStart) })
-		regions.push({ mine: a.slice(aStart, aStart + aLength), theirs: b.slice(bStart, bStart + bLength) })
-		i = aStart + aLength
+	const hunks = diffHunks(mine, theirs)
+	if (hunks === undefined) return undefined
+	const regions: Region[] = []
+	let at = 0
+	for (const h of hunks) {
+		regions.push(
+			{ ok: mine.slice(at, h.oStart) },
+			{ mine: mine.slice(h.oStart, h.oEnd), theirs: theirs.slice(h.start, h.end) }
+		)
+		at = h.oEnd
 	}
-	regions.push({ ok: a.slice(i) }, { ok: mine.slice(mine.length - suffix) })
+	regions.push({ ok: mine.slice(at) })
 	return tidy(regions)
 }
+
+const sameLines = (a: string[], b: string[]) => a.length === b.length && a.every((line, i) => line === b[i])
 
 /**
  * diff3 of three texts: changes made on one side only are taken, the same
  * change on both sides is taken once, and changes of both sides to the same
- * lines are clashes. Undefined when the files are too large to diff.
+ * or touching lines are clashes (refined to the lines that differ).
+ * Undefined when the files are too large to diff.
  */
 export function mergeLines(base: string, local: string, remote: string): Region[] | undefined {
 	const [o, a, b] = [splitLines(base), splitLines(local), splitLines(remote)]
-	const prefix = commonPrefix([o, a, b])
-	const suffix = commonSuffix([o, a, b], prefix)
-	const middle = (lines: string[]) => lines.slice(prefix, lines.length - suffix)
-	const [mo, ma, mb] = [middle(o), middle(a), middle(b)]
-	if (mo.length * Math.max(ma.length, mb.length, 1) > MAX_PRODUCT) return undefined
-	const regions: Region[] = [{ ok: a.slice(0, prefix) }]
-	for (const region of diff3Merge(ma, mo, mb, { excludeFalseConflicts: true })) {
-		if (region.ok) regions.push({ ok: region.ok })
-		else if (region.conflict) {
-			const refined = twoWay(region.conflict.a, region.conflict.b)
+	const [ha, hb] = [diffHunks(o, a), diffHunks(o, b)]
+	if (ha === undefined || hb === undefined) return undefined
+	const hunks = [...ha.map((h) => ({ ...h, side: a })), ...hb.map((h) => ({ ...h, side: b }))].sort(
+		(x, y) => x.oStart - y.oStart || x.oEnd - y.oEnd
+	)
+	const regions: Region[] = []
+	let at = 0
+	for (let k = 0; k < hunks.length; ) {
+		// One region: the hunks that overlap or touch, on either side.
+		const first = hunks[k] as (typeof hunks)[number]
+		const start = first.oStart
+		let end = first.oEnd
+		const group = [first]
+		for (k++; k < hunks.length && (hunks[k] as (typeof hunks)[number]).oStart <= end; k++) {
+			const h = hunks[k] as (typeof hunks)[number]
+			group.push(h)
+			end = Math.max(end, h.oEnd)
+		}
+		regions.push({ ok: o.slice(at, start) })
+		at = end
+		// Each side's lines for o[start, end): its hunks there, and around them what it kept of o.
+		const lines = (side: string[]) => {
+			const own = group.filter((h) => h.side === side)
+			const head = own[0]
+			const tail = own[own.length - 1]
+			if (head === undefined || tail === undefined) return undefined
+			return side.slice(head.start - (head.oStart - start), tail.end + (end - tail.oEnd))
+		}
+		const [mine, theirs] = [lines(a), lines(b)]
+		if (mine === undefined) regions.push({ ok: theirs ?? [] })
+		else if (theirs === undefined || sameLines(mine, theirs)) regions.push({ ok: mine })
+		else {
+			const refined = twoWay(mine, theirs)
 			if (refined === undefined) return undefined
 			regions.push(...refined)
 		}
 	}
-	regions.push({ ok: a.slice(a.length - suffix) })
+	regions.push({ ok: o.slice(at) })
 	return tidy(regions)
 }
 
