@@ -199,6 +199,24 @@ describe('judge: JSON files merge key by key against the base', () => {
 			expect(JSON.parse(v.content)).toEqual([k('ctrl+b', 'b'), k('ctrl+l', 'l'), k('ctrl+r', 'r')])
 	})
 
+	test('keybindings.json: an entry changed on the server is edited in place; entries that did not change keep their bytes', () => {
+		const b =
+			'// Place your key bindings in this file\n[\n    {\n        "key": "ctrl+a",\n        "command": "a"\n    },\n    { "key": "ctrl+b", "command": "b" },\n    {   "key": "ctrl+c",   "command": "c"   }\n]\n'
+		const l = b.replace('// Place', '// Mine. Place')
+		const r = b.replace('"command": "b"', '"command": "b2"')
+		expect(judge('@Code/User/keybindings.json', base(b), l, r, hash)).toEqual({
+			kind: 'merged',
+			content: l.replace('"command": "b"', '"command": "b2"')
+		})
+		// An entry removed on the server and one added here: the others stay as they were written.
+		const removed = b.replace('    { "key": "ctrl+b", "command": "b" },\n', '')
+		const added = b.replace('"c"   }\n', '"c"   },\n    {"key": "ctrl+d", "command": "d"}\n')
+		expect(judge('@Code/User/keybindings.json', base(b), added, removed, hash)).toEqual({
+			kind: 'merged',
+			content: added.replace('    { "key": "ctrl+b", "command": "b" },\n', '')
+		})
+	})
+
 	test('__proto__ and constructor are ordinary keys', () => {
 		const b = '{"__proto__": {"x": 1}, "constructor": 1, "a": 1}'
 		const l = '{"__proto__": {"x": 2}, "constructor": 1, "a": 1}'
@@ -445,5 +463,41 @@ describe('reconcile: what pull, push, sync and resolve do with the verdicts', ()
 		expect(word({ a: A }, { a: A }, { a: B })).toBe('remote changes')
 		expect(word({ a: A, b: A }, { a: B, b: A }, { a: A, b: B })).toBe('local and remote changes')
 		expect(word({ a: A }, { a: B }, { a: C })).toBe('conflict')
+	})
+
+	test('a new machine: a JSON file merged against an empty base is written here, not sent; the next push sends what only this machine had', () => {
+		const settings = '.claude/settings.json'
+		const n = sides(undefined, { [settings]: json({ mine: 1 }) }, { [settings]: json({ theirs: 1 }) })
+		for (const mode of ['pull', 'push', 'sync'] as const) {
+			const o = run(n, { mode })
+			expect({ mode, writes: o.writes.map((w) => [w.key, w.kind, w.content]) }).toEqual({
+				mode,
+				writes: [[settings, 'merged', json({ mine: 1, theirs: 1 })]]
+			})
+			expect(o.push).toBeUndefined()
+			expect(o.unsent.map((d) => d.key)).toEqual([settings])
+			expect(contents(o.base)).toEqual({ [settings]: json({ theirs: 1 }) })
+			const next = sides({ [settings]: json({ theirs: 1 }) }, { [settings]: json({ mine: 1, theirs: 1 }) }, n.remote)
+			expect(run(next, { mode: 'push' }).push).toEqual({ [settings]: json({ mine: 1, theirs: 1 }) })
+		}
+		// resolve with a side settles it the same way; without one (or for --edit) it leaves it.
+		expect(run(n, { mode: 'resolve', choose: { side: 'mine' } }).writes.map((w) => w.kind)).toEqual(['merged'])
+		expect(run(n, { mode: 'resolve' }).writes).toEqual([])
+	})
+
+	test('resolve --edit writes conflict markers and moves the base to the server; a conflict with no lines to mark stays', () => {
+		const md = '.claude/CLAUDE.md'
+		const s = sides({ [md]: 'a\nb\nc\n', gone: A }, { [md]: 'a\nB\nc\n', gone: B }, { [md]: 'a\nb2\nc\n' })
+		const o = reconcile(
+			{ ...s, remoteVersion: 7 },
+			decide(s, hash).decisions,
+			{ mode: 'resolve', choose: { side: 'edit' } },
+			hash
+		)
+		expect(o.writes.map((w) => [w.key, w.kind, w.content])).toEqual([
+			[md, 'marked', 'a\n<<<<<<< this machine\nB\n=======\nb2\n>>>>>>> server (version 7)\nc\n']
+		])
+		expect(contents(o.base)[md]).toBe('a\nb2\nc\n')
+		expect(o.conflicts.map((d) => d.key)).toEqual(['gone'])
 	})
 })

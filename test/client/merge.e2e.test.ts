@@ -251,3 +251,47 @@ describe('text files merge line by line', () => {
 		expect(a.file(MD)).toBe(settled)
 	}, 60_000)
 })
+
+describe('JSON nested too deeply is refused with a message, never a crash', () => {
+	const deep = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}\n`
+	const noStack = (r: { stdout: string; stderr: string }) => {
+		expect(said(r)).not.toContain('RangeError')
+		expect(said(r)).not.toMatch(/\n\s+at /)
+	}
+
+	test('a settings file or ~/.claude.json 20,000 levels deep: push refuses naming the file and why; one pushed with --force reaches another machine as a conflict, not a crash', async () => {
+		const name = 'deep1'
+		const [a, b] = await syncedGemini(name)
+		a.file(GEMINI, deep(20_000))
+		const refused = await a.cfgsync(['push', 'gemini-cli', '--name', name])
+		noStack(refused)
+		expect(refused.code).toBe(1)
+		expect(refused.stderr).toContain(
+			'~/.gemini/settings.json is not valid JSON, line 1, column 10241: it nests more than 2,048 levels deep'
+		)
+
+		const forced = await a.cfgsync(['push', 'gemini-cli', '--name', name, '--force'])
+		noStack(forced)
+		expect(forced.code).toBe(0)
+		b.file(GEMINI, geminiBase.replace('"Default"', '"Dracula"'))
+		for (const [command, code] of [
+			['sync', 3],
+			['status', 3],
+			['diff', 0]
+		] as const) {
+			const run = await b.cfgsync([command, 'gemini-cli', '--name', name])
+			noStack(run)
+			expect({ command, code: run.code }).toEqual({ command, code })
+		}
+		expect(b.file(GEMINI)).toBe(geminiBase.replace('"Default"', '"Dracula"'))
+
+		const [c] = (await machines(1)) as [Machine]
+		c.file('.claude.json', deep(20_000))
+		const part = await c.cfgsync(['push', 'claude-code', '--name', name])
+		noStack(part)
+		expect(part.code).toBe(1)
+		expect(part.stderr).toContain(
+			'~/.claude.json is not valid JSON (line 1, column 10241: it nests more than 2,048 levels deep)'
+		)
+	}, 60_000)
+})

@@ -13,7 +13,7 @@ import {
 	type Node,
 	type ParseError
 } from 'jsonc-parser/lib/esm/main.js'
-import { diffIndices } from 'node-diff3'
+import { diffHunks } from './text-merge'
 import { eolOf, hasBom, stripBom } from './text'
 
 /**
@@ -116,7 +116,7 @@ export function jsonSyntaxError(text: string): { line: number; column: number; p
 	if (deep !== undefined)
 		return {
 			...lineAndColumn(body, deep),
-			problem: `it nests more than ${MAX_DEPTH.toLocaleString('en')} levels deep (no tool's settings do)`
+			problem: `it nests more than ${MAX_DEPTH.toLocaleString('en')} levels deep`
 		}
 	const errors: ParseError[] = []
 	parseTree(body, errors, PARSE_OPTIONS)
@@ -497,9 +497,6 @@ interface Edit {
 	insert?: boolean
 }
 
-/** Past this product of lengths, two versions of an array are not aligned entry by entry (docs/client.md: linear time). */
-const MAX_ALIGN = 4_000_000
-
 /**
  * The edits that turn `from` into `to`, as deep as possible so the rest of the
  * text stays as it is: an entry or key that did not change is never touched
@@ -518,12 +515,13 @@ function editsBetween(from: Json, to: Json, path: JSONPath, edits: Edit[]): void
 		}
 		return
 	}
-	if (Array.isArray(from) && Array.isArray(to) && from.length * to.length <= MAX_ALIGN) {
+	const hunks =
+		Array.isArray(from) && Array.isArray(to) ? diffHunks(from.map(stableJson), to.map(stableJson)) : undefined
+	if (Array.isArray(from) && Array.isArray(to) && hunks !== undefined) {
 		// From the last difference to the first, so the indexes of those still to edit do not move.
-		const chunks = diffIndices(from.map(stableJson), to.map(stableJson)).reverse()
-		for (const chunk of chunks) {
-			const [start, removed] = chunk.buffer1
-			const [toStart, inserted] = chunk.buffer2
+		for (const hunk of hunks.reverse()) {
+			const [start, removed] = [hunk.oStart, hunk.oEnd - hunk.oStart]
+			const [toStart, inserted] = [hunk.start, hunk.end - hunk.start]
 			const paired = Math.min(removed, inserted)
 			for (let k = removed - 1; k >= paired; k--) edits.push({ path: [...path, start + k], value: undefined })
 			for (let k = paired; k < inserted; k++)
@@ -536,6 +534,25 @@ function editsBetween(from: Json, to: Json, path: JSONPath, edits: Edit[]): void
 	edits.push({ path, value: to })
 }
 
+/**
+ * The text to cut to remove the property or entry at `path`: up to the next
+ * one, or from the end of the one before. jsonc-parser's own removal
+ * reformats the line after the cut, which would reformat an entry that did
+ * not change. Undefined (let jsonc-parser do it) for an only child.
+ */
+function removalRange(text: string, path: JSONPath): [number, number] | undefined {
+	const tree = treeOf(text)
+	const node = tree === undefined ? undefined : markAt(tree, path)
+	const siblings = node?.parent?.children
+	if (node === undefined || siblings === undefined) return undefined
+	const i = siblings.indexOf(node)
+	const next = siblings[i + 1]
+	if (next !== undefined) return [node.offset, next.offset]
+	const previous = siblings[i - 1]
+	if (previous !== undefined) return [previous.offset + previous.length, node.offset + node.length]
+	return undefined
+}
+
 /** `merged` written into `localText`: its comments, formatting, BOM and line endings stay. Undefined if the edit does not come out right. */
 export function rewrite(localText: string, localValue: Json, merged: Json): string | undefined {
 	const edits: Edit[] = []
@@ -544,10 +561,17 @@ export function rewrite(localText: string, localValue: Json, merged: Json): stri
 	let text = stripBom(localText)
 	try {
 		for (const edit of edits) {
-			text = applyEdits(
-				text,
-				modify(text, edit.path, edit.value, { formattingOptions: options, isArrayInsertion: edit.insert === true })
-			)
+			const removal = edit.value === undefined ? removalRange(text, edit.path) : undefined
+			text =
+				removal !== undefined
+					? text.slice(0, removal[0]) + text.slice(removal[1])
+					: applyEdits(
+							text,
+							modify(text, edit.path, edit.value, {
+								formattingOptions: options,
+								isArrayInsertion: edit.insert === true
+							})
+						)
 		}
 	} catch {
 		return undefined
