@@ -480,6 +480,10 @@ describe('reconcile: what pull, push, sync and resolve do with the verdicts', ()
 			const next = sides({ [settings]: json({ theirs: 1 }) }, { [settings]: json({ mine: 1, theirs: 1 }) }, n.remote)
 			expect(run(next, { mode: 'push' }).push).toEqual({ [settings]: json({ mine: 1, theirs: 1 }) })
 		}
+		// push --force sends it at once.
+		expect(run(n, { mode: 'push', choose: { side: 'mine' } }).push).toEqual({
+			[settings]: json({ mine: 1, theirs: 1 })
+		})
 		// resolve with a side settles it the same way; without one (or for --edit) it leaves it.
 		expect(run(n, { mode: 'resolve', choose: { side: 'mine' } }).writes.map((w) => w.kind)).toEqual(['merged'])
 		expect(run(n, { mode: 'resolve' }).writes).toEqual([])

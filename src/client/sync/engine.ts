@@ -321,10 +321,17 @@ export function reconcile(sides: Sides, decisions: Decision[], options: Options,
 			case 'merged':
 				// Never synced here: the merge is written and the base becomes the server's version, so
 				// what only this machine had is an unsent change, sent by the next push or sync — never by
-				// the command that first met the server's copy. Resolve with a side settles it the same way.
+				// the command that first met the server's copy (docs/sync-model.md). Resolve with a side
+				// settles it the same way.
 				if (d.base === undefined) {
 					if (mode === 'resolve' && side === undefined) break
 					write(d, v.content, 'merged')
+					// push --force is the person saying to send this machine's side now.
+					if (pushes && side === 'mine') {
+						changes.set(d.key, v.content)
+						setBase(d.key, v.content)
+						break
+					}
 					setBase(d.key, d.remote)
 					if (v.content !== d.remote) unsent.push(d)
 					break

@@ -455,17 +455,19 @@ function mergeComments(
 	const placements: Placement[] = []
 	const added = countsOf(addedThere)
 	const unplaced: string[] = []
-	const place = (source: string, comments: Comment[], wanted: (text: string) => boolean) => {
+	// The missing comments, found in the text they come from (`only`: those of it that may be taken).
+	const place = (source: string, comments: Comment[], only?: Map<string, number>) => {
 		const sourceTree = treeOf(source)
 		const marks = sourceTree === undefined ? [] : marksOf(sourceTree)
 		for (const comment of comments) {
-			if (!wanted(comment.text) || !take(missing, comment.text)) continue
+			if ((missing.get(comment.text) ?? 0) === 0 || (only !== undefined && !take(only, comment.text))) continue
+			take(missing, comment.text)
 			if (sourceTree === undefined) unplaced.push(comment.text)
 			else placements.push(placeComment(source, marks, comment, body, tree, placements.length))
 		}
 	}
-	place(remoteBody, remoteComments, (text) => take(added, text))
-	place(localBody, localComments, () => true)
+	place(remoteBody, remoteComments, added)
+	place(localBody, localComments)
 	const check = (text: string) => {
 		const parsed = parseJsonc(text)
 		return parsed !== undefined && same(parsed.value, value) && minus(wanted, commentsOf(text)).length === 0

@@ -185,19 +185,28 @@ export function conflictProblem(d: Decision): string | undefined {
 	const [bl, xl, yl] = [linesOf(base), linesOf(d.local), linesOf(d.remote)]
 	if (bl.length !== xl.length || bl.length !== yl.length) return undefined
 	const changed = (lines: string[]) => lines.flatMap((line, i) => (line !== bl[i] ? [i] : []))
-	const [mine, theirs] = [changed(xl), changed(yl)]
-	if (mine.every((i) => theirs.every((j) => Math.abs(i - j) >= 2)))
-		return `${d.key}: lines changed in different places (${mine} here, ${theirs} there) make a conflict`
+	const [mine, theirs] = [new Set(changed(xl)), new Set(changed(yl))]
+	// Changed lines next to each other (on either side) are one place, as in diff3: a place
+	// changed on one side only never clashes, and whichever side is chosen keeps its lines.
+	const places: number[][] = []
+	for (const i of [...new Set([...mine, ...theirs])].sort((p, q) => p - q)) {
+		const last = places[places.length - 1]
+		if (last !== undefined && i - (last[last.length - 1] as number) <= 1) last.push(i)
+		else places.push([i])
+	}
+	const oneSided = places.filter((place) => !place.some((i) => mine.has(i)) || !place.some((i) => theirs.has(i)))
+	if (oneSided.length === places.length)
+		return `${d.key}: lines changed in different places (${[...mine]} here, ${[...theirs]} there) make a conflict`
 	for (const [side, text] of [
 		['mine', v.mine],
 		['theirs', v.theirs]
 	] as const) {
 		const got = linesOf(text ?? '')
 		if (got.length !== bl.length) continue
-		for (const i of mine.filter((i) => theirs.every((j) => Math.abs(i - j) >= 2)))
-			if (got[i] !== xl[i]) return `${d.key}: choosing ${side} loses this machine's line ${i + 1}`
-		for (const j of theirs.filter((j) => mine.every((i) => Math.abs(i - j) >= 2)))
-			if (got[j] !== yl[j]) return `${d.key}: choosing ${side} loses the server's line ${j + 1}`
+		for (const i of oneSided.flat()) {
+			const want = mine.has(i) ? xl[i] : yl[i]
+			if (got[i] !== want) return `${d.key}: choosing ${side} loses the change to line ${i + 1} that did not clash`
+		}
 	}
 	return undefined
 }
