@@ -19,6 +19,7 @@ import { createAppMetrics, type AppMetrics } from './modules/health/metrics'
 import { invitationsRoutes, teamsRoutes } from './modules/teams'
 import { createTeamsService } from './modules/teams/service'
 import { createSessionsService } from './modules/sessions/service'
+import { createSignupService } from './modules/signup/service'
 import { createUsersService } from './modules/users/service'
 import { authPlugin } from './plugins/auth'
 import { errorsPlugin } from './plugins/errors'
@@ -96,7 +97,9 @@ export function createApp(appDeps: AppDeps) {
 					audit,
 					clock: deps.clock,
 					addressOf,
-					https: (request) => viaHttps(request, peer(request), trusted)
+					https: (request) => viaHttps(request, peer(request), trusted),
+					signups: createSignupService({ ...deps, auth }),
+					originOf
 				})
 			)
 	)

@@ -123,6 +123,7 @@ function lazyStore(opening: Promise<Store>): Store {
 		users: part('users'),
 		keys: part('keys'),
 		sessions: part('sessions'),
+		signups: part('signups'),
 		loginFailures: part('loginFailures'),
 		configs: part('configs'),
 		teams: part('teams'),

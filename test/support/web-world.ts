@@ -1,5 +1,6 @@
 import { expect } from 'bun:test'
-import type { TestUser } from './helpers'
+import { createSignupService } from '../../src/server/modules/signup/service'
+import { fastPasswords, type TestUser } from './helpers'
 import { push, webApp, type Browser } from './web'
 
 /** The web callers the matrix runs as: nobody, each team role, and a server admin outside the team. */
@@ -38,6 +39,11 @@ export async function buildWorld() {
 	}
 	const browsers = {} as Record<Exclude<CallerName, 'signedOut'>, Browser>
 	for (const [name, user] of Object.entries(users)) browsers[name as keyof typeof users] = await w.signIn(user)
+	// A sign-up link for 3 accounts (docs/web.md), as `invite create` makes it.
+	const link = await createSignupService({ store: w.store, clock: w.clock, passwords: fastPasswords }).createLink({
+		plan: 'pro',
+		uses: 3
+	})
 	return {
 		w,
 		users: { alice, ann, mike, max, root },
@@ -45,14 +51,17 @@ export async function buildWorld() {
 		team,
 		personal: { id: personal, firstVersion: (await versions(personal)).find((v) => v.version === 1)!.id },
 		shared: { id: shared, firstVersion: (await versions(shared)).find((v) => v.version === 1)!.id },
-		aliceKeyId: aliceKeys[0]!.id
+		aliceKeyId: aliceKeys[0]!.id,
+		link: { id: link.link.id, token: link.token }
 	}
 }
 
 export type World = Awaited<ReturnType<typeof buildWorld>>
 
-/** Every recorded change (the audit log records each one); failed logins change nothing. */
+/** Every recorded change (the audit log records each one); failed logins and refused sign-ups change nothing. */
 export async function changes(world: World): Promise<string[]> {
 	const events = await world.w.store.audit.list({ limit: 100_000 })
-	return events.filter((event) => event.type !== 'login.failed').map((event) => `${event.type} ${event.id}`)
+	return events
+		.filter((event) => event.type !== 'login.failed' && event.type !== 'signup.refused')
+		.map((event) => `${event.type} ${event.id}`)
 }

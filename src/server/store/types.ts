@@ -14,6 +14,7 @@ export interface Store {
 	users: UserStore
 	keys: KeyStore
 	sessions: SessionStore
+	signups: SignupStore
 	loginFailures: LoginFailureStore
 	configs: ConfigStore
 	teams: TeamStore
@@ -60,7 +61,7 @@ export interface AuditEvent {
 	/** The user the event concerns when it is not (only) the actor. */
 	subjectUserId?: string | null
 	target?: {
-		type: 'config' | 'team' | 'user' | 'key' | 'invitation' | 'member' | 'session' | 'server'
+		type: 'config' | 'team' | 'user' | 'key' | 'invitation' | 'member' | 'session' | 'server' | 'signup_link'
 		id?: string | null
 		name?: string | null
 	}
@@ -230,6 +231,53 @@ export interface SessionStore {
 	remove(idHash: string, audit?: AuditEvent): Promise<boolean>
 	/** Drops sessions past their absolute expiry or idle since `idleBefore`. */
 	prune(now: string, idleBefore: string): Promise<number>
+}
+
+/** docs/web.md first start and sign-up: the setup address (`setup`) or a server admin's sign-up link (`join`). */
+export type SignupKind = 'setup' | 'join'
+
+export interface SignupLinkRow {
+	id: string
+	kind: SignupKind
+	/** SHA-256 hex of the token; the token itself is never stored. */
+	tokenHash: string
+	/** The token's first characters, so that an admin can tell their links apart. */
+	hint: string
+	/** The plan of the accounts made through it. */
+	plan: Plan
+	maxUses: number
+	uses: number
+	createdAt: string
+	/** Null for a setup address: it lives until a server admin exists. */
+	expiresAt: string | null
+	revokedAt: string | null
+	createdBy: string | null
+}
+
+/** A sign-up link as the Admin page lists it: with its maker's username. */
+export interface SignupLinkView extends SignupLinkRow {
+	createdByName: string | null
+}
+
+export interface SignupStore {
+	create(link: SignupLinkRow, audit?: AuditEvent): Promise<void>
+	find(tokenHash: string): Promise<SignupLinkRow | undefined>
+	/** True when any user exists (a first start prints a setup address only when none does). */
+	hasUsers(): Promise<boolean>
+	/** True when a server admin exists: every setup address is dead then. */
+	hasAdmin(): Promise<boolean>
+	/** Sign-up links (`join`), newest first. */
+	listJoin(limit: number): Promise<SignupLinkView[]>
+	/** Revokes a sign-up link that is not revoked yet; false when there is none such. */
+	revoke(id: string, at: string, audit?: AuditEvent): Promise<boolean>
+	/**
+	 * Creates `user` through the link whose token hashes to `tokenHash`, in one transaction:
+	 * one use is taken only while the link is unrevoked, unexpired at `now` and not used up, and
+	 * for a setup address only while no server admin exists (then every setup address dies).
+	 * Two people using a one-use link at once get one account; two first admins at once, one.
+	 * 'gone' when the link cannot be used, 'taken' when the email or username exists (no use is taken).
+	 */
+	redeem(tokenHash: string, now: string, user: UserRow, audit: AuditEvent[]): Promise<'created' | 'taken' | 'gone'>
 }
 
 /** docs/api.md: how many failures within the window each scope may have before it is refused. */

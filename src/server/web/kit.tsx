@@ -16,6 +16,7 @@ import type { AuthService } from '../modules/auth/service'
 import type { ConfigPolicy } from '../modules/configs/policy'
 import type { ConfigsService } from '../modules/configs/service'
 import type { SessionsService, WebCaller } from '../modules/sessions/service'
+import type { SignupService } from '../modules/signup/service'
 import type { TeamsService } from '../modules/teams/service'
 import type { UsersService } from '../modules/users/service'
 import cssFile from './assets/app.css' with { type: 'file' }
@@ -40,6 +41,10 @@ export interface WebDeps {
 	addressOf: (request: Request) => string
 	/** True when the request came over HTTPS, directly or through a trusted proxy. */
 	https: (request: Request) => boolean
+	/** docs/web.md first start and sign-up: setup addresses and sign-up links. */
+	signups: SignupService
+	/** The address people use (CFGSYNC_PUBLIC_URL, else the request's Host): what sign-up links start with. */
+	originOf: (request: Request) => string
 }
 
 /** Who acts in a change: the signed-in person and where the request came from (for the audit log). */
@@ -80,7 +85,12 @@ export const NOTICES: Record<string, string> = {
 	'keys-revoked': 'Every key and web session of that user was revoked.',
 	'password-reset': 'The password was reset. Every key and web session of that user was revoked.',
 	'invitation-cancelled': 'The invitation was cancelled.',
-	'user-removed': 'The user was removed.'
+	'user-removed': 'The user was removed.',
+	'first-admin': 'You are the first admin of this server, and signed in. Invite people below with a sign-up link.',
+	welcome:
+		'Your account was created and you are signed in. Next, install the client on each machine and run `cfgsync login` there: each appears here as a device.',
+	'link-created': 'The sign-up link was created.',
+	'link-revoked': 'The sign-up link was revoked: it no longer works.'
 }
 
 export const noticeOf = (request: Request) =>

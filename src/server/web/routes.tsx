@@ -3,11 +3,13 @@ import { readForm } from '../plugins/json-body'
 import { ASSET_PREFIX, appScript, compressPage, htmxScript, stylesheet, webKit, type WebDeps } from './kit'
 import { accountPages } from './pages/account'
 import { adminPages } from './pages/admin'
+import { adminLinkPages } from './pages/admin-links'
 import { adminUserPages } from './pages/admin-users'
 import { configsPages } from './pages/configs'
 import { configsHistoryPages } from './pages/configs-history'
 import { devicesPages } from './pages/devices'
 import { sessionPages } from './pages/session'
+import { signupPages } from './pages/signup'
 import { teamPages } from './pages/teams-detail'
 import { teamChangePages } from './pages/teams-changes'
 import { teamsPages } from './pages/teams'
@@ -32,6 +34,8 @@ export function webRoutes(deps: WebDeps) {
 	const account = accountPages(deps)
 	const admin = adminPages(deps)
 	const adminUsers = adminUserPages(deps)
+	const adminLinks = adminLinkPages(deps)
+	const signup = signupPages(deps)
 
 	return (
 		// Hidden from the OpenAPI document (it describes the API); tagged so tests can tell these routes apart.
@@ -51,6 +55,12 @@ export function webRoutes(deps: WebDeps) {
 			.get('/sign-out', session.back)
 			.post('/sign-in', session.signIn)
 			.post('/sign-out', session.signOut, { change: true })
+
+			// First start and sign-up links (no session yet: the token is the permission; there is no open sign-up)
+			.get('/setup/:token', signup.setupPage)
+			.post('/setup/:token', signup.setup)
+			.get('/join/:token', signup.joinPage)
+			.post('/join/:token', signup.join)
 
 			// Configs
 			.get('/configs', configs.list, { page: true })
@@ -97,5 +107,8 @@ export function webRoutes(deps: WebDeps) {
 			.post('/admin/users/:id/revoke-keys', adminUsers.revokeKeys, { change: true, admin: true })
 			.get('/admin/users/:id/remove', adminUsers.confirm('remove'), { page: true, admin: true })
 			.post('/admin/users/:id/remove', adminUsers.remove, { change: true, admin: true })
+			.post('/admin/links', admin.addLink, { change: true, admin: true })
+			.get('/admin/links/:id/revoke', adminLinks.revokePage, { page: true, admin: true })
+			.post('/admin/links/:id/revoke', adminLinks.revoke, { change: true, admin: true })
 	)
 }

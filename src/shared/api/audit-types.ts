@@ -29,6 +29,9 @@ export const AUDIT_TYPES = [
 	'user.password_reset',
 	'user.unlocked',
 	'user.removed',
+	'signup_link.created',
+	'signup_link.revoked',
+	'signup.refused',
 	'backup.written',
 	'backup.restored',
 	'master_key.rotated'

@@ -1,6 +1,7 @@
 // Every form action of the web application, for every kind of caller: the same
 // rules as the API (docs/api.md, §3), and a forged request changes nothing (docs/web.md).
 import { describe, expect, test } from 'bun:test'
+import { sha256Hex } from '../../../src/server/lib/crypto'
 import { buildWorld, CALLERS, changes, type CallerName, type World } from '../../support/web-world'
 
 /** 'ok': done (a redirect back to a page); 'signin': sent to sign in; else the status. */
@@ -156,8 +157,100 @@ const rows: Row[] = [
 		what: 'remove max (server admin)',
 		request: (w) => ({ path: `/admin/users/${w.users.max.id}/remove` }),
 		expect: { signedOut: 'signin', member: 403, admin: 403, owner: 403, serverAdmin: 'ok' }
+	},
+	{
+		route: 'POST /admin/links',
+		what: 'make a sign-up link (server admin)',
+		request: () => ({ path: '/admin/links', fields: { plan: 'free', uses: '2', days: '3' } }),
+		expect: { signedOut: 'signin', member: 403, admin: 403, owner: 403, serverAdmin: 'ok' }
+	},
+	{
+		route: 'POST /admin/links/:id/revoke',
+		what: 'revoke a sign-up link (server admin)',
+		request: (w) => ({ path: `/admin/links/${w.link.id}/revoke`, fields: { confirmed: 'yes' } }),
+		expect: { signedOut: 'signin', member: 403, admin: 403, owner: 403, serverAdmin: 'ok' }
 	}
 ]
+
+/**
+ * The setup and sign-up forms (docs/web.md) need no session: the token in the address is the
+ * permission, for whoever holds it, signed in or not. Without a usable token nothing is made.
+ */
+type PublicExpected = 'made' | 404 | 410
+const publicRows: {
+	route: string
+	what: string
+	path: (world: World) => string
+	expect: PublicExpected
+}[] = [
+	{ route: 'POST /join/:token', what: 'a usable sign-up link', path: (w) => `/join/${w.link.token}`, expect: 'made' },
+	{ route: 'POST /join/:token', what: 'an unknown sign-up link', path: () => `/join/${'z'.repeat(43)}`, expect: 404 },
+	{
+		route: 'POST /setup/:token',
+		what: 'a sign-up link is no setup address',
+		path: (w) => `/setup/${w.link.token}`,
+		expect: 404
+	},
+	{ route: 'POST /setup/:token', what: 'an unknown setup address', path: () => `/setup/${'z'.repeat(43)}`, expect: 404 }
+]
+
+describe('setup and sign-up forms: the token is the permission (docs/web.md)', () => {
+	for (const row of publicRows) {
+		test(`${row.route} — ${row.what}, for every kind of caller`, async () => {
+			for (const caller of CALLERS) {
+				const world = await buildWorld()
+				const before = await world.w.store.users.list()
+				const who = caller === 'signedOut' ? undefined : world.browsers[caller]
+				const response = await world.w.post(row.path(world), who, {
+					email: `new-${caller}@example.test`,
+					username: `new-${caller}`,
+					password: 'a fine password'
+				})
+				const after = await world.w.store.users.list()
+				const outcome = response.status === 303 && after.length === before.length + 1 ? 'made' : response.status
+				expect({ caller, outcome }).toEqual({ caller, outcome: row.expect })
+				if (row.expect !== 'made') {
+					expect({ caller, users: after.length }).toEqual({ caller, users: before.length })
+					expect(response.html).not.toContain('name="password"')
+				} else {
+					// Made as an ordinary user on the link's plan, whoever was signed in when it was used.
+					const made = after.find((user) => user.username === `new-${caller}`)
+					expect({ caller, plan: made?.plan, admin: made?.isAdmin }).toEqual({ caller, plan: 'pro', admin: false })
+				}
+			}
+		})
+	}
+
+	test('with an admin on the server, a setup address is dead for every caller (410, nothing made)', async () => {
+		const world = await buildWorld()
+		// The address a first start printed before root was made an admin by hand (`user set-admin`).
+		const token = 's'.repeat(43)
+		await world.w.store.signups.create({
+			id: crypto.randomUUID(),
+			kind: 'setup',
+			tokenHash: sha256Hex(token),
+			hint: token.slice(0, 6),
+			plan: 'team',
+			maxUses: 1,
+			uses: 0,
+			createdAt: new Date(world.w.clock.now()).toISOString(),
+			expiresAt: null,
+			revokedAt: null,
+			createdBy: null
+		})
+		for (const caller of CALLERS) {
+			const who = caller === 'signedOut' ? undefined : world.browsers[caller]
+			expect({ caller, status: (await world.w.get(`/setup/${token}`, who)).status }).toEqual({ caller, status: 410 })
+			const posted = await world.w.post(`/setup/${token}`, who, {
+				email: 'new@example.test',
+				username: 'new',
+				password: 'a fine password'
+			})
+			expect({ caller, status: posted.status }).toEqual({ caller, status: 410 })
+		}
+		expect(await world.w.store.users.findByLogin('new')).toBeUndefined()
+	})
+})
 
 const isWeb = (route: { hooks?: { detail?: unknown } }) =>
 	((route.hooks?.detail as { tags?: string[] } | undefined)?.tags ?? []).includes('web')
@@ -168,7 +261,7 @@ describe('web form actions: the API’s authorisation matrix (docs/api.md, §8)'
 		const posts = world.w.app.routes
 			.filter((route) => isWeb(route) && route.method === 'POST')
 			.map((route) => `POST ${route.path}`)
-		const covered = new Set([...rows.map((row) => row.route), 'POST /sign-in'])
+		const covered = new Set([...rows.map((row) => row.route), ...publicRows.map((row) => row.route), 'POST /sign-in'])
 		expect([...new Set(posts)].sort()).toEqual([...covered].sort())
 		for (const row of rows) expect(Object.keys(row.expect).sort()).toEqual([...CALLERS].sort())
 	})

@@ -198,6 +198,17 @@ const pages: PageRow[] = [
 		}
 	},
 	{
+		path: (w) => `/admin/links/${w.link.id}/revoke`,
+		what: 'the sign-up link revocation confirmation, naming the link (server admin)',
+		expect: {
+			signedOut: 303,
+			member: 403,
+			admin: 403,
+			owner: 403,
+			serverAdmin: ok(['Revoke the sign-up link /join/', '>Revoke link</button>'])
+		}
+	},
+	{
 		path: () => '/teams/crew/delete',
 		what: 'the team deletion confirmation, asking for the slug (owner)',
 		expect: {
@@ -247,7 +258,9 @@ const pages: PageRow[] = [
 				'>Reset password</button>',
 				'>Revoke keys</button>',
 				'>Remove</button>',
-				'Add user'
+				'Add user',
+				'Invite people',
+				'>Create sign-up link</button>'
 			])
 		}
 	}
@@ -259,7 +272,7 @@ describe('every page, for every kind of caller (docs/web.md)', () => {
 		world = await buildWorld()
 	})
 
-	test('every GET of the web application is listed here (or is the sign-in page or an asset)', () => {
+	test('every GET of the web application is listed here (or is the sign-in, setup or sign-up page or an asset)', () => {
 		const gets = world.w.app.routes
 			.filter(
 				(route) =>
@@ -292,7 +305,11 @@ describe('every page, for every kind of caller (docs/web.md)', () => {
 			'/admin',
 			'/admin/users/:id/reset-password',
 			'/admin/users/:id/revoke-keys',
-			'/admin/users/:id/remove'
+			'/admin/users/:id/remove',
+			'/admin/links/:id/revoke',
+			// Public: the token in the address is the permission (test/server/web/signup.test.ts).
+			'/setup/:token',
+			'/join/:token'
 		]
 		expect([...gets].sort()).toEqual([...listed].sort())
 	})

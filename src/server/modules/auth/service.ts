@@ -79,7 +79,13 @@ export function createAuthService({
 	 * 429 while the login, the address or the pair has too many recent failures. Taking it
 	 * before the password is checked keeps a parallel burst within the limit.
 	 */
-	async function takeAttempt(loginKey: string, address: string, now: number, typed: string) {
+	async function takeAttempt(
+		loginKey: string,
+		address: string,
+		now: number,
+		typed: string,
+		refusal = 'Too many failed logins.'
+	) {
 		const taken = await store.loginFailures.reserve({
 			loginKey,
 			address,
@@ -92,7 +98,7 @@ export function createAuthService({
 		metrics?.rateLimited()
 		// Refused until the failure that tipped the count leaves the window.
 		const seconds = Math.max(1, Math.ceil((taken.tippedAt + THROTTLE.windowMs - now) / 1000))
-		throw new AppError('rate_limited', `Too many failed logins. Try again in ${Math.ceil(seconds / 60)} minute(s).`, {
+		throw new AppError('rate_limited', `${refusal} Try again in ${Math.ceil(seconds / 60)} minute(s).`, {
 			headers: { 'retry-after': String(seconds) }
 		})
 	}
@@ -179,6 +185,17 @@ export function createAuthService({
 		synchronous: store.engine === 'sqlite',
 
 		checkPassword,
+
+		/**
+		 * docs/web.md: the setup and sign-up pages are throttled like sign-in. An attempt on `key` (a
+		 * link's token hash) from `address` is taken as a failure before the link is checked, within
+		 * the same per-address budget as logins; 429 past it. `succeeded` clears it again.
+		 */
+		throttle: {
+			take: (key: string, address: string) =>
+				takeAttempt(key, throttleKey(address), clock.now(), key, 'Too many failed attempts.'),
+			succeeded: (key: string, address: string) => store.loginFailures.clearLoginAt(key, throttleKey(address))
+		},
 
 		/** docs/api.md login: a new key for this device, or 401, or 429 when throttled. */
 		async login(body: LoginBody, address: string): Promise<IssuedKey> {

@@ -45,32 +45,39 @@ export function createSessionsService({
 	const event = createAuditEvents(clock)
 	const csrfOf = (idHash: string) => sealer.keyedHash('csrf', idHash)
 
+	/** A new session for `user`: the cookie value is returned once, only its hash is stored. */
+	async function start(user: UserRow, address: string, userAgent: string) {
+		const id = randomBytes(32).toString('base64url')
+		const idHash = sha256Hex(id)
+		const now = clock.now()
+		const expiresAt = toIso(now + SESSION_MAX_MS)
+		await store.sessions.create(
+			{
+				idHash,
+				userId: user.id,
+				createdAt: toIso(now),
+				lastSeenAt: toIso(now),
+				expiresAt,
+				userAgent: userAgent.slice(0, 300),
+				address
+			},
+			event(
+				'session.started',
+				{ userId: user.id, username: user.username, via: 'web', address },
+				{ target: { type: 'session', id: idHash.slice(0, 12) } }
+			)
+		)
+		return { cookie: id, expiresAt, user }
+	}
+
 	return {
 		/** Checks the password (401, 429 as the API login) and starts a session; the cookie value is returned once. */
 		async signIn(login: string, password: string, address: string, userAgent: string) {
-			const user = await auth.checkPassword(login, password, address, 'web')
-			const id = randomBytes(32).toString('base64url')
-			const idHash = sha256Hex(id)
-			const now = clock.now()
-			const expiresAt = toIso(now + SESSION_MAX_MS)
-			await store.sessions.create(
-				{
-					idHash,
-					userId: user.id,
-					createdAt: toIso(now),
-					lastSeenAt: toIso(now),
-					expiresAt,
-					userAgent: userAgent.slice(0, 300),
-					address
-				},
-				event(
-					'session.started',
-					{ userId: user.id, username: user.username, via: 'web', address },
-					{ target: { type: 'session', id: idHash.slice(0, 12) } }
-				)
-			)
-			return { cookie: id, expiresAt, user }
+			return start(await auth.checkPassword(login, password, address, 'web'), address, userAgent)
 		},
+
+		/** Signs in a person who has just made their account (docs/web.md: setup and sign-up links). */
+		start: (user: UserRow, address: string, userAgent: string) => start(user, address, userAgent),
 
 		/** The live session a cookie names, or undefined (unknown, expired, idle too long, user gone). */
 		async resolve(cookie: string | undefined): Promise<WebCaller | undefined> {

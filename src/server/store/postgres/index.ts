@@ -10,6 +10,7 @@ import { postgresInstances, postgresJobs, postgresMeta } from './meta'
 import { applyMigrations } from './migrate'
 import { migrations } from './migrations'
 import { postgresSessions } from './sessions'
+import { postgresSignups } from './signups'
 import { postgresTeams } from './teams'
 import { postgresUsers } from './users'
 import * as schema from './schema'
@@ -43,6 +44,7 @@ export async function openPostgresStore(url: string, options: OpenOptions & Conn
 		users: withCleanErrors(postgresUsers(db)),
 		keys: withCleanErrors(postgresKeys(db, client)),
 		sessions: withCleanErrors(postgresSessions(db)),
+		signups: withCleanErrors(postgresSignups(db)),
 		loginFailures: withCleanErrors(postgresLoginFailures(db)),
 		configs: withCleanErrors(postgresConfigs(db, client)),
 		teams: withCleanErrors(postgresTeams(db)),

@@ -1,6 +1,7 @@
 import journal from '../../../../drizzle-postgres/meta/_journal.json' with { type: 'json' }
 import m0000 from '../../../../drizzle-postgres/0000_init.sql' with { type: 'text' }
 import m0001 from '../../../../drizzle-postgres/0001_server_instances.sql' with { type: 'text' }
+import m0002 from '../../../../drizzle-postgres/0002_signup_links.sql' with { type: 'text' }
 import type { Migration } from '../sqlite/migrations'
 
 /**
@@ -10,7 +11,8 @@ import type { Migration } from '../sqlite/migrations'
  */
 export const embeddedSql: Record<string, string> = {
 	'0000_init': m0000,
-	'0001_server_instances': m0001
+	'0001_server_instances': m0001,
+	'0002_signup_links': m0002
 }
 
 export const migrations: Migration[] = journal.entries.map((entry) => {

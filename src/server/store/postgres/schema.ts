@@ -188,6 +188,34 @@ export const sessions = pgTable(
 	(t) => [index('sessions_user_idx').on(t.userId), index('sessions_expires_at_idx').on(t.expiresAt)]
 )
 
+/**
+ * docs/web.md first start and sign-up: the setup address printed at a first start (`kind` setup)
+ * and the sign-up links server admins make (`kind` join). Only the SHA-256 of a link's token is
+ * stored, with its first characters (`hint`) so that an admin can tell their links apart.
+ */
+export const signupLinks = pgTable(
+	'signup_links',
+	{
+		id: text('id').primaryKey(),
+		kind: text('kind', { enum: ['setup', 'join'] }).notNull(),
+		tokenHash: text('token_hash').notNull(),
+		hint: text('hint').notNull(),
+		plan: text('plan', { enum: PLANS }).notNull(),
+		maxUses: integer('max_uses').notNull(),
+		uses: integer('uses').notNull().default(0),
+		createdAt: text('created_at').notNull(),
+		/** Null for a setup address: it lives until an admin exists. */
+		expiresAt: text('expires_at'),
+		revokedAt: text('revoked_at'),
+		/** Null when made by the admin command or at a first start, or once its maker is removed. */
+		createdBy: text('created_by').references(() => users.id, { onDelete: 'set null' })
+	},
+	(t) => [
+		uniqueIndex('signup_links_token_hash_key').on(t.tokenHash),
+		index('signup_links_kind_idx').on(t.kind, t.createdAt)
+	]
+)
+
 export const auditEvents = pgTable(
 	'audit_events',
 	{

@@ -21,6 +21,7 @@ import { sqliteKeys } from './keys'
 import { sqliteLoginFailures } from './login-failures'
 import { sqliteInstances, sqliteMeta } from './meta'
 import { sqliteSessions } from './sessions'
+import { sqliteSignups } from './signups'
 import { applyMigrations } from './migrate'
 import { migrations } from './migrations'
 import { sqliteTeams } from './teams'
@@ -48,6 +49,7 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 		users: sqliteUsers(db, sqlite, audit),
 		keys: sqliteKeys(db, sqlite, audit),
 		sessions: sqliteSessions(db, sqlite, audit),
+		signups: sqliteSignups(db, sqlite, audit),
 		loginFailures: sqliteLoginFailures(db, sqlite, audit),
 		configs: sqliteConfigs(db, sqlite, audit),
 		teams: sqliteTeams(db, sqlite, audit),

@@ -3,6 +3,7 @@ import m0000 from '../../../../drizzle/0000_init.sql' with { type: 'text' }
 import m0001 from '../../../../drizzle/0001_invitations.sql' with { type: 'text' }
 import m0002 from '../../../../drizzle/0002_sessions_audit_leases.sql' with { type: 'text' }
 import m0003 from '../../../../drizzle/0003_server_instances.sql' with { type: 'text' }
+import m0004 from '../../../../drizzle/0004_signup_links.sql' with { type: 'text' }
 
 /**
  * Every migration drizzle-kit generated, embedded so the compiled binary needs
@@ -13,7 +14,8 @@ export const embeddedSql: Record<string, string> = {
 	'0000_init': m0000,
 	'0001_invitations': m0001,
 	'0002_sessions_audit_leases': m0002,
-	'0003_server_instances': m0003
+	'0003_server_instances': m0003,
+	'0004_signup_links': m0004
 }
 
 export interface Migration {

@@ -196,6 +196,34 @@ export const sessions = sqliteTable(
 )
 
 /**
+ * docs/web.md first start and sign-up: the setup address printed at a first start (`kind` setup)
+ * and the sign-up links server admins make (`kind` join). Only the SHA-256 of a link's token is
+ * stored, with its first characters (`hint`) so that an admin can tell their links apart.
+ */
+export const signupLinks = sqliteTable(
+	'signup_links',
+	{
+		id: text('id').primaryKey(),
+		kind: text('kind', { enum: ['setup', 'join'] }).notNull(),
+		tokenHash: text('token_hash').notNull(),
+		hint: text('hint').notNull(),
+		plan: text('plan', { enum: PLANS }).notNull(),
+		maxUses: integer('max_uses').notNull(),
+		uses: integer('uses').notNull().default(0),
+		createdAt: text('created_at').notNull(),
+		/** Null for a setup address: it lives until an admin exists. */
+		expiresAt: text('expires_at'),
+		revokedAt: text('revoked_at'),
+		/** Null when made by the admin command or at a first start, or once its maker is removed. */
+		createdBy: text('created_by').references(() => users.id, { onDelete: 'set null' })
+	},
+	(t) => [
+		uniqueIndex('signup_links_token_hash_key').on(t.tokenHash),
+		index('signup_links_kind_idx').on(t.kind, t.createdAt)
+	]
+)
+
+/**
  * docs/operations.md audit log: who did what, when, from where, to what; never
  * config data, keys or passwords. Not tied to users or teams by foreign keys:
  * the record of what happened outlives what it happened to (365 days by default).

@@ -120,6 +120,9 @@ const EVENT_TEXT: Record<string, string> = {
 	'user.password_reset': 'Password reset by an admin',
 	'user.unlocked': 'Failed logins cleared',
 	'user.removed': 'User removed',
+	'signup_link.created': 'Sign-up link created',
+	'signup_link.revoked': 'Sign-up link revoked',
+	'signup.refused': 'Sign-up link refused',
 	'backup.written': 'Backup written',
 	'backup.restored': 'Backup restored',
 	'master_key.rotated': 'Master key rotated'

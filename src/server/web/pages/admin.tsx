@@ -17,24 +17,32 @@ import {
 	type WebDeps
 } from '../kit'
 import { Alert, Csrf, Layout, ListHeading, ListStatus, Notice, type ViewContext } from '../layout'
+import { InvitePeople, NewLink } from './admin-links'
 import { USERS, UsersList } from './admin-users'
+import type { SignupLinkView } from '../../store/types'
 
 // The Admin page (docs/web.md, server admins only): every user, adding one, and one-time passwords.
 
 export function AdminPage({
 	ctx,
 	users,
+	links,
 	error,
 	notice,
 	oneTimePassword,
-	form = {}
+	newLink,
+	form = {},
+	linkForm = {}
 }: {
 	ctx: ViewContext
 	users: UserActivityView[]
+	links: SignupLinkView[]
 	error?: string
 	notice?: string
 	oneTimePassword?: { username: string; password: string }
+	newLink?: { url: string; uses: number; days: number }
 	form?: { email?: string; username?: string; plan?: string }
+	linkForm?: { plan?: string; uses?: string; days?: string }
 }) {
 	return (
 		<Layout ctx={ctx} title="Admin">
@@ -53,6 +61,7 @@ export function AdminPage({
 					</p>
 				</section>
 			) : null}
+			{newLink ? <NewLink {...newLink} /> : null}
 			<section>
 				<ListHeading list={USERS.id} title={USERS.title} />
 				<ListStatus list={USERS.id} />
@@ -89,6 +98,7 @@ export function AdminPage({
 					<button type="submit">Add user</button>
 				</form>
 			</section>
+			<InvitePeople ctx={ctx} links={links} form={linkForm} />
 		</Layout>
 	)
 }
@@ -99,10 +109,16 @@ const oneTimePassword = () => randomBytes(12).toString('base64url')
 const FLASH_PATH = '/admin'
 
 const OneTime = z.object({ username: z.string(), password: z.string() })
+const LinkMade = z.object({ url: z.string(), uses: z.number(), days: z.number() })
 
-export const adminPages = ({ users, sessions, https }: WebDeps) => {
-	/** After the change, to the Admin page, which shows the password once (post/redirect/get: a reload repeats nothing). */
-	const showOnce = (request: Request, web: ChangeContext['web'], notice: string, shown: z.infer<typeof OneTime>) =>
+export const adminPages = ({ users, sessions, signups, https, originOf }: WebDeps) => {
+	/** After the change, to the Admin page, which shows the password or link once (post/redirect/get: a reload repeats nothing). */
+	const showOnce = (
+		request: Request,
+		web: ChangeContext['web'],
+		notice: string,
+		shown: z.infer<typeof OneTime> | z.infer<typeof LinkMade>
+	) =>
 		redirect(`/admin?notice=${notice}`, {
 			'set-cookie': flashCookie(sessions.sealFlash(web, JSON.stringify(shown)), FLASH_PATH, https(request))
 		})
@@ -113,8 +129,11 @@ export const adminPages = ({ users, sessions, https }: WebDeps) => {
 				const sealed = flashOf(request)
 				const opened = sealed === undefined ? undefined : sessions.openFlash(web, sealed)
 				let shown: z.infer<typeof OneTime> | undefined
+				let newLink: z.infer<typeof LinkMade> | undefined
 				try {
-					shown = opened === undefined ? undefined : OneTime.parse(JSON.parse(opened))
+					const value = opened === undefined ? undefined : JSON.parse(opened)
+					shown = OneTime.safeParse(value).data
+					newLink = LinkMade.safeParse(value).data
 				} catch {
 					shown = undefined
 				}
@@ -122,8 +141,10 @@ export const adminPages = ({ users, sessions, https }: WebDeps) => {
 					<AdminPage
 						ctx={view}
 						users={await users.listWithActivity()}
+						links={await signups.listLinks()}
 						notice={noticeOf(request)}
 						oneTimePassword={shown}
+						newLink={newLink}
 					/>,
 					// Read once: the cookie goes with this answer, so a reload no longer shows the password.
 					sealed === undefined ? {} : { headers: { 'set-cookie': clearedFlashCookie(FLASH_PATH, https(request)) } }
@@ -146,7 +167,49 @@ export const adminPages = ({ users, sessions, https }: WebDeps) => {
 				} catch (error) {
 					if (!(error instanceof AppError) || error.status >= 500) throw error
 					return page(
-						<AdminPage ctx={view} users={await users.listWithActivity()} error={error.message} form={form} />,
+						<AdminPage
+							ctx={view}
+							users={await users.listWithActivity()}
+							links={await signups.listLinks()}
+							error={error.message}
+							form={form}
+						/>,
+						{ status: error.status }
+					)
+				}
+			}),
+
+		/** "Invite people": a sign-up link, shown once on the page the redirect leads to (docs/web.md). */
+		addLink: ({ request, web, view, actor, body }: ChangeContext) =>
+			attempt(request, view, async () => {
+				const linkForm = {
+					plan: field(body, 'plan'),
+					uses: field(body, 'uses').trim(),
+					days: field(body, 'days').trim()
+				}
+				try {
+					const { token, link } = await signups.createLink(
+						{ plan: linkForm.plan, uses: linkForm.uses || undefined, days: linkForm.days || undefined },
+						actor
+					)
+					const days = Math.round(
+						(Date.parse(link.expiresAt ?? link.createdAt) - Date.parse(link.createdAt)) / 86_400_000
+					)
+					return showOnce(request, web, 'link-created', {
+						url: `${originOf(request)}/join/${token}`,
+						uses: link.maxUses,
+						days
+					})
+				} catch (error) {
+					if (!(error instanceof AppError) || error.status >= 500) throw error
+					return page(
+						<AdminPage
+							ctx={view}
+							users={await users.listWithActivity()}
+							links={await signups.listLinks()}
+							error={error.message}
+							linkForm={linkForm}
+						/>,
 						{ status: error.status }
 					)
 				}

@@ -48,9 +48,7 @@ export function SignInPage({
 					/>
 					<button type="submit">Sign in</button>
 				</form>
-				<p class="muted">
-					No account yet? The server's administrator creates accounts (<code>cfgsync-server user add</code>).
-				</p>
+				<p class="muted">No account yet? Ask the server's admin for a sign-up link.</p>
 			</section>
 		</Layout>
 	)

@@ -1,0 +1,169 @@
+import { AppError } from '../../lib/errors'
+import { DeadLink } from '../../modules/signup/service'
+import type { SignupKind } from '../../store/types'
+import { field, page, redirect, viewContext, type WebDeps } from '../kit'
+import { Alert, Layout, type ViewContext } from '../layout'
+import { fromOwnPages, ownOrigin, sessionCookie } from '../session'
+
+// docs/web.md first start and sign-up: the setup address's "Create the first admin" and a sign-up
+// link's "Create your account". Nobody is signed in yet, so no macro guards them: the token in the
+// address is the permission, and a post from another site is refused by its origin, as at sign-in.
+
+const TEXT = {
+	setup: {
+		title: 'Create the first admin',
+		intro:
+			'This server has no user yet. The account you create here is its first server admin: you can then invite people from the Admin page. This address works once.',
+		button: 'Create admin',
+		dead: 'Setup address not usable'
+	},
+	join: {
+		title: 'Create your account',
+		intro: 'You were invited to this cfgsync server. Choose how you sign in; you are signed in as soon as it is made.',
+		button: 'Create account',
+		dead: 'Sign-up link not usable'
+	}
+} as const
+
+export function SignupPage({
+	ctx,
+	kind,
+	token,
+	plan,
+	form = {},
+	error
+}: {
+	ctx: ViewContext
+	kind: SignupKind
+	token: string
+	plan: string
+	form?: { email?: string; username?: string }
+	error?: string
+}) {
+	const text = TEXT[kind]
+	return (
+		<Layout ctx={ctx} title={text.title}>
+			<section class="narrow">
+				<h1>{text.title}</h1>
+				<Alert message={error} />
+				<p>{text.intro}</p>
+				<form method="post" action={`/${kind}/${token}`} class="stack">
+					<label for="email">Email</label>
+					<input
+						id="email"
+						name="email"
+						type="email"
+						autocomplete="email"
+						required
+						value={form.email ?? ''}
+						autofocus
+					/>
+					<label for="username">Username</label>
+					<input
+						id="username"
+						name="username"
+						type="text"
+						autocomplete="username"
+						required
+						maxlength={64}
+						pattern="[A-Za-z0-9_.\-]{1,64}"
+						aria-describedby="username-hint"
+						value={form.username ?? ''}
+					/>
+					<p id="username-hint" class="hint">
+						Letters, digits, dots, dashes or underscores. You sign in with it or with your email.
+					</p>
+					<label for="password">Password</label>
+					<input
+						id="password"
+						name="password"
+						type="password"
+						autocomplete="new-password"
+						required
+						minlength={8}
+						aria-describedby="password-hint"
+					/>
+					<p id="password-hint" class="hint">
+						At least 8 characters.{kind === 'join' && plan ? ` Your account is on the ${plan} plan.` : ''}
+					</p>
+					<button type="submit">{text.button}</button>
+				</form>
+			</section>
+		</Layout>
+	)
+}
+
+/** A link that cannot be used: says why, and offers no form (docs/web.md). */
+export function DeadLinkPage({ ctx, kind, message }: { ctx: ViewContext; kind: SignupKind; message: string }) {
+	return (
+		<Layout ctx={ctx} title={TEXT[kind].dead}>
+			<section class="narrow">
+				<h1>{TEXT[kind].dead}</h1>
+				<Alert message={message} />
+				<p>
+					<a href="/">Sign in</a>
+				</p>
+			</section>
+		</Layout>
+	)
+}
+
+type TokenRequest = { request: Request; params: { token: string } }
+
+export const signupPages = ({ signups, sessions, clock, addressOf, https }: WebDeps) => {
+	const viewOf = viewContext(clock)
+
+	/** A refusal as its page: a dead link (404/410), too many attempts (429), or a bad form (400, 409) with the form again. */
+	const refusal = (request: Request, kind: SignupKind, error: unknown, again?: (message: string) => VNodeLike) => {
+		if (error instanceof DeadLink)
+			return page(<DeadLinkPage ctx={viewOf(request)} kind={kind} message={error.message} />, { status: error.status })
+		if (error instanceof AppError && error.code === 'rate_limited')
+			return page(<DeadLinkPage ctx={viewOf(request)} kind={kind} message={error.message} />, {
+				status: error.status,
+				headers: error.headers
+			})
+		if (error instanceof AppError && error.status < 500 && again)
+			return page(again(error.message), { status: error.status, headers: error.headers })
+		throw error
+	}
+
+	const show =
+		(kind: SignupKind) =>
+		async ({ request, params }: TokenRequest) => {
+			try {
+				const link = await signups.check(kind, params.token, addressOf(request))
+				return page(<SignupPage ctx={viewOf(request)} kind={kind} token={params.token} plan={link.plan} />)
+			} catch (error) {
+				return refusal(request, kind, error)
+			}
+		}
+
+	const submit =
+		(kind: SignupKind) =>
+		async ({ request, params, body }: TokenRequest & { body: unknown }) => {
+			const form = {
+				email: field(body, 'email').trim().slice(0, 320),
+				username: field(body, 'username').trim().slice(0, 64),
+				password: field(body, 'password').slice(0, 1024)
+			}
+			const again = (error: string) => (
+				<SignupPage ctx={viewOf(request)} kind={kind} token={params.token} plan="" form={form} error={error} />
+			)
+			// No session yet, so no CSRF token: a form posted from another site is refused by its origin alone.
+			if (!fromOwnPages(request.headers, ownOrigin(request, https(request))))
+				return page(again(`Create the account from this page.`), { status: 403 })
+			try {
+				const user = await signups.redeem(kind, params.token, form, addressOf(request))
+				const signed = await sessions.start(user, addressOf(request), request.headers.get('user-agent') ?? '')
+				return redirect(kind === 'setup' ? '/admin?notice=first-admin' : '/devices?notice=welcome', {
+					'set-cookie': sessionCookie(signed.cookie, https(request))
+				})
+			} catch (error) {
+				return refusal(request, kind, error, again)
+			}
+		}
+
+	return { setupPage: show('setup'), setup: submit('setup'), joinPage: show('join'), join: submit('join') }
+}
+
+type VNodeLike = Parameters<typeof page>[0]
