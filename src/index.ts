@@ -5,6 +5,7 @@ import { backupCommand, healthcheckCommand, purgeCommand, restoreCommand } from 
 import { dbCommand } from './server/admin/db'
 import { rekeyCommand } from './server/admin/rekey'
 import { serveCommand } from './server/admin/serve'
+import { inviteCommand } from './server/admin/invite'
 import { keyCommand, userCommand } from './server/admin/user'
 
 const HELP = `cfgsync-server ${packageJson.version} — self-hosted configuration sync server
@@ -23,6 +24,7 @@ Usage:
   cfgsync-server user unlock LOGIN                              clear a user's failed-login counts
   cfgsync-server user remove LOGIN
   cfgsync-server key issue LOGIN --device NAME                  print a new API key for a device
+  cfgsync-server invite create [--plan P] [--uses N] [--days D] print a sign-up link (default: 1 account, 7 days)
   cfgsync-server purge                                          remove teams deleted more than 30 days ago
   cfgsync-server backup FILE                                    write a consistent copy of the database
   cfgsync-server restore FILE                                   put a checked backup in place of the database (server stopped)
@@ -112,6 +114,18 @@ Prints a new API key for that device, replacing its previous one (headless machi
 	'key issue': `Usage: cfgsync-server key issue LOGIN --device NAME [--data-dir D]
 
 Prints a new API key for that device, replacing its previous one (headless machines, scripts).`,
+	invite: `Usage: cfgsync-server invite create [--plan free|pro|team] [--uses N] [--days D] [--public-url URL] [--data-dir D]
+
+Prints a sign-up link: whoever opens it creates their own account on that plan (default
+CFGSYNC_DEFAULT_PLAN, else team), up to N accounts (default 1) within D days (default 7).
+The link starts with CFGSYNC_PUBLIC_URL (--public-url); without it, with the listening address.
+The Admin page of the web application lists and revokes links.`,
+	'invite create': `Usage: cfgsync-server invite create [--plan free|pro|team] [--uses N] [--days D] [--public-url URL] [--data-dir D]
+
+Prints a sign-up link: whoever opens it creates their own account on that plan (default
+CFGSYNC_DEFAULT_PLAN, else team), up to N accounts (default 1) within D days (default 7).
+The link starts with CFGSYNC_PUBLIC_URL (--public-url); without it, with the listening address.
+The Admin page of the web application lists and revokes links.`,
 	purge: `Usage: cfgsync-server purge [--data-dir D]
 
 Removes teams deleted more than 30 days ago, now (the server also does it hourly).`,
@@ -198,6 +212,8 @@ async function main(args: string[]): Promise<number> {
 			return runCommand(() => userCommand(rest))
 		case 'key':
 			return runCommand(() => keyCommand(rest))
+		case 'invite':
+			return runCommand(() => inviteCommand(rest))
 		case 'purge':
 			return runCommand(() => purgeCommand(rest))
 		case 'backup':

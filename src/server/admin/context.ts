@@ -1,11 +1,12 @@
 import { openStore } from '../boot'
-import { loadConfig, type Config } from '../config'
+import { loadConfig, type Config, type ConfigFlags } from '../config'
 import { systemClock } from '../lib/clock'
 import { createLogger } from '../lib/log'
 import { createPasswordHasher } from '../lib/passwords'
 import { createAuditEvents } from '../modules/audit/event'
 import { createKeyIssuer } from '../modules/auth/service'
 import { createUsersService } from '../modules/users/service'
+import { createSignupService } from '../modules/signup/service'
 import type { Store } from '../store/types'
 
 /**
@@ -15,9 +16,10 @@ import type { Store } from '../store/types'
  */
 export async function withAdmin<T>(
 	dataDir: string | undefined,
-	body: (admin: ReturnType<typeof adminServices>) => Promise<T>
+	body: (admin: ReturnType<typeof adminServices>) => Promise<T>,
+	flags: Omit<ConfigFlags, 'dataDir'> = {}
 ): Promise<T> {
-	const config = loadConfig({ dataDir })
+	const config = loadConfig({ ...flags, dataDir })
 	const store = await openStore(config, (file) =>
 		process.stderr.write(
 			`cfgsync-server: no database at ${file}: creating a new one (pass --data-dir to use another)\n`
@@ -39,7 +41,9 @@ function adminServices(store: Store, config: Config) {
 		logger,
 		clock: systemClock,
 		auditRetentionDays: config.auditRetentionDays,
+		config,
 		users: createUsersService(deps),
+		signups: createSignupService(deps),
 		issueKey: createKeyIssuer(deps),
 		event: createAuditEvents(systemClock)
 	}

@@ -18,7 +18,9 @@ import { createDownloads, embeddedClientPackage, PACKAGE_NAME, type Downloads } 
 import { systemClock } from '../lib/clock'
 import { noTrustedProxies, parseTrustedProxies, trustEveryPeer, type TrustedProxies } from '../lib/client-address'
 import { createLogger, type Logger } from '../lib/log'
-import { createPasswordHasher } from '../lib/passwords'
+import { createPasswordHasher, type PasswordHasher } from '../lib/passwords'
+import { createAuthService } from '../modules/auth/service'
+import { createSignupService } from '../modules/signup/service'
 import type { Store } from '../store/types'
 import { CliError, parseCommand, usageError } from './io'
 
@@ -158,8 +160,10 @@ function serveHttp(
 		pid: process.pid,
 		...(worker ? { worker: true } : {})
 	})
-	if (!worker)
+	if (!worker) {
 		logDownloads(logger, config.publicUrl ?? `http://${config.host}:${app.server?.port}`, downloadsOf(config))
+		void announceSetup(config, logger, { ...deps, sealer }, app.server?.port ?? config.port)
+	}
 	if (worker) process.send?.('ready')
 
 	onShutdown(logger, async () => {
@@ -220,6 +224,45 @@ function logDownloads(logger: Logger, url: string, downloads: Downloads) {
 		)
 	if (downloads.dir !== undefined && !existsSync(downloads.dir))
 		logger.warn('the downloads directory does not exist: no executables are offered', { dir: downloads.dir })
+}
+
+/**
+ * docs/web.md first start: on a database with no user, the setup address that creates the first
+ * admin, printed once by the process that runs the jobs. Without CFGSYNC_PUBLIC_URL it is built from
+ * the listening address, with a hint to set the variable.
+ */
+async function announceSetup(
+	config: Config,
+	logger: Logger,
+	deps: { store: Store; sealer: Sealer; clock: Clock; logger: Logger; passwords: PasswordHasher },
+	port: number
+) {
+	try {
+		const signups = createSignupService({ ...deps, auth: createAuthService(deps) })
+		const token = await signups.openSetup(config.defaultPlan)
+		if (token === undefined) return
+		const base = config.publicUrl ?? `http://${displayHost(config.host)}:${port}`
+		logger.warn('no user yet: open the setup address in a browser to create the first admin', {
+			setup: `${base}/setup/${token}`,
+			...(config.publicUrl === undefined
+				? {
+						hint: 'set CFGSYNC_PUBLIC_URL (--public-url) to the address people use, such as https://cfgsync.example.com, so that the addresses this server prints work for them'
+					}
+				: {})
+		})
+	} catch (error) {
+		logger.error('could not make a setup address', {
+			errorName: (error as Error).name,
+			errorMessage: (error as Error).message
+		})
+	}
+}
+
+/** The listening address as a browser on this machine reaches it: any-address shown as loopback. */
+export function displayHost(host: string): string {
+	if (host === '0.0.0.0' || host === '') return '127.0.0.1'
+	if (host === '::' || host === '[::]') return '[::1]'
+	return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host
 }
 
 /** docs/api.md: CFGSYNC_TRUSTED_PROXIES, or the deprecated CFGSYNC_TRUST_PROXY=1 meaning "trust the socket peer". */
@@ -305,6 +348,12 @@ async function supervise(config: Config, logger: Logger, store: Store, sealer: S
 		workers: count
 	})
 	logDownloads(logger, config.publicUrl ?? `http://${config.host}:${port}`, downloadsOf(config))
+	void announceSetup(
+		config,
+		logger,
+		{ store, sealer, clock: systemClock, logger, passwords: createPasswordHasher() },
+		port
+	)
 
 	onShutdown(logger, async () => {
 		stopping = true
