@@ -217,13 +217,17 @@ const UNITS: [number, string][] = [
 	[Number.POSITIVE_INFINITY, 'year']
 ]
 
-/** "3 minutes ago", computed from the server's clock. */
+/** "3 minutes ago" (or "in 7 days", for an expiry), computed from the server's clock. */
 export function relativeTime(iso: string, now: number): string {
-	let amount = Math.round((now - Date.parse(iso)) / 1000)
-	if (amount < 0) return 'just now'
+	const seconds = Math.round((now - Date.parse(iso)) / 1000)
+	const future = seconds < 0
+	let amount = Math.abs(seconds)
 	if (amount < 10) return 'just now'
 	for (const [size, unit] of UNITS) {
-		if (amount < size) return `${amount} ${unit}${amount === 1 ? '' : 's'} ago`
+		if (amount < size) {
+			const span = `${amount} ${unit}${amount === 1 ? '' : 's'}`
+			return future ? `in ${span}` : `${span} ago`
+		}
 		amount = Math.floor(amount / size)
 	}
 	return iso

@@ -250,6 +250,7 @@ describe('sign-up links (docs/web.md, "Invite people")', () => {
 		expect(textOf(cells as string)).toContain('0 of 5')
 		expect(textOf(cells as string)).toContain('root')
 		expect(textOf(cells as string)).toContain('active')
+		expect(textOf(cells as string)).toContain('in 7 days')
 		// The stored hint is all of the token the page shows.
 		expect(admin.html).not.toContain(path)
 
