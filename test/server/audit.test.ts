@@ -367,8 +367,11 @@ describe('audit log: every state-changing endpoint records its event (docs/opera
 			'user.removed',
 			'key.issued'
 		])
-		// Web sign-in and password changes, backups, restores and key rotation are tested where they are built.
+		// Web sign-in and password changes, sign-up links (test/server/web/signup.test.ts), backups, restores and key rotation are tested where they are built.
 		const elsewhere = new Set([
+			'signup_link.created',
+			'signup_link.revoked',
+			'signup.refused',
 			'session.started',
 			'session.ended',
 			'password.changed',

@@ -50,3 +50,18 @@ describe('security log for fail2ban (docs/operations.md)', () => {
 		expect([...security[13].login].length).toBe(64)
 	})
 })
+
+describe('refused setup and sign-up links in the security log (docs/web.md)', () => {
+	test('each refused use is one warn line the fail2ban filter matches with its address; the token is not in it', async () => {
+		const t = testApp({ address: () => '203.0.113.44' })
+		const token = 'q'.repeat(43)
+		for (const path of [`/join/${token}`, `/setup/${token}`]) expect((await t.call('GET', path)).status).toBe(404)
+		t.logger.flush()
+		const refused = t.logger.lines.filter((line) => line.includes('"sign-up refused"'))
+		expect(refused.map((line) => JSON.parse(line).page)).toEqual(['join', 'setup'])
+		for (const line of refused) {
+			expect(installedFilter().exec(line)?.groups?.host).toBe('203.0.113.44')
+			expect(line).not.toContain(token)
+		}
+	})
+})
