@@ -102,9 +102,7 @@ export function InvitePeople({
 										<td data-label="Expires">
 											<Time iso={link.expiresAt} now={ctx.now} />
 										</td>
-										<td data-label="Made by">
-											{link.createdByName ?? (link.createdBy === null ? 'admin command' : '—')}
-										</td>
+										<td data-label="Made by">{link.createdByName ?? '—'}</td>
 										<td data-label="State">{STATE_TEXT[state]}</td>
 										<td class="actions">
 											{state === 'active' ? (
