@@ -1,7 +1,12 @@
 // docs/web.md first start and sign-up: the setup address, sign-up links made from the Admin page,
 // and the accounts made through them, on the test engine (SQLite, or PostgreSQL with CFGSYNC_TEST_ENGINE=postgres).
 import { describe, expect, test } from 'bun:test'
+import { createApp } from '../../../src/server/app'
+import { manualClock } from '../../../src/server/lib/clock'
+import { createSealer, generateMasterKey } from '../../../src/server/lib/crypto'
+import { silentLogger } from '../../../src/server/lib/log'
 import { createSignupService } from '../../../src/server/modules/signup/service'
+import { sharedTestDatabase } from '../../support/engine'
 import { fastPasswords } from '../../support/helpers'
 import {
 	ORIGIN,
@@ -487,5 +492,71 @@ describe('the audit log records setup and sign-up (docs/operations.md)', () => {
 		w.logger.flush()
 		expect(w.logger.lines.some((line) => line.includes('"sign-up refused"') && line.includes('used_up'))).toBe(true)
 		expect(w.logger.lines.join('\n')).not.toContain(path.slice('/join/'.length))
+	})
+})
+
+describe('several instances on one database (docs/postgresql.md)', () => {
+	/** Three servers on one database, as behind a load balancer, each with its own store. */
+	async function instances() {
+		const shared = await sharedTestDatabase()
+		const sealer = createSealer(generateMasterKey())
+		const clock = manualClock()
+		const stores = [await shared.open(), await shared.open(), await shared.open()]
+		const apps = stores.map((store) =>
+			createApp({ store, sealer, clock, logger: silentLogger, passwords: fastPasswords })
+		)
+		const post = (app: (typeof apps)[number], path: string, fields: Record<string, string>) =>
+			app.handle(
+				new Request(`${ORIGIN}${path}`, {
+					method: 'POST',
+					headers: { 'content-type': 'application/x-www-form-urlencoded' },
+					body: new URLSearchParams(fields).toString()
+				})
+			)
+		return { stores, apps, clock, post }
+	}
+
+	test('each instance printed its own setup address; all used at once make one admin, and all die', async () => {
+		const { stores, apps, clock, post } = await instances()
+		const tokens = await Promise.all(
+			stores.map(
+				async (store) =>
+					(await createSignupService({ store, clock, passwords: fastPasswords }).openSetup('team')) as string
+			)
+		)
+		const answers = await Promise.all(
+			apps.flatMap((app, i) => [
+				post(app, `/setup/${tokens[i]}`, person(`a${i}`)),
+				post(app, `/setup/${tokens[(i + 1) % 3]}`, person(`b${i}`))
+			])
+		)
+		expect(answers.map((answer) => answer.status).sort()).toEqual([303, 410, 410, 410, 410, 410])
+		const users = await stores[0]?.users.list()
+		expect(users?.length).toBe(1)
+		expect(users?.[0]?.isAdmin).toBe(true)
+		for (const [i, app] of apps.entries())
+			for (const token of tokens)
+				expect({ instance: i, status: (await app.handle(new Request(`${ORIGIN}/setup/${token}`))).status }).toEqual({
+					instance: i,
+					status: 410
+				})
+	})
+
+	test('a one-use link used through every instance at once makes one account', async () => {
+		const { stores, apps, clock, post } = await instances()
+		const { token } = await createSignupService({
+			store: stores[0] as (typeof stores)[number],
+			clock,
+			passwords: fastPasswords
+		}).createLink({ plan: 'pro' })
+		const answers = await Promise.all(
+			apps.flatMap((app, i) => [
+				post(app, `/join/${token}`, person(`c${i}`)),
+				post(app, `/join/${token}`, person(`d${i}`))
+			])
+		)
+		expect(answers.map((answer) => answer.status).sort()).toEqual([303, 410, 410, 410, 410, 410])
+		expect((await stores[1]?.users.list())?.length).toBe(1)
+		expect((await stores[2]?.signups.listJoin(1))?.[0]).toMatchObject({ uses: 1, maxUses: 1 })
 	})
 })
