@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { join, resolve } from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { BINARY } from './harness'
@@ -102,4 +103,30 @@ export async function sidewaysScroll(page: Page): Promise<number> {
 export function screenshotDir(): string {
 	mkdirSync(SCREENSHOTS, { recursive: true })
 	return SCREENSHOTS
+}
+
+/** axe-core's script, read when a test first asks for it. */
+let axeSource: string | undefined
+
+/** What axe found on the page as it is now: one line per violation and element, empty when none. */
+export async function axeViolations(page: Page): Promise<string[]> {
+	// Evaluated over the DevTools protocol, so the page's CSP (script-src 'self') does not block axe itself.
+	if (!(await page.evaluate(() => 'axe' in window)))
+		await page.evaluate(
+			(axeSource ??= readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8'))
+		)
+	const violations = await page.evaluate(async () => {
+		const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<unknown> } }).axe
+		const result = (await axe.run(document, { resultTypes: ['violations'] })) as {
+			violations: { id: string; help: string; nodes: { target: string[] }[] }[]
+		}
+		return result.violations.map((violation) => ({
+			id: violation.id,
+			help: violation.help,
+			targets: violation.nodes.map((node) => node.target.join(' '))
+		}))
+	})
+	return violations.flatMap((violation) =>
+		violation.targets.map((target) => `${violation.id} (${violation.help}) at ${target}`)
+	)
 }

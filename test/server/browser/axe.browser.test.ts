@@ -3,11 +3,10 @@
 // reach is opened in Debian's Chromium against the compiled binary and checked in the four views;
 // the run also fails on sideways scrolling at 390 px and on any console error or CSP violation.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { api, emptyDir, run, startServer, userWithKey, type Server } from '../../support/harness'
 import {
+	axeViolations,
 	CHROMIUM,
 	CHROMIUM_ARGS,
 	ensureBinary,
@@ -18,7 +17,6 @@ import {
 } from '../../support/browser'
 
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1'
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 
 type Role = 'signed out' | 'admin' | 'owner' | 'member' | 'newcomer'
 
@@ -35,26 +33,6 @@ const VIEWS = [
 	{ width: 390, scheme: 'light' },
 	{ width: 390, scheme: 'dark' }
 ] as const
-
-/** What axe found on the page as it is now: one line per violation and element, empty when none. */
-async function axeViolations(page: Page): Promise<string[]> {
-	// Evaluated over the DevTools protocol, so the page's CSP (script-src 'self') does not block axe itself.
-	if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE)
-	const violations = await page.evaluate(async () => {
-		const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<unknown> } }).axe
-		const result = (await axe.run(document, { resultTypes: ['violations'] })) as {
-			violations: { id: string; help: string; nodes: { target: string[] }[] }[]
-		}
-		return result.violations.map((violation) => ({
-			id: violation.id,
-			help: violation.help,
-			targets: violation.nodes.map((node) => node.target.join(' '))
-		}))
-	})
-	return violations.flatMap((violation) =>
-		violation.targets.map((target) => `${violation.id} (${violation.help}) at ${target}`)
-	)
-}
 
 if (!HAVE_CHROMIUM && !IN_CI) {
 	test.skip(`browser tests: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`, () => {})
@@ -140,6 +118,8 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			}
 
 			const config = `/configs/${configId}`
+			// A sign-up link (docs/web.md), also listed on the Admin page.
+			const joinPath = new URL((await run(dir, ['invite', 'create', '--uses', '5'])).stdout.trim()).pathname
 			targets.push(
 				{ role: 'signed out', name: 'sign in', open: '/' },
 				{
@@ -185,7 +165,18 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 				{ role: 'admin', name: 'admin', open: '/admin' },
 				{ role: 'admin', name: 'reset a password', open: `/admin/users/${bobId}/reset-password` },
 				{ role: 'admin', name: 'revoke keys', open: `/admin/users/${bobId}/revoke-keys` },
-				{ role: 'admin', name: 'remove a user', open: `/admin/users/${bobId}/remove` }
+				{ role: 'admin', name: 'remove a user', open: `/admin/users/${bobId}/remove` },
+				{
+					role: 'admin',
+					name: 'revoke a sign-up link',
+					open: async (page) => {
+						await page.goto(`${server.url}/admin`)
+						await page.getByRole('button', { name: /^Revoke \/join\// }).click()
+						await page.getByRole('heading', { name: /^Revoke the sign-up link/, level: 1 }).waitFor()
+					}
+				},
+				{ role: 'signed out', name: 'create your account (a sign-up link)', open: joinPath },
+				{ role: 'signed out', name: 'a sign-up link that does not exist', open: `/join/${'x'.repeat(43)}` }
 			)
 		}, 120_000)
 

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { emptyDir, run, serversOfThisFile, startServer, type Server } from '../../support/harness'
 import {
+	axeViolations,
 	CHROMIUM,
 	CHROMIUM_ARGS,
 	ensureBinary,
@@ -68,8 +69,10 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			for (const [label, value] of Object.entries(fields)) await page.getByLabel(label, { exact: true }).fill(value)
 		}
 
+		/** No sideways scrolling, and nothing axe-core (its default rules) finds (docs/web.md, safe to use). */
 		async function fits(page: Page, name: string) {
 			expect({ page: name, overflow: await sidewaysScroll(page) }).toEqual({ page: name, overflow: 0 })
+			expect({ page: name, axe: await axeViolations(page) }).toEqual({ page: name, axe: [] })
 		}
 
 		for (const width of [1280, 390]) {
@@ -130,6 +133,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 					expect(await zoe.getByRole('status').filter({ hasText: 'Your account was created' }).count()).toBe(1)
 					expect(await zoe.getByRole('navigation').getByRole('link', { name: 'Admin' }).count()).toBe(0)
 					expect(await zoe.getByRole('button', { name: 'Sign out' }).count()).toBe(1)
+					await fits(zoe, 'welcome')
 
 					// Used up: the link is a page that says so, with no form; so is the setup address.
 					const late = await personAt(server, width, scheme)

@@ -2,7 +2,7 @@ import { AppError } from '../../lib/errors'
 import { DeadLink } from '../../modules/signup/service'
 import type { SignupKind } from '../../store/types'
 import { field, page, redirect, viewContext, type WebDeps } from '../kit'
-import { Alert, Layout, type ViewContext } from '../layout'
+import { Alert, Layout, PasswordField, type ViewContext } from '../layout'
 import { fromOwnPages, ownOrigin, sessionCookie } from '../session'
 
 // docs/web.md first start and sign-up: the setup address's "Create the first admin" and a sign-up
@@ -73,15 +73,13 @@ export function SignupPage({
 					<p id="username-hint" class="hint">
 						Letters, digits, dots, dashes or underscores. You sign in with it or with your email.
 					</p>
-					<label for="password">Password</label>
-					<input
+					<PasswordField
 						id="password"
 						name="password"
-						type="password"
+						label="Password"
 						autocomplete="new-password"
-						required
 						minlength={8}
-						aria-describedby="password-hint"
+						describedBy="password-hint"
 					/>
 					<p id="password-hint" class="hint">
 						At least 8 characters.{kind === 'join' && plan ? ` Your account is on the ${plan} plan.` : ''}
