@@ -111,10 +111,10 @@ let axeSource: string | undefined
 /** What axe found on the page as it is now: one line per violation and element, empty when none. */
 export async function axeViolations(page: Page): Promise<string[]> {
 	// Evaluated over the DevTools protocol, so the page's CSP (script-src 'self') does not block axe itself.
-	if (!(await page.evaluate(() => 'axe' in window)))
-		await page.evaluate(
-			(axeSource ??= readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8'))
-		)
+	if (!(await page.evaluate(() => 'axe' in window))) {
+		axeSource ??= readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+		await page.evaluate(axeSource)
+	}
 	const violations = await page.evaluate(async () => {
 		const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<unknown> } }).axe
 		const result = (await axe.run(document, { resultTypes: ['violations'] })) as {
