@@ -14,10 +14,13 @@ import {
 	statSync,
 	unlinkSync,
 	writeSync,
+	type Dirent,
 	type Stats
 } from 'node:fs'
 import { basename, dirname, join, resolve, sep } from 'node:path'
 import { applyEdits, modify } from 'jsonc-parser/lib/esm/main.js'
+import { processAlive } from '../shared/process'
+import { crashPoint } from './crash-points'
 import { CliFailure, safe } from './output'
 import { home } from './paths'
 import { emptyMap, type Files, type Write } from './sync/engine'
@@ -278,8 +281,48 @@ export function refusedWrites(writes: Write[]): Map<string, string> {
 const temporaryBeside = (path: string) =>
 	join(dirname(path), `.${basename(path)}.cfgsync-${process.pid}-${randomBytes(4).toString('hex')}.tmp`)
 
+/** The names temporaryBeside makes; the number is the writing process's id. */
+const TEMPORARY_NAME = /^\..+\.cfgsync-(\d+)-[0-9a-f]{8}\.tmp$/
+
+/**
+ * Removes the temporary files a killed cfgsync left in `dir` (and below it
+ * when `deep`): only names this client makes, and only when the process that
+ * made them is gone, so a running command's file is never taken from it.
+ * Returns how many were removed.
+ */
+export function removeLeftTemporaries(dir: string, deep = false): number {
+	let removed = 0
+	let entries: Dirent[]
+	try {
+		entries = readdirSync(dir, { withFileTypes: true })
+	} catch {
+		return 0 // gone, or not a directory
+	}
+	for (const entry of entries) {
+		const path = join(dir, entry.name)
+		if (entry.isDirectory()) {
+			if (deep) removed += removeLeftTemporaries(path, true)
+			continue
+		}
+		const match = TEMPORARY_NAME.exec(entry.name)
+		if (!match || !entry.isFile() || processAlive(Number(match[1]))) continue
+		try {
+			unlinkSync(path)
+			removed++
+		} catch {
+			// removed meanwhile, or not ours to remove
+		}
+	}
+	return removed
+}
+
 /** Writes `bytes` to `path` atomically: a temporary file in the same directory, flushed, then renamed over it. */
-export function writeAtomically(path: string, bytes: string | Uint8Array, mode: number): void {
+export function writeAtomically(
+	path: string,
+	bytes: string | Uint8Array,
+	mode: number,
+	beforeRename?: () => void
+): void {
 	const temporary = temporaryBeside(path)
 	const fd = openSync(temporary, 'wx', mode)
 	try {
@@ -291,6 +334,7 @@ export function writeAtomically(path: string, bytes: string | Uint8Array, mode: 
 		throw error
 	}
 	closeSync(fd)
+	beforeRename?.()
 	try {
 		renameSync(temporary, path)
 	} catch (error) {
@@ -307,7 +351,10 @@ export function writeAtomically(path: string, bytes: string | Uint8Array, mode: 
  */
 export function applyWrites(writes: Write[], backupRoot: string): { backedUp: number } {
 	let backedUp = 0
+	let written = 0
 	for (const write of writes) {
+		if (written > 0) crashPoint(`write:${written}`)
+		written++
 		const target = safeTarget(write.key)
 		const stats = lstat(target)
 		let current: Buffer | undefined
@@ -343,7 +390,8 @@ export function applyWrites(writes: Write[], backupRoot: string): { backedUp: nu
 		} catch {
 			// a new file
 		}
-		writeAtomically(place, content, mode)
+		writeAtomically(place, content, mode, () => crashPoint(`temporary:${written}`))
 	}
+	if (written > 0) crashPoint(`write:${written}`)
 	return { backedUp }
 }

@@ -1,13 +1,23 @@
 import { join } from 'node:path'
 import { prompt, PromptCancelled } from '../shared/terminal'
-import { ApiError, type PushResult } from './api'
+import { ApiError } from './api'
 import type { Session } from './context'
 import { applyWrites, asFileSet, linkOutOfHome, readLocal, refusedWrites, safeTarget } from './files'
+import { crashPoint } from './crash-points'
 import { contentHash, fileHash } from './hash'
+import {
+	baseWithoutPush,
+	finishJournal,
+	journalFor,
+	type Settled,
+	settleJournal,
+	settleUnpushed,
+	writeJournal
+} from './journal'
 import { CliFailure, EXIT, failure, notice, safe, warn } from './output'
 import { platform } from './paths'
 import { configScope, newTeamConfigFailure } from './ownership'
-import { backupDays, backupsDir, forgetState, getState, pruneBackups, setState, type SyncState } from './state'
+import { backupDays, backupsDir, forgetState, getState, pruneBackups, type SyncState } from './state'
 import {
 	copyMap,
 	decide,
@@ -120,6 +130,11 @@ const unique = (keys: string[]) => [...new Set(keys)]
 export async function runOne(s: Session, t: Target, options: RunOptions, attempt = 0): Promise<Report> {
 	// A bad CFGSYNC_BACKUP_DAYS is a usage error before anything is done, not after the files are written.
 	const keepDays = backupDays()
+	// A command killed before (a pull cut short, a push whose answer never came) is settled first.
+	if (!options.dryRun) {
+		const settled = await settleJournal(t.key, () => latestOf(s, t))
+		if (settled) notice(settledText(t, settled))
+	}
 	const state = getState(t.key)
 	const remote = (await fetchRemote(s, t)) as Remote | undefined
 	if (!remote && (options.mode === 'pull' || options.mode === 'resolve')) {
@@ -261,15 +276,63 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 	}
 	const secretsNoted = checkSecrets(t, state, remote, outcome.push, options)
 
+	// Each way this run can end, as the state to keep: the journal names them before a file is touched, so a
+	// crash at any moment is settled by the next command (docs/sync-model.md, "Crashes").
+	const username = await s.username()
+	const stateWith = (fields: Pick<SyncState, 'version' | 'hash' | 'files' | 'pushedFiles'>): SyncState => ({
+		format: 2,
+		server: s.server,
+		username,
+		teamId: t.teamId,
+		team: t.team ?? state?.team,
+		tool: t.tool,
+		name: t.name,
+		...fields,
+		acceptedFiles: accepted,
+		secretsNoted,
+		syncedAt: new Date().toISOString()
+	})
+	const complete = outcome.conflicts.length === 0 && remote !== undefined
+	const pulled = stateWith({
+		version: complete ? remote.version : (state?.version ?? 0),
+		hash: complete ? remote.hash : (state?.hash ?? ''),
+		files:
+			outcome.push === undefined
+				? outcome.base
+				: baseWithoutPush(outcome.base, state?.files, remote?.files, outcome.push, outcome.writes),
+		pushedFiles: copyMap(state?.pushedFiles)
+	})
+	let pushing: { hash: string; state: SyncState } | undefined
+	if (outcome.push !== undefined) {
+		// What this machine contributed: files whose content it sent rather than kept from the server.
+		const pushedFiles = copyMap(state?.pushedFiles)
+		for (const key of Object.keys(pushedFiles)) if (ownValue(outcome.push, key) === undefined) delete pushedFiles[key]
+		for (const [key, content] of Object.entries(outcome.push))
+			if (content !== ownValue(remote?.files, key)) pushedFiles[key] = fileHash(content)
+		const hash = contentHash({ files: outcome.push })
+		pushing = { hash, state: stateWith({ version: remote?.version ?? 0, hash, files: outcome.base, pushedFiles }) }
+	}
+	const root = join(backupsDir(), new Date().toISOString().replace(/[:.]/g, '-'))
+	if (outcome.writes.length > 0 || pushing) {
+		writeJournal(
+			t.key,
+			journalFor({
+				command: options.mode,
+				old: state,
+				pulled,
+				push: pushing,
+				writes: outcome.writes,
+				backups: outcome.writes.length > 0 ? root : undefined
+			})
+		)
+	}
+
 	if (outcome.writes.length > 0) {
-		const root = join(backupsDir(), new Date().toISOString().replace(/[:.]/g, '-'))
 		if (applyWrites(outcome.writes, root).backedUp > 0) report.backups = root
 	}
 
-	let version = outcome.conflicts.length === 0 && remote ? remote.version : (state?.version ?? 0)
-	let hash = outcome.conflicts.length === 0 && remote ? remote.hash : (state?.hash ?? '')
-	const pushedFiles = copyMap(state?.pushedFiles)
-	if (outcome.push !== undefined) {
+	let final = pulled
+	if (pushing !== undefined && outcome.push !== undefined) {
 		const body = {
 			name: t.name,
 			tool: t.tool,
@@ -278,51 +341,100 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		}
 		// If-Match: the version judged against; nothing pushed in between is ever replaced unseen (docs/sync-model.md).
 		const condition = remote ? { ifMatch: remote.hash } : { ifNoneMatch: '*' as const }
-		let result: PushResult
+		let version: number
 		try {
-			result = await s.api.configs.push(body, condition)
+			const result = await s.api.configs.push(body, condition)
+			version = ('version' in result ? result.version : undefined) ?? remote?.version ?? 1
 		} catch (error) {
-			if (error instanceof ApiError && error.code === 'precondition_failed') {
-				// Someone pushed meanwhile: judge again against that version (what was written here stays judged).
+			if (!(error instanceof ApiError)) throw error
+			if (error.code === 'precondition_failed') {
+				// Someone pushed meanwhile: the writes made here stand, and the run is judged again against that version.
+				settleUnpushed(t.key)
 				if (attempt < 3) return mergeReports(report, await runOne(s, t, options, attempt + 1))
 				throw new CliFailure(
 					`${t.label} kept changing on the server while this machine pushed; nothing of this push was stored. Run the command again.`
 				)
 			}
-			if (error instanceof ApiError)
+			if (!answerLost(error)) {
+				settleUnpushed(t.key)
 				throw failure(error, { server: s.server, what: t.team ? `Team "${t.team}"` : undefined })
-			throw error
+			}
+			version = await storedAnyway(s, t, pushing.hash, error)
 		}
-		hash = contentHash({ files: outcome.push })
-		version = ('version' in result ? result.version : undefined) ?? remote?.version ?? 1
-		// What this machine contributed: files whose content it sent rather than kept from the server.
-		for (const key of Object.keys(pushedFiles)) if (ownValue(outcome.push, key) === undefined) delete pushedFiles[key]
-		for (const [key, content] of Object.entries(outcome.push))
-			if (content !== ownValue(remote?.files, key)) pushedFiles[key] = fileHash(content)
-		report.pushed = { version, hash, created: !remote, files: Object.keys(outcome.push).sort() }
+		crashPoint('pushed')
+		final = { ...pushing.state, version }
+		report.pushed = { version, hash: pushing.hash, created: !remote, files: Object.keys(outcome.push).sort() }
 	}
-	setState(t.key, {
-		format: 2,
-		server: s.server,
-		username: await s.username(),
-		teamId: t.teamId,
-		team: t.team ?? state?.team,
-		tool: t.tool,
-		name: t.name,
-		version,
-		hash,
-		files: outcome.base,
-		pushedFiles,
-		acceptedFiles: accepted,
-		secretsNoted,
-		syncedAt: new Date().toISOString()
-	})
+	finishJournal(t.key, final)
 	if (!options.dryRun) pruneBackups(keepDays)
 	return report
 }
 
 /** PATH arguments again, for a command to rerun: a team push without them would not send the new files. */
 const pathWords = (named: string[] | undefined) => (named ?? []).map((key) => ` ${pathWord(key)}`).join('')
+
+/** The server's current version and hash of a config (undefined: it does not exist). */
+async function latestOf(s: Session, t: Target): Promise<{ version: number; hash: string } | undefined> {
+	try {
+		const latest = await s.api.configs.poll(t.latest)
+		return latest === 'unchanged' || latest === undefined ? undefined : { version: latest.version, hash: latest.hash }
+	} catch (error) {
+		if (error instanceof ApiError) throw failure(error, { server: s.server, what: t.label })
+		throw error
+	}
+}
+
+/**
+ * A push whose answer never came back (a time-out, a broken connection, a
+ * proxy's 5xx) may have been stored all the same (docs/sync-model.md, "Crashes").
+ */
+const answerLost = (error: ApiError) =>
+	error.code === 'unreachable' || error.code === 'bad_response' || error.status >= 500
+
+/**
+ * After a lost answer: the server's latest, when it holds exactly what this
+ * machine sent, is this push (its version is returned). Otherwise the push may
+ * not have been stored; the journal stays, so the next command checks again.
+ */
+async function storedAnyway(s: Session, t: Target, sent: string, error: ApiError): Promise<number> {
+	const late = /within ([\d.]+ s)/.exec(error.message)?.[1]
+	const lost = error.status > 0 ? `HTTP ${error.status}` : late ? `no answer within ${late}` : 'the connection broke'
+	const found = await latestOf(s, t).catch(() => undefined)
+	if (found?.hash !== sent) {
+		throw new CliFailure(
+			`The answer to this push of ${t.label} was lost (${lost}), and the server does not show it: it may not have been stored. Nothing here is lost, and running the same command again is safe (it first checks what the server holds); cfgsync status ${t.tool}${t.args} shows where things stand.`,
+			EXIT.error,
+			'push_unconfirmed'
+		)
+	}
+	notice(`The answer to this push of ${t.label} was lost (${lost}), but the server has it: version ${found.version}.`)
+	return found.version
+}
+
+/** Up to 20 names, then how many more. */
+const capped = (names: string[]) =>
+	names.length <= 20 ? names.join(', ') : `${names.slice(0, 20).join(', ')} and ${names.length - 20} more`
+
+/** What settling an earlier command's journal found, in one sentence. */
+function settledText(t: Target, settled: Settled): string {
+	const total = settled.landed.length + settled.untouched.length + settled.edited.length
+	const parts: string[] = []
+	if (total > 0)
+		parts.push(
+			`${settled.landed.length} of ${total} file${total === 1 ? ' was' : 's were'} written (they now count as the server's version, so nothing of them is sent back)`
+		)
+	if (settled.edited.length > 0)
+		parts.push(
+			`${settled.edited.length} changed since (changes made here): ${capped(settled.edited.map((key) => safe(shown(key))))}`
+		)
+	if (settled.pushed)
+		parts.push(
+			settled.stored !== undefined
+				? `its push had reached the server (version ${settled.stored})`
+				: 'its push was not stored (its changes are still to send)'
+		)
+	return `An earlier cfgsync ${settled.command} of ${t.label} was stopped part-way: ${parts.join('; ')}.`
+}
 
 /** The files a push would send, changed from the server's, that still hold conflict markers or do not parse as their format (JSON, TOML). */
 function unparseable(push: Files | undefined, remote: Files | undefined): { key: string; why: string }[] {

@@ -4,8 +4,8 @@ import { fileHash } from '../hash'
 import { CliFailure, EXIT, green, json, red, safe, say } from '../output'
 import { conflictText } from '../report'
 import { fetchRemote, type Remote, type Target } from '../run'
+import { pendingState } from '../journal'
 import { configScope } from '../ownership'
-import { getState } from '../state'
 import { decide, standing, type Standing } from '../sync/engine'
 import { shown } from '../tools'
 import { defineCommand, type Input, TARGET, TOOL } from './command'
@@ -36,7 +36,8 @@ async function run({ values, positionals }: Input<typeof options>) {
 		files: { key: string; verdict: string; detail?: string }[]
 	}[] = []
 	for (const t of targets) {
-		const state = getState(t.key)
+		// A command killed part-way is read as the next one will settle it (docs/sync-model.md, "Crashes").
+		const state = pendingState(t.key)
 		const remote = (await fetchRemote(s, t)) as Remote | undefined
 		// A file another config of the tool syncs here is not this one's: named with its owner (docs/sync-model.md).
 		const scoped = await configScope(s, t, { base: state?.files, remote: remote?.files })
