@@ -9,6 +9,7 @@ import {
 	baseWithoutPush,
 	finishJournal,
 	journalFor,
+	pendingState,
 	type Settled,
 	settleJournal,
 	settleUnpushed,
@@ -135,7 +136,8 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		const settled = await settleJournal(t.key, () => latestOf(s, t))
 		if (settled) notice(settledText(t, settled))
 	}
-	const state = getState(t.key)
+	// A dry run takes no lock and changes nothing: it reads a pending journal the way the next command will settle it.
+	const state = options.dryRun ? pendingState(t.key) : getState(t.key)
 	const remote = (await fetchRemote(s, t)) as Remote | undefined
 	if (!remote && (options.mode === 'pull' || options.mode === 'resolve')) {
 		throw new CliFailure(
