@@ -259,14 +259,16 @@ export async function settleJournal(
 
 /**
  * The sync state as the next command will settle it, without changing
- * anything (for status, which takes no lock): a journal's push counts as
- * not stored, since only the server can tell.
+ * anything (for status and dry runs, which take no lock). `latest` is the
+ * server's version as the caller read it: a journal's push counts as stored
+ * when it holds exactly what was sent.
  */
-export function pendingState(key: string): SyncState | undefined {
+export function pendingState(key: string, latest?: { version: number; hash: string }): SyncState | undefined {
 	const state = getState(key)
 	const journal = readJournal(key)
 	if (!journal || fingerprint(state) !== journal.basedOn) return state
-	return settle(journal, state, currentHash, undefined).state
+	const stored = journal.push !== undefined && latest?.hash === journal.push.hash ? latest.version : undefined
+	return settle(journal, state, currentHash, stored).state
 }
 
 /** A push that was refused (nothing stored): the writes made stand, the changes stay unsent. */

@@ -136,9 +136,9 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		const settled = await settleJournal(t.key, () => latestOf(s, t))
 		if (settled) notice(settledText(t, settled))
 	}
-	// A dry run takes no lock and changes nothing: it reads a pending journal the way the next command will settle it.
-	const state = options.dryRun ? pendingState(t.key) : getState(t.key)
 	const remote = (await fetchRemote(s, t)) as Remote | undefined
+	// A dry run takes no lock and changes nothing: it reads a pending journal the way the next command will settle it.
+	const state = options.dryRun ? pendingState(t.key, remote) : getState(t.key)
 	if (!remote && (options.mode === 'pull' || options.mode === 'resolve')) {
 		throw new CliFailure(
 			`${t.label} does not exist on ${s.server} (or you cannot see it). Push it first: cfgsync push ${t.tool}${t.args}`
@@ -423,12 +423,10 @@ function settledText(t: Target, settled: Settled): string {
 	const parts: string[] = []
 	if (total > 0)
 		parts.push(
-			`${settled.landed.length} of ${total} file${total === 1 ? ' was' : 's were'} written (they now count as the server's version, so nothing of them is sent back)`
+			`it had written ${settled.landed.length} of its ${total} file${total === 1 ? '' : 's'}${settled.landed.length > 0 ? `, which now count as the server's version (nothing of them is sent back)` : ''}`
 		)
 	if (settled.edited.length > 0)
-		parts.push(
-			`${settled.edited.length} changed since (changes made here): ${capped(settled.edited.map((key) => safe(shown(key))))}`
-		)
+		parts.push(`${settled.edited.length} changed here since: ${capped(settled.edited.map((key) => safe(shown(key))))}`)
 	if (settled.pushed)
 		parts.push(
 			settled.stored !== undefined

@@ -36,9 +36,9 @@ async function run({ values, positionals }: Input<typeof options>) {
 		files: { key: string; verdict: string; detail?: string }[]
 	}[] = []
 	for (const t of targets) {
-		// A command killed part-way is read as the next one will settle it (docs/sync-model.md, "Crashes").
-		const state = pendingState(t.key)
 		const remote = (await fetchRemote(s, t)) as Remote | undefined
+		// A command killed part-way is read as the next one will settle it (docs/sync-model.md, "Crashes").
+		const state = pendingState(t.key, remote)
 		// A file another config of the tool syncs here is not this one's: named with its owner (docs/sync-model.md).
 		const scoped = await configScope(s, t, { base: state?.files, remote: remote?.files })
 		const scope = scoped.keys
