@@ -41,8 +41,11 @@ export interface Journal {
 	basedOn: string
 	/** The state to keep when the writes landed and nothing was stored by a push. */
 	pulled: SyncState
-	/** What the push sends (its content hash) and the state to keep once the server holds it. */
-	push?: { hash: string; state: SyncState }
+	/**
+	 * What the push sends (its content hash), the server version it was judged
+	 * against (0: it creates the config), and the state to keep once the server holds it.
+	 */
+	push?: { hash: string; after: number; state: SyncState }
 	writes: JournalWrite[]
 	/** Directories the command writes temporary files in (beside each file, the backup). */
 	places: string[]
@@ -118,7 +121,7 @@ export function journalFor(input: {
 	command: string
 	old: SyncState | undefined
 	pulled: SyncState
-	push?: { hash: string; state: SyncState }
+	push?: { hash: string; after: number; state: SyncState }
 	writes: Write[]
 	backups?: string
 }): Journal {
@@ -227,14 +230,14 @@ function currentHash(key: string): string | null | undefined {
 
 /**
  * Settles the journal a killed command left for `key`, before anything else
- * is judged, and removes the temporary files it left. `latest` reads the
- * server's current version and hash (asked only when the journal has a push).
- * The caller holds the lock. Returns what was found, or undefined when there
- * was nothing to settle.
+ * is judged, and removes the temporary files it left. `storedAs` asks the
+ * server which version holds exactly what the push sent, if any (only when
+ * the journal has a push). The caller holds the lock. Returns what was found,
+ * or undefined when there was nothing to settle.
  */
 export async function settleJournal(
 	key: string,
-	latest: () => Promise<{ version: number; hash: string } | undefined>
+	storedAs: (push: { hash: string; after: number }) => Promise<number | undefined>
 ): Promise<Settled | undefined> {
 	// A command killed while it wrote a state or a journal leaves its temporary file there.
 	removeLeftTemporaries(join(stateDir(), 'configs'))
@@ -249,11 +252,7 @@ export async function settleJournal(
 		clearJournal(key)
 		return undefined
 	}
-	let stored: number | undefined
-	if (journal.push) {
-		const found = await latest()
-		if (found?.hash === journal.push.hash) stored = found.version
-	}
+	const stored = journal.push ? await storedAs(journal.push) : undefined
 	return commit(key, journal, old, stored)
 }
 

@@ -133,7 +133,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 	const keepDays = backupDays()
 	// A command killed before (a pull cut short, a push whose answer never came) is settled first.
 	if (!options.dryRun) {
-		const settled = await settleJournal(t.key, () => latestOf(s, t))
+		const settled = await settleJournal(t.key, (push) => storedVersion(s, t, push.hash, push.after))
 		if (settled) notice(settledText(t, settled))
 	}
 	const remote = (await fetchRemote(s, t)) as Remote | undefined
@@ -304,7 +304,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 				: baseWithoutPush(outcome.base, state?.files, remote?.files, outcome.push, outcome.writes),
 		pushedFiles: copyMap(state?.pushedFiles)
 	})
-	let pushing: { hash: string; state: SyncState } | undefined
+	let pushing: { hash: string; after: number; state: SyncState } | undefined
 	if (outcome.push !== undefined) {
 		// What this machine contributed: files whose content it sent rather than kept from the server.
 		const pushedFiles = copyMap(state?.pushedFiles)
@@ -312,7 +312,11 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		for (const [key, content] of Object.entries(outcome.push))
 			if (content !== ownValue(remote?.files, key)) pushedFiles[key] = fileHash(content)
 		const hash = contentHash({ files: outcome.push })
-		pushing = { hash, state: stateWith({ version: remote?.version ?? 0, hash, files: outcome.base, pushedFiles }) }
+		pushing = {
+			hash,
+			after: remote?.version ?? 0,
+			state: stateWith({ version: remote?.version ?? 0, hash, files: outcome.base, pushedFiles })
+		}
 	}
 	const root = join(backupsDir(), new Date().toISOString().replace(/[:.]/g, '-'))
 	if (outcome.writes.length > 0 || pushing) {
@@ -361,7 +365,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 				settleUnpushed(t.key)
 				throw failure(error, { server: s.server, what: t.team ? `Team "${t.team}"` : undefined })
 			}
-			version = await storedAnyway(s, t, pushing.hash, error)
+			version = await storedAnyway(s, t, pushing, error)
 		}
 		crashPoint('pushed')
 		final = { ...pushing.state, version }
@@ -375,13 +379,28 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 /** PATH arguments again, for a command to rerun: a team push without them would not send the new files. */
 const pathWords = (named: string[] | undefined) => (named ?? []).map((key) => ` ${pathWord(key)}`).join('')
 
-/** The server's current version and hash of a config (undefined: it does not exist). */
-async function latestOf(s: Session, t: Target): Promise<{ version: number; hash: string } | undefined> {
+/**
+ * The version of a config that holds exactly what this machine pushed (its
+ * content `hash`), if the server has one: the latest, or, when someone pushed
+ * since, one of the versions after `after` (the one the push was judged
+ * against), read from the history where the plan allows it.
+ */
+async function storedVersion(s: Session, t: Target, hash: string, after: number): Promise<number | undefined> {
+	let latest: Awaited<ReturnType<Session['api']['configs']['poll']>>
 	try {
-		const latest = await s.api.configs.poll(t.latest)
-		return latest === 'unchanged' || latest === undefined ? undefined : { version: latest.version, hash: latest.hash }
+		latest = await s.api.configs.poll(t.latest)
 	} catch (error) {
 		if (error instanceof ApiError) throw failure(error, { server: s.server, what: t.label })
+		throw error
+	}
+	if (latest === 'unchanged' || latest === undefined) return undefined
+	if (latest.hash === hash) return latest.version
+	if (latest.version <= after + 1) return undefined
+	try {
+		const versions = await s.api.configs.versions(latest.id, { limit: Math.min(latest.version - after, 20) })
+		return versions.find((v) => v.version > after && v.hash === hash)?.version
+	} catch (error) {
+		if (error instanceof ApiError) return undefined // no history on this plan: judged as not stored
 		throw error
 	}
 }
@@ -398,19 +417,24 @@ const answerLost = (error: ApiError) =>
  * machine sent, is this push (its version is returned). Otherwise the push may
  * not have been stored; the journal stays, so the next command checks again.
  */
-async function storedAnyway(s: Session, t: Target, sent: string, error: ApiError): Promise<number> {
+async function storedAnyway(
+	s: Session,
+	t: Target,
+	sent: { hash: string; after: number },
+	error: ApiError
+): Promise<number> {
 	const late = /within ([\d.]+ s)/.exec(error.message)?.[1]
 	const lost = error.status > 0 ? `HTTP ${error.status}` : late ? `no answer within ${late}` : 'the connection broke'
-	const found = await latestOf(s, t).catch(() => undefined)
-	if (found?.hash !== sent) {
+	const found = await storedVersion(s, t, sent.hash, sent.after).catch(() => undefined)
+	if (found === undefined) {
 		throw new CliFailure(
 			`The answer to this push of ${t.label} was lost (${lost}), and the server does not show it: it may not have been stored. Nothing here is lost, and running the same command again is safe (it first checks what the server holds); cfgsync status ${t.tool}${t.args} shows where things stand.`,
 			EXIT.error,
 			'push_unconfirmed'
 		)
 	}
-	notice(`The answer to this push of ${t.label} was lost (${lost}), but the server has it: version ${found.version}.`)
-	return found.version
+	notice(`The answer to this push of ${t.label} was lost (${lost}), but the server has it: version ${found}.`)
+	return found
 }
 
 /** Up to 20 names, then how many more. */

@@ -274,6 +274,43 @@ describe('a command killed part-way', () => {
 	}, 60_000)
 })
 
+describe('a push stored, then another machine pushed before this one ran again', () => {
+	test('the stored push is found in the history: the next push here is an edit on top of both, no conflict', async () => {
+		const name = 'crash-push-then-other'
+		proxy.set('pass')
+		const a = await loggedIn({ ...server, url: proxy.url })
+		const c = await loggedIn()
+		writeCommands(a, old)
+		expect((await a.cfgsync(['push', 'claude-code', '--name', name])).code).toBe(0)
+		expect((await c.cfgsync(['pull', 'claude-code', '--name', name])).code).toBe(0)
+		writeCommands(a, fresh)
+		proxy.set('hold')
+		const push = a.start(['push', 'claude-code', '--name', name])
+		expect(await proxy.stored()).toBe(200)
+		push.kill('SIGKILL')
+		await push.exited
+		proxy.set('pass')
+
+		expect((await c.cfgsync(['pull', 'claude-code', '--name', name])).code).toBe(0)
+		c.file(commandKey(149), '# Theirs\n')
+		expect((await c.cfgsync(['push', 'claude-code', '--name', name])).stdout).toContain('version 3')
+
+		a.file(commandKey(0), later(0))
+		const pushed = await a.cfgsync(['push', 'claude-code', '--name', name])
+		expect({ code: pushed.code, stderr: pushed.stderr }).toEqual({
+			code: 0,
+			stderr: `An earlier cfgsync push of claude-code/${name} was stopped part-way: its push had reached the server (version 2).\n`
+		})
+		expect(pushed.stdout).toContain('as version 4')
+		const files = (await latest(name)).data.files
+		expect([files[commandKey(0)], files[commandKey(1)], files[commandKey(149)]]).toEqual([
+			later(0),
+			fresh(1),
+			'# Theirs\n'
+		])
+	}, 60_000)
+})
+
 describe('a sync killed right after the server stored its push', () => {
 	test('the merge it wrote and pushed is the base: the next edit here syncs as an edit, nothing is pushed twice', async () => {
 		const name = 'crash-sync'

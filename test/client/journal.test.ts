@@ -112,7 +112,11 @@ describe('settling a push', () => {
 		startedAt: '2026-11-25T00:00:01.000Z',
 		basedOn: 'unused by settle',
 		pulled: { ...stateOf(2, {}), files: baseWithoutPush(landed, before.files, remote, sent, writes) },
-		push: { hash: 'sent-hash', state: { ...stateOf(0, sent, 'sent-hash'), pushedFiles: { x: fileHash('x-mine') } } },
+		push: {
+			hash: 'sent-hash',
+			after: 2,
+			state: { ...stateOf(0, sent, 'sent-hash'), pushedFiles: { x: fileHash('x-mine') } }
+		},
 		writes: writes.map((w) => ({
 			key: w.key,
 			before: fileHash(w.before as string),
@@ -249,21 +253,27 @@ describe('on disk', () => {
 		expect(readJournal(key)).toBeUndefined()
 	})
 
-	test('a push in the journal is stored when the latest holds exactly its hash', async () => {
+	test('a push in the journal is settled as the server says: stored at the version holding what was sent, else not', async () => {
 		setState(key, stateOf(1, { a: 'a1' }))
 		const journal = journalFor({
 			command: 'push',
 			old: getState(key),
 			pulled: stateOf(1, { a: 'a1' }),
-			push: { hash: 'sent', state: stateOf(0, { a: 'a-mine' }, 'sent') },
+			push: { hash: 'sent', after: 1, state: stateOf(0, { a: 'a-mine' }, 'sent') },
 			writes: []
 		})
 		writeJournal(key, journal)
-		expect((await settleJournal(key, async () => ({ version: 7, hash: 'someone else' })))?.stored).toBeUndefined()
+		const asked: unknown[] = []
+		const notStored = await settleJournal(key, async (push) => {
+			asked.push(push)
+			return undefined
+		})
+		expect(asked).toMatchObject([{ hash: 'sent', after: 1 }])
+		expect(notStored?.stored).toBeUndefined()
 		expect(getState(key)?.files.a?.content).toBe('a1')
 		setState(key, stateOf(1, { a: 'a1' }))
 		writeJournal(key, { ...journal, basedOn: fingerprint(getState(key)) })
-		expect((await settleJournal(key, async () => ({ version: 7, hash: 'sent' })))?.stored).toBe(7)
+		expect((await settleJournal(key, async () => 7))?.stored).toBe(7)
 		expect(getState(key)).toMatchObject({ version: 7, hash: 'sent', files: { a: { content: 'a-mine' } } })
 	})
 
