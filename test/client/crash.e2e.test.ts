@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { login, machine, serverWithUsers, type Machine, type User } from '../support/client/machines'
-import { api, serversOfThisFile, type Server } from '../support/harness'
+import { login, machine, nodeBundle, serverWithUsers, type Machine, type User } from '../support/client/machines'
+import { api, emptyDir, serversOfThisFile, type Server } from '../support/harness'
 
 /**
  * docs/sync-model.md, "Crashes", on the compiled client against the compiled
@@ -109,16 +109,16 @@ const latest = async (name: string) =>
 	}
 
 let devices = 0
-async function loggedIn(on: Server = server): Promise<Machine> {
-	const m = machine(on)
+async function loggedIn(on: Server = server, command?: string[]): Promise<Machine> {
+	const m = machine(on, { command })
 	expect((await login(m, ada, `crash-${++devices}`)).code).toBe(0)
 	return m
 }
 
 /** A config of 150 command files pushed from A (the first words) and pulled by B, then changed by A (the second words). */
-async function pulledThenChanged(name: string): Promise<[Machine, Machine]> {
+async function pulledThenChanged(name: string, command?: string[]): Promise<[Machine, Machine]> {
 	const a = await loggedIn()
-	const b = await loggedIn()
+	const b = await loggedIn(server, command)
 	writeCommands(a, old)
 	expect((await a.cfgsync(['push', 'claude-code', '--name', name])).code).toBe(0)
 	expect((await b.cfgsync(['pull', 'claude-code', '--name', name])).code).toBe(0)
@@ -418,4 +418,36 @@ describe('a push whose answer is lost', () => {
 		expect({ code: pushed.code, stderr: pushed.stderr }).toEqual({ code: 0, stderr: '' })
 		expect(pushed.stdout).toContain('as version 3')
 	}, 60_000)
+})
+
+describe('the client on Node (the npm package)', () => {
+	test('a pull killed after 95 files is settled, and a push answered 502 after it was stored is done', async () => {
+		const node = ['node', await nodeBundle(emptyDir())]
+		const name = 'crash-node'
+		const [a, b] = await pulledThenChanged(name, node)
+		const pull = await b.cfgsync(['pull', 'claude-code', '--name', name], {
+			env: { CFGSYNC_TEST_CRASH_AT: 'write:95' }
+		})
+		expect(pull.code).toBe(137)
+		expect(holding(b, fresh)).toBe(95)
+		writeCommands(a, old)
+		expect((await a.cfgsync(['push', 'claude-code', '--name', name])).stdout).toContain('version 3')
+		const synced = await b.cfgsync(['sync', 'claude-code', '--name', name])
+		expect({ code: synced.code, pushed: synced.stdout.includes('pushed version') }).toEqual({ code: 0, pushed: false })
+		expect(holding(b, old)).toBe(COUNT)
+
+		proxy.set('pass')
+		const viaProxy = await loggedIn({ ...server, url: proxy.url }, node)
+		expect((await viaProxy.cfgsync(['pull', 'claude-code', '--name', name])).code).toBe(0)
+		viaProxy.file(commandKey(7), '# Seven\n')
+		proxy.set('forward-502')
+		const lost = await viaProxy.cfgsync(['push', 'claude-code', '--name', name])
+		expect({ code: lost.code, stderr: lost.stderr }).toEqual({
+			code: 0,
+			stderr: `The answer to this push of claude-code/${name} was lost (HTTP 502), but the server has it: version 4.\n`
+		})
+		proxy.set('pass')
+		viaProxy.file(commandKey(8), '# Eight\n')
+		expect((await viaProxy.cfgsync(['push', 'claude-code', '--name', name])).stdout).toContain('as version 5')
+	}, 90_000)
 })
