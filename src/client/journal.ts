@@ -165,8 +165,8 @@ export interface Settled {
 /**
  * The sync state a journal leads to (pure: the caller reads the files and
  * the server). `now` is each written file's current hash (null: absent,
- * undefined: unreadable); `stored` the server's version when its latest
- * holds exactly what the push sent.
+ * undefined: unreadable); `stored` the server's version that holds exactly
+ * what the push sent, when there is one.
  */
 export function settle(
 	journal: Journal,
@@ -174,11 +174,9 @@ export function settle(
 	now: (key: string) => string | null | undefined,
 	stored: number | undefined
 ): Settled {
-	const pushed = journal.push !== undefined && stored !== undefined
-	const next: SyncState =
-		journal.push !== undefined && stored !== undefined
-			? { ...journal.push.state, version: stored }
-			: { ...journal.pulled }
+	const withPush = journal.push && stored !== undefined ? { ...journal.push.state, version: stored } : undefined
+	const pushed = withPush !== undefined
+	const next: SyncState = withPush ?? { ...journal.pulled }
 	const files = copyMap(next.files)
 	const settled: Settled = {
 		command: journal.command,

@@ -424,11 +424,29 @@ async function storedAnyway(
 	error: ApiError
 ): Promise<number> {
 	const late = /within ([\d.]+ s)/.exec(error.message)?.[1]
-	const lost = error.status > 0 ? `HTTP ${error.status}` : late ? `no answer within ${late}` : 'the connection broke'
-	const found = await storedVersion(s, t, sent.hash, sent.after).catch(() => undefined)
+	const lost =
+		error.status > 0
+			? `HTTP ${error.status}`
+			: late
+				? `no answer within ${late}`
+				: /broke/.test(error.message)
+					? 'the connection broke'
+					: 'the connection failed'
+	const safeAgain = `Nothing here is lost, and running the same command again is safe (it first checks what the server holds); cfgsync status ${t.tool}${t.args} shows where things stand.`
+	let found: number | undefined
+	try {
+		found = await storedVersion(s, t, sent.hash, sent.after)
+	} catch (check) {
+		if (!(check instanceof CliFailure)) throw check
+		throw new CliFailure(
+			`The answer to this push of ${t.label} was lost (${lost}), and the server could not be asked whether it stored it (${check.message.replace(/\.$/, '')}). ${safeAgain}`,
+			EXIT.error,
+			'push_unconfirmed'
+		)
+	}
 	if (found === undefined) {
 		throw new CliFailure(
-			`The answer to this push of ${t.label} was lost (${lost}), and the server does not show it: it may not have been stored. Nothing here is lost, and running the same command again is safe (it first checks what the server holds); cfgsync status ${t.tool}${t.args} shows where things stand.`,
+			`The answer to this push of ${t.label} was lost (${lost}), and the server does not show it: it may not have been stored. ${safeAgain}`,
 			EXIT.error,
 			'push_unconfirmed'
 		)

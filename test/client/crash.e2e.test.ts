@@ -17,16 +17,17 @@ const servers = serversOfThisFile()
 let server: Server
 let ada: User
 
-type Mode = 'pass' | 'hold' | 'forward-502' | 'drop-502'
+type Mode = 'pass' | 'hold' | 'forward-502' | 'drop-502' | 'drop-502-then-down'
 
 /**
  * A proxy in front of the server that misbehaves on pushes only (POST
  * /api/configs): `hold` forwards it and never answers, `forward-502` forwards
- * it and answers 502 like nginx, `drop-502` answers 502 without forwarding.
+ * it and answers 502 like nginx, `drop-502` answers 502 without forwarding
+ * (`drop-502-then-down`: and every request after it too).
  * `stored` resolves once the server has answered a forwarded push.
  */
 function startProxy(upstream: string) {
-	const state = { mode: 'pass' as Mode, stored: Promise.withResolvers<number>() }
+	const state = { mode: 'pass' as Mode, down: false, stored: Promise.withResolvers<number>() }
 	const listener = Bun.serve({
 		port: 0,
 		hostname: '127.0.0.1',
@@ -34,7 +35,9 @@ function startProxy(upstream: string) {
 		async fetch(request) {
 			const url = new URL(request.url)
 			const push = request.method === 'POST' && url.pathname === '/api/configs'
-			if (push && state.mode === 'drop-502') return badGateway()
+			if (state.down) return badGateway()
+			if (push && state.mode === 'drop-502-then-down') state.down = true
+			if (push && state.mode.startsWith('drop-502')) return badGateway()
 			const reply = await fetch(`${upstream}${url.pathname}${url.search}`, {
 				method: request.method,
 				headers: request.headers,
@@ -56,6 +59,7 @@ function startProxy(upstream: string) {
 		url: `http://127.0.0.1:${listener.port}`,
 		set: (mode: Mode) => {
 			state.mode = mode
+			state.down = false
 			state.stored = Promise.withResolvers<number>()
 		},
 		stored: () => state.stored.promise,
@@ -386,6 +390,15 @@ describe('a push whose answer is lost', () => {
 		expect(dropped.code).toBe(1)
 		expect(dropped.stderr).toBe(
 			`cfgsync: The answer to this push of claude-code/${name} was lost (HTTP 502), and the server does not show it: it may not have been stored. Nothing here is lost, and running the same command again is safe (it first checks what the server holds); cfgsync status claude-code --name ${name} shows where things stand.\n`
+		)
+		proxy.set('drop-502-then-down')
+		const down = await a.cfgsync(['push', 'claude-code', '--name', name])
+		expect(down.code).toBe(1)
+		expect(down.stderr).toStartWith(
+			`An earlier cfgsync push of claude-code/${name} was stopped part-way: its push was not stored (its changes are still to send).\ncfgsync: The answer to this push of claude-code/${name} was lost (HTTP 502), and the server could not be asked whether it stored it (`
+		)
+		expect(down.stderr).toEndWith(
+			`). Nothing here is lost, and running the same command again is safe (it first checks what the server holds); cfgsync status claude-code --name ${name} shows where things stand.\n`
 		)
 		proxy.set('pass')
 		const status = await a.cfgsync(['status', 'claude-code', '--name', name])
