@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { landingPlace, readText, removeLeftTemporaries, safeTarget, writeAtomically } from './files'
 import { fileHash, sha256 } from './hash'
@@ -68,10 +68,23 @@ export function readJournal(key: string): Journal | undefined {
 	}
 }
 
-/** Written atomically before any file is touched: a crash while writing it leaves no journal and no change. */
+/**
+ * Written atomically before any file is touched: a crash while writing it
+ * leaves no journal and no change. Its directory is flushed too, so after a
+ * power cut the journal is there whenever a file it names was written.
+ */
 export function writeJournal(key: string, journal: Journal): void {
 	mkdirSync(journalsDir(), { recursive: true, mode: 0o700 })
 	writeAtomically(journalFile(key), `${JSON.stringify(journal)}\n`, 0o600)
+	let fd: number | undefined
+	try {
+		fd = openSync(journalsDir(), 'r')
+		fsyncSync(fd)
+	} catch {
+		// A directory cannot be opened or flushed everywhere (Windows): the rename stands on its own there.
+	} finally {
+		if (fd !== undefined) closeSync(fd)
+	}
 }
 
 export const clearJournal = (key: string): void => rmSync(journalFile(key), { force: true })
