@@ -2,7 +2,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, rmSync } from 
 import { dirname, join } from 'node:path'
 import { landingPlace, readText, removeLeftTemporaries, safeTarget, writeAtomically } from './files'
 import { fileHash, sha256 } from './hash'
-import { stateDir } from './paths'
+import { configDir, stateDir } from './paths'
 import { getState, setState, type SyncState } from './state'
 import { copyMap, ownValue, type Bases, type Files, type Write } from './sync/engine'
 import { isObject, parseJsonc } from './sync/json'
@@ -250,9 +250,15 @@ export async function settleJournal(
 	key: string,
 	storedAs: (push: { hash: string; after: number }) => Promise<number | undefined>
 ): Promise<Settled | undefined> {
-	// A command killed while it wrote a state or a journal leaves its temporary file there.
-	removeLeftTemporaries(join(stateDir(), 'configs'))
-	removeLeftTemporaries(journalsDir())
+	// A command killed while it wrote a state, a journal or a login leaves its temporary file there.
+	for (const dir of [
+		stateDir(),
+		join(stateDir(), 'configs'),
+		journalsDir(),
+		configDir(),
+		join(configDir(), 'profiles')
+	])
+		removeLeftTemporaries(dir)
 	const journal = readJournal(key)
 	if (!journal) return undefined
 	for (const place of journal.places) removeLeftTemporaries(place)

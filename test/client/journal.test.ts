@@ -171,12 +171,17 @@ describe('on disk', () => {
 	let home: string
 	const key = 'http://cfgsync.test ada personal claude-code default'
 	beforeAll(() => {
-		saved = { HOME: process.env.HOME, XDG_STATE_HOME: process.env.XDG_STATE_HOME }
+		saved = {
+			HOME: process.env.HOME,
+			XDG_STATE_HOME: process.env.XDG_STATE_HOME,
+			XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME
+		}
 	})
 	beforeEach(() => {
 		home = tempDir('journal')
 		process.env.HOME = home
 		process.env.XDG_STATE_HOME = join(home, '.local', 'state')
+		process.env.XDG_CONFIG_HOME = join(home, '.config')
 	})
 	afterAll(() => {
 		for (const [name, value] of Object.entries(saved)) {
@@ -275,6 +280,19 @@ describe('on disk', () => {
 		writeJournal(key, { ...journal, basedOn: fingerprint(getState(key)) })
 		expect((await settleJournal(key, async () => 7))?.stored).toBe(7)
 		expect(getState(key)).toMatchObject({ version: 7, hash: 'sent', files: { a: { content: 'a-mine' } } })
+	})
+
+	test('with no journal, the next command still removes what a killed writer of state, journal or login left', async () => {
+		const left = [
+			join('.local', 'state', 'cfgsync', 'configs', `.0123.json.cfgsync-${DEAD}-aaaaaaaa.tmp`),
+			join('.local', 'state', 'cfgsync', 'journal', `.0123.json.cfgsync-${DEAD}-bbbbbbbb.tmp`),
+			join('.config', 'cfgsync', `.credentials.json.cfgsync-${DEAD}-cccccccc.tmp`)
+		]
+		for (const path of left) write(path, '{')
+		write(join('.config', 'cfgsync', 'credentials.json'), '{}')
+		expect(await settleJournal(key, async () => undefined)).toBeUndefined()
+		for (const path of left) expect(existsSync(join(home, path))).toBe(false)
+		expect(readdirSync(join(home, '.config', 'cfgsync'))).toEqual(['credentials.json'])
 	})
 
 	test('left temporary files are removed only by name and only when their writer is gone, below a backup too', () => {
