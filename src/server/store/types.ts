@@ -89,9 +89,16 @@ export interface AuditStore {
 	record(event: AuditEvent): Promise<void>
 	/**
 	 * Newest first, `limit` at most, ids below `before`. `userId`: events the user
-	 * did or that concern them; `teamId`: the team's events.
+	 * did or that concern them; `teamId`: the team's events; `targetId`: only those about that target.
 	 */
-	list(query: { userId?: string; teamId?: string; type?: string; before?: string; limit: number }): Promise<AuditRow[]>
+	list(query: {
+		userId?: string
+		teamId?: string
+		type?: string
+		targetId?: string
+		before?: string
+		limit: number
+	}): Promise<AuditRow[]>
 	/** Drops events older than `before`; returns how many. */
 	prune(before: string): Promise<number>
 }

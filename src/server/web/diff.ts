@@ -1,5 +1,5 @@
 import { onlyFiles } from '../../shared/config-files'
-import { diffLines } from 'diff'
+import { diffArrays, diffWords, diffWordsWithSpace } from 'diff'
 
 /** One block of a config as a person reads it: a file of a `{"files": …}` config, or the whole data. */
 export interface Block {
@@ -21,20 +21,32 @@ export function blocksOf(data: unknown): Block[] {
 
 export type LineKind = 'same' | 'added' | 'removed'
 
+/** A piece of a changed line: `changed` marks the words that differ from the line it replaces. */
+export interface LinePart {
+	text: string
+	changed: boolean
+}
+
 export interface DiffLine {
 	kind: LineKind
 	text: string
+	/** A removed or added line paired with the line that replaced it: its text split into changed and kept words. */
+	parts?: LinePart[]
 	/** Line number in the older text (removed and same lines). */
 	from?: number
 	/** Line number in the newer text (added and same lines). */
 	to?: number
 }
 
-/** Unchanged lines left out between two changes: shown as one "N unchanged lines" row. */
+/** Unchanged lines folded between two changes: shown as one "N unchanged lines" row that expands to them. */
 export interface Gap {
 	kind: 'gap'
 	count: number
+	lines: DiffLine[]
 }
+
+/** How a comparison treats whitespace: `ignore` compares lines with every space, tab and indent left out. */
+export type Whitespace = 'show' | 'ignore'
 
 export interface FileDiff {
 	path: string | null
@@ -62,7 +74,15 @@ export const DIFF_LIMITS = {
 	/** The most lines either version may have, all files together. */
 	maxLines: 20_000,
 	/** The most rows a comparison may show (unchanged runs folded). */
-	maxShown: 10_000
+	maxShown: 10_000,
+	/**
+	 * Word marks (which words of a changed line changed) are made only for a removed line paired with
+	 * the added line that replaced it, both at most this long, within what is left of the same budget;
+	 * past it the lines are shown whole, unmarked.
+	 */
+	wordMaxLineLength: 1_000,
+	/** The most word edits in one line pair: beyond, the line changed too much for marks to help. */
+	wordMaxEditLength: 100
 }
 
 /** Thrown when a comparison would cost more than DIFF_LIMITS allows. */
@@ -95,6 +115,71 @@ const splitLines = (value: string): string[] => {
 	return lines
 }
 
+const same = (text: string, older: number, newer: number): DiffLine => ({
+	kind: 'same',
+	text,
+	from: older + 1,
+	to: newer + 1
+})
+
+/**
+ * The line diff itself, or undefined past the time or edit limits. A line found on one side only can
+ * never be common to both, so only the lines found on both sides go through Myers' algorithm (its
+ * cost grows with the edits between what it is given): a re-indented or rewritten file costs next to
+ * nothing, and the result is as short as diffing every line. Ignoring whitespace, lines are compared
+ * with every space left out; an unchanged line shows the newer text. A missing final newline is no
+ * change of its own.
+ */
+function lineDiff(
+	older: string,
+	newer: string,
+	timeout: number,
+	limits: typeof DIFF_LIMITS,
+	whitespace: Whitespace
+): DiffLine[] | undefined {
+	const before = splitLines(older)
+	const after = splitLines(newer)
+	const keyOf = whitespace === 'ignore' ? (line: string) => line.replace(/\s+/g, '') : (line: string) => line
+	const beforeKeys = before.map(keyOf)
+	const afterKeys = after.map(keyOf)
+	const inBefore = new Set(beforeKeys)
+	const inAfter = new Set(afterKeys)
+	const keptBefore = beforeKeys.flatMap((key, i) => (inAfter.has(key) ? [i] : []))
+	const keptAfter = afterKeys.flatMap((key, i) => (inBefore.has(key) ? [i] : []))
+	const changes = diffArrays(
+		keptBefore.map((i) => beforeKeys[i] as string),
+		keptAfter.map((i) => afterKeys[i] as string),
+		{ timeout, maxEditLength: limits.maxEditLength }
+	)
+	if (changes === undefined) return undefined
+	const lines: DiffLine[] = []
+	let i = 0
+	let j = 0
+	/** Every line before `untilBefore` and `untilAfter` not yet shown: removed, then added. */
+	const changedUpTo = (untilBefore: number, untilAfter: number) => {
+		for (; i < untilBefore; i++) lines.push({ kind: 'removed', text: before[i] as string, from: i + 1 })
+		for (; j < untilAfter; j++) lines.push({ kind: 'added', text: after[j] as string, to: j + 1 })
+	}
+	let k = 0
+	let l = 0
+	for (const change of changes) {
+		const count = change.count ?? change.value.length
+		if (change.removed) k += count
+		else if (change.added) l += count
+		else
+			for (let n = 0; n < count; n++) {
+				const b = keptBefore[k++] as number
+				const a = keptAfter[l++] as number
+				changedUpTo(b, a)
+				lines.push(same(after[a] as string, b, a))
+				i = b + 1
+				j = a + 1
+			}
+	}
+	changedUpTo(before.length, after.length)
+	return lines
+}
+
 /**
  * Line diff of two texts, with runs of unchanged lines beyond CONTEXT folded into gaps; throws
  * TooLargeToCompare when the budget runs out first (docs/web.md).
@@ -103,34 +188,23 @@ export function diffText(
 	older: string,
 	newer: string,
 	budget: DiffBudget = newBudget(),
-	limits = DIFF_LIMITS
+	limits = DIFF_LIMITS,
+	whitespace: Whitespace = 'show'
 ): { lines: (DiffLine | Gap)[]; added: number; removed: number } {
-	const all: DiffLine[] = []
-	let from = 1
-	let to = 1
-	let added = 0
-	let removed = 0
-	// Each text ends with a newline for the diff, so a missing final newline is no change of its own.
-	// (An empty text stays empty: it has no lines at all.)
-	const terminated = (text: string) => (text === '' || text.endsWith('\n') ? text : `${text}\n`)
 	const remaining = budget.deadline - budget.now()
 	if (remaining <= 0) throw new TooLargeToCompare('time')
-	const changes =
+	const all =
 		older === newer
-			? [{ value: older, added: false, removed: false, count: 0 }]
-			: diffLines(terminated(older), terminated(newer), { timeout: remaining, maxEditLength: limits.maxEditLength })
-	if (changes === undefined) throw new TooLargeToCompare(budget.now() > budget.deadline ? 'time' : 'edits')
-	for (const change of changes) {
-		for (const text of splitLines(change.value)) {
-			if (change.added) {
-				all.push({ kind: 'added', text, to: to++ })
-				added++
-			} else if (change.removed) {
-				all.push({ kind: 'removed', text, from: from++ })
-				removed++
-			} else all.push({ kind: 'same', text, from: from++, to: to++ })
-		}
+			? splitLines(older).map((text, i) => same(text, i, i))
+			: lineDiff(older, newer, remaining, limits, whitespace)
+	if (all === undefined) throw new TooLargeToCompare(budget.now() > budget.deadline ? 'time' : 'edits')
+	let added = 0
+	let removed = 0
+	for (const line of all) {
+		if (line.kind === 'added') added++
+		else if (line.kind === 'removed') removed++
 	}
+	markWords(all, budget, limits, whitespace)
 	const near = all.map(() => false)
 	all.forEach((line, index) => {
 		if (line.kind === 'same') return
@@ -143,10 +217,59 @@ export function diffText(
 			continue
 		}
 		const last = lines[lines.length - 1]
-		if (last?.kind === 'gap') last.count++
-		else lines.push({ kind: 'gap', count: 1 })
+		if (last?.kind === 'gap') {
+			last.count++
+			last.lines.push(all[i] as DiffLine)
+		} else lines.push({ kind: 'gap', count: 1, lines: [all[i] as DiffLine] })
 	}
 	return { lines, added, removed }
+}
+
+const joined = (parts: LinePart[]) => parts.map((part) => part.text).join('')
+
+/**
+ * Marks the changed words of each removed line paired with the added line that replaced it (the
+ * k-th removed with the k-th added of a change, as side by side shows them). Bounded (docs/web.md):
+ * only lines up to wordMaxLineLength, at most wordMaxEditLength word edits each, within what is left
+ * of the comparison's budget; a pair past any of these is shown whole, unmarked, and once the budget
+ * is spent no more pairs are tried. Ignoring whitespace, changes of whitespace alone are not marked.
+ */
+function markWords(all: DiffLine[], budget: DiffBudget, limits: typeof DIFF_LIMITS, whitespace: Whitespace) {
+	let i = 0
+	while (i < all.length) {
+		if ((all[i] as DiffLine).kind !== 'removed') {
+			i++
+			continue
+		}
+		const removed: DiffLine[] = []
+		const added: DiffLine[] = []
+		while (i < all.length && (all[i] as DiffLine).kind === 'removed') removed.push(all[i++] as DiffLine)
+		while (i < all.length && (all[i] as DiffLine).kind === 'added') added.push(all[i++] as DiffLine)
+		for (let k = 0; k < Math.min(removed.length, added.length); k++) {
+			const before = removed[k] as DiffLine
+			const after = added[k] as DiffLine
+			if (before.text.length > limits.wordMaxLineLength || after.text.length > limits.wordMaxLineLength) continue
+			const remaining = budget.deadline - budget.now()
+			if (remaining <= 0) return
+			const options = { timeout: remaining, maxEditLength: limits.wordMaxEditLength }
+			const changes =
+				whitespace === 'ignore'
+					? diffWords(before.text, after.text, options)
+					: diffWordsWithSpace(before.text, after.text, options)
+			if (changes === undefined) continue
+			// Nothing in common but spaces: the whole line changed, and marking every word would say nothing more.
+			if (!changes.some((change) => !change.added && !change.removed && change.value.trim() !== '')) continue
+			const beforeParts = changes
+				.filter((change) => !change.added)
+				.map((change) => ({ text: change.value, changed: change.removed }))
+			const afterParts = changes
+				.filter((change) => !change.removed)
+				.map((change) => ({ text: change.value, changed: change.added }))
+			// The parts must spell each line exactly (ignoring whitespace, kept words carry the newer spacing).
+			if (joined(beforeParts) === before.text) before.parts = beforeParts
+			if (joined(afterParts) === after.text) after.parts = afterParts
+		}
+	}
 }
 
 /**
@@ -157,15 +280,22 @@ export function diffData(
 	older: unknown,
 	newer: unknown,
 	budget: DiffBudget = newBudget(),
-	limits = DIFF_LIMITS
+	limits = DIFF_LIMITS,
+	whitespace: Whitespace = 'show'
 ): FileDiff[] {
-	const files = diffFiles(older, newer, budget, limits)
+	const files = diffFiles(older, newer, budget, limits, whitespace)
 	const shown = files.reduce((sum, file) => sum + file.lines.filter((line) => line.kind !== 'gap').length, 0)
 	if (shown > limits.maxShown) throw new TooLargeToCompare('shown')
 	return files
 }
 
-function diffFiles(older: unknown, newer: unknown, budget: DiffBudget, limits: typeof DIFF_LIMITS): FileDiff[] {
+function diffFiles(
+	older: unknown,
+	newer: unknown,
+	budget: DiffBudget,
+	limits: typeof DIFF_LIMITS,
+	whitespace: Whitespace
+): FileDiff[] {
 	const beforeBlocks = blocksOf(older)
 	const afterBlocks = blocksOf(newer)
 	for (const blocks of [beforeBlocks, afterBlocks])
@@ -177,7 +307,7 @@ function diffFiles(older: unknown, newer: unknown, budget: DiffBudget, limits: t
 	const sameShape = ([...before.values()][0]?.path === null) === ([...after.values()][0]?.path === null)
 	if (!sameShape) {
 		const whole = (data: unknown) => (typeof data === 'string' ? data : JSON.stringify(data, null, 2))
-		const { lines, added, removed } = diffText(whole(older), whole(newer), budget, limits)
+		const { lines, added, removed } = diffText(whole(older), whole(newer), budget, limits, whitespace)
 		return [{ path: null, status: added + removed === 0 ? 'unchanged' : 'changed', lines, added, removed }]
 	}
 	const paths = [...new Set([...before.keys(), ...after.keys()])].sort()
@@ -185,7 +315,7 @@ function diffFiles(older: unknown, newer: unknown, budget: DiffBudget, limits: t
 		const a = before.get(key)
 		const b = after.get(key)
 		const path = (a ?? b)?.path ?? null
-		const { lines, added, removed } = diffText(a?.text ?? '', b?.text ?? '', budget, limits)
+		const { lines, added, removed } = diffText(a?.text ?? '', b?.text ?? '', budget, limits, whitespace)
 		const status = !a ? 'added' : !b ? 'removed' : added + removed === 0 ? 'unchanged' : 'changed'
 		return { path, status, lines: a && b ? lines : lines.filter((line) => line.kind !== 'gap'), added, removed }
 	})
@@ -194,7 +324,7 @@ function diffFiles(older: unknown, newer: unknown, budget: DiffBudget, limits: t
 export interface SideBySideRow {
 	left?: DiffLine
 	right?: DiffLine
-	gap?: number
+	gap?: Gap
 }
 
 /** Unified lines paired for a two-column view: removed lines beside the added lines that replace them. */
@@ -204,7 +334,7 @@ export function sideBySide(lines: (DiffLine | Gap)[]): SideBySideRow[] {
 	while (i < lines.length) {
 		const line = lines[i] as DiffLine | Gap
 		if (line.kind === 'gap') {
-			rows.push({ gap: line.count })
+			rows.push({ gap: line })
 			i++
 		} else if (line.kind === 'same') {
 			rows.push({ left: line, right: line })

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { blocksOf, diffData, diffText, sideBySide } from '../../../src/server/web/diff'
+import { blocksOf, diffData, diffText, type Gap, sideBySide } from '../../../src/server/web/diff'
 
 describe('server-rendered diffs', () => {
 	test('a {"files": …} config is one block per file, sorted by path; anything else is one block', () => {
@@ -18,10 +18,18 @@ describe('server-rendered diffs', () => {
 		const newer = older.replace('line 10', 'line ten')
 		const { lines, added, removed } = diffText(older, newer)
 		expect({ added, removed }).toEqual({ added: 1, removed: 1 })
-		expect(lines[0]).toEqual({ kind: 'gap', count: 6 })
-		expect(lines.find((line) => line.kind === 'removed')).toEqual({ kind: 'removed', text: 'line 10', from: 10 })
-		expect(lines.find((line) => line.kind === 'added')).toEqual({ kind: 'added', text: 'line ten', to: 10 })
-		expect(lines[lines.length - 1]).toEqual({ kind: 'gap', count: 7 })
+		expect(lines[0]).toMatchObject({ kind: 'gap', count: 6 })
+		expect((lines[0] as Gap).lines.map((line) => line.text)).toEqual([
+			'line 1',
+			'line 2',
+			'line 3',
+			'line 4',
+			'line 5',
+			'line 6'
+		])
+		expect(lines.find((line) => line.kind === 'removed')).toMatchObject({ kind: 'removed', text: 'line 10', from: 10 })
+		expect(lines.find((line) => line.kind === 'added')).toMatchObject({ kind: 'added', text: 'line ten', to: 10 })
+		expect(lines[lines.length - 1]).toMatchObject({ kind: 'gap', count: 7 })
 	})
 
 	test('per file: added, removed, changed and unchanged files', () => {

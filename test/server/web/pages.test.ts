@@ -429,6 +429,11 @@ describe('every page, for every kind of caller (docs/web.md)', () => {
 		const script = await world.w.get(htmx as string)
 		expect(script.headers.get('content-type')).toStartWith('text/javascript')
 		expect(script.html).toContain('htmx')
+		const own = /src="(\/assets\/app\.js\?v=[0-9a-f]{12})"/.exec(page.html)?.[1]
+		const copying = await world.w.get(own as string)
+		expect(copying.headers.get('content-type')).toStartWith('text/javascript')
+		expect(copying.headers.get('cache-control')).toContain('immutable')
+		expect(copying.html).toContain('data-copy')
 		expect(page.html).toContain('&quot;allowEval&quot;:false')
 		expect(page.html).toContain('&quot;includeIndicatorStyles&quot;:false')
 		const openapi = await world.w.call('GET', '/openapi.json')

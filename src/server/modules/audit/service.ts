@@ -23,6 +23,17 @@ const asSubjectSees = (row: AuditRow): AuditEventView => {
 	return { ...view, actor: { ...view.actor, device: null }, address: null }
 }
 
+/** Who made a version: their username and device (the key's name, "web" for the web application). */
+export interface VersionAuthor {
+	username: string | null
+	device: string | null
+	/** For a rollback: the version it restored. */
+	restored: number | null
+}
+
+const AUTHOR_PAGE = 200
+const AUTHOR_PAGES = 5
+
 /** docs/operations.md: your own events, and a team's for its owners and admins; never anyone else's. */
 export function createAuditService({ store }: { store: Store }) {
 	return {
@@ -31,6 +42,50 @@ export function createAuditService({ store }: { store: Store }) {
 			return (await store.audit.list({ userId: caller.userId, ...query })).map((row) =>
 				row.actorUserId === caller.userId ? auditView(row) : asSubjectSees(row)
 			)
+		},
+
+		/**
+		 * Who pushed each version of a config (docs/web.md: a config's history says who pushed it from
+		 * which device), from the audit log and by its rules: a personal config's owner reads their own
+		 * events; a team's owners and admins the team's; a member only the versions they pushed
+		 * themselves (`partial`). Reads at most a few pages of the config's events, newest first.
+		 */
+		async versionAuthors(
+			caller: Caller,
+			config: { id: string; teamId: string | null },
+			versions: { version: number; createdAt: string }[]
+		): Promise<{ by: Map<number, VersionAuthor>; partial: boolean }> {
+			const by = new Map<number, VersionAuthor>()
+			if (versions.length === 0) return { by, partial: false }
+			let scope: { userId: string } | { teamId: string } = { userId: caller.userId }
+			let partial = false
+			if (config.teamId !== null) {
+				const role = await store.teams.roleIn(config.teamId, caller.userId)
+				if (role === 'owner' || role === 'admin') scope = { teamId: config.teamId }
+				else partial = true
+			}
+			// ISO timestamps, compared as strings.
+			let oldest = versions[0]?.createdAt as string
+			for (const v of versions) if (v.createdAt < oldest) oldest = v.createdAt
+			let before: string | undefined
+			for (let pages = 0; pages < AUTHOR_PAGES; pages++) {
+				const rows = await store.audit.list({ ...scope, targetId: config.id, before, limit: AUTHOR_PAGE })
+				for (const row of rows) {
+					const version = row.details.version
+					if (row.type !== 'config.pushed' && row.type !== 'config.rolled_back') continue
+					if (row.targetType !== 'config' || typeof version !== 'number' || by.has(version)) continue
+					const restored = row.details.restored
+					by.set(version, {
+						username: row.actorUsername,
+						device: row.actorDevice,
+						restored: typeof restored === 'number' ? restored : null
+					})
+				}
+				const last = rows[rows.length - 1]
+				if (!last || rows.length < AUTHOR_PAGE || last.at < oldest || versions.every((v) => by.has(v.version))) break
+				before = last.id
+			}
+			return { by, partial }
 		},
 
 		/** A team's events for its owners and admins; members get 403, others 404. */

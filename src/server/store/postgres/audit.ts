@@ -86,6 +86,7 @@ export function postgresAudit(db: PgDb): AuditStore {
 				scope.push(or(eq(auditEvents.actorUserId, query.userId), eq(auditEvents.subjectUserId, query.userId)))
 			if (query.teamId !== undefined) scope.push(eq(auditEvents.teamId, query.teamId))
 			if (query.type !== undefined) scope.push(eq(auditEvents.type, query.type))
+			if (query.targetId !== undefined) scope.push(eq(auditEvents.targetId, query.targetId))
 			if (query.before !== undefined) scope.push(lt(auditEvents.id, query.before))
 			const rows = await db
 				.select()

@@ -12,3 +12,42 @@ for (const button of document.querySelectorAll('button[data-reveals]')) {
 	field.form?.addEventListener('submit', () => show(false))
 	button.hidden = false
 }
+
+// The "Copy" button of each file on a config's page (docs/web.md): copies the whole file, the lines
+// behind "Show all" too, and says in the file's status region whether it worked. Hidden without a
+// script for the same reason; the text stays selectable either way.
+/** The Clipboard API where the page is a secure context and allows it, else the selection and execCommand. */
+const copyText = async (text, source) => {
+	try {
+		if (navigator.clipboard && window.isSecureContext) {
+			await navigator.clipboard.writeText(text)
+			return true
+		}
+	} catch {
+		// Refused (no permission, no focus): the older way may still work.
+	}
+	const selection = window.getSelection()
+	if (!selection) return false
+	selection.selectAllChildren(source)
+	try {
+		return document.execCommand('copy')
+	} catch {
+		return false
+	} finally {
+		selection.removeAllRanges()
+	}
+}
+for (const button of document.querySelectorAll('button[data-copy]')) {
+	const id = button.getAttribute('data-copy') ?? ''
+	const source = document.getElementById(id)
+	const status = document.getElementById(`${id}-status`)
+	if (!source) continue
+	button.addEventListener('click', async () => {
+		const copied = await copyText(source.textContent ?? '', source)
+		if (status)
+			status.textContent = copied
+				? 'Copied.'
+				: 'Could not copy here: select the text and copy it with your keyboard or menu.'
+	})
+	button.hidden = false
+}

@@ -1,5 +1,14 @@
 import { AppError } from '../../lib/errors'
-import { diffData, sideBySide, TooLargeToCompare, type DiffLine, type FileDiff } from '../diff'
+import type { ComponentChildren } from 'preact'
+import {
+	diffData,
+	sideBySide,
+	TooLargeToCompare,
+	type DiffLine,
+	type FileDiff,
+	type Gap,
+	type Whitespace
+} from '../diff'
 import {
 	attempt,
 	field,
@@ -22,47 +31,77 @@ const Sign = ({ kind }: { kind: DiffLine['kind'] }) => (
 	</span>
 )
 
+/** A line's words: the changed ones (against the line it replaces) each in a <mark>. */
+const Words = ({ line }: { line: DiffLine }) =>
+	line.parts ? <>{line.parts.map((part) => (part.changed ? <mark>{part.text}</mark> : part.text))}</> : <>{line.text}</>
+
 /** A line's text inside <ins>/<del>, with a word for screen readers: marked by more than colour. */
 function LineText({ line }: { line: DiffLine }) {
 	if (line.kind === 'added')
 		return (
 			<ins>
 				<span class="visually-hidden">added: </span>
-				{line.text}
+				<Words line={line} />
 			</ins>
 		)
 	if (line.kind === 'removed')
 		return (
 			<del>
 				<span class="visually-hidden">removed: </span>
-				{line.text}
+				<Words line={line} />
 			</del>
 		)
 	return <span>{line.text}</span>
 }
 
-function UnifiedFile({ file }: { file: FileDiff }) {
+/** A folded run of unchanged lines: a `<details>` that opens to them, with no script (docs/web.md). */
+function Fold({ gap, columns, children }: { gap: Gap; columns: number; children: ComponentChildren }) {
 	return (
-		<table class="diff unified">
+		<tr class="gap">
+			<td colspan={columns}>
+				<details>
+					<summary>
+						⋯ {gap.count} unchanged line{gap.count === 1 ? '' : 's'}
+					</summary>
+					{children}
+				</details>
+			</td>
+		</tr>
+	)
+}
+
+function UnifiedRow({ line }: { line: DiffLine }) {
+	return (
+		<tr class={line.kind}>
+			<td class="ln">{line.from ?? ''}</td>
+			<td class="ln">{line.to ?? ''}</td>
+			<td class="mark">
+				<Sign kind={line.kind} />
+			</td>
+			<td class="code">
+				<LineText line={line} />
+			</td>
+		</tr>
+	)
+}
+
+function UnifiedFile({ file, extra = '' }: { file: FileDiff; extra?: string }) {
+	return (
+		<table class={`diff unified${extra}`}>
 			<tbody>
 				{file.lines.map((line) =>
 					line.kind === 'gap' ? (
-						<tr class="gap">
-							<td colspan={4}>
-								⋯ {line.count} unchanged line{line.count === 1 ? '' : 's'}
-							</td>
-						</tr>
+						<Fold gap={line} columns={4}>
+							<table class="diff unified">
+								<tbody>
+									{line.lines.map((same) => (
+										<UnifiedRow line={same} />
+									))}
+								</tbody>
+							</table>
+						</Fold>
 					) : (
-						<tr class={line.kind}>
-							<td class="ln">{line.from ?? ''}</td>
-							<td class="ln">{line.to ?? ''}</td>
-							<td class="mark">
-								<Sign kind={line.kind} />
-							</td>
-							<td class="code">
-								<LineText line={line} />
-							</td>
-						</tr>
+						<UnifiedRow line={line} />
 					)
 				)}
 			</tbody>
@@ -70,26 +109,37 @@ function UnifiedFile({ file }: { file: FileDiff }) {
 	)
 }
 
+function SplitRow({ left, right }: { left?: DiffLine; right?: DiffLine }) {
+	return (
+		<tr>
+			<td class="ln">{left?.from ?? ''}</td>
+			<td class={`mark ${left?.kind ?? 'empty'}`}>{left ? <Sign kind={left.kind} /> : null}</td>
+			<td class={`code ${left?.kind ?? 'empty'}`}>{left ? <LineText line={left} /> : null}</td>
+			<td class="ln">{right?.to ?? ''}</td>
+			<td class={`mark ${right?.kind ?? 'empty'}`}>{right ? <Sign kind={right.kind} /> : null}</td>
+			<td class={`code ${right?.kind ?? 'empty'}`}>{right ? <LineText line={right} /> : null}</td>
+		</tr>
+	)
+}
+
+/** Side by side; below 640 px the page shows the one-column table beside it instead (docs/web.md). */
 function SplitFile({ file }: { file: FileDiff }) {
 	return (
-		<table class="diff split">
+		<table class="diff split wide-only">
 			<tbody>
 				{sideBySide(file.lines).map((row) =>
 					row.gap !== undefined ? (
-						<tr class="gap">
-							<td colspan={6}>
-								⋯ {row.gap} unchanged line{row.gap === 1 ? '' : 's'}
-							</td>
-						</tr>
+						<Fold gap={row.gap} columns={6}>
+							<table class="diff split">
+								<tbody>
+									{row.gap.lines.map((same) => (
+										<SplitRow left={same} right={same} />
+									))}
+								</tbody>
+							</table>
+						</Fold>
 					) : (
-						<tr>
-							<td class="ln">{row.left?.from ?? ''}</td>
-							<td class={`mark ${row.left?.kind ?? 'empty'}`}>{row.left ? <Sign kind={row.left.kind} /> : null}</td>
-							<td class={`code ${row.left?.kind ?? 'empty'}`}>{row.left ? <LineText line={row.left} /> : null}</td>
-							<td class="ln">{row.right?.to ?? ''}</td>
-							<td class={`mark ${row.right?.kind ?? 'empty'}`}>{row.right ? <Sign kind={row.right.kind} /> : null}</td>
-							<td class={`code ${row.right?.kind ?? 'empty'}`}>{row.right ? <LineText line={row.right} /> : null}</td>
-						</tr>
+						<SplitRow left={row.left} right={row.right} />
 					)
 				)}
 			</tbody>
@@ -106,7 +156,14 @@ export interface CompareData {
 	/** undefined when the comparison was too large to make here (docs/web.md): the page offers both versions instead. */
 	files?: FileDiff[]
 	view: 'unified' | 'split'
+	whitespace: Whitespace
+	/** The versions the pickers offer (the newest page of the history, plus the two compared). */
+	versions: { id: string; version: number }[]
 }
+
+/** A comparison's address: the two versions, the view and whether whitespace counts. */
+export const compareHref = (compare: Pick<CompareData, 'configId' | 'from' | 'to' | 'view' | 'whitespace'>) =>
+	`/configs/${compare.configId}/compare?from=${compare.from.id}&to=${compare.to.id}${compare.view === 'split' ? '&view=split' : ''}${compare.whitespace === 'ignore' ? '&ws=ignore' : ''}`
 
 /** Where a version's data is downloaded (docs/web.md): the same rules as viewing it. */
 export const downloadHref = (configId: string, versionId: string) =>
@@ -142,8 +199,7 @@ const STATUS_TEXT = { added: 'added', removed: 'removed', changed: 'changed', un
 export function DiffView({ compare }: { compare: CompareData }) {
 	if (compare.files === undefined) return <TooLarge compare={compare} />
 	const other = compare.view === 'unified' ? 'split' : 'unified'
-	const href = (view: string) =>
-		`/configs/${compare.configId}/compare?from=${compare.from.id}&to=${compare.to.id}&view=${view}`
+	const href = (view: CompareData['view']) => compareHref({ ...compare, view })
 	const changed = compare.files.filter((file) => file.status !== 'unchanged')
 	return (
 		<div id="diff">
@@ -152,7 +208,8 @@ export function DiffView({ compare }: { compare: CompareData }) {
 					{changed.length === 0
 						? 'No differences.'
 						: `${changed.length} file${changed.length === 1 ? '' : 's'} changed.`}{' '}
-					Showing {compare.view === 'unified' ? 'one column' : 'side by side'}.
+					Showing {compare.view === 'unified' ? 'one column' : 'side by side'}
+					{compare.whitespace === 'ignore' ? ', ignoring whitespace' : ''}.
 				</span>{' '}
 				<a href={href(other)} hx-get={href(other)} hx-target="#diff" hx-swap="outerHTML">
 					{other === 'split' ? 'Show side by side' : 'Show in one column'}
@@ -173,7 +230,10 @@ export function DiffView({ compare }: { compare: CompareData }) {
 					{file.status === 'unchanged' ? null : compare.view === 'unified' ? (
 						<UnifiedFile file={file} />
 					) : (
-						<SplitFile file={file} />
+						<>
+							<SplitFile file={file} />
+							<UnifiedFile file={file} extra=" narrow-only" />
+						</>
 					)}
 				</section>
 			))}
@@ -181,17 +241,51 @@ export function DiffView({ compare }: { compare: CompareData }) {
 	)
 }
 
+/** The two versions to compare and whether whitespace counts: a GET form that works without JavaScript. */
+function ComparePickers({ compare }: { compare: CompareData }) {
+	const picker = (name: 'from' | 'to', label: string, chosen: string) => (
+		<>
+			<label for={`compare-${name}`}>{label}</label>
+			<select id={`compare-${name}`} name={name}>
+				{compare.versions.map((version) => (
+					<option value={version.id} selected={version.id === chosen}>
+						{version.version}
+					</option>
+				))}
+			</select>
+		</>
+	)
+	return (
+		<form method="get" action={`/configs/${compare.configId}/compare`} class="compare-form">
+			{picker('from', 'From version', compare.from.id)}
+			{picker('to', 'To version', compare.to.id)}
+			{compare.view === 'split' ? <input type="hidden" name="view" value="split" /> : null}
+			<label class="check">
+				<input type="checkbox" name="ws" value="ignore" checked={compare.whitespace === 'ignore'} />
+				Ignore whitespace
+			</label>
+			<button type="submit">Compare</button>
+		</form>
+	)
+}
+
 export function ComparePage({ ctx, compare }: { ctx: ViewContext; compare: CompareData }) {
 	return (
-		<Layout ctx={ctx} title={`Compare ${compare.name}`}>
+		<Layout
+			ctx={ctx}
+			title={`Compare ${compare.name} (${compare.tool}), version ${compare.from.version} → ${compare.to.version}`}
+		>
 			<p class="crumbs">
 				<a href="/configs">Configs</a> / <a href={`/configs/${compare.configId}`}>{compare.name}</a>
 			</p>
 			<h1>
-				Version {compare.from.version} → version {compare.to.version}
+				{compare.name} <span class="muted">{compare.tool}</span>: version {compare.from.version} → version{' '}
+				{compare.to.version}
 			</h1>
+			<ComparePickers compare={compare} />
 			<p class="legend">
-				<span class="sign">+</span> added lines, <span class="sign">−</span> removed lines.
+				<span class="sign">+</span> added lines, <span class="sign">−</span> removed lines, <mark>marked</mark> the
+				words that changed in a line.
 			</p>
 			<DiffView compare={compare} />
 		</Layout>
@@ -199,9 +293,9 @@ export function ComparePage({ ctx, compare }: { ctx: ViewContext; compare: Compa
 }
 
 /** The diff, or undefined when it is too large to make within its budget (docs/web.md). */
-function compareOrGiveUp(older: unknown, newer: unknown): FileDiff[] | undefined {
+function compareOrGiveUp(older: unknown, newer: unknown, whitespace: Whitespace): FileDiff[] | undefined {
 	try {
-		return diffData(older, newer)
+		return diffData(older, newer, undefined, undefined, whitespace)
 	} catch (error) {
 		if (error instanceof TooLargeToCompare) return undefined
 		throw error
@@ -211,6 +305,9 @@ function compareOrGiveUp(older: unknown, newer: unknown): FileDiff[] | undefined
 /** A file name for a download: the config's name and tool and the version, in characters every system accepts. */
 const fileNameOf = (name: string, tool: string, version: number) =>
 	`${`${name}-${tool}`.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 100)}-v${version}.json`
+
+/** How many versions the comparison's pickers offer: the newest page of the history, as on the config's page. */
+const PICKER_VERSIONS = 50
 
 export const configsHistoryPages = ({ configs, policy }: WebDeps) => ({
 	/** One version's data as a file (docs/web.md: what a comparison too large to make here offers); never cached. */
@@ -240,14 +337,24 @@ export const configsHistoryPages = ({ configs, policy }: WebDeps) => ({
 			])
 			const config = await configs.get(web, params.id, undefined)
 			if (config.notModified) throw new AppError('internal', 'unexpected 304')
+			const whitespace: Whitespace = query.get('ws') === 'ignore' ? 'ignore' : 'show'
+			const versions: CompareData['versions'] = []
+			for await (const version of await configs.versions(web, params.id, { limit: PICKER_VERSIONS }))
+				versions.push({ id: version.fields.id, version: version.fields.version })
+			for (const chosen of [from, to])
+				if (!versions.some((version) => version.id === chosen.fields.id))
+					versions.push({ id: chosen.fields.id, version: chosen.fields.version })
+			versions.sort((a, b) => b.version - a.version)
 			const compare: CompareData = {
 				configId: params.id,
 				name: config.fields.name,
 				tool: config.fields.tool,
 				from: { id: from.fields.id, version: from.fields.version },
 				to: { id: to.fields.id, version: to.fields.version },
-				files: compareOrGiveUp(parseData(from.data), parseData(to.data)),
-				view: query.get('view') === 'split' ? 'split' : 'unified'
+				files: compareOrGiveUp(parseData(from.data), parseData(to.data), whitespace),
+				view: query.get('view') === 'split' ? 'split' : 'unified',
+				whitespace,
+				versions
 			}
 			if (isHtmx(request)) return fragment(<DiffView compare={compare} />)
 			return page(<ComparePage ctx={view} compare={compare} />)

@@ -1,4 +1,5 @@
 import { AppError } from '../../lib/errors'
+import type { VersionAuthor } from '../../modules/audit/service'
 import { blocksOf } from '../diff'
 import { attempt, noticeOf, page, type PageContext, type WebDeps } from '../kit'
 import { Alert, InstallClientLink, Layout, Notice, ScrollableText, Time, type ViewContext } from '../layout'
@@ -81,9 +82,59 @@ export function ConfigsPage({ ctx, configs }: { ctx: ViewContext; configs: Confi
 	)
 }
 
+/** Files longer than this show their first lines and a "Show all" control (docs/web.md). */
+export const COLLAPSED_LINES = 30
+
+/** Where a text's first `count` lines end (after their newline); the text's length when it has no more. */
+function endOfLines(text: string, count: number): number {
+	let at = -1
+	for (let line = 0; line < count; line++) {
+		at = text.indexOf('\n', at + 1)
+		if (at === -1) return text.length
+	}
+	return at + 1
+}
+
 /**
- * Config data, always as text: one titled block per file of a `{"files": …}` config. Each block is named by its path
- * (or "Config data") and focusable, as its long lines scroll sideways. `idPrefix` keeps ids unique on a page.
+ * One file as text. Past COLLAPSED_LINES its first lines show, and the rest waits in a `<details>`
+ * ("Show all") that opens without script; "Copy" copies the whole file (app.js shows it: without a
+ * script it could do nothing, and the text stays selectable). Each part is a focusable region, as its
+ * long lines scroll sideways: the first named by the file's heading, the rest by its lines.
+ */
+function FileText({ id, label, labelledBy, text }: { id: string; label: string; labelledBy?: string; text: string }) {
+	const cut = endOfLines(text, COLLAPSED_LINES)
+	const rest = text.slice(cut)
+	const total = rest === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0)
+	return (
+		<>
+			<div class="file-tools">
+				<button type="button" class="secondary small" data-copy={id} hidden>
+					Copy<span class="visually-hidden"> {label}</span>
+				</button>
+				<span id={`${id}-status`} class="copy-status" role="status"></span>
+			</div>
+			<div id={id} class="file-text">
+				<ScrollableText labelledBy={labelledBy} label={label}>
+					<code>{text.slice(0, cut)}</code>
+				</ScrollableText>
+				{rest === '' ? null : (
+					<details class="show-all">
+						<summary>
+							Show all<span class="visually-hidden"> of {label}</span> ({total} lines)
+						</summary>
+						<ScrollableText label={`${label}, lines ${COLLAPSED_LINES + 1} to ${total}`}>
+							<code>{rest}</code>
+						</ScrollableText>
+					</details>
+				)}
+			</div>
+		</>
+	)
+}
+
+/**
+ * Config data, always as text: one titled block per file of a `{"files": …}` config, collapsed past
+ * COLLAPSED_LINES, each with "Copy". `idPrefix` keeps ids unique on a page.
  */
 export function DataBlocks({
 	data,
@@ -104,9 +155,12 @@ export function DataBlocks({
 							<code>{block.path}</code>
 						</Heading>
 					) : null}
-					<ScrollableText labelledBy={block.path !== null ? `${idPrefix}-${index}` : undefined} label="Config data">
-						<code>{block.text}</code>
-					</ScrollableText>
+					<FileText
+						id={`${idPrefix}-text-${index}`}
+						label={block.path ?? 'Config data'}
+						labelledBy={block.path !== null ? `${idPrefix}-${index}` : undefined}
+						text={block.text}
+					/>
 				</section>
 			))}
 		</div>
@@ -118,6 +172,8 @@ export interface VersionRowView {
 	version: number
 	createdAt: string
 	isCurrent: boolean
+	/** Who pushed it, from the audit log; undefined when the log does not say (or the caller may not read it). */
+	author?: VersionAuthor
 }
 
 export interface ConfigPageData {
@@ -133,7 +189,120 @@ export interface ConfigPageData {
 	versions?: VersionRowView[]
 	olderThan?: number
 	historyNote?: string
+	/** Why some rows do not say who pushed them. */
+	authorsNote?: string
 	canRollBack: boolean
+}
+
+/** "alice from laptop", and for a rollback what it restored. */
+function Author({ author }: { author?: VersionAuthor }) {
+	if (!author) return <span class="muted">not recorded</span>
+	return (
+		<>
+			{author.username ?? 'a removed user'}
+			{author.device ? (
+				<>
+					{' '}
+					<span class="muted">from</span> {author.device}
+				</>
+			) : null}
+			{author.restored !== null ? <span class="muted"> (rolled back to version {author.restored})</span> : null}
+		</>
+	)
+}
+
+/** The history table and the form to compare two versions: what people come to this page for, so it comes first. */
+function History({ ctx, config }: { ctx: ViewContext; config: ConfigPageData }) {
+	if (config.versions === undefined) return <p class="empty">{config.historyNote}</p>
+	return (
+		<>
+			<table class="stack-on-phone history">
+				<thead>
+					<tr>
+						<th scope="col">Version</th>
+						<th scope="col">Time</th>
+						<th scope="col">Pushed by</th>
+						<th scope="col">
+							<span class="visually-hidden">Actions</span>
+						</th>
+					</tr>
+				</thead>
+				<tbody>
+					{config.versions.map((version) => (
+						<tr>
+							<th scope="row" data-label="Version" class="num">
+								{version.version}
+								{version.isCurrent ? (
+									<>
+										{' '}
+										<span class="badge current">current</span>
+									</>
+								) : null}
+							</th>
+							<td data-label="Time">
+								<Time iso={version.createdAt} now={ctx.now} />
+							</td>
+							<td data-label="Pushed by">
+								<Author author={version.author} />
+							</td>
+							<td class="actions">
+								{version.isCurrent ? null : (
+									<>
+										<a
+											class="button"
+											href={`/configs/${config.id}/compare?from=${version.id}&to=${config.currentVersionId}`}
+										>
+											Compare<span class="visually-hidden"> version {version.version}</span>
+										</a>
+										{config.canRollBack ? (
+											<form method="get" action={`/configs/${config.id}/rollback`}>
+												<input type="hidden" name="version" value={version.id} />
+												<button type="submit" class="secondary">
+													Roll back<span class="visually-hidden"> to version {version.version}</span>
+												</button>
+											</form>
+										) : null}
+									</>
+								)}
+							</td>
+						</tr>
+					))}
+				</tbody>
+			</table>
+			{config.authorsNote ? <p class="muted">{config.authorsNote}</p> : null}
+			{config.olderThan !== undefined ? (
+				<p>
+					<a href={`/configs/${config.id}?before=${config.olderThan}#history`}>Older versions</a>
+				</p>
+			) : null}
+			{config.versions.length > 1 ? (
+				<form method="get" action={`/configs/${config.id}/compare`} class="compare-form">
+					<h3 id="compare-two">Compare two versions</h3>
+					<label for="from">From version</label>
+					<select id="from" name="from">
+						{config.versions.map((version, index) => (
+							<option value={version.id} selected={index === 1}>
+								{version.version}
+							</option>
+						))}
+					</select>
+					<label for="to">To version</label>
+					<select id="to" name="to">
+						{config.versions.map((version, index) => (
+							<option value={version.id} selected={index === 0}>
+								{version.version}
+							</option>
+						))}
+					</select>
+					<label class="check">
+						<input type="checkbox" name="ws" value="ignore" />
+						Ignore whitespace
+					</label>
+					<button type="submit">Compare</button>
+				</form>
+			) : null}
+		</>
+	)
 }
 
 export function ConfigPage({
@@ -165,89 +334,12 @@ export function ConfigPage({
 			<Alert message={error} />
 			<p>
 				Version {config.version}, updated <Time iso={config.updatedAt} now={ctx.now} />
-				{config.team ? ', team config' : ', personal config'}.
+				{config.team ? ', team config' : ', personal config'}. <a href="#current-data">Current data</a>
 			</p>
-			<h2>Current data</h2>
-			<DataBlocks data={config.data} />
 			<h2 id="history">History</h2>
-			{config.versions === undefined ? (
-				<p class="empty">{config.historyNote}</p>
-			) : (
-				<>
-					<table class="stack-on-phone">
-						<thead>
-							<tr>
-								<th scope="col">Version</th>
-								<th scope="col">Time</th>
-								<th scope="col">Current</th>
-								<th scope="col">
-									<span class="visually-hidden">Actions</span>
-								</th>
-							</tr>
-						</thead>
-						<tbody>
-							{config.versions.map((version) => (
-								<tr>
-									<th scope="row" data-label="Version" class="num">
-										{version.version}
-									</th>
-									<td data-label="Time">
-										<Time iso={version.createdAt} now={ctx.now} />
-									</td>
-									<td data-label="Current">
-										{version.isCurrent ? <strong>current</strong> : <span class="muted">no</span>}
-									</td>
-									<td class="actions">
-										{version.isCurrent ? null : (
-											<>
-												<a
-													class="button secondary"
-													href={`/configs/${config.id}/compare?from=${version.id}&to=${config.currentVersionId}`}
-												>
-													Compare
-												</a>
-												{config.canRollBack ? (
-													<form method="get" action={`/configs/${config.id}/rollback`}>
-														<input type="hidden" name="version" value={version.id} />
-														<button type="submit">Roll back</button>
-													</form>
-												) : null}
-											</>
-										)}
-									</td>
-								</tr>
-							))}
-						</tbody>
-					</table>
-					{config.olderThan !== undefined ? (
-						<p>
-							<a href={`/configs/${config.id}?before=${config.olderThan}#history`}>Older versions</a>
-						</p>
-					) : null}
-					{config.versions.length > 1 ? (
-						<form method="get" action={`/configs/${config.id}/compare`} class="compare-form">
-							<h3 id="compare-two">Compare two versions</h3>
-							<label for="from">From version</label>
-							<select id="from" name="from">
-								{config.versions.map((version, index) => (
-									<option value={version.id} selected={index === 1}>
-										{version.version}
-									</option>
-								))}
-							</select>
-							<label for="to">To version</label>
-							<select id="to" name="to">
-								{config.versions.map((version, index) => (
-									<option value={version.id} selected={index === 0}>
-										{version.version}
-									</option>
-								))}
-							</select>
-							<button type="submit">Compare</button>
-						</form>
-					) : null}
-				</>
-			)}
+			<History ctx={ctx} config={config} />
+			<h2 id="current-data">Current data</h2>
+			<DataBlocks data={config.data} />
 		</Layout>
 	)
 }
@@ -255,7 +347,7 @@ export function ConfigPage({
 /** A version's data, as the JSON it was pushed as. */
 export const parseData = (bytes: Uint8Array): unknown => JSON.parse(Buffer.from(bytes).toString('utf8'))
 
-export const configsPages = ({ configs, policy, teams }: WebDeps) => {
+export const configsPages = ({ configs, policy, teams, audit }: WebDeps) => {
 	/** The caller's personal configs, then each of their teams'. */
 	async function allConfigs(caller: PageContext['web']): Promise<ConfigRowView[]> {
 		const personal = (await configs.list(caller, undefined)).map((config) => ({ ...config, team: null }))
@@ -287,11 +379,21 @@ export const configsPages = ({ configs, policy, teams }: WebDeps) => {
 		const historyAllowed = await policy.can(caller, fields, 'history')
 		let versions: ConfigPageData['versions']
 		let olderThan: number | undefined
+		let authorsNote: string | undefined
 		const limit = 50
 		if (historyAllowed) {
 			versions = []
 			for await (const version of await configs.versions(caller, id, { limit, before })) versions.push(version.fields)
 			if (versions.length === limit) olderThan = versions[versions.length - 1]?.version
+			const authors = await audit.versionAuthors(caller, fields, versions)
+			for (const version of versions) version.author = authors.by.get(version.version)
+			const unknown = versions.some((version) => !version.author)
+			if (unknown && authors.partial)
+				authorsNote =
+					"Who pushed the versions you did not push yourself is in the team's activity, which only its owners and admins can read."
+			else if (unknown)
+				authorsNote =
+					'Where it says "not recorded", the version is older than the activity log keeps (365 days by default).'
 		}
 		return {
 			id: fields.id,
@@ -304,6 +406,7 @@ export const configsPages = ({ configs, policy, teams }: WebDeps) => {
 			data: parseData(found.data),
 			versions,
 			olderThan,
+			authorsNote,
 			historyNote: historyAllowed
 				? undefined
 				: 'Version history, comparing versions and rollback need the Pro or Team plan.',

@@ -1,0 +1,201 @@
+// docs/web.md, reading a config: its page leads with the history (who pushed from which device) and
+// the comparison form, long files are collapsed with "Show all" and each has "Copy", row buttons name
+// their version; the comparison marks changed words, can ignore whitespace, expands its folds, has
+// the version pickers and the tool in its title, and shows one column on a phone — within its budget.
+import { describe, expect, test } from 'bun:test'
+import { DIFF_LIMITS, diffData, type DiffLine, type Gap } from '../../../src/server/web/diff'
+import { push, textOf, webApp } from '../../support/web'
+
+/** A file of `count` numbered YAML-ish lines, indented by `indent`. */
+const lines = (count: number, indent = '  ', change?: (i: number) => string | undefined) =>
+	Array.from({ length: count }, (_, i) => `${indent}${change?.(i + 1) ?? `key${i + 1}: value number ${i + 1}`}`)
+		.join('\n')
+		.concat('\n')
+
+/** A user with a config of three versions: a 300-line file, the same re-indented with one word changed, then a rollback. */
+async function reading() {
+	const w = webApp()
+	const alice = await w.user('pro', 'alice')
+	const id = await push(w, alice, { files: { 'settings.yaml': lines(300) } }, { name: 'main' })
+	await push(
+		w,
+		alice,
+		{ files: { 'settings.yaml': lines(300, '    ', (i) => (i === 150 ? 'key150: value amended 150' : undefined)) } },
+		{ name: 'main' }
+	)
+	const versions = (await w.call('GET', `/api/configs/${id}/versions`, { key: alice.key })).body as {
+		id: string
+		version: number
+	}[]
+	const v = (n: number) => versions.find((version) => version.version === n)?.id as string
+	return { w, alice, id, v1: v(1), v2: v(2), browser: await w.signIn(alice) }
+}
+
+describe("a config's page (docs/web.md)", () => {
+	test('history (who, from which device) and the comparison form come before the data; rows name their version; Compare is primary', async () => {
+		const { w, id, v1, browser } = await reading()
+		const rolled = await w.post(`/configs/${id}/rollback`, browser, { version: v1, confirmed: 'yes' })
+		expect(rolled.status).toBe(303)
+		const page = await w.get(`/configs/${id}`, browser)
+		expect(page.status).toBe(200)
+		const history = page.html.indexOf('<h2 id="history">')
+		const compareForm = page.html.indexOf('Compare two versions')
+		const data = page.html.indexOf('<h2 id="current-data">')
+		const firstLine = page.html.indexOf('key1: value number 1')
+		expect(history).toBeGreaterThan(-1)
+		expect(history).toBeLessThan(compareForm)
+		expect(compareForm).toBeLessThan(data)
+		expect(data).toBeLessThan(firstLine)
+		const text = textOf(page.html)
+		// Pushed through the API with a key named "test"; the rollback from the web application.
+		expect(text).toContain('Pushed by')
+		expect(text).toContain('alice from test')
+		expect(text).toContain('alice from web (rolled back to version 1)')
+		expect(text).not.toContain('not recorded')
+		// Each row's buttons carry the version in their accessible name; Compare is the primary style.
+		for (const version of [1, 2]) {
+			expect(text).toContain(`Compare version ${version}`)
+			expect(text).toContain(`Roll back to version ${version}`)
+		}
+		expect(page.html).toMatch(/<a class="button" href="\/configs\/[^"]+\/compare\?from=[^"]+">Compare<span/)
+		expect(page.html).toContain('<button type="submit" class="secondary">Roll back<span')
+		expect(page.html).not.toContain('<button type="submit">Roll back')
+	})
+
+	test('a file past 30 lines shows 30, the rest behind "Show all"; each file has a Copy button for the whole file', async () => {
+		const { w, id, browser } = await reading()
+		const page = await w.get(`/configs/${id}`, browser)
+		const file =
+			/<div id="(file-text-\d+)" class="file-text"><pre tabindex="0" role="region" aria-labelledby="file-\d+"><code>([\s\S]*?)<\/code><\/pre><details class="show-all"><summary>([\s\S]*?)<\/summary><pre tabindex="0" role="region" aria-label="settings.yaml, lines 31 to 300"><code>([\s\S]*?)<\/code><\/pre><\/details><\/div>/.exec(
+				page.html
+			)
+		expect(file).not.toBeNull()
+		const [, fileId, shown, summary, rest] = file as unknown as string[]
+		expect((shown as string).split('\n').filter(Boolean)).toHaveLength(30)
+		expect(shown).toEndWith('    key30: value number 30\n')
+		expect(textOf(summary as string)).toBe('Show all of settings.yaml (300 lines)')
+		expect(`${shown}${rest}`).toBe(lines(300, '    ', (i) => (i === 150 ? 'key150: value amended 150' : undefined)))
+		expect(page.html).toContain(
+			`<button type="button" class="secondary small" data-copy="${fileId}" hidden>Copy<span class="visually-hidden"> settings.yaml</span></button><span id="${fileId}-status" class="copy-status" role="status"></span>`
+		)
+	})
+
+	test('a short file has Copy and no "Show all"', async () => {
+		const w = webApp()
+		const bob = await w.user('pro', 'bob')
+		const id = await push(w, bob, { files: { 'a.txt': 'one\ntwo\n', 'b.txt': 'three' } }, { name: 'small' })
+		const page = await w.get(`/configs/${id}`, await w.signIn(bob))
+		expect(page.html).not.toContain('Show all')
+		expect(page.html.match(/data-copy="file-text-\d+"/g)).toEqual([
+			'data-copy="file-text-0"',
+			'data-copy="file-text-1"'
+		])
+		expect(page.html).toContain(
+			'<div id="file-text-1" class="file-text"><pre tabindex="0" role="region" aria-labelledby="file-1"><code>three</code></pre></div>'
+		)
+	})
+})
+
+describe('the comparison page (docs/web.md)', () => {
+	test('the tool is in its title and heading; two version pickers and "Ignore whitespace" in a GET form', async () => {
+		const { w, id, v1, v2, browser } = await reading()
+		const page = await w.get(`/configs/${id}/compare?from=${v1}&to=${v2}`, browser)
+		expect(page.status).toBe(200)
+		expect(/<title>([^<]*)<\/title>/.exec(page.html)?.[1]).toContain('main (claude-code)')
+		expect(textOf(/<h1>([\s\S]*?)<\/h1>/.exec(page.html)?.[1] ?? '')).toBe('main claude-code : version 1 → version 2')
+		const form = /<form method="get" action="\/configs\/[^"]+\/compare" class="compare-form">([\s\S]*?)<\/form>/.exec(
+			page.html
+		)?.[1] as string
+		expect(form).toBeDefined()
+		expect(form).toContain('<label for="compare-from">From version</label>')
+		expect(form).toContain('<label for="compare-to">To version</label>')
+		expect(form).toContain(`<option value="${v1}" selected>1</option>`)
+		expect(form).toContain(`<option value="${v2}" selected>2</option>`)
+		expect(form).toContain('<input type="checkbox" name="ws" value="ignore"/>')
+		expect(form).toContain('Ignore whitespace')
+		// The form's own answer: the other order, ignoring whitespace, keeps the checkbox checked.
+		const swapped = await w.get(`/configs/${id}/compare?from=${v2}&to=${v1}&ws=ignore`, browser)
+		expect(swapped.html).toContain('<input type="checkbox" name="ws" value="ignore" checked/>')
+		expect(textOf(swapped.html)).toContain('version 2 → version 1')
+	})
+
+	test('a re-indent with one changed word: every line without ws=ignore, only that line with it, and the word marked', async () => {
+		const { w, id, v1, v2, browser } = await reading()
+		const all = await w.get(`/configs/${id}/compare?from=${v1}&to=${v2}`, browser)
+		expect(textOf(all.html)).toContain('+300 −300')
+		// Whitespace changes are marked too: the indent that was added.
+		expect(all.html).toContain(
+			'<ins><span class="visually-hidden">added: </span><mark>    </mark>key1: value number 1</ins>'
+		)
+		const ignoring = await w.get(`/configs/${id}/compare?from=${v1}&to=${v2}&ws=ignore`, browser)
+		const text = textOf(ignoring.html)
+		expect(text).toContain('+1 −1')
+		expect(text).toContain('ignoring whitespace')
+		expect(ignoring.html).toContain('<mark>amended</mark>')
+		expect(ignoring.html).not.toContain('key149: value number 149</ins>')
+		// The view toggle keeps ignoring whitespace.
+		expect(ignoring.html).toMatch(
+			/href="\/configs\/[^"]+\/compare\?from=[^"&]+&amp;to=[^"&]+&amp;view=split&amp;ws=ignore"/
+		)
+	})
+
+	test('folded runs of unchanged lines open to those lines (a <details>, no script)', async () => {
+		const { w, id, v1, v2, browser } = await reading()
+		const page = await w.get(`/configs/${id}/compare?from=${v1}&to=${v2}&ws=ignore`, browser)
+		const folds = [
+			...page.html.matchAll(
+				/<tr class="gap"><td colspan="4"><details><summary>([^<]*)<\/summary>([\s\S]*?)<\/details>/g
+			)
+		]
+		expect(folds.map((fold) => textOf(fold[1] as string))).toEqual(['⋯ 146 unchanged lines', '⋯ 147 unchanged lines'])
+		expect(folds[0]?.[2]).toContain('key1: value number 1')
+		expect(folds[0]?.[2]).toContain('key146: value number 146')
+		expect(folds[1]?.[2]).toContain('key300: value number 300')
+	})
+
+	test('side by side also carries the one-column table, which the stylesheet shows below 640 px', async () => {
+		const { w, id, v1, v2, browser } = await reading()
+		const page = await w.get(`/configs/${id}/compare?from=${v1}&to=${v2}&ws=ignore&view=split`, browser)
+		expect(page.html).toContain('<table class="diff split wide-only">')
+		expect(page.html).toContain('<table class="diff unified narrow-only">')
+		const css = await w.get(/href="(\/assets\/app\.css\?v=[0-9a-f]{12})"/.exec(page.html)?.[1] as string)
+		expect(css.html).toMatch(/@media \(max-width: 639\.98px\) \{\s*table\.diff\.wide-only \{\s*display: none;/)
+	})
+})
+
+describe('word marks stay within the comparison budget (docs/web.md)', () => {
+	test('once the budget is spent, changed lines are shown whole, unmarked, and the comparison still answers', () => {
+		const older = { files: { a: lines(200) } }
+		const newer = { files: { a: lines(200, '  ', (i) => `key${i}: value changed ${i}`) } }
+		const marked = diffData(older, newer)[0]?.lines.filter((line) => line.kind !== 'gap') as DiffLine[]
+		expect(marked.filter((line) => line.parts).length).toBe(400)
+		// A clock that passes the line diff and then reads past the deadline.
+		let reads = 0
+		const spentAfterLines = { deadline: 100, now: () => (reads++ < 1 ? 0 : 1_000) }
+		const unmarked = diffData(older, newer, spentAfterLines)[0]?.lines as (DiffLine | Gap)[]
+		expect(unmarked.filter((line) => line.kind === 'added')).toHaveLength(200)
+		expect(unmarked.some((line) => line.kind !== 'gap' && line.parts)).toBe(false)
+	})
+
+	test('long lines and lines that changed past recognition are not word-diffed', () => {
+		const long = `x ${'a '.repeat(DIFF_LIMITS.wordMaxLineLength)}`
+		const [file] = diffData({ files: { a: `${long}\n` } }, { files: { a: `${long}b\n` } })
+		expect(file?.lines.some((line) => line.kind !== 'gap' && line.parts)).toBe(false)
+		const [other] = diffData({ files: { a: 'alpha beta\n' } }, { files: { a: 'gamma delta\n' } })
+		expect(other?.lines.some((line) => line.kind !== 'gap' && line.parts)).toBe(false)
+	})
+
+	test('8,000 changed lines of 900 characters, every word different: within the budget, marks or not', () => {
+		const line = (seed: string, i: number) =>
+			Array.from({ length: 150 }, (_, k) => `${seed}${(i * 7919 + k * 104729) % 99991}`).join(' ')
+		const older = Array.from({ length: 4000 }, (_, i) => `same ${line('o', i)}`).join('\n')
+		const newer = Array.from({ length: 4000 }, (_, i) => `same ${line('n', i)}`).join('\n')
+		const started = performance.now()
+		try {
+			diffData({ files: { a: older } }, { files: { a: newer } })
+		} catch {
+			// Too large to compare here is an answer too; only the time matters.
+		}
+		expect(performance.now() - started).toBeLessThan(DIFF_LIMITS.budgetMs * 5)
+	})
+})
