@@ -43,7 +43,9 @@ for (const button of document.querySelectorAll('button[data-copy]')) {
 	const status = document.getElementById(`${id}-status`)
 	if (!source) continue
 	button.addEventListener('click', async () => {
-		const copied = await copyText(source.textContent ?? '', source)
+		// The file's text parts (the first lines, and those behind "Show all"), without the control between them.
+		const text = [...source.querySelectorAll('pre')].map((part) => part.textContent ?? '').join('')
+		const copied = await copyText(text, source)
 		if (status)
 			status.textContent = copied
 				? 'Copied.'

@@ -1,0 +1,188 @@
+// docs/web.md, reading a config, in Debian's Chromium at 1280 and 390 px, light and dark: the history
+// (who pushed from which device) sits above the data, a long file is collapsed with "Show all" and
+// "Copy" copies all of it; the comparison marks changed words, "Ignore whitespace" leaves a re-indent
+// out, folds open, the pickers and the tool are on the page, and a phone gets one column. axe-core
+// finds nothing on these pages with everything opened.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { api, emptyDir, startServer, userWithKey, type Server } from '../../support/harness'
+import {
+	CHROMIUM,
+	CHROMIUM_ARGS,
+	ensureBinary,
+	HAVE_CHROMIUM,
+	sidewaysScroll,
+	watchedContext,
+	type Problems
+} from '../../support/browser'
+
+const IN_CI = process.env.CI === 'true' || process.env.CI === '1'
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+
+const VIEWS = [
+	{ width: 1280, scheme: 'light' },
+	{ width: 1280, scheme: 'dark' },
+	{ width: 390, scheme: 'light' },
+	{ width: 390, scheme: 'dark' }
+] as const
+
+/** A 300-line settings file, indented by `indent`; line 150 says `word`. */
+const settings = (indent: string, word: string) =>
+	Array.from(
+		{ length: 300 },
+		(_, i) => `${indent}key${i + 1}: ${i + 1 === 150 ? `value ${word} 150` : `value number ${i + 1}`}`
+	)
+		.join('\n')
+		.concat('\n')
+
+/** What axe found on the page as it is now: one line per violation and element. */
+async function axeViolations(page: Page): Promise<string[]> {
+	// Evaluated over the DevTools protocol, so the page's CSP (script-src 'self') does not block axe itself.
+	if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE)
+	const violations = await page.evaluate(async () => {
+		const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<unknown> } }).axe
+		const result = (await axe.run(document, { resultTypes: ['violations'] })) as {
+			violations: { id: string; nodes: { target: string[] }[] }[]
+		}
+		return result.violations.flatMap((violation) => violation.nodes.map((node) => `${violation.id} at ${node.target}`))
+	})
+	return violations
+}
+
+if (!HAVE_CHROMIUM && !IN_CI) {
+	test.skip(`browser tests: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`, () => {})
+} else {
+	describe("reading a config's page and comparing its versions, in Chromium (docs/web.md)", () => {
+		let server: Server
+		let browser: Browser
+		const problems: Problems = { list: [] }
+		const contexts: BrowserContext[] = []
+		let alice: { name: string; password: string }
+		let configId = ''
+
+		beforeAll(async () => {
+			expect(HAVE_CHROMIUM ? CHROMIUM : 'Chromium is required when CI=true: apt-get install -y chromium').toBe(CHROMIUM)
+			ensureBinary()
+			const dir = emptyDir()
+			server = await startServer(dir)
+			const user = await userWithKey(dir, 'alice')
+			alice = user
+			// The key's device is "e2e"; the second version re-indents every line and changes one word.
+			const first = await api(server, 'POST', '/api/configs', user.key, {
+				name: 'work',
+				data: { files: { 'settings.yaml': settings('  ', 'before'), 'notes.md': '# Notes\n' } }
+			})
+			expect(first.status).toBe(201)
+			configId = first.body.id
+			const second = await api(server, 'POST', '/api/configs', user.key, {
+				name: 'work',
+				data: { files: { 'settings.yaml': settings('    ', 'after'), 'notes.md': '# Notes\n' } }
+			})
+			expect(second.status).toBe(200)
+			browser = await (await import('playwright-core')).chromium.launch({
+				executablePath: CHROMIUM,
+				args: CHROMIUM_ARGS
+			})
+		}, 120_000)
+
+		afterAll(async () => {
+			for (const made of contexts) await made.close().catch(() => {})
+			await browser?.close()
+			await server?.stop()
+		})
+
+		async function open(view: (typeof VIEWS)[number]): Promise<Page> {
+			const made = await watchedContext(browser, server.url, problems, { width: view.width })
+			await made.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url })
+			contexts.push(made)
+			const page = await made.newPage()
+			await page.emulateMedia({ colorScheme: view.scheme })
+			await page.goto(`${server.url}/`)
+			await page.getByLabel('Username or email').fill(alice.name)
+			await page.getByLabel('Password', { exact: true }).fill(alice.password)
+			await page.getByRole('button', { name: 'Sign in' }).click()
+			await page.getByRole('heading', { name: 'Configs', level: 1 }).waitFor()
+			return page
+		}
+
+		const top = async (page: Page, name: string, level = 2) =>
+			(await page.getByRole('heading', { name, level, exact: true }).boundingBox())?.y ?? Number.NaN
+
+		for (const view of VIEWS) {
+			const at = `${view.width} px, ${view.scheme}`
+
+			test(`${at}: the history, who pushed from which device, comes first; a long file shows 30 lines, "Show all" and "Copy"`, async () => {
+				const page = await open(view)
+				await page.goto(`${server.url}/configs/${configId}`)
+				const history = await top(page, 'History')
+				const data = await top(page, 'Current data')
+				// On the first screen, and above the data.
+				expect(history).toBeLessThan(view.width < 600 ? 844 : 900)
+				expect(history).toBeLessThan(data)
+				expect(await top(page, 'Compare two versions', 3)).toBeLessThan(data)
+				// The oldest version is the last row (on a phone each row is a stack of labelled cells).
+				const oldest = page.locator('table.history tbody tr').last()
+				expect(await oldest.locator('td', { hasText: 'alice from e2e' }).count()).toBe(1)
+				// Buttons named by their version; Compare has the primary style, Roll back not.
+				const compare = oldest.getByRole('link', { name: 'Compare version 1', exact: true })
+				const rollBack = oldest.getByRole('button', { name: 'Roll back to version 1', exact: true })
+				expect(await compare.getAttribute('class')).toBe('button')
+				expect(await rollBack.getAttribute('class')).toBe('secondary')
+
+				const file = page.getByRole('region', { name: 'settings.yaml', exact: true })
+				expect(await file.textContent()).toContain('key30: value number 30')
+				const line31 = page.getByText('key31: value number 31')
+				expect(await line31.isVisible()).toBe(false)
+				await page.getByText('Show all of settings.yaml (300 lines)').click()
+				expect(await line31.isVisible()).toBe(true)
+
+				await page.getByRole('button', { name: 'Copy settings.yaml' }).click()
+				await page.getByRole('status').filter({ hasText: 'Copied.' }).waitFor()
+				expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(settings('    ', 'after'))
+				if (view.width < 600) expect(await sidewaysScroll(page)).toBe(0)
+				expect(await axeViolations(page)).toEqual([])
+			})
+
+			test(`${at}: compare marks the changed word, ignores whitespace when asked, opens folds, has the pickers; one column on a phone`, async () => {
+				const page = await open(view)
+				await page.goto(`${server.url}/configs/${configId}`)
+				await page.getByRole('link', { name: 'Compare version 1', exact: true }).click()
+				await page.getByRole('heading', { name: 'work claude-code: version 1 → version 2', level: 1 }).waitFor()
+				expect(await page.title()).toContain('work (claude-code)')
+				// Without ignoring whitespace, every line changed; each pair marks what changed in it.
+				expect(await page.locator('table.diff ins').count()).toBe(300)
+				expect(await page.locator('table.diff ins mark', { hasText: 'after' }).count()).toBe(1)
+				expect(await page.locator('table.diff del mark', { hasText: 'before' }).count()).toBe(1)
+				expect(await page.getByLabel('From version').inputValue()).not.toBe(
+					await page.getByLabel('To version').inputValue()
+				)
+				await page.getByLabel('Ignore whitespace').check()
+				await page.getByRole('button', { name: 'Compare', exact: true }).click()
+				await page.waitForURL(/ws=ignore/)
+				expect(await page.locator('table.diff ins').count()).toBe(1)
+				expect(await page.locator('table.diff ins mark').textContent()).toBe('after')
+				// The folded lines open in place.
+				const folded = page.getByText('key10: value number 10', { exact: true })
+				expect(await folded.isVisible()).toBe(false)
+				await page.getByText('⋯ 146 unchanged lines').click()
+				expect(await folded.isVisible()).toBe(true)
+				if (view.width < 600) expect(await sidewaysScroll(page)).toBe(0)
+				expect(await axeViolations(page)).toEqual([])
+				// Side by side: two columns on a wide screen, one column below 640 px.
+				await page.goto(`${server.url}${new URL(page.url()).pathname}${new URL(page.url()).search}&view=split`)
+				const split = page.locator('table.diff.split.wide-only')
+				const unified = page.locator('table.diff.unified.narrow-only')
+				expect(await split.isVisible()).toBe(view.width >= 640)
+				expect(await unified.isVisible()).toBe(view.width < 640)
+				if (view.width < 600) expect(await sidewaysScroll(page)).toBe(0)
+				expect(await axeViolations(page)).toEqual([])
+			})
+		}
+
+		test('no page logged an error, broke the Content-Security-Policy, or reached another origin', () => {
+			expect(problems.list).toEqual([])
+		})
+	})
+}
