@@ -207,7 +207,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			await page.getByRole('row', { name: /^1 / }).getByRole('button', { name: 'Roll back' }).click()
 			await page.getByRole('heading', { name: /Roll back/ }).waitFor()
 			await page.getByRole('button', { name: 'Roll back' }).click()
-			await page.getByText('Rolled back').waitFor()
+			await page.getByRole('status').filter({ hasText: 'Rolled back:' }).waitFor()
 			expect(await page.getByRole('row', { name: /^3 / }).getByText('current').count()).toBe(1)
 			const latest = await api(server, 'GET', '/api/configs/latest?name=work&tool=claude-code', users.alice.key)
 			expect(latest.body.version).toBe(3)

@@ -5,6 +5,7 @@
 import { describe, expect, test } from 'bun:test'
 import { DIFF_LIMITS, diffData, type DiffLine, type Gap } from '../../../src/server/web/diff'
 import { push, textOf, webApp } from '../../support/web'
+import { buildWorld } from '../../support/web-world'
 
 /** A file of `count` numbered YAML-ish lines, indented by `indent`. */
 const lines = (count: number, indent = '  ', change?: (i: number) => string | undefined) =>
@@ -60,6 +61,21 @@ describe("a config's page (docs/web.md)", () => {
 		expect(page.html).toMatch(/<a class="button" href="\/configs\/[^"]+\/compare\?from=[^"]+">Compare<span/)
 		expect(page.html).toContain('<button type="submit" class="secondary">Roll back<span')
 		expect(page.html).not.toContain('<button type="submit">Roll back')
+	})
+
+	test("who pushed a team config's versions follows the activity log's rules: its admins see them, a member not", async () => {
+		const { w, shared, users, browsers } = await buildWorld()
+		const teamId = (await w.store.teams.findForMember('crew', users.ann.id))?.team.id
+		await push(w, users.ann, { theme: 'blue' }, { name: 'shared', teamId })
+		const admin = textOf((await w.get(`/configs/${shared.id}`, browsers.admin)).html)
+		expect(admin).toContain('ann from test')
+		expect(admin).toContain('alice from test')
+		expect(admin).not.toContain('not recorded')
+		const member = textOf((await w.get(`/configs/${shared.id}`, browsers.member)).html)
+		expect(member).not.toContain('ann from test')
+		expect(member).not.toContain('alice from test')
+		expect(member).toContain('not recorded')
+		expect(member).toContain("Who pushed the versions you did not push yourself is in the team's activity")
 	})
 
 	test('a file past 30 lines shows 30, the rest behind "Show all"; each file has a Copy button for the whole file', async () => {
