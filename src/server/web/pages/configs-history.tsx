@@ -32,8 +32,9 @@ const Sign = ({ kind }: { kind: DiffLine['kind'] }) => (
 )
 
 /** A line's words: the changed ones (against the line it replaces) each in a <mark>. */
-const Words = ({ line }: { line: DiffLine }) =>
-	line.parts ? <>{line.parts.map((part) => (part.changed ? <mark>{part.text}</mark> : part.text))}</> : <>{line.text}</>
+const Words = ({ line }: { line: DiffLine }) => (
+	<>{line.parts ? line.parts.map((part) => (part.changed ? <mark>{part.text}</mark> : part.text)) : line.text}</>
+)
 
 /** A line's text inside <ins>/<del>, with a word for screen readers: marked by more than colour. */
 function LineText({ line }: { line: DiffLine }) {
