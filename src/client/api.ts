@@ -185,7 +185,7 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 				})
 			} catch (error) {
 				if (late) throw timedOut()
-				throw new ApiError(0, 'unreachable', `cannot reach the server at ${base}: ${(error as Error).message}`)
+				throw new ApiError(0, 'unreachable', `cannot reach the server at ${base}: ${connectionProblem(error)}`)
 			}
 			try {
 				text = await readBody(response, () => controller.abort())
@@ -294,6 +294,28 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 				get<AuditEventView[]>(`${team === undefined ? '/api/audit' : `/api/teams/${slug(team)}/audit`}${query(params)}`)
 		}
 	}
+}
+
+/**
+ * Why a connection failed, in our words: Bun says "Unable to connect. Is the
+ * computer able to access the url?" and Node "fetch failed", neither of which
+ * tells a person what to check. The error's code (Bun) or its cause's (Node)
+ * says what happened.
+ */
+export function connectionProblem(error: unknown): string {
+	const found = error as { code?: unknown; cause?: { code?: unknown; message?: unknown } } | undefined
+	const code = String(found?.code ?? found?.cause?.code ?? '')
+	const detail = String(found?.cause?.message ?? '')
+	if (/ECONNREFUSED|ConnectionRefused/i.test(code) || /bad port/.test(detail))
+		return 'nothing answers there (connection refused). Check that the server is running and that the address and port are right'
+	if (/ENOTFOUND|EAI_AGAIN|DNS/i.test(code))
+		return 'its host name was not found. Check the address (cfgsync whoami shows the one in use)'
+	if (/ECONNRESET|ConnectionClosed|EPIPE/i.test(code)) return 'the connection was closed before it answered. Try again'
+	if (/ETIMEDOUT|EHOSTUNREACH|ENETUNREACH/i.test(code))
+		return 'the network gave no route to it. Check your connection (or VPN) and the address'
+	if (/CERT|SSL|TLS|EPROTO/i.test(code))
+		return 'the secure connection failed (its certificate was not accepted, or it does not speak https on that port). Check the address: http:// or https://'
+	return `the connection failed${/^[A-Z_]+$/.test(code) ? ` (${code})` : ''}. Check that the server is running and reachable`
 }
 
 export const query = (params: Record<string, string | number | undefined>) => {

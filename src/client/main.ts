@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util'
 import { version } from '../../package.json' with { type: 'json' }
 import { TOOLS } from '../shared/constants'
-import { COMMON, type Command, GROUPS, type OptionSpec } from './commands/command'
+import { COMMON, type Command, GROUPS, type OptionSpec, usageProblem } from './commands/command'
 import { complete } from './commands/completion'
 import { REGISTRY } from './commands/index'
 import { suggest } from './context'
@@ -65,7 +65,7 @@ function parse(command: Command, args: string[]) {
 	try {
 		return parseArgs({ args, options, allowPositionals: true, strict: true })
 	} catch (error) {
-		throw new CliFailure(`${(error as Error).message.split('\n')[0]} (see cfgsync ${command.name} --help)`, EXIT.usage)
+		throw new CliFailure(usageProblem(error, command.name, Object.keys(options), suggest), EXIT.usage)
 	}
 }
 

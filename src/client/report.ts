@@ -1,8 +1,9 @@
 import { CliFailure, dim, EXIT, green, red, safe, say, yellow } from './output'
+import type { SentChange } from './outgoing'
 import type { Report } from './run'
 import type { ConflictWhy, Decision, WriteKind } from './sync/engine'
 import { shown } from './tools'
-import { pathWord, shellWord } from './words'
+import { pathWord } from './words'
 
 /** What runs printed and return: lines for a person, one JSON document for scripts, and the exit status. */
 
@@ -50,33 +51,73 @@ function writeHeld(report: Report): string {
 	return safe(['cfgsync', report.mode, `${tool}${args}`, ...again.options, ...again.paths.map(pathWord)].join(' '))
 }
 
+/** At most this many files are named per list; the rest are counted (docs/client.md). */
+export const LIST_CAP = 20
+
+/** Prints the first LIST_CAP lines of a list and counts the rest. */
+export function capped<T>(items: readonly T[], line: (item: T) => string, rest: string): void {
+	for (const item of items.slice(0, LIST_CAP)) say(line(item))
+	if (items.length > LIST_CAP) say(`  ${dim('…')} and ${items.length - LIST_CAP} more ${rest}`)
+}
+
+/** Files named in a sentence, at most LIST_CAP of them, then how many more. */
+export function fileList(keys: readonly string[]): string {
+	const named = keys.slice(0, LIST_CAP).map(file)
+	return keys.length > LIST_CAP ? `${named.join(', ')} and ${keys.length - LIST_CAP} more` : named.join(', ')
+}
+
+const SENT: Record<SentChange, string> = { added: 'added', changed: 'changed here', removed: 'deleted here' }
+
 /** The per-file lines of a run. */
 export function printLines(report: Report): void {
 	const { tool, args } = report.target
-	for (const w of report.writes)
-		say(`  ${w.kind === 'deleted' ? red(MARK[w.kind]) : green(MARK[w.kind])} ${file(w.key)} (${WORD[w.kind]})`)
-	for (const d of report.conflicts) say(`  ${red('!')} ${file(d.key)} (conflict: ${conflictText(d)})`)
-	for (const d of report.unsent)
+	capped(
+		report.writes,
+		(w) => `  ${w.kind === 'deleted' ? red(MARK[w.kind]) : green(MARK[w.kind])} ${file(w.key)} (${WORD[w.kind]})`,
+		'files changed here'
+	)
+	capped(
+		report.sent,
+		(f) =>
+			`  ${green('^')} ${file(f.key)} (${SENT[f.change]}, ${report.dryRun ? 'would be sent' : f.change === 'removed' ? 'removed from the config' : 'sent'})`,
+		report.dryRun ? 'files to send' : 'files sent'
+	)
+	capped(report.conflicts, (d) => `  ${red('!')} ${file(d.key)} (conflict: ${conflictText(d)})`, 'conflicts')
+	capped(
+		report.unsent,
+		(d) =>
+			`  ${yellow('>')} ${file(d.key)} (${d.verdict.kind === 'local' && d.verdict.content === null ? 'deleted' : 'changed'} here, ${report.localOnly ? `stays local: ${report.localOnly}` : `not sent: cfgsync push ${tool}${args} sends it`}; cfgsync discard ${tool}${args}${pathArgs([d.key])} drops it)`,
+		'files changed here, not sent'
+	)
+	capped(
+		report.unpulled,
+		(d) => `  ${yellow('<')} ${file(d.key)} (changed on the server, not written here: cfgsync pull ${tool}${args})`,
+		'files changed on the server, not written here'
+	)
+	capped(report.refused, (r) => `  ${red('x')} ${file(r.key)} (refused: ${r.why}; nothing written to it)`, 'refused')
+	capped(report.held?.keys ?? [], (key) => `  ${yellow('?')} ${file(key)} (${HELD})`, 'waiting for your review')
+	capped(report.invalid, (r) => `  ${red('x')} ${file(r.key)} (not sent: ${r.why})`, 'not sent')
+	capped(report.skipped, (s) => `  ${dim('-')} ${file(s.key)} (skipped: ${s.why})`, 'skipped')
+	if (report.mode !== 'push' && report.outside.length > 0) {
+		const n = report.outside.length
+		const why = report.named ? 'you named PATHs' : 'they are not among the files this machine syncs for it'
+		const pulling = n <= LIST_CAP ? pathArgs(report.outside) : ''
 		say(
-			`  ${yellow('>')} ${file(d.key)} (${d.verdict.kind === 'local' && d.verdict.content === null ? 'deleted' : 'changed'} here, ${report.localOnly ? `stays local: ${report.localOnly}` : `not sent: cfgsync push ${tool}${args}`})`
+			`  ${dim('-')} ${plural(n, 'other file')} of ${report.target.label} on the server ${n === 1 ? 'was' : 'were'} left alone (${why}): ${fileList(report.outside)}. To pull ${n === 1 ? 'it' : 'them'}: cfgsync pull ${tool}${args}${pulling}`
 		)
-	for (const d of report.unpulled)
-		say(`  ${yellow('<')} ${file(d.key)} (changed on the server, not written here: cfgsync pull ${tool}${args})`)
-	for (const r of report.refused) say(`  ${red('x')} ${file(r.key)} (refused: ${r.why}; nothing written to it)`)
-	for (const key of report.held?.keys ?? []) say(`  ${yellow('?')} ${file(key)} (${HELD})`)
-	for (const r of report.invalid) say(`  ${red('x')} ${file(r.key)} (not sent: ${r.why})`)
-	for (const s of report.skipped) say(`  ${dim('-')} ${file(s.key)} (skipped: ${s.why})`)
-	if (report.mode !== 'push') {
-		for (const key of report.outside)
-			say(
-				`  ${dim('-')} ${file(key)} (skipped: not a ${tool} file this machine syncs; name it to pull it: cfgsync pull ${tool}${args} ${safe(pathWord(key))})`
-			)
 	}
-	for (const key of report.duplicates)
-		say(`  ${dim('-')} ${safe(key)} (ignored: the same file as its platform-neutral name, which the server also has)`)
+	capped(
+		report.duplicates,
+		(key) =>
+			`  ${dim('-')} ${safe(key)} (ignored: the same file as its platform-neutral name, which the server also has)`,
+		'ignored'
+	)
 }
 
 export { shellWord } from './words'
+
+/** PATH arguments for a command line: ` ~/.codex/AGENTS.md ~/.gemini/GEMINI.md` (empty for none). */
+export const pathArgs = (keys: readonly string[]): string => keys.map((key) => ` ${safe(pathWord(key))}`).join('')
 
 /** The summary after the lines. */
 export function summary(report: Report): string {
@@ -87,6 +128,7 @@ export function summary(report: Report): string {
 	if (count('marked')) parts.push(`${count('marked')} marked for editing`)
 	parts.push(`${report.unchanged.length} unchanged`)
 	if (report.held) parts.push(yellow(`${report.held.keys.length} waiting for your review`))
+	if (report.sent.length) parts.push(`${report.sent.length} ${report.dryRun ? 'to send' : 'sent'}`)
 	if (report.conflicts.length) parts.push(red(plural(report.conflicts.length, 'conflict')))
 	return parts.join(', ')
 }
@@ -111,12 +153,15 @@ export function reportJson(report: Report) {
 		})),
 		unsent: report.unsent.map((d) => entry(d.key)),
 		unpulled: report.unpulled.map((d) => entry(d.key)),
+		sent: report.sent.map((f) => ({ ...entry(f.key), action: f.change })),
 		unchanged: report.unchanged.map(entry),
 		skipped: [
 			...report.skipped.map((s) => ({ ...entry(s.key), why: s.why })),
 			...report.outside.map((key) => ({
 				...entry(key),
-				why: `not a ${report.target.tool} file this machine syncs: name it to pull it`
+				why: report.named
+					? 'not among the PATHs named: name it to pull it'
+					: `not among the files this machine syncs for ${report.target.tool}: name it to pull it`
 			}))
 		],
 		// A file not sent because it does not parse is refused too (the shape stays as documented).
@@ -133,7 +178,11 @@ export function reportJson(report: Report) {
 export function outcomeFailure(report: Report): CliFailure | undefined {
 	const { tool, args, label } = report.target
 	if (report.conflicts.length > 0) {
-		const list = report.conflicts.map((d) => `${file(d.key)} (${conflictText(d)})`).join('; ')
+		const more = report.conflicts.length - LIST_CAP
+		const list = `${report.conflicts
+			.slice(0, LIST_CAP)
+			.map((d) => `${file(d.key)} (${conflictText(d)})`)
+			.join('; ')}${more > 0 ? `; and ${more} more` : ''}`
 		const done = report.dryRun
 			? 'Nothing was written (dry run)'
 			: report.mode === 'push'
@@ -149,8 +198,10 @@ export function outcomeFailure(report: Report): CliFailure | undefined {
 		const edit = editable
 			? `; or edit ${file(editable.key)} by hand between conflict markers: cfgsync resolve ${tool}${args} --edit ${safe(pathWord(editable.key))}`
 			: ''
+		// A command limited to PATHs reported only their conflicts: the commands that settle them name the same files.
+		const paths = report.named ? pathArgs(report.conflicts.map((d) => d.key)) : ''
 		return new CliFailure(
-			`${plural(report.conflicts.length, 'conflict')} in ${label}: ${list}. ${done}. Choose a side for what clashes (every other change of both sides is kept): cfgsync resolve ${tool}${args} --mine (keep this machine's) or cfgsync resolve ${tool}${args} --theirs (take the server's)${edit}; cfgsync diff ${tool}${args} shows the difference.${held}`,
+			`${plural(report.conflicts.length, 'conflict')} in ${label}: ${list}. ${done}. Choose a side for what clashes (every other change of both sides is kept): cfgsync resolve ${tool}${args} --mine${paths} (keep this machine's) or cfgsync resolve ${tool}${args} --theirs${paths} (take the server's)${edit}; cfgsync diff ${tool}${args}${paths} shows the difference.${held}`,
 			EXIT.conflict
 		)
 	}

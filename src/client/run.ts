@@ -16,8 +16,10 @@ import {
 	writeJournal
 } from './journal'
 import { CliFailure, EXIT, failure, notice, safe, warn } from './output'
+import { checkSize, type Sent, sentFiles } from './outgoing'
 import { platform } from './paths'
 import { configScope, newTeamConfigFailure } from './ownership'
+import { nextPins, pinnedScope } from './pinned'
 import { backupDays, backupsDir, forgetState, getState, pruneBackups, type SyncState } from './state'
 import {
 	copyMap,
@@ -31,6 +33,7 @@ import {
 	type Choice,
 	type Write
 } from './sync/engine'
+import { settling } from './sync/choice'
 import { neutralFiles } from './sync/paths'
 import { leaveAsTheyAre, remember, reviewWrite, wasAccepted } from './sync/review'
 import { newSecrets } from './sync/secrets'
@@ -99,6 +102,8 @@ export interface Report {
 	target: Target
 	mode: Mode
 	dryRun: boolean
+	/** The PATHs the command named (keys; a directory's with a final `/`): it looked at those files only. */
+	named?: string[]
 	/** The server's version this run saw (undefined: the config does not exist). */
 	remoteVersion?: number
 	remoteHash?: string
@@ -120,6 +125,8 @@ export interface Report {
 	localOnly?: string
 	/** Files left as they were, for the person's review of someone else's changes to them (docs/sync-model.md). */
 	held?: Held
+	/** What this run's push sends (a dry run: would send), file by file. */
+	sent: Sent[]
 	/** The version now on the server after this run's push. */
 	pushed?: { version: number; hash: string; created: boolean; files: string[] }
 	backups?: string
@@ -159,8 +166,14 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 
 	// A config that no longer exists on the server starts over: its old base would read as "deleted there".
 	const base = remote ? state?.files : undefined
-	// One file, one owner on a machine: files another config of the tool syncs here are left out (ownership.ts).
-	const scoped = await configScope(s, t, { named: options.named, base: state?.files, remote: remote?.files })
+	// One file, one owner on a machine: files another config of the tool syncs here are left out (ownership.ts);
+	// a config made with push --only keeps to its files (pinned.ts).
+	const scoped = pinnedScope(
+		await configScope(s, t, { named: options.named, base: state?.files, remote: remote?.files }),
+		state,
+		remote?.files,
+		options.named
+	)
 	// A team's plain member may not push its configs: their sync pulls them and keeps changes here local.
 	const mode: Mode = options.mode === 'sync' && options.localOnly ? 'pull' : options.mode
 	const pushes = mode === 'push' || mode === 'sync'
@@ -174,6 +187,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		}
 	}
 	let scope = scoped.keys.filter((key) => !linked.has(key))
+	const choose = settling(options.choose, scoped.keys)
 	const judge = () => {
 		const sides = { base, local: readLocal(scope), remote: remote?.files, scope, remoteVersion: remote?.version }
 		const { decisions, outside } = decide(sides, fileHash)
@@ -181,7 +195,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 			sides,
 			decisions,
 			outside,
-			outcome: reconcile(sides, decisions, { mode, choose: options.choose, only: options.only }, fileHash)
+			outcome: reconcile(sides, decisions, { mode, choose, only: options.only }, fileHash)
 		}
 	}
 	let judged = judge()
@@ -198,7 +212,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 	const forced = options.mode === 'push' && options.choose?.side === 'mine'
 	const invalid = pushes && !forced ? unparseable(outcome.push, remote?.files) : []
 	if (invalid.length > 0 && options.mode === 'sync')
-		outcome = reconcile(sides, decisions, { mode: 'pull', choose: options.choose, only: options.only }, fileHash)
+		outcome = reconcile(sides, decisions, { mode: 'pull', choose, only: options.only }, fileHash)
 	if (invalid.length > 0 && options.mode === 'push') outcome = { ...outcome, writes: [], push: undefined }
 	// A config holds only its tool's files: anything else the server's data holds is never sent back either.
 	if (outcome.push !== undefined) for (const key of scoped.foreign) delete outcome.push[key]
@@ -207,6 +221,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		target: t,
 		mode: options.mode,
 		dryRun: options.dryRun === true,
+		named: options.named,
 		remoteVersion: remote?.version,
 		remoteHash: remote?.hash,
 		writes: outcome.writes,
@@ -227,7 +242,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 					(options.mode === 'resolve' &&
 						options.choose?.side !== 'edit' &&
 						d.verdict.kind !== 'same' &&
-						options.choose?.keys?.includes(d.key)) ||
+						choose?.keys?.includes(d.key)) ||
 					// A file this machine never synced, merged with the server's by resolve (docs/sync-model.md).
 					(options.mode === 'resolve' && d.verdict.kind === 'merged' && d.base === undefined)
 			)
@@ -253,7 +268,8 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		],
 		invalid,
 		duplicates: remote?.duplicates ?? [],
-		localOnly: options.localOnly
+		localOnly: options.localOnly,
+		sent: sentFiles(outcome.push, remote?.files)
 	}
 	if (options.dryRun || (options.mode === 'push' && (outcome.conflicts.length > 0 || invalid.length > 0))) return report
 	if (outcome.push !== undefined && Object.keys(outcome.push).length === 0 && !remote) {
@@ -277,6 +293,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		accepted = remember(accepted, reviewed.accepted, (key) => ownValue(outcome.base, key) !== undefined, fileHash)
 	}
 	const secretsNoted = checkSecrets(t, state, remote, outcome.push, options)
+	checkSize(t.label, t.tool, t.args, outcome.push)
 
 	// Each way this run can end, as the state to keep: the journal names them before a file is touched, so a
 	// crash at any moment is settled by the next command (docs/sync-model.md, "Crashes").
@@ -292,9 +309,11 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		...fields,
 		acceptedFiles: accepted,
 		secretsNoted,
+		only: nextPins(state, options),
 		syncedAt: new Date().toISOString()
 	})
-	const complete = outcome.conflicts.length === 0 && remote !== undefined
+	// The version this machine has merged completely: not one whose changes it left unwritten (push, resolve).
+	const complete = outcome.conflicts.length === 0 && outcome.unpulled.length === 0 && remote !== undefined
 	const pulled = stateWith({
 		version: complete ? remote.version : (state?.version ?? 0),
 		hash: complete ? remote.hash : (state?.hash ?? ''),

@@ -42,6 +42,8 @@ export interface SyncState {
 	 * accepted after a review (docs/sync-model.md): not asked about again.
 	 */
 	acceptedFiles?: Record<string, string[]>
+	/** The PATHs `push --only` limited the config to (keys; a directory's ends in `/`): plain runs keep to them. */
+	only?: string[]
 	/** Secret-looking values this machine already noted for a personal config (`file#path`). */
 	secretsNoted?: string[]
 	syncedAt: string

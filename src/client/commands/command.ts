@@ -99,3 +99,35 @@ export const defineCommand = <const O extends Options>(command: Command<O>): Com
 /** The arguments most config commands take. */
 export const TOOL: Arg = { name: 'TOOL', completes: 'tool' }
 export const PATHS: Arg = { name: 'PATH', completes: 'file', repeats: true }
+
+/**
+ * What went wrong with a command line, in our words: node:util's parseArgs
+ * explains itself in terms of its own API ("place it at the end of the
+ * command after '--'"), which tells a person nothing about cfgsync.
+ * `known` lists the command's long options, for "did you mean".
+ */
+export function usageProblem(
+	error: unknown,
+	command: string,
+	known: readonly string[],
+	near: (word: string, options: readonly string[]) => string | undefined
+): string {
+	const message = error instanceof Error ? error.message : String(error)
+	const code = (error as { code?: string }).code
+	const help = `(see cfgsync ${command} --help)`
+	const quoted = /'([^']*)'/.exec(message)?.[1] ?? ''
+	// "-n, --name <value>" names both forms: the long one is what a person reads in --help.
+	const option = /--[\w-]+/.exec(quoted)?.[0] ?? quoted
+	if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || /^Unknown option/.test(message)) {
+		const word = option.startsWith('-') ? option : `-${option}`
+		const guess = word.startsWith('--') ? near(word.slice(2), known) : undefined
+		return `cfgsync ${command} has no option ${word}${guess ? `: did you mean --${guess}?` : ''} ${help}`
+	}
+	if (/argument missing/.test(message)) return `${option} needs a value, as in ${option} VALUE ${help}`
+	if (/does not take an argument/.test(message)) return `${option} takes no value: write ${option} alone ${help}`
+	if (/argument is ambiguous/.test(message)) {
+		const long = /use '(--[\w-]+)=/.exec(message)?.[1] ?? option
+		return `${long} needs a value, and the next word starts with "-": give the value as ${long}=VALUE ${help}`
+	}
+	return `the command line could not be read (${message.split('\n')[0]}) ${help}`
+}

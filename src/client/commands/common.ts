@@ -1,9 +1,11 @@
+import { join } from 'node:path'
 import type { ConfigVersion } from '../api'
 import type { Tool } from '../../shared/constants'
 import { type Session, tool as toolArg } from '../context'
 import { CliFailure, EXIT, json, safe, warn } from '../output'
 import { outcomeFailure, printLines, reportJson } from '../report'
 import { teamsFirst } from '../ownership'
+import { home } from '../paths'
 import { type Report, resolveTarget, type Target, targetOf } from '../run'
 import { DIR_MARK, isToolPath, localDir, toolFilesText } from '../scope'
 import { allStates } from '../state'
@@ -14,7 +16,8 @@ import { homeRelative, shown } from '../tools'
 /** Keys for PATH arguments (a directory's marked with a final `/`); a path outside home cannot be synced. */
 export function pathKeys(paths: string[]): string[] {
 	return paths.map((path) => {
-		const key = homeRelative(path)
+		// A `~/…` that reached us unexpanded (quoted, or pasted from a message) means the home directory too.
+		const key = homeRelative(/^~($|\/)/.test(path) ? join(home(), path.slice(1)) : path)
 		if (key === undefined)
 			throw new CliFailure(`${path} is not inside your home directory; only files under home are synced`, EXIT.usage)
 		return localDir(key) ? `${key}${DIR_MARK}` : key
@@ -59,6 +62,13 @@ export async function targetsFor(
 	positionals: string[],
 	values: { name?: string; team?: string }
 ): Promise<Target[]> {
+	// Several tools (sync codex gemini-cli): the configs of each, once.
+	if (positionals.length > 1) {
+		const all = new Map<string, Target>()
+		for (const word of positionals)
+			for (const t of await targetsFor(s, command, [word], values)) if (!all.has(t.key)) all.set(t.key, t)
+		return [...all.values()]
+	}
 	if (positionals[0] !== undefined && !values.name && !values.team) {
 		const tool = toolArg(positionals[0], command)
 		const synced = allStates(s.server, await s.username()).filter((state) => state.tool === tool)

@@ -2,6 +2,7 @@ import type { Command } from './command'
 import { completion } from './completion'
 import { deleteConfig } from './delete'
 import { diff } from './diff'
+import { discard } from './discard'
 import { history } from './history'
 import { invitations } from './invitations'
 import { keys } from './keys'
@@ -34,6 +35,7 @@ export const REGISTRY: readonly Command[] = [
 	pull,
 	sync,
 	resolve,
+	discard,
 	watch,
 	diff,
 	list,

@@ -1,7 +1,7 @@
 import { session, tool as toolArg } from '../context'
 import { DIR_MAX_BYTES, DIR_MAX_FILES, readLocal } from '../files'
 import { withLock } from '../lock'
-import { CliFailure, EXIT, green, safe, say } from '../output'
+import { CliFailure, EXIT, green, say } from '../output'
 import { refuseMemberPush } from '../ownership'
 import { resolveTarget, runOne } from '../run'
 import { DIR_MARK } from '../scope'
@@ -11,7 +11,7 @@ import { shown } from '../tools'
 import { defineCommand, FORCE, type Input, PATHS, TARGET, TOOL, YES } from './command'
 import { finish, toolPathKeys } from './common'
 
-export const PUSH_HELP = `cfgsync push TOOL [-n|--name N] [--team SLUG] [-f|--force] [--only] [--allow-secrets] [-y|--yes] [PATH...]
+export const PUSH_HELP = `cfgsync push TOOL [-n|--name N] [--team SLUG] [-f|--force] [--only] [--allow-secrets] [-y|--yes] [--dry-run] [PATH...]
 
 Sends what changed here since this machine last synced the config: TOOL's
 well-known files and directories and the files it synced before, or only
@@ -34,14 +34,16 @@ config already holds; PATHs add files to it (or start it): owners and
 admins only. A file a team config holds here is left out of the personal
 config of the same tool on this machine.
 A team push with secret-looking values (MCP env/headers, token, secret,
-password, api_key, ghp_…, sk-…) is refused unless --allow-secrets.`
+password, api_key, ghp_…, sk-…) is refused unless --allow-secrets.
+--dry-run names the files a push would send and changes nothing.`
 
 const options = {
 	...TARGET,
 	...FORCE,
 	only: { type: 'boolean' },
 	'allow-secrets': { type: 'boolean' },
-	...YES
+	...YES,
+	'dry-run': { type: 'boolean' }
 } as const
 
 async function run({ values, positionals }: Input<typeof options>) {
@@ -63,24 +65,34 @@ async function run({ values, positionals }: Input<typeof options>) {
 		)
 		if (missing.length > 0) throw new CliFailure(`no such file: ${missing.map(shown).join(', ')}`)
 	}
-	const report = await withLock('push', () =>
-		runOne(s, t, {
-			mode: 'push',
-			named,
-			only: values.only,
-			choose: values.force ? { side: 'mine' } : undefined,
-			allowSecrets: values['allow-secrets'],
-			yes: values.yes
-		})
-	)
+	const pushing = {
+		mode: 'push' as const,
+		named,
+		only: values.only,
+		choose: values.force ? { side: 'mine' as const } : undefined,
+		allowSecrets: values['allow-secrets'],
+		yes: values.yes,
+		dryRun: values['dry-run']
+	}
+	// A dry run changes nothing, so it takes no lock.
+	const report = values['dry-run'] ? await runOne(s, t, pushing) : await withLock('push', () => runOne(s, t, pushing))
 	finish(report, values.json, () => {
+		const held = (n: number) => `the config holds ${n} file${n === 1 ? '' : 's'}`
 		if (report.pushed) {
-			const n = report.pushed.files.length
+			const n = report.sent.length
 			say(
-				`${green('Pushed')} ${t.label} as version ${report.pushed.version} (${n} file${n === 1 ? '' : 's'}: ${report.pushed.files.map((key) => safe(shown(key))).join(', ')}).`
+				`${green('Pushed')} ${t.label} as version ${report.pushed.version}: ${n} file${n === 1 ? '' : 's'} sent, ${held(report.pushed.files.length)}.`
 			)
-		} else if (report.conflicts.length === 0 && report.invalid.length === 0)
-			say(`${t.label} is already up to date on the server (version ${report.remoteVersion}); nothing sent.`)
+		} else if (report.dryRun && report.sent.length > 0)
+			say(
+				`Would push ${t.label}: ${report.sent.length} file${report.sent.length === 1 ? '' : 's'} to send (dry run: nothing was sent or written).`
+			)
+		else if (report.conflicts.length === 0 && report.invalid.length === 0)
+			say(
+				report.remoteVersion === undefined
+					? `No ${tool} files to send for ${t.label} (dry run).`
+					: `${t.label} is already up to date on the server (version ${report.remoteVersion}); nothing ${report.dryRun ? 'to send' : 'sent'}.`
+			)
 	})
 }
 

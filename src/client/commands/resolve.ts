@@ -6,7 +6,7 @@ import { conflictMarkerLine, MARK_MINE, MARK_SPLIT, markTheirs } from '../sync/t
 import { shown } from '../tools'
 import { resolveTarget, runOne } from '../run'
 import { defineCommand, type Input, PATHS, TARGET, TOOL, YES } from './command'
-import { finish, pathKeys } from './common'
+import { finish, toolPathKeys } from './common'
 
 export const RESOLVE_HELP = `cfgsync resolve TOOL [-n|--name N] [--team SLUG] --mine|--theirs [-y|--yes] [PATH...]
 cfgsync resolve TOOL [-n|--name N] [--team SLUG] --edit PATH...
@@ -41,7 +41,7 @@ async function run({ values, positionals }: Input<typeof options>) {
 			EXIT.usage
 		)
 	const side = chosen[0] as 'mine' | 'theirs' | 'edit'
-	const named = positionals.length > 1 ? pathKeys(positionals.slice(1)) : undefined
+	const named = positionals.length > 1 ? toolPathKeys(tool, positionals.slice(1), 'resolve') : undefined
 	const s = session(values)
 	const t = await resolveTarget(s, tool, values)
 	const report = await withLock('resolve', () =>

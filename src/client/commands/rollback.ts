@@ -1,6 +1,8 @@
-import { noMore, session, tool as toolArg } from '../context'
+import { noMore, type Session, session, tool as toolArg } from '../context'
 import { CliFailure, EXIT, green, json, say } from '../output'
-import { resolveTarget } from '../run'
+import { fileList } from '../report'
+import { resolveTarget, type Target } from '../run'
+import { localChanges } from '../unsent'
 import { defineCommand, type Input, TARGET, TOOL } from './command'
 import { asNumber, versionByNumber } from './common'
 
@@ -23,8 +25,21 @@ async function run({ values, positionals }: Input<typeof options>) {
 	const rolled = await s.run((api) => api.configs.rollback(latest.id, { versionId: target.id }))
 	if (values.json) return json(rolled)
 	say(
-		`${green('Rolled back')} ${t.label}: version ${rolled.version} now holds what version ${to} held. Run cfgsync pull ${tool}${t.args} to apply it here.`
+		`${green('Rolled back')} ${t.label}: version ${rolled.version} now holds what version ${to} held. ${await applyHere(s, t, rolled.version)}`
 	)
+}
+
+/**
+ * How to apply the rolled-back version here, truthfully: a pull keeps this
+ * machine's unsent changes (docs/sync-model.md), so when there are some it says
+ * so and names discard, which drops them first.
+ */
+async function applyHere(s: Session, t: Target, version: number): Promise<string> {
+	const { changes } = await localChanges(s, t)
+	const pull = `cfgsync pull ${t.tool}${t.args}`
+	if (changes.length === 0) return `To apply it here: ${pull}`
+	const n = changes.length
+	return `This machine has unsent changes to ${n === 1 ? '' : `${n} files, `}${fileList(changes.map((c) => c.key))}: a pull keeps ${n === 1 ? 'it' : 'them'} (a file also changed by the rollback becomes a conflict), so ${n === 1 ? 'it stays' : 'they stay'} as ${n === 1 ? 'it is' : 'they are'} here. To take version ${version} as it is, drop ${n === 1 ? 'it' : 'them'} first: cfgsync discard ${t.tool}${t.args}, then ${pull}. To keep ${n === 1 ? 'it' : 'them'}: ${pull}`
 }
 
 export const rollback = defineCommand({

@@ -2,7 +2,10 @@ import { noMore, session } from '../context'
 import { readLocal } from '../files'
 import { fileHash } from '../hash'
 import { CliFailure, EXIT, green, json, red, safe, say } from '../output'
-import { conflictText } from '../report'
+import { capped, conflictText } from '../report'
+import { pinnedScope } from '../pinned'
+import { unsyncedConfigs } from '../remote-configs'
+import { localChanges } from '../unsent'
 import { fetchRemote, type Remote, type Target } from '../run'
 import { pendingState } from '../journal'
 import { configScope } from '../ownership'
@@ -24,23 +27,47 @@ not logged in.`
 
 const options = { ...TARGET } as const
 
+type Row = {
+	t: Target
+	standing: Standing | 'not on the server' | 'server unreachable' | 'not synced here'
+	remote?: Remote
+	/** The server's version of a config this machine does not sync. */
+	version?: number
+	base?: number
+	files: { key: string; verdict: string; detail?: string }[]
+}
+
 async function run({ values, positionals }: Input<typeof options>) {
 	noMore(positionals, 1, 'status')
 	const s = session(values)
 	const targets = await targetsFor(s, 'status', positionals, values)
-	const rows: {
-		t: Target
-		standing: Standing | 'not on the server'
-		remote?: Remote
-		base?: number
-		files: { key: string; verdict: string; detail?: string }[]
-	}[] = []
+	const rows: Row[] = []
+	let unreachable: CliFailure | undefined
 	for (const t of targets) {
-		const remote = (await fetchRemote(s, t)) as Remote | undefined
+		let remote: Remote | undefined
+		try {
+			remote = (await fetchRemote(s, t)) as Remote | undefined
+		} catch (error) {
+			if (!(error instanceof CliFailure) || error.code !== 'unreachable') throw error
+			// Offline, this machine still knows what it has not sent: the files that differ from the base.
+			unreachable = error
+			const known = pendingState(t.key)
+			rows.push({
+				t,
+				standing: 'server unreachable',
+				base: known?.version,
+				files: (await localChanges(s, t)).changes.map((c) => ({ key: c.key, verdict: 'local' }))
+			})
+			continue
+		}
 		// A command killed part-way is read as the next one will settle it (docs/sync-model.md, "Crashes").
 		const state = pendingState(t.key, remote)
 		// A file another config of the tool syncs here is not this one's: named with its owner (docs/sync-model.md).
-		const scoped = await configScope(s, t, { base: state?.files, remote: remote?.files })
+		const scoped = pinnedScope(
+			await configScope(s, t, { base: state?.files, remote: remote?.files }),
+			state,
+			remote?.files
+		)
 		const scope = scoped.keys
 		const owned = scoped.skipped.filter((skip) => scoped.elsewhere.includes(skip.key))
 		const sides = { base: remote ? state?.files : undefined, local: readLocal(scope), remote: remote?.files, scope }
@@ -60,19 +87,26 @@ async function run({ values, positionals }: Input<typeof options>) {
 			]
 		})
 	}
+	// The configs the server holds that this machine does not sync yet (a new machine: all of them).
+	const offered =
+		positionals.length === 0 && !unreachable
+			? (await unsyncedConfigs(s)).map(
+					(c): Row => ({ t: c.target, standing: 'not synced here', version: c.version, files: [] })
+				)
+			: []
 	if (values.json) {
 		json(
-			rows.map((r) => ({
+			[...rows, ...offered].map((r) => ({
 				config: { tool: r.t.tool, name: r.t.name, team: r.t.team ?? r.t.teamId ?? null },
 				status: r.standing,
 				syncedVersion: r.base ?? null,
-				serverVersion: r.remote?.version ?? null,
+				serverVersion: r.remote?.version ?? r.version ?? null,
 				files: r.files.map((f) => ({ path: f.key, file: shown(f.key), change: f.verdict, detail: f.detail ?? null }))
 			}))
 		)
-	} else if (rows.length === 0) {
-		say('This machine syncs no config yet: cfgsync push TOOL (first machine) or cfgsync pull TOOL (the others).')
 	} else {
+		if (rows.length === 0 && offered.length === 0)
+			say(`This machine syncs no config yet, and ${s.server} holds none: cfgsync push TOOL sends one from here.`)
 		const word: Record<string, string> = {
 			local: 'changed here',
 			remote: 'changed on the server',
@@ -81,17 +115,46 @@ async function run({ values, positionals }: Input<typeof options>) {
 		}
 		for (const r of rows) {
 			const colour = r.standing === 'in sync' ? green : r.standing === 'conflict' ? red : (text: string) => text
-			say(
-				`${r.t.label}: ${colour(r.standing)} (synced version ${r.base ?? 'none'}, server version ${r.remote?.version ?? 'none'})`
+			const versions =
+				r.standing === 'server unreachable'
+					? `synced version ${r.base ?? 'none'}; ${r.files.length === 0 ? 'no changes here' : 'changed here, not sent'}`
+					: `synced version ${r.base ?? 'none'}, server version ${r.remote?.version ?? 'none'}${
+							r.base !== undefined && r.base === r.remote?.version && r.files.some((f) => f.verdict === 'remote')
+								? ', whose changes to the files below are not written here yet'
+								: ''
+						}`
+			say(`${r.t.label}: ${colour(r.standing)} (${versions})`)
+			capped(
+				r.files,
+				(f) =>
+					`  ${safe(shown(f.key))}: ${f.verdict === 'skipped' ? f.detail : f.detail ? `conflict: ${f.detail}` : (word[f.verdict] ?? f.verdict)}`,
+				'files'
 			)
-			for (const f of r.files)
-				say(
-					`  ${safe(shown(f.key))}: ${f.verdict === 'skipped' ? f.detail : f.detail ? `conflict: ${f.detail}` : (word[f.verdict] ?? f.verdict)}`
-				)
+		}
+		if (offered.length > 0) {
+			say(
+				`${rows.length === 0 ? 'This machine syncs no config yet. ' : ''}On ${s.server}, not synced here (cfgsync sync --all-remote starts syncing ${offered.length === 1 ? 'it' : 'them'}):`
+			)
+			capped(offered, (r) => `  ${r.t.label} (version ${r.version})`, 'configs')
 		}
 	}
-	if (rows.some((r) => r.standing === 'conflict'))
-		throw new CliFailure(`a config has a conflict: cfgsync resolve TOOL --mine|--theirs settles it`, EXIT.conflict)
+	if (unreachable)
+		throw new CliFailure(
+			`${unreachable.message}. Shown above is what this machine has not sent, judged without the server.`,
+			EXIT.error,
+			'unreachable'
+		)
+	const conflicted = rows.filter((r) => r.standing === 'conflict')
+	if (conflicted.length > 0)
+		throw new CliFailure(
+			`${conflicted.length === 1 ? 'a config has a conflict' : `${conflicted.length} configs have conflicts`}: ${conflicted
+				.map(
+					(r) =>
+						`cfgsync resolve ${r.t.tool}${r.t.args} --mine (keep this machine's) or cfgsync resolve ${r.t.tool}${r.t.args} --theirs (take the server's)`
+				)
+				.join('; ')}`,
+			EXIT.conflict
+		)
 	if (rows.some((r) => r.standing !== 'in sync')) {
 		process.exitCode = EXIT.error
 	}

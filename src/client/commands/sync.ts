@@ -1,30 +1,63 @@
-import { noMore, session } from '../context'
+import { confirm, interactive } from '../ask'
+import { session, tool as toolArg } from '../context'
 import { withLock } from '../lock'
-import { CliFailure, EXIT, json, say, warn } from '../output'
-import { outcomeFailure, printLines, reportJson, summary, worst } from '../report'
+import { ago, CliFailure, EXIT, json, notice, say, warn } from '../output'
 import { memberTeams } from '../ownership'
+import { type RemoteConfig, unsyncedConfigs } from '../remote-configs'
+import { LIST_CAP, outcomeFailure, printLines, reportJson, summary, worst } from '../report'
 import { runOne } from '../run'
 import { defineCommand, type Input, TARGET, TOOL, YES } from './command'
 import { targetsFor } from './common'
 
-export const SYNC_HELP = `cfgsync sync [TOOL] [-n|--name N] [--team SLUG] [-y|--yes] [--allow-secrets] [--dry-run]
+export const SYNC_HELP = `cfgsync sync [TOOL...] [-n|--name N] [--team SLUG] [-y|--yes] [--allow-secrets] [--dry-run] [--all-remote]
 
-Every config this machine syncs (or TOOL's), in one go: writes what changed
-on the server, merges JSON files changed on both sides, and pushes what
-changed here. A config with a conflict is pulled but not pushed (exit 3)
-until you choose with cfgsync resolve. A team config sends only changes to
-the files it already holds (add files with cfgsync push TOOL --team SLUG
-PATH...); a team's plain member pulls it and keeps changes here local.`
+Every config this machine syncs (or those of the TOOLs named), in one go:
+writes what changed on the server, merges JSON files changed on both sides,
+and pushes what changed here. A config with a conflict is pulled but not
+pushed (exit 3) until you choose with cfgsync resolve. A team config sends
+only changes to the files it already holds (add files with cfgsync push TOOL
+--team SLUG PATH...); a team's plain member pulls it and keeps changes here
+local. --dry-run names every file it would write and every file it would
+send, and changes nothing. The configs the server holds that this machine
+does not sync yet are listed; --all-remote starts syncing them too (on a new
+machine, sync asks on a terminal).`
 
-const options = { ...TARGET, ...YES, 'allow-secrets': { type: 'boolean' }, 'dry-run': { type: 'boolean' } } as const
+const options = {
+	...TARGET,
+	...YES,
+	'allow-secrets': { type: 'boolean' },
+	'dry-run': { type: 'boolean' },
+	'all-remote': { type: 'boolean' }
+} as const
 
 async function run({ values, positionals }: Input<typeof options>) {
-	noMore(positionals, 1, 'sync')
+	const tools = positionals.map((word) => toolArg(word, 'sync'))
 	const s = session(values)
-	const targets = await targetsFor(s, 'sync', positionals, values)
-	if (targets.length === 0) {
-		if (values.json) return json([])
-		return say('This machine syncs no config yet: cfgsync push TOOL (first machine) or cfgsync pull TOOL (the others).')
+	const targets = await targetsFor(s, 'sync', tools, values)
+	const flags = `${values['dry-run'] ? ' --dry-run' : ''}${values.yes ? ' --yes' : ''}${values['allow-secrets'] ? ' --allow-secrets' : ''}`
+	// The configs on the server this machine does not sync: taken on with --all-remote, offered otherwise.
+	const offered = (values.name || values.team ? [] : await unsyncedConfigs(s, tools)).filter(
+		(c) => !targets.some((t) => t.key === c.target.key)
+	)
+	if (values['all-remote']) targets.push(...offered.map((c) => c.target))
+	else if (targets.length === 0) {
+		if (offered.length === 0) {
+			if (values.json) return json([])
+			return say(
+				`This machine syncs no config${tools.length > 0 ? ` of ${tools.join(', ')}` : ''} yet, and ${s.server} holds none it could sync: cfgsync push TOOL sends one from here.`
+			)
+		}
+		const command = `cfgsync sync${tools.map((tool) => ` ${tool}`).join('')} --all-remote${flags}`
+		if (values.json || !interactive()) {
+			if (values.json) {
+				notice(`${offeredText(offered)} To start syncing them: ${command}`)
+				return json([])
+			}
+			return say(`${offeredText(offered)}\nTo start syncing them here: ${command}`)
+		}
+		say(offeredText(offered))
+		await confirm('Start syncing them on this machine', command.replace(/ --all-remote/, ''), false)
+		targets.push(...offered.map((c) => c.target))
 	}
 	// A team's plain member pulls its configs and keeps changes here local, rather than failing on a refused push.
 	const members = await memberTeams(s, targets)
@@ -71,6 +104,17 @@ async function run({ values, positionals }: Input<typeof options>) {
 	if (values['dry-run']) await runAll()
 	else await withLock('sync', runAll)
 	if (values.json) json(documents)
+	if (!values['all-remote'] && offered.length > 0 && targets.length > 0) {
+		const n = offered.length
+		notice(
+			`${s.server} also holds ${n} config${n === 1 ? '' : 's'} this machine does not sync: ${offered
+				.slice(0, LIST_CAP)
+				.map((c) => c.target.label)
+				.join(
+					', '
+				)}${n > LIST_CAP ? ` and ${n - LIST_CAP} more` : ''}. To sync ${n === 1 ? 'it' : 'them'} too: cfgsync sync${tools.map((tool) => ` ${tool}`).join('')} --all-remote${flags}`
+		)
+	}
 	const problem = worst(failures)
 	if (problem)
 		throw new CliFailure(
@@ -82,13 +126,23 @@ async function run({ values, positionals }: Input<typeof options>) {
 		)
 }
 
+/** The configs offered to a machine that syncs none of them yet, one line each. */
+function offeredText(offered: RemoteConfig[]): string {
+	const n = offered.length
+	const lines = offered
+		.slice(0, LIST_CAP)
+		.map((c) => `  ${c.target.label} (version ${c.version}, last pushed ${ago(c.updatedAt)})`)
+	if (n > LIST_CAP) lines.push(`  … and ${n - LIST_CAP} more`)
+	return `This machine does not sync ${n === 1 ? 'this config' : `these ${n} configs`} the server holds yet:\n${lines.join('\n')}`
+}
+
 export const sync = defineCommand({
 	name: 'sync',
 	group: 'Sync',
 	summary: 'pull, merge and push every config this machine syncs',
-	usage: ['sync [TOOL]'],
+	usage: ['sync [TOOL...]'],
 	help: SYNC_HELP,
-	args: [TOOL],
+	args: [{ ...TOOL, repeats: true }],
 	options,
 	run
 })

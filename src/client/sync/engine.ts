@@ -310,7 +310,7 @@ export function reconcile(sides: Sides, decisions: Decision[], options: Options,
 				if (pulls) {
 					write(d, v.content, 'updated')
 					setBase(d.key, v.content)
-				} else if (mode === 'push') unpulled.push(d)
+				} else if (mode === 'push' || mode === 'resolve') unpulled.push(d)
 				break
 			case 'local':
 				if (pushes) {

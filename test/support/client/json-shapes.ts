@@ -28,6 +28,7 @@ export const Report = z.strictObject({
 	),
 	unsent: z.array(entry),
 	unpulled: z.array(entry),
+	sent: z.array(entry.extend({ action: z.enum(['added', 'changed', 'removed']) })),
 	unchanged: z.array(entry),
 	skipped: z.array(entry.extend({ why: z.string() })),
 	refused: z.array(entry.extend({ why: z.string() })),
@@ -108,7 +109,9 @@ export const SHAPES = {
 				'remote changes',
 				'local and remote changes',
 				'conflict',
-				'not on the server'
+				'not on the server',
+				'server unreachable',
+				'not synced here'
 			]),
 			syncedVersion: z.number().int().nullable(),
 			serverVersion: z.number().int().nullable(),

@@ -1,0 +1,50 @@
+import type { Session } from './context'
+import { readLocal } from './files'
+import { pendingState } from './journal'
+import { configScope } from './ownership'
+import { fileHash } from './hash'
+import { pinnedScope } from './pinned'
+import type { Target } from './run'
+import type { SyncState } from './state'
+import { type BaseFile, ownValue } from './sync/engine'
+
+/**
+ * This machine's unsent changes to a config: the files here that differ from
+ * the base (the version last synced here), read without the server, so
+ * `discard`, `rollback`'s advice and an offline `status` can all say what a
+ * pull would keep (docs/sync-model.md).
+ */
+
+export interface LocalChange {
+	key: string
+	/** The synced version (undefined: the file was never synced here). */
+	base?: BaseFile
+	/** The file here (undefined: deleted here). */
+	local?: string
+}
+
+export async function localChanges(
+	s: Session,
+	t: Target,
+	named?: string[]
+): Promise<{ state?: SyncState; changes: LocalChange[] }> {
+	// A command killed part-way counts as the next one will settle it (docs/sync-model.md, "Crashes").
+	const state = pendingState(t.key)
+	if (!state) return { changes: [] }
+	// The same files the config's runs look at here (its own, not another config's of the tool).
+	const { keys } = pinnedScope(await configScope(s, t, { named, base: state.files }), state, undefined, named)
+	const local = readLocal(keys)
+	const changes: LocalChange[] = []
+	for (const key of [...keys].sort()) {
+		const base = ownValue(state.files, key)
+		const here = ownValue(local, key)
+		if (base === undefined && here === undefined) continue
+		const same =
+			base !== undefined &&
+			here !== undefined &&
+			(base.content !== undefined ? base.content === here : base.hash === fileHash(here))
+		if (same) continue
+		changes.push({ key, base, local: here })
+	}
+	return { state, changes }
+}
