@@ -2,7 +2,8 @@ import { noMore, type Session, session } from '../context'
 import { readLocal } from '../files'
 import { fileHash, sha256 } from '../hash'
 import { acquireLock } from '../lock'
-import { CliFailure, dim, EXIT, isJsonMode, say, warn } from '../output'
+import { CliFailure, dim, EXIT, isJsonMode, notice, say, warn } from '../output'
+import { pinnedScope } from '../pinned'
 import { outcomeFailure, printLines, reportJson, summary } from '../report'
 import { fetchRemote, runOne, type Target } from '../run'
 import { configScope, memberTeams } from '../ownership'
@@ -44,20 +45,20 @@ interface Watched {
 	seen?: string
 	/** Files a cycle had to leave (a conflict, a refusal), by the hash of their content then: not retried until they change. */
 	stuck: Map<string, string>
+	/** When the state was written as the stuck files were noted: a command run meanwhile (resolve) frees them. */
+	stuckAt?: string
 	nextPoll: number
 	/** No longer on the server: not watched any more. */
 	gone?: boolean
 }
 
 /** The local files' fingerprint, and whether any differs from the base (changed here since the last sync). */
-async function localSide(
-	s: Session,
-	t: Target,
-	stuck: Map<string, string>
-): Promise<{ fingerprint: string; dirty: boolean }> {
-	const state = getState(t.key)
+async function localSide(s: Session, w: Watched): Promise<{ fingerprint: string; dirty: boolean }> {
+	const state = getState(w.t.key)
+	// Files left stuck are freed when the state changed since (a resolve run meanwhile).
+	const stuck = state?.syncedAt === w.stuckAt ? w.stuck : new Map<string, string>()
 	// The same files a sync of it looks at: a file another config of the tool owns here is not this one's edit.
-	const { keys: scope } = await configScope(s, t, { base: state?.files })
+	const { keys: scope } = pinnedScope(await configScope(s, w.t, { base: state?.files }), state, undefined)
 	const local = readLocal(scope)
 	const dirty = scope.some((key) => {
 		const content = ownValue(local, key)
@@ -86,7 +87,7 @@ async function run({ values, positionals }: Input<typeof options>) {
 	const targets = await targetsFor(s, 'watch', positionals, values)
 	if (targets.length === 0)
 		throw new CliFailure(
-			'This machine syncs no config yet, so there is nothing to watch: cfgsync push TOOL (first machine) or cfgsync pull TOOL (the others) first.'
+			'This machine syncs no config yet, so there is nothing to watch: cfgsync sync --all-remote starts syncing the configs the server holds (cfgsync status lists them), or cfgsync push TOOL sends one from here.'
 		)
 	const tick = Math.min(1000, interval)
 	// As sync: a team's plain member pulls its configs and keeps changes here local.
@@ -121,6 +122,28 @@ async function run({ values, positionals }: Input<typeof options>) {
 		)
 	const watched: Watched[] = targets.map((t) => ({ t, nextPoll: 0, stuck: new Map() }))
 
+	// While the server cannot be reached, one line says so, and one more when it answers again (not one per try).
+	let down: string | undefined
+	const unreachable = (w: Watched, error: CliFailure) => {
+		if (down !== undefined) return
+		down = error.message
+		if (isJsonMode())
+			line({
+				at: new Date().toISOString(),
+				config: { tool: w.t.tool, name: w.t.name, team: w.t.team ?? w.t.teamId ?? null },
+				error: error.message,
+				code: error.code
+			})
+		else warn(`[${stamp()}] ${error.message}. Watch keeps trying, and says when the server answers again.`)
+	}
+	const reachable = (): boolean => {
+		if (down === undefined) return false
+		down = undefined
+		notice(`[${stamp()}] ${s.server} answers again; watching.`)
+		return true
+	}
+	const isUnreachable = (error: unknown): boolean => error instanceof CliFailure && error.code === 'unreachable'
+
 	const cycle = async (w: Watched): Promise<void> => {
 		lock = await acquireLock('watch', { signals: false })
 		try {
@@ -131,6 +154,7 @@ async function run({ values, positionals }: Input<typeof options>) {
 				allowSecrets: values['allow-secrets'],
 				localOnly: w.t.teamId !== undefined ? members.get(w.t.teamId) : undefined
 			})
+			reachable()
 			w.etag = report.pushed?.hash ?? report.remoteHash
 			const kept = report.localOnly !== undefined && report.unsent.length > 0
 			const changed = report.writes.length + report.conflicts.length + report.refused.length > 0 || report.pushed
@@ -144,7 +168,8 @@ async function run({ values, positionals }: Input<typeof options>) {
 			}
 			const problem = outcomeFailure(report)
 			if (problem) warn(`[${stamp()}] ${problem.message}`)
-			// Conflicts, and changes kept here (a member's, or not sent because they do not parse), wait for an edit.
+			// Conflicts, and changes kept here (a member's, held back by a conflict, or not sent because they do not
+			// parse), wait for an edit: not tried again (and reported again) every second.
 			w.stuck = new Map(
 				[...report.conflicts, ...report.unsent].map((d) => {
 					// A member's file merged with the team's change holds the merge now, not what it held before.
@@ -152,6 +177,7 @@ async function run({ values, positionals }: Input<typeof options>) {
 					return [d.key, here === undefined ? 'absent' : fileHash(here)]
 				})
 			)
+			w.stuckAt = getState(w.t.key)?.syncedAt
 			for (const { key } of report.refused) {
 				const content = ownValue(readLocal([key]), key)
 				w.stuck.set(key, content === undefined ? 'absent' : fileHash(content))
@@ -159,6 +185,7 @@ async function run({ values, positionals }: Input<typeof options>) {
 		} catch (error) {
 			if (error instanceof CliFailure && error.exitCode === EXIT.auth) throw error
 			if (!(error instanceof CliFailure)) throw error
+			if (isUnreachable(error)) return unreachable(w, error)
 			if (isJsonMode())
 				line({
 					at: new Date().toISOString(),
@@ -177,6 +204,7 @@ async function run({ values, positionals }: Input<typeof options>) {
 			const state = getState(w.t.key)
 			const local = readLocal((await configScope(s, w.t, { base: state?.files })).keys)
 			w.stuck = new Map(Object.entries(local).map(([key, content]) => [key, fileHash(content)]))
+			w.stuckAt = state?.syncedAt
 		} finally {
 			lock.release()
 			lock = undefined
@@ -194,17 +222,21 @@ async function run({ values, positionals }: Input<typeof options>) {
 			for (const w of watched) {
 				if (stopping) break
 				if (w.gone) continue
-				const now = await localSide(s, w.t, w.stuck)
+				const now = await localSide(s, w)
 				const settled = now.fingerprint === w.seen
 				w.seen = now.fingerprint
-				let due = settled && now.dirty
+				// While the server is down, edits here wait for the next poll rather than a try every second.
+				let due = settled && now.dirty && down === undefined
 				if (!due && Date.now() >= w.nextPoll) {
 					w.nextPoll = Date.now() + interval
 					try {
 						due = (await fetchRemote(s, w.t, w.etag)) !== 'unchanged'
+						// Back after being down: what changed here meanwhile is sent now.
+						if (reachable()) due = true
 					} catch (error) {
 						if (error instanceof CliFailure && error.exitCode === EXIT.auth) throw error
-						warn(`[${stamp()}] ${w.t.label}: ${(error as Error).message}`)
+						if (isUnreachable(error)) unreachable(w, error as CliFailure)
+						else warn(`[${stamp()}] ${w.t.label}: ${(error as Error).message}`)
 					}
 				}
 				if (due) await cycle(w)
