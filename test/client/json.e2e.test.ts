@@ -94,6 +94,8 @@ describe('--json: one documented shape per command', () => {
 		await shaped(a, 'list', ['list'])
 		await shaped(a, 'history', ['history', 'claude-code'])
 		await shaped(a, 'rollback', ['rollback', 'claude-code', '--to', '1'])
+		a.file('.claude/settings.json', '{"theme": "not sent"}\n')
+		await shaped(a, 'discard', ['discard', 'claude-code', '--yes'])
 		a.file('.codex/AGENTS.md', 'x\n')
 		a.file('.codex/config.toml', '[mcp_servers.gh.env]\nGITHUB_TOKEN = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"\n')
 		// A note for the person (a secret-looking value in a personal config) is a {"warning"} line on stderr.

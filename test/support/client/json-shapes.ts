@@ -130,6 +130,12 @@ export const SHAPES = {
 	resolve: Report,
 	sync: z.array(z.union([Report, z.strictObject({ config, error: z.string(), code: z.string() })])),
 	watch: Report.extend({ at: time }),
+	discard: z.strictObject({
+		config,
+		discarded: z.array(entry.extend({ action: z.enum(['reverted', 'restored', 'deleted']) })),
+		refused: z.array(entry.extend({ why: z.string() })),
+		backups: z.string().nullable()
+	}),
 	diff: z.strictObject({
 		from: z.string(),
 		to: z.string(),
