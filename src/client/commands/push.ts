@@ -81,7 +81,7 @@ async function run({ values, positionals }: Input<typeof options>) {
 		if (report.pushed) {
 			const n = report.sent.length
 			say(
-				`${green('Pushed')} ${t.label} as version ${report.pushed.version}: ${n} file${n === 1 ? '' : 's'} sent, ${held(report.pushed.files.length)}.`
+				`${green('Pushed')} ${t.label} as version ${report.pushed.version} (${n} file${n === 1 ? '' : 's'} sent; ${held(report.pushed.files.length)}).`
 			)
 		} else if (report.dryRun && report.sent.length > 0)
 			say(
