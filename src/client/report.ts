@@ -174,8 +174,15 @@ export function reportJson(report: Report) {
 	}
 }
 
-/** The failure a run ends with: a conflict (exit 3) names the files and the commands that settle it; refusals exit 1. */
-export function outcomeFailure(report: Report): CliFailure | undefined {
+/**
+ * The failure a run ends with: a conflict (exit 3) names the files and the
+ * commands that settle it; refusals exit 1. `rerun` is the command that does
+ * this run again, as the command was given (resolve needs its side).
+ */
+export function outcomeFailure(
+	report: Report,
+	rerun = `${report.mode} ${report.target.tool}${report.target.args}`
+): CliFailure | undefined {
 	const { tool, args, label } = report.target
 	if (report.conflicts.length > 0) {
 		const more = report.conflicts.length - LIST_CAP
@@ -230,7 +237,7 @@ export function outcomeFailure(report: Report): CliFailure | undefined {
 	}
 	if (report.refused.length > 0) {
 		return new CliFailure(
-			`${plural(report.refused.length, 'file')} of ${label} refused: ${report.refused.map((r) => file(r.key)).join(', ')} (a symbolic link out of your home directory). Replace the link with a file, or point it inside home, then run: cfgsync ${report.mode} ${tool}${args}`
+			`${plural(report.refused.length, 'file')} of ${label} refused: ${report.refused.map((r) => file(r.key)).join(', ')} (a symbolic link out of your home directory). Replace the link with a file, or point it inside home, then run: cfgsync ${rerun}`
 		)
 	}
 	return undefined

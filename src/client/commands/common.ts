@@ -45,13 +45,13 @@ export function toolPathKeys(tool: Tool, paths: string[], command: string): stri
 }
 
 /** Prints a run (lines, or JSON) and throws its failure: exit 3 for a conflict. */
-export function finish(report: Report, asJson: boolean | undefined, text: () => void): void {
+export function finish(report: Report, asJson: boolean | undefined, text: () => void, rerun?: string): void {
 	if (asJson) json(reportJson(report))
 	else {
 		printLines(report)
 		text()
 	}
-	const problem = outcomeFailure(report)
+	const problem = outcomeFailure(report, rerun)
 	if (problem) throw problem
 }
 

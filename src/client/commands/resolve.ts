@@ -1,7 +1,7 @@
 import { session, tool as toolArg } from '../context'
 import { withLock } from '../lock'
 import { CliFailure, EXIT, safe, say } from '../output'
-import { conflictText } from '../report'
+import { conflictText, pathArgs } from '../report'
 import { conflictMarkerLine, MARK_MINE, MARK_SPLIT, markTheirs } from '../sync/text-merge'
 import { shown } from '../tools'
 import { resolveTarget, runOne } from '../run'
@@ -47,36 +47,41 @@ async function run({ values, positionals }: Input<typeof options>) {
 	const report = await withLock('resolve', () =>
 		runOne(s, t, { mode: 'resolve', choose: { side, keys: named }, yes: values.yes })
 	)
-	finish(report, values.json, () => {
-		// Files left for the person's review are named by the failure that follows.
-		if (report.settled.length === 0 && report.held) return
-		const unmarkable = side === 'edit' ? report.conflicts.filter((d) => !named || named.includes(d.key)) : []
-		for (const d of unmarkable)
-			say(
-				`No conflict markers can be written into ${safe(shown(d.key))} (${conflictText(d)}): choose a side for it with --mine or --theirs.`
-			)
-		if (report.settled.length === 0) {
-			if (unmarkable.length === 0)
-				say(`Nothing to resolve in ${t.label}: no conflicts${named ? ' in those files' : ''}.`)
-			return
-		}
-		if (side === 'edit') {
-			const marked = report.writes.filter((w) => w.kind === 'marked')
-			for (const w of marked)
+	finish(
+		report,
+		values.json,
+		() => {
+			// Files left for the person's review are named by the failure that follows.
+			if (report.settled.length === 0 && report.held) return
+			const unmarkable = side === 'edit' ? report.conflicts.filter((d) => !named || named.includes(d.key)) : []
+			for (const d of unmarkable)
 				say(
-					`Wrote conflict markers into ${safe(shown(w.key))}${w.content ? ` (the first at line ${conflictMarkerLine(w.content)})` : ''}.`
+					`No conflict markers can be written into ${safe(shown(d.key))} (${conflictText(d)}): choose a side for it with --mine or --theirs.`
 				)
+			if (report.settled.length === 0) {
+				if (unmarkable.length === 0)
+					say(`Nothing to resolve in ${t.label}: no conflicts${named ? ' in those files' : ''}.`)
+				return
+			}
+			if (side === 'edit') {
+				const marked = report.writes.filter((w) => w.kind === 'marked')
+				for (const w of marked)
+					say(
+						`Wrote conflict markers into ${safe(shown(w.key))}${w.content ? ` (the first at line ${conflictMarkerLine(w.content)})` : ''}.`
+					)
+				say(
+					`Between "${MARK_MINE}" and "${MARK_SPLIT}" is this machine's text, then the server's up to "${markTheirs(report.remoteVersion)}". Keep what you want, delete the marker lines, then send it: cfgsync push ${tool}${t.args}`
+				)
+				return
+			}
 			say(
-				`Between "${MARK_MINE}" and "${MARK_SPLIT}" is this machine's text, then the server's up to "${markTheirs(report.remoteVersion)}". Keep what you want, delete the marker lines, then send it: cfgsync push ${tool}${t.args}`
+				side === 'theirs'
+					? `Took the server's side in ${t.label}.${report.backups ? ` The previous files are in ${report.backups}` : ''}`
+					: `Kept this machine's side in ${t.label}. Send it with: cfgsync push ${tool}${t.args}`
 			)
-			return
-		}
-		say(
-			side === 'theirs'
-				? `Took the server's side in ${t.label}.${report.backups ? ` The previous files are in ${report.backups}` : ''}`
-				: `Kept this machine's side in ${t.label}. Send it with: cfgsync push ${tool}${t.args}`
-		)
-	})
+		},
+		`resolve ${tool}${t.args} --${side}${named ? pathArgs(named) : ''}`
+	)
 }
 
 export const resolve = defineCommand({

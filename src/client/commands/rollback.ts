@@ -39,7 +39,7 @@ async function applyHere(s: Session, t: Target, version: number): Promise<string
 	const pull = `cfgsync pull ${t.tool}${t.args}`
 	if (changes.length === 0) return `To apply it here: ${pull}`
 	const n = changes.length
-	return `This machine has unsent changes to ${n === 1 ? '' : `${n} files, `}${fileList(changes.map((c) => c.key))}: a pull keeps ${n === 1 ? 'it' : 'them'} (a file also changed by the rollback becomes a conflict), so ${n === 1 ? 'it stays' : 'they stay'} as ${n === 1 ? 'it is' : 'they are'} here. To take version ${version} as it is, drop ${n === 1 ? 'it' : 'them'} first: cfgsync discard ${t.tool}${t.args}, then ${pull}. To keep ${n === 1 ? 'it' : 'them'}: ${pull}`
+	return `This machine has unsent changes to ${n === 1 ? '' : `${n} files, `}${fileList(changes.map((c) => c.key))}: a pull keeps ${n === 1 ? 'it' : 'them'} (where the rollback changed the same part of a file, that is a conflict for you to resolve), so ${n === 1 ? 'it stays' : 'they stay'} as ${n === 1 ? 'it is' : 'they are'} here. To take version ${version} as it is, drop ${n === 1 ? 'it' : 'them'} first: cfgsync discard ${t.tool}${t.args}, then ${pull}. To keep ${n === 1 ? 'it' : 'them'}: ${pull}`
 }
 
 export const rollback = defineCommand({

@@ -36,9 +36,15 @@ async function run({ values, positionals }: Input<typeof options>) {
 	const targets = await targetsFor(s, 'sync', tools, values)
 	const flags = `${values['dry-run'] ? ' --dry-run' : ''}${values.yes ? ' --yes' : ''}${values['allow-secrets'] ? ' --allow-secrets' : ''}`
 	// The configs on the server this machine does not sync: taken on with --all-remote, offered otherwise.
-	const offered = (values.name || values.team ? [] : await unsyncedConfigs(s, tools)).filter(
-		(c) => !targets.some((t) => t.key === c.target.key)
-	)
+	// Only a machine that syncs nothing depends on the list; otherwise a failure to read it is the configs' to report.
+	const listed =
+		values.name || values.team
+			? []
+			: await unsyncedConfigs(s, tools).catch((error: unknown) => {
+					if (targets.length === 0 || (error instanceof CliFailure && error.exitCode === EXIT.auth)) throw error
+					return []
+				})
+	const offered = listed.filter((c) => !targets.some((t) => t.key === c.target.key))
 	if (values['all-remote']) targets.push(...offered.map((c) => c.target))
 	else if (targets.length === 0) {
 		if (offered.length === 0) {
