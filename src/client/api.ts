@@ -306,7 +306,9 @@ export function connectionProblem(error: unknown): string {
 	const found = error as { code?: unknown; cause?: { code?: unknown; message?: unknown } } | undefined
 	const code = String(found?.code ?? found?.cause?.code ?? '')
 	const detail = String(found?.cause?.message ?? '')
-	if (/ECONNREFUSED|ConnectionRefused/i.test(code) || /bad port/.test(detail))
+	if (/bad port/.test(detail))
+		return "its port is one that Node's fetch refuses to connect to (as browsers do). Run the server on another port"
+	if (/ECONNREFUSED|ConnectionRefused/i.test(code))
 		return 'nothing answers there (connection refused). Check that the server is running and that the address and port are right'
 	if (/ENOTFOUND|EAI_AGAIN|DNS/i.test(code))
 		return 'its host name was not found. Check the address (cfgsync whoami shows the one in use)'

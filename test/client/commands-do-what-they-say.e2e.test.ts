@@ -295,6 +295,13 @@ describe('discard', () => {
 		expect(copies.flat()).toContain(join('.claude', 'commands', 'new.md'))
 		expect((await m.cfgsync(['status', 'claude-code', '-n', 'dis'])).code).toBe(0)
 		expect((await m.cfgsync(['discard', 'claude-code', '-n', 'dis'])).stdout).toContain('nothing to discard')
+
+		// Without a terminal, the refusal names the command that works unattended; run as printed, it does.
+		m.file('.claude/CLAUDE.md', 'again\n')
+		const refused = await m.cfgsync(['discard', 'claude-code', '-n', 'dis', join(m.home, '.claude/CLAUDE.md')])
+		expect(refused.code).toBe(2)
+		await runEach(m, refused.stderr, (line) => line.includes('--yes'))
+		expect(m.file('.claude/CLAUDE.md')).toBe('memory\n')
 	}, 60_000)
 })
 
