@@ -86,7 +86,7 @@ export function printLines(report: Report): void {
 	capped(
 		report.unsent,
 		(d) =>
-			`  ${yellow('>')} ${file(d.key)} (${d.verdict.kind === 'local' && d.verdict.content === null ? 'deleted' : 'changed'} here, ${report.localOnly ? `stays local: ${report.localOnly}` : `not sent: cfgsync push ${tool}${args} sends it`}; cfgsync discard ${tool}${args}${pathArgs([d.key])} drops it)`,
+			`  ${yellow('>')} ${file(d.key)} (${d.verdict.kind === 'local' && d.verdict.content === null ? 'deleted' : 'changed'} here, ${report.localOnly ? `stays local: ${report.localOnly}` : `not sent: cfgsync push ${tool}${args} sends it, cfgsync discard ${tool}${args}${pathArgs([d.key])} drops it`})`,
 		'files changed here, not sent'
 	)
 	capped(

@@ -314,7 +314,7 @@ describe('a new machine, dry runs and what output names', () => {
 		m.file('.cursor/rules/team.md', 'rule\n')
 		expect((await m.cfgsync(['push', 'codex', '-n', 'dry'])).code).toBe(0)
 		expect((await m.cfgsync(['push', 'gemini-cli', '-n', 'dry'])).code).toBe(0)
-		expect((await m.cfgsync(['push', 'cursor', '--team', 'dry'])).code).toBe(0)
+		expect((await m.cfgsync(['push', 'cursor', '--team', 'dry', join(m.home, '.cursor/rules/team.md')])).code).toBe(0)
 
 		const preview = await m.cfgsync(['push', 'codex', '-n', 'dry', '--dry-run'])
 		expect(preview.code).toBe(0)
