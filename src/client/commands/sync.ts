@@ -2,7 +2,7 @@ import { confirm, interactive } from '../ask'
 import { session, tool as toolArg } from '../context'
 import { withLock } from '../lock'
 import { ago, CliFailure, EXIT, json, notice, say, warn } from '../output'
-import { memberTeams } from '../ownership'
+import { memberTeams, teamsFirst } from '../ownership'
 import { type RemoteConfig, unsyncedConfigs } from '../remote-configs'
 import { LIST_CAP, outcomeFailure, printLines, reportJson, summary, worst } from '../report'
 import { runOne } from '../run'
@@ -65,12 +65,14 @@ async function run({ values, positionals }: Input<typeof options>) {
 		await confirm('Start syncing them on this machine', command.replace(/ --all-remote/, ''), false)
 		targets.push(...offered.map((c) => c.target))
 	}
+	// Team configs first (the configs taken on from the server too), so a personal config leaves out their files.
+	const ordered = teamsFirst(targets)
 	// A team's plain member pulls its configs and keeps changes here local, rather than failing on a refused push.
-	const members = await memberTeams(s, targets)
+	const members = await memberTeams(s, ordered)
 	const failures: CliFailure[] = []
 	const documents: unknown[] = []
 	const runAll = async () => {
-		for (const t of targets) {
+		for (const t of ordered) {
 			try {
 				const report = await runOne(s, t, {
 					mode: 'sync',
