@@ -350,7 +350,7 @@ describe('a new machine, dry runs and what output names', () => {
 		expect(pushed.stdout).toContain('~/.claude/agents/a19.md (added, sent)')
 		expect(pushed.stdout).not.toContain('a20.md')
 		expect(pushed.stdout).toContain('and 5 more files sent')
-		expect(pushed.stdout).toContain('25 files sent')
+		expect(pushed.stdout).toContain('as version 1 (25 files, 25 sent)')
 
 		const other = await loggedIn(ada)
 		const pulled = await other.cfgsync(['pull', 'claude-code', '-n', 'many'])

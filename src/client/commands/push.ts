@@ -77,11 +77,10 @@ async function run({ values, positionals }: Input<typeof options>) {
 	// A dry run changes nothing, so it takes no lock.
 	const report = values['dry-run'] ? await runOne(s, t, pushing) : await withLock('push', () => runOne(s, t, pushing))
 	finish(report, values.json, () => {
-		const held = (n: number) => `the config holds ${n} file${n === 1 ? '' : 's'}`
 		if (report.pushed) {
-			const n = report.sent.length
+			const n = report.pushed.files.length
 			say(
-				`${green('Pushed')} ${t.label} as version ${report.pushed.version} (${n} file${n === 1 ? '' : 's'} sent; ${held(report.pushed.files.length)}).`
+				`${green('Pushed')} ${t.label} as version ${report.pushed.version} (${n} file${n === 1 ? '' : 's'}, ${report.sent.length} sent).`
 			)
 		} else if (report.dryRun && report.sent.length > 0)
 			say(

@@ -124,8 +124,9 @@ async function run({ values, positionals }: Input<typeof options>) {
 								: ''
 						}`
 			say(`${r.t.label}: ${colour(r.standing)} (${versions})`)
+			// Conflicts first: a long list is cut at 20 files, and a conflict must never be among the ones cut.
 			capped(
-				r.files,
+				[...r.files.filter((f) => f.verdict === 'conflict'), ...r.files.filter((f) => f.verdict !== 'conflict')],
 				(f) =>
 					`  ${safe(shown(f.key))}: ${f.verdict === 'skipped' ? f.detail : f.detail ? `conflict: ${f.detail}` : (word[f.verdict] ?? f.verdict)}`,
 				'files'
