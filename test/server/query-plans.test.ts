@@ -84,6 +84,13 @@ test('no request-path statement scans a table (EXPLAIN QUERY PLAN)', async () =>
 		limit: 50
 	})
 	await store.audit.list({ teamId: world.team.id, limit: 50 })
+	// The web's Activity pages: searched, and paged towards newer events.
+	await store.audit.list({ userId: world.users.tom.id, search: 'a_b%', limit: 51 })
+	await store.audit.list({ teamId: world.team.id, after: '00000000-0000-7000-8000-000000000000', limit: 51 })
+	// The Configs page: a page of the configs a user sees, searched or not.
+	await store.configs.listVisible(world.users.tom.id, { offset: 0, limit: 51 })
+	await store.configs.listVisible(world.users.tom.id, { search: 'de', offset: 50, limit: 51 })
+	await store.users.listWithActivity({ search: 'to', offset: 0, limit: 51 })
 	await store.audit.prune(new Date().toISOString())
 	await store.sessions.find('x'.repeat(64), new Date().toISOString(), new Date(0).toISOString())
 	await store.sessions.prune(new Date().toISOString(), new Date(0).toISOString())

@@ -1,4 +1,4 @@
-import { type Column, sql, type SQL } from 'drizzle-orm'
+import { type Column, or, sql, type SQL } from 'drizzle-orm'
 import type { PushCondition } from './types'
 
 /** What both engines' stores share: rules that are not SQL. */
@@ -28,4 +28,32 @@ export function conditionFails(condition: PushCondition | undefined, current: { 
 		if (ifNoneMatch === '*' || ifNoneMatch.includes(current.hash)) return true
 	}
 	return false
+}
+
+/** docs/web.md, search: at most this many characters of a search are used, so a query costs the same whatever is typed. */
+export const SEARCH_MAX_LENGTH = 100
+
+/**
+ * A search as a case-insensitive `LIKE` pattern (both engines compare it with `lower(column)`): `%`, `_` and
+ * the escape character itself match only themselves (the statements say `ESCAPE '\'`).
+ */
+export const containsPattern = (search: string): string =>
+	`%${search
+		.slice(0, SEARCH_MAX_LENGTH)
+		.toLowerCase()
+		.replace(/[\\%_]/g, (char) => `\\${char}`)}%`
+
+/** A page of a list: what to look for (empty: everything), where the page starts and how long it is. */
+export interface ListPage {
+	search?: string
+	offset: number
+	limit: number
+}
+
+/** Rows where one of `columns` contains the search (undefined, so no condition, when there is nothing to look for). */
+export function containsAny(columns: Column[], search: string | undefined): SQL | undefined {
+	const trimmed = search?.trim() ?? ''
+	if (trimmed === '') return undefined
+	const pattern = containsPattern(trimmed)
+	return or(...columns.map((column) => sql`lower(${column}) LIKE ${pattern} ESCAPE '\\'`))
 }

@@ -1,4 +1,5 @@
 import type { InvitedRole, Plan, Role, Tool } from '../../shared/constants'
+import type { ListPage } from './shared'
 import type { TableAccess } from './tables'
 
 /**
@@ -84,6 +85,23 @@ export interface AuditRow {
 	details: AuditDetails
 }
 
+/**
+ * Which events: `userId`, events the user did or that concern them; `teamId`, the team's events. `before`: older
+ * than that id; `after`: the `limit` events just newer than that id. Always newest first. `search`: the type, actor,
+ * device, address or target contains it (case-insensitively).
+ */
+export interface AuditListQuery {
+	userId?: string
+	teamId?: string
+	type?: string
+	/** Only events about this config, team, key or user. */
+	targetId?: string
+	before?: string
+	after?: string
+	search?: string
+	limit: number
+}
+
 export interface AuditStore {
 	/** Records an event that changes nothing else (a failed login). */
 	record(event: AuditEvent): Promise<void>
@@ -91,14 +109,7 @@ export interface AuditStore {
 	 * Newest first, `limit` at most, ids below `before`. `userId`: events the user
 	 * did or that concern them; `teamId`: the team's events; `targetId`: only those about that target.
 	 */
-	list(query: {
-		userId?: string
-		teamId?: string
-		type?: string
-		targetId?: string
-		before?: string
-		limit: number
-	}): Promise<AuditRow[]>
+	list(query: AuditListQuery): Promise<AuditRow[]>
 	/** Drops events older than `before`; returns how many. */
 	prune(before: string): Promise<number>
 }
@@ -109,6 +120,12 @@ export interface JobStore {
 	 * true for exactly one of the instances that ask for the same slot.
 	 */
 	claim(name: string, slot: number): Promise<boolean>
+}
+
+/** A config as the Configs page lists it: with its team, when it has one. */
+export interface VisibleConfigRow extends ConfigRow {
+	teamName: string | null
+	teamSlug: string | null
 }
 
 export interface UserRow {
@@ -137,7 +154,8 @@ export interface UserStore {
 	findByLogin(login: string): Promise<UserRow | undefined>
 	findById(id: string): Promise<UserRow | undefined>
 	list(): Promise<UserRow[]>
-	listWithActivity(): Promise<UserActivityRow[]>
+	/** Every user, oldest first; with a page, those whose email or username contains its search, that page of them. */
+	listWithActivity(page?: ListPage): Promise<UserActivityRow[]>
 	setPlan(id: string, plan: Plan, audit?: AuditEvent): Promise<boolean>
 	setAdmin(id: string, isAdmin: boolean, audit?: AuditEvent): Promise<boolean>
 	/**
@@ -427,6 +445,11 @@ export interface ConfigStore {
 	findMetaById(id: string): Promise<ConfigRow | undefined>
 	listPersonal(userId: string): Promise<ConfigRow[]>
 	listForTeam(teamId: string): Promise<ConfigRow[]>
+	/**
+	 * A page of the configs a user sees (their personal ones and those of their live teams) whose name or tool
+	 * contains the search, ordered by name, tool and team (personal first).
+	 */
+	listVisible(userId: string, page: ListPage): Promise<VisibleConfigRow[]>
 	/** Deletes the config and its versions in one transaction; false when it was gone. */
 	remove(id: string, audit?: AuditEvent): Promise<boolean>
 	/** Versions highest first; `before` and `limit` page through them. */

@@ -39,6 +39,7 @@ const NAV = [
 	{ href: '/configs', label: 'Configs' },
 	{ href: '/devices', label: 'Devices' },
 	{ href: '/teams', label: 'Teams' },
+	{ href: '/activity', label: 'Activity' },
 	{ href: '/account', label: 'Account' }
 ]
 
@@ -217,31 +218,33 @@ const UNITS: [number, string][] = [
 	[Number.POSITIVE_INFINITY, 'year']
 ]
 
-/** "3 minutes ago" (or "in 7 days", for an expiry), computed from the server's clock. */
+/** "3 minutes ago" (or "in 6 days", for an expiry), computed from the server's clock. */
 export function relativeTime(iso: string, now: number): string {
 	const seconds = Math.round((now - Date.parse(iso)) / 1000)
-	const future = seconds < 0
+	if (Math.abs(seconds) < 10) return 'just now'
 	let amount = Math.abs(seconds)
-	if (amount < 10) return 'just now'
 	for (const [size, unit] of UNITS) {
 		if (amount < size) {
 			const span = `${amount} ${unit}${amount === 1 ? '' : 's'}`
-			return future ? `in ${span}` : `${span} ago`
+			return seconds > 0 ? `${span} ago` : `in ${span}`
 		}
 		amount = Math.floor(amount / size)
 	}
 	return iso
 }
 
-/** `2026-11-22 10:04:05 UTC`: the exact time, shown on hover. */
+/** `2026-11-22 10:04:05 UTC`: the exact time. */
 export const exactTime = (iso: string): string => `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`
 
-/** A relative time with the exact time on hover (title) and for machines (datetime). */
+/**
+ * A relative time, with the exact time shown under it in smaller text (docs/web.md: read by everyone, with no
+ * hover, keyboard or touch needed) and for machines (datetime).
+ */
 export const Time = ({ iso, now }: { iso: string | null | undefined; now: number }) =>
 	iso ? (
-		<time datetime={iso} title={exactTime(iso)}>
-			{relativeTime(iso, now)}
-		</time>
+		<span class="when">
+			<time datetime={iso}>{relativeTime(iso, now)}</time> <span class="exact">{exactTime(iso)}</span>
+		</span>
 	) : (
 		<span class="muted">never</span>
 	)
@@ -259,7 +262,7 @@ export function backLinkOf(path: string, status: number, signedIn: boolean): { h
 		invitations: { href: '/teams', label: 'Back to Teams' },
 		devices: { href: '/devices', label: 'Back to Devices' },
 		account: { href: '/account', label: 'Back to Account' },
-		activity: { href: '/account', label: 'Back to Account' },
+		activity: { href: '/activity', label: 'Back to Activity' },
 		admin: { href: '/admin', label: 'Back to Admin' }
 	}
 	const list = lists[area] ?? lists.configs!

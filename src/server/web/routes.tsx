@@ -2,6 +2,7 @@ import { Elysia } from 'elysia'
 import { readForm } from '../plugins/json-body'
 import { ASSET_PREFIX, appScript, compressPage, htmxScript, stylesheet, webKit, type WebDeps } from './kit'
 import { accountPages } from './pages/account'
+import { activityPages } from './pages/activity'
 import { adminPages } from './pages/admin'
 import { adminLinkPages } from './pages/admin-links'
 import { adminUserPages } from './pages/admin-users'
@@ -32,6 +33,7 @@ export function webRoutes(deps: WebDeps) {
 	const team = teamPages(deps)
 	const teamChanges = teamChangePages(deps)
 	const account = accountPages(deps)
+	const activity = activityPages(deps)
 	const admin = adminPages(deps)
 	const adminUsers = adminUserPages(deps)
 	const adminLinks = adminLinkPages(deps)
@@ -95,7 +97,7 @@ export function webRoutes(deps: WebDeps) {
 			// Account and activity
 			.get('/account', account.show, { page: true })
 			.post('/account/password', account.changePassword, { change: true })
-			.get('/activity', account.activity, { page: true })
+			.get('/activity', activity.mine, { page: true })
 
 			// Admin (server admins)
 			.get('/admin', admin.show, { page: true, admin: true })

@@ -94,10 +94,16 @@ const pages: PageRow[] = [
 			signedOut: 303,
 			member: ok(
 				['mike@example.test', '>Leave</button>', '>shared</a>'],
-				['>Add member</button>', '>Rename</button>', '>Delete team</button>', '<select id="role-', '>Activity</a>']
+				[
+					'>Add member</button>',
+					'>Rename</button>',
+					'>Delete team</button>',
+					'<select id="role-',
+					'href="/teams/crew/activity"'
+				]
 			),
 			admin: ok(
-				['>Add member</button>', '>Rename</button>', '>Remove</button>', '>Activity</a>'],
+				['>Add member</button>', '>Rename</button>', '>Remove</button>', 'href="/teams/crew/activity"'],
 				['>Delete team</button>', '<select id="role-', '<option value="admin">admin</option></select>']
 			),
 			owner: ok([
@@ -106,7 +112,7 @@ const pages: PageRow[] = [
 				'>Delete team</button>',
 				'<select id="role-',
 				'>Remove</button>',
-				'>Activity</a>'
+				'href="/teams/crew/activity"'
 			]),
 			serverAdmin: 404
 		}
@@ -117,8 +123,8 @@ const pages: PageRow[] = [
 		expect: {
 			signedOut: 303,
 			member: 403,
-			admin: ok(['Activity of Crew', 'Invitation accepted']),
-			owner: ok(['Team created']),
+			admin: ok(['Activity of Crew', 'accepted an invitation and joined the team']),
+			owner: ok(['You created the team']),
 			serverAdmin: 404
 		}
 	},
@@ -238,10 +244,10 @@ const pages: PageRow[] = [
 		what: 'your own activity',
 		expect: {
 			signedOut: 303,
-			member: ok(['Your activity', 'Signed in on the web']),
-			admin: ok(['Invitation accepted']),
-			owner: ok(['Team created', 'Config pushed']),
-			serverAdmin: ok(['Signed in on the web'], ['Team created'])
+			member: ok(['Your activity', 'You signed in on the web']),
+			admin: ok(['You accepted an invitation and joined <a href="/teams/crew">Crew</a>']),
+			owner: ok(['You created the team <a href="/teams/crew">Crew</a>', 'You pushed <a href="/configs/']),
+			serverAdmin: ok(['You signed in on the web'], ['created the team'])
 		}
 	},
 	{
@@ -353,10 +359,12 @@ describe('every page, for every kind of caller (docs/web.md)', () => {
 						hasNot: text,
 						found: false
 					})
-				// The navigation: Configs, Devices, Teams, Account, and Admin for server admins only; a Sign out button.
+				// The navigation: Configs, Devices, Teams, Activity, Account, and Admin for server admins only; a Sign out button.
 				const nav = /<nav aria-label="Main">([\s\S]*?)<\/nav>/.exec(page.html)?.[1] ?? ''
 				expect(textOf(nav).trim()).toBe(
-					caller === 'serverAdmin' ? 'Configs Devices Teams Account Admin' : 'Configs Devices Teams Account'
+					caller === 'serverAdmin'
+						? 'Configs Devices Teams Activity Account Admin'
+						: 'Configs Devices Teams Activity Account'
 				)
 				expect(page.html).toContain('>Sign out</button>')
 				// No inline script or style anywhere (the CSP would refuse them).

@@ -2,6 +2,9 @@ import { AppError } from '../../lib/errors'
 import type { AuditRow, Caller, Store } from '../../store/types'
 import type { AuditEventView, AuditQuery } from '../../../shared/api/audit'
 
+/** The web's Activity pages also look for text and page towards newer events (docs/web.md). */
+export type ActivityQuery = AuditQuery & { search?: string; after?: string }
+
 export const auditView = (row: AuditRow): AuditEventView => ({
 	id: row.id,
 	type: row.type,
@@ -38,7 +41,7 @@ const AUTHOR_PAGES = 5
 export function createAuditService({ store }: { store: Store }) {
 	return {
 		/** Events the caller did or that concern them (a failed login on their account, an admin action), newest first. */
-		async mine(caller: Caller, query: AuditQuery): Promise<AuditEventView[]> {
+		async mine(caller: Caller, query: ActivityQuery): Promise<AuditEventView[]> {
 			return (await store.audit.list({ userId: caller.userId, ...query })).map((row) =>
 				row.actorUserId === caller.userId ? auditView(row) : asSubjectSees(row)
 			)
@@ -89,7 +92,7 @@ export function createAuditService({ store }: { store: Store }) {
 		},
 
 		/** A team's events for its owners and admins; members get 403, others 404. */
-		async team(caller: Caller, slug: string, query: AuditQuery): Promise<AuditEventView[]> {
+		async team(caller: Caller, slug: string, query: ActivityQuery): Promise<AuditEventView[]> {
 			const found = await store.teams.findForMember(slug, caller.userId)
 			if (!found) throw new AppError('not_found', 'No such team.')
 			if (found.role === 'member')

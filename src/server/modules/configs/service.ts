@@ -1,3 +1,4 @@
+import type { ListPage } from '../../store/shared'
 import { toIso, type Clock } from '../../lib/clock'
 import { canonicalJson, InexactValueError } from '../../../shared/content-hash'
 import { DATA_MAX_BYTES } from '../../../shared/constants'
@@ -190,6 +191,28 @@ export function createConfigsService({
 					? await store.configs.listPersonal(owner.userId)
 					: await store.configs.listForTeam(owner.teamId)
 			return configs.map(summary)
+		},
+
+		/** Which of these configs (at most a page's) still exist and the caller may read: the Activity page links those. */
+		async readable(caller: Caller, ids: string[]): Promise<Set<string>> {
+			const found = new Set<string>()
+			for (const id of new Set(ids)) {
+				try {
+					await visible(caller, id, 'read')
+					found.add(id)
+				} catch (error) {
+					if (!(error instanceof AppError)) throw error
+				}
+			}
+			return found
+		},
+
+		/** docs/web.md, search: a page of the configs the caller sees (their own and their teams'), with each one's team. */
+		async listVisible(caller: Caller, page: ListPage) {
+			return (await store.configs.listVisible(caller.userId, page)).map((row) => ({
+				...summary(row),
+				team: row.teamSlug === null ? null : { name: row.teamName ?? row.teamSlug, slug: row.teamSlug }
+			}))
 		},
 
 		/** SPEC latest by name and tool; `ifNoneMatch` lets a poller get 304 without the data being decrypted. */

@@ -1,3 +1,4 @@
+import type { ListPage } from '../../store/shared'
 import { toIso, type Clock } from '../../lib/clock'
 import { AppError } from '../../lib/errors'
 import { newId } from '../../lib/ids'
@@ -88,8 +89,9 @@ export function createUsersService({
 
 		list: async (): Promise<UserView[]> => (await store.users.list()).map(view),
 
-		/** For the Admin page: users with their key count and when they were last seen. */
-		listWithActivity: async (): Promise<UserActivityView[]> => (await store.users.listWithActivity()).map(view),
+		/** For the Admin page: users with their key count and when they were last seen (a page of them, when asked). */
+		listWithActivity: async (page?: ListPage): Promise<UserActivityView[]> =>
+			(await store.users.listWithActivity(page)).map(view),
 
 		/** One row of the Admin page, after a change to that user; 404 when there is none. */
 		async activityOf(id: string): Promise<UserActivityView> {

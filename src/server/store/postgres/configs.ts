@@ -1,7 +1,7 @@
 import type { SQL as BunSQL } from 'bun'
-import { and, asc, desc, eq, gt, isNull, lt, sql, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm'
 import { PENDING_KEY_META } from '../../lib/key-check'
-import { aliased, conditionFails } from '../shared'
+import { aliased, conditionFails, containsAny, type ListPage } from '../shared'
 import type {
 	AuditEvent,
 	ConfigRow,
@@ -12,13 +12,14 @@ import type {
 	PushResult,
 	SealFor,
 	VersionRow,
-	VersionWithData
+	VersionWithData,
+	VisibleConfigRow
 } from '../types'
 import { auditStatement, writeAudit } from './audit'
 import type { PgDb } from './client'
 import { LOCK_SQL, lockKey } from './locks'
 import { hotRows, statement } from './rows'
-import { configs, configVersions, meta, teams } from './schema'
+import { configs, configVersions, meta, teamMembers, teams } from './schema'
 
 const configFields = {
 	id: configs.id,
@@ -60,6 +61,39 @@ const p = (name: string) => sql.placeholder(name)
  * concurrent first pushes make one config and versions stay contiguous
  * across instances; a rollback takes the same row lock.
  */
+/**
+ * docs/web.md, search: a page of the configs a user sees, found in the database (the personal key and the
+ * team key indexes narrow it to the user's configs before the search filters them).
+ */
+async function visibleConfigs(db: PgDb, userId: string, page: ListPage) {
+	const query = db
+		.select({ ...configFields, teamName: teams.name, teamSlug: teams.slug })
+		.from(configs)
+		.leftJoin(teams, eq(teams.id, configs.teamId))
+		.where(
+			and(
+				or(
+					and(eq(configs.userId, userId), isNull(configs.teamId)),
+					and(
+						inArray(
+							configs.teamId,
+							db.select({ teamId: teamMembers.teamId }).from(teamMembers).where(eq(teamMembers.userId, userId))
+						),
+						isNull(teams.deletedAt)
+					)
+				),
+				containsAny([configs.name, configs.tool], page.search)
+			)
+		)
+		.orderBy(
+			sql`${configs.name} COLLATE "C"`,
+			sql`${configs.tool} COLLATE "C"`,
+			sql`${teams.name} COLLATE "C" NULLS FIRST`,
+			asc(configs.id)
+		)
+	return (await query.limit(page.limit).offset(page.offset)) as VisibleConfigRow[]
+}
+
 export function postgresConfigs(db: PgDb, client: BunSQL): ConfigStore {
 	const currentVersionJoin = eq(configVersions.id, configs.currentVersionId)
 	const personalKey = and(
@@ -274,6 +308,7 @@ export function postgresConfigs(db: PgDb, client: BunSQL): ConfigStore {
 				: teamLatest.get({ teamId: owner.teamId, name, tool }),
 		findById: (id) => byIdWithData.get({ id }),
 		findMetaById: (id) => metaById.get({ id }),
+		listVisible: async (user, page) => visibleConfigs(db, user, page),
 		listPersonal: async (userId) =>
 			(await db
 				.select(configFields)

@@ -1,6 +1,6 @@
 import { and, asc, count, eq, inArray, isNull, max, ne, sql } from 'drizzle-orm'
 import type { AuditEvent, UserActivityRow, UserRow, UserStore } from '../types'
-import { loginKey } from '../shared'
+import { containsAny, loginKey } from '../shared'
 import { writeAudit } from './audit'
 import type { PgDb, PgTx } from './client'
 import { isUniqueViolation } from './errors'
@@ -67,7 +67,7 @@ export function postgresUsers(db: PgDb): UserStore {
 		},
 		findById: (id) => byId(db, id),
 		list: async () => (await db.select(userFields).from(users).orderBy(asc(users.createdAt))) as UserRow[],
-		async listWithActivity() {
+		async listWithActivity(page) {
 			const keyStats = db
 				.select({
 					userId: apiKeys.userId,
@@ -82,7 +82,7 @@ export function postgresUsers(db: PgDb): UserStore {
 				.from(sessions)
 				.groupBy(sessions.userId)
 				.as('session_stats')
-			const rows = await db
+			const query = db
 				.select({
 					...userFields,
 					keyCount: keyStats.keyCount,
@@ -92,7 +92,10 @@ export function postgresUsers(db: PgDb): UserStore {
 				.from(users)
 				.leftJoin(keyStats, eq(keyStats.userId, users.id))
 				.leftJoin(sessionStats, eq(sessionStats.userId, users.id))
-				.orderBy(asc(users.createdAt))
+				.where(containsAny([users.email, users.username], page?.search))
+				.orderBy(asc(users.createdAt), asc(users.id))
+				.$dynamic()
+			const rows = await (page === undefined ? query : query.limit(page.limit).offset(page.offset))
 			return rows.map(({ keyCount, lastUsed, lastSeen, ...user }): UserActivityRow => {
 				const seen = [lastUsed, lastSeen].filter((at): at is string => typeof at === 'string').sort()
 				return { ...(user as UserRow), keyCount: Number(keyCount ?? 0), lastSeenAt: seen[seen.length - 1] ?? null }

@@ -1,9 +1,10 @@
-import { and, desc, eq, lt, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, gt, lt, or, sql, type SQL } from 'drizzle-orm'
 import { uuidv7Floor } from '../../lib/ids'
 import type { AuditEvent, AuditRow, AuditStore } from '../types'
 import type { SqliteDb } from './client'
 import { changed } from './errors'
 import { apiKeys, auditEvents } from './schema'
+import { containsAny } from '../shared'
 
 /**
  * Writes audit events (docs/operations.md). Store methods call it inside their own
@@ -64,13 +65,28 @@ export function sqliteAudit(db: SqliteDb, write: AuditWriter): AuditStore {
 			if (query.type !== undefined) scope.push(eq(auditEvents.type, query.type))
 			if (query.targetId !== undefined) scope.push(eq(auditEvents.targetId, query.targetId))
 			if (query.before !== undefined) scope.push(lt(auditEvents.id, query.before))
+			if (query.after !== undefined) scope.push(gt(auditEvents.id, query.after))
+			scope.push(
+				containsAny(
+					[
+						auditEvents.type,
+						auditEvents.actorUsername,
+						auditEvents.actorDevice,
+						auditEvents.address,
+						auditEvents.targetName
+					],
+					query.search
+				)
+			)
 			const rows = db
 				.select()
 				.from(auditEvents)
 				.where(and(...scope))
-				.orderBy(desc(auditEvents.id))
+				.orderBy(query.after === undefined ? desc(auditEvents.id) : asc(auditEvents.id))
 				.limit(query.limit)
 				.all()
+			// `after` reads the newer events oldest first (the nearest ones), then turns them newest first like any page.
+			if (query.after !== undefined) rows.reverse()
 			return rows.map((row) => ({ ...row, details: JSON.parse(row.details) }) as AuditRow)
 		},
 		// Ids are UUIDv7, ordered by time: the primary key finds the old events, no index on `at` is kept up.

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, isNull, lt, sql, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm'
 import type { Database } from 'bun:sqlite'
 import type {
 	AuditEvent,
@@ -12,15 +12,16 @@ import type {
 	SealedRecord,
 	SealFor,
 	VersionRow,
-	VersionWithData
+	VersionWithData,
+	VisibleConfigRow
 } from '../types'
 import type { AuditWriter } from './audit'
 import type { SqliteDb } from './client'
 import { changed } from './errors'
 import { hotRows } from './rows'
-import { aliased, conditionFails } from '../shared'
+import { aliased, conditionFails, containsAny, type ListPage } from '../shared'
 import { PENDING_KEY_META } from '../../lib/key-check'
-import { configs, configVersions, meta, teams } from './schema'
+import { configs, configVersions, meta, teamMembers, teams } from './schema'
 
 const configFields = {
 	id: configs.id,
@@ -63,6 +64,36 @@ const tool = sql.placeholder('tool')
  * Configs and their versions. Every statement is prepared once: bun:sqlite
  * would otherwise re-prepare per call, which costs more than the query.
  */
+/**
+ * docs/web.md, search: a page of the configs a user sees, found in the database (the personal key and the
+ * team key indexes narrow it to the user's configs before the search filters them).
+ */
+function visibleConfigs(db: SqliteDb, userId: string, page: ListPage) {
+	return db
+		.select({ ...configFields, teamName: teams.name, teamSlug: teams.slug })
+		.from(configs)
+		.leftJoin(teams, eq(teams.id, configs.teamId))
+		.where(
+			and(
+				or(
+					and(eq(configs.userId, userId), isNull(configs.teamId)),
+					and(
+						inArray(
+							configs.teamId,
+							db.select({ teamId: teamMembers.teamId }).from(teamMembers).where(eq(teamMembers.userId, userId))
+						),
+						isNull(teams.deletedAt)
+					)
+				),
+				containsAny([configs.name, configs.tool], page.search)
+			)
+		)
+		.orderBy(asc(configs.name), asc(configs.tool), sql`${teams.name} NULLS FIRST`, asc(configs.id))
+		.limit(page.limit)
+		.offset(page.offset)
+		.all() as VisibleConfigRow[]
+}
+
 export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter): ConfigStore {
 	const currentVersionJoin = eq(configVersions.id, configs.currentVersionId)
 	const personalKey = and(
@@ -306,6 +337,7 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 				: teamLatest.get({ teamId: owner.teamId, name: configName, tool: configTool }),
 		findById: async (configId) => byIdWithData.get({ id: configId }) as ConfigWithData | undefined,
 		findMetaById: async (configId) => metaById.get({ id: configId }) as ConfigRow | undefined,
+		listVisible: async (user, page) => visibleConfigs(db, user, page),
 		listPersonal: async (owner) => listPersonal.all({ userId: owner }) as ConfigRow[],
 		listForTeam: async (team) => listTeam.all({ teamId: team }) as ConfigRow[],
 		remove: async (configId, event) => removeTx.immediate(configId, event),

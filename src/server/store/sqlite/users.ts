@@ -5,7 +5,7 @@ import type { AuditWriter } from './audit'
 import type { SqliteDb } from './client'
 import { apiKeys, configs, sessions, teamMembers, teams, users } from './schema'
 import { changed, isUniqueViolation } from './errors'
-import { loginKey } from '../shared'
+import { containsAny, loginKey } from '../shared'
 
 export const userFields = {
 	id: users.id,
@@ -145,7 +145,7 @@ export function sqliteUsers(db: SqliteDb, sqlite: Database, audit: AuditWriter):
 		findByLogin: async (login) => byLogin.get({ key: loginKey(login) }) as UserRow | undefined,
 		findById: async (id) => byId.get({ id }) as UserRow | undefined,
 		list: async () => db.select(userFields).from(users).orderBy(asc(users.createdAt)).all() as UserRow[],
-		async listWithActivity() {
+		async listWithActivity(page) {
 			const keyStats = db
 				.select({
 					userId: apiKeys.userId,
@@ -170,7 +170,10 @@ export function sqliteUsers(db: SqliteDb, sqlite: Database, audit: AuditWriter):
 				.from(users)
 				.leftJoin(keyStats, eq(keyStats.userId, users.id))
 				.leftJoin(sessionStats, eq(sessionStats.userId, users.id))
-				.orderBy(asc(users.createdAt))
+				.where(containsAny([users.email, users.username], page?.search))
+				.orderBy(asc(users.createdAt), asc(users.id))
+				.limit(page?.limit ?? -1)
+				.offset(page?.offset ?? 0)
 				.all()
 			return rows.map(({ keyCount, lastUsed, lastSeen, ...user }): UserActivityRow => {
 				const seen = [lastUsed, lastSeen].filter((at): at is string => typeof at === 'string').sort()

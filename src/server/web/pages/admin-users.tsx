@@ -14,6 +14,7 @@ import {
 	type WebDeps
 } from '../kit'
 import { ConfirmPage, SavedChoice, Time, type ViewContext } from '../layout'
+import { currentListQuery, type ListQuery, NoMatch, Pager, pagesOf, SearchForm, shownRows, storePageOf } from '../lists'
 
 // One user's row of the Admin page and the changes made in it: plan, revoke keys, remove (docs/web.md).
 
@@ -37,9 +38,10 @@ export function UserRow({
 	const self = user.id === ctx.user?.userId
 	return (
 		<tr id={`user-${user.id}`}>
-			<td data-label="Email">{user.email}</td>
-			<th scope="row" data-label="Username">
+			<th scope="row" data-label="User">
 				{user.username}
+				{user.isAdmin ? <span class="badge">admin</span> : null}
+				<span class="secondary-line">{user.email}</span>
 			</th>
 			<td data-label="Plan">
 				<SavedChoice
@@ -59,7 +61,6 @@ export function UserRow({
 					</span>
 				) : null}
 			</td>
-			<td data-label="Admin">{user.isAdmin ? 'yes' : 'no'}</td>
 			<td data-label="Keys" class="num">
 				{user.keyCount}
 			</td>
@@ -73,7 +74,7 @@ export function UserRow({
 					<>
 						{/* Each asks first (docs/web.md): a page of its own without JavaScript, the browser's dialog with htmx. */}
 						<form method="get" action={`${base}/reset-password`}>
-							<button type="submit" class="secondary" autofocus={focus === 'action' || undefined}>
+							<button type="submit" class="secondary small" autofocus={focus === 'action' || undefined}>
 								Reset password
 							</button>
 						</form>
@@ -85,7 +86,7 @@ export function UserRow({
 							hx-swap="outerHTML"
 							hx-confirm={`Revoke every key and web session of ${user.username}?`}
 						>
-							<button type="submit" class="secondary" autofocus={focus === 'revoke-keys' || undefined}>
+							<button type="submit" class="secondary small" autofocus={focus === 'revoke-keys' || undefined}>
 								Revoke keys
 							</button>
 						</form>
@@ -97,7 +98,7 @@ export function UserRow({
 							hx-swap="outerHTML"
 							hx-confirm={`Remove ${user.username} with their keys and personal configs? This cannot be undone.`}
 						>
-							<button type="submit" class="danger">
+							<button type="submit" class="danger small">
 								Remove
 							</button>
 						</form>
@@ -108,30 +109,48 @@ export function UserRow({
 	)
 }
 
-/** The users table: what a change of plan, a revocation or a removal swaps in place. */
-export function UsersList({ ctx, users, focus }: { ctx: ViewContext; users: UserActivityView[]; focus?: UserFocus }) {
+/** A page of the Admin page's users: what its search found, and whether more follow. */
+export interface UsersPage {
+	users: UserActivityView[]
+	query: ListQuery
+	more: boolean
+}
+
+/** The users a list query asks for, found in the database (docs/web.md, search and pages). */
+export const usersPageOf = async (users: WebDeps['users'], query: ListQuery): Promise<UsersPage> => {
+	const { rows, more } = shownRows(await users.listWithActivity(storePageOf(query)))
+	return { users: rows, query, more }
+}
+
+/** The users table with its search and pages: what a change of plan, a revocation or a removal swaps in place. */
+export function UsersList({ ctx, list, focus }: { ctx: ViewContext; list: UsersPage; focus?: UserFocus }) {
+	const { users, query, more } = list
 	return (
 		<div id="users-list">
-			<table class="stack-on-phone" aria-labelledby="users-heading">
-				<thead>
-					<tr>
-						<th scope="col">Email</th>
-						<th scope="col">Username</th>
-						<th scope="col">Plan</th>
-						<th scope="col">Admin</th>
-						<th scope="col">Keys</th>
-						<th scope="col">Last seen</th>
-						<th scope="col">
-							<span class="visually-hidden">Actions</span>
-						</th>
-					</tr>
-				</thead>
-				<tbody>
-					{users.map((user) => (
-						<UserRow ctx={ctx} user={user} focus={focus?.id === user.id ? focus.on : undefined} />
-					))}
-				</tbody>
-			</table>
+			<SearchForm action="/admin" search={query.search} what="Part of an email or a username." id="users-search" />
+			{users.length === 0 && query.search !== '' ? (
+				<NoMatch search={query.search} path="/admin" />
+			) : (
+				<table class="stack-on-phone compact" aria-labelledby="users-heading">
+					<thead>
+						<tr>
+							<th scope="col">Username and email</th>
+							<th scope="col">Plan</th>
+							<th scope="col">Keys</th>
+							<th scope="col">Last seen</th>
+							<th scope="col">
+								<span class="visually-hidden">Actions</span>
+							</th>
+						</tr>
+					</thead>
+					<tbody>
+						{users.map((user) => (
+							<UserRow ctx={ctx} user={user} focus={focus?.id === user.id ? focus.on : undefined} />
+						))}
+					</tbody>
+				</table>
+			)}
+			<Pager {...pagesOf('/admin', query, more)} label="Pages of users" />
 		</div>
 	)
 }
@@ -158,9 +177,14 @@ const CONFIRMATIONS = {
 }
 
 export const adminUserPages = ({ users }: WebDeps) => {
-	/** The users again, in place, with what happened in the status region. */
-	const list = async (view: ChangeContext['view'], message: string, focus?: UserFocus) =>
-		inPlace(USERS, <UsersList ctx={view} users={await users.listWithActivity()} focus={focus} />, message, !focus)
+	/** The users again, in place (the page of them the browser shows), with what happened in the status region. */
+	const list = async (request: Request, view: ChangeContext['view'], message: string, focus?: UserFocus) =>
+		inPlace(
+			USERS,
+			<UsersList ctx={view} list={await usersPageOf(users, currentListQuery(request, '/admin'))} focus={focus} />,
+			message,
+			!focus
+		)
 
 	return {
 		/** A confirmation page for one of the row's actions. */
@@ -192,7 +216,10 @@ export const adminUserPages = ({ users }: WebDeps) => {
 				const user = await users.findById(params.id)
 				const changed = await users.setPlan(user.username, field(body, 'plan'), actor)
 				if (!isHtmx(request)) return redirect('/admin?notice=plan')
-				return list(view, `The plan of ${changed.username} is now ${changed.plan}.`, { id: user.id, on: 'plan' })
+				return list(request, view, `The plan of ${changed.username} is now ${changed.plan}.`, {
+					id: user.id,
+					on: 'plan'
+				})
 			}),
 
 		revokeKeys: ({ request, web, view, actor, params }: ChangeContext & OnUser) =>
@@ -203,6 +230,7 @@ export const adminUserPages = ({ users }: WebDeps) => {
 				const { revokedKeys, endedSessions } = await users.revokeKeys(user.username, actor)
 				if (!isHtmx(request)) return redirect('/admin?notice=keys-revoked')
 				return list(
+					request,
 					view,
 					`Revoked ${revokedKeys} key${revokedKeys === 1 ? '' : 's'} and ended ${endedSessions} web session${endedSessions === 1 ? '' : 's'} of ${user.username}.`,
 					{ id: user.id, on: 'revoke-keys' }
@@ -217,18 +245,19 @@ export const adminUserPages = ({ users }: WebDeps) => {
 						'conflict',
 						'You cannot remove your own account here; another admin or `cfgsync-server user remove` can.'
 					)
-				const before = isHtmx(request) ? await users.listWithActivity() : []
+				const query = currentListQuery(request, '/admin')
+				const before = isHtmx(request) ? (await usersPageOf(users, query)).users : []
 				await users.remove(user.username, actor)
 				if (!isHtmx(request)) return redirect('/admin?notice=user-removed')
-				const after = await users.listWithActivity()
+				const after = await usersPageOf(users, query)
 				const next = nextRowId(
 					before.map((row) => row.id),
 					user.id,
-					after.map((row) => row.id)
+					after.users.map((row) => row.id)
 				)
 				return inPlace(
 					USERS,
-					<UsersList ctx={view} users={after} focus={next === undefined ? undefined : { id: next, on: 'action' }} />,
+					<UsersList ctx={view} list={after} focus={next === undefined ? undefined : { id: next, on: 'action' }} />,
 					`${user.username} was removed.`,
 					next === undefined
 				)

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { PLANS } from '../../../shared/constants'
 import { AppError } from '../../lib/errors'
-import type { UserActivityView } from '../../modules/users/service'
 import { z } from 'zod'
 import {
 	attempt,
@@ -18,8 +17,9 @@ import {
 } from '../kit'
 import { Alert, Csrf, Layout, ListHeading, ListStatus, Notice, type ViewContext } from '../layout'
 import { InvitePeople, NewLink } from './admin-links'
-import { USERS, UsersList } from './admin-users'
+import { USERS, UsersList, type UsersPage, usersPageOf } from './admin-users'
 import type { SignupLinkView } from '../../store/types'
+import { listQueryOf } from '../lists'
 
 // The Admin page (docs/web.md, server admins only): every user, adding one, and one-time passwords.
 
@@ -35,7 +35,7 @@ export function AdminPage({
 	linkForm = {}
 }: {
 	ctx: ViewContext
-	users: UserActivityView[]
+	users: UsersPage
 	links: SignupLinkView[]
 	error?: string
 	notice?: string
@@ -65,7 +65,7 @@ export function AdminPage({
 			<section>
 				<ListHeading list={USERS.id} title={USERS.title} />
 				<ListStatus list={USERS.id} />
-				<UsersList ctx={ctx} users={users} />
+				<UsersList ctx={ctx} list={users} />
 			</section>
 			<section class="narrow">
 				<h2 id="add-user">Add user</h2>
@@ -140,7 +140,7 @@ export const adminPages = ({ users, sessions, signups, https, originOf }: WebDep
 				return page(
 					<AdminPage
 						ctx={view}
-						users={await users.listWithActivity()}
+						users={await usersPageOf(users, listQueryOf(request.url))}
 						links={await signups.listLinks()}
 						notice={noticeOf(request)}
 						oneTimePassword={shown}
@@ -169,7 +169,7 @@ export const adminPages = ({ users, sessions, signups, https, originOf }: WebDep
 					return page(
 						<AdminPage
 							ctx={view}
-							users={await users.listWithActivity()}
+							users={await usersPageOf(users, listQueryOf(request.url))}
 							links={await signups.listLinks()}
 							error={error.message}
 							form={form}
@@ -205,7 +205,7 @@ export const adminPages = ({ users, sessions, signups, https, originOf }: WebDep
 					return page(
 						<AdminPage
 							ctx={view}
-							users={await users.listWithActivity()}
+							users={await usersPageOf(users, listQueryOf(request.url))}
 							links={await signups.listLinks()}
 							error={error.message}
 							linkForm={linkForm}

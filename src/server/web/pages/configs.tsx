@@ -3,6 +3,7 @@ import type { VersionAuthor } from '../../modules/audit/service'
 import { blocksOf } from '../diff'
 import { attempt, noticeOf, page, type PageContext, type WebDeps } from '../kit'
 import { Alert, InstallClientLink, Layout, Notice, ScrollableText, Time, type ViewContext } from '../layout'
+import { type ListQuery, listQueryOf, NoMatch, Pager, pagesOf, SearchForm, shownRows, storePageOf } from '../lists'
 
 // The Configs page and a config's page with its history (docs/web.md); comparing and rolling back are in configs-history.tsx.
 
@@ -15,7 +16,7 @@ export interface ConfigRowView {
 	team: { name: string; slug: string } | null
 }
 
-/** The configs table, also used on a team's page (without the team column). */
+/** The configs table, also used on a team's page (without the team column). The tool is a badge by the name: several configs share a name. */
 export function ConfigsTable({
 	ctx,
 	configs,
@@ -26,11 +27,10 @@ export function ConfigsTable({
 	showTeam?: boolean
 }) {
 	return (
-		<table class="stack-on-phone">
+		<table class="stack-on-phone compact">
 			<thead>
 				<tr>
-					<th scope="col">Name</th>
-					<th scope="col">Tool</th>
+					<th scope="col">Name and tool</th>
 					{showTeam ? <th scope="col">Team</th> : null}
 					<th scope="col">Version</th>
 					<th scope="col">Updated</th>
@@ -39,10 +39,9 @@ export function ConfigsTable({
 			<tbody>
 				{configs.map((config) => (
 					<tr>
-						<th scope="row" data-label="Name">
-							<a href={`/configs/${config.id}`}>{config.name}</a>
+						<th scope="row" data-label="Config">
+							<a href={`/configs/${config.id}`}>{config.name}</a> <span class="badge tool">{config.tool}</span>
 						</th>
-						<td data-label="Tool">{config.tool}</td>
 						{showTeam ? (
 							<td data-label="Team">
 								{config.team ? (
@@ -65,18 +64,38 @@ export function ConfigsTable({
 	)
 }
 
-export function ConfigsPage({ ctx, configs }: { ctx: ViewContext; configs: ConfigRowView[] }) {
+export function ConfigsPage({
+	ctx,
+	configs,
+	query,
+	more
+}: {
+	ctx: ViewContext
+	configs: ConfigRowView[]
+	query: ListQuery
+	more: boolean
+}) {
+	const pages = pagesOf('/configs', query, more)
+	const nothingAtAll = configs.length === 0 && query.search === '' && query.page === 1
 	return (
-		<Layout ctx={ctx} title="Configs">
+		<Layout ctx={ctx} title={query.search === '' ? 'Configs' : `Configs matching “${query.search}”`}>
 			<h1>Configs</h1>
 			<p class="lead">Your configs and your teams' configs, as the cfgsync client last pushed them.</p>
-			{configs.length === 0 ? (
+			{nothingAtAll ? (
 				<p class="empty">
 					Nothing synced yet. <InstallClientLink /> on a machine, then run <code>cfgsync push</code> there to store its
 					first config.
 				</p>
 			) : (
-				<ConfigsTable ctx={ctx} configs={configs} />
+				<>
+					<SearchForm action="/configs" search={query.search} what="Part of a config's name or tool." />
+					{configs.length === 0 ? (
+						<NoMatch search={query.search} path="/configs" />
+					) : (
+						<ConfigsTable ctx={ctx} configs={configs} />
+					)}
+					<Pager {...pages} label="Pages of configs" />
+				</>
 			)}
 		</Layout>
 	)
@@ -348,21 +367,6 @@ export function ConfigPage({
 export const parseData = (bytes: Uint8Array): unknown => JSON.parse(Buffer.from(bytes).toString('utf8'))
 
 export const configsPages = ({ configs, policy, teams, audit }: WebDeps) => {
-	/** The caller's personal configs, then each of their teams'. */
-	async function allConfigs(caller: PageContext['web']): Promise<ConfigRowView[]> {
-		const personal = (await configs.list(caller, undefined)).map((config) => ({ ...config, team: null }))
-		const mine = await teams.list(caller)
-		const perTeam = await Promise.all(
-			mine.map(async (team) =>
-				(await configs.list(caller, team.id)).map((config) => ({
-					...config,
-					team: { name: team.name, slug: team.slug }
-				}))
-			)
-		)
-		return [...personal, ...perTeam.flat()]
-	}
-
 	/** A config's page: its current data and, where the plan allows, a page of its history. */
 	async function configPageData(
 		caller: PageContext['web'],
@@ -416,7 +420,11 @@ export const configsPages = ({ configs, policy, teams, audit }: WebDeps) => {
 
 	return {
 		list: ({ request, web, view }: PageContext) =>
-			attempt(request, view, async () => page(<ConfigsPage ctx={view} configs={await allConfigs(web)} />)),
+			attempt(request, view, async () => {
+				const query = listQueryOf(request.url)
+				const { rows, more } = shownRows(await configs.listVisible(web, storePageOf(query)))
+				return page(<ConfigsPage ctx={view} configs={rows} query={query} more={more} />)
+			}),
 
 		show: ({ request, web, view, params }: PageContext & { params: { id: string } }) =>
 			attempt(request, view, async () => {

@@ -76,7 +76,7 @@ export const teamChangePages = (deps: WebDeps) => {
 			)
 			return inPlace(
 				INVITATIONS,
-				<InvitationsList team={after} invitations={left} focus={focus} />,
+				<InvitationsList team={after} invitations={left} focus={focus} now={view.now} />,
 				`The invitation of ${invitation.username} was cancelled.`,
 				focus === undefined
 			)

@@ -1,6 +1,6 @@
 import { ROLES, type Role } from '../../../shared/constants'
 import type { Invitation, TeamMember } from '../../../shared/api/teams'
-import { attempt, beforeOf, noticeOf, page, type PageContext, type WebDeps } from '../kit'
+import { attempt, noticeOf, page, type PageContext, type WebDeps } from '../kit'
 import {
 	Alert,
 	Csrf,
@@ -13,7 +13,7 @@ import {
 	Time,
 	type ViewContext
 } from '../layout'
-import { ActivityPage } from './account'
+import { ActivityPage, activityLinks, activityPageOf } from './activity'
 import { ConfigsTable, type ConfigRowView } from './configs'
 
 // One team's page: members, invitations, its configs, and its activity (docs/web.md). Its forms are handled in teams-changes.tsx.
@@ -186,11 +186,14 @@ export function MembersList({
 export function InvitationsList({
 	team,
 	invitations,
-	focus
+	focus,
+	now
 }: {
 	team: TeamView
 	invitations: Invitation[]
 	focus?: string
+	/** Now, for the relative expiry. */
+	now: number
 }) {
 	return (
 		<div id="invitations-list">
@@ -220,7 +223,7 @@ export function InvitationsList({
 									<td data-label="Role">{invitation.role}</td>
 									<td data-label="Invited by">{invitation.invitedBy}</td>
 									<td data-label="Expires">
-										<time datetime={invitation.expiresAt}>{invitation.expiresAt.slice(0, 10)}</time>
+										<Time iso={invitation.expiresAt} now={now} />
 									</td>
 									<td class="actions">
 										{mayCancel(team.userRole, invitation) ? (
@@ -306,7 +309,7 @@ export function TeamPage({
 				<section>
 					<ListHeading list={INVITATIONS.id} title={INVITATIONS.title} />
 					<ListStatus list={INVITATIONS.id} />
-					<InvitationsList team={team} invitations={team.invitations} />
+					<InvitationsList team={team} invitations={team.invitations} now={ctx.now} />
 				</section>
 			) : null}
 			<section>
@@ -360,7 +363,8 @@ export function TeamPage({
 	)
 }
 
-export const teamPages = ({ teams, configs, audit }: WebDeps) => {
+export const teamPages = (deps: WebDeps) => {
+	const { teams, configs, audit } = deps
 	/** The team as its page shows it: the caller's view of it (404 when they are not in it) with its configs. */
 	async function teamPageData(caller: PageContext['web'], slug: string): Promise<TeamPageData> {
 		const detail = await teams.get(caller, slug)
@@ -384,15 +388,21 @@ export const teamPages = ({ teams, configs, audit }: WebDeps) => {
 		activity: ({ request, web, view, params }: PageContext & { params: { slug: string } }) =>
 			attempt(request, view, async () => {
 				const detail = await teams.get(web, params.slug)
-				const events = await audit.team(web, params.slug, { limit: 50, before: beforeOf(request) })
-				const last = events.length === 50 ? events[events.length - 1]?.id : undefined
+				const path = `/teams/${detail.slug}/activity`
+				const { events, search, pager } = await activityPageOf(request, path, (query) =>
+					audit.team(web, params.slug, query)
+				)
+				const links = await activityLinks(deps, web, events)
 				return page(
 					<ActivityPage
 						ctx={view}
 						title={`Activity of ${detail.name}`}
+						path={path}
 						events={events}
+						search={search}
+						reader={{ viewerId: web.userId, links, teamId: detail.id }}
+						pager={pager}
 						back={{ href: `/teams/${detail.slug}`, label: detail.name }}
-						older={last ? `/teams/${detail.slug}/activity?before=${last}` : undefined}
 					/>
 				)
 			})

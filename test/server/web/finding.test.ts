@@ -1,0 +1,259 @@
+// docs/web.md, finding things: Configs, the Admin page's users and Activity have a field labelled "Search" and
+// "Previous"/"Next" past 50 rows; the search is done by the database, case-insensitively, `%` and `_` matching
+// only themselves; Activity is in the navigation, says what happened in sentences and links what still exists;
+// times show the exact time as text; configs sharing a name are told apart by their tool.
+import { describe, expect, test } from 'bun:test'
+import { SEARCH_MAX_LENGTH } from '../../../src/server/store/shared'
+import { push, textOf, webApp, type Page } from '../../support/web'
+
+/** The rows of the page's (first) table body. */
+const rowsOf = (page: Page): string[] => {
+	const body = /<tbody>([\s\S]*?)<\/tbody>/.exec(page.html)?.[1] ?? ''
+	return body.match(/<tr[\s>][\s\S]*?<\/tr>/g) ?? []
+}
+const linkOf = (page: Page, rel: 'next' | 'prev'): string | undefined => {
+	const tag = new RegExp(`<a [^>]*rel="${rel}"[^>]*>`).exec(page.html)?.[0]
+	return tag ? /href="([^"]*)"/.exec(tag)?.[1]?.replaceAll('&amp;', '&') : undefined
+}
+const hasSearchField = (page: Page) =>
+	/<label for="([^"]+)">Search<\/label>/.exec(page.html)?.[1] !== undefined &&
+	new RegExp(`<input id="${/<label for="([^"]+)">Search<\/label>/.exec(page.html)?.[1]}" name="q"`).test(page.html)
+
+const pad = (n: number) => String(n).padStart(2, '0')
+
+describe('Configs: search and pages (docs/web.md)', () => {
+	test('60 configs: 50 on the first page with Next, the other 10 on the second with Previous', async () => {
+		const w = webApp()
+		const alice = await w.user('team', 'alice')
+		for (let n = 0; n < 60; n++) await push(w, alice, { n }, { name: `cfg-${pad(n)}` })
+		const browser = await w.signIn(alice)
+		const first = await w.get('/configs', browser)
+		expect(first.status).toBe(200)
+		expect(hasSearchField(first)).toBe(true)
+		expect(rowsOf(first)).toHaveLength(50)
+		expect(textOf(first.html)).toContain('cfg-00')
+		expect(textOf(first.html)).not.toContain('cfg-50')
+		expect(linkOf(first, 'prev')).toBeUndefined()
+		expect(linkOf(first, 'next')).toBe('/configs?page=2')
+		const second = await w.get('/configs?page=2', browser)
+		expect(rowsOf(second)).toHaveLength(10)
+		expect(textOf(second.html)).toContain('cfg-59')
+		expect(linkOf(second, 'next')).toBeUndefined()
+		expect(linkOf(second, 'prev')).toBe('/configs')
+		// A page number that is no number is the first page.
+		expect(rowsOf(await w.get('/configs?page=abc', browser))).toHaveLength(50)
+	})
+
+	test('the search is case-insensitive, keeps its words on the pages, and finds by tool', async () => {
+		const w = webApp()
+		const alice = await w.user('team', 'alice')
+		for (let n = 0; n < 60; n++) await push(w, alice, { n }, { name: `Web-${pad(n)}` })
+		await push(w, alice, { x: 1 }, { name: 'other', tool: 'cursor' })
+		const browser = await w.signIn(alice)
+		const found = await w.get('/configs?q=wEB-', browser)
+		expect(rowsOf(found)).toHaveLength(50)
+		expect(found.html).toContain('value="wEB-"')
+		expect(linkOf(found, 'next')).toBe('/configs?q=wEB-&page=2')
+		const second = await w.get('/configs?q=wEB-&page=2', browser)
+		expect(rowsOf(second)).toHaveLength(10)
+		expect(textOf(second.html)).not.toContain('other')
+		const byTool = await w.get('/configs?q=CURSOR', browser)
+		expect(rowsOf(byTool)).toHaveLength(1)
+		expect(textOf(byTool.html)).toContain('other')
+		const none = await w.get('/configs?q=nothing-like-it', browser)
+		expect(rowsOf(none)).toHaveLength(0)
+		expect(textOf(none.html)).toContain('Nothing matches “nothing-like-it”')
+	})
+
+	test('% and _ match only themselves; a long search is cut, never refused', async () => {
+		const w = webApp()
+		const alice = await w.user('team', 'alice')
+		await push(w, alice, { v: 1 }, { name: 'a_b' })
+		await push(w, alice, { v: 1 }, { name: 'axb' })
+		const browser = await w.signIn(alice)
+		const underscore = textOf((await w.get('/configs?q=_', browser)).html)
+		expect(underscore).toContain('a_b')
+		expect(underscore).not.toContain('axb')
+		expect(rowsOf(await w.get(`/configs?q=${encodeURIComponent('%')}`, browser))).toHaveLength(0)
+		expect(rowsOf(await w.get(`/configs?q=${encodeURIComponent('a%b')}`, browser))).toHaveLength(0)
+		const long = await w.get(`/configs?q=${'a'.repeat(5000)}`, browser)
+		expect(long.status).toBe(200)
+		expect(long.html).toContain(`value="${'a'.repeat(SEARCH_MAX_LENGTH)}"`)
+		expect(long.html).not.toContain(`value="${'a'.repeat(SEARCH_MAX_LENGTH + 1)}`)
+	})
+
+	test("a search finds the user's own and their teams' configs, never anyone else's", async () => {
+		const w = webApp()
+		const alice = await w.user('team', 'alice')
+		const bob = await w.user('team', 'bob')
+		expect((await w.call('POST', '/api/teams', { key: alice.key, body: { name: 'Crew' } })).status).toBe(201)
+		const team = (await w.call('GET', '/api/teams/crew', { key: alice.key })).body as { id: string }
+		await push(w, alice, { v: 1 }, { name: 'shared-one', teamId: team.id })
+		await push(w, bob, { v: 1 }, { name: 'shared-secret' })
+		await push(w, alice, { v: 1 }, { name: 'shared-mine' })
+		const found = textOf((await w.get('/configs?q=shared', await w.signIn(alice))).html)
+		expect(found).toContain('shared-one')
+		expect(found).toContain('Crew')
+		expect(found).toContain('shared-mine')
+		expect(found).not.toContain('shared-secret')
+	})
+
+	test('four configs named "default" are told apart by their tool, shown by the name', async () => {
+		const w = webApp()
+		const alice = await w.user('team', 'alice')
+		for (const tool of ['claude-code', 'cursor', 'vscode', 'codex']) await push(w, alice, { tool }, { tool })
+		const page = await w.get('/configs', await w.signIn(alice))
+		const rows = rowsOf(page)
+		expect(rows).toHaveLength(4)
+		const tools = rows.map((row) => /<th scope="row"[^>]*>[\s\S]*?<\/th>/.exec(row)?.[0] ?? '')
+		expect(tools.map((cell) => textOf(cell).replace(/\s+/g, ' ').trim())).toEqual([
+			'default claude-code',
+			'default codex',
+			'default cursor',
+			'default vscode'
+		])
+		for (const cell of tools) expect(cell).toContain('class="badge tool"')
+	})
+})
+
+describe("Admin: the users' search and pages (docs/web.md)", () => {
+	test('60 users: 50 a page with Next and Previous; the search finds by email or username', async () => {
+		const w = webApp()
+		const root = await w.admin('root')
+		for (let n = 0; n < 60; n++) await w.user('free', `person-${pad(n)}`)
+		const browser = await w.signIn(root)
+		const first = await w.get('/admin', browser)
+		expect(hasSearchField(first)).toBe(true)
+		expect(rowsOf(first)).toHaveLength(50)
+		expect(linkOf(first, 'next')).toBe('/admin?page=2')
+		const second = await w.get('/admin?page=2', browser)
+		expect(rowsOf(second)).toHaveLength(11)
+		expect(linkOf(second, 'prev')).toBe('/admin')
+		expect(linkOf(second, 'next')).toBeUndefined()
+		const byEmail = await w.get('/admin?q=PERSON-0', browser)
+		expect(rowsOf(byEmail)).toHaveLength(10)
+		expect(linkOf(byEmail, 'next')).toBeUndefined()
+		expect(rowsOf(await w.get('/admin?q=root%40example', browser))).toHaveLength(1)
+	})
+
+	test("a change made in place keeps the page's search (HX-Current-URL)", async () => {
+		const w = webApp()
+		const root = await w.admin('root')
+		const ann = await w.user('free', 'ann')
+		await w.user('free', 'bea')
+		const browser = await w.signIn(root)
+		const changed = await w.post(
+			`/admin/users/${ann.id}/plan`,
+			browser,
+			{ plan: 'pro' },
+			{ headers: { 'hx-request': 'true', 'hx-current-url': 'http://localhost/admin?q=ann' } }
+		)
+		expect(changed.status).toBe(200)
+		expect(changed.html).toContain('value="ann"')
+		expect(textOf(changed.html)).toContain('ann@example.test')
+		expect(textOf(changed.html)).not.toContain('bea@example.test')
+	})
+
+	test("a user's actions sit in one cell, side by side, with the email under the username", async () => {
+		const w = webApp()
+		const root = await w.admin('root')
+		await w.user('free', 'ann')
+		const page = await w.get('/admin', await w.signIn(root))
+		const row = rowsOf(page).find((html) => html.includes('ann@example.test')) ?? ''
+		expect(row).toMatch(/<th scope="row"[^>]*>ann[\s\S]*ann@example\.test[\s\S]*<\/th>/)
+		expect(row.match(/<td class="actions">/g)).toHaveLength(1)
+	})
+})
+
+describe('Activity (docs/web.md)', () => {
+	test('is in the navigation, in sentences, with links to what still exists', async () => {
+		const w = webApp()
+		const alice = await w.user('team', 'alice')
+		expect((await w.call('POST', '/api/teams', { key: alice.key, body: { name: 'Crew' } })).status).toBe(201)
+		const kept = await push(w, alice, { v: 1 }, { name: 'kept' })
+		await push(w, alice, { v: 2 }, { name: 'kept' })
+		const gone = await push(w, alice, { v: 1 }, { name: 'gone' })
+		expect((await w.call('DELETE', `/api/configs/${gone}`, { key: alice.key })).status).toBeLessThan(300)
+		// A refused sign-in on alice's account, on the web.
+		expect((await w.post('/sign-in', undefined, { login: 'alice', password: 'wrong-password' })).status).toBe(401)
+		const browser = await w.signIn(alice)
+		const page = await w.get('/activity', browser)
+		expect(page.html).toMatch(/<nav aria-label="Main">[\s\S]*<a href="\/activity" aria-current="page">Activity<\/a>/)
+		const text = textOf(page.html).replace(/\s+/g, ' ')
+		expect(text).toContain('You signed in on the web')
+		expect(text).toContain('Sign-in on the web refused: wrong password')
+		expect(text).toContain('You pushed claude-code/kept version 2')
+		expect(text).toContain('You created the team Crew')
+		expect(text).toContain('You deleted claude-code/gone')
+		expect(page.html).toContain(`You pushed <a href="/configs/${kept}">claude-code/kept</a> version 2`)
+		expect(page.html).toContain('You created the team <a href="/teams/crew">Crew</a>')
+		// The deleted config is named, not linked.
+		expect(page.html).not.toContain(`href="/configs/${gone}"`)
+		expect(text).not.toMatch(/reason: |via: |config\.pushed/)
+		expect(hasSearchField(page)).toBe(true)
+	})
+
+	test('60 events: Next goes to older ones, Previous back; the search finds a config by name', async () => {
+		const w = webApp()
+		const alice = await w.user('team', 'alice')
+		for (let n = 0; n < 60; n++) await push(w, alice, { n }, { name: `c${pad(n)}` })
+		const browser = await w.signIn(alice)
+		const first = await w.get('/activity', browser)
+		expect(rowsOf(first)).toHaveLength(50)
+		expect(linkOf(first, 'prev')).toBeUndefined()
+		const next = linkOf(first, 'next')
+		expect(next).toMatch(/^\/activity\?before=[0-9a-f-]{36}$/)
+		const second = await w.get(next as string, browser)
+		// 60 pushes and the sign-in: 11 older events.
+		expect(rowsOf(second)).toHaveLength(11)
+		expect(linkOf(second, 'next')).toBeUndefined()
+		const previous = linkOf(second, 'prev')
+		expect(previous).toMatch(/^\/activity\?after=[0-9a-f-]{36}$/)
+		const back = await w.get(previous as string, browser)
+		expect(rowsOf(back).map((row) => textOf(row))).toEqual(rowsOf(first).map((row) => textOf(row)))
+		expect(linkOf(back, 'prev')).toBeUndefined()
+		const found = await w.get('/activity?q=C07', browser)
+		expect(rowsOf(found)).toHaveLength(1)
+		expect(textOf(found.html)).toContain('You pushed claude-code/c07 version 1')
+	})
+
+	test("a team's activity pages and searches the same way, naming its members", async () => {
+		const w = webApp()
+		const alice = await w.user('team', 'alice')
+		const bob = await w.user('team', 'bob')
+		expect((await w.call('POST', '/api/teams', { key: alice.key, body: { name: 'Crew' } })).status).toBe(201)
+		await w.join(alice, 'crew', bob, 'admin')
+		const team = (await w.call('GET', '/api/teams/crew', { key: alice.key })).body as { id: string }
+		for (let n = 0; n < 55; n++) await push(w, bob, { n }, { name: `t${pad(n)}`, teamId: team.id })
+		const browser = await w.signIn(alice)
+		const first = await w.get('/teams/crew/activity', browser)
+		expect(rowsOf(first)).toHaveLength(50)
+		expect(textOf(first.html)).toContain('bob pushed claude-code/t54 version 1')
+		expect(linkOf(first, 'next')).toMatch(/^\/teams\/crew\/activity\?before=/)
+		const found = await w.get('/teams/crew/activity?q=invit', browser)
+		expect(textOf(found.html).replace(/\s+/g, ' ')).toContain('You invited bob as admin')
+	})
+})
+
+describe('times (docs/web.md)', () => {
+	test('every time shows the exact time as text, not only in a tooltip; an expiry is relative too', async () => {
+		const w = webApp()
+		const alice = await w.user('team', 'alice')
+		const bob = await w.user('team', 'bob')
+		await push(w, alice, { v: 1 })
+		expect((await w.call('POST', '/api/teams', { key: alice.key, body: { name: 'Crew' } })).status).toBe(201)
+		expect(
+			(await w.call('POST', '/api/teams/crew/members', { key: alice.key, body: { login: 'bob', role: 'member' } }))
+				.status
+		).toBe(201)
+		void bob
+		const browser = await w.signIn(alice)
+		const configs = await w.get('/configs', browser)
+		expect(configs.html).toMatch(
+			/<time datetime="(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)[^"]*">just now<\/time> <span class="exact">\1 \2 UTC<\/span>/
+		)
+		const team = await w.get('/teams/crew', browser)
+		const invitation = /<tr id="invitation-[\s\S]*?<\/tr>/.exec(team.html)?.[0] ?? ''
+		expect(textOf(invitation)).toMatch(/in \d+ days/)
+	})
+})
