@@ -35,9 +35,12 @@ const detail = (event: AuditEventView, name: string): string | undefined => {
 function actorOf(event: AuditEventView, reader: Reader): string {
 	if (event.actor.userId !== null && event.actor.userId === reader.viewerId) return 'You'
 	if (event.actor.username) return event.actor.username
-	if (event.actor.device === 'admin command') return 'An admin, with the server command,'
+	if (event.actor.device === 'admin command') return "The server's admin command"
 	return 'The server'
 }
+
+/** Whose it is: "your", or the user's name with "'s". */
+const whoseOf = (them: string) => (them === 'you' ? 'your' : `${them}'s`)
 
 /** Whom it concerns: "you", or the user's name. */
 function subjectOf(event: AuditEventView, reader: Reader): string {
@@ -86,6 +89,7 @@ const REASONS: Record<string, string> = {
 export function sentenceOf(event: AuditEventView, reader: Reader): ComponentChildren {
 	const who = actorOf(event, reader)
 	const them = subjectOf(event, reader)
+	const whose = whoseOf(them)
 	const role = detail(event, 'role')
 	switch (event.type) {
 		case 'login.succeeded':
@@ -121,7 +125,7 @@ export function sentenceOf(event: AuditEventView, reader: Reader): ComponentChil
 				</>
 			)
 		case 'keys.revoked':
-			return `${who} revoked every key and web session of ${them === 'you' ? 'yours' : them}`
+			return `${who} revoked all of ${whose} keys and web sessions`
 		case 'password.changed':
 			return `${who} changed ${who === 'You' ? 'your' : 'their'} password`
 		case 'config.pushed':
@@ -175,7 +179,7 @@ export function sentenceOf(event: AuditEventView, reader: Reader): ComponentChil
 		case 'invitation.changed':
 			return (
 				<>
-					{who} changed the invitation of {them}
+					{who} changed {whose} invitation
 					<InTeam event={event} reader={reader} word="to" />
 					{detail(event, 'to') ? ` to ${detail(event, 'to')}` : ''}
 				</>
@@ -198,14 +202,14 @@ export function sentenceOf(event: AuditEventView, reader: Reader): ComponentChil
 		case 'invitation.cancelled':
 			return (
 				<>
-					{who} cancelled the invitation of {them}
+					{who} cancelled {whose} invitation
 					<InTeam event={event} reader={reader} word="to" />
 				</>
 			)
 		case 'member.role_changed':
 			return (
 				<>
-					{who} changed the role of {them}
+					{who} changed {whose} role
 					<InTeam event={event} reader={reader} />
 				</>
 			)
@@ -225,19 +229,19 @@ export function sentenceOf(event: AuditEventView, reader: Reader): ComponentChil
 				</>
 			)
 		case 'user.created':
-			return `${who} created the account of ${them}${detail(event, 'plan') ? ` on the ${detail(event, 'plan')} plan` : ''}`
+			return `${who} created ${whose} account${detail(event, 'plan') ? ` on the ${detail(event, 'plan')} plan` : ''}`
 		case 'user.plan_changed':
-			return `${who} changed the plan of ${them} from ${detail(event, 'from') ?? '?'} to ${detail(event, 'to') ?? '?'}`
+			return `${who} changed ${whose} plan from ${detail(event, 'from') ?? '?'} to ${detail(event, 'to') ?? '?'}`
 		case 'user.admin_changed':
 			return detail(event, 'admin') === 'true'
 				? `${who} made ${them} a server admin`
 				: `${who} took the server admin role from ${them}`
 		case 'user.password_reset':
-			return `${who} reset the password of ${them}`
+			return `${who} reset ${whose} password`
 		case 'user.unlocked':
-			return `${who} cleared the failed sign-ins of ${them}`
+			return `${who} cleared ${whose} failed sign-ins`
 		case 'user.removed':
-			return `${who} removed the account of ${them}`
+			return `${who} removed ${whose} account`
 		case 'backup.written':
 			return `${who} wrote a backup of the server`
 		case 'backup.restored':

@@ -1,0 +1,223 @@
+// docs/web.md, finding things, in Debian's Chromium at 1280 and 390 px, light and dark, with 60 rows in each
+// list: Configs, the Admin page's users and Activity have a "Search" field and "Next"/"Previous" past 50 rows;
+// Activity is in the navigation and links what it names; rows stay compact; times show the exact time as text.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { api, emptyDir, run, startServer, userWithKey, type Server } from '../../support/harness'
+import {
+	CHROMIUM,
+	CHROMIUM_ARGS,
+	ensureBinary,
+	HAVE_CHROMIUM,
+	sidewaysScroll,
+	watchedContext,
+	type Problems
+} from '../../support/browser'
+
+const IN_CI = process.env.CI === 'true' || process.env.CI === '1'
+
+const VIEWS = [
+	{ width: 1280, scheme: 'light' },
+	{ width: 1280, scheme: 'dark' },
+	{ width: 390, scheme: 'light' },
+	{ width: 390, scheme: 'dark' }
+] as const
+
+const pad = (n: number) => String(n).padStart(2, '0')
+
+/** The heights of the rows of the page's first table body, in px. */
+const rowHeights = (page: Page) =>
+	page
+		.locator('tbody')
+		.first()
+		.locator('tr')
+		.evaluateAll((rows) => rows.map((row) => row.getBoundingClientRect().height))
+
+if (!HAVE_CHROMIUM && !IN_CI) {
+	test.skip(`browser tests: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`, () => {})
+} else {
+	describe('search and pages with 60 rows, in Chromium', () => {
+		let server: Server
+		let browser: Browser
+		const problems: Problems = { list: [] }
+		const contexts: BrowserContext[] = []
+		let alice: { name: string; password: string }
+		let root: { name: string; password: string }
+
+		beforeAll(async () => {
+			expect(HAVE_CHROMIUM ? CHROMIUM : 'Chromium is required when CI=true: apt-get install -y chromium').toBe(CHROMIUM)
+			ensureBinary()
+			const dir = emptyDir()
+			server = await startServer(dir)
+			root = await userWithKey(dir, 'root')
+			expect((await run(dir, ['user', 'set-admin', 'root', 'on'])).code).toBe(0)
+			const user = await userWithKey(dir, 'alice')
+			alice = user
+			// 60 configs (and 60 pushes in alice's activity), then four named "default" for four tools.
+			for (let n = 0; n < 60; n++)
+				expect(
+					(await api(server, 'POST', '/api/configs', user.key, { name: `cfg-${pad(n)}`, data: { n } })).status
+				).toBe(201)
+			for (const tool of ['claude-code', 'cursor', 'vscode', 'codex'])
+				expect((await api(server, 'POST', '/api/configs', user.key, { tool, data: { tool } })).status).toBe(201)
+			// 60 more users for the Admin page, four at a time.
+			for (let batch = 0; batch < 60; batch += 4) {
+				await Promise.all(
+					[0, 1, 2, 3].map(async (offset) => {
+						const name = `person-${pad(batch + offset)}`
+						const added = await run(
+							dir,
+							[
+								'user',
+								'add',
+								'--email',
+								`${name}@example.test`,
+								'--username',
+								name,
+								'--plan',
+								'free',
+								'--password-stdin'
+							],
+							{ stdin: `pw-${name}-secret\n` }
+						)
+						expect(added.code).toBe(0)
+					})
+				)
+			}
+			browser = await (await import('playwright-core')).chromium.launch({
+				executablePath: CHROMIUM,
+				args: CHROMIUM_ARGS
+			})
+		}, 180_000)
+
+		afterAll(async () => {
+			for (const made of contexts) await made.close().catch(() => {})
+			await browser?.close()
+			await server?.stop()
+		})
+
+		async function open(view: (typeof VIEWS)[number], who: { name: string; password: string }): Promise<Page> {
+			const made = await watchedContext(browser, server.url, problems, { width: view.width })
+			contexts.push(made)
+			const page = await made.newPage()
+			await page.emulateMedia({ colorScheme: view.scheme })
+			await page.goto(`${server.url}/`)
+			await page.getByLabel('Username or email').fill(who.name)
+			await page.getByLabel('Password', { exact: true }).fill(who.password)
+			await page.getByRole('button', { name: 'Sign in' }).click()
+			await page.getByRole('heading', { name: 'Configs', level: 1 }).waitFor()
+			return page
+		}
+
+		const rows = (page: Page) => page.locator('tbody').first().locator('tr')
+
+		for (const view of VIEWS) {
+			const at = `${view.width} px, ${view.scheme}`
+			const phone = view.width < 600
+
+			test(`${at}: Configs: Next and Previous past 50, a search, the tool by each "default"`, async () => {
+				const page = await open(view, alice)
+				expect(await rows(page).count()).toBe(50)
+				expect(await page.getByRole('link', { name: 'Previous' }).count()).toBe(0)
+				await page.getByRole('link', { name: 'Next' }).click()
+				await page.waitForURL(/\/configs\?page=2$/)
+				expect(await rows(page).count()).toBe(14)
+				expect(await page.getByRole('link', { name: 'Next' }).count()).toBe(0)
+				// The four "default" configs, each with its tool on the same line as its name.
+				for (const tool of ['claude-code', 'cursor', 'vscode', 'codex']) {
+					// Stacked on a phone, the cells are no longer a table's to the accessibility tree: found by markup.
+					const cell = page.locator('th[scope="row"]').filter({ hasText: new RegExp(`^\\s*default\\s+${tool}\\s*$`) })
+					await cell.waitFor()
+					const badge = cell.locator('.badge.tool')
+					const [name, tag] = [await cell.getByRole('link').boundingBox(), await badge.boundingBox()]
+					expect(
+						Math.abs((name?.y ?? 0) + (name?.height ?? 0) / 2 - ((tag?.y ?? 0) + (tag?.height ?? 0) / 2))
+					).toBeLessThan(8)
+				}
+				await page.getByRole('link', { name: 'Previous' }).click()
+				await page.waitForURL(/\/configs$/)
+				expect(await rows(page).count()).toBe(50)
+				// Search from the keyboard: typed, then Enter.
+				await page.getByLabel('Search', { exact: true }).fill('CFG-0')
+				await page.keyboard.press('Enter')
+				await page.waitForURL(/q=CFG-0/)
+				expect(await rows(page).count()).toBe(10)
+				expect(await page.getByLabel('Search', { exact: true }).inputValue()).toBe('CFG-0')
+				// Compact: no row of the list is 200 px or more, and no time wraps over more than two lines.
+				const heights = await rowHeights(page)
+				expect(Math.max(...heights)).toBeLessThan(phone ? 200 : 90)
+				const timeLines = await page
+					.locator('.when time')
+					.evaluateAll((times) =>
+						times.map((time) =>
+							Math.round(
+								time.getBoundingClientRect().height / Number.parseFloat(getComputedStyle(time).lineHeight || '20')
+							)
+						)
+					)
+				for (const lines of timeLines) expect(lines).toBeLessThanOrEqual(1)
+				// The exact time is there as text for everyone: no hover needed.
+				const exact = page.locator('.when .exact').first()
+				expect(await exact.isVisible()).toBe(true)
+				expect(await exact.textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/)
+				if (phone) expect(await sidewaysScroll(page)).toBe(0)
+			})
+
+			test(`${at}: Activity from the navigation: sentences, Next and Previous, a search, a link to the config`, async () => {
+				const page = await open(view, alice)
+				await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Activity' }).click()
+				await page.getByRole('heading', { name: 'Your activity', level: 1 }).waitFor()
+				expect(await rows(page).count()).toBe(50)
+				await page.getByText('You pushed claude-code/default version 1').first().waitFor()
+				await page.getByRole('link', { name: 'Next' }).click()
+				await page.waitForURL(/\/activity\?before=/)
+				// 64 pushes and the sign-ins of the tests so far: at least 15 older events, fewer than a page.
+				const older = await rows(page).count()
+				expect(older).toBeGreaterThanOrEqual(15)
+				expect(older).toBeLessThan(50)
+				expect(await page.getByRole('link', { name: 'Next' }).count()).toBe(0)
+				await page.getByRole('link', { name: 'Previous' }).click()
+				await page.waitForURL(/\/activity\?after=/)
+				expect(await rows(page).count()).toBe(50)
+				await page.getByLabel('Search', { exact: true }).fill('cfg-07')
+				await page.keyboard.press('Enter')
+				await page.waitForURL(/q=cfg-07/)
+				expect(await rows(page).count()).toBe(1)
+				expect(Math.max(...(await rowHeights(page)))).toBeLessThan(phone ? 200 : 90)
+				await page.getByRole('link', { name: 'claude-code/cfg-07' }).click()
+				await page.getByRole('heading', { name: /cfg-07/, level: 1 }).waitFor()
+				if (phone) expect(await sidewaysScroll(page)).toBe(0)
+			})
+
+			test(`${at}: Admin: 50 users a page, a search, one-line actions side by side`, async () => {
+				const page = await open(view, root)
+				await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Admin' }).click()
+				await page.getByRole('heading', { name: 'Admin', level: 1 }).waitFor()
+				expect(await rows(page).count()).toBe(50)
+				await page.getByRole('link', { name: 'Next' }).click()
+				await page.waitForURL(/\/admin\?page=2$/)
+				expect(await rows(page).count()).toBe(12)
+				await page.getByRole('link', { name: 'Previous' }).click()
+				await page.waitForURL(/\/admin$/)
+				await page.getByLabel('Search', { exact: true }).fill('person-05@')
+				await page.keyboard.press('Enter')
+				await page.waitForURL(/q=person-05/)
+				expect(await rows(page).count()).toBe(1)
+				const row = rows(page).first()
+				const buttons = await row
+					.getByRole('button')
+					.filter({ hasText: /Reset password|Revoke keys|Remove/ })
+					.evaluateAll((found) => found.map((button) => button.getBoundingClientRect().top))
+				expect(buttons).toHaveLength(3)
+				// Side by side: one line of buttons on a wide screen, at most two on a phone.
+				expect(new Set(buttons.map((top) => Math.round(top / 10))).size).toBeLessThanOrEqual(phone ? 2 : 1)
+				expect(Math.max(...(await rowHeights(page)))).toBeLessThan(phone ? 200 : 90)
+				if (phone) expect(await sidewaysScroll(page)).toBe(0)
+			})
+		}
+
+		test('no page logged an error, broke the Content-Security-Policy, or reached another origin', () => {
+			expect(problems.list).toEqual([])
+		})
+	})
+}
