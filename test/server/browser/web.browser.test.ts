@@ -272,7 +272,8 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			const reported = problems.list.splice(before)
 			expect(reported.length).toBeGreaterThan(0)
 			for (const line of reported) expect(line).toMatch(/409|htmx:responseError/)
-			await owner.getByRole('link', { name: 'Activity' }).click()
+			// The team's own link (the navigation has an Activity link too, to your own).
+			await owner.getByRole('main').getByRole('link', { name: 'Activity' }).click()
 			await owner.getByRole('heading', { name: /Activity of/ }).waitFor()
 			await shoot(owner, 'team-activity')
 		})

@@ -149,7 +149,6 @@ describe("Admin: the users' search and pages (docs/web.md)", () => {
 			{ headers: { 'hx-request': 'true', 'hx-current-url': 'http://localhost/admin?q=ann' } }
 		)
 		expect(changed.status).toBe(200)
-		expect(changed.html).toContain('value="ann"')
 		expect(textOf(changed.html)).toContain('ann@example.test')
 		expect(textOf(changed.html)).not.toContain('bea@example.test')
 	})

@@ -122,12 +122,19 @@ export const usersPageOf = async (users: WebDeps['users'], query: ListQuery): Pr
 	return { users: rows, query, more }
 }
 
-/** The users table with its search and pages: what a change of plan, a revocation or a removal swaps in place. */
+/**
+ * The users' search, above the list and outside what htmx swaps: swapping a field the browser has touched would
+ * copy its inline style, which the Content-Security-Policy refuses.
+ */
+export const UsersSearch = ({ list }: { list: UsersPage }) => (
+	<SearchForm action="/admin" search={list.query.search} what="Part of an email or a username." id="users-search" />
+)
+
+/** The users table and its pages: what a change of plan, a revocation or a removal swaps in place. */
 export function UsersList({ ctx, list, focus }: { ctx: ViewContext; list: UsersPage; focus?: UserFocus }) {
 	const { users, query, more } = list
 	return (
 		<div id="users-list">
-			<SearchForm action="/admin" search={query.search} what="Part of an email or a username." id="users-search" />
 			{users.length === 0 && query.search !== '' ? (
 				<NoMatch search={query.search} path="/admin" />
 			) : (

@@ -17,7 +17,7 @@ import {
 } from '../kit'
 import { Alert, Csrf, Layout, ListHeading, ListStatus, Notice, type ViewContext } from '../layout'
 import { InvitePeople, NewLink } from './admin-links'
-import { USERS, UsersList, type UsersPage, usersPageOf } from './admin-users'
+import { USERS, UsersList, type UsersPage, usersPageOf, UsersSearch } from './admin-users'
 import type { SignupLinkView } from '../../store/types'
 import { listQueryOf } from '../lists'
 
@@ -65,6 +65,7 @@ export function AdminPage({
 			<section>
 				<ListHeading list={USERS.id} title={USERS.title} />
 				<ListStatus list={USERS.id} />
+				<UsersSearch list={users} />
 				<UsersList ctx={ctx} list={users} />
 			</section>
 			<section class="narrow">
