@@ -229,6 +229,8 @@ export function sentenceOf(event: AuditEventView, reader: Reader): ComponentChil
 				</>
 			)
 		case 'user.created':
+			if (detail(event, 'through'))
+				return `${who === 'You' ? 'You' : them} signed up through ${detail(event, 'through') === 'setup address' ? 'the setup address' : 'a sign-up link'}${detail(event, 'plan') ? ` on the ${detail(event, 'plan')} plan` : ''}`
 			return `${who} created ${whose} account${detail(event, 'plan') ? ` on the ${detail(event, 'plan')} plan` : ''}`
 		case 'user.plan_changed':
 			return `${who} changed ${whose} plan from ${detail(event, 'from') ?? '?'} to ${detail(event, 'to') ?? '?'}`
@@ -242,6 +244,17 @@ export function sentenceOf(event: AuditEventView, reader: Reader): ComponentChil
 			return `${who} cleared ${whose} failed sign-ins`
 		case 'user.removed':
 			return `${who} removed ${whose} account`
+		case 'signup_link.created': {
+			const kind = detail(event, 'kind') === 'setup' ? 'a setup address' : 'a sign-up link'
+			const plan = detail(event, 'plan')
+			return `${who} made ${kind} ${event.target?.name ? `(${event.target.name}…) ` : ''}${plan ? `for the ${plan} plan` : ''}`.trim()
+		}
+		case 'signup_link.revoked':
+			return `${who} revoked a sign-up link${event.target?.name ? ` (${event.target.name}…)` : ''}`
+		case 'signup.refused': {
+			const reason = detail(event, 'reason')
+			return `A sign-up was refused${reason ? `: ${reason.replaceAll('_', ' ')}` : ''}`
+		}
 		case 'backup.written':
 			return `${who} wrote a backup of the server`
 		case 'backup.restored':
