@@ -1,0 +1,93 @@
+import { diffArrays } from 'diff'
+import { parseJsonc } from './edits'
+
+/**
+ * When a reported conflict is certainly not one (docs/sync-model.md): the two
+ * sides hold the same content, this machine never changed the file since it
+ * last synced, or both sides changed it only in different places (other keys
+ * of a JSON file, comments, lines of a text file apart from each other). The
+ * base a machine judges against is not visible from outside, so the model
+ * keeps every version it could be (after a kill, the old one and the new
+ * one) and calls a conflict wrong only when it is wrong against each.
+ */
+
+type Leaves = Map<string, string>
+
+function leaves(value: unknown, prefix: string, into: Leaves): Leaves {
+	if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+		for (const [key, inner] of Object.entries(value)) leaves(inner, prefix ? `${prefix}.${key}` : key, into)
+		if (Object.keys(value).length === 0 && prefix) into.set(prefix, '{}')
+	} else into.set(prefix, JSON.stringify(value))
+	return into
+}
+
+/** The keys both sides changed from the base to different values; undefined when a side does not parse. */
+export function clashingKeys(base: string, local: string, remote: string): string[] | undefined {
+	const [b, l, r] = [base, local, remote].map(parseJsonc)
+	if (b === undefined || l === undefined || r === undefined) return undefined
+	const [bl, ll, rl] = [b, l, r].map((v) => leaves(v, '', new Map()))
+	const keys = new Set([...(bl as Leaves).keys(), ...(ll as Leaves).keys(), ...(rl as Leaves).keys()])
+	return [...keys].filter((key) => {
+		const [vb, vl, vr] = [bl, ll, rl].map((m) => (m as Leaves).get(key))
+		return vl !== vb && vr !== vb && vl !== vr
+	})
+}
+
+/** The base lines each side changed, as [start, end) ranges (an insertion is an empty range). */
+function changedRanges(base: string[], other: string[]): [number, number][] {
+	const ranges: [number, number][] = []
+	let at = 0
+	for (const part of diffArrays(base, other)) {
+		const count = part.count ?? part.value.length
+		if (part.removed) {
+			ranges.push([at, at + count])
+			at += count
+		} else if (part.added) ranges.push([at, at])
+		else at += count
+	}
+	return ranges
+}
+
+/** Do both sides' line changes lie apart, with at least one unchanged line between any two? */
+export function linesApart(base: string, local: string, remote: string): boolean {
+	const lines = (text: string) => text.split('\n')
+	const mine = changedRanges(lines(base), lines(local))
+	const theirs = changedRanges(lines(base), lines(remote))
+	return mine.every(([a1, a2]) => theirs.every(([b1, b2]) => a2 < b1 || b2 < a1))
+}
+
+/** Must a three-way merge of this file succeed? Only a certain yes counts. */
+export function mergesCleanly(path: string, base: string | undefined, local: string, remote: string): boolean {
+	if (base === undefined) return false
+	if (base === local || base === remote || local === remote) return true
+	if (path.endsWith('.json')) return clashingKeys(base, local, remote)?.length === 0
+	return linesApart(base, local, remote)
+}
+
+export interface ConflictCase {
+	path: string
+	/** This machine's file before the command, the server's latest then, and each base it could have. */
+	local: string | undefined
+	remote: string | undefined
+	bases: (string | undefined)[]
+	/** Did the person change this file here since it was last known to equal this machine's base? */
+	editedHere: boolean
+}
+
+/** Why this conflict is wrong, or undefined when it may be a real one. */
+export function wrongConflict(c: ConflictCase): string | undefined {
+	if (c.bases.length === 0) return undefined
+	if (c.local !== undefined && c.local === c.remote) return 'both sides hold the same content'
+	if (!c.editedHere && c.bases.some((base) => base === c.local))
+		return 'nothing was changed in it on this machine since it last synced (its file is the synced version)'
+	const { local, remote } = c
+	if (
+		local !== undefined &&
+		remote !== undefined &&
+		c.bases.every((base) => mergesCleanly(c.path, base, local, remote))
+	)
+		return c.path.endsWith('.json')
+			? 'the two sides changed different keys or only comments, which merge'
+			: 'the two sides changed lines apart from each other, which merge'
+	return undefined
+}
