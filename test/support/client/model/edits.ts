@@ -70,6 +70,8 @@ function valueAt(value: unknown, path: JSONPath): unknown {
 export interface Edited {
 	text: string
 	what: string
+	/** The key set or removed (dotted), for a key edit. */
+	key?: string
 }
 
 /** Sets (or, sometimes, removes) one key, keeping the rest of the text as it is. */
@@ -80,10 +82,10 @@ export function editKey(text: string, path: string, random: Random, token: () =>
 	const present = valueAt(value, key) !== undefined
 	const name = key.join('.')
 	if (present && random.chance(0.15)) {
-		return { text: applyEdits(text, modify(text, key, undefined, FORMAT)), what: `remove key ${name}` }
+		return { text: applyEdits(text, modify(text, key, undefined, FORMAT)), what: `remove key ${name}`, key: name }
 	}
 	const t = token()
-	return { text: applyEdits(text, modify(text, key, t, FORMAT)), what: `set key ${name} = ${t}` }
+	return { text: applyEdits(text, modify(text, key, t, FORMAT)), what: `set key ${name} = ${t}`, key: name }
 }
 
 const COMMENT = /^(\s*)\/\/ note (w[0-9]+x)\s*$/

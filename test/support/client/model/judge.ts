@@ -21,6 +21,12 @@ function leaves(value: unknown, prefix: string, into: Leaves): Leaves {
 	return into
 }
 
+/** Each leaf of a JSON value by its dotted path, as JSON text; undefined when the text does not parse. */
+export function leavesOf(text: string | undefined): Leaves | undefined {
+	const value = text === undefined ? undefined : parseJsonc(text)
+	return value === undefined ? undefined : leaves(value, '', new Map())
+}
+
 /** The keys both sides changed from the base to different values; undefined when a side does not parse. */
 export function clashingKeys(base: string, local: string, remote: string): string[] | undefined {
 	const [b, l, r] = [base, local, remote].map(parseJsonc)
@@ -72,6 +78,8 @@ export interface ConflictCase {
 	bases: (string | undefined)[]
 	/** Did the person change this file here since it was last known to equal this machine's base? */
 	editedHere: boolean
+	/** For a JSON file, the keys the person changed here since then. */
+	keysEditedHere: Set<string>
 }
 
 /** Why this conflict is wrong, or undefined when it may be a real one. */
@@ -81,13 +89,23 @@ export function wrongConflict(c: ConflictCase): string | undefined {
 	if (!c.editedHere && c.bases.some((base) => base === c.local))
 		return 'nothing was changed in it on this machine since it last synced (its file is the synced version)'
 	const { local, remote } = c
-	if (
-		local !== undefined &&
-		remote !== undefined &&
-		c.bases.every((base) => mergesCleanly(c.path, base, local, remote))
-	)
+	if (local === undefined || remote === undefined) return undefined
+	if (c.bases.every((base) => mergesCleanly(c.path, base, local, remote)))
 		return c.path.endsWith('.json')
 			? 'the two sides changed different keys or only comments, which merge'
 			: 'the two sides changed lines apart from each other, which merge'
+	// A key this machine holds as it last synced it (the person did not touch it here) is no change of this side's.
+	const localLeaves = leavesOf(local)
+	const baseLeaves = c.bases.map(leavesOf)
+	if (!c.path.endsWith('.json') || !localLeaves || baseLeaves.some((b) => b === undefined)) return undefined
+	const changedHere = (key: string) =>
+		c.keysEditedHere.has(key) || !baseLeaves.some((b) => b?.get(key) === localLeaves.get(key))
+	const clashes = c.bases.map((base) => (base === undefined ? undefined : clashingKeys(base, local, remote)))
+	if (clashes.some((keys) => keys === undefined)) return undefined
+	const real = clashes.flatMap((keys) => (keys ?? []).filter(changedHere))
+	if (real.length === 0) {
+		const named = [...new Set(clashes.flat())].join(', ')
+		return `the keys both sides changed (${named}) were not changed on this machine: it holds them as it last synced them`
+	}
 	return undefined
 }

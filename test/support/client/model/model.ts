@@ -110,9 +110,13 @@ export class Model {
 	readonly bases: Record<ConfigId, Set<number>>[] = []
 	/** Per machine, the files the person changed there since they last equalled this machine's base. */
 	readonly edited: Set<string>[] = []
+	/** Per machine and JSON file, the keys the person changed there since the file last equalled the base. */
+	readonly editedKeys: Map<string, Set<string>>[] = []
 	readonly pending: Set<ConfigId>[] = []
 	readonly lastKilled: boolean[] = []
 	private violations: string[] = []
+	/** How long the last commands of each kind took here, to aim kills at their last part, where files are written. */
+	private durations = new Map<string, number[]>()
 	private backupTokens = new Map<string, { stamp: string; tokens: Set<string> }>()
 	private ownCounter = 0
 	private teamCounter = 1
@@ -138,6 +142,7 @@ export class Model {
 			this.machines.push(m)
 			this.bases.push({ gemini: new Set(), personal: new Set(), team: new Set() })
 			this.edited.push(new Set())
+			this.editedKeys.push(new Map())
 			this.pending.push(new Set())
 			this.lastKilled.push(false)
 		}
@@ -235,7 +240,14 @@ export class Model {
 	private async spawn(mi: number, args: string[], killAfterMs?: number): Promise<Ran> {
 		const m = this.machines[mi] as Machine
 		this.stats.commands += 1
-		if (killAfterMs === undefined) return { ...(await m.cfgsync(args)), killed: false }
+		if (killAfterMs === undefined) {
+			const started = performance.now()
+			const result = await m.cfgsync(args)
+			const took = this.durations.get(args[0] as string) ?? []
+			took.push(performance.now() - started)
+			this.durations.set(args[0] as string, took.slice(-15))
+			return { ...result, killed: false }
+		}
 		const proc = m.start(args)
 		const out = new Response(proc.stdout as ReadableStream).text()
 		const err = new Response(proc.stderr as ReadableStream).text()
@@ -329,7 +341,10 @@ export class Model {
 				if (synced) {
 					const after = this.localFiles(mi, id)
 					for (const path of this.universe)
-						if (ownerOf(path) === id && after.get(path) === synced[path]) this.edited[mi]?.delete(path)
+						if (ownerOf(path) === id && after.get(path) === synced[path]) {
+							this.edited[mi]?.delete(path)
+							this.editedKeys[mi]?.delete(path)
+						}
 				}
 			}
 		}
@@ -365,7 +380,14 @@ export class Model {
 		const bases = candidates.map((v) => config.versions.get(v)?.files[path])
 		const local = before.get(path)
 		const remote = config.versions.get(config.latest)?.files[path]
-		const reason = wrongConflict({ path, local, remote, bases, editedHere: this.edited[mi]?.has(path) ?? true })
+		const reason = wrongConflict({
+			path,
+			local,
+			remote,
+			bases,
+			editedHere: this.edited[mi]?.has(path) ?? true,
+			keysEditedHere: this.editedKeys[mi]?.get(path) ?? new Set()
+		})
 		if (reason)
 			this.violate(
 				`${this.names[mi]}: cfgsync ${args.join(' ')} reported a conflict in ${shown(path)} of the ${id} config ("${conflict.why}"), but ${reason}.\n` +
@@ -400,7 +422,7 @@ export class Model {
 				? { sync: 4, push: 3, pull: 3, status: 0, syncTool: 0 }
 				: { sync: 30, syncTool: 10, push: 25, pull: 25, status: 5 }
 		)
-		const killAfter = kind === 'kill' ? r.int(0, 150) : undefined
+		const killAfter = kind === 'kill' ? this.killDelay(which === 'syncTool' ? 'sync' : which) : undefined
 		if (which === 'sync') {
 			await this.command(mi, 'sync', CONFIG_IDS, ['sync', '--yes', '--json'], killAfter)
 		} else if (which === 'syncTool') {
@@ -413,6 +435,19 @@ export class Model {
 			const id = r.pick(CONFIG_IDS)
 			await this.command(mi, which, [id], [which, ...CONFIGS[id].args, '--yes', '--json'], killAfter)
 		}
+	}
+
+	/**
+	 * When to kill a command: at any moment of 0–150 ms, or of its usual run time
+	 * on this machine when that is longer (a loaded machine starts it slower); half
+	 * of the kills land in the last 40% of that time, where it writes files and state.
+	 */
+	private killDelay(command: string): number {
+		const [anywhere, late, u] = [this.random.chance(0.5), this.random.next(), this.random.next()]
+		const took = [...(this.durations.get(command) ?? [])].sort((a, b) => a - b)
+		const usual = took.length > 0 ? (took[Math.floor(took.length / 2)] as number) : 150
+		if (anywhere) return Math.round(u * Math.max(150, usual * 1.1))
+		return Math.round(usual * (0.6 + 0.4 * late))
 	}
 
 	private async resolve(mi: number): Promise<void> {
@@ -437,7 +472,11 @@ export class Model {
 			teamFile: 2
 		})
 		const note = (action: string) => this.trace.add({ step: this.step, machine: name, action })
-		const change = (path: string, next: string | undefined, what: string) => {
+		const change = (path: string, next: string | undefined, what: string, key?: string) => {
+			if (key !== undefined) {
+				const keys = this.editedKeys[mi] as Map<string, Set<string>>
+				keys.set(path, new Set([...(keys.get(path) ?? []), key]))
+			}
 			const old = readText(m.home, path)
 			if (next === undefined) rmSync(join(m.home, path), { force: true })
 			else m.file(path, next)
@@ -462,7 +501,7 @@ export class Model {
 				this.violate(`${name}: ${shown(path)} does not parse as JSON with comments: ${excerpt(text)}`)
 				return
 			}
-			return change(path, edited.text, edited.what)
+			return change(path, edited.text, edited.what, edited.key)
 		}
 		const own = (dir: string, pattern: RegExp) =>
 			walk(join(m.home, dir), dir).filter(
