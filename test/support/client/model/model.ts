@@ -51,6 +51,9 @@ interface Doc {
 	pushed?: { version: number } | null
 	changes?: { path: string; action: string }[]
 	conflicts?: { path: string; why: string; keys?: unknown }[]
+	/** Files changed on the server that a push left unwritten here: their base stays the old one. */
+	unpulled?: { path: string }[]
+	refused?: { path: string }[]
 	error?: string
 }
 
@@ -327,7 +330,10 @@ export class Model {
 			} else {
 				this.pending[mi]?.delete(id)
 				if (typeof version === 'number') {
-					if (kind === 'resolve') possible.add(version)
+					// A run that left files as they were (a push does not write the server's changes) moves only
+					// the other files' base: the base is then one version for some files and the old one for others.
+					const partly = kind === 'resolve' || (doc.unpulled?.length ?? 0) > 0 || (doc.refused?.length ?? 0) > 0
+					if (partly) possible.add(version)
 					else {
 						possible.clear()
 						possible.add(version)
@@ -582,7 +588,7 @@ export class Model {
 		if (this.violations.length === 0) return
 		const list = this.violations.map((v) => `  - ${v}`).join('\n')
 		throw new ModelFailure(
-			`model test failed at ${where} (seed ${this.seed}; replay: CFGSYNC_MODEL_SEED=${this.seed} CFGSYNC_MODEL_STEPS=${Math.max(this.step, 1)}):\n${list}\n\nlast steps:\n${this.trace.format(30)}`
+			`model test failed at ${where} (seed ${this.seed}; replay: CFGSYNC_MODEL_SEED=${this.seed} CFGSYNC_MODEL_STEPS=${Math.max(this.step, 1)}):\n${list}\n\nlast steps (CFGSYNC_MODEL_TRACE=N shows N):\n${this.trace.format(Number(process.env.CFGSYNC_MODEL_TRACE ?? 30))}`
 		)
 	}
 
