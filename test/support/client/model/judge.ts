@@ -70,6 +70,27 @@ export function mergesCleanly(path: string, base: string | undefined, local: str
 	return linesApart(base, local, remote)
 }
 
+/** What a command's `--json` report says of one config, as far as its bases go. */
+export interface Reported {
+	unpulled?: unknown[]
+	refused?: unknown[]
+}
+
+/**
+ * Did a command that ran to its end put every file of the config on the
+ * version it names? Not when it left some on their old base: a resolve (it
+ * settles only the conflicted files), a push that did not write the server's
+ * changes (`unpulled`) or refused some files, and a command given PATHs,
+ * which looks at those files only, so the config's other files keep theirs
+ * and say nothing of it (docs/sync-model.md). The model names files by their
+ * absolute path.
+ */
+export function movesEveryBase(kind: string, args: string[], report: Reported): boolean {
+	if (kind === 'resolve') return false
+	if (args.some((arg) => arg.startsWith('/'))) return false
+	return (report.unpulled?.length ?? 0) === 0 && (report.refused?.length ?? 0) === 0
+}
+
 export interface ConflictCase {
 	path: string
 	/** This machine's file before the command, the server's latest then, and each base it could have. */

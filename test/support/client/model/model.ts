@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { api, type Server } from '../../harness'
 import { login, machine, type Machine, type User } from '../machines'
 import { editComment, editKey, editLine, minus, parseJsonc, Tokens, tokensIn } from './edits'
-import { wrongConflict } from './judge'
+import { movesEveryBase, wrongConflict } from './judge'
 import { Random } from './random'
 import { Trace } from './trace'
 import {
@@ -330,10 +330,10 @@ export class Model {
 			} else {
 				this.pending[mi]?.delete(id)
 				if (typeof version === 'number') {
-					// A run that left files as they were (a push does not write the server's changes) moves only
-					// the other files' base: the base is then one version for some files and the old one for others.
-					const partly = kind === 'resolve' || (doc.unpulled?.length ?? 0) > 0 || (doc.refused?.length ?? 0) > 0
-					if (partly) possible.add(version)
+					// A run that left files as they were (a push does not write the server's changes, a push of
+					// named PATHs looks at no other file) moves only the other files' base: the base is then one
+					// version for some files and the old one for others.
+					if (!movesEveryBase(kind, args, doc)) possible.add(version)
 					else {
 						possible.clear()
 						possible.add(version)
