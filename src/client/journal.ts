@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs'
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { landingPlace, readText, removeLeftTemporaries, safeTarget, writeAtomically } from './files'
 import { fileHash, sha256 } from './hash'
@@ -85,6 +85,27 @@ export function writeJournal(key: string, journal: Journal): void {
 	} finally {
 		if (fd !== undefined) closeSync(fd)
 	}
+}
+
+/** The journals killed commands left, for every config. */
+function everyJournal(): Journal[] {
+	let names: string[]
+	try {
+		names = readdirSync(journalsDir())
+	} catch {
+		return []
+	}
+	return names
+		.filter((name) => name.endsWith('.json'))
+		.map((name) => {
+			try {
+				const journal = JSON.parse(readFileSync(join(journalsDir(), name), 'utf8')) as Journal
+				return journal?.format === 1 && Array.isArray(journal.places) ? journal : undefined
+			} catch {
+				return undefined
+			}
+		})
+		.filter((journal): journal is Journal => journal !== undefined)
 }
 
 export const clearJournal = (key: string): void => rmSync(journalFile(key), { force: true })
@@ -259,10 +280,13 @@ export async function settleJournal(
 		join(configDir(), 'profiles')
 	])
 		removeLeftTemporaries(dir)
+	// Every killed command's temporary files go, whichever config it ran: each journal names where they can be.
+	for (const pending of everyJournal()) {
+		for (const place of pending.places) removeLeftTemporaries(place)
+		if (pending.backups) removeLeftTemporaries(pending.backups, true)
+	}
 	const journal = readJournal(key)
 	if (!journal) return undefined
-	for (const place of journal.places) removeLeftTemporaries(place)
-	if (journal.backups) removeLeftTemporaries(journal.backups, true)
 	const old = getState(key)
 	if (fingerprint(old) !== journal.basedOn) {
 		// The command committed its state and was stopped just before removing the journal.

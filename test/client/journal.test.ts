@@ -248,6 +248,28 @@ describe('on disk', () => {
 		expect(await settleJournal(key, async () => undefined)).toBeUndefined()
 	})
 
+	test("another config's killed command: its temporary files go with the next command of any config, its journal stays for its own", async () => {
+		const otherKey = `${key} other`
+		write('.gemini/GEMINI.md', 'g1')
+		setState(otherKey, stateOf(1, { '.gemini/GEMINI.md': 'g1' }))
+		writeJournal(
+			otherKey,
+			journalFor({
+				command: 'sync',
+				old: getState(otherKey),
+				pulled: stateOf(2, { '.gemini/GEMINI.md': 'g2' }),
+				writes: [{ key: '.gemini/GEMINI.md', content: 'g2', kind: 'updated', before: 'g1' }]
+			})
+		)
+		// Killed while the temporary copy of GEMINI.md was written.
+		write(`.gemini/.GEMINI.md.cfgsync-${DEAD}-0badc0de.tmp`, 'g2')
+		setState(key, stateOf(1, {}))
+
+		expect(await settleJournal(key, async () => undefined)).toBeUndefined()
+		expect(readdirSync(join(home, '.gemini'))).toEqual(['GEMINI.md'])
+		expect(readJournal(otherKey)).toBeDefined()
+	})
+
 	test('a journal whose command saved its state (killed just before removing the journal) is dropped, the state kept', async () => {
 		setState(key, stateOf(1, { a: 'a1' }))
 		writeJournal(key, journalFor({ command: 'pull', old: getState(key), pulled: stateOf(2, { a: 'a2' }), writes: [] }))
