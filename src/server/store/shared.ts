@@ -1,6 +1,8 @@
 import { type Column, or, sql, type SQL } from 'drizzle-orm'
 import type { PushCondition } from './types'
 
+export type { ListPage } from './types'
+
 /** What both engines' stores share: rules that are not SQL. */
 
 /**
@@ -42,13 +44,6 @@ export const containsPattern = (search: string): string =>
 		.slice(0, SEARCH_MAX_LENGTH)
 		.toLowerCase()
 		.replace(/[\\%_]/g, (char) => `\\${char}`)}%`
-
-/** A page of a list: what to look for (empty: everything), where the page starts and how long it is. */
-export interface ListPage {
-	search?: string
-	offset: number
-	limit: number
-}
 
 /** Rows where one of `columns` contains the search (undefined, so no condition, when there is nothing to look for). */
 export function containsAny(columns: Column[], search: string | undefined): SQL | undefined {

@@ -1,5 +1,4 @@
 import type { InvitedRole, Plan, Role, Tool } from '../../shared/constants'
-import type { ListPage } from './shared'
 import type { TableAccess } from './tables'
 
 /**
@@ -630,4 +629,11 @@ export interface InstanceStore {
 	forget(id: string): Promise<void>
 	/** The servers whose last heartbeat is at or after `since` (ms); older rows are removed. */
 	seenSince(since: number): Promise<InstanceRow[]>
+}
+
+/** A page of a list: what to look for (empty: everything), where the page starts and how long it is. */
+export interface ListPage {
+	search?: string
+	offset: number
+	limit: number
 }
