@@ -14,6 +14,8 @@ import { downloadRoutes } from './modules/download'
 import { createDownloads, embeddedClientPackage, type Downloads } from './modules/download/service'
 import { createConfigPolicy } from './modules/configs/policy'
 import { createConfigsService } from './modules/configs/service'
+import { createEventBroker, type EventBrokerOptions } from './events/broker'
+import { eventsRoutes } from './events'
 import { healthRoutes } from './modules/health'
 import { createAppMetrics, type AppMetrics } from './modules/health/metrics'
 import { invitationsRoutes, teamsRoutes } from './modules/teams'
@@ -49,6 +51,8 @@ export interface AppDeps {
 	downloads?: Downloads
 	/** CFGSYNC_PUBLIC_URL (docs/api.md), an origin: what pages print as this server's address. */
 	publicUrl?: string
+	/** The event stream's keep-alive and feed-reading periods (docs/api.md "Live changes"); tests shorten them. */
+	events?: EventBrokerOptions
 }
 
 /** Builds the whole HTTP app; tests call it with an in-memory store and `app.handle(request)`. */
@@ -68,6 +72,8 @@ export function createApp(appDeps: AppDeps) {
 	const configs = createConfigsService({ ...deps, policy })
 	const teams = createTeamsService(deps)
 	const audit = createAuditService(deps)
+	const events = createEventBroker(deps.store, deps.events)
+	deps.metrics.countStreams(() => events.size)
 	// Elysia assumes URLs start with at least "http://a.bc" and looks for the path
 	// from character 11; a homelab box reached as http://nas/ would then be routed
 	// by the wrong path (its /docs was a 404). Our URLs are always plain http.
@@ -78,7 +84,12 @@ export function createApp(appDeps: AppDeps) {
 			.use(requestLogPlugin(deps.logger, tracker, resolveAddress, deps.metrics))
 			.use(gate)
 			.use(openapiPlugin())
+			// A write answered here may have added to the feed: the streams hear of it now rather than at the next poll.
+			.onAfterResponse({ as: 'global' }, ({ request }) => {
+				if (request.method !== 'GET' && request.method !== 'HEAD') void events.changed()
+			})
 			.use(healthRoutes(deps))
+			.use(eventsRoutes(events, gate))
 			.use(authRoutes(auth, gate, addressOf))
 			.use(configsRoutes(configs, gate))
 			.use(teamsRoutes(teams, gate))

@@ -1,5 +1,5 @@
 import { expect } from 'bun:test'
-import { createApp } from '../../src/server/app'
+import { createApp, type AppDeps } from '../../src/server/app'
 import type { TrustedProxies } from '../../src/server/lib/client-address'
 import { manualClock } from '../../src/server/lib/clock'
 import { createSealer, generateMasterKey, generateApiKey, sha256Hex } from '../../src/server/lib/crypto'
@@ -31,7 +31,13 @@ export interface Response {
 
 /** A fresh app on a fresh database of the test engine (test/support/engine.ts), with a movable clock and a readable log. */
 export function testApp(
-	options: { store?: Store; address?: (request: Request) => string; trustedProxies?: TrustedProxies } = {}
+	options: {
+		store?: Store
+		address?: (request: Request) => string
+		trustedProxies?: TrustedProxies
+		events?: AppDeps['events']
+		metricsToken?: string
+	} = {}
 ) {
 	const store = options.store ?? openTestStore()
 	const clock = manualClock()
@@ -44,7 +50,9 @@ export function testApp(
 		logger,
 		passwords: fastPasswords,
 		peerAddress: options.address,
-		trustedProxies: options.trustedProxies
+		trustedProxies: options.trustedProxies,
+		events: options.events,
+		metricsToken: options.metricsToken
 	})
 	let counter = 0
 

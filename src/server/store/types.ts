@@ -109,6 +109,8 @@ export interface AuditStore {
 	 * did or that concern them; `teamId`: the team's events; `targetId`: only those about that target.
 	 */
 	list(query: AuditListQuery): Promise<AuditRow[]>
+	/** Whether an event with this id is still kept (the event stream's cursors are event ids). */
+	has(id: string): Promise<boolean>
 	/** Drops events older than `before`; returns how many. */
 	prune(before: string): Promise<number>
 }

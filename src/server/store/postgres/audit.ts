@@ -112,6 +112,8 @@ export function postgresAudit(db: PgDb): AuditStore {
 			if (query.after !== undefined) rows.reverse()
 			return rows.map((row) => ({ ...row, details: JSON.parse(row.details) }) as AuditRow)
 		},
+		has: async (id) =>
+			(await db.select({ id: auditEvents.id }).from(auditEvents).where(eq(auditEvents.id, id)).limit(1)).length > 0,
 		// Ids are UUIDv7, ordered by time: the primary key finds the old events.
 		prune: async (before) =>
 			(

@@ -89,6 +89,8 @@ export function sqliteAudit(db: SqliteDb, write: AuditWriter): AuditStore {
 			if (query.after !== undefined) rows.reverse()
 			return rows.map((row) => ({ ...row, details: JSON.parse(row.details) }) as AuditRow)
 		},
+		has: async (id) =>
+			db.select({ id: auditEvents.id }).from(auditEvents).where(eq(auditEvents.id, id)).limit(1).all().length > 0,
 		// Ids are UUIDv7, ordered by time: the primary key finds the old events, no index on `at` is kept up.
 		prune: async (before) =>
 			changed(

@@ -1,0 +1,184 @@
+import { describe, expect, test } from 'bun:test'
+import { STREAMS_PER_USER } from '../../src/server/events/broker'
+import { testApp, type TestApp, type TestUser } from '../support/helpers'
+
+interface Frame {
+	id?: string
+	event?: string
+	data?: unknown
+	comment?: string
+}
+
+/** An open GET /api/events, read frame by frame from the response body. */
+async function openStream(t: TestApp, user: TestUser, lastEventId?: string) {
+	const headers: Record<string, string> = { authorization: `Bearer ${user.key}` }
+	if (lastEventId) headers['last-event-id'] = lastEventId
+	const response = await t.app.handle(new Request('http://localhost/api/events', { headers }))
+	expect(response.status).toBe(200)
+	expect(response.headers.get('content-type')).toStartWith('text/event-stream')
+	const reader = (response.body as ReadableStream<Uint8Array>).getReader()
+	const decoder = new TextDecoder()
+	let buffer = ''
+	let ended = false
+	const frames: Frame[] = []
+	let pending: Promise<void> | undefined
+	const pump = () => {
+		pending ??= reader.read().then(({ value, done }) => {
+			pending = undefined
+			if (done) ended = true
+			else buffer += decoder.decode(value, { stream: true })
+			for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
+				const frame: Frame = {}
+				for (const line of buffer.slice(0, end).split('\n')) {
+					if (line.startsWith(':')) frame.comment = line.slice(1).trim()
+					else if (line.startsWith('id: ')) frame.id = line.slice(4)
+					else if (line.startsWith('event: ')) frame.event = line.slice(7)
+					else if (line.startsWith('data: ')) frame.data = JSON.parse(line.slice(6))
+				}
+				frames.push(frame)
+				buffer = buffer.slice(end + 2)
+			}
+		})
+		return pending
+	}
+	/** Every frame that arrives within `ms` (events only unless `comments`). */
+	async function collect(ms = 300, comments = false): Promise<Frame[]> {
+		const until = Date.now() + ms
+		while (!ended && Date.now() < until) {
+			await Promise.race([pump(), Bun.sleep(Math.max(until - Date.now(), 0))])
+		}
+		const taken = frames.splice(0)
+		return comments ? taken : taken.filter((frame) => frame.comment === undefined)
+	}
+	return { collect, isEnded: () => ended, cancel: () => reader.cancel() }
+}
+
+const METRICS_TOKEN = 'metrics-token-for-tests-0123456789'
+const metricsOf = async (t: TestApp) => (await t.call('GET', '/metrics', { key: METRICS_TOKEN })).text
+
+async function world() {
+	const t = testApp({ events: { pollMs: 50, keepAliveMs: 100 }, metricsToken: METRICS_TOKEN })
+	const tom = await t.user('team', 'tom')
+	const ann = await t.user('pro', 'ann')
+	const eve = await t.user('pro', 'eve')
+	const team = (await t.call('POST', '/api/teams', { key: tom.key, body: { name: 'Crew' } })).body as { id: string }
+	await t.join(tom, 'crew', ann)
+	const push = async (by: TestUser, name: string, v: number, teamId?: string) => {
+		const pushed = await t.call('POST', '/api/configs', { key: by.key, body: { name, data: { v }, teamId } })
+		expect(pushed.status).toBeLessThan(300)
+		return pushed.body as { id: string; version: number }
+	}
+	return { t, tom, ann, eve, team, push }
+}
+
+describe('GET /api/events', () => {
+	test('a team push reaches the members, once, in the documented shape; an outsider hears nothing', async () => {
+		const { tom, ann, eve, team, push, t } = await world()
+		const toms = await openStream(t, tom)
+		const anns = await openStream(t, ann)
+		const eves = await openStream(t, eve)
+		for (const stream of [toms, anns, eves]) expect(await stream.collect(100)).toEqual([])
+		const config = await push(tom, 'shared', 1, team.id)
+		for (const stream of [toms, anns]) {
+			const frames = await stream.collect()
+			expect(frames).toHaveLength(1)
+			expect(frames[0]?.event).toBe('config')
+			expect(frames[0]?.id).toBeString()
+			expect(frames[0]?.data).toMatchObject({
+				id: config.id,
+				name: 'shared',
+				teamId: team.id,
+				version: 1,
+				deleted: false,
+				by: { username: 'tom', device: 'test' }
+			})
+			expect((frames[0] as Frame).data).toHaveProperty('hash', expect.any(String))
+		}
+		expect(await eves.collect()).toEqual([])
+		// tom's personal config is news to tom only.
+		await push(tom, 'mine', 1)
+		expect((await toms.collect()).map((frame) => frame.event)).toEqual(['config'])
+		expect(await anns.collect()).toEqual([])
+		expect(await eves.collect()).toEqual([])
+		for (const stream of [toms, anns, eves]) await stream.cancel()
+	})
+
+	test('a removed member stops hearing the team at once', async () => {
+		const { tom, ann, team, push, t } = await world()
+		const anns = await openStream(t, ann)
+		await push(tom, 'shared', 1, team.id)
+		expect(await anns.collect()).toHaveLength(1)
+		expect((await t.call('DELETE', `/api/teams/crew/members/${ann.id}`, { key: tom.key })).status).toBeLessThan(300)
+		await push(tom, 'shared', 2, team.id)
+		expect((await anns.collect()).filter((frame) => frame.event === 'config')).toEqual([])
+		await anns.cancel()
+	})
+
+	test('Last-Event-ID replays what was missed, in order, without duplicates; an unknown cursor gets reset', async () => {
+		const { tom, push, t } = await world()
+		const first = await openStream(t, tom)
+		await push(tom, 'a', 1)
+		const [seen] = await first.collect()
+		await first.cancel()
+		await push(tom, 'a', 2)
+		await push(tom, 'b', 1)
+		await push(tom, 'a', 3)
+		const again = await openStream(t, tom, seen?.id)
+		const replayed = await again.collect()
+		expect(replayed.map((frame) => frame.data)).toMatchObject([
+			{ name: 'a', version: 2 },
+			{ name: 'b', version: 1 },
+			{ name: 'a', version: 3 }
+		])
+		const ids = replayed.map((frame) => frame.id as string)
+		expect([...ids].sort()).toEqual(ids)
+		expect((ids[0] as string) > (seen?.id as string)).toBe(true)
+		// Live events follow the replay, none of it again.
+		await push(tom, 'b', 2)
+		expect((await again.collect()).map((frame) => frame.data)).toMatchObject([{ name: 'b', version: 2 }])
+		await again.cancel()
+
+		const lost = await openStream(t, tom, '01890000-0000-7000-8000-000000000000')
+		expect(await lost.collect()).toEqual([{ event: 'reset', data: {} }])
+		await push(tom, 'c', 1)
+		expect((await lost.collect()).map((frame) => frame.data)).toMatchObject([{ name: 'c', version: 1 }])
+		await lost.cancel()
+	})
+
+	test('a revoked key gets `revoked` and its stream closes; another key of the user is untouched', async () => {
+		const { tom, push, t } = await world()
+		const other = (
+			await t.call('POST', '/api/auth/login', { body: { login: 'tom', password: tom.password, device: 'desk' } })
+		).body as { apiKey: string }
+		const revokedStream = await openStream(t, tom)
+		const otherStream = await openStream(t, { ...tom, key: other.apiKey })
+		expect((await t.call('POST', '/api/auth/logout', { key: tom.key })).status).toBeLessThan(300)
+		const frames = await revokedStream.collect()
+		expect(frames.map((frame) => [frame.event, frame.data])).toEqual([['revoked', {}]])
+		expect(revokedStream.isEnded()).toBe(true)
+		await push({ ...tom, key: other.apiKey }, 'after', 1)
+		expect((await otherStream.collect()).map((frame) => frame.event)).toEqual(['config'])
+		await otherStream.cancel()
+	})
+
+	test('keep-alive comments, 20 streams per user, and the gauge counts them', async () => {
+		const { tom, eve, t } = await world()
+		const streams = []
+		for (let i = 0; i < STREAMS_PER_USER; i++) streams.push(await openStream(t, tom))
+		const refused = await t.call('GET', '/api/events', { key: tom.key })
+		expect(refused.status).toBe(429)
+		// Another user has streams of their own.
+		const eves = await openStream(t, eve)
+		const comments = (await eves.collect(350, true)).filter((frame) => frame.comment === 'keep-alive')
+		expect(comments.length).toBeGreaterThanOrEqual(2)
+		const metrics = await metricsOf(t)
+		expect(metrics).toContain(`cfgsync_event_streams ${STREAMS_PER_USER + 1}`)
+		for (const stream of streams) await stream.cancel()
+		await eves.cancel()
+		const after = await metricsOf(t)
+		expect(after).toContain('cfgsync_event_streams 0')
+		// Streams are counted as requests but are no request latency.
+		expect(after).toContain('cfgsync_http_requests_total{route="/api/events",method="GET",status="200"}')
+		expect(after).toContain('cfgsync_http_request_duration_seconds_count{route="/api/events",method="GET"} 0')
+	})
+})
