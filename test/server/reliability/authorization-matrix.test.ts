@@ -18,6 +18,8 @@ type Row = {
 	mutates?: boolean
 	request: (w: World) => { path: string; body?: unknown }
 	expect: Partial<Record<CallerName, Expected>>
+	/** An answer that stays open (the event stream): its status is read, then the body is cancelled. */
+	stream?: boolean
 }
 
 const NO_KEY = { none: 401, malformed: 401, revoked: 401 } as const
@@ -290,6 +292,13 @@ const rows: Row[] = [
 		expect: { ...NO_KEY, ...TEAM(200, 200, 'role', 'role', 404) }
 	},
 	{
+		route: 'GET /api/events',
+		what: 'own event stream',
+		stream: true,
+		request: () => ({ path: '/api/events' }),
+		expect: { ...NO_KEY, ...ANY_VALID(200) }
+	},
+	{
 		route: 'GET /api/invitations',
 		what: 'own invitations',
 		request: () => ({ path: '/api/invitations' }),
@@ -348,6 +357,17 @@ describe('authorisation matrix (docs/api.md, §4)', () => {
 				if (row.mutates) world = await buildWorld()
 				const { path, body } = row.request(world)
 				const [method] = row.route.split(' ') as [string]
+				if (row.stream) {
+					const headers = new Headers()
+					const key = world.keys[caller]
+					if (key) headers.set('authorization', `Bearer ${key}`)
+					const open = await world.t.app.handle(new Request(`http://localhost${path}`, { method, headers }))
+					expect({ caller, status: open.status }).toEqual({ caller, status: row.expect[caller] as number })
+					if (open.status === 401) expect(open.headers.get('www-authenticate')).toBe('Bearer')
+					await open.body?.cancel()
+					cells++
+					continue
+				}
 				const res = await world.t.call(method, path, { key: world.keys[caller], body })
 				const expected = row.expect[caller] as Expected
 				const status = typeof expected === 'number' ? expected : 403
