@@ -130,3 +130,14 @@ export async function axeViolations(page: Page): Promise<string[]> {
 		violation.targets.map((target) => `${violation.id} (${violation.help}) at ${target}`)
 	)
 }
+
+/** Under CI nothing may skip: a missing Chromium fails the browser tests instead. */
+export const IN_CI = process.env.CI === 'true' || process.env.CI === '1'
+
+/** The four views every page is checked in: both widths, both colour schemes. */
+export const VIEWS = [
+	{ width: 1280, scheme: 'light' },
+	{ width: 1280, scheme: 'dark' },
+	{ width: 390, scheme: 'light' },
+	{ width: 390, scheme: 'dark' }
+] as const

@@ -13,10 +13,10 @@ import {
 	HAVE_CHROMIUM,
 	sidewaysScroll,
 	watchedContext,
-	type Problems
+	type Problems,
+	VIEWS,
+	IN_CI
 } from '../../support/browser'
-
-const IN_CI = process.env.CI === 'true' || process.env.CI === '1'
 
 type Role = 'signed out' | 'admin' | 'owner' | 'member' | 'newcomer'
 
@@ -26,13 +26,6 @@ interface Target {
 	name: string
 	open: string | ((page: Page) => Promise<void>)
 }
-
-const VIEWS = [
-	{ width: 1280, scheme: 'light' },
-	{ width: 1280, scheme: 'dark' },
-	{ width: 390, scheme: 'light' },
-	{ width: 390, scheme: 'dark' }
-] as const
 
 if (!HAVE_CHROMIUM && !IN_CI) {
 	test.skip(`browser tests: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`, () => {})

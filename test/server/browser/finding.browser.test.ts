@@ -11,17 +11,10 @@ import {
 	HAVE_CHROMIUM,
 	sidewaysScroll,
 	watchedContext,
-	type Problems
+	type Problems,
+	VIEWS,
+	IN_CI
 } from '../../support/browser'
-
-const IN_CI = process.env.CI === 'true' || process.env.CI === '1'
-
-const VIEWS = [
-	{ width: 1280, scheme: 'light' },
-	{ width: 1280, scheme: 'dark' },
-	{ width: 390, scheme: 'light' },
-	{ width: 390, scheme: 'dark' }
-] as const
 
 const pad = (n: number) => String(n).padStart(2, '0')
 

@@ -15,18 +15,12 @@ import {
 	HAVE_CHROMIUM,
 	sidewaysScroll,
 	watchedContext,
-	type Problems
+	type Problems,
+	VIEWS,
+	IN_CI
 } from '../../support/browser'
 
-const IN_CI = process.env.CI === 'true' || process.env.CI === '1'
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
-
-const VIEWS = [
-	{ width: 1280, scheme: 'light' },
-	{ width: 1280, scheme: 'dark' },
-	{ width: 390, scheme: 'light' },
-	{ width: 390, scheme: 'dark' }
-] as const
 
 /** A 300-line settings file, indented by `indent`; line 150 says `word`. */
 const settings = (indent: string, word: string) =>

@@ -15,10 +15,10 @@ import {
 	screenshotDir,
 	sidewaysScroll,
 	watchedContext,
-	type Problems
+	type Problems,
+	IN_CI
 } from '../../support/browser'
 
-const IN_CI = process.env.CI === 'true' || process.env.CI === '1'
 const servers = serversOfThisFile()
 
 /** The setup address the server printed at its first start. */

@@ -13,10 +13,9 @@ import {
 	screenshotDir,
 	sidewaysScroll,
 	watchedContext,
-	type Problems
+	type Problems,
+	IN_CI
 } from '../../support/browser'
-
-const IN_CI = process.env.CI === 'true' || process.env.CI === '1'
 
 if (!HAVE_CHROMIUM && !IN_CI) {
 	test.skip(`browser tests: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`, () => {})
