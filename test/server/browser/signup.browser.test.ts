@@ -171,7 +171,8 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 					])
 					expect(problems.list).toEqual([])
 					await server.stop()
-				})
+					// Three people, two argon2 sign-ups and a dozen pages: more than the suite's 30 s on a loaded 2-core machine.
+				}, 120_000)
 			}
 		}
 	})
