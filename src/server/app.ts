@@ -14,7 +14,7 @@ import { downloadRoutes } from './modules/download'
 import { createDownloads, embeddedClientPackage, type Downloads } from './modules/download/service'
 import { createConfigPolicy } from './modules/configs/policy'
 import { createConfigsService } from './modules/configs/service'
-import { createEventBroker, type EventBrokerOptions } from './events/broker'
+import { createEventBroker, type EventBroker, type EventBrokerOptions } from './events/broker'
 import { eventsRoutes } from './events'
 import { healthRoutes } from './modules/health'
 import { createAppMetrics, type AppMetrics } from './modules/health/metrics'
@@ -26,7 +26,7 @@ import { createUsersService } from './modules/users/service'
 import { authPlugin } from './plugins/auth'
 import { errorsPlugin } from './plugins/errors'
 import { openapiPlugin } from './plugins/openapi'
-import { createRequestTracker, requestLogPlugin } from './plugins/request-log'
+import { createRequestTracker, requestLogPlugin, streamClosed } from './plugins/request-log'
 import type { Store } from './store/types'
 import { webRoutes } from './web'
 import { viaHttps } from './web/session'
@@ -53,6 +53,8 @@ export interface AppDeps {
 	publicUrl?: string
 	/** The event stream's keep-alive and feed-reading periods (docs/api.md "Live changes"); tests shorten them. */
 	events?: EventBrokerOptions
+	/** The event broker, when the caller must end its streams at shutdown; made by the app when not given. */
+	broker?: EventBroker
 }
 
 /** Builds the whole HTTP app; tests call it with an in-memory store and `app.handle(request)`. */
@@ -72,7 +74,7 @@ export function createApp(appDeps: AppDeps) {
 	const configs = createConfigsService({ ...deps, policy })
 	const teams = createTeamsService(deps)
 	const audit = createAuditService(deps)
-	const events = createEventBroker(deps.store, deps.events)
+	const events = deps.broker ?? createEventBroker(deps.store, { now: () => deps.clock.now(), ...deps.events })
 	deps.metrics.countStreams(() => events.size)
 	// Elysia assumes URLs start with at least "http://a.bc" and looks for the path
 	// from character 11; a homelab box reached as http://nas/ would then be routed
@@ -89,7 +91,7 @@ export function createApp(appDeps: AppDeps) {
 				if (request.method !== 'GET' && request.method !== 'HEAD') void events.changed()
 			})
 			.use(healthRoutes(deps))
-			.use(eventsRoutes(events, gate))
+			.use(eventsRoutes(events, gate, (request, route) => streamClosed(deps.logger, tracker, request, route)))
 			.use(authRoutes(auth, gate, addressOf))
 			.use(configsRoutes(configs, gate))
 			.use(teamsRoutes(teams, gate))

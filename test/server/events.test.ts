@@ -130,19 +130,23 @@ describe('GET /api/events', () => {
 			{ name: 'b', version: 1 },
 			{ name: 'a', version: 3 }
 		])
-		const ids = replayed.map((frame) => frame.id as string)
-		expect([...ids].sort()).toEqual(ids)
-		expect((ids[0] as string) > (seen?.id as string)).toBe(true)
+		const ids = replayed.map((frame) => Number(frame.id))
+		expect([...ids].sort((a, b) => a - b)).toEqual(ids)
+		expect(ids[0] as number).toBeGreaterThan(Number(seen?.id))
 		// Live events follow the replay, none of it again.
 		await push(tom, 'b', 2)
 		expect((await again.collect()).map((frame) => frame.data)).toMatchObject([{ name: 'b', version: 2 }])
 		await again.cancel()
 
-		const lost = await openStream(t, tom, '01890000-0000-7000-8000-000000000000')
-		expect(await lost.collect()).toEqual([{ event: 'reset', data: {} }])
-		await push(tom, 'c', 1)
-		expect((await lost.collect()).map((frame) => frame.data)).toMatchObject([{ name: 'c', version: 1 }])
-		await lost.cancel()
+		// A cursor never issued, one that is not a number, and one older than a week: reset, then live events.
+		for (const [round, cursor] of ['999999999', '01890000-0000-7000-8000-000000000000', seen?.id as string].entries()) {
+			if (round === 2) t.clock.advance(8 * 24 * 3_600_000)
+			const lost = await openStream(t, tom, cursor)
+			expect(await lost.collect()).toEqual([{ event: 'reset', data: {} }])
+			await push(tom, 'c', round)
+			expect((await lost.collect()).map((frame) => frame.data)).toMatchObject([{ name: 'c' }])
+			await lost.cancel()
+		}
 	})
 
 	test('a revoked key gets `revoked` and its stream closes; another key of the user is untouched', async () => {
@@ -159,6 +163,80 @@ describe('GET /api/events', () => {
 		await push({ ...tom, key: other.apiKey }, 'after', 1)
 		expect((await otherStream.collect()).map((frame) => frame.event)).toEqual(['config'])
 		await otherStream.cancel()
+	})
+
+	test('invitation and membership events reach the person they concern, and only them', async () => {
+		const { tom, ann, eve, t } = await world()
+		const [toms, anns, eves] = [await openStream(t, tom), await openStream(t, ann), await openStream(t, eve)]
+		const invited = await t.call('POST', '/api/teams/crew/members', {
+			key: tom.key,
+			body: { login: 'eve', role: 'admin' }
+		})
+		expect(invited.status).toBe(201)
+		expect((await eves.collect()).map((frame) => [frame.event, frame.data])).toEqual([
+			['invitation', { teamSlug: 'crew', teamName: 'Crew', role: 'admin' }]
+		])
+		expect((await t.call('POST', '/api/invitations/crew/accept', { key: eve.key })).status).toBe(200)
+		expect((await eves.collect()).map((frame) => [frame.event, frame.data])).toEqual([
+			['membership', { teamSlug: 'crew', removed: false }]
+		])
+		expect((await t.call('DELETE', `/api/teams/crew/members/${eve.id}`, { key: tom.key })).status).toBe(204)
+		expect((await eves.collect()).map((frame) => [frame.event, frame.data])).toEqual([
+			['membership', { teamSlug: 'crew', removed: true }]
+		])
+		expect((await t.call('DELETE', `/api/teams/crew/members/${ann.id}`, { key: ann.key })).status).toBe(204)
+		expect((await anns.collect()).map((frame) => [frame.event, frame.data])).toEqual([
+			['membership', { teamSlug: 'crew', removed: true }]
+		])
+		// The owner who did all this hears none of it; nobody heard anything twice.
+		expect(await toms.collect()).toEqual([])
+		expect(await eves.collect()).toEqual([])
+		// A cancelled invitation is no news by the time it is delivered: replayed after the cancel, it is left out.
+		const before = await openStream(t, eve)
+		await t.call('POST', '/api/teams/crew/members', { key: tom.key, body: { login: 'eve', role: 'member' } })
+		const [sent] = await before.collect()
+		expect(sent?.event).toBe('invitation')
+		await before.cancel()
+		expect((await t.call('DELETE', `/api/teams/crew/members/${eve.id}`, { key: tom.key })).status).toBe(204)
+		const replay = await openStream(t, eve, String(Number(sent?.id) - 1))
+		expect(await replay.collect()).toEqual([])
+		for (const stream of [toms, anns, eves, replay]) await stream.cancel()
+	})
+
+	test('pushes committed at once, out of the order their ids were made, all arrive, once each, in commit order', async () => {
+		const { tom, push, t } = await world()
+		const stream = await openStream(t, tom)
+		const pushes = await Promise.all(Array.from({ length: 30 }, (_, i) => push(tom, `c${i % 6}`, i)))
+		const frames: Frame[] = []
+		for (let waited = 0; frames.length < pushes.length && waited < 20; waited++)
+			frames.push(...(await stream.collect(200)))
+		const seen = frames.map(
+			(frame) => `${(frame.data as { id: string }).id}@${(frame.data as { version: number }).version}`
+		)
+		expect([...seen].sort()).toEqual(pushes.map((pushed) => `${pushed.id}@${pushed.version}`).sort())
+		const ids = frames.map((frame) => Number(frame.id))
+		expect(ids).toEqual([...ids].sort((a, b) => a - b))
+		// Per config, versions arrive in the order they were made.
+		for (const name of ['c0', 'c1']) {
+			const versions = frames
+				.filter((frame) => (frame.data as { name: string }).name === name)
+				.map((frame) => (frame.data as { version: number }).version)
+			expect(versions).toEqual([...versions].sort((a, b) => a - b))
+		}
+		await stream.cancel()
+	}, 30_000)
+
+	test('the access log records a stream once, when it closes, with how long it was open', async () => {
+		const { tom, t } = await world()
+		const stream = await openStream(t, tom)
+		await stream.collect(150)
+		expect(t.logger.lines.filter((line) => line.includes('/api/events'))).toEqual([])
+		await stream.cancel()
+		await Bun.sleep(20)
+		const lines = t.logger.lines.filter((line) => line.includes('/api/events')).map((line) => JSON.parse(line))
+		expect(lines).toHaveLength(1)
+		expect(lines[0]).toMatchObject({ msg: 'request', route: '/api/events', status: 200, stream: true })
+		expect(lines[0].ms).toBeGreaterThanOrEqual(100)
 	})
 
 	test('keep-alive comments, 20 streams per user, and the gauge counts them', async () => {
@@ -179,6 +257,7 @@ describe('GET /api/events', () => {
 		expect(after).toContain('cfgsync_event_streams 0')
 		// Streams are counted as requests but are no request latency.
 		expect(after).toContain('cfgsync_http_requests_total{route="/api/events",method="GET",status="200"}')
-		expect(after).toContain('cfgsync_http_request_duration_seconds_count{route="/api/events",method="GET"} 0')
+		// The one refusal (429) is timed; the 21 streams are not.
+		expect(after).toContain('cfgsync_http_request_duration_seconds_count{route="/api/events",method="GET"} 1')
 	})
 })

@@ -135,6 +135,13 @@ function lazyStore(opening: Promise<Store>): Store {
 		ping: () => opening.then((store) => store.ping()),
 		stats: () => opening.then((store) => store.stats()),
 		backup: (file: string) => opening.then((store) => store.backup(file)),
+		changeSignal: {
+			engine: 'postgres',
+			listen: (onNotify: () => void, onListen: () => void) =>
+				opening.then((store) =>
+					store.changeSignal.engine === 'postgres' ? store.changeSignal.listen(onNotify, onListen) : async () => {}
+				)
+		},
 		close: () => void opening.then((store) => store.close()).catch(() => {})
 	} as unknown as Store
 }

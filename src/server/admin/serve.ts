@@ -22,6 +22,7 @@ import { createPasswordHasher, type PasswordHasher } from '../lib/passwords'
 import { createAuthService } from '../modules/auth/service'
 import { createSignupService } from '../modules/signup/service'
 import type { Store } from '../store/types'
+import { createEventBroker } from '../events/broker'
 import { CliError, parseCommand, usageError } from './io'
 
 const SHUTDOWN_GRACE_MS = 10_000
@@ -126,8 +127,10 @@ function serveHttp(
 		logger.flush()
 		process.exit(1)
 	})
+	const broker = createEventBroker(store, { now: () => deps.clock.now() })
 	const app = createApp({
 		...deps,
+		broker,
 		sealer,
 		metrics,
 		sealingAllowed: heartbeat.sealingAllowed,
@@ -168,6 +171,8 @@ function serveHttp(
 
 	onShutdown(logger, async () => {
 		for (const job of jobs) job.stop()
+		// Open event streams would hold the stop below for its whole grace period: they end first (clients reconnect).
+		broker.close()
 		const forced = setTimeout(() => {
 			logger.warn('in-flight requests did not finish in time; closing anyway')
 			void app.stop(true)

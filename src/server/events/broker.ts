@@ -1,45 +1,102 @@
-import type { AuditRow, Caller, Store } from '../store/types'
+import type { AuditRow, Caller, FeedRow, Store } from '../store/types'
+import { watchFeed } from './signals'
 
 /** docs/api.md "Live changes": a user may hold this many streams on one instance. */
 export const STREAMS_PER_USER = 20
-const FEED_PAGE = 100
+/** A cursor older than this gets `reset` rather than a replay (docs/api.md: at least 24 hours are replayed). */
+export const REPLAY_MAX_MS = 7 * 24 * 3_600_000
+/** Unread bytes a stream may pile up before it is closed as too slow (its client reconnects with Last-Event-ID). */
+const UNREAD_MAX = 1024 * 1024
+const FEED_PAGE = 200
+const CURSOR = /^[0-9]{1,15}$/
 const encoder = new TextEncoder()
 
 export interface EventBrokerOptions {
 	/** How often open streams get a keep-alive comment (docs/api.md: at least every 25 s). */
 	keepAliveMs?: number
-	/** How often the feed is read while streams are open, besides `changed()`. */
+	/** How often the feed is read while streams are open, besides `changed()` and the signals of other processes. */
 	pollMs?: number
+	/** The current time (tests move it). */
+	now?: () => number
 }
 
 interface Stream {
 	caller: Caller
-	/** The last feed id this stream has been given or passed over: nothing at or before it is sent again. */
-	cursor: string
+	/** The last feed number this stream has been given or passed over: nothing at or before it is sent again. */
+	cursor: number
 	controller: ReadableStreamDefaultController<Uint8Array>
 	closed: boolean
+	onClose?: () => void
 }
 
-// Events after which some key may no longer be valid: each stream's key is looked up again.
-const REVOKING = new Set(['key.revoked', 'keys.revoked', 'user.removed', 'password.changed', 'user.password_reset'])
+// Events after which a key or a session may no longer be valid: each stream's is looked up again.
+const REVOKING = new Set([
+	'key.revoked',
+	'keys.revoked',
+	'user.removed',
+	'password.changed',
+	'user.password_reset',
+	'session.ended'
+])
 const CONFIG_EVENTS = new Set(['config.pushed', 'config.rolled_back', 'config.deleted'])
+const MEMBERSHIP_EVENTS = new Set(['invitation.accepted', 'member.removed', 'member.left'])
+
+const frame = (seq: number, event: string, data: unknown) =>
+	`id: ${seq}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`
 
 /**
- * The event streams of this process (docs/api.md "Live changes"). The audit log is the feed: every change
- * is recorded there in its own transaction with a time-ordered id, which is also the stream's cursor. One
- * reader walks the feed after its cursor whenever `changed()` is called (after a write here, or later by a
- * signal from another instance) and on a timer while streams are open, and hands each event to each stream
- * whose caller may see it now: authorisation is decided at delivery, never when the event was written.
+ * The lookups one feed row needs, made once for every stream it is offered to: with 1,000 streams open, a
+ * push costs one config lookup and one role lookup per member, not a thousand of each.
+ */
+function rowLookups(store: Store, row: AuditRow, now: () => number) {
+	const memo = new Map<string, Promise<unknown>>()
+	const once = <T>(key: string, load: () => Promise<T>): Promise<T> => {
+		let value = memo.get(key) as Promise<T> | undefined
+		if (value === undefined) {
+			value = load()
+			memo.set(key, value)
+		}
+		return value
+	}
+	const nowIso = () => new Date(now()).toISOString()
+	return {
+		config: () => once('config', () => store.configs.findMetaById(row.targetId as string)),
+		team: () => once('team', () => store.teams.findById(row.teamId as string)),
+		role: (teamId: string, userId: string) => once(`role:${userId}`, () => store.teams.roleIn(teamId, userId)),
+		invitation: (userId: string) =>
+			once(`invitation:${userId}`, () => store.teams.findInvitation(row.teamId as string, userId, nowIso())),
+		/** Whether the key or web session a stream was opened with still lets it in. */
+		valid: (caller: Caller) =>
+			once(`valid:${caller.keyHash ?? ''}:${caller.sessionIdHash ?? ''}`, async () => {
+				if (caller.keyHash !== undefined) return (await store.keys.findCaller(caller.keyHash)) !== undefined
+				if (caller.sessionIdHash !== undefined)
+					return (await store.sessions.find(caller.sessionIdHash, nowIso(), new Date(0).toISOString())) !== undefined
+				return true
+			})
+	}
+}
+
+type Lookups = ReturnType<typeof rowLookups>
+
+/**
+ * The event streams of this process (docs/api.md "Live changes"). The audit log is the feed: every change is
+ * recorded there in its own transaction and numbered in commit order, and that number is the stream's cursor.
+ * The feed is read after the streams' cursors whenever `changed()` is called (after a write here), when another
+ * process signals a commit (events/signals.ts), and on a timer while streams are open; each event goes to each
+ * stream whose caller may see it now: authorisation is decided at delivery, never when the event was written.
  */
 export function createEventBroker(store: Store, options: EventBrokerOptions = {}) {
 	const keepAliveMs = options.keepAliveMs ?? 20_000
 	const pollMs = options.pollMs ?? 1_000
+	const now = options.now ?? Date.now
 	const streams = new Set<Stream>()
-	let cursor: string | undefined
 	// Every feed read and replay runs one after another, so a stream joining mid-read neither misses nor repeats.
 	let queue: Promise<unknown> = Promise.resolve()
+	let reading = false
+	let again = false
 	let poll: ReturnType<typeof setInterval> | undefined
 	let keepAlive: ReturnType<typeof setInterval> | undefined
+	let stopSignals: (() => void) | undefined
 
 	const serial = <T>(work: () => Promise<T>): Promise<T> => {
 		const run = queue.then(work, work)
@@ -47,19 +104,14 @@ export function createEventBroker(store: Store, options: EventBrokerOptions = {}
 		return run
 	}
 
-	async function newest(): Promise<string> {
-		const [row] = await store.audit.list({ limit: 1 })
-		return row?.id ?? '00000000-0000-0000-0000-000000000000'
-	}
-
 	/** The feed after `after`, oldest first, a page at a time. */
-	async function* feed(after: string): AsyncGenerator<AuditRow> {
+	async function* feed(after: number): AsyncGenerator<FeedRow> {
 		let from = after
 		for (;;) {
-			const page = (await store.audit.list({ after: from, limit: FEED_PAGE })).reverse()
+			const page = await store.audit.feed(from, FEED_PAGE)
 			for (const row of page) yield row
 			if (page.length < FEED_PAGE) return
-			from = (page[page.length - 1] as AuditRow).id
+			from = (page[page.length - 1] as FeedRow).seq
 		}
 	}
 
@@ -67,6 +119,8 @@ export function createEventBroker(store: Store, options: EventBrokerOptions = {}
 		if (stream.closed) return
 		try {
 			stream.controller.enqueue(encoder.encode(text))
+			// A client that stopped reading is not buffered for without end (PocketBase drops the slow too).
+			if ((stream.controller.desiredSize ?? 0) < -UNREAD_MAX) drop(stream)
 		} catch {
 			drop(stream)
 		}
@@ -81,13 +135,15 @@ export function createEventBroker(store: Store, options: EventBrokerOptions = {}
 		} catch {
 			// already closed by the reader going away
 		}
+		stream.onClose?.()
 		if (streams.size === 0) stopTimers()
 	}
 
 	function stopTimers(): void {
 		if (poll) clearInterval(poll)
 		if (keepAlive) clearInterval(keepAlive)
-		poll = keepAlive = undefined
+		stopSignals?.()
+		poll = keepAlive = stopSignals = undefined
 	}
 
 	function startTimers(): void {
@@ -96,56 +152,111 @@ export function createEventBroker(store: Store, options: EventBrokerOptions = {}
 		keepAlive = setInterval(() => {
 			for (const stream of streams) send(stream, ': keep-alive\n\n')
 		}, keepAliveMs)
+		stopSignals = watchFeed(store.changeSignal, () => void changed())
 	}
 
 	/** What this event means to this stream now: an SSE frame, 'revoked', or nothing. */
-	async function frameFor(stream: Stream, row: AuditRow): Promise<string | 'revoked' | undefined> {
-		const keyHash = stream.caller.keyHash
-		if (REVOKING.has(row.type) && keyHash !== undefined && (await store.keys.findCaller(keyHash)) === undefined)
-			return 'revoked'
-		if (!CONFIG_EVENTS.has(row.type) || row.targetId === null) return undefined
-		const userId = stream.caller.userId
-		const config = row.type === 'config.deleted' ? undefined : await store.configs.findMetaById(row.targetId)
-		if (row.type !== 'config.deleted' && config === undefined) return undefined
+	async function frameFor(stream: Stream, row: FeedRow, lookups: Lookups): Promise<string | 'revoked' | undefined> {
+		const { caller } = stream
+		const userId = caller.userId
+		if (REVOKING.has(row.type)) return (await lookups.valid(caller)) ? undefined : 'revoked'
+		if (CONFIG_EVENTS.has(row.type) && row.targetId !== null) return configFrame(row, userId, lookups)
+		if (row.type === 'invitation.sent' && row.subjectUserId === userId && row.teamId !== null) {
+			// Only while it is still open: a cancelled or answered invitation is not news.
+			const invitation = await lookups.invitation(userId)
+			return invitation
+				? frame(row.seq, 'invitation', {
+						teamSlug: invitation.teamSlug,
+						teamName: invitation.teamName,
+						role: invitation.role
+					})
+				: undefined
+		}
+		if (MEMBERSHIP_EVENTS.has(row.type) && row.teamId !== null) {
+			const who = row.type === 'invitation.accepted' ? row.actorUserId : row.subjectUserId
+			if (who !== userId) return undefined
+			const team = await lookups.team()
+			return team
+				? frame(row.seq, 'membership', { teamSlug: team.slug, removed: row.type !== 'invitation.accepted' })
+				: undefined
+		}
+		return undefined
+	}
+
+	async function configFrame(row: FeedRow, userId: string, lookups: Lookups): Promise<string | undefined> {
+		const deleted = row.type === 'config.deleted'
+		const config = deleted ? undefined : await lookups.config()
+		if (!deleted && config === undefined) return undefined
 		const teamId = config ? config.teamId : row.teamId
 		if (teamId === null) {
 			const owner = config ? config.userId : row.actorUserId
 			if (owner !== userId) return undefined
-		} else if ((await store.teams.roleIn(teamId, userId)) === undefined) return undefined
+		} else if ((await lookups.role(teamId, userId)) === undefined) return undefined
 		const slash = (row.targetName ?? '').indexOf('/')
-		const data = {
+		return frame(row.seq, 'config', {
 			id: row.targetId,
 			name: config?.name ?? (row.targetName ?? '').slice(slash + 1),
 			tool: config?.tool ?? (row.targetName ?? '').slice(0, Math.max(slash, 0)),
 			teamId,
 			version: typeof row.details.version === 'number' ? row.details.version : (config?.version ?? null),
 			hash: config?.hash ?? null,
-			deleted: row.type === 'config.deleted',
+			deleted,
 			by: { username: row.actorUsername, device: row.actorDevice }
-		}
-		return `id: ${row.id}\nevent: config\ndata: ${JSON.stringify(data)}\n\n`
+		})
 	}
 
-	async function deliver(stream: Stream, row: AuditRow): Promise<void> {
-		if (stream.closed || row.id <= stream.cursor) return
-		stream.cursor = row.id
-		const frame = await frameFor(stream, row)
-		if (frame === 'revoked') {
-			send(stream, `id: ${row.id}\nevent: revoked\ndata: {}\n\n`)
+	async function deliver(stream: Stream, row: FeedRow, lookups: Lookups): Promise<void> {
+		if (stream.closed || row.seq <= stream.cursor) return
+		stream.cursor = row.seq
+		const text = await frameFor(stream, row, lookups)
+		if (text === 'revoked') {
+			send(stream, frame(row.seq, 'revoked', {}))
 			drop(stream)
-		} else if (frame !== undefined) send(stream, frame)
+		} else if (text !== undefined) send(stream, text)
 	}
 
-	/** Something may have been written: hand every event after the cursor to the open streams. */
+	async function readFeed(): Promise<void> {
+		if (streams.size === 0) return
+		let from = Number.POSITIVE_INFINITY
+		for (const stream of streams) from = Math.min(from, stream.cursor)
+		if (from === Number.POSITIVE_INFINITY) return
+		for await (const row of feed(from)) {
+			const lookups = rowLookups(store, row, now)
+			for (const stream of [...streams]) await deliver(stream, row, lookups)
+			if (streams.size === 0) return
+		}
+	}
+
+	/**
+	 * Something may have been written: hand every event after the streams' cursors to them. Calls that come
+	 * while a read runs are folded into one more read after it.
+	 */
 	function changed(): Promise<void> {
 		if (streams.size === 0) return Promise.resolve()
+		if (reading) {
+			again = true
+			return queue.then(() => undefined)
+		}
+		reading = true
 		return serial(async () => {
-			cursor ??= await newest()
-			for await (const row of feed(cursor)) {
-				for (const stream of [...streams]) await deliver(stream, row)
-				cursor = row.id
+			try {
+				do {
+					again = false
+					await readFeed()
+				} while (again)
+			} finally {
+				reading = false
 			}
 		})
+	}
+
+	/** Where a stream with this Last-Event-ID starts: its number, or undefined (never issued, pruned or too old). */
+	async function resumeFrom(lastEventId: string | null): Promise<number | undefined> {
+		if (lastEventId === null || !CURSOR.test(lastEventId)) return undefined
+		const seq = Number(lastEventId)
+		const at = await store.audit.feedAt(seq)
+		if (at === undefined || now() - Date.parse(at) > REPLAY_MAX_MS) return undefined
+		return seq
 	}
 
 	return {
@@ -155,40 +266,43 @@ export function createEventBroker(store: Store, options: EventBrokerOptions = {}
 		},
 		changed,
 		/**
-		 * A stream for this caller, replaying what came after `lastEventId` (docs/api.md), or 'too_many' past
-		 * STREAMS_PER_USER.
+		 * A stream for this caller (an API key's or a web session's), replaying what came after `lastEventId`
+		 * (docs/api.md), or 'too_many' past STREAMS_PER_USER. `onClose` runs once when it ends, for any reason.
 		 */
-		open(caller: Caller, lastEventId: string | null): ReadableStream<Uint8Array> | 'too_many' {
+		open(caller: Caller, lastEventId: string | null, onClose?: () => void): ReadableStream<Uint8Array> | 'too_many' {
 			let count = 0
 			for (const stream of streams) if (stream.caller.userId === caller.userId) count++
 			if (count >= STREAMS_PER_USER) return 'too_many'
 			let stream: Stream | undefined
-			return new ReadableStream<Uint8Array>({
-				start: (controller) => {
-					const opened: Stream = { caller, cursor: '', controller, closed: false }
-					stream = opened
-					// Counted at once, so the 21st stream opened in the same moment is refused too.
-					streams.add(opened)
-					startTimers()
-					send(opened, ': connected\n\n')
-					void serial(async () => {
-						cursor ??= await newest()
-						const known = lastEventId !== null && (await store.audit.has(lastEventId))
-						if (lastEventId !== null && !known) send(opened, 'event: reset\ndata: {}\n\n')
-						if (!known) {
-							// Live from now on: what was written before the stream opened is not news to it.
-							opened.cursor = await newest()
-							return
-						}
-						opened.cursor = lastEventId as string
-						// Up to the end of the feed; the broker's next read skips what this one gave.
-						for await (const row of feed(lastEventId as string)) await deliver(opened, row)
-					}).catch(() => drop(opened))
+			return new ReadableStream<Uint8Array>(
+				{
+					start: (controller) => {
+						// Not counted in the feed's reads until it knows where it starts.
+						const opened: Stream = { caller, cursor: Number.POSITIVE_INFINITY, controller, closed: false, onClose }
+						stream = opened
+						// Counted at once, so the 21st stream opened in the same moment is refused too.
+						streams.add(opened)
+						startTimers()
+						send(opened, ': connected\n\n')
+						void serial(async () => {
+							const resume = await resumeFrom(lastEventId)
+							if (resume === undefined) {
+								if (lastEventId !== null) send(opened, 'event: reset\ndata: {}\n\n')
+								// Live from now on: what was written before the stream opened is not news to it.
+								opened.cursor = await store.audit.feedEnd()
+								return
+							}
+							opened.cursor = resume
+							// Up to the end of the feed; the next read skips what this one gave.
+							for await (const row of feed(resume)) await deliver(opened, row, rowLookups(store, row, now))
+						}).catch(() => drop(opened))
+					},
+					cancel: () => {
+						if (stream) drop(stream)
+					}
 				},
-				cancel: () => {
-					if (stream) drop(stream)
-				}
-			})
+				{ highWaterMark: 0, size: (chunk) => chunk?.byteLength ?? 0 }
+			)
 		},
 		/** Ends every stream (shutdown). */
 		close(): void {

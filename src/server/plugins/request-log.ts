@@ -78,6 +78,11 @@ export const requestLogPlugin = (
 			// A handler that returns a Response (304, streamed lists) sets its status there, not in `set`.
 			const status =
 				responseValue instanceof Response ? responseValue.status : typeof set.status === 'number' ? set.status : 200
+			// An event stream is counted but never timed as a request, and logged once, when it closes (streamClosed).
+			if (responseValue instanceof Response && isEventStream(responseValue)) {
+				metrics?.request(route, request.method, status, undefined)
+				return
+			}
 			const ms = tracker.elapsedMs(request)
 			logger.info('request', {
 				method: request.method,
@@ -92,3 +97,23 @@ export const requestLogPlugin = (
 			metrics?.request(route, request.method, status, ms)
 			tracker.finish(request)
 		})
+
+const isEventStream = (response: Response) =>
+	response.headers.get('content-type')?.startsWith('text/event-stream') === true
+
+/**
+ * docs/api.md "Live changes": the access-log line of an event stream, written when it closes, with how long
+ * it was open. It is left out of the latency metrics: a stream is not a request that took that long.
+ */
+export function streamClosed(logger: Logger, tracker: RequestTracker, request: Request, route: string): void {
+	logger.info('request', {
+		method: request.method,
+		route,
+		status: 200,
+		ms: tracker.elapsedMs(request),
+		stream: true,
+		client: tracker.clientOf(request),
+		requestId: tracker.idOf(request)
+	})
+	tracker.finish(request)
+}

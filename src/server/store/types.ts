@@ -30,8 +30,22 @@ export interface Store {
 	stats(): Promise<{ users: number; configs: number; versions: number; databaseBytes: number }>
 	/** Writes a consistent copy of the database to `file` (which must not exist). */
 	backup(file: string): Promise<void>
+	/** How the event broker learns that another process wrote to the feed (src/server/events/signals.ts). */
+	changeSignal: ChangeSignalSource
 	close(): void
 }
+
+/**
+ * docs/api.md "Live changes": SQLite's `PRAGMA data_version` moves when another connection committed;
+ * PostgreSQL notifies `cfgsync_events` at every commit that adds to the feed (drizzle-postgres/0003).
+ */
+export type ChangeSignalSource =
+	| { engine: 'sqlite'; dataVersion(): number }
+	| {
+			engine: 'postgres'
+			/** Listens on a connection of its own; `onListen` runs at first and after every reconnect. */
+			listen(onNotify: () => void, onListen: () => void): Promise<() => Promise<void>>
+	  }
 
 /**
  * Who did something, for the audit log (docs/operations.md). A request with an API
@@ -84,6 +98,11 @@ export interface AuditRow {
 	details: AuditDetails
 }
 
+/** An audit event as the change feed gives it: with its number in commit order. */
+export interface FeedRow extends AuditRow {
+	seq: number
+}
+
 /**
  * Which events: `userId`, events the user did or that concern them; `teamId`, the team's events. `before`: older
  * than that id; `after`: the `limit` events just newer than that id. Always newest first. `search`: the type, actor,
@@ -109,8 +128,15 @@ export interface AuditStore {
 	 * did or that concern them; `teamId`: the team's events; `targetId`: only those about that target.
 	 */
 	list(query: AuditListQuery): Promise<AuditRow[]>
-	/** Whether an event with this id is still kept (the event stream's cursors are event ids). */
-	has(id: string): Promise<boolean>
+	/**
+	 * docs/api.md "Live changes": the change feed, the events numbered after `after` in commit order, oldest
+	 * first, `limit` at most. A number, once read, is never followed by a lower one committed later.
+	 */
+	feed(after: number, limit: number): Promise<FeedRow[]>
+	/** The highest number in the feed (0 when empty). */
+	feedEnd(): Promise<number>
+	/** When the event with this feed number happened, or undefined when it is not kept (never issued, or pruned). */
+	feedAt(seq: number): Promise<string | undefined>
 	/** Drops events older than `before`; returns how many. */
 	prune(before: string): Promise<number>
 }
@@ -528,6 +554,8 @@ export interface TeamStore {
 	): Promise<boolean>
 	/** A live team by slug with the caller's role, or undefined when missing, deleted or not a member. */
 	findForMember(slug: string, userId: string): Promise<{ team: TeamRow; role: Role } | undefined>
+	/** A team by id, deleted or not (the event stream names the team a member left). */
+	findById(teamId: string): Promise<TeamRow | undefined>
 	/** The caller's role in a live team by id; undefined when missing, deleted or not a member. */
 	roleIn(teamId: string, userId: string): Promise<Role | undefined>
 	listForUser(userId: string): Promise<(TeamRow & { role: Role })[]>

@@ -2,8 +2,6 @@ import packageJson from '../../../../package.json' with { type: 'json' }
 import { createMetrics } from '../../lib/metrics'
 import type { Store } from '../../store/types'
 
-const EVENTS_ROUTE = '/api/events'
-
 /** Latency buckets in seconds: sub-millisecond reads to multi-second 512 KiB pushes. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
 
@@ -90,8 +88,8 @@ export function createAppMetrics(store: Store) {
 				perRequest.set(key, series)
 			}
 			series.count.inc()
-			// An event stream lasts as long as its client stays: its time is no request latency.
-			if (ms !== undefined && pattern !== EVENTS_ROUTE) series.time.observe(ms / 1000)
+			// An event stream comes without a time (plugins/request-log.ts): it lasts as long as its client stays.
+			if (ms !== undefined) series.time.observe(ms / 1000)
 		},
 		/** Where the cfgsync_event_streams gauge reads from (the app's event broker). */
 		countStreams(count: () => number) {

@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, gt, lt, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, gt, isNotNull, lt, max, or, sql, type SQL } from 'drizzle-orm'
 import { uuidv7Floor } from '../../lib/ids'
-import type { AuditEvent, AuditRow, AuditStore } from '../types'
+import type { AuditEvent, AuditRow, AuditStore, FeedRow } from '../types'
 import type { SQL as BunSQL } from 'bun'
 import type { PgDb, PgTx } from './client'
 import { statement } from './rows'
@@ -112,8 +112,19 @@ export function postgresAudit(db: PgDb): AuditStore {
 			if (query.after !== undefined) rows.reverse()
 			return rows.map((row) => ({ ...row, details: JSON.parse(row.details) }) as AuditRow)
 		},
-		has: async (id) =>
-			(await db.select({ id: auditEvents.id }).from(auditEvents).where(eq(auditEvents.id, id)).limit(1)).length > 0,
+		// Numbers are given at commit by a trigger, in commit order (drizzle-postgres/0003_audit_feed_seq.sql).
+		feed: async (after, limit) =>
+			(
+				await db
+					.select()
+					.from(auditEvents)
+					.where(and(isNotNull(auditEvents.seq), gt(auditEvents.seq, after)))
+					.orderBy(asc(auditEvents.seq))
+					.limit(limit)
+			).map((row) => ({ ...row, seq: Number(row.seq), details: JSON.parse(row.details) }) as FeedRow),
+		feedEnd: async () => Number((await db.select({ end: max(auditEvents.seq) }).from(auditEvents))[0]?.end ?? 0),
+		feedAt: async (seq) =>
+			(await db.select({ at: auditEvents.at }).from(auditEvents).where(eq(auditEvents.seq, seq)))[0]?.at,
 		// Ids are UUIDv7, ordered by time: the primary key finds the old events.
 		prune: async (before) =>
 			(

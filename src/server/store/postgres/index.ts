@@ -52,10 +52,13 @@ export async function openPostgresStore(url: string, options: OpenOptions & Conn
 		jobs: withCleanErrors(postgresJobs(db)),
 		meta: withCleanErrors(postgresMeta(db)),
 		instances: withCleanErrors(postgresInstances(db)),
-		// Rows copied in keep their ids; the login-failure sequence then goes on after the highest.
+		// Rows copied in keep their ids; the login-failure and audit feed sequences then go on after the highest.
 		tables: tableAccess(schema, db, async () => {
 			await client.unsafe(
 				`SELECT setval(pg_get_serial_sequence('login_failures', 'id'), COALESCE((SELECT max(id) FROM login_failures), 0) + 1, false)`
+			)
+			await client.unsafe(
+				`SELECT setval('audit_events_seq', COALESCE((SELECT max(seq) FROM audit_events), 0) + 1, false)`
 			)
 		}),
 		async ping() {
@@ -78,6 +81,13 @@ export async function openPostgresStore(url: string, options: OpenOptions & Conn
 		},
 		backup: async () => {
 			throw new Error(PG_DUMP_ADVICE)
+		},
+		changeSignal: {
+			engine: 'postgres',
+			async listen(onNotify, onListen) {
+				const subscription = await client.listen('cfgsync_events', () => onNotify(), onListen)
+				return () => subscription.unlisten()
+			}
 		},
 		close: () => void client.close().catch(() => {})
 	}

@@ -2,6 +2,7 @@ import journal from '../../../../drizzle-postgres/meta/_journal.json' with { typ
 import m0000 from '../../../../drizzle-postgres/0000_init.sql' with { type: 'text' }
 import m0001 from '../../../../drizzle-postgres/0001_server_instances.sql' with { type: 'text' }
 import m0002 from '../../../../drizzle-postgres/0002_signup_links.sql' with { type: 'text' }
+import m0003 from '../../../../drizzle-postgres/0003_audit_feed_seq.sql' with { type: 'text' }
 import type { Migration } from '../sqlite/migrations'
 
 /**
@@ -12,7 +13,8 @@ import type { Migration } from '../sqlite/migrations'
 export const embeddedSql: Record<string, string> = {
 	'0000_init': m0000,
 	'0001_server_instances': m0001,
-	'0002_signup_links': m0002
+	'0002_signup_links': m0002,
+	'0003_audit_feed_seq': m0003
 }
 
 export const migrations: Migration[] = journal.entries.map((entry) => {

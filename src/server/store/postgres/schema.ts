@@ -220,6 +220,8 @@ export const auditEvents = pgTable(
 	'audit_events',
 	{
 		id: text('id').primaryKey(),
+		/** Given at commit, in commit order, by a trigger (drizzle-postgres/0003): see ../sqlite/schema.ts. */
+		seq: bigint('seq', { mode: 'number' }),
 		at: text('at').notNull(),
 		type: text('type').notNull(),
 		actorUserId: text('actor_user_id'),
@@ -236,7 +238,8 @@ export const auditEvents = pgTable(
 	(t) => [
 		index('audit_events_actor_idx').on(t.actorUserId, t.id),
 		index('audit_events_subject_idx').on(t.subjectUserId, t.id).where(sql`${t.subjectUserId} IS NOT NULL`),
-		index('audit_events_team_idx').on(t.teamId, t.id).where(sql`${t.teamId} IS NOT NULL`)
+		index('audit_events_team_idx').on(t.teamId, t.id).where(sql`${t.teamId} IS NOT NULL`),
+		uniqueIndex('audit_events_seq_key').on(t.seq)
 	]
 )
 

@@ -138,6 +138,7 @@ export function postgresTeams(db: PgDb): TeamStore {
 			const { role, ...team } = row
 			return { team, role }
 		},
+		findById: async (teamId) => (await db.select(teamFields).from(teams).where(eq(teams.id, teamId)))[0],
 		roleIn: async (teamId, userId) =>
 			(
 				await db

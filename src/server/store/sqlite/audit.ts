@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, gt, lt, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, gt, lt, max, or, sql, type SQL } from 'drizzle-orm'
 import { uuidv7Floor } from '../../lib/ids'
-import type { AuditEvent, AuditRow, AuditStore } from '../types'
+import type { AuditEvent, AuditRow, AuditStore, FeedRow } from '../types'
 import type { SqliteDb } from './client'
 import { changed } from './errors'
 import { apiKeys, auditEvents } from './schema'
@@ -17,6 +17,8 @@ export function auditWriter(db: SqliteDb) {
 		.insert(auditEvents)
 		.values({
 			id: p('id'),
+			// Inside the write lock, so numbers follow commit order (docs/api.md "Live changes").
+			seq: sql`(SELECT COALESCE(MAX(${auditEvents.seq}), 0) + 1 FROM ${auditEvents})`,
 			at: p('at'),
 			type: p('type'),
 			actorUserId: p('actorUserId'),
@@ -89,8 +91,22 @@ export function sqliteAudit(db: SqliteDb, write: AuditWriter): AuditStore {
 			if (query.after !== undefined) rows.reverse()
 			return rows.map((row) => ({ ...row, details: JSON.parse(row.details) }) as AuditRow)
 		},
-		has: async (id) =>
-			db.select({ id: auditEvents.id }).from(auditEvents).where(eq(auditEvents.id, id)).limit(1).all().length > 0,
+		feed: async (after, limit) =>
+			db
+				.select()
+				.from(auditEvents)
+				.where(gt(auditEvents.seq, after))
+				.orderBy(asc(auditEvents.seq))
+				.limit(limit)
+				.all()
+				.map((row) => ({ ...row, details: JSON.parse(row.details) }) as FeedRow),
+		feedEnd: async () =>
+			db
+				.select({ end: max(auditEvents.seq) })
+				.from(auditEvents)
+				.get()?.end ?? 0,
+		feedAt: async (seq) =>
+			db.select({ at: auditEvents.at }).from(auditEvents).where(eq(auditEvents.seq, seq)).get()?.at,
 		// Ids are UUIDv7, ordered by time: the primary key finds the old events, no index on `at` is kept up.
 		prune: async (before) =>
 			changed(

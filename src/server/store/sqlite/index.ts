@@ -42,6 +42,7 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 	if (options.secureDelete) sqlite.run('PRAGMA secure_delete = ON')
 	const db = wrap(sqlite)
 	const ping = sqlite.query<{ ok: number }, []>('SELECT 1 AS ok')
+	const dataVersion = sqlite.query<{ data_version: number }, []>('PRAGMA data_version')
 	const fileAtOpen = file === ':memory:' ? undefined : statSync(file)
 	const audit = auditWriter(db)
 	return {
@@ -77,6 +78,7 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 			}
 		},
 		backup: async (target) => backupTo(sqlite, target),
+		changeSignal: { engine: 'sqlite', dataVersion: () => dataVersion.get()?.data_version ?? 0 },
 		close: () => sqlite.close()
 	}
 }

@@ -233,6 +233,11 @@ export const auditEvents = sqliteTable(
 	{
 		/** UUIDv7: time-ordered, so pages are taken by id. */
 		id: text('id').primaryKey(),
+		/**
+		 * docs/api.md "Live changes": the change feed's cursor, in commit order (ids are made before their
+		 * transaction, so two writers may commit them out of order). Given inside the write lock.
+		 */
+		seq: integer('seq'),
 		at: text('at').notNull(),
 		type: text('type').notNull(),
 		actorUserId: text('actor_user_id'),
@@ -254,7 +259,8 @@ export const auditEvents = sqliteTable(
 	(t) => [
 		index('audit_events_actor_idx').on(t.actorUserId, t.id),
 		index('audit_events_subject_idx').on(t.subjectUserId, t.id).where(sql`${t.subjectUserId} IS NOT NULL`),
-		index('audit_events_team_idx').on(t.teamId, t.id).where(sql`${t.teamId} IS NOT NULL`)
+		index('audit_events_team_idx').on(t.teamId, t.id).where(sql`${t.teamId} IS NOT NULL`),
+		uniqueIndex('audit_events_seq_key').on(t.seq)
 	]
 )
 

@@ -283,6 +283,7 @@ export function sqliteTeams(db: SqliteDb, sqlite: Database, audit: AuditWriter):
 			const { role, ...team } = row
 			return { team, role }
 		},
+		findById: async (teamId) => db.select(teamFields).from(teams).where(eq(teams.id, teamId)).get(),
 		roleIn: async (teamId, userId) => roleIn.get({ teamId, userId })?.role,
 		listForUser: async (userId) =>
 			db
