@@ -14,7 +14,7 @@ const encoder = new TextEncoder()
 export interface EventBrokerOptions {
 	/** How often open streams get a keep-alive comment (docs/api.md: at least every 25 s). */
 	keepAliveMs?: number
-	/** How often the feed is read while streams are open, besides `changed()` and the signals of other processes. */
+	/** How often the feed is read while streams are open, in case a signal was lost (besides `changed()` and the signals). */
 	pollMs?: number
 	/** The current time (tests move it). */
 	now?: () => number
@@ -87,7 +87,7 @@ type Lookups = ReturnType<typeof rowLookups>
  */
 export function createEventBroker(store: Store, options: EventBrokerOptions = {}) {
 	const keepAliveMs = options.keepAliveMs ?? 20_000
-	const pollMs = options.pollMs ?? 1_000
+	const pollMs = options.pollMs ?? 5_000
 	const now = options.now ?? Date.now
 	const streams = new Set<Stream>()
 	// Every feed read and replay runs one after another, so a stream joining mid-read neither misses nor repeats.
