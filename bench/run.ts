@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { seed, type Seeded } from './seed'
 import { SQL } from 'bun'
 import { cpuTicks, group, listen, need, ROOT, rssBytes, TICK_US, type Server } from './servers'
+import { describeStreams, streamsScenario, type StreamFigures } from './streams'
 
 // BENCH_BINARY compares another build of the server against the same baseline and reference.
 const BINARY = process.env.BENCH_BINARY ?? join(ROOT, 'dist', 'cfgsync-server')
@@ -325,6 +326,7 @@ async function main() {
 
 	const startups = []
 	if (!ONLY || ONLY.test('startup')) for (let i = 0; i < 5; i++) startups.push(await startupMs(large))
+	const streams = !ONLY || ONLY.test('streams') ? await streamsScenario(BINARY) : undefined
 
 	if (!ONLY || ONLY.test('workers')) {
 		const one = await startCfgsync(small, '1 worker', ['--workers', '1'])
@@ -342,7 +344,7 @@ async function main() {
 		await two.stop()
 	}
 
-	report(machine, idleRss, startups)
+	report(machine, idleRss, startups, streams)
 }
 
 /**
@@ -466,7 +468,7 @@ async function postgresRows(small: Seeded) {
 	}
 }
 
-function report(machine: string, idleRss: number, startups: number[]) {
+function report(machine: string, idleRss: number, startups: number[], streams?: StreamFigures) {
 	const floor = (connections: number) => results.find((r) => r.server === 'bare Bun' && r.connections === connections)
 	const ref = (r: Result) =>
 		results.find((x) => x.server === 'reference' && x.scenario === r.scenario && x.connections === r.connections)
@@ -565,6 +567,7 @@ function report(machine: string, idleRss: number, startups: number[]) {
 		console.log(
 			`start to first healthy /healthz with the 100,000-config database: median ${median(startups).toFixed(0)} ms of ${startups.length}`
 		)
+	if (streams) console.log(describeStreams(streams))
 }
 
 await main()
