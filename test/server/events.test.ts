@@ -203,6 +203,18 @@ describe('GET /api/events', () => {
 		for (const stream of [toms, anns, eves, replay]) await stream.cancel()
 	})
 
+	test('a deleted team is `membership` removed for each of its members, and nothing for anyone else', async () => {
+		const { tom, ann, eve, t } = await world()
+		const [toms, anns, eves] = [await openStream(t, tom), await openStream(t, ann), await openStream(t, eve)]
+		expect((await t.call('DELETE', '/api/teams/crew', { key: tom.key })).status).toBe(204)
+		for (const stream of [toms, anns])
+			expect((await stream.collect()).map((frame) => [frame.event, frame.data])).toEqual([
+				['membership', { teamSlug: 'crew', removed: true }]
+			])
+		expect(await eves.collect()).toEqual([])
+		for (const stream of [toms, anns, eves]) await stream.cancel()
+	})
+
 	test('pushes committed at once, out of the order their ids were made, all arrive, once each, in commit order', async () => {
 		const { tom, push, t } = await world()
 		const stream = await openStream(t, tom)

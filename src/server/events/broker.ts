@@ -62,6 +62,9 @@ function rowLookups(store: Store, row: AuditRow, now: () => number) {
 	return {
 		config: () => once('config', () => store.configs.findMetaById(row.targetId as string)),
 		team: () => once('team', () => store.teams.findById(row.teamId as string)),
+		/** Everyone with a membership row in the event's team, a deleted team included. */
+		members: () =>
+			once('members', async () => new Set((await store.teams.members(row.teamId as string)).map((m) => m.userId))),
 		role: (teamId: string, userId: string) => once(`role:${userId}`, () => store.teams.roleIn(teamId, userId)),
 		invitation: (userId: string) =>
 			once(`invitation:${userId}`, () => store.teams.findInvitation(row.teamId as string, userId, nowIso())),
@@ -171,6 +174,12 @@ export function createEventBroker(store: Store, options: EventBrokerOptions = {}
 						role: invitation.role
 					})
 				: undefined
+		}
+		if (row.type === 'team.deleted' && row.teamId !== null) {
+			// A deleted team's members are removed from it, all at once.
+			if (!(await lookups.members()).has(userId)) return undefined
+			const team = await lookups.team()
+			return team ? frame(row.seq, 'membership', { teamSlug: team.slug, removed: true }) : undefined
 		}
 		if (MEMBERSHIP_EVENTS.has(row.type) && row.teamId !== null) {
 			const who = row.type === 'invitation.accepted' ? row.actorUserId : row.subjectUserId
