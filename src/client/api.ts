@@ -25,6 +25,7 @@ import type {
 	TeamListItem,
 	TeamMember
 } from '../shared/api/teams'
+import { type ListenEnd, type ListenOptions, listen } from './live'
 
 /**
  * The server's API as the client calls it: one method per route, whose
@@ -288,6 +289,19 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 			accept: (team: string) => send<TeamMember>('POST', `/api/invitations/${slug(team)}/accept`),
 			decline: (team: string) => remove(`/api/invitations/${slug(team)}`)
 		},
+		/**
+		 * GET /api/events, kept open until `signal` aborts or it ends for good
+		 * (src/client/live.ts): connecting is bounded by the request time-out,
+		 * the stream itself is not.
+		 */
+		events: (options: Omit<ListenOptions, 'base' | 'key' | 'connectTimeoutMs' | 'unreachable'>): Promise<ListenEnd> =>
+			listen({
+				...options,
+				base,
+				key: key ?? '',
+				connectTimeoutMs: timeout,
+				unreachable: (error) => `cannot reach the server at ${base}: ${connectionProblem(error)}`
+			}),
 		audit: {
 			/** Your own audit log, or with `team` a team's. */
 			list: (params: Query<typeof AuditQuery>, team?: string) =>
