@@ -49,4 +49,38 @@ describe('the client bundled for Node', () => {
 		expect(b.file('.claude/settings.json')).toBe('{"a": 3, "b": 2}\n')
 		expect((await b.cfgsync(['status'])).code).toBe(0)
 	}, 60_000)
+
+	test('watch listens to live changes under node: a push from another machine is pulled within 2 s', async () => {
+		const node = { command: ['node', bundle] }
+		const a = machine(server, node)
+		const b = machine(server, node)
+		expect((await login(a, ada, 'node-wa')).code).toBe(0)
+		expect((await login(b, ada, 'node-wb')).code).toBe(0)
+		a.file('.codex/AGENTS.md', 'one\n')
+		expect((await a.cfgsync(['push', 'codex', '--name', 'node-watch'])).code).toBe(0)
+		expect((await b.cfgsync(['pull', 'codex', '--name', 'node-watch'])).code).toBe(0)
+		// The default interval (30 s): only the live stream can bring the change in time.
+		const watcher = b.start(['watch', 'codex', '--name', 'node-watch'])
+		let stdout = ''
+		const reading = (async () => {
+			for await (const chunk of watcher.stdout as ReadableStream<Uint8Array>) stdout += new TextDecoder().decode(chunk)
+		})()
+		try {
+			for (const deadline = Date.now() + 15_000; !stdout.includes('live changes from the server'); ) {
+				if (Date.now() > deadline) throw new Error(`watch did not start: ${stdout}`)
+				await Bun.sleep(50)
+			}
+			await Bun.sleep(500)
+			a.file('.codex/AGENTS.md', 'two\n')
+			expect((await a.cfgsync(['push', 'codex', '--name', 'node-watch'])).code).toBe(0)
+			const pushed = Date.now()
+			while (b.file('.codex/AGENTS.md') !== 'two\n' && Date.now() - pushed < 2000) await Bun.sleep(50)
+			expect(b.file('.codex/AGENTS.md')).toBe('two\n')
+		} finally {
+			watcher.kill('SIGINT')
+		}
+		expect(await watcher.exited).toBe(0)
+		await reading
+		expect(stdout).toContain('Stopped.')
+	}, 60_000)
 })

@@ -1,8 +1,10 @@
-import { noMore, type Session, session } from '../context'
+import { ApiError } from '../api'
+import { loginCommand, noMore, type Session, session } from '../context'
 import { readLocal } from '../files'
 import { fileHash, sha256 } from '../hash'
 import { acquireLock } from '../lock'
-import { CliFailure, dim, EXIT, isJsonMode, notice, say, warn } from '../output'
+import type { ListenEnd } from '../live'
+import { CliFailure, dim, EXIT, failure, isJsonMode, notice, say, warn } from '../output'
 import { pinnedScope } from '../pinned'
 import { outcomeFailure, printLines, reportJson, summary } from '../report'
 import { fetchRemote, runOne, type Target } from '../run'
@@ -12,20 +14,24 @@ import { ownValue } from '../sync/engine'
 import { defineCommand, type Input, NAME, TEAM, TOOL, YES } from './command'
 import { targetsFor } from './common'
 
-export const WATCH_HELP = `cfgsync watch [TOOL] [-n|--name N] [--team SLUG] [--interval 30s] [-y|--yes] [--allow-secrets]
+export const WATCH_HELP = `cfgsync watch [TOOL] [-n|--name N] [--team SLUG] [--poll] [--interval 30s] [-y|--yes] [--allow-secrets]
 
 Keeps every config this machine syncs (or TOOL's) in sync, in the
 foreground: local edits are pushed once they settle (unchanged for a
-second), and new versions on the server are pulled by polling every
---interval (default 30s; 1s at least; If-None-Match, so an unchanged config
-costs one small request). It starts with one sync of each config. It never
-settles a conflict itself: it reports it once and leaves that config's
-conflicting files alone until you run cfgsync resolve; a team file that
-someone else changed beyond the inert settings (theme, fonts, formatting,
-layout) is left as it is unless --yes. Ctrl-C stops it
-cleanly (exit 0). With --json it prints one JSON object per line: each
-cycle that changed something (the shape of sync --json's entries, with
-"at"), or a config's error ("config", "error", "code", "at").`
+second), and a new version on the server is pulled within a second: watch
+listens to the server's live changes (GET /api/events) and sends no other
+request while nothing changes. When that stream drops it says so once,
+reconnects (1s, doubling to 30s) and says when it is back. Against a server
+without live changes, or with --poll, it polls every --interval instead
+(default 30s; 1s at least; If-None-Match, so an unchanged config costs one
+small request). It starts with one sync of each config. It never settles a
+conflict itself: it reports it once and leaves that config's conflicting
+files alone until you run cfgsync resolve; a team file that someone else
+changed beyond the inert settings (theme, fonts, formatting, layout) is left
+as it is unless --yes. Ctrl-C stops it cleanly (exit 0); a key revoked
+meanwhile stops it with exit 4. With --json it prints one JSON object per
+line: each cycle that changed something (the shape of sync --json's
+entries, with "at"), or a config's error ("config", "error", "code", "at").`
 
 /** `30s`, `2m`, `1h`, `1500ms`, or seconds. */
 export function parseInterval(text: string): number {
@@ -48,6 +54,14 @@ interface Watched {
 	/** When the state was written as the stuck files were noted: a command run meanwhile (resolve) frees them. */
 	stuckAt?: string
 	nextPoll: number
+	/**
+	 * The hash the last live event of this config names (`deleted` once deleted): judged by the loop, after
+	 * any cycle under way, so this machine's own push (whose event may come before the push is noted) is
+	 * not pulled back.
+	 */
+	heard?: string
+	/** Look at the server (If-None-Match) now: after a reset, or after the live stream was down. */
+	check?: boolean
 	/** No longer on the server: not watched any more. */
 	gone?: boolean
 }
@@ -75,6 +89,7 @@ const options = {
 	...NAME,
 	...TEAM,
 	interval: { type: 'string' },
+	poll: { type: 'boolean' },
 	...YES,
 	'allow-secrets': { type: 'boolean' }
 } as const
@@ -94,6 +109,7 @@ async function run({ values, positionals }: Input<typeof options>) {
 	const members = await memberTeams(s, targets)
 
 	let stopping = false
+	const live = new AbortController()
 	let wake: (() => void) | undefined
 	let lock: { release: () => void } | undefined
 	const onSignal = () => {
@@ -103,6 +119,7 @@ async function run({ values, positionals }: Input<typeof options>) {
 			process.exit(130)
 		}
 		stopping = true
+		live.abort()
 		wake?.()
 	}
 	process.on('SIGINT', onSignal)
@@ -116,21 +133,17 @@ async function run({ values, positionals }: Input<typeof options>) {
 			}
 		})
 
-	if (!isJsonMode())
-		say(
-			`Watching ${targets.map((t) => t.label).join(', ')} (server every ${interval / 1000}s, local edits every ${tick / 1000}s). Ctrl-C stops.`
-		)
 	const watched: Watched[] = targets.map((t) => ({ t, nextPoll: 0, stuck: new Map() }))
 
 	// While the server cannot be reached, one line says so, and one more when it answers again (not one per try).
 	let down: string | undefined
-	const unreachable = (w: Watched, error: CliFailure) => {
+	const unreachable = (w: Watched | undefined, error: CliFailure) => {
 		if (down !== undefined) return
 		down = error.message
 		if (isJsonMode())
 			line({
 				at: new Date().toISOString(),
-				config: { tool: w.t.tool, name: w.t.name, team: w.t.team ?? w.t.teamId ?? null },
+				config: w ? { tool: w.t.tool, name: w.t.name, team: w.t.team ?? w.t.teamId ?? null } : null,
 				error: error.message,
 				code: error.code
 			})
@@ -211,23 +224,126 @@ async function run({ values, positionals }: Input<typeof options>) {
 		}
 	}
 
+	// The live stream (docs/client.md "cfgsync watch"): an event of a config watched here, with a hash
+	// this machine has not synced (not its own push), marks it for a sync at once.
+	let mode: 'live' | 'poll' = values.poll ? 'poll' : 'live'
+	let ended: ListenEnd | undefined
+	let opens = 0
+	let first: () => void = () => undefined
+	const started = new Promise<void>((resolve) => {
+		first = resolve
+	})
+	const onEvent = (event: { event: string; data: string }) => {
+		if (event.event === 'reset') for (const w of watched) w.check = true
+		if (event.event !== 'config') return wake?.()
+		let data: { id?: unknown; name?: unknown; tool?: unknown; teamId?: unknown; hash?: unknown; deleted?: unknown }
+		try {
+			data = JSON.parse(event.data)
+		} catch {
+			return
+		}
+		if (typeof data !== 'object' || data === null) return
+		for (const w of watched) {
+			if (data.tool !== w.t.tool || data.name !== w.t.name || (data.teamId ?? undefined) !== w.t.teamId) continue
+			w.heard = data.deleted !== true && typeof data.hash === 'string' ? data.hash : 'deleted'
+		}
+		wake?.()
+	}
+	const listening =
+		mode === 'live'
+			? s.api
+					.events({
+						signal: live.signal,
+						onOpen: (replaying) => {
+							opens++
+							// Back after an outage, or reopened without a cursor to replay from: look at every config.
+							if (reachable() || (opens > 1 && !replaying)) for (const w of watched) w.check = true
+							first()
+							wake?.()
+						},
+						onEvent,
+						onLost: (why) => {
+							unreachable(undefined, new CliFailure(why, EXIT.error, 'unreachable'))
+							first()
+						}
+					})
+					.then((end) => {
+						ended = end
+						first()
+						wake?.()
+					})
+			: Promise.resolve()
+	/** What the stream's end means: stop (exit 4), or poll from now on. */
+	const settle = (end: ListenEnd) => {
+		if (end.kind === 'revoked')
+			throw new CliFailure(
+				s.keySource === 'env'
+					? `${s.server} revoked the key in CFGSYNC_API_KEY, so watch stopped: set CFGSYNC_API_KEY to a valid key (or unset it to use the login saved by cfgsync login), then run cfgsync watch again.`
+					: `${s.server} revoked this device's key (or removed your account, or signed you out everywhere), so watch stopped: sign in again with ${loginCommand(s.profile)}, then run cfgsync watch again.`,
+				EXIT.auth
+			)
+		if (end.kind === 'unauthorized')
+			throw failure(new ApiError(401, 'unauthorized', ''), {
+				server: s.server,
+				keySource: s.keySource,
+				login: loginCommand(s.profile)
+			})
+		if (end.kind === 'unsupported') {
+			mode = 'poll'
+			notice(dim(`[${stamp()}] ${end.why}: polling every ${interval / 1000}s instead.`))
+			for (const w of watched) w.nextPoll = Math.min(w.nextPoll, Date.now())
+		}
+	}
+
 	try {
+		if (mode === 'live') await started
+		if (ended) settle(ended)
+		ended = undefined
+		if (!isJsonMode())
+			say(
+				`Watching ${targets.map((t) => t.label).join(', ')} (${mode === 'live' ? 'live changes from the server' : `server every ${interval / 1000}s`}, local edits every ${tick / 1000}s). Ctrl-C stops.`
+			)
 		for (const w of watched) {
 			if (stopping) break
 			await cycle(w)
 			w.nextPoll = Date.now() + interval
 		}
+		let lastLocal = Date.now()
 		while (!stopping) {
-			await sleep(tick)
+			// Woken early by an event; local edits are still looked at once a second, so "settled" keeps its meaning.
+			if (!ended && !watched.some((w) => w.heard !== undefined || w.check))
+				await sleep(Math.max(0, lastLocal + tick - Date.now()))
+			if (stopping) break
+			if (ended) {
+				settle(ended)
+				ended = undefined
+			}
+			const localDue = Date.now() >= lastLocal + tick - 50
+			if (localDue) lastLocal = Date.now()
 			for (const w of watched) {
 				if (stopping) break
 				if (w.gone) continue
-				const now = await localSide(s, w)
-				const settled = now.fingerprint === w.seen
-				w.seen = now.fingerprint
-				// While the server is down, edits here wait for the next poll rather than a try every second.
-				let due = settled && now.dirty && down === undefined
-				if (!due && Date.now() >= w.nextPoll) {
+				let due = false
+				if (localDue) {
+					const now = await localSide(s, w)
+					const settled = now.fingerprint === w.seen
+					w.seen = now.fingerprint
+					// While the server is down, edits here wait until it answers again rather than a try every second.
+					due = settled && now.dirty && down === undefined
+				}
+				if (w.heard !== undefined) {
+					// A version this machine has synced (its own push, say) needs no pull.
+					if (![w.etag, getState(w.t.key)?.hash].includes(w.heard)) {
+						w.check = false
+						due = true
+					}
+					w.heard = undefined
+				}
+				// A request that failed while the stream stayed open is tried again each interval: otherwise
+				// edits here would wait for the next event.
+				const polling = mode === 'poll' || down !== undefined
+				if (!due && (w.check || (polling && Date.now() >= w.nextPoll))) {
+					w.check = false
 					w.nextPoll = Date.now() + interval
 					try {
 						due = (await fetchRemote(s, w.t, w.etag)) !== 'unchanged'
@@ -243,6 +359,8 @@ async function run({ values, positionals }: Input<typeof options>) {
 			}
 		}
 	} finally {
+		live.abort()
+		await listening
 		process.off('SIGINT', onSignal)
 		process.off('SIGTERM', onSignal)
 	}
@@ -253,7 +371,7 @@ export const watch = defineCommand({
 	name: 'watch',
 	group: 'Sync',
 	summary: 'keep in sync in the foreground',
-	usage: ['watch [TOOL] [--interval 30s]'],
+	usage: ['watch [TOOL] [--poll] [--interval 30s]'],
 	help: WATCH_HELP,
 	args: [TOOL],
 	options,
