@@ -66,7 +66,7 @@ describe('the client bundled for Node', () => {
 			for await (const chunk of watcher.stdout as ReadableStream<Uint8Array>) stdout += new TextDecoder().decode(chunk)
 		})()
 		try {
-			for (const deadline = Date.now() + 15_000; !stdout.includes('live changes from the server'); ) {
+			for (const deadline = Date.now() + 15_000; !stdout.includes('Watching'); ) {
 				if (Date.now() > deadline) throw new Error(`watch did not start: ${stdout}`)
 				await Bun.sleep(50)
 			}
