@@ -81,7 +81,7 @@ async function pair(name: string, to: Server = server) {
 }
 
 describe('cfgsync watch on live changes', () => {
-	test("pulls another machine's push within 2 s, sends no request but the stream while idle, and does not pull its own push back", async () => {
+	test("pulls another machine's push within 2 s, sends no request but the stream while idle (or for other configs), and does not pull its own push back", async () => {
 		const proxy = recordingProxy(server)
 		try {
 			const { a, b } = await pair('live', proxy.server)
@@ -93,6 +93,9 @@ describe('cfgsync watch on live changes', () => {
 				)
 				await Bun.sleep(1000)
 				const idleFrom = proxy.requests.length
+				// A change to a config this watch does not cover is no reason for a request either.
+				const other = { tool: 'gemini-cli', name: 'not-watched', data: { files: { '.gemini/GEMINI.md': 'x\n' } } }
+				expect((await api(server, 'POST', '/api/configs', ben.key, other)).status).toBe(201)
 				await Bun.sleep(5000)
 				expect(proxy.requests.slice(idleFrom)).toEqual([])
 				expect(proxy.requests.filter((r) => r.path === '/api/events')).toHaveLength(1)
