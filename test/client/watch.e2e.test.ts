@@ -194,8 +194,7 @@ describe('cfgsync watch on live changes', () => {
 		try {
 			await until('start', () => /Watching/.test(w.out.stdout))
 			await Bun.sleep(500)
-			// Killed, as in a crash: a graceful stop would wait for the open stream first.
-			await server.stop('SIGKILL')
+			await server.stop()
 			// While it is down, a push through a second instance on the same database.
 			const other = await startServer(dir)
 			servers.push(other)
