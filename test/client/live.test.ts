@@ -122,6 +122,28 @@ describe('the live stream client', () => {
 		expect(Date.now() - started).toBeGreaterThanOrEqual(300)
 	})
 
+	test('the request time-out bounds connecting only: a stream with keep-alives stays open past it', async () => {
+		const server = standIn(
+			() =>
+				new Response(
+					new ReadableStream<Uint8Array>({
+						start: async (controller) => {
+							controller.enqueue(encoder.encode(config('001')))
+							for (let i = 0; i < 7; i++) {
+								await Bun.sleep(100)
+								controller.enqueue(encoder.encode(': keep-alive\n\n'))
+							}
+							controller.enqueue(encoder.encode(config('002')))
+						}
+					}),
+					{ headers: { 'content-type': 'text/event-stream' } }
+				)
+		)
+		const { events } = await run(server.base, { connectTimeoutMs: 200, idleMs: 300, until: (e) => e.length === 2 })
+		expect(events.map((e) => e.id)).toEqual(['001', '002'])
+		expect(server.seen).toEqual([null])
+	})
+
 	test('ends for good on revoked, 401, 404, 429 and an answer that is not an event stream', async () => {
 		const revoked = standIn(() => stream(`${config('001')}event: revoked\ndata: {}\n\n${config('002')}`))
 		const r = await run(revoked.base)

@@ -28,8 +28,8 @@ async function loggedIn(user: User, to: Server = server): Promise<Machine> {
 }
 
 /** A running watch and what it has printed so far. */
-function watching(m: Machine, args: string[]) {
-	const proc = m.start(['watch', ...args]) as Subprocess<'ignore', 'pipe', 'pipe'>
+function watching(m: Machine, args: string[], env: Record<string, string> = {}) {
+	const proc = m.start(['watch', ...args], { env }) as Subprocess<'ignore', 'pipe', 'pipe'>
 	const out = { stdout: '', stderr: '' }
 	const decoder = new TextDecoder()
 	const reading = Promise.all([
@@ -85,7 +85,8 @@ describe('cfgsync watch on live changes', () => {
 		const proxy = recordingProxy(server)
 		try {
 			const { a, b } = await pair('live', proxy.server)
-			const w = watching(b, ['gemini-cli', '-n', 'live', '--interval', '1s'])
+			// A request may take 2 s here; the stream, open far longer, is not cut by that.
+			const w = watching(b, ['gemini-cli', '-n', 'live', '--interval', '1s'], { CFGSYNC_TIMEOUT: '2' })
 			try {
 				await until(
 					'connect',
