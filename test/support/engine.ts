@@ -268,12 +268,29 @@ export const MAX_CONNECTIONS = Number(process.env.CFGSYNC_TEST_MAX_CONNECTIONS |
  * (test/support/engine-cleanup.ts calls it when the run ends). Fails when the run held
  * more than MAX_CONNECTIONS at once, or when a test left a connection open.
  */
+/** Waits for `work` at most 60 s, then says what did not finish and goes on: cleanup must not hold the run. */
+async function settledWithin(work: Promise<unknown>, what: string): Promise<void> {
+	let timer: ReturnType<typeof setTimeout> | undefined
+	const late = new Promise<'late'>((resolve) => {
+		timer = setTimeout(() => resolve('late'), 60_000)
+	})
+	const outcome = await Promise.race([
+		work.then(
+			() => 'done' as const,
+			() => 'done' as const
+		),
+		late
+	])
+	clearTimeout(timer)
+	if (outcome === 'late') console.log(`test cleanup: ${what} took over 60 s; going on without it`)
+}
+
 export async function dropTestDatabases(): Promise<void> {
 	inTest = false
 	for (const store of [...ofTest.splice(0), ...ofFile.splice(0).map((opened) => opened.store)]) store.close()
 	if (!admin) return
 	const problems: string[] = []
-	const open = await leftOpen().catch(() => [])
+	const open = await Promise.race([leftOpen().catch(() => []), Bun.sleep(60_000).then((): string[] => [])])
 	if (open.length > 0)
 		problems.push(
 			`connections left open when the run ended (a pool a test opened and never closed): ${open.join('; ')}`
@@ -293,8 +310,9 @@ export async function dropTestDatabases(): Promise<void> {
 		)
 	}
 	if (!process.env.KEEP_TEST_DIRS) {
-		await Promise.allSettled(ready.splice(0))
-		await admin.close()
+		// Bounded: once, under two whole suites on one shared server, this hook waited out its 600 s here.
+		await settledWithin(Promise.allSettled(ready.splice(0)), 'databases made ahead')
+		await settledWithin(admin.close(), 'closing the admin connection')
 		admin = undefined
 		// Every store is closed now, so dropping may use a few more connections: one DROP DATABASE
 		// at a time waits for a checkpoint each. WITH (FORCE) ends any connection still open.
@@ -303,9 +321,9 @@ export async function dropTestDatabases(): Promise<void> {
 			Promise.all(names.map((name) => client.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => {})))
 		const names = created.splice(0)
 		// Clones first, their template last.
-		await drop(names.filter((name) => !name.endsWith('_template')))
-		await drop(names.filter((name) => name.endsWith('_template')))
-		await client.close()
+		await settledWithin(drop(names.filter((name) => !name.endsWith('_template'))), 'dropping the databases')
+		await settledWithin(drop(names.filter((name) => name.endsWith('_template'))), 'dropping the template')
+		await settledWithin(client.close(), 'closing the cleanup connection')
 	}
 	if (problems.length > 0) throw new Error(problems.join('\n'))
 }
