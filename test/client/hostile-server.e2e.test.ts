@@ -177,7 +177,9 @@ for (const [label, command] of clients) {
 			}
 
 			proxy.mode = 'flood'
-			const flood = await guarded(b, ['pull', 'claude-code', ...name], env)
+			// 10 s, not 1: on a loaded machine the first 16 MiB can take over a second to arrive, and then
+			// the time-out, not the size, would end the pull.
+			const flood = await guarded(b, ['pull', 'claude-code', ...name], { CFGSYNC_TIMEOUT: '10' })
 			expect({ killed: flood.killed, code: flood.code, stderr: flood.stderr }).toEqual({
 				killed: false,
 				code: 1,
