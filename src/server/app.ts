@@ -112,7 +112,8 @@ export function createApp(appDeps: AppDeps) {
 					addressOf,
 					https: (request) => viaHttps(request, peer(request), trusted),
 					signups: createSignupService({ ...deps, auth }),
-					originOf
+					originOf,
+					events
 				})
 			)
 	)

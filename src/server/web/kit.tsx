@@ -5,6 +5,7 @@ import type { VNode } from 'preact'
 import { render } from 'preact-render-to-string'
 import type { ZodError } from 'zod'
 import { AuditQuery } from '../../shared/api/audit'
+import type { EventBroker } from '../events/broker'
 import type { Clock } from '../lib/clock'
 import { sha256Hex } from '../lib/crypto'
 import { compressedAsset, compressedResponse } from '../lib/compression'
@@ -45,6 +46,8 @@ export interface WebDeps {
 	signups: SignupService
 	/** The address people use (CFGSYNC_PUBLIC_URL, else the request's Host): what sign-up links start with. */
 	originOf: (request: Request) => string
+	/** The event streams (docs/web.md "Live changes"): the same broker as GET /api/events. */
+	events: EventBroker
 }
 
 /** Who acts in a change: the signed-in person and where the request came from (for the audit log). */

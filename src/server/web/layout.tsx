@@ -145,6 +145,16 @@ export const Notice = ({ message }: { message?: string }) =>
 		</p>
 	) : null
 
+/**
+ * Where a page says that what it shows has changed since it was loaded (docs/web.md "Live changes"):
+ * app.js listens to /events for the pages that carry it and writes the sentence and a "Reload" button
+ * here. `watch` names what the page shows: `configs` (any of the person's configs), `config:<id>` or
+ * `team:<id>` (that team's configs). Empty and present from the start, so screen readers announce it.
+ */
+export const LiveNotice = ({ watch }: { watch: `configs` | `config:${string}` | `team:${string}` }) => (
+	<div class="status live-notice" role="status" data-live={watch}></div>
+)
+
 export function Layout({ ctx, title, children }: { ctx: ViewContext; title: string; children: ComponentChildren }) {
 	const user = ctx.user
 	const current = (href: string) => ctx.path === href || ctx.path.startsWith(`${href}/`)

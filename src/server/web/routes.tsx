@@ -9,6 +9,7 @@ import { adminUserPages } from './pages/admin-users'
 import { configsPages } from './pages/configs'
 import { configsHistoryPages } from './pages/configs-history'
 import { devicesPages } from './pages/devices'
+import { eventPages } from './pages/events'
 import { sessionPages } from './pages/session'
 import { signupPages } from './pages/signup'
 import { teamPages } from './pages/teams-detail'
@@ -38,6 +39,7 @@ export function webRoutes(deps: WebDeps) {
 	const adminUsers = adminUserPages(deps)
 	const adminLinks = adminLinkPages(deps)
 	const signup = signupPages(deps)
+	const events = eventPages(deps)
 
 	return (
 		// Hidden from the OpenAPI document (it describes the API); tagged so tests can tell these routes apart.
@@ -71,6 +73,8 @@ export function webRoutes(deps: WebDeps) {
 			.get('/configs/:id/versions/:versionId/download', history.download, { page: true })
 			.get('/configs/:id/rollback', history.rollbackPage, { page: true })
 			.post('/configs/:id/rollback', history.rollback, { change: true })
+			// What the notice of the configs, config and team pages listens to (its own gate: a 401, never a redirect)
+			.get('/events', events.stream)
 
 			// Devices
 			.get('/devices', devices.list, { page: true })

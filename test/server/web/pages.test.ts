@@ -315,7 +315,9 @@ describe('every page, for every kind of caller (docs/web.md)', () => {
 			'/admin/links/:id/revoke',
 			// Public: the token in the address is the permission (test/server/web/signup.test.ts).
 			'/setup/:token',
-			'/join/:token'
+			'/join/:token',
+			// Not a page: the event stream behind the pages' notice, a 401 when signed out (test/server/web/live.test.ts).
+			'/events'
 		]
 		expect([...gets].sort()).toEqual([...listed].sort())
 	})

@@ -51,7 +51,11 @@ export function createAppMetrics(store: Store) {
 		version: packageJson.version
 	})
 	let openStreams: () => number = () => 0
-	registry.gauge('cfgsync_event_streams', 'Event streams (GET /api/events) open on this instance.', () => openStreams())
+	registry.gauge(
+		'cfgsync_event_streams',
+		"Event streams (GET /api/events and the web pages' /events) open on this instance.",
+		() => openStreams()
+	)
 	let lastBackup: number | undefined
 	let lastFailure: { at: number; error: string } | undefined
 	let stats: Awaited<ReturnType<Store['stats']>> | undefined

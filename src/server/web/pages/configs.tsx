@@ -2,7 +2,7 @@ import { AppError } from '../../lib/errors'
 import type { VersionAuthor } from '../../modules/audit/service'
 import { blocksOf } from '../diff'
 import { attempt, noticeOf, page, type PageContext, type WebDeps } from '../kit'
-import { Alert, InstallClientLink, Layout, Notice, ScrollableText, Time, type ViewContext } from '../layout'
+import { Alert, InstallClientLink, Layout, LiveNotice, Notice, ScrollableText, Time, type ViewContext } from '../layout'
 import { type ListQuery, listQueryOf, NoMatch, Pager, pagesOf, SearchForm, shownRows, storePageOf } from '../lists'
 
 // The Configs page and a config's page with its history (docs/web.md); comparing and rolling back are in configs-history.tsx.
@@ -81,6 +81,7 @@ export function ConfigsPage({
 		<Layout ctx={ctx} title={query.search === '' ? 'Configs' : `Configs matching “${query.search}”`}>
 			<h1>Configs</h1>
 			<p class="lead">Your configs and your teams' configs, as the cfgsync client last pushed them.</p>
+			<LiveNotice watch="configs" />
 			{nothingAtAll ? (
 				<p class="empty">
 					Nothing synced yet. <InstallClientLink /> on a machine, then run <code>cfgsync push</code> there to store its
@@ -350,6 +351,7 @@ export function ConfigPage({
 				{config.name} <span class="muted">{config.tool}</span>
 			</h1>
 			<Notice message={notice} />
+			<LiveNotice watch={`config:${config.id}`} />
 			<Alert message={error} />
 			<p>
 				Version {config.version}, updated <Time iso={config.updatedAt} now={ctx.now} />

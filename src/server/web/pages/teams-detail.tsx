@@ -8,6 +8,7 @@ import {
 	Layout,
 	ListHeading,
 	ListStatus,
+	LiveNotice,
 	Notice,
 	SavedChoice,
 	Time,
@@ -281,6 +282,7 @@ export function TeamPage({
 				) : null}
 			</p>
 			<Notice message={notice} />
+			<LiveNotice watch={`team:${team.id}`} />
 			<Alert message={error} />
 			<section>
 				<ListHeading list={MEMBERS.id} title={MEMBERS.title} />

@@ -1,0 +1,124 @@
+// docs/web.md "Live changes": the web application's own event stream (GET /events, for a signed-in
+// session) and the pages that listen to it. Same events as GET /api/events, chosen the same way.
+import { describe, expect, test } from 'bun:test'
+import { STREAMS_PER_USER } from '../../../src/server/events/broker'
+import { readFrames } from '../../support/sse'
+import { ORIGIN, push, webApp, type Browser } from '../../support/web'
+
+const METRICS_TOKEN = 'metrics-token-for-tests-0123456789'
+
+async function world() {
+	const w = webApp({ events: { pollMs: 50, keepAliveMs: 100 }, metricsToken: METRICS_TOKEN })
+	const tom = await w.user('team', 'tom')
+	const ann = await w.user('pro', 'ann')
+	const eve = await w.user('pro', 'eve')
+	const team = (await w.call('POST', '/api/teams', { key: tom.key, body: { name: 'Crew' } })).body as { id: string }
+	await w.join(tom, 'crew', ann)
+	/** GET /events as the browser's EventSource asks for it. */
+	const stream = (who?: Browser, headers: Record<string, string> = {}) =>
+		w.app.handle(
+			new Request(`${ORIGIN}/events`, {
+				headers: {
+					accept: 'text/event-stream',
+					...(who ? { cookie: `cfgsync_session=${who.cookie}` } : {}),
+					...headers
+				}
+			})
+		)
+	const open = async (who: Browser) => {
+		const response = await stream(who)
+		expect(response.status).toBe(200)
+		expect(response.headers.get('content-type')).toStartWith('text/event-stream')
+		expect(response.headers.get('cache-control')).toBe('no-store')
+		return readFrames(response)
+	}
+	return { w, tom, ann, eve, team, stream, open }
+}
+
+describe("GET /events, the web pages' event stream", () => {
+	test('signed out, or with an API key instead of a session, it is refused with a 401 and no stream', async () => {
+		const { stream, tom } = await world()
+		for (const response of [
+			await stream(),
+			await stream(undefined, { authorization: `Bearer ${tom.key}` }),
+			await stream({ cookie: 'not-a-session' } as Browser)
+		]) {
+			expect(response.status).toBe(401)
+			expect(response.headers.get('content-type') ?? '').not.toContain('text/event-stream')
+		}
+	})
+
+	test('a push through the API by the same user reaches their page as a `config` event', async () => {
+		const { w, tom, open } = await world()
+		const toms = await open(await w.signIn(tom))
+		expect(await toms.collect(100)).toEqual([])
+		const id = await push(w, tom, { v: 1 }, { name: 'work' })
+		const [frame, ...more] = await toms.collect()
+		expect(more).toEqual([])
+		expect(frame?.event).toBe('config')
+		expect(frame?.id).toBeString()
+		expect(frame?.data).toMatchObject({
+			id,
+			name: 'work',
+			teamId: null,
+			version: 1,
+			deleted: false,
+			by: { username: 'tom', device: 'test' }
+		})
+		await toms.cancel()
+	})
+
+	test("a teammate's page hears of a team config; a non-member's hears nothing", async () => {
+		const { w, tom, ann, eve, team, open } = await world()
+		const anns = await open(await w.signIn(ann))
+		const eves = await open(await w.signIn(eve))
+		const id = await push(w, tom, { v: 1 }, { name: 'shared', teamId: team.id })
+		expect((await anns.collect()).map((frame) => frame.data)).toMatchObject([
+			{ id, teamId: team.id, version: 1, by: { username: 'tom' } }
+		])
+		expect(await eves.collect()).toEqual([])
+		// tom's personal config is nobody else's news.
+		await push(w, tom, { v: 1 }, { name: 'mine' })
+		expect(await anns.collect()).toEqual([])
+		await anns.cancel()
+		await eves.cancel()
+	})
+
+	test(`${STREAMS_PER_USER} streams per user: one more is a 429; the streams are no request latency`, async () => {
+		const { w, tom, stream, open } = await world()
+		const browser = await w.signIn(tom)
+		const streams = []
+		for (let i = 0; i < STREAMS_PER_USER; i++) streams.push(await open(browser))
+		const refused = await stream(browser)
+		expect(refused.status).toBe(429)
+		await streams.pop()?.cancel()
+		await Bun.sleep(20)
+		streams.push(await open(browser))
+		for (const made of streams) await made.cancel()
+		const metrics = (await w.call('GET', '/metrics', { key: METRICS_TOKEN })).text
+		expect(metrics).toContain('cfgsync_http_request_duration_seconds_count{route="/events",method="GET"} 0')
+	})
+})
+
+describe('the pages that show a notice when what they show changes', () => {
+	/** The `data-live` hook of a page: what its notice listens for, or undefined for none. */
+	const hookOf = (html: string) => /<[^>]*\bdata-live="([^"]*)"[^>]*>/.exec(html)?.[1]
+
+	test('the configs list, a config and a team carry the hook, naming what they show; other pages do not', async () => {
+		const { w, tom, team } = await world()
+		const browser = await w.signIn(tom)
+		const id = await push(w, tom, { v: 1 }, { name: 'work' })
+		expect(hookOf((await w.get('/configs', browser)).html)).toBe('configs')
+		expect(hookOf((await w.get(`/configs/${id}`, browser)).html)).toBe(`config:${id}`)
+		expect(hookOf((await w.get('/teams/crew', browser)).html)).toBe(`team:${team.id}`)
+		// The region is a status region, there and empty from the start, so what app.js writes is announced.
+		expect((await w.get(`/configs/${id}`, browser)).html).toMatch(
+			/<div[^>]*(role="status"[^>]*data-live=|data-live="[^"]*"[^>]*role="status")[^>]*><\/div>/
+		)
+		for (const path of ['/devices', '/teams', '/account', '/activity']) {
+			const page = await w.get(path, browser)
+			expect(page.status).toBe(200)
+			expect(hookOf(page.html)).toBeUndefined()
+		}
+	})
+})
