@@ -53,3 +53,60 @@ for (const button of document.querySelectorAll('button[data-copy]')) {
 	})
 	button.hidden = false
 }
+
+// Live changes (docs/web.md): the configs list, a config's page and a team's page carry a notice region
+// (`data-live`: what the page shows). While such a page is open it listens to /events, the same events as
+// the API's stream, and says when what it shows has changed ("Version 5 was pushed from laptop — Reload").
+// Other pages open no stream. If the stream fails the page simply stays as it is; EventSource reconnects
+// by itself (and stops after a 401 or 429, when the session ended or too many streams are open).
+const live = document.querySelector('[data-live]')
+if (live && 'EventSource' in window) {
+	const [kind, watched] = (live.getAttribute('data-live') ?? '').split(':')
+	const viewer = document.querySelector('.signout .who')?.textContent ?? ''
+	const concerns = (change) =>
+		kind === 'configs' || (kind === 'config' && change.id === watched) || (kind === 'team' && change.teamId === watched)
+	/**
+	 * One change as a sentence: what happened, from which device, and by whom when it was someone else.
+	 * A rollback says so when the event names the version it restored (`restored`).
+	 */
+	const sentence = (change) => {
+		const from = `${change.by?.device ? ` from ${change.by.device}` : ''}${change.by?.username && change.by.username !== viewer ? ` by ${change.by.username}` : ''}`
+		const alone = kind === 'config'
+		if (change.deleted)
+			return alone ? `This config was deleted${from}` : `${change.name} (${change.tool}) was deleted${from}`
+		const what =
+			typeof change.restored === 'number'
+				? `rolled back to version ${change.restored}${from}, as version ${change.version}`
+				: `version ${change.version} was pushed${from}`
+		return alone ? `${what.charAt(0).toUpperCase()}${what.slice(1)}` : `${change.name} (${change.tool}): ${what}`
+	}
+	let changes = 0
+	const show = (text) => {
+		const reload = document.createElement('button')
+		reload.type = 'button'
+		reload.className = 'secondary small'
+		reload.textContent = 'Reload'
+		reload.addEventListener('click', () => window.location.reload())
+		live.replaceChildren(`${text} — `, reload)
+	}
+	const source = new EventSource('/events')
+	source.addEventListener('config', (event) => {
+		let change
+		try {
+			change = JSON.parse(event.data)
+		} catch {
+			return
+		}
+		if (!change || typeof change !== 'object' || !concerns(change)) return
+		changes++
+		const earlier = changes - 1
+		show(
+			earlier > 0
+				? `${sentence(change)}, after ${earlier} other change${earlier === 1 ? '' : 's'} since this page was loaded`
+				: sentence(change)
+		)
+	})
+	// Events were missed (the server could not replay them): what the page shows may be out of date.
+	source.addEventListener('reset', () => show('This page may be out of date'))
+	source.addEventListener('revoked', () => source.close())
+}
