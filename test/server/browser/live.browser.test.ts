@@ -135,6 +135,37 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			expect(await row.locator('td[data-label="Version"]').textContent()).toBe(String(version))
 		})
 
+		test("a team's page names the config and who changed it; a deletion says so", async () => {
+			const dir = server.dir
+			const bob = await userWithKey(dir, 'bob')
+			const bobs = await run(dir, ['key', 'issue', 'bob', '--device', 'laptop'])
+			expect(bobs.code).toBe(0)
+			const team = await api(server, 'POST', '/api/teams', laptop, { name: 'Crew' })
+			expect(team.status).toBe(201)
+			expect(
+				(await api(server, 'POST', '/api/teams/crew/members', laptop, { login: 'bob', role: 'admin' })).status
+			).toBe(201)
+			expect((await api(server, 'POST', '/api/invitations/crew/accept', bob.key)).status).toBe(200)
+			const page = await open(VIEWS[0], '/teams/crew')
+			const notice = noticeOf(page)
+			const pushed = await api(server, 'POST', '/api/configs', bobs.stdout.trim(), {
+				name: 'shared',
+				teamId: team.body.id,
+				data: { v: 1 }
+			})
+			expect(pushed.status).toBe(201)
+			await notice.getByRole('button', { name: 'Reload' }).waitFor({ timeout: NOTICE_MS })
+			expect(await notice.textContent()).toBe('shared (claude-code): version 1 was pushed from laptop by bob — Reload')
+			// A personal config of alice's is not the team's news; deleting the team's config is.
+			await pushFromLaptop('work')
+			expect((await api(server, 'DELETE', `/api/configs/${pushed.body.id}`, laptop)).status).toBe(204)
+			await notice.getByText('was deleted').waitFor({ timeout: NOTICE_MS })
+			expect(await notice.textContent()).toBe(
+				'shared (claude-code) was deleted from laptop, after 1 other change since this page was loaded — Reload'
+			)
+			expect(await axeViolations(page)).toEqual([])
+		})
+
 		test('no page logged an error, broke the Content-Security-Policy, or reached another origin', () => {
 			expect(problems.list).toEqual([])
 		})
