@@ -76,6 +76,7 @@ export function createApp(appDeps: AppDeps) {
 	const audit = createAuditService(deps)
 	const events = deps.broker ?? createEventBroker(deps.store, { now: () => deps.clock.now(), ...deps.events })
 	deps.metrics.countStreams(() => events.size)
+	const closed = (request: Request, route: string) => streamClosed(deps.logger, tracker, request, route)
 	// Elysia assumes URLs start with at least "http://a.bc" and looks for the path
 	// from character 11; a homelab box reached as http://nas/ would then be routed
 	// by the wrong path (its /docs was a 404). Our URLs are always plain http.
@@ -91,7 +92,7 @@ export function createApp(appDeps: AppDeps) {
 				if (request.method !== 'GET' && request.method !== 'HEAD') void events.changed()
 			})
 			.use(healthRoutes(deps))
-			.use(eventsRoutes(events, gate, (request, route) => streamClosed(deps.logger, tracker, request, route)))
+			.use(eventsRoutes(events, gate, closed))
 			.use(authRoutes(auth, gate, addressOf))
 			.use(configsRoutes(configs, gate))
 			.use(teamsRoutes(teams, gate))
@@ -113,7 +114,8 @@ export function createApp(appDeps: AppDeps) {
 					https: (request) => viaHttps(request, peer(request), trusted),
 					signups: createSignupService({ ...deps, auth }),
 					originOf,
-					events
+					events,
+					streamClosed: closed
 				})
 			)
 	)

@@ -5,10 +5,11 @@ import type { VNode } from 'preact'
 import { render } from 'preact-render-to-string'
 import type { ZodError } from 'zod'
 import { AuditQuery } from '../../shared/api/audit'
+import type { StreamClosed } from '../events'
 import type { EventBroker } from '../events/broker'
 import type { Clock } from '../lib/clock'
 import { sha256Hex } from '../lib/crypto'
-import { compressedAsset, compressedResponse } from '../lib/compression'
+import { compressedAsset, compressedResponse, isCompressible } from '../lib/compression'
 import { AppError } from '../lib/errors'
 import { CONTENT_SECURITY_POLICY, htmlResponse, NO_STORE, pathOf } from '../lib/http'
 import type { Actor } from '../modules/audit/event'
@@ -48,6 +49,8 @@ export interface WebDeps {
 	originOf: (request: Request) => string
 	/** The event streams (docs/web.md "Live changes"): the same broker as GET /api/events. */
 	events: EventBroker
+	/** Writes a closed stream's access-log line (plugins/request-log.ts). */
+	streamClosed: StreamClosed
 }
 
 /** Who acts in a change: the signed-in person and where the request came from (for the audit log). */
@@ -125,7 +128,11 @@ export const htmxScript = ({ request }: { request: Request }) => htmxScriptOf(re
 
 /** Pages and fragments compressed for the browser that asked (docs/web.md): a `mapResponse` hook of the web routes. */
 export const compressPage = ({ request, responseValue }: { request: Request; responseValue: unknown }) =>
-	responseValue instanceof Response ? compressedResponse(request, responseValue) : undefined
+	// Only text worth compressing is mapped: anything else (the /events stream) stays the handler's own
+	// response, which the access log and the metrics recognise as a stream.
+	responseValue instanceof Response && isCompressible(responseValue.headers.get('content-type'))
+		? compressedResponse(request, responseValue)
+		: undefined
 
 /** The view context of a request: who is looking (none when signed out), now, the assets, the path. */
 export const viewContext =

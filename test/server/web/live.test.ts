@@ -84,19 +84,43 @@ describe("GET /events, the web pages' event stream", () => {
 		await eves.cancel()
 	})
 
+	test("signing out ends the page's stream (`revoked`, then closed); the access log records it once, when it closes", async () => {
+		const { w, tom, open } = await world()
+		const browser = await w.signIn(tom)
+		const toms = await open(browser)
+		await toms.collect(150)
+		expect(w.logger.lines.filter((line) => line.includes('"/events"'))).toEqual([])
+		expect((await w.post('/sign-out', browser)).status).toBe(303)
+		expect(await toms.collect(1500)).toEqual([{ id: expect.any(String), event: 'revoked', data: {} }])
+		expect(toms.isEnded()).toBe(true)
+		await Bun.sleep(20)
+		const lines = w.logger.lines.filter((line) => line.includes('"/events"')).map((line) => JSON.parse(line))
+		expect(lines).toHaveLength(1)
+		expect(lines[0]).toMatchObject({ msg: 'request', route: '/events', status: 200, stream: true })
+		expect(lines[0].ms).toBeGreaterThanOrEqual(100)
+	})
+
 	test(`${STREAMS_PER_USER} streams per user: one more is a 429; the streams are no request latency`, async () => {
 		const { w, tom, stream, open } = await world()
 		const browser = await w.signIn(tom)
 		const streams = []
 		for (let i = 0; i < STREAMS_PER_USER; i++) streams.push(await open(browser))
+		expect((await w.call('GET', '/metrics', { key: METRICS_TOKEN })).text).toContain(
+			`cfgsync_event_streams ${STREAMS_PER_USER}`
+		)
 		const refused = await stream(browser)
 		expect(refused.status).toBe(429)
 		await streams.pop()?.cancel()
 		await Bun.sleep(20)
 		streams.push(await open(browser))
 		for (const made of streams) await made.cancel()
+		await Bun.sleep(20)
+		// Every stream counted as a request, none timed: the one timed is the 429, an ordinary answer.
 		const metrics = (await w.call('GET', '/metrics', { key: METRICS_TOKEN })).text
-		expect(metrics).toContain('cfgsync_http_request_duration_seconds_count{route="/events",method="GET"} 0')
+		expect(metrics).toContain(
+			`cfgsync_http_requests_total{route="/events",method="GET",status="200"} ${STREAMS_PER_USER + 1}`
+		)
+		expect(metrics).toContain('cfgsync_http_request_duration_seconds_count{route="/events",method="GET"} 1')
 	})
 })
 
