@@ -275,6 +275,11 @@ export function createEventBroker(store: Store, options: EventBrokerOptions = {}
 		},
 		changed,
 		/**
+		 * Where a page's stream starts (docs/web.md "Live changes"): read before the page's data, so a change
+		 * committed while the page is on its way is still announced when its stream opens.
+		 */
+		cursor: async (): Promise<string> => String(await store.audit.feedEnd()),
+		/**
 		 * A stream for this caller (an API key's or a web session's), replaying what came after `lastEventId`
 		 * (docs/api.md), or 'too_many' past STREAMS_PER_USER. `onClose` runs once when it ends, for any reason.
 		 */

@@ -16,9 +16,11 @@ export function eventStreamResponse(
 	caller: Caller,
 	request: Request,
 	server: { timeout(request: Request, seconds: number): void } | null,
-	onClose: () => void
+	onClose: () => void,
+	/** Where to start when the client sends no Last-Event-ID (the web page's cursor from when it was made). */
+	from: string | null = null
 ): Response {
-	const body = broker.open(caller, request.headers.get('last-event-id'), onClose)
+	const body = broker.open(caller, request.headers.get('last-event-id') ?? from, onClose)
 	if (body === 'too_many')
 		throw new AppError('rate_limited', 'You have 20 event streams open here: close one (stop a cfgsync watch) first.')
 	// A stream stays open for as long as the client listens: Bun's idle time-out must not cut it.

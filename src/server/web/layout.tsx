@@ -151,9 +151,14 @@ export const Notice = ({ message }: { message?: string }) =>
  * here. `watch` names what the page shows: `configs` (any of the person's configs), `config:<id>` or
  * `team:<id>` (that team's configs). Empty and present from the start, so screen readers announce it.
  */
-export const LiveNotice = ({ watch }: { watch: `configs` | `config:${string}` | `team:${string}` }) => (
-	<div class="status live-notice" role="status" data-live={watch}></div>
-)
+export const LiveNotice = ({
+	watch,
+	from
+}: {
+	watch: `configs` | `config:${string}` | `team:${string}`
+	/** The event feed's position read before the page's data (EventBroker.cursor). */
+	from: string
+}) => <div class="status live-notice" role="status" data-live={watch} data-live-from={from}></div>
 
 export function Layout({ ctx, title, children }: { ctx: ViewContext; title: string; children: ComponentChildren }) {
 	const user = ctx.user

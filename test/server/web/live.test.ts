@@ -132,6 +132,29 @@ describe('the pages that show a notice when what they show changes', () => {
 	/** The `data-live` hook of a page: what its notice listens for, or undefined for none. */
 	const hookOf = (html: string) => /<[^>]*\bdata-live="([^"]*)"[^>]*>/.exec(html)?.[1]
 
+	test("a change made while the page was on its way is announced: the page's stream starts where its data was read", async () => {
+		const { w, tom, team } = await world()
+		const browser = await w.signIn(tom)
+		const id = await push(w, tom, { v: 1 }, { name: 'work' })
+		for (const path of ['/configs', `/configs/${id}`, '/teams/crew']) {
+			const from = /data-live-from="([0-9]+)"/.exec((await w.get(path, browser)).html)?.[1]
+			expect(from).toBeString()
+			// Pushed after the page was made, before its EventSource connected.
+			const version = await push(w, tom, { v: path }, { name: 'work' })
+			await push(w, tom, { v: path }, { name: 'shared', teamId: team.id })
+			const response = await w.app.handle(
+				new Request(`${ORIGIN}/events?after=${from}`, {
+					headers: { accept: 'text/event-stream', cookie: `cfgsync_session=${browser.cookie}` }
+				})
+			)
+			const frames = readFrames(response)
+			const seen = (await frames.collect()).map((frame) => (frame.data as { name: string }).name)
+			expect(seen).toEqual(['work', 'shared'])
+			expect(version).toBe(id)
+			await frames.cancel()
+		}
+	})
+
 	test('the configs list, a config and a team carry the hook, naming what they show; other pages do not', async () => {
 		const { w, tom, team } = await world()
 		const browser = await w.signIn(tom)

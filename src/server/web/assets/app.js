@@ -65,19 +65,13 @@ if (live && 'EventSource' in window) {
 	const viewer = document.querySelector('.signout .who')?.textContent ?? ''
 	const concerns = (change) =>
 		kind === 'configs' || (kind === 'config' && change.id === watched) || (kind === 'team' && change.teamId === watched)
-	/**
-	 * One change as a sentence: what happened, from which device, and by whom when it was someone else.
-	 * A rollback says so when the event names the version it restored (`restored`).
-	 */
+	/** One change as a sentence: what happened, from which device, and by whom when it was someone else. */
 	const sentence = (change) => {
 		const from = `${change.by?.device ? ` from ${change.by.device}` : ''}${change.by?.username && change.by.username !== viewer ? ` by ${change.by.username}` : ''}`
 		const alone = kind === 'config'
 		if (change.deleted)
 			return alone ? `This config was deleted${from}` : `${change.name} (${change.tool}) was deleted${from}`
-		const what =
-			typeof change.restored === 'number'
-				? `rolled back to version ${change.restored}${from}, as version ${change.version}`
-				: `version ${change.version} was pushed${from}`
+		const what = `version ${change.version} was pushed${from}`
 		return alone ? `${what.charAt(0).toUpperCase()}${what.slice(1)}` : `${change.name} (${change.tool}): ${what}`
 	}
 	let changes = 0
@@ -89,7 +83,9 @@ if (live && 'EventSource' in window) {
 		reload.addEventListener('click', () => window.location.reload())
 		live.replaceChildren(`${text} — `, reload)
 	}
-	const source = new EventSource('/events')
+	// From the feed's position when the page was made: a change on its way meanwhile is announced too.
+	const from = live.getAttribute('data-live-from')
+	const source = new EventSource(from ? `/events?after=${encodeURIComponent(from)}` : '/events')
 	source.addEventListener('config', (event) => {
 		let change
 		try {

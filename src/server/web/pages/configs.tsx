@@ -68,12 +68,14 @@ export function ConfigsPage({
 	ctx,
 	configs,
 	query,
-	more
+	more,
+	liveFrom
 }: {
 	ctx: ViewContext
 	configs: ConfigRowView[]
 	query: ListQuery
 	more: boolean
+	liveFrom: string
 }) {
 	const pages = pagesOf('/configs', query, more)
 	const nothingAtAll = configs.length === 0 && query.search === '' && query.page === 1
@@ -81,7 +83,7 @@ export function ConfigsPage({
 		<Layout ctx={ctx} title={query.search === '' ? 'Configs' : `Configs matching “${query.search}”`}>
 			<h1>Configs</h1>
 			<p class="lead">Your configs and your teams' configs, as the cfgsync client last pushed them.</p>
-			<LiveNotice watch="configs" />
+			<LiveNotice watch="configs" from={liveFrom} />
 			{nothingAtAll ? (
 				<p class="empty">
 					Nothing synced yet. <InstallClientLink /> on a machine, then run <code>cfgsync push</code> there to store its
@@ -197,6 +199,8 @@ export interface VersionRowView {
 }
 
 export interface ConfigPageData {
+	/** The event feed's position before this data was read (docs/web.md "Live changes"). */
+	liveFrom: string
 	id: string
 	name: string
 	tool: string
@@ -351,7 +355,7 @@ export function ConfigPage({
 				{config.name} <span class="muted">{config.tool}</span>
 			</h1>
 			<Notice message={notice} />
-			<LiveNotice watch={`config:${config.id}`} />
+			<LiveNotice watch={`config:${config.id}`} from={config.liveFrom} />
 			<Alert message={error} />
 			<p>
 				Version {config.version}, updated <Time iso={config.updatedAt} now={ctx.now} />
@@ -368,13 +372,14 @@ export function ConfigPage({
 /** A version's data, as the JSON it was pushed as. */
 export const parseData = (bytes: Uint8Array): unknown => JSON.parse(Buffer.from(bytes).toString('utf8'))
 
-export const configsPages = ({ configs, policy, teams, audit }: WebDeps) => {
+export const configsPages = ({ configs, policy, teams, audit, events }: WebDeps) => {
 	/** A config's page: its current data and, where the plan allows, a page of its history. */
 	async function configPageData(
 		caller: PageContext['web'],
 		id: string,
 		before: number | undefined
 	): Promise<ConfigPageData> {
+		const liveFrom = await events.cursor()
 		const found = await configs.get(caller, id, undefined)
 		if (found.notModified) throw new AppError('internal', 'unexpected 304')
 		const { fields } = found
@@ -402,6 +407,7 @@ export const configsPages = ({ configs, policy, teams, audit }: WebDeps) => {
 					'Where it says "not recorded", the version is older than the activity log keeps (365 days by default).'
 		}
 		return {
+			liveFrom,
 			id: fields.id,
 			name: fields.name,
 			tool: fields.tool,
@@ -424,8 +430,9 @@ export const configsPages = ({ configs, policy, teams, audit }: WebDeps) => {
 		list: ({ request, web, view }: PageContext) =>
 			attempt(request, view, async () => {
 				const query = listQueryOf(request.url)
+				const liveFrom = await events.cursor()
 				const { rows, more } = shownRows(await configs.listVisible(web, storePageOf(query)))
-				return page(<ConfigsPage ctx={view} configs={rows} query={query} more={more} />)
+				return page(<ConfigsPage ctx={view} configs={rows} query={query} more={more} liveFrom={liveFrom} />)
 			}),
 
 		show: ({ request, web, view, params }: PageContext & { params: { id: string } }) =>

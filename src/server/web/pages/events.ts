@@ -29,7 +29,9 @@ export const eventPages = ({
 			const web = await gate.caller(request)
 			if (!web) return new Response(null, { status: 401, headers: NO_STORE })
 			const caller = { userId: web.userId, email: web.email, username: web.username, sessionIdHash: web.sessionIdHash }
-			return eventStreamResponse(events, caller, request, server, () => streamClosed(request, '/events'))
+			// ?after=: the cursor the page was made at (layout.tsx LiveNotice); a reconnect's Last-Event-ID wins.
+			const after = new URL(request.url).searchParams.get('after')
+			return eventStreamResponse(events, caller, request, server, () => streamClosed(request, '/events'), after)
 		}
 	}
 }

@@ -20,6 +20,8 @@ import { ConfigsTable, type ConfigRowView } from './configs'
 // One team's page: members, invitations, its configs, and its activity (docs/web.md). Its forms are handled in teams-changes.tsx.
 
 export interface TeamPageData {
+	/** The event feed's position before this data was read (docs/web.md "Live changes"). */
+	liveFrom: string
 	id: string
 	name: string
 	slug: string
@@ -282,7 +284,7 @@ export function TeamPage({
 				) : null}
 			</p>
 			<Notice message={notice} />
-			<LiveNotice watch={`team:${team.id}`} />
+			<LiveNotice watch={`team:${team.id}`} from={team.liveFrom} />
 			<Alert message={error} />
 			<section>
 				<ListHeading list={MEMBERS.id} title={MEMBERS.title} />
@@ -366,13 +368,15 @@ export function TeamPage({
 }
 
 export const teamPages = (deps: WebDeps) => {
-	const { teams, configs, audit } = deps
+	const { teams, configs, audit, events } = deps
 	/** The team as its page shows it: the caller's view of it (404 when they are not in it) with its configs. */
 	async function teamPageData(caller: PageContext['web'], slug: string): Promise<TeamPageData> {
+		const liveFrom = await events.cursor()
 		const detail = await teams.get(caller, slug)
 		const list = await configs.list(caller, detail.id)
 		return {
 			...detail,
+			liveFrom,
 			userId: caller.userId,
 			invitations: 'invitations' in detail ? detail.invitations : undefined,
 			configs: list.map((config) => ({ ...config, team: { name: detail.name, slug: detail.slug } }))
