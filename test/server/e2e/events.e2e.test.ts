@@ -80,3 +80,25 @@ for (const engine of ['sqlite', 'postgres'] as const) {
 		}
 	)
 }
+
+test('--workers 2: a push reaches streams held by either process within a second', async () => {
+	const dir = emptyDir()
+	const env = { CFGSYNC_MASTER_KEY: KEY }
+	const server = await startServer(dir, { env, args: ['--workers', '2'] })
+	servers.push(server)
+	const alice = await userWithKey(dir, 'alice', 'pro', env)
+	// Connections are dealt over the processes by the kernel: eight streams reach both in all likelihood.
+	const streams = await Promise.all(Array.from({ length: 8 }, () => openEventStream(server.url, alice.key)))
+	for (let version = 1; version <= 3; version++) {
+		const sent = performance.now()
+		expect(
+			(await api(server, 'POST', '/api/configs', alice.key, { name: 'w', tool: 'cursor', data: { version } })).status
+		).toBeLessThan(300)
+		const frames = await Promise.all(streams.map((stream) => stream.next(3_000)))
+		for (const frame of frames) {
+			expect(frame?.data).toMatchObject({ name: 'w', version })
+			expect((frame?.at ?? Number.POSITIVE_INFINITY) - sent).toBeLessThan(1_000)
+		}
+	}
+	for (const stream of streams) stream.close()
+})
