@@ -1,13 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { STREAMS_PER_USER } from '../../src/server/events/broker'
 import { testApp, type TestApp, type TestUser } from '../support/helpers'
-
-interface Frame {
-	id?: string
-	event?: string
-	data?: unknown
-	comment?: string
-}
+import { type Frame, readFrames } from '../support/sse'
 
 /** An open GET /api/events, read frame by frame from the response body. */
 async function openStream(t: TestApp, user: TestUser, lastEventId?: string) {
@@ -16,52 +10,7 @@ async function openStream(t: TestApp, user: TestUser, lastEventId?: string) {
 	const response = await t.app.handle(new Request('http://localhost/api/events', { headers }))
 	expect(response.status).toBe(200)
 	expect(response.headers.get('content-type')).toStartWith('text/event-stream')
-	const reader = (response.body as ReadableStream<Uint8Array>).getReader()
-	const decoder = new TextDecoder()
-	let buffer = ''
-	let ended = false
-	const frames: Frame[] = []
-	let pending: Promise<void> | undefined
-	const pump = () => {
-		pending ??= reader.read().then(({ value, done }) => {
-			pending = undefined
-			if (done) ended = true
-			else buffer += decoder.decode(value, { stream: true })
-			for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
-				const frame: Frame = {}
-				for (const line of buffer.slice(0, end).split('\n')) {
-					if (line.startsWith(':')) frame.comment = line.slice(1).trim()
-					else if (line.startsWith('id: ')) frame.id = line.slice(4)
-					else if (line.startsWith('event: ')) frame.event = line.slice(7)
-					else if (line.startsWith('data: ')) frame.data = JSON.parse(line.slice(6))
-				}
-				frames.push(frame)
-				buffer = buffer.slice(end + 2)
-			}
-		})
-		return pending
-	}
-	/** Every frame that arrives within `ms` (events only unless `comments`). */
-	async function collect(ms = 300, comments = false): Promise<Frame[]> {
-		const until = Date.now() + ms
-		while (!ended && Date.now() < until) {
-			await Promise.race([pump(), Bun.sleep(Math.max(until - Date.now(), 0))])
-		}
-		const taken = frames.splice(0)
-		return comments ? taken : taken.filter((frame) => frame.comment === undefined)
-	}
-	/**
-	 * At least `count` events (comments aside), waiting up to 5 s for them on a loaded machine, then 100 ms
-	 * more for any extra one a test must also see.
-	 */
-	async function take(count: number): Promise<Frame[]> {
-		const events = () => frames.filter((frame) => frame.comment === undefined).length
-		const until = Date.now() + 5_000
-		while (!ended && events() < count && Date.now() < until)
-			await Promise.race([pump(), Bun.sleep(Math.max(until - Date.now(), 0))])
-		return [...(await collect(100))]
-	}
-	return { collect, take, isEnded: () => ended, cancel: () => reader.cancel() }
+	return readFrames(response)
 }
 
 const METRICS_TOKEN = 'metrics-token-for-tests-0123456789'

@@ -1,9 +1,7 @@
-/** One server-sent event as a test reads it. */
-export interface StreamFrame {
-	id?: string
-	event?: string
-	data?: unknown
-	comment?: string
+import { type Frame, parseFrame } from './sse'
+
+/** One server-sent event as a test reads it, with when it arrived. */
+export interface StreamFrame extends Frame {
 	/** performance.now() when the frame's last byte arrived. */
 	at: number
 }
@@ -28,14 +26,7 @@ export async function openEventStream(url: string, key: string, lastEventId?: st
 			for await (const chunk of response.body as ReadableStream<Uint8Array>) {
 				buffer += decoder.decode(chunk, { stream: true })
 				for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
-					const frame: StreamFrame = { at: performance.now() }
-					for (const line of buffer.slice(0, end).split('\n')) {
-						if (line.startsWith(':')) frame.comment = line.slice(1).trim()
-						else if (line.startsWith('id: ')) frame.id = line.slice(4)
-						else if (line.startsWith('event: ')) frame.event = line.slice(7)
-						else if (line.startsWith('data: ')) frame.data = JSON.parse(line.slice(6))
-					}
-					frames.push(frame)
+					frames.push({ ...parseFrame(buffer.slice(0, end)), at: performance.now() })
 					buffer = buffer.slice(end + 2)
 				}
 				for (const wake of waiting.splice(0)) wake()

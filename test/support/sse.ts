@@ -23,14 +23,7 @@ export function readFrames(response: Response) {
 			if (done) ended = true
 			else buffer += decoder.decode(value, { stream: true })
 			for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
-				const frame: Frame = {}
-				for (const line of buffer.slice(0, end).split('\n')) {
-					if (line.startsWith(':')) frame.comment = line.slice(1).trim()
-					else if (line.startsWith('id: ')) frame.id = line.slice(4)
-					else if (line.startsWith('event: ')) frame.event = line.slice(7)
-					else if (line.startsWith('data: ')) frame.data = JSON.parse(line.slice(6))
-				}
-				frames.push(frame)
+				frames.push(parseFrame(buffer.slice(0, end)))
 				buffer = buffer.slice(end + 2)
 			}
 		})
@@ -44,5 +37,28 @@ export function readFrames(response: Response) {
 		const taken = frames.splice(0)
 		return comments ? taken : taken.filter((frame) => frame.comment === undefined)
 	}
-	return { collect, isEnded: () => ended, cancel: () => reader.cancel() }
+	/**
+	 * At least `count` events (comments aside), waiting up to 5 s for them on a loaded machine, then 100 ms
+	 * more for any extra one a test must also see.
+	 */
+	async function take(count: number): Promise<Frame[]> {
+		const events = () => frames.filter((frame) => frame.comment === undefined).length
+		const until = Date.now() + 5_000
+		while (!ended && events() < count && Date.now() < until)
+			await Promise.race([pump(), Bun.sleep(Math.max(until - Date.now(), 0))])
+		return collect(100)
+	}
+	return { collect, take, isEnded: () => ended, cancel: () => reader.cancel() }
+}
+
+/** One frame's lines (the server writes `field: value`, one data line, frames apart by a blank line). */
+export function parseFrame(block: string): Frame {
+	const frame: Frame = {}
+	for (const line of block.split('\n')) {
+		if (line.startsWith(':')) frame.comment = line.slice(1).trim()
+		else if (line.startsWith('id: ')) frame.id = line.slice(4)
+		else if (line.startsWith('event: ')) frame.event = line.slice(7)
+		else if (line.startsWith('data: ')) frame.data = JSON.parse(line.slice(6))
+	}
+	return frame
 }
