@@ -1,4 +1,5 @@
 import { isJsonKey, mergeJsonText, parseJsonc, pathText, sameContent } from './json'
+import { type Kept, type KeptFile, keptHere, masked } from './local-keys'
 import { clashedLines, hasClash, mergeLines, pick, splitLines, twoWay, withMarkers, type Region } from './text-merge'
 
 /**
@@ -54,6 +55,13 @@ export interface Decision {
 	local?: string
 	remote?: string
 	verdict: Verdict
+	/**
+	 * The file's local keys (docs/sync-model.md, "Settings that stay on one
+	 * machine"): then `local` and `base` are masked (each local key as the
+	 * server has it) and `here` is the file as it is on this machine.
+	 */
+	kept?: KeptFile
+	here?: string
 }
 
 export type Hasher = (content: string) => string
@@ -185,6 +193,8 @@ export interface Sides {
 	scope: string[]
 	/** The server's version, named in conflict markers (`resolve --edit`). */
 	remoteVersion?: number
+	/** Keys and files local to this machine (docs/sync-model.md): masked on the way out, kept on the way in. */
+	kept?: Kept
 }
 
 /** Every file in scope judged; server files outside the scope are listed apart (a pull does not write them). */
@@ -193,10 +203,19 @@ export function decide(sides: Sides, hash: Hasher): { decisions: Decision[]; out
 	const keys = [...inScope].sort()
 	const decisions = keys
 		.map((key): Decision => {
-			const base = ownValue(sides.base, key)
-			const local = ownValue(sides.local, key)
+			let base = ownValue(sides.base, key)
+			let local = ownValue(sides.local, key)
 			const remote = ownValue(sides.remote, key)
-			return { key, base, local, remote, verdict: judge(key, base, local, remote, hash) }
+			const kept = ownValue(sides.kept, key)
+			if (kept === undefined) return { key, base, local, remote, verdict: judge(key, base, local, remote, hash) }
+			// A local key is judged as if it held the server's value on every side: it never changes, never clashes.
+			const here = local
+			local = masked(key, here, remote, kept)
+			if (base?.content !== undefined) {
+				const content = masked(key, base.content, remote, kept)
+				base = content === undefined ? undefined : baseOf(content, hash)
+			} else if (kept.whole) base = remote === undefined ? undefined : baseOf(remote, hash)
+			return { key, base, local, remote, verdict: judge(key, base, local, remote, hash), kept, here }
 		})
 		// A file that is nowhere (not here, not there, not in the base) is no decision.
 		.filter((d) => !(d.verdict.kind === 'same' && d.local === undefined && d.base === undefined))
@@ -279,11 +298,14 @@ export function reconcile(sides: Sides, decisions: Decision[], options: Options,
 		if (content === null || content === undefined) delete base[key]
 		else base[key] = baseOf(content, hash)
 	}
-	const write = (d: Decision, content: string | null, kind: WriteKind) => {
-		if (content === (d.local ?? null)) return
+	const write = (d: Decision, text: string | null, kind: WriteKind, keep = true) => {
+		// This machine's local keys go back into whatever is written here.
+		const content = d.kept && keep ? keptHere(d.key, text, d.here, d.kept) : text
+		const before = d.kept ? d.here : d.local
+		if (content === (before ?? null)) return
 		const named: WriteKind =
-			kind === 'updated' ? (content === null ? 'deleted' : d.local === undefined ? 'created' : 'updated') : kind
-		writes.push({ key: d.key, content, kind: named, before: d.local })
+			kind === 'updated' ? (content === null ? 'deleted' : before === undefined ? 'created' : 'updated') : kind
+		writes.push({ key: d.key, content, kind: named, before })
 	}
 
 	for (const d of decisions) {
@@ -353,7 +375,15 @@ export function reconcile(sides: Sides, decisions: Decision[], options: Options,
 					// edited, is a change of this machine's to push (a push refuses while markers remain).
 					if (v.regions === undefined) conflicts.push(d)
 					else {
-						write(d, withMarkers(v.regions, sides.remoteVersion), 'marked')
+						// With local keys, the markers are drawn between the two sides as they would be written here.
+						const regions =
+							(d.kept &&
+								twoWay(
+									splitLines(keptHere(d.key, v.mine, d.here, d.kept) ?? ''),
+									splitLines(keptHere(d.key, v.theirs, d.here, d.kept) ?? '')
+								)) ||
+							v.regions
+						write(d, withMarkers(regions, sides.remoteVersion), 'marked', false)
 						setBase(d.key, d.remote)
 					}
 					break

@@ -1,0 +1,288 @@
+import { parse as parseToml, stringify as stringifyToml } from 'smol-toml'
+import { isObject, type Json, MISSING, type Slot, same } from './json'
+import { eolOf, hasBom, stripBom } from './text'
+
+/**
+ * One key of a TOML file set or removed in its text, the rest of the file
+ * (comments, order, blank lines) as it is: what local keys need to keep a
+ * machine's value out of what it sends and in what a pull writes
+ * (docs/sync-model.md, "Settings that stay on one machine"). Only plain
+ * `key = value` lines and `[table]` sections are edited; anything else falls
+ * back to the file printed again from its value (its comments lost), which
+ * the result is always checked against.
+ */
+
+type Table = Record<string, unknown>
+
+export function tomlValue(text: string): Table | undefined {
+	try {
+		return parseToml(stripBom(text)) as Table
+	} catch {
+		return undefined
+	}
+}
+
+/** The value at `path` in a parsed file (dates as their text), or MISSING. */
+export function tomlGet(value: Table | undefined, path: readonly string[]): Slot {
+	let at: unknown = value
+	for (const part of path) {
+		if (!isPlainTable(at) || !Object.hasOwn(at, part)) return MISSING
+		at = at[part]
+	}
+	return asJson(at)
+}
+
+const isPlainTable = (value: unknown): value is Table =>
+	typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date)
+
+function asJson(value: unknown): Json {
+	if (value instanceof Date) return value.toISOString()
+	if (Array.isArray(value)) return value.map(asJson)
+	if (isPlainTable(value)) {
+		const out: Record<string, Json> = {}
+		for (const key of Object.keys(value)) out[key] = asJson(value[key])
+		return out
+	}
+	return value as Json
+}
+
+const bare = (key: string) => (/^[A-Za-z0-9_-]+$/.test(key) ? key : JSON.stringify(key))
+const keyText = (path: readonly string[]) => path.map(bare).join('.')
+
+/** A value as inline TOML (JSON's string escapes are all valid TOML). */
+function inline(value: Json): string {
+	if (Array.isArray(value)) return `[${value.map(inline).join(', ')}]`
+	if (isObject(value))
+		return `{ ${Object.keys(value)
+			.map((key) => `${bare(key)} = ${inline(value[key] as Json)}`)
+			.join(', ')} }`
+	if (value === null) return '""'
+	return typeof value === 'string' ? JSON.stringify(value) : String(value)
+}
+
+/** A `[a."b c"]` header or `a.b = ` key read as its path; undefined when the line is neither. */
+function readKeys(text: string): { path: string[]; rest: string } | undefined {
+	const path: string[] = []
+	let i = 0
+	const space = () => {
+		while (text[i] === ' ' || text[i] === '\t') i++
+	}
+	for (;;) {
+		space()
+		const quote = text[i]
+		if (quote === '"' || quote === "'") {
+			const end = text.indexOf(quote, i + 1)
+			if (end < 0) return undefined
+			const raw = text.slice(i, end + 1)
+			path.push(quote === '"' ? safeJsonString(raw) : raw.slice(1, -1))
+			i = end + 1
+		} else {
+			const match = /^[A-Za-z0-9_-]+/.exec(text.slice(i))
+			if (!match) return undefined
+			path.push(match[0])
+			i += match[0].length
+		}
+		space()
+		if (text[i] !== '.') return { path, rest: text.slice(i) }
+		i++
+	}
+}
+
+const safeJsonString = (raw: string): string => {
+	try {
+		return JSON.parse(raw) as string
+	} catch {
+		return raw.slice(1, -1)
+	}
+}
+
+interface Line {
+	/** The table the line is in (`[]` at the top; undefined in an array of tables). */
+	table?: string[]
+	/** The path a `key = value` starting on this line sets, or a header's. */
+	key?: string[]
+	header?: boolean
+}
+
+const samePath = (a: readonly string[] | undefined, b: readonly string[]) =>
+	a !== undefined && a.length === b.length && a.every((part, i) => part === b[i])
+const under = (a: readonly string[] | undefined, prefix: readonly string[]) =>
+	a !== undefined && a.length >= prefix.length && prefix.every((part, i) => part === a[i])
+
+function lineInfo(lines: string[]): Line[] {
+	let table: string[] | undefined = []
+	let open = 0
+	return lines.map((line): Line => {
+		const trimmed = line.trim()
+		// Inside a multi-line value (counted roughly by its brackets and triple quotes): no keys start here.
+		if (open > 0) {
+			open += depthChange(trimmed)
+			return { table }
+		}
+		if (trimmed.startsWith('[[')) {
+			table = undefined
+			return { header: true }
+		}
+		if (trimmed.startsWith('[')) {
+			const read = readKeys(trimmed.slice(1))
+			table = read?.rest.startsWith(']') ? read.path : undefined
+			return { header: true, key: table }
+		}
+		const read = readKeys(line)
+		if (read === undefined || !read.rest.startsWith('=') || table === undefined) return { table }
+		open = Math.max(0, depthChange(read.rest.slice(1)))
+		return { table, key: [...table, ...read.path] }
+	})
+}
+
+/** How many brackets or triple-quoted strings a line leaves open (strings and comments aside, roughly). */
+function depthChange(text: string): number {
+	if ((text.match(/"""|'''/g)?.length ?? 0) % 2 === 1) return 1
+	const code = text.replace(/"(?:[^"\\]|\\.)*"|'[^']*'/g, '').replace(/#.*$/, '')
+	let depth = 0
+	for (const c of code) {
+		if (c === '[' || c === '{') depth++
+		else if (c === ']' || c === '}') depth--
+	}
+	return depth
+}
+
+/** The lines [start, end) that the key or table at `path` takes, and the table a key line is in; undefined when none does. */
+function span(
+	lines: string[],
+	info: Line[],
+	path: readonly string[]
+): { start: number; end: number; table?: string[] } | undefined {
+	for (let i = 0; i < lines.length; i++) {
+		const at = info[i] as Line
+		if (samePath(at.key, path) && !at.header) {
+			let end = i + 1
+			while (end < lines.length && (info[end] as Line).key === undefined && !(info[end] as Line).header) {
+				// A value continued on the next lines (a multi-line array or string) belongs to it.
+				if (
+					tomlValue(
+						`x ${lines
+							.slice(i, end)
+							.join('\n')
+							.replace(/^[^=]*/, '')}`
+					) !== undefined
+				)
+					break
+				end++
+			}
+			return { start: i, end, table: at.table }
+		}
+		if (at.header && samePath(at.key, path)) {
+			let end = i + 1
+			while (end < lines.length && !((info[end] as Line).header && !under((info[end] as Line).key, path))) end++
+			while (end > i + 1 && (lines[end - 1] as string).trim() === '') end--
+			return { start: i, end }
+		}
+	}
+	return undefined
+}
+
+/** Where a new `rest = value` goes: the end of the deepest table that holds the path, and the key relative to it. */
+function insertion(lines: string[], info: Line[], path: readonly string[]): { at: number; rest: readonly string[] } {
+	let best = { at: -1, depth: -1 }
+	let firstHeader = lines.length
+	for (let i = 0; i < lines.length; i++) {
+		const at = info[i] as Line
+		if (at.header && firstHeader === lines.length) firstHeader = i
+		if (!at.header || at.key === undefined || at.key.length >= path.length || !under(path, at.key)) continue
+		if (at.key.length <= best.depth) continue
+		let end = i + 1
+		while (end < lines.length && !(info[end] as Line).header) end++
+		best = { at: end, depth: at.key.length }
+	}
+	if (best.depth < 0) best = { at: firstHeader, depth: 0 }
+	let at = best.at
+	while (at > 0 && (lines[at - 1] as string).trim() === '') at--
+	return { at, rest: path.slice(best.depth) }
+}
+
+/**
+ * The text with the value at `path` set (MISSING: removed). Undefined when the
+ * value cannot be put there (a parent that is not a table).
+ */
+export function tomlSet(text: string, path: readonly string[], slot: Slot): string | undefined {
+	const value = tomlValue(text)
+	if (value === undefined || path.length === 0) return undefined
+	if (same(tomlGet(value, path), slot)) return text
+	for (let i = 1; i < path.length; i++) {
+		const parent = tomlGet(value, path.slice(0, i))
+		if (parent !== MISSING && !isObject(parent)) return undefined
+	}
+	const eol = eolOf(text)
+	const lines = stripBom(text).split(/\r?\n/)
+	const cut = span(lines, lineInfo(lines), path)
+	if (cut !== undefined) lines.splice(cut.start, cut.end - cut.start)
+	if (isObject(slot)) {
+		// A table is its own section, at the end of the file.
+		while (lines.length > 0 && (lines.at(-1) as string).trim() === '') lines.pop()
+		lines.push(
+			'',
+			`[${keyText(path)}]`,
+			...Object.keys(slot).map((key) => `${bare(key)} = ${inline(slot[key] as Json)}`),
+			''
+		)
+	} else if (slot !== MISSING) {
+		// A key set again stays on its line; a new one goes at the end of the table that holds it.
+		const spot =
+			cut?.table !== undefined
+				? { at: cut.start, rest: path.slice(cut.table.length) }
+				: insertion(lines, lineInfo(lines), path)
+		lines.splice(spot.at, 0, `${keyText(spot.rest)} = ${inline(slot)}`)
+	}
+	const edited = (hasBom(text) ? '\uFEFF' : '') + lines.join(eol)
+	const check = tomlValue(edited)
+	if (check !== undefined && sameExcept(asJson(check), asJson(value), path, slot)) return edited
+	// The edit did not come out right: the file printed again from its value.
+	const next = setIn(asJson(value), path, slot)
+	if (next === undefined) return undefined
+	try {
+		return stringifyToml(next)
+	} catch {
+		return undefined
+	}
+}
+
+/** Is `after` the `before` with `path` set, empty tables aside (a table whose last key went may go with it)? */
+export function sameExcept(after: Json, before: Json, path: readonly string[], slot: Slot): boolean {
+	const expected = setIn(before, path, slot)
+	return expected !== undefined && same(pruned(after), pruned(expected))
+}
+
+function pruned(value: Json): Json {
+	if (!isObject(value)) return value
+	const out: Record<string, Json> = {}
+	for (const key of Object.keys(value)) {
+		const child = pruned(value[key] as Json)
+		if (!(isObject(child) && Object.keys(child).length === 0)) define(out, key, child)
+	}
+	return out
+}
+
+/** A copy of an object with the value at `path` set (MISSING: removed); parents made as needed. */
+export function setIn(root: Json, path: readonly string[], slot: Slot): Json | undefined {
+	if (path.length === 0) return slot === MISSING ? undefined : slot
+	if (!isObject(root)) return undefined
+	const [head, ...rest] = path as [string, ...string[]]
+	const copy: Record<string, Json> = {}
+	for (const key of Object.keys(root)) define(copy, key, root[key] as Json)
+	const child = Object.hasOwn(root, head) ? (root[head] as Json) : MISSING
+	if (rest.length === 0) {
+		if (slot === MISSING) delete copy[head]
+		else define(copy, head, slot)
+	} else {
+		if (child === MISSING && slot === MISSING) return root
+		const next = setIn(child === MISSING ? {} : child, rest, slot)
+		if (next === undefined) return undefined
+		define(copy, head, next)
+	}
+	return copy
+}
+
+function define(target: Record<string, Json>, key: string, value: Json): void {
+	Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+}
