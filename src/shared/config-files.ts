@@ -21,3 +21,36 @@ export function onlyFiles(data: unknown): Record<string, string> | undefined {
 	if (typeof data !== 'object' || data === null || Object.keys(data).length !== 1) return undefined
 	return asFileSet(data)?.files
 }
+
+/**
+ * The file of a config that lists its keys local on every machine (`cfgsync local --everywhere`,
+ * docs/sync-model.md "Settings that stay on one machine"): `{"local": [{"file", "path"?}]}`, each `file`
+ * a key of `files`, `path` the key's parts (none: the whole file). Kept in the data so it versions,
+ * diffs and rolls back with the files; the client never writes it to a machine.
+ */
+export const LOCAL_KEYS_FILE = '.cfgsync/local-keys.json'
+
+export interface LocalKey {
+	file: string
+	path?: string[]
+}
+
+/** The keys a `{"local": [...]}` text lists; anything that is not one counts for nothing. */
+export function localKeysOf(text: string | undefined): LocalKey[] {
+	let list: unknown
+	try {
+		list = text === undefined ? undefined : JSON.parse(text.replace(/^\uFEFF/, ''))
+	} catch {
+		return []
+	}
+	const entries = (list as { local?: unknown } | null)?.local
+	if (!Array.isArray(entries)) return []
+	return entries.flatMap((entry): LocalKey[] => {
+		if (typeof entry !== 'object' || entry === null || typeof entry.file !== 'string') return []
+		const path: unknown = entry.path
+		if (path === undefined) return [{ file: entry.file }]
+		return Array.isArray(path) && path.length > 0 && path.every((p) => typeof p === 'string')
+			? [{ file: entry.file, path: path as string[] }]
+			: []
+	})
+}

@@ -1,7 +1,7 @@
 // Every page of the web application for every kind of caller (docs/web.md), with
 // docs/api.md's headers, the accessible names people find things by, and config data as text.
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { textOf } from '../../support/web'
+import { push, textOf } from '../../support/web'
 import { buildWorld, CALLERS, type CallerName, type World } from '../../support/web-world'
 
 /** 200 with these texts present (and those absent), or a status (303: sent to sign in). */
@@ -453,6 +453,33 @@ describe('every page, for every kind of caller (docs/web.md)', () => {
 			.map((route) => route.path.replace(/:([A-Za-z]+)/g, '{$1}'))
 		expect(documented.filter((path) => pages.includes(path))).toEqual([])
 		expect(documented).toContain('/api/me')
+	})
+
+	test("a config's page marks the keys local on every machine (cfgsync local --everywhere) from the version's own list", async () => {
+		const w = world.w
+		const user = await w.user('pro', 'lena')
+		const files = {
+			'@Code/User/settings.json': '{"editor.fontSize": 14}\n',
+			'.cfgsync/local-keys.json': `${JSON.stringify({
+				local: [
+					{ file: '@Code/User/settings.json', path: ['editor.fontSize'] },
+					{ file: '@Code/User/keybindings.json' }
+				]
+			})}\n`
+		}
+		const id = await push(w, user, { files }, { name: 'laptops', tool: 'vscode' })
+		const page = await w.get(`/configs/${id}`, await w.signIn(user))
+		const text = textOf(page.html)
+		expect(text).toContain('Local on every machine')
+		expect(page.html).toContain('<code>@Code/User/settings.json</code>: <code>editor.fontSize</code>')
+		expect(text).toContain('@Code/User/keybindings.json (the whole file)')
+		const plain = await push(
+			w,
+			user,
+			{ files: { '@Code/User/settings.json': '{}\n' } },
+			{ name: 'plain', tool: 'vscode' }
+		)
+		expect((await w.get(`/configs/${plain}`, await w.signIn(user))).html).not.toContain('Local on every machine')
 	})
 
 	test('a user on the free plan sees their config without history, and why', async () => {

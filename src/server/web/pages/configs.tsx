@@ -1,3 +1,4 @@
+import { LOCAL_KEYS_FILE, localKeysOf, onlyFiles } from '../../../shared/config-files'
 import { AppError } from '../../lib/errors'
 import type { VersionAuthor } from '../../modules/audit/service'
 import { blocksOf } from '../diff'
@@ -364,8 +365,44 @@ export function ConfigPage({
 			<h2 id="history">History</h2>
 			<History ctx={ctx} config={config} />
 			<h2 id="current-data">Current data</h2>
+			<LocalKeys data={config.data} />
 			<DataBlocks data={config.data} />
 		</Layout>
+	)
+}
+
+/**
+ * The keys this config keeps local on every machine that syncs it (`cfgsync local --everywhere`,
+ * docs/sync-model.md "Settings that stay on one machine"), read from the version's own list.
+ */
+function LocalKeys({ data }: { data: unknown }) {
+	const files = onlyFiles(data)
+	const keys = localKeysOf(files?.[LOCAL_KEYS_FILE])
+	if (keys.length === 0) return null
+	return (
+		<section class="local-keys" aria-labelledby="local-keys">
+			<h3 id="local-keys">
+				<span class="badge">local</span> Local on every machine
+			</h3>
+			<p class="muted">
+				Each machine that syncs this config keeps its own value of these: never sent, never written over by a pull (
+				<code>cfgsync local --everywhere</code>).
+			</p>
+			<ul>
+				{keys.map((key) => (
+					<li>
+						<code>{key.file}</code>
+						{key.path ? (
+							<>
+								: <code>{key.path.join('.')}</code>
+							</>
+						) : (
+							' (the whole file)'
+						)}
+					</li>
+				))}
+			</ul>
+		</section>
 	)
 }
 
