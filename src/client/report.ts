@@ -1,3 +1,4 @@
+import { localJson } from './local-keys'
 import { CliFailure, dim, EXIT, green, red, safe, say, yellow } from './output'
 import type { SentChange } from './outgoing'
 import type { Report } from './run'
@@ -170,6 +171,7 @@ export function reportJson(report: Report) {
 			...report.invalid.map((r) => ({ ...entry(r.key), why: `${r.why}; not sent` })),
 			...(report.held?.keys ?? []).map((key) => ({ ...entry(key), why: `${HELD} (${writeHeld(report)})` }))
 		],
+		local: report.local.map(localJson),
 		backups: report.backups ?? null
 	}
 }

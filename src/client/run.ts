@@ -15,6 +15,7 @@ import {
 	settleUnpushed,
 	writeJournal
 } from './journal'
+import { type Located, localEntries } from './local-keys'
 import { CliFailure, EXIT, failure, notice, safe, warn } from './output'
 import { checkSize, type Sent, sentFiles } from './outgoing'
 import { platform } from './paths'
@@ -34,6 +35,7 @@ import {
 	type Write
 } from './sync/engine'
 import { settling } from './sync/choice'
+import { keptFrom } from './sync/local-keys'
 import { neutralFiles } from './sync/paths'
 import { leaveAsTheyAre, remember, reviewWrite, wasAccepted } from './sync/review'
 import { newSecrets } from './sync/secrets'
@@ -125,6 +127,8 @@ export interface Report {
 	localOnly?: string
 	/** Files left as they were, for the person's review of someone else's changes to them (docs/sync-model.md). */
 	held?: Held
+	/** The config's keys and files that stay on this machine (docs/sync-model.md). */
+	local: Located[]
 	/** What this run's push sends (a dry run: would send), file by file. */
 	sent: Sent[]
 	/** The version now on the server after this run's push. */
@@ -189,9 +193,14 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 	let scope = scoped.keys.filter((key) => !linked.has(key))
 	const choose = settling(options.choose, scoped.keys)
 	const judge = () => {
-		const sides = { base, local: readLocal(scope), remote: remote?.files, scope, remoteVersion: remote?.version }
+		const local = readLocal(scope)
+		// Settings that stay on this machine (docs/sync-model.md): masked on the way out, kept on the way in.
+		const locals = localEntries(t.key, remote?.files, local)
+		const kept = keptFrom(locals.map((o) => o.entry))
+		const sides = { base, local, remote: remote?.files, scope, remoteVersion: remote?.version, kept }
 		const { decisions, outside } = decide(sides, fileHash)
 		return {
+			locals,
 			sides,
 			decisions,
 			outside,
@@ -269,7 +278,8 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		invalid,
 		duplicates: remote?.duplicates ?? [],
 		localOnly: options.localOnly,
-		sent: sentFiles(outcome.push, remote?.files)
+		sent: sentFiles(outcome.push, remote?.files),
+		local: judged.locals
 	}
 	if (options.dryRun || (options.mode === 'push' && (outcome.conflicts.length > 0 || invalid.length > 0))) return report
 	if (outcome.push !== undefined && Object.keys(outcome.push).length === 0 && !remote) {

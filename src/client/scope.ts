@@ -3,6 +3,7 @@ import type { Tool } from '../shared/constants'
 import { safeTarget, scanDir } from './files'
 import { CliFailure } from './output'
 import type { Bases, Files } from './sync/engine'
+import { EVERYWHERE_FILE } from './sync/local-keys'
 import { knownDirs, knownFiles, shown, WELL_KNOWN } from './tools'
 
 /**
@@ -38,7 +39,8 @@ export interface Scope {
 /** Is this key one of the tool's files: a well-known file, or inside a well-known directory (on any OS)? */
 export function isToolFile(tool: Tool, key: string): boolean {
 	const { files, dirs } = WELL_KNOWN[tool]
-	return files.includes(key) || dirs.some((dir) => key.startsWith(`${dir}/`))
+	// The config's list of keys local on every machine (`cfgsync local --everywhere`) is a member of every config.
+	return key === EVERYWHERE_FILE || files.includes(key) || dirs.some((dir) => key.startsWith(`${dir}/`))
 }
 
 /** Is this PATH's key (a directory's ending in `/`) the tool's: one of its files, a directory of its or one inside? */
@@ -108,6 +110,8 @@ export function scopeFor(
 		[...foreignNamed, ...keys, ...remoteKeys, ...baseKeys].filter((key) => !isToolPath(tool, key))
 	)
 	for (const key of foreign) keys.delete(key)
+	// Read from the server's data, never a file here (docs/sync-model.md, "Settings that stay on one machine").
+	keys.delete(EVERYWHERE_FILE)
 	return { keys: [...keys], skipped, excluded, foreign: [...foreign].sort() }
 }
 

@@ -1,5 +1,7 @@
 import type { Session } from './context'
 import { readLocal } from './files'
+import { keptFor } from './local-keys'
+import { type KeptFile, masked } from './sync/local-keys'
 import { pendingState } from './journal'
 import { configScope } from './ownership'
 import { fileHash } from './hash'
@@ -19,8 +21,11 @@ export interface LocalChange {
 	key: string
 	/** The synced version (undefined: the file was never synced here). */
 	base?: BaseFile
-	/** The file here (undefined: deleted here). */
+	/** The file here (undefined: deleted here), its local keys as synced. */
 	local?: string
+	/** The file's keys that stay on this machine, and the file as it is here, when it has any. */
+	kept?: KeptFile
+	here?: string
 }
 
 export async function localChanges(
@@ -34,17 +39,25 @@ export async function localChanges(
 	// The same files the config's runs look at here (its own, not another config's of the tool).
 	const { keys } = pinnedScope(await configScope(s, t, { named, base: state.files }), state, undefined, named)
 	const local = readLocal(keys)
+	// A key that stays on this machine is not an unsent change (docs/sync-model.md).
+	const kept = keptFor(t.key, undefined, local)
 	const changes: LocalChange[] = []
 	for (const key of [...keys].sort()) {
 		const base = ownValue(state.files, key)
-		const here = ownValue(local, key)
+		const rules = ownValue(kept, key)
+		const here =
+			rules && base?.content !== undefined
+				? masked(key, ownValue(local, key), base.content, rules)
+				: ownValue(local, key)
 		if (base === undefined && here === undefined) continue
 		const same =
 			base !== undefined &&
 			here !== undefined &&
 			(base.content !== undefined ? base.content === here : base.hash === fileHash(here))
 		if (same) continue
-		changes.push({ key, base, local: here })
+		changes.push(
+			rules ? { key, base, local: here, kept: rules, here: ownValue(local, key) } : { key, base, local: here }
+		)
 	}
 	return { state, changes }
 }

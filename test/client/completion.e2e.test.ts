@@ -114,6 +114,23 @@ describe('cfgsync completion', () => {
 		expect(await bash(['whoami', '--'])).toContain('--profile')
 	}, 60_000)
 
+	test("bash: cfgsync local completes the keys of the tool's settings files here, prefixed with the file when it has several", async () => {
+		m.file(
+			'.config/Code/User/settings.json',
+			'{\n  // mine\n  "editor.fontSize": 14,\n  "[python]": {"editor.tabSize": 4}\n}\n'
+		)
+		expect(await bash(['local', 'vscode', 'editor.f'])).toEqual(['editor.fontSize'])
+		expect(await bash(['local', 'vscode', 'editor.fontSize', '[py'])).toEqual(['[python]', '[python].editor.tabSize'])
+		m.file('.claude/settings.json', '{"model": "opus", "permissions": {"allow": []}}\n')
+		m.file('.claude.json', '{"mcpServers": {"local-db": {}}, "numStartups": 1}\n')
+		expect(await bash(['local', 'claude-code', '~/.claude/settings.json:'])).toEqual([
+			'model',
+			'permissions',
+			'permissions.allow'
+		])
+		expect(await bash(['local', 'claude-code', '~/.claude.json:mcp'])).toEqual(['mcpServers', 'mcpServers.local-db'])
+	}, 60_000)
+
 	test('bash: every option of every command in the registry completes, and the word after a valued one is its value, not an argument', async () => {
 		const file = await script('bash')
 		// One bash run: each case prints its words, a case per line ("cmd ... --opt" → candidates).

@@ -13,7 +13,8 @@ export type Group = (typeof GROUPS)[number]
 /**
  * What a word completes to: a tool, a file, a team slug or config name this
  * machine syncs, a saved profile, a shell, a command, a role, an audit event
- * type. No value: anything (nothing is offered).
+ * type, a key of the tool's settings files here (`cfgsync local`). No value:
+ * anything (nothing is offered).
  */
 export type Completes =
 	| 'tool'
@@ -26,6 +27,7 @@ export type Completes =
 	| 'role'
 	| 'invited-role'
 	| 'audit-type'
+	| 'setting'
 
 export interface OptionSpec {
 	type: 'string' | 'boolean'

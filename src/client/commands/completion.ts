@@ -1,6 +1,7 @@
 import { AUDIT_TYPES } from '../../shared/api/audit-types'
-import { DEFAULT_CONFIG_NAME, INVITED_ROLES, ROLES, TOOLS } from '../../shared/constants'
+import { DEFAULT_CONFIG_NAME, INVITED_ROLES, ROLES, type Tool, TOOLS } from '../../shared/constants'
 import { profiles } from '../credentials'
+import { settingWords } from '../local-keys'
 import { CliFailure, EXIT, safe } from '../output'
 import { everyState } from '../state'
 import { COMMON, defineCommand, type Arg, type Command, type Completes, type Input, type Options } from './command'
@@ -39,6 +40,7 @@ const KINDS: readonly Completes[] = [
 	'role',
 	'invited-role',
 	'audit-type',
+	'setting',
 	'file'
 ]
 
@@ -83,13 +85,14 @@ function tables(registry: readonly Command[]) {
 		}
 	}
 	const last = (args: readonly Arg[]) => args[args.length - 1]
-	/** Commands whose last argument is files, given many times (push TOOL PATH...), with its position. */
+	/** Commands whose last argument is given many times (push TOOL PATH..., local TOOL KEY...), with its position and kind. */
 	const repeating = all
-		.filter((c) => last(c.args)?.repeats && last(c.args)?.completes === 'file')
-		.map((c) => ({ command: c.name, from: c.args.length - 1 }))
+		.filter((c) => last(c.args)?.repeats && last(c.args)?.completes !== undefined)
+		.map((c) => ({ command: c.name, from: c.args.length - 1, kind: last(c.args)?.completes as Completes }))
 	const kinds = KINDS.filter((kind) => positions.some((p) => p.kind === kind))
-	const repeatingFrom = new Map<number, string[]>()
-	for (const r of repeating) repeatingFrom.set(r.from, [...(repeatingFrom.get(r.from) ?? []), r.command])
+	const repeatingFrom = new Map<string, string[]>()
+	for (const r of repeating)
+		repeatingFrom.set(`${r.from} ${r.kind}`, [...(repeatingFrom.get(`${r.from} ${r.kind}`) ?? []), r.command])
 	return {
 		all,
 		names,
@@ -99,8 +102,11 @@ function tables(registry: readonly Command[]) {
 		completed: [...completed.values()],
 		positions,
 		repeating,
-		/** The same, grouped by position. */
-		repeatingFrom: [...repeatingFrom],
+		/** The same, grouped by position and kind. */
+		repeatingFrom: [...repeatingFrom].map(([at, commands]) => {
+			const [from, kind] = at.split(' ')
+			return { from: Number(from), kind: kind as Completes, commands }
+		}),
 		kinds,
 		/** Commands whose first argument is a TOOL (config names complete for it). */
 		withTool: all.filter((c) => c.args[0]?.completes === 'tool').map((c) => c.name)
@@ -126,7 +132,14 @@ function wordsOf(kind: Completes): readonly string[] | undefined {
 }
 
 /** What `cfgsync __complete` answers for a kind it looks up on this machine. */
-const LOOKUP: Partial<Record<Completes, string>> = { team: 'teams', name: 'names', profile: 'profiles' }
+const LOOKUP: Partial<Record<Completes, string>> = {
+	team: 'teams',
+	name: 'names',
+	profile: 'profiles',
+	setting: 'keys'
+}
+/** Kinds looked up for the TOOL typed before them. */
+const forTool = (kind: Completes) => kind === 'name' || kind === 'setting'
 
 const words = (list: readonly string[]) => list.join(' ')
 
@@ -137,7 +150,11 @@ function bash(registry: readonly Command[]): string {
 		if (kind === 'command') return `COMPREPLY=($(compgen -W "${words(t.names)}" -- "$cur"))`
 		const list = wordsOf(kind)
 		if (list) return `COMPREPLY=($(compgen -W "${words(list)}" -- "$cur"))`
-		return `COMPREPLY=($(compgen -W "$("$self" __complete ${LOOKUP[kind]}${kind === 'name' ? ' $tool' : ''} 2>/dev/null)" -- "$cur"))`
+		// Keys are matched as they are (compgen -W would expand a ~/ in them), and bash splits words at ":"
+		// (~/.claude/settings.json:model): the reply leaves out what is before the cursor's word.
+		if (kind === 'setting')
+			return `COMPREPLY=(); local w colon="\${cur%"\${cur##*:}"}"; while IFS= read -r w; do [[ "$w" == "$cur"* ]] && COMPREPLY+=("\${w#"$colon"}"); done < <("$self" __complete keys "$tool" 2>/dev/null)`
+		return `COMPREPLY=($(compgen -W "$("$self" __complete ${LOOKUP[kind]}${forTool(kind) ? ' $tool' : ''} 2>/dev/null)" -- "$cur"))`
 	}
 	const completedWords = t.completed.flatMap((o) => o.words)
 	const valueCases = t.completed.map((o) => `\t\t${o.words.join('|')}) ${reply(o.kind)}; return ;;`).join('\n')
@@ -150,7 +167,9 @@ function bash(registry: readonly Command[]): string {
 		.map(({ command, sub, index, kind }) => `\t\t"${command} ${sub ?? ''} ${index}") kind=${kind} ;;`)
 		.join('\n')
 	const repeats = t.repeatingFrom
-		.map(([from, commands]) => `\t\tcase "$cmd" in ${commands.join('|')}) ((n >= ${from})) && kind=file ;; esac`)
+		.map(
+			({ from, kind, commands }) => `\t\tcase "$cmd" in ${commands.join('|')}) ((n >= ${from})) && kind=${kind} ;; esac`
+		)
 		.join('\n')
 	return `# bash completion for cfgsync. Load it with: source <(cfgsync completion bash)
 _cfgsync() {
@@ -216,7 +235,7 @@ function zsh(registry: readonly Command[]): string {
 		if (kind === 'command') return `compadd -- ${words(t.names)}`
 		const list = wordsOf(kind)
 		if (list) return `compadd -- ${words(list)}`
-		return `compadd -- \${(f)"$("$self" __complete ${LOOKUP[kind]}${kind === 'name' ? ' $tool' : ''} 2>/dev/null)"}`
+		return `compadd -- \${(f)"$("$self" __complete ${LOOKUP[kind]}${forTool(kind) ? ' $tool' : ''} 2>/dev/null)"}`
 	}
 	const completedWords = t.completed.flatMap((o) => o.words)
 	const valueCases = t.completed.map((o) => `\t\t(${o.words.join('|')}) ${add(o.kind)}; return ;;`).join('\n')
@@ -229,7 +248,9 @@ function zsh(registry: readonly Command[]): string {
 		.map(({ command, sub, index, kind }) => `\t\t("${command} ${sub ?? ''} ${index}") kind=${kind} ;;`)
 		.join('\n')
 	const repeats = t.repeatingFrom
-		.map(([from, commands]) => `\t\tcase $cmd in (${commands.join('|')}) ((n >= ${from})) && kind=file ;; esac`)
+		.map(
+			({ from, kind, commands }) => `\t\tcase $cmd in (${commands.join('|')}) ((n >= ${from})) && kind=${kind} ;; esac`
+		)
 		.join('\n')
 	return `#compdef cfgsync
 # zsh completion for cfgsync. Load it after compinit with: source <(cfgsync completion zsh)
@@ -292,7 +313,7 @@ function fish(registry: readonly Command[]): string {
 		if (kind === 'command') return `-a '${words(t.names)}'`
 		const list = wordsOf(kind)
 		if (list) return `-a '${words(list)}'`
-		return `-a '(cfgsync __complete ${LOOKUP[kind]}${kind === 'name' ? ' (__cfgsync_tool)' : ''} 2>/dev/null)'`
+		return `-a '(cfgsync __complete ${LOOKUP[kind]}${forTool(kind) ? ' (__cfgsync_tool)' : ''} 2>/dev/null)'`
 	}
 	const lines = [
 		'# fish completion for cfgsync. Install it with: cfgsync completion fish > ~/.config/fish/completions/cfgsync.fish',
@@ -359,7 +380,7 @@ function fish(registry: readonly Command[]): string {
 	}
 	for (const r of t.repeating)
 		lines.push(
-			`complete -c cfgsync -n 'not __cfgsync_value_wanted; and __fish_seen_subcommand_from ${r.command}; and test (count (__cfgsync_args)) -ge ${r.from + 2}' -F`
+			`complete -c cfgsync -n 'not __cfgsync_value_wanted; and __fish_seen_subcommand_from ${r.command}; and test (count (__cfgsync_args)) -ge ${r.from + 2}' ${value(r.kind)}`
 		)
 	return `${lines.join('\n')}\n`
 }
@@ -409,6 +430,7 @@ export async function complete(args: string[]) {
 	else if (what === 'teams') out = states.map((s) => s.team).filter((team): team is string => typeof team === 'string')
 	else if (what === 'profiles') out = profiles()
 	else if (what === 'tools') out = [...TOOLS]
+	else if (what === 'keys' && TOOLS.includes(tool as Tool)) out = settingWords(tool as Tool)
 	process.stdout.write(
 		[...new Set(out)]
 			.sort()

@@ -7,7 +7,9 @@ import { platform } from '../paths'
 import { resolveTarget } from '../run'
 import { configScope } from '../ownership'
 import { getState } from '../state'
+import { keptFor } from '../local-keys'
 import { ownValue } from '../sync/engine'
+import { EVERYWHERE_FILE, masked } from '../sync/local-keys'
 import { neutralFiles } from '../sync/paths'
 import { localKey, shown } from '../tools'
 import { defineCommand, type Input, PATHS, TARGET, TOOL } from './command'
@@ -69,8 +71,17 @@ async function run({ values, positionals }: Input<typeof options>) {
 						)
 					])
 				]
-		before = Object.fromEntries(Object.entries(newer).filter(([key]) => keys.includes(key)))
+		before = Object.fromEntries(Object.entries(newer).filter(([key]) => keys.includes(key) && key !== EVERYWHERE_FILE))
 		after = readLocal(keys.filter((key) => localKey(key) !== undefined))
+		// Keys that stay on this machine are no difference (docs/sync-model.md): shown as the server has them.
+		const kept = keptFor(t.key, newer, after)
+		for (const key of Object.keys(kept)) {
+			const file = kept[key]
+			if (file === undefined || !keys.includes(key) || (!Object.hasOwn(after, key) && !file.whole)) continue
+			const shownHere = masked(key, ownValue(after, key), ownValue(newer, key), file)
+			if (shownHere === undefined) delete after[key]
+			else after[key] = shownHere
+		}
 		labels = [`server v${serverSide.version}`, 'local']
 	}
 	const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()

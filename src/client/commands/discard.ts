@@ -10,6 +10,7 @@ import { capped, fileList, pathArgs } from '../report'
 import { fetchRemote, type Remote, resolveTarget, type Target, targetOf } from '../run'
 import { allStates, backupsDir } from '../state'
 import { ownValue, type Write } from '../sync/engine'
+import { keptHere } from '../sync/local-keys'
 import { shown } from '../tools'
 import { type LocalChange, localChanges } from '../unsent'
 import { defineCommand, type Input, PATHS, TARGET, TOOL, YES } from './command'
@@ -85,7 +86,14 @@ async function run({ values, positionals }: Input<typeof options>) {
 			}
 			content = synced
 		}
-		writes.push({ key: c.key, content, kind: c.base === undefined ? 'deleted' : 'updated', before: c.local })
+		// Keys that stay on this machine keep their value here (docs/sync-model.md).
+		if (c.kept) content = keptHere(c.key, content, c.here, c.kept)
+		writes.push({
+			key: c.key,
+			content,
+			kind: c.base === undefined ? 'deleted' : 'updated',
+			before: c.kept ? c.here : c.local
+		})
 	}
 	if (missing.length > 0)
 		throw new CliFailure(

@@ -7,6 +7,7 @@ import { history } from './history'
 import { invitations } from './invitations'
 import { keys } from './keys'
 import { list } from './list'
+import { local } from './local'
 import { log } from './log'
 import { login } from './login'
 import { logout } from './logout'
@@ -36,6 +37,7 @@ export const REGISTRY: readonly Command[] = [
 	sync,
 	resolve,
 	discard,
+	local,
 	watch,
 	diff,
 	list,

@@ -9,7 +9,9 @@ import { localChanges } from '../unsent'
 import { fetchRemote, type Remote, type Target } from '../run'
 import { pendingState } from '../journal'
 import { configScope } from '../ownership'
+import { type Located, localEntries, localJson } from '../local-keys'
 import { decide, standing, type Standing } from '../sync/engine'
+import { keptFrom } from '../sync/local-keys'
 import { shown } from '../tools'
 import { defineCommand, type Input, TARGET, TOOL } from './command'
 import { targetsFor } from './common'
@@ -35,6 +37,8 @@ type Row = {
 	version?: number
 	base?: number
 	files: { key: string; verdict: string; detail?: string }[]
+	/** Keys and files that stay on this machine (docs/sync-model.md). */
+	local?: Located[]
 }
 
 async function run({ values, positionals }: Input<typeof options>) {
@@ -70,7 +74,10 @@ async function run({ values, positionals }: Input<typeof options>) {
 		)
 		const scope = scoped.keys
 		const owned = scoped.skipped.filter((skip) => scoped.elsewhere.includes(skip.key))
-		const sides = { base: remote ? state?.files : undefined, local: readLocal(scope), remote: remote?.files, scope }
+		const local = readLocal(scope)
+		const locals = localEntries(t.key, remote?.files, local)
+		const kept = keptFrom(locals.map((o) => o.entry))
+		const sides = { base: remote ? state?.files : undefined, local, remote: remote?.files, scope, kept }
 		const decisions = decide(sides, fileHash).decisions.filter((d) => d.verdict.kind !== 'same')
 		rows.push({
 			t,
@@ -84,7 +91,8 @@ async function run({ values, positionals }: Input<typeof options>) {
 					detail: d.verdict.kind === 'conflict' ? conflictText(d) : undefined
 				})),
 				...owned.map((skip) => ({ key: skip.key, verdict: 'skipped', detail: skip.why }))
-			]
+			],
+			local: locals
 		})
 	}
 	// The configs the server holds that this machine does not sync yet (a new machine: all of them).
@@ -101,7 +109,8 @@ async function run({ values, positionals }: Input<typeof options>) {
 				status: r.standing,
 				syncedVersion: r.base ?? null,
 				serverVersion: r.remote?.version ?? r.version ?? null,
-				files: r.files.map((f) => ({ path: f.key, file: shown(f.key), change: f.verdict, detail: f.detail ?? null }))
+				files: r.files.map((f) => ({ path: f.key, file: shown(f.key), change: f.verdict, detail: f.detail ?? null })),
+				local: (r.local ?? []).map(localJson)
 			}))
 		)
 	} else {
@@ -124,6 +133,11 @@ async function run({ values, positionals }: Input<typeof options>) {
 								: ''
 						}`
 			say(`${r.t.label}: ${colour(r.standing)} (${versions})`)
+			const kept = r.local?.length ?? 0
+			if (kept > 0)
+				say(
+					`  ${kept === 1 ? '1 key stays' : `${kept} keys stay`} on this machine, never sent nor pulled (cfgsync local ${r.t.tool}${r.t.args} lists them)`
+				)
 			// Conflicts first: a long list is cut at 20 files, and a conflict must never be among the ones cut.
 			capped(
 				[...r.files.filter((f) => f.verdict === 'conflict'), ...r.files.filter((f) => f.verdict !== 'conflict')],

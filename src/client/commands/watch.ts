@@ -1,5 +1,7 @@
 import { ApiError } from '../api'
 import { loginCommand, noMore, type Session, session } from '../context'
+import { localEntries } from '../local-keys'
+import { keptFrom, type LocalEntry, masked } from '../sync/local-keys'
 import { readLocal } from '../files'
 import { fileHash, sha256 } from '../hash'
 import { acquireLock } from '../lock'
@@ -53,6 +55,8 @@ interface Watched {
 	stuck: Map<string, string>
 	/** When the state was written as the stuck files were noted: a command run meanwhile (resolve) frees them. */
 	stuckAt?: string
+	/** The config's keys and files that stay on this machine, as the last cycle read them (with the server's list). */
+	local?: LocalEntry[]
 	nextPoll: number
 	/**
 	 * The hash the last live event of this config names (`deleted` once deleted): judged by the loop, after
@@ -74,8 +78,13 @@ async function localSide(s: Session, w: Watched): Promise<{ fingerprint: string;
 	// The same files a sync of it looks at: a file another config of the tool owns here is not this one's edit.
 	const { keys: scope } = pinnedScope(await configScope(s, w.t, { base: state?.files }), state, undefined)
 	const local = readLocal(scope)
+	// An edit to a key that stays on this machine is no change to send (docs/sync-model.md).
+	const kept = keptFrom([...(w.local ?? []), ...localEntries(w.t.key, undefined, local).map((o) => o.entry)])
 	const dirty = scope.some((key) => {
-		const content = ownValue(local, key)
+		const rules = ownValue(kept, key)
+		const synced = ownValue(state?.files, key)?.content
+		const here = ownValue(local, key)
+		const content = rules && synced !== undefined ? masked(key, here, synced, rules) : here
 		const hash = content === undefined ? undefined : fileHash(content)
 		if (hash === ownValue(state?.files, key)?.hash) return false
 		return stuck.get(key) !== (hash ?? 'absent')
@@ -169,6 +178,7 @@ async function run({ values, positionals }: Input<typeof options>) {
 			})
 			reachable()
 			w.etag = report.pushed?.hash ?? report.remoteHash
+			w.local = report.local.map((o) => o.entry)
 			const kept = report.localOnly !== undefined && report.unsent.length > 0
 			const changed = report.writes.length + report.conflicts.length + report.refused.length > 0 || report.pushed
 			if (isJsonMode()) {

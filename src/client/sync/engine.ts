@@ -1,5 +1,5 @@
 import { isJsonKey, mergeJsonText, parseJsonc, pathText, sameContent } from './json'
-import { type Kept, type KeptFile, keptHere, masked } from './local-keys'
+import { EVERYWHERE_FILE, type Kept, type KeptFile, keptHere, masked } from './local-keys'
 import { clashedLines, hasClash, mergeLines, pick, splitLines, twoWay, withMarkers, type Region } from './text-merge'
 
 /**
@@ -219,8 +219,9 @@ export function decide(sides: Sides, hash: Hasher): { decisions: Decision[]; out
 		})
 		// A file that is nowhere (not here, not there, not in the base) is no decision.
 		.filter((d) => !(d.verdict.kind === 'same' && d.local === undefined && d.base === undefined))
+	// The config's own list of keys local everywhere is read, never written here: not a file left alone.
 	const outside = Object.keys(sides.remote ?? {})
-		.filter((key) => !inScope.has(key))
+		.filter((key) => !inScope.has(key) && key !== EVERYWHERE_FILE)
 		.sort()
 	return { decisions, outside }
 }
@@ -411,7 +412,8 @@ export function reconcile(sides: Sides, decisions: Decision[], options: Options,
 		const remote = sides.remote ?? {}
 		const next: Files = emptyMap()
 		const keep = options.only ? new Set(decisions.map((d) => d.key)) : undefined
-		for (const key of Object.keys(remote)) if (!keep || keep.has(key)) next[key] = remote[key] as string
+		for (const key of Object.keys(remote))
+			if (!keep || keep.has(key) || key === EVERYWHERE_FILE) next[key] = remote[key] as string
 		for (const [key, content] of changes) {
 			if (content === null) delete next[key]
 			else next[key] = content

@@ -1,3 +1,4 @@
+import { LOCAL_KEYS_FILE, type LocalKey, localKeysOf } from '../../shared/config-files'
 import { isJsonKey, isObject, type Json, MISSING, parseJsonc, rewrite, type Slot, same } from './json'
 import { setIn, tomlGet, tomlSet, tomlValue } from './toml-edit'
 
@@ -12,10 +13,7 @@ import { setIn, tomlGet, tomlSet, tomlValue } from './toml-edit'
  */
 
 /** One local key (`path`) of a file, or the whole file (no `path`). `file` is the config's key for it. */
-export interface LocalEntry {
-	file: string
-	path?: string[]
-}
+export type LocalEntry = LocalKey
 
 /** Per file: local on the whole, or these paths. */
 export interface KeptFile {
@@ -29,7 +27,7 @@ export type Kept = Record<string, KeptFile>
  * versions, diffs and rolls back with the files. It is never written here:
  * the client reads it from the server's data.
  */
-export const EVERYWHERE_FILE = '.cfgsync/local-keys.json'
+export const EVERYWHERE_FILE = LOCAL_KEYS_FILE
 
 /** VS Code's, Cursor's and Windsurf's settings.json, where `settingsSync.ignoredSettings` counts. */
 export const isEditorSettings = (key: string): boolean => /^@(Code|Cursor|Windsurf)\/User\/settings\.json$/.test(key)
@@ -50,18 +48,11 @@ export function keptFrom(entries: readonly LocalEntry[]): Kept {
 
 /** The `--everywhere` list in a config's data (an unreadable one counts as empty). */
 export function everywhereIn(files: Record<string, string> | undefined): LocalEntry[] {
-	const text = files !== undefined && Object.hasOwn(files, EVERYWHERE_FILE) ? files[EVERYWHERE_FILE] : undefined
-	const list = text === undefined ? undefined : parseJsonc(text)?.value
-	const entries = isObject(list) && Array.isArray(list.local) ? list.local : []
-	return entries.flatMap((entry): LocalEntry[] => {
-		if (!isObject(entry) || typeof entry.file !== 'string') return []
-		if (entry.path === undefined) return [{ file: entry.file }]
-		const path = entry.path
-		return Array.isArray(path) && path.length > 0 && path.every((p) => typeof p === 'string')
-			? [{ file: entry.file, path: path as string[] }]
-			: []
-	})
+	return entriesOf(files !== undefined && Object.hasOwn(files, EVERYWHERE_FILE) ? files[EVERYWHERE_FILE] : undefined)
 }
+
+/** A `{"local": [{"file", "path"?}]}` list (the --everywhere file, or this machine's own); anything else counts for nothing. */
+export const entriesOf = (text: string | undefined): LocalEntry[] => localKeysOf(text)
 
 /** The `--everywhere` list as the file's text. */
 export const everywhereText = (entries: readonly LocalEntry[]): string =>
@@ -228,3 +219,7 @@ export function resolveKey(value: Slot, segments: KeySegment[], literalWhenNew: 
 	}
 	return { path }
 }
+
+/** A local key as a person reads and types it: `editor.fontSize`, `mcpServers.local-db`; a whole file: undefined. */
+export const keyText = (path: readonly string[] | undefined): string | undefined =>
+	path?.map((part) => (part === '' || /["]/.test(part) ? JSON.stringify(part) : part)).join('.')

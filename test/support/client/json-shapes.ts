@@ -12,6 +12,9 @@ const id = z.uuid()
 const config = z.strictObject({ tool: z.string(), name: z.string(), team: z.string().nullable() })
 const entry = z.strictObject({ path: z.string(), file: z.string() })
 
+/** A key (null: the whole file) that stays on this machine, and where that was said. */
+const Local = entry.extend({ key: z.string().nullable(), origin: z.enum(['here', 'everywhere', 'ignoredSettings']) })
+
 export const Report = z.strictObject({
 	config,
 	dryRun: z.boolean(),
@@ -32,6 +35,7 @@ export const Report = z.strictObject({
 	unchanged: z.array(entry),
 	skipped: z.array(entry.extend({ why: z.string() })),
 	refused: z.array(entry.extend({ why: z.string() })),
+	local: z.array(Local),
 	backups: z.string().nullable()
 })
 
@@ -122,7 +126,8 @@ export const SHAPES = {
 					change: z.enum(['local', 'remote', 'merged', 'conflict', 'skipped']),
 					detail: z.string().nullable()
 				})
-			)
+			),
+			local: z.array(Local)
 		})
 	),
 	push: Report,
@@ -188,6 +193,7 @@ export const SHAPES = {
 			version: z.number().int()
 		})
 	}),
+	local: z.strictObject({ config, local: z.array(Local) }),
 	'team list': z.array(
 		z.strictObject({
 			id,
