@@ -35,6 +35,9 @@ export interface LocalKey {
 	path?: string[]
 }
 
+/** How many local keys a list may hold: a longer one (from a hostile server, say) counts its first ones only. */
+export const MAX_LOCAL_KEYS = 100
+
 /** The keys a `{"local": [...]}` text lists; anything that is not one counts for nothing. */
 export function localKeysOf(text: string | undefined): LocalKey[] {
 	let list: unknown
@@ -45,7 +48,7 @@ export function localKeysOf(text: string | undefined): LocalKey[] {
 	}
 	const entries = (list as { local?: unknown } | null)?.local
 	if (!Array.isArray(entries)) return []
-	return entries.flatMap((entry): LocalKey[] => {
+	return entries.slice(0, MAX_LOCAL_KEYS).flatMap((entry): LocalKey[] => {
 		if (typeof entry !== 'object' || entry === null || typeof entry.file !== 'string') return []
 		const path: unknown = entry.path
 		if (path === undefined) return [{ file: entry.file }]

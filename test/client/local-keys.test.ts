@@ -8,6 +8,7 @@ import {
 	ignoredSettings,
 	keptFrom,
 	type LocalEntry,
+	masked,
 	parseKey,
 	resolveKey,
 	valueAt
@@ -229,6 +230,26 @@ describe('local keys in the engine: masked on the way out, kept on the way in', 
 		expect(tomlValue(out.push?.[TOML] as string)).toEqual({ tui: { theme: 'dark', size: 1 } })
 	})
 
+	test('TOML: a local key absent here is masked in beside its neighbours, so the line merge sees one order', () => {
+		// Found by the property: appended at the end, the masked keys reordered the file, and the line merge
+		// of that order with the server's wrote `model` twice.
+		const kept = keptFrom([
+			{ file: TOML, path: ['theme'] },
+			{ file: TOML, path: ['font'] }
+		])[TOML]
+		const server = '# e\ntheme = "v1"\nfont = "v0"\nmodel = "v2"\n'
+		expect(masked(TOML, '# e\nmodel = "v2"\n', server, kept as never)).toBe(server)
+		const out = run(
+			'sync',
+			[{ key: TOML, base: server, local: '# e\nmodel = "v2"\n', remote: server }],
+			[
+				{ file: TOML, path: ['theme'] },
+				{ file: TOML, path: ['font'] }
+			]
+		)
+		expect(out.idle).toBe(true)
+	})
+
 	test('a whole local file is never sent and never written here', () => {
 		const md = '.claude/CLAUDE.md'
 		const whole = [{ file: md }]
@@ -309,6 +330,13 @@ describe('the --everywhere list and ignoredSettings', () => {
 			everywhereIn({ '.cfgsync/local-keys.json': '{"local": [1, {"file": 2}, {"file": "x", "path": []}]}' })
 		).toEqual([])
 		expect(everywhereIn({ '.cfgsync/local-keys.json': 'not json' })).toEqual([])
+	})
+
+	test('a list counts its first 100 keys only, so a hostile one cannot make every run slow', () => {
+		const many = Array.from({ length: 5000 }, (_, i) => ({ file: S, path: [`k${i}`] }))
+		expect(everywhereIn({ '.cfgsync/local-keys.json': everywhereText(many) })).toHaveLength(100)
+		const names = Array.from({ length: 5000 }, (_, i) => `k${i}`)
+		expect(ignoredSettings(VS, JSON.stringify({ 'settingsSync.ignoredSettings': names }))).toHaveLength(100)
 	})
 
 	test("VS Code's settingsSync.ignoredSettings names local keys of its settings.json", () => {

@@ -1,4 +1,4 @@
-import { LOCAL_KEYS_FILE, type LocalKey, localKeysOf } from '../../shared/config-files'
+import { LOCAL_KEYS_FILE, type LocalKey, localKeysOf, MAX_LOCAL_KEYS } from '../../shared/config-files'
 import { isJsonKey, isObject, type Json, MISSING, parseJsonc, rewrite, type Slot, same } from './json'
 import { setIn, tomlGet, tomlSet, tomlValue } from './toml-edit'
 
@@ -69,7 +69,7 @@ export function ignoredSettings(key: string, ...copies: (string | undefined)[]):
 		if (Array.isArray(list))
 			for (const name of list) if (typeof name === 'string' && !name.startsWith('-')) names.add(name)
 	}
-	return [...names].map((name) => ({ file: key, path: [name] }))
+	return [...names].slice(0, MAX_LOCAL_KEYS).map((name) => ({ file: key, path: [name] }))
 }
 
 /** Files whose keys can be local: JSON (JSONC) and TOML. */
@@ -95,7 +95,7 @@ function jsonGet(value: Json, path: readonly string[]): Slot {
 }
 
 /** The text with the value at `path` set (MISSING: removed), its comments and formatting kept; as it was when it cannot be. */
-export function withValue(key: string, text: string, path: readonly string[], slot: Slot): string {
+export function withValue(key: string, text: string, path: readonly string[], slot: Slot, like?: string): string {
 	if (isJsonKey(key)) {
 		const parsed = parseJsonc(text)
 		if (parsed === undefined || same(jsonGet(parsed.value, path), slot)) return text
@@ -103,7 +103,7 @@ export function withValue(key: string, text: string, path: readonly string[], sl
 		if (next === undefined) return text
 		return rewrite(text, parsed.value, next) ?? `${JSON.stringify(next, null, 2)}\n`
 	}
-	return tomlSet(text, path, slot) ?? text
+	return tomlSet(text, path, slot, like) ?? text
 }
 
 /**
@@ -120,9 +120,7 @@ export function masked(
 ): string | undefined {
 	if (kept.whole) return source
 	if (text === undefined || !hasKeys(key)) return text
-	let out = text
-	for (const path of kept.paths) out = withValue(key, out, path, valueAt(key, source, path))
-	return out
+	return withValuesOf(key, text, source, kept.paths)
 }
 
 /**
@@ -133,9 +131,25 @@ export function masked(
 export function keptHere(key: string, content: string | null, here: string | undefined, kept: KeptFile): string | null {
 	if (kept.whole) return here ?? null
 	if (content === null || !hasKeys(key)) return content
-	let out = content
-	for (const path of kept.paths) out = withValue(key, out, path, valueAt(key, here, path))
-	return out
+	return withValuesOf(key, content, here, kept.paths)
+}
+
+/** `text` with each of `paths` as `source` has it; each text parsed once for JSON, so the cost grows with the file, not with paths × file. */
+function withValuesOf(key: string, text: string, source: string | undefined, paths: string[][]): string {
+	if (!isJsonKey(key)) {
+		const from = source === undefined ? undefined : tomlValue(source)
+		let out = text
+		for (const path of paths)
+			out = withValue(key, out, path, source === undefined ? MISSING : tomlGet(from, path), source)
+		return out
+	}
+	const parsed = parseJsonc(text)
+	if (parsed === undefined) return text
+	const from = source === undefined ? undefined : parseJsonc(source)
+	let next: Json = parsed.value
+	for (const path of paths) next = setIn(next, path, from === undefined ? MISSING : jsonGet(from.value, path)) ?? next
+	if (same(next, parsed.value)) return text
+	return rewrite(text, parsed.value, next) ?? `${JSON.stringify(next, null, 2)}\n`
 }
 
 /** A KEY as typed: segments, each quoted (taken literally) or plain (matched as a key, then split at its dots). */

@@ -201,11 +201,42 @@ function insertion(lines: string[], info: Line[], path: readonly string[]): { at
 	return { at, rest: path.slice(best.depth) }
 }
 
+/** Where a new key goes to sit as it does in `like`: after the key before it there, else before the key after it. */
+function beside(
+	lines: string[],
+	like: string | undefined,
+	path: readonly string[]
+): { at: number; rest: readonly string[] } | undefined {
+	if (like === undefined) return undefined
+	const theirs = stripBom(like).split(/\r?\n/)
+	const theirInfo = lineInfo(theirs)
+	const at = theirInfo.findIndex((line) => !line.header && samePath(line.key, path))
+	const table = theirInfo[at]?.table
+	if (at < 0 || table === undefined) return undefined
+	const info = lineInfo(lines)
+	const here = (key: string[] | undefined) =>
+		key === undefined
+			? -1
+			: info.findIndex((line) => !line.header && samePath(line.key, key) && samePath(line.table, table))
+	for (let i = at - 1; i >= 0 && !(theirInfo[i] as Line).header; i--) {
+		const key = (theirInfo[i] as Line).key
+		if (here(key) >= 0) {
+			const after = span(lines, info, key as string[])
+			if (after !== undefined) return { at: after.end, rest: path.slice(table.length) }
+		}
+	}
+	for (let i = at + 1; i < theirs.length && !(theirInfo[i] as Line).header; i++) {
+		const found = here((theirInfo[i] as Line).key)
+		if (found >= 0) return { at: found, rest: path.slice(table.length) }
+	}
+	return undefined
+}
+
 /**
  * The text with the value at `path` set (MISSING: removed). Undefined when the
  * value cannot be put there (a parent that is not a table).
  */
-export function tomlSet(text: string, path: readonly string[], slot: Slot): string | undefined {
+export function tomlSet(text: string, path: readonly string[], slot: Slot, like?: string): string | undefined {
 	const value = tomlValue(text)
 	if (value === undefined || path.length === 0) return undefined
 	if (same(tomlGet(value, path), slot)) return text
@@ -227,11 +258,12 @@ export function tomlSet(text: string, path: readonly string[], slot: Slot): stri
 			''
 		)
 	} else if (slot !== MISSING) {
-		// A key set again stays on its line; a new one goes at the end of the table that holds it.
+		// A key set again stays on its line; a new one goes beside its neighbours in `like` (the copy it comes
+		// from), so that a line-by-line merge sees the same order on both sides, else at the end of its table.
 		const spot =
 			cut?.table !== undefined
 				? { at: cut.start, rest: path.slice(cut.table.length) }
-				: insertion(lines, lineInfo(lines), path)
+				: (beside(lines, like, path) ?? insertion(lines, lineInfo(lines), path))
 		lines.splice(spot.at, 0, `${keyText(spot.rest)} = ${inline(slot)}`)
 	}
 	const edited = (hasBom(text) ? '\uFEFF' : '') + lines.join(eol)
