@@ -5,7 +5,7 @@ import { type Session, session, tool as toolArg } from '../context'
 import { readLocal } from '../files'
 import { withLock } from '../lock'
 import { type Located, localEntries, localJson, machineEntries, setMachineEntries } from '../local-keys'
-import { CliFailure, EXIT, failure, green, json, safe, say } from '../output'
+import { CliFailure, EXIT, failure, green, json, safe, say, warn } from '../output'
 import { home } from '../paths'
 import { fetchRemote, type Remote, resolveTarget, type Target } from '../run'
 import { isToolFile } from '../scope'
@@ -154,8 +154,15 @@ const WHERE: Record<Located['origin'], string> = {
 	ignoredSettings: "every machine (the editor's settingsSync.ignoredSettings)"
 }
 
-async function remoteOf(s: Session, t: Target): Promise<Remote | undefined> {
-	return (await fetchRemote(s, t)) as Remote | undefined
+/** The server's copy; offline, this machine's own list still works (only --everywhere needs the server). */
+async function remoteOf(s: Session, t: Target, needed: boolean): Promise<Remote | undefined> {
+	try {
+		return (await fetchRemote(s, t)) as Remote | undefined
+	} catch (error) {
+		if (needed || !(error instanceof CliFailure) || error.code !== 'unreachable') throw error
+		warn(`${error.message}: the keys local on every machine (the config's own list) are not known offline.`)
+		return undefined
+	}
 }
 
 async function run({ values, positionals }: Input<typeof options>) {
@@ -168,7 +175,7 @@ async function run({ values, positionals }: Input<typeof options>) {
 		)
 	const s = session(values)
 	const t = await resolveTarget(s, tool, values)
-	const remote = await remoteOf(s, t)
+	const remote = await remoteOf(s, t, values.everywhere === true)
 	const synced = Object.keys(getState(t.key)?.files ?? {})
 	const local = readLocal(
 		knownFiles(tool)
