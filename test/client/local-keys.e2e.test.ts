@@ -168,3 +168,19 @@ describe("a team member's overlay", () => {
 		expect(status.stdout).toContain('in sync')
 	}, 60_000)
 })
+
+describe('offline', () => {
+	// Last in the file: it stops the server.
+	test("this machine's own list works without the server; only --everywhere needs it", async () => {
+		const m = machine(server)
+		await login(m, ada, 'offline')
+		m.file(VS, json({ 'editor.fontSize': 11 }))
+		await server.stop()
+		const made = await m.cfgsync(['local', 'vscode', 'editor.fontSize'])
+		expect({ code: made.code, stdout: made.stdout }).toMatchObject({ code: 0 })
+		expect(made.stderr).toContain('not known offline')
+		const listed = await m.cfgsync(['local', 'vscode'])
+		expect(listed.stdout).toContain('editor.fontSize')
+		expect((await m.cfgsync(['local', 'vscode', '--everywhere', 'editor.tabSize'])).code).toBe(1)
+	}, 30_000)
+})
