@@ -89,6 +89,15 @@ for (const [runtime, command] of [
 			expect(Report.parse(report).local.map((l) => l.key)).toEqual(['editor.fontSize'])
 			expect((await ok(b, ['local', 'vscode', '--name', name])).stdout).toContain('editor.fontSize')
 
+			// A key inside a list entry, or not a key at all: usage errors that say why.
+			b.file(VS, json({ ...read(b, VS), 'files.exclude.list': [{ a: 1 }] }))
+			const inList = await b.cfgsync(['local', 'vscode', '--name', name, 'files.exclude.list.0.a'])
+			expect({ code: inList.code, list: inList.stderr.includes('inside a list entry') }).toEqual({
+				code: 2,
+				list: true
+			})
+			expect((await b.cfgsync(['local', 'vscode', '--name', name, 'a..b'])).code).toBe(2)
+
 			// Shared again: this machine's value is now a change like any other, sent by the next sync.
 			await ok(b, ['local', 'vscode', '--name', name, '--remove', 'editor.fontSize'])
 			await ok(b, ['sync', 'vscode', '--name', name])
