@@ -41,7 +41,7 @@ const WORD: Record<WriteKind, string> = {
 }
 
 const file = (key: string) => safe(shown(key))
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
+export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`
 
 const HELD = "left as it was: someone else's changes to it wait for your review"
 

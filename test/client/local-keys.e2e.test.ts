@@ -88,6 +88,10 @@ for (const [runtime, command] of [
 			const report = JSON.parse((await ok(b, ['sync', 'vscode', '--name', name, '--json'])).stdout)[0]
 			expect(Report.parse(report).local.map((l) => l.key)).toEqual(['editor.fontSize'])
 			expect((await ok(b, ['local', 'vscode', '--name', name])).stdout).toContain('editor.fontSize')
+			await ok(b, ['local', 'vscode', '--name', name, '~/.config/Code/User/keybindings.json'])
+			expect((await ok(b, ['status', 'vscode', '--name', name])).stdout).toContain(
+				'1 key and 1 whole file stay on this machine'
+			)
 
 			// A key inside a list entry, or not a key at all: usage errors that say why.
 			b.file(VS, json({ ...read(b, VS), 'files.exclude.list': [{ a: 1 }] }))

@@ -2,7 +2,7 @@ import { noMore, session } from '../context'
 import { readLocal } from '../files'
 import { fileHash } from '../hash'
 import { CliFailure, EXIT, green, json, red, safe, say } from '../output'
-import { capped, conflictText } from '../report'
+import { capped, conflictText, plural } from '../report'
 import { pinnedScope } from '../pinned'
 import { unsyncedConfigs } from '../remote-configs'
 import { localChanges } from '../unsent'
@@ -133,10 +133,12 @@ async function run({ values, positionals }: Input<typeof options>) {
 								: ''
 						}`
 			say(`${r.t.label}: ${colour(r.standing)} (${versions})`)
-			const kept = r.local?.length ?? 0
-			if (kept > 0)
+			const keys = r.local?.filter((o) => o.entry.path !== undefined).length ?? 0
+			const files = (r.local?.length ?? 0) - keys
+			const counted = [keys > 0 ? plural(keys, 'key') : '', files > 0 ? plural(files, 'whole file') : '']
+			if (keys + files > 0)
 				say(
-					`  ${kept === 1 ? '1 key stays' : `${kept} keys stay`} on this machine, never sent nor pulled (cfgsync local ${r.t.tool}${r.t.args} lists them)`
+					`  ${counted.filter(Boolean).join(' and ')} ${keys + files === 1 ? 'stays' : 'stay'} on this machine, never sent nor pulled (cfgsync local ${r.t.tool}${r.t.args} lists them)`
 				)
 			// Conflicts first: a long list is cut at 20 files, and a conflict must never be among the ones cut.
 			capped(
