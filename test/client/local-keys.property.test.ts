@@ -12,7 +12,8 @@ import { keptFrom, type LocalEntry, valueAt } from '../../src/client/sync/local-
  * edits and syncs, through the same engine the commands use:
  * - a local key's value never leaves its machine (no value this machine gave
  *   one of its local keys ever reaches the server);
- * - no command changes a local key's value here (nor adds or removes it);
+ * - no command changes a local key's value here (nor adds or removes it),
+ *   also for a key made local in the middle of a history;
  * - once every machine has synced, every other key is the same everywhere.
  * CI runs at least 1,000 histories (CI=true); locally 200 unless PROPERTY_RUNS says otherwise.
  */
@@ -35,6 +36,8 @@ type Step =
 	| { kind: 'set'; machine: number; file: number; path: number }
 	| { kind: 'unset'; machine: number; file: number; path: number }
 	| { kind: 'sync'; machine: number; mode: Mode }
+	/** `cfgsync local` in the middle of a history: from then on the key stays on that machine. */
+	| { kind: 'mark'; machine: number; file: number; path: number }
 
 const step: fc.Arbitrary<Step> = fc.oneof(
 	{
@@ -50,6 +53,15 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 		weight: 1,
 		arbitrary: fc.record({
 			kind: fc.constant('unset' as const),
+			machine: fc.nat(MACHINES - 1),
+			file: fc.nat(1),
+			path: fc.nat(PATHS.length - 1)
+		})
+	},
+	{
+		weight: 1,
+		arbitrary: fc.record({
+			kind: fc.constant('mark' as const),
 			machine: fc.nat(MACHINES - 1),
 			file: fc.nat(1),
 			path: fc.nat(PATHS.length - 1)
@@ -161,6 +173,10 @@ export function simulate(keys: { file: number; path?: number }[][], steps: Step[
 		}
 		const file = FILES[s.file] as string
 		const path = PATHS[s.path] as string[]
+		if (s.kind === 'mark') {
+			m.entries = [...m.entries, { file, path }]
+			continue
+		}
 		const value = s.kind === 'set' ? `v${counter++}m${s.machine}` : undefined
 		if (value !== undefined && isLocal(m, file, path)) m.secrets.add(value)
 		m.files = { ...m.files, [file]: edit(file, m.files[file], path, value) }
