@@ -167,7 +167,15 @@ function serveHttp(
 		logDownloads(logger, config.publicUrl ?? `http://${config.host}:${app.server?.port}`, downloadsOf(config))
 		void announceSetup(config, logger, { ...deps, sealer }, app.server?.port ?? config.port)
 	}
-	if (worker) process.send?.('ready')
+	if (worker) {
+		process.send?.('ready')
+		// The primary is gone (killed, even with SIGKILL): a worker left alone would go on serving the port
+		// unsupervised, with the code and key it started with. It stops as on SIGTERM.
+		process.on('disconnect', () => {
+			logger.warn('the primary process is gone; this worker stops')
+			process.kill(process.pid, 'SIGTERM')
+		})
+	}
 
 	onShutdown(logger, async () => {
 		for (const job of jobs) job.stop()

@@ -69,3 +69,35 @@ test('--workers 2 on a port another program holds fails with one line instead of
 		await holder.stop(true)
 	}
 }, 30_000)
+
+test('--workers 2: a primary killed with SIGKILL takes its workers with it; the port is free again', async () => {
+	const dir = emptyDir()
+	const server = await startServer(dir, { args: ['--workers', '2'] })
+	servers.push(server)
+	await Bun.sleep(300)
+	const workers = children(server.proc.pid)
+	expect(workers).toHaveLength(2)
+	const exists = (pid: number) => {
+		try {
+			process.kill(pid, 0)
+			return true
+		} catch {
+			return false
+		}
+	}
+	try {
+		await server.stop('SIGKILL')
+		// Orphaned workers would go on serving the port with whatever code and key they started with.
+		const deadline = Date.now() + 10_000
+		while (workers.some(exists) && Date.now() < deadline) await Bun.sleep(100)
+		expect(workers.filter(exists)).toEqual([])
+		expect(
+			await fetch(`${server.url}/healthz`).then(
+				() => 'answered',
+				() => 'refused'
+			)
+		).toBe('refused')
+	} finally {
+		for (const pid of workers.filter(exists)) process.kill(pid, 'SIGKILL')
+	}
+}, 30_000)
