@@ -259,6 +259,24 @@ describe('judge: JSON files merge key by key against the base', () => {
 		})
 	})
 
+	test('a TOML file whose line merge would not parse (the same key added on both sides, in different places) is a conflict', () => {
+		// Found by the local-keys property (seed 369507753): the merge wrote `size` twice and Codex could not read it.
+		const toml = '.codex/config.toml'
+		const v = judge(
+			toml,
+			base('# edited by hand\n[t]\nwrap = "a"\n'),
+			'# edited by hand\n[t]\nwrap = "a"\nsize = "mine"\n',
+			'# edited by hand\n[t]\nsize = "theirs"\nwrap = "a"\n',
+			hash
+		)
+		expect(v).toMatchObject({ kind: 'conflict', why: 'both-changed' })
+		expect((v as { keys: string[] }).keys[0]).toStartWith(
+			'the whole file (merged line by line it would not parse as TOML'
+		)
+		// Other text (no syntax to check) still merges as lines.
+		expect(judge('x.md', base('a\n'), 'a\nb\n', 'b\na\n', hash)).toMatchObject({ kind: 'merged' })
+	})
+
 	test('text files merge line by line: changes in different places merge; the same or neighbouring lines clash, named by line', () => {
 		const toml = '.codex/config.toml'
 		expect(judge(toml, base('a = 1\nb = 1\nc = 1\n'), 'a = 2\nb = 1\nc = 1\n', 'a = 1\nb = 1\nc = 2\n', hash)).toEqual({

@@ -1,5 +1,6 @@
 import { isJsonKey, mergeJsonText, parseJsonc, pathText, sameContent } from './json'
 import { EVERYWHERE_FILE, type Kept, type KeptFile, keptHere, masked } from './local-keys'
+import { syntaxError, whereText } from './syntax'
 import { clashedLines, hasClash, mergeLines, pick, splitLines, twoWay, withMarkers, type Region } from './text-merge'
 
 /**
@@ -157,7 +158,20 @@ function judgeFile(
 			regions: twoWay(splitLines(local), splitLines(remote))
 		}
 	}
-	return textVerdict(baseText ?? '', local, remote, why)
+	// A file with a syntax (Codex's config.toml) merged as lines may not parse even where every side did:
+	// both sides adding the same key in different places gives it twice. That is a conflict, never a write.
+	const lines = textVerdict(baseText ?? '', local, remote, why)
+	if (lines.kind !== 'merged' || syntaxError(key, local) !== undefined) return lines
+	const broken = syntaxError(key, lines.content)
+	if (broken === undefined) return lines
+	return {
+		kind: 'conflict',
+		why,
+		keys: [`the whole file (merged line by line it would not parse as ${broken.format}: ${whereText(broken)})`],
+		mine: local,
+		theirs: remote,
+		regions: twoWay(splitLines(local), splitLines(remote))
+	}
 }
 
 /** A text file changed on both sides, merged line by line (docs/sync-model.md). */
