@@ -12,7 +12,7 @@ import {
 	sidewaysScroll,
 	watchedContext,
 	type Problems,
-	VIEWS,
+	FLOW_VIEWS,
 	IN_CI
 } from '../../support/browser'
 
@@ -89,7 +89,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			await server?.stop()
 		})
 
-		async function open(view: (typeof VIEWS)[number], who: { name: string; password: string }): Promise<Page> {
+		async function open(view: (typeof FLOW_VIEWS)[number], who: { name: string; password: string }): Promise<Page> {
 			const made = await watchedContext(browser, server.url, problems, { width: view.width })
 			contexts.push(made)
 			const page = await made.newPage()
@@ -104,7 +104,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 
 		const rows = (page: Page) => page.locator('tbody').first().locator('tr')
 
-		for (const view of VIEWS) {
+		for (const view of FLOW_VIEWS) {
 			const at = `${view.width} px, ${view.scheme}`
 			const phone = view.width < 600
 

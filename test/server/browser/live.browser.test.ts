@@ -15,7 +15,7 @@ import {
 	IN_CI,
 	screenshotDir,
 	sidewaysScroll,
-	VIEWS,
+	FLOW_VIEWS,
 	watchedContext,
 	type Problems
 } from '../../support/browser'
@@ -61,7 +61,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 		})
 
 		/** Signed in as alice, at `view`, on `path`, once its event stream is open. */
-		async function open(view: (typeof VIEWS)[number], path: string): Promise<Page> {
+		async function open(view: (typeof FLOW_VIEWS)[number], path: string): Promise<Page> {
 			const made = await watchedContext(browser, server.url, problems, { width: view.width })
 			contexts.push(made)
 			const page = await made.newPage()
@@ -87,7 +87,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 
 		const noticeOf = (page: Page) => page.locator('[data-live][role="status"]')
 
-		for (const view of VIEWS) {
+		for (const view of FLOW_VIEWS) {
 			const at = `${view.width} px, ${view.scheme}`
 
 			test(`${at}: a config's page says "Version N was pushed from laptop — Reload"; Reload shows it`, async () => {
@@ -120,7 +120,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 		}
 
 		test('the configs list says which config changed, and Reload shows its new version', async () => {
-			const page = await open(VIEWS[0], '/configs')
+			const page = await open(FLOW_VIEWS[0], '/configs')
 			const notice = noticeOf(page)
 			const started = Date.now()
 			version = await pushFromLaptop('work')
@@ -146,7 +146,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 				(await api(server, 'POST', '/api/teams/crew/members', laptop, { login: 'bob', role: 'admin' })).status
 			).toBe(201)
 			expect((await api(server, 'POST', '/api/invitations/crew/accept', bob.key)).status).toBe(200)
-			const page = await open(VIEWS[0], '/teams/crew')
+			const page = await open(FLOW_VIEWS[0], '/teams/crew')
 			const notice = noticeOf(page)
 			const pushed = await api(server, 'POST', '/api/configs', bobs.stdout.trim(), {
 				name: 'shared',

@@ -16,7 +16,7 @@ import {
 	sidewaysScroll,
 	watchedContext,
 	type Problems,
-	VIEWS,
+	FLOW_VIEWS,
 	IN_CI
 } from '../../support/browser'
 
@@ -87,7 +87,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			await server?.stop()
 		})
 
-		async function open(view: (typeof VIEWS)[number]): Promise<Page> {
+		async function open(view: (typeof FLOW_VIEWS)[number]): Promise<Page> {
 			const made = await watchedContext(browser, server.url, problems, { width: view.width })
 			await made.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url })
 			contexts.push(made)
@@ -104,7 +104,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 		const top = async (page: Page, name: string, level = 2) =>
 			(await page.getByRole('heading', { name, level, exact: true }).boundingBox())?.y ?? Number.NaN
 
-		for (const view of VIEWS) {
+		for (const view of FLOW_VIEWS) {
 			const at = `${view.width} px, ${view.scheme}`
 
 			test(`${at}: the history, who pushed from which device, comes first; a long file shows 30 lines, "Show all" and "Copy"`, async () => {

@@ -11,6 +11,7 @@ import {
 	CHROMIUM,
 	CHROMIUM_ARGS,
 	ensureBinary,
+	FLOW_VIEWS,
 	HAVE_CHROMIUM,
 	screenshotDir,
 	sidewaysScroll,
@@ -75,105 +76,102 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			expect({ page: name, axe: await axeViolations(page) }).toEqual({ page: name, axe: [] })
 		}
 
-		for (const width of [1280, 390]) {
-			for (const scheme of ['light', 'dark'] as const) {
-				const at = `${width} px, ${scheme}`
-				const shot = (name: string) => join(shots, `${name}${scheme === 'dark' ? '-dark' : ''}-${width}.png`)
+		for (const { width, scheme } of FLOW_VIEWS) {
+			const at = `${width} px, ${scheme}`
+			const shot = (name: string) => join(shots, `${name}${scheme === 'dark' ? '-dark' : ''}-${width}.png`)
 
-				test(`${at}: first start to first admin, who invites someone with a link that then dies`, async () => {
-					const dir = emptyDir()
-					const server = await startServer(dir)
-					servers.push(server)
-					const setup = await setupAddress(server)
+			test(`${at}: first start to first admin, who invites someone with a link that then dies`, async () => {
+				const dir = emptyDir()
+				const server = await startServer(dir)
+				servers.push(server)
+				const setup = await setupAddress(server)
 
-					// First start: the setup address makes the first admin and signs them in.
-					const admin = await personAt(server, width, scheme)
-					await admin.goto(setup)
-					await admin.getByRole('heading', { name: 'Create the first admin', level: 1 }).waitFor()
-					await fits(admin, 'setup')
-					await admin.screenshot({ path: shot('setup'), fullPage: true })
-					await fill(admin, { Email: 'ada@example.test', Username: 'ada', Password: 'ada-password-1' })
-					await admin.getByRole('button', { name: 'Create admin' }).click()
-					await admin.getByRole('heading', { name: 'Admin', level: 1 }).waitFor()
-					expect(await admin.getByRole('status').filter({ hasText: 'first admin' }).count()).toBe(1)
-					const nav = admin.getByRole('navigation')
-					expect(await nav.getByRole('link', { name: 'Admin' }).count()).toBe(1)
-					// A reload repeats nothing (post/redirect/get), and the address is dead now.
-					await admin.reload()
-					await admin.getByRole('heading', { name: 'Admin', level: 1 }).waitFor()
+				// First start: the setup address makes the first admin and signs them in.
+				const admin = await personAt(server, width, scheme)
+				await admin.goto(setup)
+				await admin.getByRole('heading', { name: 'Create the first admin', level: 1 }).waitFor()
+				await fits(admin, 'setup')
+				await admin.screenshot({ path: shot('setup'), fullPage: true })
+				await fill(admin, { Email: 'ada@example.test', Username: 'ada', Password: 'ada-password-1' })
+				await admin.getByRole('button', { name: 'Create admin' }).click()
+				await admin.getByRole('heading', { name: 'Admin', level: 1 }).waitFor()
+				expect(await admin.getByRole('status').filter({ hasText: 'first admin' }).count()).toBe(1)
+				const nav = admin.getByRole('navigation')
+				expect(await nav.getByRole('link', { name: 'Admin' }).count()).toBe(1)
+				// A reload repeats nothing (post/redirect/get), and the address is dead now.
+				await admin.reload()
+				await admin.getByRole('heading', { name: 'Admin', level: 1 }).waitFor()
 
-					// "Invite people": a link for one account on the pro plan, shown once.
-					await admin.locator('#link-plan').selectOption('pro')
-					expect(await admin.getByLabel('How many uses').inputValue()).toBe('1')
-					expect(await admin.getByLabel('Expires after (days)').inputValue()).toBe('7')
-					await admin.getByRole('button', { name: 'Create sign-up link' }).click()
-					const card = admin.getByRole('region', { name: 'New sign-up link' })
-					await card.waitFor()
-					const link = ((await card.locator('code').textContent()) ?? '').trim()
-					expect(link).toMatch(new RegExp(`^${server.url.replace(/[.:/]/g, '\\$&')}/join/[A-Za-z0-9_-]{43}$`))
-					expect(admin.url()).not.toContain('/join/')
-					await fits(admin, 'admin with a new link')
-					await admin.screenshot({ path: shot('admin-invite'), fullPage: true })
-					const row = admin.getByRole('row', { name: /\/join\// })
-					expect(await row.getByText('0 of 1').count()).toBe(1)
-					expect(await row.getByText('active').count()).toBe(1)
-					// Shown once: after a reload the link is gone from the page.
-					await admin.reload()
-					expect(await admin.getByRole('region', { name: 'New sign-up link' }).count()).toBe(0)
+				// "Invite people": a link for one account on the pro plan, shown once.
+				await admin.locator('#link-plan').selectOption('pro')
+				expect(await admin.getByLabel('How many uses').inputValue()).toBe('1')
+				expect(await admin.getByLabel('Expires after (days)').inputValue()).toBe('7')
+				await admin.getByRole('button', { name: 'Create sign-up link' }).click()
+				const card = admin.getByRole('region', { name: 'New sign-up link' })
+				await card.waitFor()
+				const link = ((await card.locator('code').textContent()) ?? '').trim()
+				expect(link).toMatch(new RegExp(`^${server.url.replace(/[.:/]/g, '\\$&')}/join/[A-Za-z0-9_-]{43}$`))
+				expect(admin.url()).not.toContain('/join/')
+				await fits(admin, 'admin with a new link')
+				await admin.screenshot({ path: shot('admin-invite'), fullPage: true })
+				const row = admin.getByRole('row', { name: /\/join\// })
+				expect(await row.getByText('0 of 1').count()).toBe(1)
+				expect(await row.getByText('active').count()).toBe(1)
+				// Shown once: after a reload the link is gone from the page.
+				await admin.reload()
+				expect(await admin.getByRole('region', { name: 'New sign-up link' }).count()).toBe(0)
 
-					// Someone else opens the link, creates their account, and is signed in.
-					const zoe = await personAt(server, width, scheme)
-					await zoe.goto(link)
-					await zoe.getByRole('heading', { name: 'Create your account', level: 1 }).waitFor()
-					await fits(zoe, 'join')
-					await zoe.screenshot({ path: shot('join'), fullPage: true })
-					await fill(zoe, { Email: 'zoe@example.test', Username: 'zoe', Password: 'zoe-password-1' })
-					await zoe.getByRole('button', { name: 'Create account' }).click()
-					await zoe.getByRole('heading', { name: 'Devices', level: 1 }).waitFor()
-					expect(await zoe.getByRole('status').filter({ hasText: 'Your account was created' }).count()).toBe(1)
-					expect(await zoe.getByRole('navigation').getByRole('link', { name: 'Admin' }).count()).toBe(0)
-					expect(await zoe.getByRole('button', { name: 'Sign out' }).count()).toBe(1)
-					await fits(zoe, 'welcome')
+				// Someone else opens the link, creates their account, and is signed in.
+				const zoe = await personAt(server, width, scheme)
+				await zoe.goto(link)
+				await zoe.getByRole('heading', { name: 'Create your account', level: 1 }).waitFor()
+				await fits(zoe, 'join')
+				await zoe.screenshot({ path: shot('join'), fullPage: true })
+				await fill(zoe, { Email: 'zoe@example.test', Username: 'zoe', Password: 'zoe-password-1' })
+				await zoe.getByRole('button', { name: 'Create account' }).click()
+				await zoe.getByRole('heading', { name: 'Devices', level: 1 }).waitFor()
+				expect(await zoe.getByRole('status').filter({ hasText: 'Your account was created' }).count()).toBe(1)
+				expect(await zoe.getByRole('navigation').getByRole('link', { name: 'Admin' }).count()).toBe(0)
+				expect(await zoe.getByRole('button', { name: 'Sign out' }).count()).toBe(1)
+				await fits(zoe, 'welcome')
 
-					// Used up: the link is a page that says so, with no form; so is the setup address.
-					const late = await personAt(server, width, scheme)
-					const answer = await late.goto(link)
-					expect(answer?.status()).toBe(410)
-					await late.getByRole('heading', { name: 'Sign-up link not usable', level: 1 }).waitFor()
-					expect(await late.getByRole('alert').textContent()).toContain('used up')
-					expect(await late.getByRole('textbox').count()).toBe(0)
-					expect(await late.getByLabel('Password').count()).toBe(0)
-					await fits(late, 'dead link')
-					await late.screenshot({ path: shot('join-used'), fullPage: true })
-					expect((await late.goto(setup))?.status()).toBe(410)
-					expect(await late.getByLabel('Password').count()).toBe(0)
-					// Chromium logs every 4xx document it loads; these two were asked for on purpose.
-					const expected = [link, setup].map(
-						(url) =>
-							`console error on ${url}: Failed to load resource: the server responded with a status of 410 (Gone)`
-					)
-					problems.list = problems.list.filter((problem) => !expected.includes(problem))
+				// Used up: the link is a page that says so, with no form; so is the setup address.
+				const late = await personAt(server, width, scheme)
+				const answer = await late.goto(link)
+				expect(answer?.status()).toBe(410)
+				await late.getByRole('heading', { name: 'Sign-up link not usable', level: 1 }).waitFor()
+				expect(await late.getByRole('alert').textContent()).toContain('used up')
+				expect(await late.getByRole('textbox').count()).toBe(0)
+				expect(await late.getByLabel('Password').count()).toBe(0)
+				await fits(late, 'dead link')
+				await late.screenshot({ path: shot('join-used'), fullPage: true })
+				expect((await late.goto(setup))?.status()).toBe(410)
+				expect(await late.getByLabel('Password').count()).toBe(0)
+				// Chromium logs every 4xx document it loads; these two were asked for on purpose.
+				const expected = [link, setup].map(
+					(url) => `console error on ${url}: Failed to load resource: the server responded with a status of 410 (Gone)`
+				)
+				problems.list = problems.list.filter((problem) => !expected.includes(problem))
 
-					// The admin sees it used; zoe is on the link's plan.
-					await admin.reload()
-					const used = admin.getByRole('row', { name: /\/join\// })
-					expect(await used.getByText('1 of 1').count()).toBe(1)
-					expect(await used.getByText('used up').count()).toBe(1)
-					expect(await used.getByRole('button', { name: /Revoke/ }).count()).toBe(0)
-					const users = JSON.parse((await run(dir, ['user', 'list', '--json'])).stdout) as {
-						username: string
-						plan: string
-						isAdmin: boolean
-					}[]
-					expect(users.map((user) => [user.username, user.plan, user.isAdmin]).sort()).toEqual([
-						['ada', 'team', true],
-						['zoe', 'pro', false]
-					])
-					expect(problems.list).toEqual([])
-					await server.stop()
-					// Three people, two argon2 sign-ups and a dozen pages: more than the suite's 30 s on a loaded 2-core machine.
-				}, 120_000)
-			}
+				// The admin sees it used; zoe is on the link's plan.
+				await admin.reload()
+				const used = admin.getByRole('row', { name: /\/join\// })
+				expect(await used.getByText('1 of 1').count()).toBe(1)
+				expect(await used.getByText('used up').count()).toBe(1)
+				expect(await used.getByRole('button', { name: /Revoke/ }).count()).toBe(0)
+				const users = JSON.parse((await run(dir, ['user', 'list', '--json'])).stdout) as {
+					username: string
+					plan: string
+					isAdmin: boolean
+				}[]
+				expect(users.map((user) => [user.username, user.plan, user.isAdmin]).sort()).toEqual([
+					['ada', 'team', true],
+					['zoe', 'pro', false]
+				])
+				expect(problems.list).toEqual([])
+				await server.stop()
+				// Three people, two argon2 sign-ups and a dozen pages: more than the suite's 30 s on a loaded 2-core machine.
+			}, 120_000)
 		}
 	})
 }

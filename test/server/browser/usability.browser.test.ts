@@ -13,7 +13,7 @@ import {
 	sidewaysScroll,
 	watchedContext,
 	type Problems,
-	VIEWS,
+	FLOW_VIEWS,
 	IN_CI
 } from '../../support/browser'
 
@@ -54,7 +54,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			await server?.stop()
 		})
 
-		async function open(view: (typeof VIEWS)[number]): Promise<Page> {
+		async function open(view: (typeof FLOW_VIEWS)[number]): Promise<Page> {
 			const made = await watchedContext(browser, server.url, problems, { width: view.width })
 			contexts.push(made)
 			const page = await made.newPage()
@@ -64,7 +64,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 
 		const activeId = (page: Page) => page.evaluate(() => document.activeElement?.id ?? '')
 
-		for (const view of VIEWS) {
+		for (const view of FLOW_VIEWS) {
 			const at = `${view.width} px, ${view.scheme}`
 
 			test(`${at}: a failed sign-in keeps the login and puts the cursor in the password field; "Show password" toggles it`, async () => {
