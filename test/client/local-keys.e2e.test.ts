@@ -101,6 +101,13 @@ for (const [runtime, command] of [
 				list: true
 			})
 			expect((await b.cfgsync(['local', 'vscode', '--name', name, 'a..b'])).code).toBe(2)
+			// Inside a TOML inline table a key cannot be kept by editing its line: refused, naming what can be.
+			b.file('.codex/config.toml', '# mine\n[mcp_servers.db]\nenv = { TOKEN = "t" }\n')
+			const inline = await b.cfgsync(['local', 'codex', '--name', name, 'mcp_servers.db.env.TOKEN'])
+			expect({ code: inline.code, why: inline.stderr.includes('make mcp_servers.db.env local instead') }).toEqual({
+				code: 2,
+				why: true
+			})
 
 			// Shared again: this machine's value is now a change like any other, sent by the next sync.
 			await ok(b, ['local', 'vscode', '--name', name, '--remove', 'editor.fontSize'])

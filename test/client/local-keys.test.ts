@@ -13,7 +13,7 @@ import {
 	resolveKey,
 	valueAt
 } from '../../src/client/sync/local-keys'
-import { sameExcept, tomlSet, tomlValue } from '../../src/client/sync/toml-edit'
+import { sameExcept, tomlEditable, tomlSet, tomlValue } from '../../src/client/sync/toml-edit'
 
 /**
  * Settings that stay on one machine (docs/sync-model.md): local keys are
@@ -375,4 +375,17 @@ describe('TOML edits keep the rest of the file', () => {
 			// Everything else is as it was.
 			expect(sameExcept(tomlValue(out) as never, tomlValue(text) as never, path, slot as never)).toBe(true)
 		})
+})
+
+describe('TOML keys that cannot be kept by editing lines are refused, not printed again', () => {
+	const text =
+		'# servers\n[mcp_servers.db]\ncommand = "db"\nenv = { TOKEN = "x", HOST = "h" }\n\n[[profiles]]\nname = "a"\n'
+	test('a key on its own line can be local; one inside an inline table or a list of tables cannot', () => {
+		expect(tomlEditable(text, ['mcp_servers', 'db', 'command'])).toBe(true)
+		expect(tomlEditable(text, ['mcp_servers', 'db', 'env'])).toBe(true)
+		expect(tomlEditable(text, ['mcp_servers', 'db', 'new'])).toBe(true)
+		expect(tomlEditable(text, ['mcp_servers', 'db', 'env', 'TOKEN'])).toBe(false)
+		// Printing the file again would have lost its comment: that is why such a key is refused.
+		expect(tomlSet(text, ['mcp_servers', 'db', 'env', 'TOKEN'], 'y')).not.toContain('# servers')
+	})
 })

@@ -24,7 +24,7 @@ import {
 	resolveKey,
 	sameEntry
 } from '../sync/local-keys'
-import { tomlValue } from '../sync/toml-edit'
+import { tomlEditable, tomlValue } from '../sync/toml-edit'
 import { homeRelative, knownFiles, partOf, shown } from '../tools'
 import { defineCommand, type Input, TARGET, TOOL } from './command'
 
@@ -41,7 +41,7 @@ prefixed with the file when the config has several
 (~/.claude/settings.json:model). Each part is matched first as one key at
 its level (VS Code's editor.fontSize is one key), then as a dotted path;
 quotes force one key ('"[python]".editor.tabSize'). A key inside a list
-entry cannot be local. A PATH makes a whole file local.
+entry or a TOML inline table cannot be local. A PATH makes a whole file local.
 
 Without KEY, lists the config's local keys: this machine's, those local on
 every machine, and those VS Code's, Cursor's or Windsurf's own
@@ -127,9 +127,16 @@ function entryFor(tool: Tool, word: string, files: string[], remote: Files | und
 	const rest = target === undefined ? undefined : inFile(target)
 	if (target === undefined || rest === undefined)
 		throw usage(`the config has no JSON, JSONC or TOML file for it here or on the server`)
-	const value = parsedValue(target, ownValue(local, target) ?? ownValue(remote, target))
+	const text = ownValue(local, target) ?? ownValue(remote, target)
+	const value = parsedValue(target, text)
 	const resolved = resolveKey((value ?? {}) as never, rest, isEditorSettings(target))
 	if ('error' in resolved) throw usage(resolved.error)
+	// A key is kept by editing its lines; inside an inline table that cannot be done without printing the
+	// whole file again, which would drop its comments on every pull.
+	if (text !== undefined && /\.toml$/i.test(target) && !tomlEditable(text, resolved.path))
+		throw usage(
+			`${keyText(resolved.path)} is inside an inline table or a list of tables: a key there cannot be local (make ${keyText(resolved.path.slice(0, -1)) || 'the file'} local instead)`
+		)
 	return { file: target, path: resolved.path }
 }
 

@@ -237,6 +237,30 @@ function beside(
  * value cannot be put there (a parent that is not a table).
  */
 export function tomlSet(text: string, path: readonly string[], slot: Slot, like?: string): string | undefined {
+	const edited = tomlEdit(text, path, slot, like)
+	if (edited !== undefined) return edited
+	const value = tomlValue(text)
+	if (value === undefined || path.length === 0) return undefined
+	// The edit did not come out right: the file printed again from its value (its comments are lost).
+	const next = setIn(asJson(value), path, slot)
+	if (next === undefined) return undefined
+	try {
+		return stringifyToml(next)
+	} catch {
+		return undefined
+	}
+}
+
+/**
+ * Can the value at `path` be set and removed by editing its lines, comments and all, as a local key is kept
+ * (docs/sync-model.md)? Not inside an inline table (`env = { TOKEN = "…" }`) or a list of tables.
+ */
+export function tomlEditable(text: string, path: readonly string[]): boolean {
+	return ['cfgsync probe', MISSING].every((slot) => tomlEdit(text, path, slot as Slot) !== undefined)
+}
+
+/** `tomlSet` by editing lines only: undefined when that cannot give exactly the value asked for. */
+function tomlEdit(text: string, path: readonly string[], slot: Slot, like?: string): string | undefined {
 	const value = tomlValue(text)
 	if (value === undefined || path.length === 0) return undefined
 	if (same(tomlGet(value, path), slot)) return text
@@ -268,15 +292,7 @@ export function tomlSet(text: string, path: readonly string[], slot: Slot, like?
 	}
 	const edited = (hasBom(text) ? '\uFEFF' : '') + lines.join(eol)
 	const check = tomlValue(edited)
-	if (check !== undefined && sameExcept(asJson(check), asJson(value), path, slot)) return edited
-	// The edit did not come out right: the file printed again from its value.
-	const next = setIn(asJson(value), path, slot)
-	if (next === undefined) return undefined
-	try {
-		return stringifyToml(next)
-	} catch {
-		return undefined
-	}
+	return check !== undefined && sameExcept(asJson(check), asJson(value), path, slot) ? edited : undefined
 }
 
 /** Is `after` the `before` with `path` set, empty tables aside (a table whose last key went may go with it)? */
