@@ -24,7 +24,7 @@ import { crashPoint } from './crash-points'
 import { CliFailure, safe } from './output'
 import { home } from './paths'
 import { emptyMap, type Files, type Write } from './sync/engine'
-import { isObject, jsonSyntaxError, parseJsonc, type Json } from './sync/json'
+import { isObject, jsonSyntaxError, parseJsonc, rewrite, type Json } from './sync/json'
 import { eolOf } from './sync/text'
 import { localKey, partOf, shown } from './tools'
 
@@ -124,10 +124,19 @@ export function mergePart(key: string, current: string | undefined, content: str
 		value = parsed.value[part.member]
 	}
 	if (current === undefined) return content ?? undefined
-	if (!parseJsonc(current))
+	const parsedCurrent = parseJsonc(current)
+	if (!parsedCurrent)
 		throw new CliFailure(
 			`~/${part.file} is not valid JSON; its ${part.member} were not written (nothing else in it was touched)`
 		)
+	// Only what changed is edited: an entry that did not change keeps its bytes (docs/sync-model.md).
+	if (isObject(parsedCurrent.value)) {
+		const wanted = { ...parsedCurrent.value }
+		if (value === undefined) delete wanted[part.member]
+		else wanted[part.member] = value
+		const edited = rewrite(current, parsedCurrent.value, wanted)
+		if (edited !== undefined) return edited
+	}
 	const indent = /\n(\t| +)"/.exec(current)?.[1] ?? '  '
 	const formattingOptions = {
 		insertSpaces: indent !== '\t',

@@ -101,6 +101,47 @@ describe('~/.claude.json: only mcpServers', () => {
 		expect(mergePart(key, undefined, null)).toBeUndefined()
 		expect(() => mergePart(key, current, '{"other": 1}')).toThrow('nothing was written')
 	})
+
+	test('write: an MCP server entry that did not change keeps its bytes, however compact', () => {
+		const current =
+			'{"numStartups": 5, "mcpServers": {"github": { "command": "gh", "args": ["mcp"] }, "pg": { "command": "npx", "args": ["-y", "pg"] }}}\n'
+		const part = (servers: object) => `${JSON.stringify({ mcpServers: servers }, null, 2)}\n`
+		const edited = mergePart(
+			key,
+			current,
+			part({
+				github: { command: 'gh2', args: ['mcp'] },
+				pg: { command: 'npx', args: ['-y', 'pg'] },
+				new: { command: 'n' }
+			})
+		) as string
+		expect(JSON.parse(edited).mcpServers).toEqual({
+			github: { command: 'gh2', args: ['mcp'] },
+			pg: { command: 'npx', args: ['-y', 'pg'] },
+			new: { command: 'n' }
+		})
+		expect(edited).toContain('"pg": { "command": "npx", "args": ["-y", "pg"] }')
+		expect(edited).toContain('"args": ["mcp"]')
+		expect(edited.startsWith('{"numStartups": 5, ')).toBe(true)
+		// Written over several lines, as Claude Code writes it: only the changed entry's lines change.
+		const lines =
+			'{\n  "numStartups": 5,\n  "mcpServers": {\n    "github": { "command": "gh" },\n    "pg": { "command": "npx", "args": ["-y", "pg"] }\n  }\n}\n'
+		const added = mergePart(
+			key,
+			lines,
+			part({ github: { command: 'gh' }, pg: { command: 'npx', args: ['-y', 'pg'] }, new: { command: 'n' } })
+		) as string
+		expect(added.startsWith(lines.slice(0, lines.indexOf('\n  }\n}')))).toBe(true)
+		expect(JSON.parse(added).mcpServers.new).toEqual({ command: 'n' })
+		// Writing back what is already there changes nothing.
+		expect(
+			mergePart(
+				key,
+				current,
+				part({ github: { command: 'gh', args: ['mcp'] }, pg: { command: 'npx', args: ['-y', 'pg'] } })
+			)
+		).toBe(current)
+	})
 })
 
 describe('pull backups', () => {

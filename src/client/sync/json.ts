@@ -4,6 +4,7 @@ import {
 	applyEdits,
 	createScanner,
 	findNodeAtLocation,
+	format,
 	getNodePath,
 	modify,
 	parseTree,
@@ -555,25 +556,39 @@ function removalRange(text: string, path: JSONPath): [number, number] | undefine
 	return undefined
 }
 
+/**
+ * One edit, formatted within what it inserts only. jsonc-parser formats the
+ * whole line around an insertion, which reformats the entry before it.
+ */
+function editOnly(text: string, edit: Edit, options: FormattingOptions | undefined): string {
+	const tree = treeOf(text)
+	const container = tree === undefined ? undefined : findNodeAtLocation(tree, edit.path.slice(0, -1))
+	if (options !== undefined && (container === undefined || (container.children ?? []).length === 0))
+		// Into an empty object or list there is no neighbour to spare: jsonc-parser lays out the line.
+		return applyEdits(
+			text,
+			modify(text, edit.path, edit.value, { formattingOptions: options, isArrayInsertion: edit.insert === true })
+		)
+	const raw = modify(text, edit.path, edit.value, { isArrayInsertion: edit.insert === true })
+	const edited = applyEdits(text, raw)
+	const only = raw.length === 1 ? raw[0] : undefined
+	if (options === undefined || only === undefined) return edited
+	const { offset, content } = only
+	return applyEdits(edited, format(edited, { offset, length: content.length }, { ...options, keepLines: false }))
+}
+
 /** `merged` written into `localText`: its comments, formatting, BOM and line endings stay. Undefined if the edit does not come out right. */
 export function rewrite(localText: string, localValue: Json, merged: Json): string | undefined {
 	const edits: Edit[] = []
 	editsBetween(localValue, merged, [], edits)
-	const options = formattingOf(localText)
 	let text = stripBom(localText)
+	// jsonc-parser formats the whole line around an insertion or removal: in a file
+	// written on one line that would be every entry, so such a file gets compact edits.
+	const options = text.trimEnd().includes('\n') ? formattingOf(localText) : undefined
 	try {
 		for (const edit of edits) {
 			const removal = edit.value === undefined ? removalRange(text, edit.path) : undefined
-			text =
-				removal !== undefined
-					? text.slice(0, removal[0]) + text.slice(removal[1])
-					: applyEdits(
-							text,
-							modify(text, edit.path, edit.value, {
-								formattingOptions: options,
-								isArrayInsertion: edit.insert === true
-							})
-						)
+			text = removal !== undefined ? text.slice(0, removal[0]) + text.slice(removal[1]) : editOnly(text, edit, options)
 		}
 	} catch {
 		return undefined
