@@ -75,7 +75,7 @@ export function printLines(report: Report): void {
 	capped(
 		report.writes,
 		(w) => `  ${w.kind === 'deleted' ? red(MARK[w.kind]) : green(MARK[w.kind])} ${file(w.key)} (${WORD[w.kind]})`,
-		'files changed here'
+		'files written here'
 	)
 	capped(
 		report.sent,

@@ -240,7 +240,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		unsent: [
 			...outcome.unsent.filter((d) => !invalid.some((r) => r.key === d.key)),
 			// A member's file merged with the server's keeps this machine's changes, which stay here too.
-			...(options.localOnly ? decisions.filter((d) => d.verdict.kind === 'merged') : [])
+			...(options.localOnly ? decisions.filter((d) => d.verdict.kind === 'merged' && !outcome.unsent.includes(d)) : [])
 		],
 		unpulled: outcome.unpulled,
 		unchanged: decisions.filter((d) => d.verdict.kind === 'same' && d.local !== undefined).map((d) => d.key),

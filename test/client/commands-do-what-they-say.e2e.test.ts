@@ -274,6 +274,9 @@ describe('discard', () => {
 
 		const unattended = await m.cfgsync(['discard', 'claude-code', '-n', 'dis'])
 		expect(unattended.code).toBe(2)
+		// Refused, it never says it dropped anything.
+		expect(unattended.stdout).toContain('changed here: goes back to the synced version')
+		expect(unattended.stdout + unattended.stderr).not.toMatch(/dropped|discarded|: deleted/i)
 		expect(unattended.stderr).toContain('cfgsync discard claude-code --name dis --yes')
 		const no = await m.terminal(['discard', 'claude-code', '-n', 'dis'], 'n\r')
 		expect(no.code).toBe(1)
@@ -287,7 +290,8 @@ describe('discard', () => {
 
 		const all = await m.cfgsync(['discard', 'claude-code', '-n', 'dis', '-y'])
 		expect(all.code).toBe(0)
-		expect(all.stdout).toContain('never synced: deleted')
+		expect(all.stdout).toContain('never synced: to be deleted')
+		expect(all.stdout).toContain('Discarded')
 		expect(m.file('.claude/settings.json')).toBe('{"theme": "dark"}\n')
 		expect(m.exists('.claude/commands/new.md')).toBe(false)
 		const backups = join(m.home, '.local/state/cfgsync/backups')
@@ -355,7 +359,7 @@ describe('a new machine, dry runs and what output names', () => {
 		const other = await loggedIn(ada)
 		const pulled = await other.cfgsync(['pull', 'claude-code', '-n', 'many'])
 		expect(pulled.stdout.split('\n').filter((line) => line.includes('(created)'))).toHaveLength(20)
-		expect(pulled.stdout).toContain('and 5 more files changed here')
+		expect(pulled.stdout).toContain('and 5 more files written here')
 
 		const big = await loggedIn(ada)
 		big.file('.claude/CLAUDE.md', `${'m'.repeat(300 * 1024)}\n`)

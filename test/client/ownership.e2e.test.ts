@@ -183,6 +183,46 @@ describe('one file, one owner on a machine', () => {
 		expect((await latest(ada, 'codex', 'default', id)).status).toBe(404)
 	}, 120_000)
 
+	test("a member's conflict settled with --mine stays local, and no printed next step is a push they may not make; each file is named once", async () => {
+		const { owner, member } = await team('keepers')
+		const settings = (value: object) => `${JSON.stringify(value, null, 2)}\n`
+		owner.file('.gemini/settings.json', settings({ theme: 'dark', fontSize: 12 }))
+		await ok(owner, ['push', 'gemini-cli', '--team', 'keepers', join(owner.home, '.gemini', 'settings.json')])
+		// The member's machine already has a setting of its own: the first sync merges the two.
+		member.file('.gemini/settings.json', settings({ vimMode: true }))
+		const first = await ok(member, ['sync', '--all-remote', '--yes'])
+		const named = first.stdout.split('\n').filter((line) => line.includes('~/.gemini/settings.json (changed here'))
+		expect(named).toEqual([expect.stringContaining('stays local: you are a member of team keepers')])
+
+		member.file('.gemini/settings.json', settings({ theme: 'mine', fontSize: 12, vimMode: true }))
+		owner.file('.gemini/settings.json', settings({ theme: 'light', fontSize: 12 }))
+		await ok(owner, ['push', 'gemini-cli', '--team', 'keepers'])
+		const conflicted = await member.cfgsync(['status', 'gemini-cli', '--team', 'keepers'])
+		expect(conflicted.code).toBe(3)
+		const resolved = await ok(member, ['resolve', 'gemini-cli', '--team', 'keepers', '--mine', '--yes'])
+		expect(resolved.stdout).not.toContain('cfgsync push')
+		expect(resolved.stdout).toContain('It stays on this machine (you are a member of team keepers')
+		expect(resolved.stdout).toContain('cfgsync local --help')
+		expect((await member.cfgsync(['local', '--help'])).code).toBe(0)
+		expect(JSON.parse(member.file('.gemini/settings.json') as string)).toEqual({
+			theme: 'mine',
+			fontSize: 12,
+			vimMode: true
+		})
+
+		// status says why the changes wait, and what to do with them; the command it names works.
+		const status = await member.cfgsync(['status', 'gemini-cli', '--team', 'keepers'])
+		expect(status.code).toBe(1)
+		expect(status.stdout).toContain(
+			'the changes here stay on this machine (you are a member of team keepers; only its owners and admins push to its configs): cfgsync discard gemini-cli --team keepers drops them'
+		)
+		expect(status.stdout).not.toContain('cfgsync push')
+		const pulled = await ok(member, ['pull', 'gemini-cli', '--team', 'keepers'])
+		expect(pulled.stdout).not.toContain('cfgsync push')
+		await ok(member, ['discard', 'gemini-cli', '--team', 'keepers', '--yes'])
+		expect(JSON.parse(member.file('.gemini/settings.json') as string)).toEqual({ theme: 'light', fontSize: 12 })
+	}, 120_000)
+
 	test("watch follows the same rules: a member's edit to a team file stays local, a private file goes to the personal config only", async () => {
 		const { owner, member, id } = await team('watchers')
 		owner.file('.claude/settings.json', '{\n  "theme": "dark",\n  "fontSize": 12\n}\n')

@@ -45,10 +45,11 @@ async function targetFor(s: Session, tool: Target['tool'], values: { name?: stri
 type Action = 'reverted' | 'restored' | 'deleted'
 const actionOf = (c: LocalChange): Action =>
 	c.base === undefined ? 'deleted' : c.local === undefined ? 'restored' : 'reverted'
+/** Listed before the question, so they say what discarding does, not that it is done. */
 const WORDS: Record<Action, string> = {
-	reverted: 'unsent change dropped: back to the synced version',
-	restored: 'deleted here: back as synced',
-	deleted: 'never synced: deleted'
+	reverted: 'changed here: goes back to the synced version',
+	restored: 'deleted here: comes back as synced',
+	deleted: 'never synced: to be deleted'
 }
 
 async function run({ values, positionals }: Input<typeof options>) {

@@ -1,5 +1,6 @@
 import { session, tool as toolArg } from '../context'
 import { withLock } from '../lock'
+import { memberTeams } from '../ownership'
 import { dim, green, say } from '../output'
 import { summary } from '../report'
 import { resolveTarget, runOne } from '../run'
@@ -41,6 +42,9 @@ async function run({ values, positionals }: Input<typeof options>) {
 		yes: values.yes
 	}
 	const report = values['dry-run'] ? await runOne(s, t, pulling) : await withLock('pull', () => runOne(s, t, pulling))
+	// A plain member's changes to a team config stay here: the lines say so instead of naming a push (docs/sync-model.md).
+	const member = t.teamId !== undefined ? (await memberTeams(s, [t])).get(t.teamId) : undefined
+	if (member) report.localOnly = member
 	finish(report, values.json, () => {
 		const idle =
 			report.writes.length + report.conflicts.length + report.unsent.length + report.refused.length === 0 &&

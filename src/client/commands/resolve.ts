@@ -1,5 +1,6 @@
 import { session, tool as toolArg } from '../context'
 import { withLock } from '../lock'
+import { memberTeams } from '../ownership'
 import { CliFailure, EXIT, safe, say } from '../output'
 import { conflictText, pathArgs } from '../report'
 import { conflictMarkerLine, MARK_MINE, MARK_SPLIT, markTheirs } from '../sync/text-merge'
@@ -47,6 +48,9 @@ async function run({ values, positionals }: Input<typeof options>) {
 	const report = await withLock('resolve', () =>
 		runOne(s, t, { mode: 'resolve', choose: { side, keys: named }, yes: values.yes })
 	)
+	// A plain member cannot push a team config: their changes stay here, and no next step is a push (docs/sync-model.md).
+	const member = t.teamId !== undefined ? (await memberTeams(s, [t])).get(t.teamId) : undefined
+	if (member) report.localOnly = member
 	finish(
 		report,
 		values.json,
@@ -77,7 +81,9 @@ async function run({ values, positionals }: Input<typeof options>) {
 			say(
 				side === 'theirs'
 					? `Took the server's side in ${t.label}.${report.backups ? ` The previous files are in ${report.backups}` : ''}`
-					: `Kept this machine's side in ${t.label}. Send it with: cfgsync push ${tool}${t.args}`
+					: member !== undefined
+						? `Kept this machine's side in ${t.label}. It stays on this machine (${member}), and cfgsync sync keeps pulling the team's other changes around it. To keep a setting your own for good, make it local (cfgsync local --help says how).`
+						: `Kept this machine's side in ${t.label}. Send it with: cfgsync push ${tool}${t.args}`
 			)
 		},
 		`resolve ${tool}${t.args} --${side}${named ? pathArgs(named) : ''}`

@@ -8,7 +8,7 @@ import { unsyncedConfigs } from '../remote-configs'
 import { localChanges } from '../unsent'
 import { fetchRemote, type Remote, type Target } from '../run'
 import { pendingState } from '../journal'
-import { configScope } from '../ownership'
+import { configScope, memberTeams } from '../ownership'
 import { type Located, localEntries, localJson } from '../local-keys'
 import { decide, standing, type Standing } from '../sync/engine'
 import { keptFrom } from '../sync/local-keys'
@@ -102,6 +102,13 @@ async function run({ values, positionals }: Input<typeof options>) {
 					(c): Row => ({ t: c.target, standing: 'not synced here', version: c.version, files: [] })
 				)
 			: []
+	// A plain member's changes to a team config are never sent: say so, and what can be done with them.
+	const members = unreachable
+		? new Map<string, string>()
+		: await memberTeams(
+				s,
+				rows.map((r) => r.t)
+			)
 	if (values.json) {
 		json(
 			[...rows, ...offered].map((r) => ({
@@ -147,6 +154,11 @@ async function run({ values, positionals }: Input<typeof options>) {
 					`  ${safe(shown(f.key))}: ${f.verdict === 'skipped' ? f.detail : f.detail ? `conflict: ${f.detail}` : (word[f.verdict] ?? f.verdict)}`,
 				'files'
 			)
+			const member = r.t.teamId === undefined ? undefined : members.get(r.t.teamId)
+			if (member && r.files.some((f) => f.verdict === 'local'))
+				say(
+					`  the changes here stay on this machine (${member}): cfgsync discard ${r.t.tool}${r.t.args} drops them; to keep a setting your own, make it local (cfgsync local --help says how)`
+				)
 		}
 		if (offered.length > 0) {
 			say(
