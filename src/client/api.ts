@@ -1,25 +1,25 @@
-import type { z } from 'zod'
-import type { AuditEventView, AuditQuery } from '../shared/api/audit'
-import type { IssuedKey, KeyView, LoginBody, Me } from '../shared/api/auth'
-import type {
+import { z } from 'zod'
+import { AuditEventView, type AuditQuery } from '../shared/api/audit'
+import { IssuedKey, KeyView, type LoginBody, Me } from '../shared/api/auth'
+import {
 	ConfigSummary,
 	ConfigVersion,
 	LatestConfig,
-	LatestQuery,
-	ListQuery,
-	PushBody,
+	type LatestQuery,
+	type ListQuery,
+	type PushBody,
 	PushResult,
-	RollbackBody,
+	type RollbackBody,
 	RolledBack,
-	VersionsQuery
+	type VersionsQuery
 } from '../shared/api/configs'
-import type {
-	AddMemberBody,
-	CreateTeamBody,
+import {
+	type AddMemberBody,
+	type CreateTeamBody,
 	Invitation,
-	PatchTeamBody,
+	type PatchTeamBody,
 	RoleChanged,
-	SetRoleBody,
+	type SetRoleBody,
 	TeamCreated,
 	TeamDetail,
 	TeamListItem,
@@ -30,8 +30,9 @@ import { type ListenEnd, type ListenOptions, listen } from './live'
 /**
  * The server's API as the client calls it: one method per route, whose
  * request and response types are the zod wire models the server's routes
- * validate with (src/shared/api/), so the two cannot drift. Types only: the
- * client does not parse answers with zod (docs/architecture.md).
+ * validate with (src/shared/api/), so the two cannot drift. Every answer is
+ * checked against its model before anything is done with it, so a broken or
+ * hostile server gets a sentence, never a crash (docs/client.md).
  */
 export type {
 	AuditEventView,
@@ -219,8 +220,22 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 		}
 		return { status: response.status, headers: response.headers, body: body as T }
 	}
-	const get = async <T>(path: string) => (await call<T>('GET', path)).body
-	const send = async <T>(method: string, path: string, body?: unknown) => (await call<T>(method, path, { body })).body
+	/** An answer as its model says it is, or a sentence naming what was wrong with it. */
+	function checked<M extends z.ZodType>(model: M, method: string, path: string, body: unknown): z.output<M> {
+		const parsed = model.safeParse(body)
+		if (parsed.success) return parsed.data
+		const issue = parsed.error.issues[0]
+		const where = issue && issue.path.length > 0 ? ` at ${issue.path.map(String).join('.')}` : ''
+		throw new ApiError(
+			0,
+			'bad_response',
+			`${base} answered ${method} ${path.split('?')[0]} with something cfgsync does not understand (${issue?.message ?? 'unexpected content'}${where}); nothing was done with it. Check that ${base} is your cfgsync server and that the client is up to date (cfgsync --version)`
+		)
+	}
+	const get = async <M extends z.ZodType>(path: string, model: M) =>
+		checked(model, 'GET', path, (await call('GET', path)).body)
+	const send = async <M extends z.ZodType>(method: string, path: string, model: M, body?: unknown) =>
+		checked(model, method, path, (await call(method, path, { body })).body)
 	const remove = async (path: string): Promise<void> => {
 		await call<undefined>('DELETE', path)
 	}
@@ -229,20 +244,20 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 	return {
 		base,
 		auth: {
-			login: (body: Body<typeof LoginBody>) => send<IssuedKey>('POST', '/api/auth/login', body),
+			login: (body: Body<typeof LoginBody>) => send('POST', '/api/auth/login', IssuedKey, body),
 			/** Revokes the key the call is made with. */
 			logout: async (): Promise<void> => {
 				await call<undefined>('POST', '/api/auth/logout')
 			}
 		},
-		me: () => get<Me>('/api/me'),
+		me: () => get('/api/me', Me),
 		keys: {
-			list: () => get<KeyView[]>('/api/keys'),
+			list: () => get('/api/keys', z.array(KeyView)),
 			revoke: (id: string) => remove(`/api/keys/${encodeURIComponent(id)}`)
 		},
 		configs: {
-			list: (params: Query<typeof ListQuery>) => get<ConfigSummary[]>(`/api/configs${query(params)}`),
-			latest: (params: Query<typeof LatestQuery>) => get<LatestConfig>(`/api/configs/latest${query(params)}`),
+			list: (params: Query<typeof ListQuery>) => get(`/api/configs${query(params)}`, z.array(ConfigSummary)),
+			latest: (params: Query<typeof LatestQuery>) => get(`/api/configs/latest${query(params)}`, LatestConfig),
 			/**
 			 * The latest version for a poll: undefined when the config does not
 			 * exist, `unchanged` when `etag` is still its hash (304).
@@ -251,42 +266,43 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 				params: Query<typeof LatestQuery>,
 				etag?: string
 			): Promise<LatestConfig | undefined | 'unchanged'> => {
-				const reply = await call<LatestConfig>('GET', `/api/configs/latest${query(params)}`, {
+				const path = `/api/configs/latest${query(params)}`
+				const reply = await call('GET', path, {
 					ok: [404],
 					headers: etag ? { 'if-none-match': `"${etag}"` } : {}
 				})
 				if (reply.status === 304) return 'unchanged'
 				if (reply.status === 404) return undefined
-				return reply.body
+				return checked(LatestConfig, 'GET', path, reply.body)
 			},
 			push: async (body: Body<typeof PushBody>, condition: PushCondition) => {
 				const headers: Record<string, string> =
 					'ifMatch' in condition ? { 'if-match': `"${condition.ifMatch}"` } : { 'if-none-match': condition.ifNoneMatch }
-				return (await call<PushResult>('POST', '/api/configs', { body, headers })).body
+				return checked(PushResult, 'POST', '/api/configs', (await call('POST', '/api/configs', { body, headers })).body)
 			},
 			versions: (id: string, params: Query<typeof VersionsQuery>) =>
-				get<ConfigVersion[]>(`/api/configs/${id}/versions${query(params)}`),
+				get(`/api/configs/${id}/versions${query(params)}`, z.array(ConfigVersion)),
 			rollback: (id: string, body: Body<typeof RollbackBody>) =>
-				send<RolledBack>('POST', `/api/configs/${id}/rollback`, body),
+				send('POST', `/api/configs/${id}/rollback`, RolledBack, body),
 			remove: (id: string) => remove(`/api/configs/${id}`)
 		},
 		teams: {
-			list: () => get<TeamListItem[]>('/api/teams'),
-			create: (body: Body<typeof CreateTeamBody>) => send<TeamCreated>('POST', '/api/teams', body),
-			get: (team: string) => get<TeamDetail>(`/api/teams/${slug(team)}`),
+			list: () => get('/api/teams', z.array(TeamListItem)),
+			create: (body: Body<typeof CreateTeamBody>) => send('POST', '/api/teams', TeamCreated, body),
+			get: (team: string) => get(`/api/teams/${slug(team)}`, TeamDetail),
 			update: (team: string, body: Body<typeof PatchTeamBody>) =>
-				send<TeamCreated>('PATCH', `/api/teams/${slug(team)}`, body),
+				send('PATCH', `/api/teams/${slug(team)}`, TeamCreated, body),
 			remove: (team: string) => remove(`/api/teams/${slug(team)}`),
 			invite: (team: string, body: Body<typeof AddMemberBody>) =>
-				send<Invitation>('POST', `/api/teams/${slug(team)}/members`, body),
+				send('POST', `/api/teams/${slug(team)}/members`, Invitation, body),
 			setRole: (team: string, userId: string, body: Body<typeof SetRoleBody>) =>
-				send<RoleChanged>('PATCH', `/api/teams/${slug(team)}/members/${userId}`, body),
+				send('PATCH', `/api/teams/${slug(team)}/members/${userId}`, RoleChanged, body),
 			/** Removes a member, leaves, or cancels an invitation. */
 			removeMember: (team: string, userId: string) => remove(`/api/teams/${slug(team)}/members/${userId}`)
 		},
 		invitations: {
-			list: () => get<Invitation[]>('/api/invitations'),
-			accept: (team: string) => send<TeamMember>('POST', `/api/invitations/${slug(team)}/accept`),
+			list: () => get('/api/invitations', z.array(Invitation)),
+			accept: (team: string) => send('POST', `/api/invitations/${slug(team)}/accept`, TeamMember),
 			decline: (team: string) => remove(`/api/invitations/${slug(team)}`)
 		},
 		/**
@@ -305,7 +321,10 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 		audit: {
 			/** Your own audit log, or with `team` a team's. */
 			list: (params: Query<typeof AuditQuery>, team?: string) =>
-				get<AuditEventView[]>(`${team === undefined ? '/api/audit' : `/api/teams/${slug(team)}/audit`}${query(params)}`)
+				get(
+					`${team === undefined ? '/api/audit' : `/api/teams/${slug(team)}/audit`}${query(params)}`,
+					z.array(AuditEventView)
+				)
 		}
 	}
 }

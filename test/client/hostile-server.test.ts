@@ -240,12 +240,53 @@ describe('an answer larger than 16 MiB is refused while it arrives, before anyth
 
 	test('an answer just under the cap is read whole', async () => {
 		const size = MAX_RESPONSE_BYTES - 64
-		const name = 'y'.repeat(size - '{"username":""}'.length)
+		const name = 'y'.repeat(size - '{"email":"a@b","username":""}'.length)
 		const server = await hostile((socket) => {
 			socket.write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${size}\r\n\r\n`)
-			socket.end(`{"username":"${name}"}`)
+			socket.end(`{"email":"a@b","username":"${name}"}`)
 		})
 		const me = await createApi(server.url, KEY).me()
 		expect(me.username.length).toBe(name.length)
 	}, 30_000)
+})
+
+describe('a server whose answer is not what the API says', () => {
+	/** A server answering every request with `body` as JSON, status 200. */
+	const answering = (body: string) =>
+		hostile((socket) => {
+			socket.end(
+				`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+			)
+		})
+
+	test('a list with an entry of the wrong shape, a missing field, a wrong type: a sentence naming the route, never a crash', async () => {
+		const summary = {
+			id: '0190a5b4-7c3e-7a1b-9c2d-3e4f5a6b7c8d',
+			name: 'default',
+			tool: 'claude-code',
+			version: 1,
+			hash: 'h',
+			updatedAt: '2026-11-26T05:00:00.000Z'
+		}
+		for (const [body, where] of [
+			[JSON.stringify([summary, 7]), 'at 1'],
+			[JSON.stringify([{ ...summary, name: undefined }]), 'at 0.name'],
+			[JSON.stringify([{ ...summary, version: '1' }]), 'at 0.version'],
+			[JSON.stringify({ configs: [] }), '']
+		] as const) {
+			const server = await answering(body)
+			const error = await failureOf(createApi(server.url, KEY).configs.list({}))
+			expect(error.code).toBe('bad_response')
+			expect(error.message).toStartWith(
+				`${server.url} answered GET /api/configs with something cfgsync does not understand (`
+			)
+			expect(error.message).toContain(`${where});`)
+			expect(error.message).toContain('nothing was done with it')
+		}
+		const whoami = await answering('{"username": 5}')
+		expect((await failureOf(createApi(whoami.url, KEY).me())).code).toBe('bad_response')
+		// The same answer, well formed, is read.
+		const fine = await answering(JSON.stringify([summary]))
+		expect(await createApi(fine.url, KEY).configs.list({})).toEqual([summary])
+	})
 })
