@@ -261,6 +261,27 @@ function currentHash(key: string): string | null | undefined {
 }
 
 /**
+ * Removes the temporary files killed commands left: those of a state, a
+ * journal or a login, and each journal's (it names where they can be). Only a
+ * dead process's files are removed, so it needs no lock: read-only commands
+ * such as status sweep too.
+ */
+export function sweepTemporaries(): void {
+	for (const dir of [
+		stateDir(),
+		join(stateDir(), 'configs'),
+		journalsDir(),
+		configDir(),
+		join(configDir(), 'profiles')
+	])
+		removeLeftTemporaries(dir)
+	for (const pending of everyJournal()) {
+		for (const place of pending.places) removeLeftTemporaries(place)
+		if (pending.backups) removeLeftTemporaries(pending.backups, true)
+	}
+}
+
+/**
  * Settles the journal a killed command left for `key`, before anything else
  * is judged, and removes the temporary files it left. `storedAs` asks the
  * server which version holds exactly what the push sent, if any (only when
@@ -271,20 +292,7 @@ export async function settleJournal(
 	key: string,
 	storedAs: (push: { hash: string; after: number }) => Promise<number | undefined>
 ): Promise<Settled | undefined> {
-	// A command killed while it wrote a state, a journal or a login leaves its temporary file there.
-	for (const dir of [
-		stateDir(),
-		join(stateDir(), 'configs'),
-		journalsDir(),
-		configDir(),
-		join(configDir(), 'profiles')
-	])
-		removeLeftTemporaries(dir)
-	// Every killed command's temporary files go, whichever config it ran: each journal names where they can be.
-	for (const pending of everyJournal()) {
-		for (const place of pending.places) removeLeftTemporaries(place)
-		if (pending.backups) removeLeftTemporaries(pending.backups, true)
-	}
+	sweepTemporaries()
 	const journal = readJournal(key)
 	if (!journal) return undefined
 	const old = getState(key)

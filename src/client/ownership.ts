@@ -4,7 +4,7 @@ import { readLocal } from './files'
 import { CliFailure, EXIT } from './output'
 import type { Target } from './target'
 import { type Scope, scopeFor } from './scope'
-import { allStates, forgetState, stateKey, type SyncState } from './state'
+import { allStates, forgetState, leftFiles, rememberLeftFiles, stateKey, type SyncState } from './state'
 import type { Bases, Files } from './sync/engine'
 import { knownFiles, shown } from './tools'
 
@@ -72,14 +72,12 @@ export interface OwnedScope extends Scope {
 	elsewhere: string[]
 }
 
-export const syncedElsewhereWhy = (label: string) =>
-	`synced with team config ${label} on this machine, so this config leaves it out here`
-
 /**
  * The scope of one config on this machine: scopeFor's (a team config's
  * without PATHs is only the files it holds), less the files another config
- * of the tool owns here, which are listed as skipped with the owner's name
- * when they exist here or in this config.
+ * of the tool owns here, and for a personal config the files a team config
+ * this machine no longer syncs left here; each listed as skipped, with why,
+ * when it exists here or in this config.
  */
 export async function configScope(
 	s: Session,
@@ -88,22 +86,34 @@ export async function configScope(
 ): Promise<OwnedScope> {
 	if (t.teamId !== undefined && sides.remote) seenOnServer.set(t.key, Object.keys(sides.remote))
 	const scope = scopeFor(t.tool, { ...sides, heldOnly: t.teamId !== undefined })
-	const owners = ownedElsewhere(t, s.server, await s.username())
-	const owned = scope.keys.filter((key) => owners.has(key))
+	const username = await s.username()
+	const why = new Map<string, string>()
+	for (const [key, label] of ownedElsewhere(t, s.server, username)) why.set(key, syncedElsewhereWhy(label))
+	if (t.teamId === undefined)
+		for (const [key, label] of leftFiles(s.server, username, t.tool))
+			if (!why.has(key) && !held(key, sides)) why.set(key, leftWhy(label))
+	const owned = scope.keys.filter((key) => why.has(key))
 	if (owned.length === 0) return { ...scope, elsewhere: [] }
 	const here = readLocal(owned)
-	const present = (key: string) =>
-		Object.hasOwn(here, key) || Object.hasOwn(sides.base ?? {}, key) || Object.hasOwn(sides.remote ?? {}, key)
+	const present = (key: string) => Object.hasOwn(here, key) || held(key, sides)
 	return {
 		...scope,
-		keys: scope.keys.filter((key) => !owners.has(key)),
-		skipped: [
-			...scope.skipped,
-			...owned.filter(present).map((key) => ({ key, why: syncedElsewhereWhy(owners.get(key) as string) }))
-		],
+		keys: scope.keys.filter((key) => !why.has(key)),
+		skipped: [...scope.skipped, ...owned.filter(present).map((key) => ({ key, why: why.get(key) as string }))],
 		elsewhere: owned
 	}
 }
+
+/** Whether this config already holds a file (its base or the server's copy) or the command names it. */
+const held = (key: string, sides: { named?: string[]; base?: Bases; remote?: Files }) =>
+	Object.hasOwn(sides.base ?? {}, key) || Object.hasOwn(sides.remote ?? {}, key) || sides.named?.includes(key) === true
+
+export const syncedElsewhereWhy = (label: string) =>
+	`synced with team config ${label} on this machine, so this config leaves it out here`
+
+/** A file a team config this machine no longer syncs left here: a personal config takes it only when a push names it. */
+export const leftWhy = (label: string) =>
+	`left here by team config ${label}, which this machine no longer syncs, so this config leaves it out until a push names it`
 
 /** Team configs before personal ones (each group in owning order), so a sync reads what the teams hold first. */
 export function teamsFirst(targets: Target[]): Target[] {
@@ -152,6 +162,9 @@ export function newTeamConfigFailure(t: Target): CliFailure {
 /** After leaving (or deleting) a team: this machine stops syncing its configs; their files stay. Their labels. */
 export function forgetTeam(server: string, username: string, teamId: string): string[] {
 	const gone = allStates(server, username).filter((state) => state.teamId === teamId)
-	for (const state of gone) forgetState(stateKey(state))
+	for (const state of gone) {
+		rememberLeftFiles(state)
+		forgetState(stateKey(state))
+	}
 	return gone.map((state) => `${state.tool}/${state.name}`)
 }

@@ -21,7 +21,7 @@ import { checkSize, type Sent, sentFiles } from './outgoing'
 import { platform } from './paths'
 import { configScope, newTeamConfigFailure } from './ownership'
 import { nextPins, pinnedScope } from './pinned'
-import { backupDays, backupsDir, forgetState, getState, pruneBackups, type SyncState } from './state'
+import { backupDays, backupsDir, forgetState, getState, pruneBackups, rememberLeftFiles, type SyncState } from './state'
 import {
 	copyMap,
 	decide,
@@ -157,7 +157,10 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 	}
 	// sync and watch keep existing configs in step; creating one (or bringing a deleted one back) is push's job.
 	if (!remote && options.mode === 'sync') {
-		if (state && !options.dryRun) forgetState(t.key)
+		if (state && !options.dryRun) {
+			rememberLeftFiles(state)
+			forgetState(t.key)
+		}
 		throw new CliFailure(
 			`${t.label} is not on ${s.server} (deleted there, or you left the team), so this machine no longer syncs it; its files here are untouched. To create it again from this machine: cfgsync push ${t.tool}${t.args}`,
 			EXIT.error,

@@ -217,3 +217,38 @@ export function backupDays(): number {
 		)
 	return days
 }
+
+/**
+ * Files a team config synced here before this machine stopped syncing it (the
+ * team was left or deleted, or the config went away): per server, account and
+ * tool, each file's key → the team config's label. The personal config of the
+ * tool leaves them out until a push names them (docs/sync-model.md), so a
+ * team's files do not move into someone's personal config on their own.
+ */
+const leftFile = () => join(stateDir(), 'left-by-teams.json')
+type LeftFiles = Record<string, Record<string, string>>
+const leftKey = (server: string, username: string, tool: Tool) => [server, username, tool].join(' ')
+
+function readLeft(): LeftFiles {
+	const found = readJson(leftFile())
+	return found !== null && typeof found === 'object' && !Array.isArray(found) ? (found as LeftFiles) : {}
+}
+
+/** Remembers the files of a team config this machine stops syncing. */
+export function rememberLeftFiles(state: SyncState): void {
+	if (state.teamId === undefined) return
+	const keys = Object.keys(state.files)
+	if (keys.length === 0) return
+	const all = readLeft()
+	const id = leftKey(state.server, state.username, state.tool)
+	const entry = { ...(all[id] ?? {}) }
+	for (const key of keys) entry[key] = `${state.tool}/${state.name} of team ${state.team ?? state.teamId}`
+	all[id] = entry
+	mkdirSync(stateDir(), { recursive: true, mode: 0o700 })
+	writeAtomically(leftFile(), `${JSON.stringify(all, null, 2)}\n`, 0o600)
+}
+
+/** The files a left team config synced here for this tool: key → its label. */
+export function leftFiles(server: string, username: string, tool: Tool): Map<string, string> {
+	return new Map(Object.entries(readLeft()[leftKey(server, username, tool)] ?? {}))
+}

@@ -196,6 +196,8 @@ describe('a command killed part-way', () => {
 			const status = await b.cfgsync(['status', 'claude-code', '--name', name])
 			expect(status.stdout).toStartWith(`claude-code/${name}: remote changes (synced version 1, server version 2)\n`)
 			expect(status.stdout).not.toContain('changed here')
+			// status changes nothing of the person's, but the killed command's temporary file goes.
+			expect(temporaries(b.home)).toEqual([])
 
 			writeCommands(a, old)
 			expect((await a.cfgsync(['push', 'claude-code', '--name', name])).stdout).toContain('version 3')

@@ -26,6 +26,9 @@ const latest = async (user: User, tool: string, name: string, teamId?: string) =
 const filesOf = async (user: User, tool: string, teamId?: string) =>
 	((await latest(user, tool, 'default', teamId)).body as { data: { files: Record<string, string> } }).data.files
 
+const filesOfNamed = async (user: User, tool: string, name: string) =>
+	((await latest(user, tool, name)).body as { data: { files: Record<string, string> } }).data.files
+
 const ok = async (m: Machine, args: string[]) => {
 	const result = await m.cfgsync(args)
 	if (result.code !== 0)
@@ -268,23 +271,43 @@ describe('one file, one owner on a machine', () => {
 		expect(Object.keys(await filesOf(cy, 'claude-code'))).toEqual(['.claude/CLAUDE.md'])
 	}, 90_000)
 
-	test('after team leave, status no longer lists the team configs; their files stay', async () => {
+	test('after team leave, status no longer lists the team configs; their files stay, and the personal config takes them in only when a push names them', async () => {
 		const { owner, member } = await team('leavers')
 		owner.file('.codex/AGENTS.md', 'team rules\n')
 		await ok(owner, ['push', 'codex', '--team', 'leavers', join(owner.home, '.codex', 'AGENTS.md')])
+		// The member has a personal codex config of their own on this machine.
+		member.file('.codex/config.toml', 'model = "mine"\n')
+		await ok(member, ['push', 'codex', '-n', 'own', join(member.home, '.codex', 'config.toml')])
 		await ok(member, ['pull', 'codex', '--team', 'leavers', '--yes'])
 		expect((await member.cfgsync(['status'])).stdout).toContain('codex/default of team leavers')
 
 		const left = await ok(member, ['team', 'leave', 'leavers'])
 		const status = await member.cfgsync(['status'])
-		expect(status.stdout + status.stderr).not.toContain('leavers')
+		expect(status.stdout + status.stderr).not.toContain('of team leavers:')
 		expect(left.stdout).toContain(
-			'You left leavers. This machine no longer syncs its config (codex/default); its files here are untouched.'
+			'You left leavers. This machine no longer syncs its config (codex/default); its files here are untouched, and a personal config takes them in only when a push names them.'
 		)
 		expect(member.file('.codex/AGENTS.md')).toBe('team rules\n')
 		const synced = await member.cfgsync(['sync'])
 		expect(synced.code).toBe(0)
-		expect(synced.stdout + synced.stderr).not.toContain('leavers')
+		// The team's file does not move into the personal config on its own.
+		const personal = await member.cfgsync(['push', 'codex', '-n', 'personal'])
+		expect(personal.stdout).toContain(
+			'~/.codex/AGENTS.md (skipped: left here by team config codex/default of team leavers, which this machine no longer syncs'
+		)
+		expect(Object.keys(await filesOfNamed(cy, 'codex', 'personal'))).toEqual(['.codex/config.toml'])
+		await ok(member, ['push', 'codex', '-n', 'own'])
+		expect(Object.keys(await filesOfNamed(cy, 'codex', 'own'))).toEqual(['.codex/config.toml'])
+		expect((await member.cfgsync(['status', 'codex', '-n', 'own'])).stdout).toContain(
+			'~/.codex/AGENTS.md: left here by team config codex/default of team leavers'
+		)
+		// Named, it is taken in.
+		await ok(member, ['push', 'codex', '-n', 'own', join(member.home, '.codex', 'AGENTS.md')])
+		expect(Object.keys(await filesOfNamed(cy, 'codex', 'own')).sort()).toEqual([
+			'.codex/AGENTS.md',
+			'.codex/config.toml'
+		])
+		expect((await member.cfgsync(['status', 'codex', '-n', 'own'])).code).toBe(0)
 	}, 90_000)
 
 	test('two team configs of one tool holding one file: the first by team slug owns it here, the other leaves it out', async () => {

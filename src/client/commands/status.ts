@@ -7,7 +7,7 @@ import { pinnedScope } from '../pinned'
 import { unsyncedConfigs } from '../remote-configs'
 import { localChanges } from '../unsent'
 import { fetchRemote, type Remote, type Target } from '../run'
-import { pendingState } from '../journal'
+import { pendingState, sweepTemporaries } from '../journal'
 import { configScope, memberTeams } from '../ownership'
 import { type Located, localEntries, localJson } from '../local-keys'
 import { decide, standing, type Standing } from '../sync/engine'
@@ -43,6 +43,8 @@ type Row = {
 
 async function run({ values, positionals }: Input<typeof options>) {
 	noMore(positionals, 1, 'status')
+	// Changes nothing of anyone's, but a killed command's leftovers go (docs/sync-model.md, "Crashes").
+	sweepTemporaries()
 	const s = session(values)
 	const targets = await targetsFor(s, 'status', positionals, values)
 	const rows: Row[] = []

@@ -255,7 +255,7 @@ async function run({ values, positionals }: Input<typeof options>) {
 const stopped = (configs: string[]) =>
 	configs.length === 0
 		? ''
-		: ` This machine no longer syncs its config${configs.length === 1 ? '' : 's'} (${configs.map(safe).join(', ')}); ${configs.length === 1 ? 'its files' : 'their files'} here are untouched.`
+		: ` This machine no longer syncs its config${configs.length === 1 ? '' : 's'} (${configs.map(safe).join(', ')}); ${configs.length === 1 ? 'its files' : 'their files'} here are untouched, and a personal config takes them in only when a push names them.`
 
 async function getTeam(s: Session, slug: string): Promise<TeamDetail> {
 	return await s.run((api) => api.teams.get(slug), teamWhat(slug))
