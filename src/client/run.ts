@@ -284,6 +284,11 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		sent: sentFiles(outcome.push, remote?.files),
 		local: judged.locals
 	}
+	// A dry run says what the push would meet: the team's secret refusal and the size limit, nothing sent either way.
+	if (options.dryRun && outcome.push !== undefined) {
+		if (t.teamId && !options.allowSecrets) checkSecrets(t, state, remote, outcome.push, options)
+		checkSize(t.label, t.tool, t.args, outcome.push)
+	}
 	if (options.dryRun || (options.mode === 'push' && (outcome.conflicts.length > 0 || invalid.length > 0))) return report
 	if (outcome.push !== undefined && Object.keys(outcome.push).length === 0 && !remote) {
 		const looked = options.named ?? [...knownFiles(t.tool), ...knownDirs(t.tool).map((dir) => `${dir}/`)]
@@ -646,7 +651,7 @@ function checkSecrets(
 	if (t.teamId) {
 		if (!options.allowSecrets) {
 			throw new CliFailure(
-				`Refusing to push to ${t.label}: ${found.length === 1 ? 'this value looks' : 'these values look'} like a secret everyone in the team would receive — ${where}. Nothing was sent. Replace ${found.length === 1 ? 'it' : 'them'} with a reference such as "\${GITHUB_TOKEN}", or if the team is meant to have ${found.length === 1 ? 'it' : 'them'}, run: cfgsync ${options.mode} ${t.tool}${t.args} --allow-secrets${pathWords(options.named)}`,
+				`${options.dryRun ? 'A push would be refused' : 'Refusing to push'} to ${t.label}: ${found.length === 1 ? 'this value looks' : 'these values look'} like a secret everyone in the team would receive — ${where}. Nothing was sent. Replace ${found.length === 1 ? 'it' : 'them'} with a reference such as "\${GITHUB_TOKEN}", or if the team is meant to have ${found.length === 1 ? 'it' : 'them'}, run: cfgsync ${options.mode} ${t.tool}${t.args} --allow-secrets${pathWords(options.named)}`,
 				EXIT.error,
 				'secrets'
 			)

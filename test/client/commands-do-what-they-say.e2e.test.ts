@@ -344,6 +344,24 @@ describe('a new machine, dry runs and what output names', () => {
 		expect(two.stdout).toContain('~/.gemini/GEMINI.md (changed here, sent)')
 		expect(two.stdout).not.toContain('cursor')
 		expect((await api(server, 'GET', '/api/configs/latest?name=dry&tool=codex', ada.key)).body.version).toBe(2)
+
+		// A dry run meets what the push would meet: a secret for the team is refused, and the command it names works.
+		m.file('.cursor/rules/team.md', 'rule 3: token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB\n')
+		const secret = await m.cfgsync(['push', 'cursor', '--team', 'dry', '--dry-run'])
+		expect(secret.code).toBe(1)
+		expect(secret.stderr).toContain('A push would be refused to cursor/default of team dry')
+		expect(secret.stderr).toContain('Nothing was sent')
+		const allowed = await m.cfgsync(['push', 'cursor', '--team', 'dry', '--dry-run', '--allow-secrets'])
+		expect(allowed.code).toBe(0)
+		expect(allowed.stdout).toContain('~/.cursor/rules/team.md (changed here, would be sent)')
+		const teamId = (await api(server, 'GET', '/api/teams/dry', ada.key)).body.id
+		const teamConfig = await api(
+			server,
+			'GET',
+			`/api/configs/latest?name=default&tool=cursor&teamId=${teamId}`,
+			ada.key
+		)
+		expect(teamConfig.body.version).toBe(1)
 	}, 90_000)
 
 	test('output names the files that changed, 20 at most with a count of the rest; a config over 512 KiB is refused naming the largest files', async () => {
