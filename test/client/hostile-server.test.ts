@@ -263,7 +263,7 @@ describe('a server whose answer is not what the API says', () => {
 		const summary = {
 			id: '0190a5b4-7c3e-7a1b-9c2d-3e4f5a6b7c8d',
 			name: 'default',
-			tool: 'claude-code',
+			tool: 'claude-code' as const,
 			version: 1,
 			hash: 'h',
 			updatedAt: '2026-11-26T05:00:00.000Z'

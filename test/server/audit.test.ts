@@ -548,3 +548,19 @@ describe('audit log: coupled to the change it records', () => {
 		expect(await mine(w.t, w.tom)).toEqual([])
 	})
 })
+
+describe('audit log: the live feed numbers never restart', () => {
+	test('a prune past every event keeps the newest, so the next event is numbered after every number given out before', async () => {
+		const t = testApp()
+		const ada = await t.user('pro', 'ada')
+		await t.call('POST', '/api/configs', { key: ada.key, body: { name: 'feed', data: { v: 1 } } })
+		const end = await t.store.audit.feedEnd()
+		expect(end).toBeGreaterThan(0)
+		// Retention reaching past every event (a server with no event for a year).
+		await t.store.audit.prune(new Date(Date.now() + DAY).toISOString())
+		await t.call('POST', '/api/configs', { key: ada.key, body: { name: 'feed', data: { v: 2 } } })
+		const after = await t.store.audit.feed(end, 10)
+		expect(after.length).toBeGreaterThan(0)
+		expect(after.every((row) => row.seq > end)).toBe(true)
+	})
+})

@@ -1,9 +1,9 @@
-import { and, asc, desc, eq, gt, lt, max, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, gt, lt, or, sql, type SQL } from 'drizzle-orm'
 import { uuidv7Floor } from '../../lib/ids'
 import type { AuditEvent, AuditRow, AuditStore, FeedRow } from '../types'
 import type { SqliteDb } from './client'
 import { changed } from './errors'
-import { apiKeys, auditEvents } from './schema'
+import { apiKeys, auditEvents, meta } from './schema'
 import { containsAny } from '../shared'
 
 /**
@@ -11,6 +11,17 @@ import { containsAny } from '../shared'
  * transaction, so an event exists exactly when its change committed. A key is
  * named by its hash; the event records that key's device name as it is now.
  */
+/**
+ * The last number the feed gave out: the newest event's, or (every event
+ * pruned) the one a prune recorded in `meta`, so numbering never starts again
+ * under a client that holds an old cursor.
+ */
+const FEED_END_KEY = 'audit_feed_end'
+const feedEndSql = sql`MAX(COALESCE((SELECT MAX(${auditEvents.seq}) FROM ${auditEvents}), 0), COALESCE((SELECT CAST(${meta.value} AS INTEGER) FROM ${meta} WHERE ${meta.key} = ${FEED_END_KEY}), 0))`
+
+const feedEnd = (db: Pick<SqliteDb, 'all'>): number =>
+	Number(db.all<{ last: number }>(sql`SELECT ${feedEndSql} AS last`)[0]?.last ?? 0)
+
 export function auditWriter(db: SqliteDb) {
 	const p = (name: string) => sql.placeholder(name)
 	const insert = db
@@ -18,7 +29,7 @@ export function auditWriter(db: SqliteDb) {
 		.values({
 			id: p('id'),
 			// Inside the write lock, so numbers follow commit order (docs/api.md "Live changes").
-			seq: sql`(SELECT COALESCE(MAX(${auditEvents.seq}), 0) + 1 FROM ${auditEvents})`,
+			seq: sql`(${feedEndSql}) + 1`,
 			at: p('at'),
 			type: p('type'),
 			actorUserId: p('actorUserId'),
@@ -100,20 +111,23 @@ export function sqliteAudit(db: SqliteDb, write: AuditWriter): AuditStore {
 				.limit(limit)
 				.all()
 				.map((row) => ({ ...row, details: JSON.parse(row.details) }) as FeedRow),
-		feedEnd: async () =>
-			db
-				.select({ end: max(auditEvents.seq) })
-				.from(auditEvents)
-				.get()?.end ?? 0,
+		feedEnd: async () => feedEnd(db),
 		feedAt: async (seq) =>
 			db.select({ at: auditEvents.at }).from(auditEvents).where(eq(auditEvents.seq, seq)).get()?.at,
 		// Ids are UUIDv7, ordered by time: the primary key finds the old events, no index on `at` is kept up.
 		prune: async (before) =>
-			changed(
-				db
-					.delete(auditEvents)
-					.where(lt(auditEvents.id, uuidv7Floor(Date.parse(before))))
+			db.transaction((tx) => {
+				const end = feedEnd(tx)
+				tx.insert(meta)
+					.values({ key: FEED_END_KEY, value: String(end) })
+					.onConflictDoUpdate({ target: meta.key, set: { value: String(end) } })
 					.run()
-			)
+				return changed(
+					tx
+						.delete(auditEvents)
+						.where(lt(auditEvents.id, uuidv7Floor(Date.parse(before))))
+						.run()
+				)
+			})
 	}
 }
