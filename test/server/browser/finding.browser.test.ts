@@ -153,7 +153,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 				const exact = page.locator('.when .exact').first()
 				expect(await exact.isVisible()).toBe(true)
 				expect(await exact.textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/)
-				if (phone) expect(await sidewaysScroll(page)).toBe(0)
+				expect(await sidewaysScroll(page)).toBe(0)
 			})
 
 			test(`${at}: Activity from the navigation: sentences, Next and Previous, a search, a link to the config`, async () => {
@@ -179,7 +179,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 				expect(Math.max(...(await rowHeights(page)))).toBeLessThan(phone ? 200 : 90)
 				await page.getByRole('link', { name: 'claude-code/cfg-07' }).click()
 				await page.getByRole('heading', { name: /cfg-07/, level: 1 }).waitFor()
-				if (phone) expect(await sidewaysScroll(page)).toBe(0)
+				expect(await sidewaysScroll(page)).toBe(0)
 			})
 
 			test(`${at}: Admin: 50 users a page, a search, one-line actions side by side`, async () => {
@@ -205,7 +205,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 				// Side by side: one line of buttons on a wide screen, at most two on a phone.
 				expect(new Set(buttons.map((top) => Math.round(top / 10))).size).toBeLessThanOrEqual(phone ? 2 : 1)
 				expect(Math.max(...(await rowHeights(page)))).toBeLessThan(phone ? 200 : 90)
-				if (phone) expect(await sidewaysScroll(page)).toBe(0)
+				expect(await sidewaysScroll(page)).toBe(0)
 			})
 		}
 

@@ -106,7 +106,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 				await page.screenshot({
 					path: join(screenshotDir(), `live-notice-${view.width}${view.scheme === 'dark' ? '-dark' : ''}.png`)
 				})
-				if (view.width < 600) expect(await sidewaysScroll(page)).toBe(0)
+				expect(await sidewaysScroll(page)).toBe(0)
 				expect(await axeViolations(page)).toEqual([])
 
 				// The keyboard reaches Reload (it is a button in the tab order) and Enter reloads the page.

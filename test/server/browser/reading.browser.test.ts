@@ -135,7 +135,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 				await page.getByRole('button', { name: 'Copy settings.yaml' }).click()
 				await page.getByRole('status').filter({ hasText: 'Copied.' }).waitFor()
 				expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(settings('    ', 'after'))
-				if (view.width < 600) expect(await sidewaysScroll(page)).toBe(0)
+				expect(await sidewaysScroll(page)).toBe(0)
 				expect(await axeViolations(page)).toEqual([])
 			})
 
@@ -162,7 +162,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 				expect(await folded.isVisible()).toBe(false)
 				await page.getByText('⋯ 146 unchanged lines').click()
 				expect(await folded.isVisible()).toBe(true)
-				if (view.width < 600) expect(await sidewaysScroll(page)).toBe(0)
+				expect(await sidewaysScroll(page)).toBe(0)
 				expect(await axeViolations(page)).toEqual([])
 				// Side by side: two columns on a wide screen, one column below 640 px.
 				await page.goto(`${server.url}${new URL(page.url()).pathname}${new URL(page.url()).search}&view=split`)
@@ -170,7 +170,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 				const unified = page.locator('table.diff.unified.narrow-only')
 				expect(await split.isVisible()).toBe(view.width >= 640)
 				expect(await unified.isVisible()).toBe(view.width < 640)
-				if (view.width < 600) expect(await sidewaysScroll(page)).toBe(0)
+				expect(await sidewaysScroll(page)).toBe(0)
 				expect(await axeViolations(page)).toEqual([])
 			})
 		}

@@ -116,6 +116,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 
 		/** The page at 1280 px, then the same URL at 390 px with no sideways scrolling. */
 		async function shoot(page: Page, name: string) {
+			expect({ page: name, overflow: await sidewaysScroll(page) }).toEqual({ page: name, overflow: 0 })
 			await page.screenshot({ path: join(shots, `${name}-1280.png`), fullPage: true })
 			const phone = await page.context().newPage()
 			await phone.setViewportSize({ width: 390, height: 844 })
