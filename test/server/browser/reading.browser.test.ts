@@ -116,6 +116,9 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 				expect(history).toBeLessThan(view.width < 600 ? 844 : 900)
 				expect(history).toBeLessThan(data)
 				expect(await top(page, 'Compare two versions', 3)).toBeLessThan(data)
+				expect(await page.getByRole('form', { name: 'Compare two versions' }).getByLabel('From version').count()).toBe(
+					1
+				)
 				// The oldest version is the last row (on a phone each row is a stack of labelled cells).
 				const oldest = page.locator('table.history tbody tr').last()
 				expect(await oldest.locator('td', { hasText: 'alice from e2e' }).count()).toBe(1)
@@ -152,8 +155,9 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 				expect(await page.getByLabel('From version').inputValue()).not.toBe(
 					await page.getByLabel('To version').inputValue()
 				)
-				await page.getByLabel('Ignore whitespace').check()
-				await page.getByRole('button', { name: 'Compare', exact: true }).click()
+				const pickers = page.getByRole('form', { name: 'Compare two versions' })
+				await pickers.getByLabel('Ignore whitespace').check()
+				await pickers.getByRole('button', { name: 'Compare', exact: true }).click()
 				await page.waitForURL(/ws=ignore/)
 				expect(await page.locator('table.diff ins').count()).toBe(1)
 				expect(await page.locator('table.diff ins mark').textContent()).toBe('after')

@@ -4,7 +4,7 @@
 // violation or request to another origin fails the run.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import { emptyDir, run, serversOfThisFile, startServer, type Server } from '../../support/harness'
 import {
 	axeViolations,
@@ -66,8 +66,8 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			return page
 		}
 
-		async function fill(page: Page, fields: Record<string, string>) {
-			for (const [label, value] of Object.entries(fields)) await page.getByLabel(label, { exact: true }).fill(value)
+		async function fill(scope: Page | Locator, fields: Record<string, string>) {
+			for (const [label, value] of Object.entries(fields)) await scope.getByLabel(label, { exact: true }).fill(value)
 		}
 
 		/** No sideways scrolling, and nothing axe-core (its default rules) finds (docs/web.md, safe to use). */
@@ -92,8 +92,10 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 				await admin.getByRole('heading', { name: 'Create the first admin', level: 1 }).waitFor()
 				await fits(admin, 'setup')
 				await admin.screenshot({ path: shot('setup'), fullPage: true })
-				await fill(admin, { Email: 'ada@example.test', Username: 'ada', Password: 'ada-password-1' })
-				await admin.getByRole('button', { name: 'Create admin' }).click()
+				// The form by its name (CONTRACT §8): labelled by its heading.
+				const setupForm = admin.getByRole('form', { name: 'Create the first admin' })
+				await fill(setupForm, { Email: 'ada@example.test', Username: 'ada', Password: 'ada-password-1' })
+				await setupForm.getByRole('button', { name: 'Create admin' }).click()
 				await admin.getByRole('heading', { name: 'Admin', level: 1 }).waitFor()
 				expect(await admin.getByRole('status').filter({ hasText: 'first admin' }).count()).toBe(1)
 				const nav = admin.getByRole('navigation')
@@ -127,9 +129,12 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 				await zoe.getByRole('heading', { name: 'Create your account', level: 1 }).waitFor()
 				await fits(zoe, 'join')
 				await zoe.screenshot({ path: shot('join'), fullPage: true })
-				await fill(zoe, { Email: 'zoe@example.test', Username: 'zoe', Password: 'zoe-password-1' })
-				await zoe.getByRole('button', { name: 'Create account' }).click()
+				const joinForm = zoe.getByRole('form', { name: 'Create your account' })
+				await fill(joinForm, { Email: 'zoe@example.test', Username: 'zoe', Password: 'zoe-password-1' })
+				await joinForm.getByRole('button', { name: 'Create account' }).click()
 				await zoe.getByRole('heading', { name: 'Devices', level: 1 }).waitFor()
+				// A new person's Devices has no device yet: one "Install the client" (strict: a second would throw).
+				expect(await zoe.getByRole('link', { name: 'Install the client' }).getAttribute('href')).toBe('/download')
 				expect(await zoe.getByRole('status').filter({ hasText: 'Your account was created' }).count()).toBe(1)
 				expect(await zoe.getByRole('navigation').getByRole('link', { name: 'Admin' }).count()).toBe(0)
 				expect(await zoe.getByRole('button', { name: 'Sign out' }).count()).toBe(1)

@@ -119,9 +119,10 @@ describe('the comparison page (docs/web.md)', () => {
 		expect(page.status).toBe(200)
 		expect(/<title>([^<]*)<\/title>/.exec(page.html)?.[1]).toContain('main (claude-code)')
 		expect(textOf(/<h1>([\s\S]*?)<\/h1>/.exec(page.html)?.[1] ?? '')).toBe('main claude-code : version 1 → version 2')
-		const form = /<form method="get" action="\/configs\/[^"]+\/compare" class="compare-form">([\s\S]*?)<\/form>/.exec(
-			page.html
-		)?.[1] as string
+		const form =
+			/<form method="get" action="\/configs\/[^"]+\/compare" class="compare-form"[^>]*>([\s\S]*?)<\/form>/.exec(
+				page.html
+			)?.[1] as string
 		expect(form).toBeDefined()
 		expect(form).toContain('<label for="compare-from">From version</label>')
 		expect(form).toContain('<label for="compare-to">To version</label>')

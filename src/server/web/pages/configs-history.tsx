@@ -257,7 +257,12 @@ function ComparePickers({ compare }: { compare: CompareData }) {
 		</>
 	)
 	return (
-		<form method="get" action={`/configs/${compare.configId}/compare`} class="compare-form">
+		<form
+			method="get"
+			action={`/configs/${compare.configId}/compare`}
+			class="compare-form"
+			aria-label="Compare two versions"
+		>
 			{picker('from', 'From version', compare.from.id)}
 			{picker('to', 'To version', compare.to.id)}
 			{compare.view === 'split' ? <input type="hidden" name="view" value="split" /> : null}

@@ -301,7 +301,7 @@ function History({ ctx, config }: { ctx: ViewContext; config: ConfigPageData }) 
 				</p>
 			) : null}
 			{config.versions.length > 1 ? (
-				<form method="get" action={`/configs/${config.id}/compare`} class="compare-form">
+				<form method="get" action={`/configs/${config.id}/compare`} class="compare-form" aria-labelledby="compare-two">
 					<h3 id="compare-two">Compare two versions</h3>
 					<label for="from">From version</label>
 					<select id="from" name="from">

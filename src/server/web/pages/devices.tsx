@@ -32,8 +32,10 @@ export function DevicesList({ ctx, keys, focus }: { ctx: ViewContext; keys: KeyV
 	return (
 		<div id="devices-list">
 			{keys.length === 0 ? (
+				// The page's lead links "Install the client" already: one link of that name a page (docs/web.md).
 				<p class="empty">
-					No device has a key. <InstallClientLink /> on a machine, then run <code>cfgsync login</code> there to add one.
+					No device has a key. Install the client on a machine (the link above), then run <code>cfgsync login</code>{' '}
+					there to add one.
 				</p>
 			) : (
 				<table class="stack-on-phone" aria-labelledby="devices-heading">

@@ -24,10 +24,10 @@ export function SignInPage({
 	return (
 		<Layout ctx={ctx} title="Sign in">
 			<section class="narrow">
-				<h1>Sign in</h1>
+				<h1 id="sign-in-title">Sign in</h1>
 				<Notice message={notice} />
 				<Alert message={error} />
-				<form method="post" action="/sign-in" class="stack">
+				<form method="post" action="/sign-in" class="stack" aria-labelledby="sign-in-title">
 					{next ? <input type="hidden" name="next" value={next} /> : null}
 					<label for="login">Username or email</label>
 					<input

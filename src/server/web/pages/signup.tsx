@@ -44,10 +44,10 @@ export function SignupPage({
 	return (
 		<Layout ctx={ctx} title={text.title}>
 			<section class="narrow">
-				<h1>{text.title}</h1>
+				<h1 id="signup-title">{text.title}</h1>
 				<Alert message={error} />
 				<p>{text.intro}</p>
-				<form method="post" action={`/${kind}/${token}`} class="stack">
+				<form method="post" action={`/${kind}/${token}`} class="stack" aria-labelledby="signup-title">
 					<label for="email">Email</label>
 					<input
 						id="email"
