@@ -405,6 +405,7 @@ describe('setup and sign-up are guarded like sign-in (docs/web.md)', () => {
 		expect(limited.status).toBe(429)
 		expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0)
 		expect(textOf(limited.html)).toContain('Too many failed attempts')
+		expect(textOf(/<h1[^>]*>([\s\S]*?)<\/h1>/.exec(limited.html)?.[1] ?? '')).toBe('Too many attempts')
 		// Even the right link is refused from there now, as sign-in refuses the right password.
 		const refused = await w.post(path, undefined, person('zoe'))
 		expect(refused.status).toBe(429)
@@ -425,8 +426,17 @@ describe('setup and sign-up are guarded like sign-in (docs/web.md)', () => {
 		const path = await makeLink(w, root)
 		for (let i = 0; i < 10; i++)
 			expect((await w.post(path, undefined, { ...person(`n${i}`), username: 'root' })).status).toBe(409)
-		expect((await w.post(path, undefined, person('fresh'))).status).toBe(429)
+		const limited = await w.post(path, undefined, person('fresh'))
+		expect(limited.status).toBe(429)
 		expect(await w.store.users.findByLogin('fresh')).toBeUndefined()
+		// The link is good: the page says what is wrong (too many attempts) and when to try again, not that it is dead.
+		const minutes = Math.ceil(Number(limited.headers.get('retry-after')) / 60)
+		expect(minutes).toBeGreaterThan(0)
+		expect(textOf(/<title>([^<]*)<\/title>/.exec(limited.html)?.[1] ?? '')).toBe('Too many attempts · cfgsync')
+		expect(textOf(/<h1[^>]*>([\s\S]*?)<\/h1>/.exec(limited.html)?.[1] ?? '')).toBe('Too many attempts')
+		expect(textOf(limited.html)).toContain(`Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`)
+		expect(textOf(limited.html)).not.toContain('not usable')
+		expect(limited.html).not.toContain('name="password"')
 	})
 
 	test('bodies over 16 KiB are refused before they are read (413)', async () => {

@@ -98,7 +98,8 @@ export function createAuthService({
 		metrics?.rateLimited()
 		// Refused until the failure that tipped the count leaves the window.
 		const seconds = Math.max(1, Math.ceil((taken.tippedAt + THROTTLE.windowMs - now) / 1000))
-		throw new AppError('rate_limited', `${refusal} Try again in ${Math.ceil(seconds / 60)} minute(s).`, {
+		const minutes = Math.ceil(seconds / 60)
+		throw new AppError('rate_limited', `${refusal} Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
 			headers: { 'retry-after': String(seconds) }
 		})
 	}

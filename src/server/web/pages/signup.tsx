@@ -91,12 +91,25 @@ export function SignupPage({
 	)
 }
 
-/** A link that cannot be used: says why, and offers no form (docs/web.md). */
-export function DeadLinkPage({ ctx, kind, message }: { ctx: ViewContext; kind: SignupKind; message: string }) {
+/**
+ * A link that cannot be used: says why, and offers no form (docs/web.md). `title` replaces "… not usable" when the
+ * link is fine but may not be used from here yet (too many attempts: the message says when to try again).
+ */
+export function DeadLinkPage({
+	ctx,
+	kind,
+	message,
+	title = TEXT[kind].dead
+}: {
+	ctx: ViewContext
+	kind: SignupKind
+	message: string
+	title?: string
+}) {
 	return (
-		<Layout ctx={ctx} title={TEXT[kind].dead}>
+		<Layout ctx={ctx} title={title}>
 			<section class="narrow">
-				<h1>{TEXT[kind].dead}</h1>
+				<h1>{title}</h1>
 				<Alert message={message} />
 				<p>
 					<a href="/">Sign in</a>
@@ -116,10 +129,13 @@ export const signupPages = ({ signups, sessions, clock, addressOf, https }: WebD
 		if (error instanceof DeadLink)
 			return page(<DeadLinkPage ctx={viewOf(request)} kind={kind} message={error.message} />, { status: error.status })
 		if (error instanceof AppError && error.code === 'rate_limited')
-			return page(<DeadLinkPage ctx={viewOf(request)} kind={kind} message={error.message} />, {
-				status: error.status,
-				headers: error.headers
-			})
+			return page(
+				<DeadLinkPage ctx={viewOf(request)} kind={kind} message={error.message} title="Too many attempts" />,
+				{
+					status: error.status,
+					headers: error.headers
+				}
+			)
 		if (error instanceof AppError && error.status < 500 && again)
 			return page(again(error.message), { status: error.status, headers: error.headers })
 		throw error
