@@ -335,7 +335,7 @@ export const InstallClientLink = () => <a href="/download">Install the client</a
 
 /**
  * A confirmation step that works without JavaScript (docs/web.md, safe to use): every destructive or
- * security-relevant action asks here first, naming its target; with htmx the browser's own dialog
+ * security-relevant action asks here first, naming its target; with JavaScript the page's own dialog (app.js)
  * asks instead. `children` adds fields (the team's slug typed to delete it).
  */
 export function ConfirmPage({

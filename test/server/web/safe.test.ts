@@ -68,6 +68,50 @@ describe('destructive actions ask first, naming their target (docs/web.md)', () 
 		expect((await w.store.audit.list({ limit: 1000 })).length).toBe(before)
 	})
 
+	test('with JavaScript, Revoke, Remove, "Cancel invitation", Revoke keys and Remove user ask in the page\'s own dialog, naming the target', async () => {
+		const { w, browsers, users } = await buildWorld()
+		expect((await w.post('/teams/crew/members', browsers.owner, { login: 'root', role: 'member' })).status).toBe(303)
+		/** The in-place form posting to `path`: its question (naming the target) and the dialog's button. */
+		const asked = (html: string, path: string) => {
+			const form = forms(html).find((tag) => tag.includes(`hx-post="${path}"`)) ?? `(no form posting to ${path})`
+			const decoded = (text = '') => text.replaceAll('&quot;', '"').replaceAll('&amp;', '&')
+			return {
+				question: decoded(/\shx-confirm="([^"]*)"/.exec(form)?.[1]),
+				button: decoded(/\sdata-confirm-button="([^"]*)"/.exec(form)?.[1])
+			}
+		}
+		const team = (await w.get('/teams/crew', browsers.owner)).html
+		expect(asked(team, `/teams/crew/members/${users.max.id}/remove`)).toEqual({
+			question: 'Remove max from Crew?',
+			button: 'Remove'
+		})
+		expect(asked(team, `/teams/crew/members/${users.root.id}/remove`)).toEqual({
+			question: 'Cancel the invitation of root to Crew?',
+			button: 'Cancel invitation'
+		})
+		const keys = (await w.call('GET', '/api/keys', { key: users.alice.key })).body as { id: string; device: string }[]
+		const devices = (await w.get('/devices', browsers.owner)).html
+		expect(asked(devices, `/devices/${keys[0]!.id}/revoke`)).toEqual({
+			question: `Revoke the key of "${keys[0]!.device}"? That device is signed out at once.`,
+			button: 'Revoke'
+		})
+		const admin = (await w.get('/admin', browsers.serverAdmin)).html
+		expect(asked(admin, `/admin/users/${users.max.id}/revoke-keys`)).toEqual({
+			question: 'Revoke every key and web session of max?',
+			button: 'Revoke keys'
+		})
+		expect(asked(admin, `/admin/users/${users.max.id}/remove`)).toEqual({
+			question: 'Remove max with their keys and personal configs? This cannot be undone.',
+			button: 'Remove user'
+		})
+		// The script that asks: it answers htmx's confirm event with a modal <dialog> of the page's own.
+		const script = /<script src="(\/assets\/app\.js\?v=[0-9a-f]+)" defer><\/script>/.exec(team)?.[1] as string
+		const source = (await w.get(script)).html
+		expect(source).toContain("'htmx:confirm'")
+		expect(source).toContain('showModal()')
+		expect(source).toContain('issueRequest(true)')
+	})
+
 	test("Delete team asks for the team's slug: missing or wrong, the team stays and the page says what to type", async () => {
 		const { w, browsers } = await buildWorld()
 		const missing = await w.post('/teams/crew/delete', browsers.owner, { confirmed: 'yes' })

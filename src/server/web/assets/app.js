@@ -106,3 +106,59 @@ if (live && 'EventSource' in window) {
 	source.addEventListener('reset', () => show('This page may be out of date'))
 	source.addEventListener('revoked', () => source.close())
 }
+
+// Confirmations in the page's own dialog (docs/web.md, safe to use). Revoke, Remove, "Cancel invitation", Revoke
+// keys and Remove user post in place with htmx; their form's hx-confirm holds the question, naming the target, and
+// data-confirm-button the action. htmx announces each request as `htmx:confirm` before it sends it: the question is
+// asked here, in a modal <dialog> with that action's button and "Cancel", instead of the browser's confirm(). Cancel
+// or Escape changes nothing and gives the focus back to the row's button; the action sends the request as before
+// (the list is swapped in, its status region says what happened, the focus moves on). Without a script the buttons
+// open the confirmation pages instead.
+/** The one dialog of the page, made when first needed. */
+let confirmation
+const confirmationDialog = () => {
+	if (confirmation) return confirmation
+	const dialog = document.createElement('dialog')
+	dialog.className = 'confirm'
+	dialog.setAttribute('aria-labelledby', 'confirm-question')
+	const question = document.createElement('p')
+	question.id = 'confirm-question'
+	const actions = document.createElement('div')
+	actions.className = 'inline-actions'
+	const proceed = document.createElement('button')
+	proceed.type = 'button'
+	proceed.className = 'danger'
+	const cancel = document.createElement('button')
+	cancel.type = 'button'
+	cancel.className = 'secondary'
+	cancel.textContent = 'Cancel'
+	actions.append(proceed, cancel)
+	dialog.append(question, actions)
+	document.body.append(dialog)
+	proceed.addEventListener('click', () => dialog.close('proceed'))
+	cancel.addEventListener('click', () => dialog.close('cancel'))
+	confirmation = { dialog, question, proceed, cancel }
+	return confirmation
+}
+document.addEventListener('htmx:confirm', (event) => {
+	const { question, elt, triggeringEvent, issueRequest } = event.detail
+	if (!question) return
+	event.preventDefault()
+	const asked = confirmationDialog()
+	// The button the request came from (a form's submitter), which takes the focus back when nothing is done.
+	const opener = triggeringEvent?.submitter ?? elt.querySelector('button') ?? elt
+	asked.question.textContent = question
+	asked.proceed.textContent = elt.getAttribute('data-confirm-button') ?? 'Confirm'
+	asked.dialog.returnValue = ''
+	asked.dialog.addEventListener(
+		'close',
+		() => {
+			if (asked.dialog.returnValue === 'proceed') issueRequest(true)
+			else opener.focus()
+		},
+		{ once: true }
+	)
+	asked.dialog.showModal()
+	// The safe choice has the focus: Enter on a dialog opened by accident changes nothing.
+	asked.cancel.focus()
+})

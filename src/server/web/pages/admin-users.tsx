@@ -72,7 +72,7 @@ export function UserRow({
 					<span class="muted">you (see Account and Devices)</span>
 				) : (
 					<>
-						{/* Each asks first (docs/web.md): a page of its own without JavaScript, the browser's dialog with htmx. */}
+						{/* Each asks first (docs/web.md): a page of its own without JavaScript, the page's dialog with it (app.js). */}
 						<form method="get" action={`${base}/reset-password`}>
 							<button type="submit" class="secondary small" autofocus={focus === 'action' || undefined}>
 								Reset password
@@ -85,6 +85,7 @@ export function UserRow({
 							hx-target="#users-list"
 							hx-swap="outerHTML"
 							hx-confirm={`Revoke every key and web session of ${user.username}?`}
+							data-confirm-button="Revoke keys"
 						>
 							<button type="submit" class="secondary small" autofocus={focus === 'revoke-keys' || undefined}>
 								Revoke keys
@@ -97,6 +98,7 @@ export function UserRow({
 							hx-target="#users-list"
 							hx-swap="outerHTML"
 							hx-confirm={`Remove ${user.username} with their keys and personal configs? This cannot be undone.`}
+							data-confirm-button="Remove user"
 						>
 							<button type="submit" class="danger small">
 								Remove

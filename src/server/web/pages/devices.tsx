@@ -62,12 +62,13 @@ export function DevicesList({ ctx, keys, focus }: { ctx: ViewContext; keys: KeyV
 									<Time iso={key.lastUsedAt} now={ctx.now} />
 								</td>
 								<td class="actions">
-									{/* Without JavaScript the button opens the confirmation page; with htmx the browser asks, then it posts. */}
+									{/* Without JavaScript the button opens the confirmation page; with it the page's dialog asks (app.js), then htmx posts. */}
 									<form
 										method="get"
 										action={`/devices/${key.id}/revoke`}
 										hx-post={`/devices/${key.id}/revoke`}
 										hx-confirm={`Revoke the key of "${key.device}"? That device is signed out at once.`}
+										data-confirm-button="Revoke"
 										hx-target="#devices-list"
 										hx-swap="outerHTML"
 									>

@@ -28,7 +28,7 @@ import {
 } from './teams-detail'
 
 // The forms of a team's page (docs/web.md): invite, change a role, remove, cancel an invitation, leave, rename, delete.
-// Each destructive one asks first on a page of its own (or, with htmx, in the browser's dialog) naming its target.
+// Each destructive one asks first on a page of its own (or, with JavaScript, in the page's own dialog: app.js) naming its target.
 
 type OnTeam = { params: { slug: string } }
 

@@ -123,7 +123,7 @@ export function MemberRow({
 						</button>
 					</form>
 				) : removable ? (
-					// Without JavaScript the button opens the confirmation page; with htmx the browser asks, then it posts.
+					// Without JavaScript the button opens the confirmation page; with it the page's dialog asks (app.js), then htmx posts.
 					<form
 						method="get"
 						action={`${base}/remove`}
@@ -131,6 +131,7 @@ export function MemberRow({
 						hx-target="#members-list"
 						hx-swap="outerHTML"
 						hx-confirm={`Remove ${member.username} from ${team.name}?`}
+						data-confirm-button="Remove"
 					>
 						<button type="submit" class="danger" autofocus={focusAction || undefined}>
 							Remove
@@ -237,6 +238,7 @@ export function InvitationsList({
 												hx-target="#invitations-list"
 												hx-swap="outerHTML"
 												hx-confirm={`Cancel the invitation of ${invitation.username} to ${team.name}?`}
+												data-confirm-button="Cancel invitation"
 											>
 												<button type="submit" class="secondary" autofocus={focus === invitation.userId || undefined}>
 													Cancel invitation
