@@ -116,6 +116,26 @@ export function screenshotDir(): string {
 	return SCREENSHOTS
 }
 
+/**
+ * A page for docs/screenshots at both widths: as it is now (at 1280 px, light), then its address opened again at
+ * 390 px in the same context (so as the same person). Neither may scroll sideways.
+ */
+export async function shootBothWidths(page: Page, name: string): Promise<void> {
+	const overflow = await sidewaysScroll(page)
+	if (overflow > 0) throw new Error(`${name} scrolls sideways by ${overflow} px at 1280 px`)
+	await page.screenshot({ path: join(screenshotDir(), `${name}-1280.png`), fullPage: true })
+	const phone = await page.context().newPage()
+	try {
+		await phone.setViewportSize({ width: 390, height: 844 })
+		await phone.goto(page.url())
+		const narrow = await sidewaysScroll(phone)
+		if (narrow > 0) throw new Error(`${name} scrolls sideways by ${narrow} px at 390 px`)
+		await phone.screenshot({ path: join(screenshotDir(), `${name}-390.png`), fullPage: true })
+	} finally {
+		await phone.close()
+	}
+}
+
 /** axe-core's script, read when a test first asks for it. */
 let axeSource: string | undefined
 
