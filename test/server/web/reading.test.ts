@@ -3,6 +3,7 @@
 // their version; the comparison marks changed words, can ignore whitespace, expands its folds, has
 // the version pickers and the tool in its title, and shows one column on a phone — within its budget.
 import { describe, expect, test } from 'bun:test'
+import { createAuditEvents } from '../../../src/server/modules/audit/event'
 import { DIFF_LIMITS, diffData, type DiffLine, type Gap } from '../../../src/server/web/diff'
 import { push, textOf, webApp } from '../../support/web'
 import { buildWorld } from '../../support/web-world'
@@ -63,19 +64,59 @@ describe("a config's page (docs/web.md)", () => {
 		expect(page.html).not.toContain('<button type="submit">Roll back')
 	})
 
-	test("who pushed a team config's versions follows the activity log's rules: its admins see them, a member not", async () => {
+	test('every member of the team sees who pushed each version of a team config, and from which device; never the address', async () => {
 		const { w, shared, users, browsers } = await buildWorld()
 		const teamId = (await w.store.teams.findForMember('crew', users.ann.id))?.team.id
 		await push(w, users.ann, { theme: 'blue' }, { name: 'shared', teamId })
-		const admin = textOf((await w.get(`/configs/${shared.id}`, browsers.admin)).html)
-		expect(admin).toContain('ann from test')
-		expect(admin).toContain('alice from test')
-		expect(admin).not.toContain('not recorded')
-		const member = textOf((await w.get(`/configs/${shared.id}`, browsers.member)).html)
-		expect(member).not.toContain('ann from test')
-		expect(member).not.toContain('alice from test')
-		expect(member).toContain('not recorded')
-		expect(member).toContain("Who pushed the versions you did not push yourself is in the team's activity")
+		// A plain member may not read the team's activity (403), and still reads who made each version here.
+		expect((await w.get('/teams/crew/activity', browsers.member)).status).toBe(403)
+		for (const who of [browsers.member, browsers.admin, browsers.owner]) {
+			const page = await w.get(`/configs/${shared.id}`, who)
+			const text = textOf(page.html)
+			expect(text).toContain('ann from test')
+			expect(text).toContain('alice from test')
+			expect(text).not.toContain('not recorded')
+			expect(text).not.toContain('activity log')
+			// The pushes came from 198.51.100.7: who and which device, never where from.
+			expect(page.html).not.toContain('198.51.100.7')
+		}
+	})
+
+	test('a version the activity log no longer holds says so, and why; the others still say who pushed them', async () => {
+		const { w, shared, users, browsers } = await buildWorld()
+		// The log keeps events for a while (CFGSYNC_AUDIT_RETENTION_DAYS): the first two pushes have left it.
+		w.clock.advance(60_000)
+		const teamId = (await w.store.teams.findForMember('crew', users.ann.id))?.team.id
+		await w.store.audit.prune(new Date(w.clock.now() - 1000).toISOString())
+		await push(w, users.ann, { theme: 'blue' }, { name: 'shared', teamId })
+		const text = textOf((await w.get(`/configs/${shared.id}`, browsers.member)).html)
+		expect(text).toContain('ann from test')
+		expect(text.match(/no longer in the activity log/g)?.length).toBe(2)
+		expect(text).toContain('The activity log keeps events for a limited time')
+		expect(text).not.toContain('not recorded')
+	})
+
+	test('a page of older versions finds who pushed them however many events came after', async () => {
+		const w = webApp()
+		const alice = await w.user('pro', 'alice')
+		const id = await push(w, alice, { v: 1 }, { name: 'long' })
+		for (let v = 2; v <= 4; v++) await push(w, alice, { v }, { name: 'long' })
+		// An hour later, 1,100 more events about the config (more than the pages read from the newest one).
+		w.clock.advance(3_600_000)
+		const event = createAuditEvents(w.clock)
+		for (let i = 0; i < 1100; i++)
+			await w.store.audit.record(
+				event(
+					'config.pushed',
+					{ userId: alice.id, username: 'alice', address: null },
+					{
+						target: { type: 'config', id, name: 'claude-code/long' }
+					}
+				)
+			)
+		const older = textOf((await w.get(`/configs/${id}?before=3`, await w.signIn(alice))).html)
+		expect(older.match(/alice from test/g)?.length).toBe(2)
+		expect(older).not.toContain('no longer in the activity log')
 	})
 
 	test('a file past 30 lines shows 30, the rest behind "Show all"; each file has a Copy button for the whole file', async () => {

@@ -1,4 +1,5 @@
 import { AppError } from '../../lib/errors'
+import { uuidv7Floor } from '../../lib/ids'
 import type { AuditRow, Caller, Store } from '../../store/types'
 import type { AuditEventView, AuditQuery } from '../../../shared/api/audit'
 
@@ -36,6 +37,8 @@ export interface VersionAuthor {
 
 const AUTHOR_PAGE = 200
 const AUTHOR_PAGES = 5
+/** A version's event is written in its transaction; instances' clocks may differ by a little. */
+const NEWEST_MARGIN_MS = 60_000
 
 /** docs/operations.md: your own events, and a team's for its owners and admins; never anyone else's. */
 export function createAuditService({ store }: { store: Store }) {
@@ -48,29 +51,36 @@ export function createAuditService({ store }: { store: Store }) {
 		},
 
 		/**
-		 * Who pushed each version of a config (docs/web.md: a config's history says who pushed it from
-		 * which device), from the audit log and by its rules: a personal config's owner reads their own
-		 * events; a team's owners and admins the team's; a member only the versions they pushed
-		 * themselves (`partial`). Reads at most a few pages of the config's events, newest first.
+		 * Who pushed each version of a config (CONTRACT §8: a config's history says who pushed it from
+		 * which device), from the config's push and rollback events. Anyone who may read the config learns
+		 * this much of them, as every member already does from its live changes (docs/api.md): the username
+		 * and the device, never the address nor any other event. So a team config's plain members see it too,
+		 * though the team's activity is for its owners and admins. Reads at most a few pages of the config's
+		 * events, newest first; a version missing from the map is no longer in the log.
 		 */
 		async versionAuthors(
 			caller: Caller,
 			config: { id: string; teamId: string | null },
 			versions: { version: number; createdAt: string }[]
-		): Promise<{ by: Map<number, VersionAuthor>; partial: boolean }> {
+		): Promise<Map<number, VersionAuthor>> {
 			const by = new Map<number, VersionAuthor>()
-			if (versions.length === 0) return { by, partial: false }
+			if (versions.length === 0) return by
 			let scope: { userId: string } | { teamId: string } = { userId: caller.userId }
-			let partial = false
 			if (config.teamId !== null) {
-				const role = await store.teams.roleIn(config.teamId, caller.userId)
-				if (role === 'owner' || role === 'admin') scope = { teamId: config.teamId }
-				else partial = true
+				// The config's page has checked this already; a caller outside the team learns nothing here either.
+				if ((await store.teams.roleIn(config.teamId, caller.userId)) === null) return by
+				scope = { teamId: config.teamId }
 			}
 			// ISO timestamps, compared as strings.
 			let oldest = versions[0]?.createdAt as string
-			for (const v of versions) if (v.createdAt < oldest) oldest = v.createdAt
-			let before: string | undefined
+			let newest = oldest
+			for (const v of versions) {
+				if (v.createdAt < oldest) oldest = v.createdAt
+				if (v.createdAt > newest) newest = v.createdAt
+			}
+			// From just after the newest version shown (an event's id carries its time): a page of older versions
+			// reads its own events, not the newest ones of a long history.
+			let before: string | undefined = uuidv7Floor(Date.parse(newest) + NEWEST_MARGIN_MS)
 			for (let pages = 0; pages < AUTHOR_PAGES; pages++) {
 				const rows = await store.audit.list({ ...scope, targetId: config.id, before, limit: AUTHOR_PAGE })
 				for (const row of rows) {
@@ -88,7 +98,7 @@ export function createAuditService({ store }: { store: Store }) {
 				if (!last || rows.length < AUTHOR_PAGE || last.at < oldest || versions.every((v) => by.has(v.version))) break
 				before = last.id
 			}
-			return { by, partial }
+			return by
 		},
 
 		/** A team's events for its owners and admins; members get 403, others 404. */

@@ -195,7 +195,7 @@ export interface VersionRowView {
 	version: number
 	createdAt: string
 	isCurrent: boolean
-	/** Who pushed it, from the audit log; undefined when the log does not say (or the caller may not read it). */
+	/** Who pushed it, from the audit log; undefined when the log no longer has it (past its retention). */
 	author?: VersionAuthor
 }
 
@@ -219,9 +219,9 @@ export interface ConfigPageData {
 	canRollBack: boolean
 }
 
-/** "alice from laptop", and for a rollback what it restored. */
+/** "alice from laptop", and for a rollback what it restored; or that the activity log no longer has it. */
 function Author({ author }: { author?: VersionAuthor }) {
-	if (!author) return <span class="muted">not recorded</span>
+	if (!author) return <span class="muted">no longer in the activity log</span>
 	return (
 		<>
 			{author.username ?? 'a removed user'}
@@ -434,14 +434,10 @@ export const configsPages = ({ configs, policy, teams, audit, events }: WebDeps)
 			for await (const version of await configs.versions(caller, id, { limit, before })) versions.push(version.fields)
 			if (versions.length === limit) olderThan = versions[versions.length - 1]?.version
 			const authors = await audit.versionAuthors(caller, fields, versions)
-			for (const version of versions) version.author = authors.by.get(version.version)
-			const unknown = versions.some((version) => !version.author)
-			if (unknown && authors.partial)
+			for (const version of versions) version.author = authors.get(version.version)
+			if (versions.some((version) => !version.author))
 				authorsNote =
-					"Who pushed the versions you did not push yourself is in the team's activity, which only its owners and admins can read."
-			else if (unknown)
-				authorsNote =
-					'Where it says "not recorded", the version is older than the activity log keeps (365 days by default).'
+					'The activity log keeps events for a limited time (365 days, unless the server sets CFGSYNC_AUDIT_RETENTION_DAYS otherwise): it no longer says who pushed the versions marked so.'
 		}
 		return {
 			liveFrom,
