@@ -316,18 +316,39 @@ export function ErrorPage({ ctx, status, message }: { ctx: ViewContext; status: 
  * region named by `labelledBy` (an element's id) or `label` (axe: scrollable-region-focusable).
  */
 export const ScrollableText = ({
+	id,
 	label,
 	labelledBy,
 	children
 }: {
+	id?: string
 	label?: string
 	labelledBy?: string
 	children: ComponentChildren
 }) => (
 	// biome-ignore lint/a11y/useSemanticElements: the text must stay a <pre> (its whitespace is the content); the role names it as a scrollable region.
-	<pre tabindex={0} role="region" aria-label={labelledBy ? undefined : label} aria-labelledby={labelledBy}>
+	<pre id={id} tabindex={0} role="region" aria-label={labelledBy ? undefined : label} aria-labelledby={labelledBy}>
 		{children}
 	</pre>
+)
+
+/**
+ * A button that shows and hides the element `controls` names (a long file's rest, a diff's folded lines). The
+ * markup hides nothing: the button is hidden and says it is expanded, and app.js (`data-collapses`) collapses
+ * what it controls and shows it, since without a script it could do nothing.
+ */
+export const Expands = ({
+	controls,
+	class: className,
+	children
+}: {
+	controls: string
+	class: string
+	children: ComponentChildren
+}) => (
+	<button type="button" class={className} aria-expanded="true" aria-controls={controls} data-collapses hidden>
+		{children}
+	</button>
 )
 
 /** The link to /download that every empty state of "nothing synced yet" and the Devices page carry (docs/web.md). */

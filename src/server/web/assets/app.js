@@ -14,7 +14,7 @@ for (const button of document.querySelectorAll('button[data-reveals]')) {
 }
 
 // The "Copy" button of each file on a config's page (docs/web.md): copies the whole file, the lines
-// behind "Show all" too, and says in the file's status region whether it worked. Hidden without a
+// behind "Show all" too (folded or not), and says in the file's status region whether it worked. Hidden without a
 // script for the same reason; the text stays selectable either way.
 /** The Clipboard API where the page is a secure context and allows it, else the selection and execCommand. */
 const copyText = async (text, source) => {
@@ -43,7 +43,7 @@ for (const button of document.querySelectorAll('button[data-copy]')) {
 	const status = document.getElementById(`${id}-status`)
 	if (!source) continue
 	button.addEventListener('click', async () => {
-		// The file's text parts (the first lines, and those behind "Show all"), without the control between them.
+		// The file's text parts (the first lines, and those behind "Show all"), without the button between them.
 		const text = [...source.querySelectorAll('pre')].map((part) => part.textContent ?? '').join('')
 		const copied = await copyText(text, source)
 		if (status)
@@ -53,6 +53,29 @@ for (const button of document.querySelectorAll('button[data-copy]')) {
 	})
 	button.hidden = false
 }
+
+// Long text folded (docs/web.md): a file's lines past the first 30 behind "Show all", a comparison's runs of
+// unchanged lines behind "⋯ N unchanged lines". The page holds all of it; each such button (`data-collapses`)
+// controls its part (aria-controls): here the part is folded and the button shown, saying so (aria-expanded);
+// it opens and folds it again. Without a script the button stays hidden and nothing is folded. A diff swapped
+// in by htmx (the view toggled) is folded the same way.
+const fold = (root) => {
+	for (const button of root.querySelectorAll('button[data-collapses]')) {
+		if (button.dataset.folds === 'yes') continue
+		const part = document.getElementById(button.getAttribute('aria-controls') ?? '')
+		if (!part) continue
+		const open = (opened) => {
+			part.hidden = !opened
+			button.setAttribute('aria-expanded', String(opened))
+		}
+		button.addEventListener('click', () => open(button.getAttribute('aria-expanded') !== 'true'))
+		open(false)
+		button.hidden = false
+		button.dataset.folds = 'yes'
+	}
+}
+fold(document)
+document.addEventListener('htmx:load', (event) => fold(event.detail.elt))
 
 // Live changes (docs/web.md): the configs list, a config's page and a team's page carry a notice region
 // (`data-live`: what the page shows). While such a page is open it listens to /events, the same events as

@@ -20,7 +20,7 @@ import {
 	type PageContext,
 	type WebDeps
 } from '../kit'
-import { ConfirmPage, Layout, type ViewContext } from '../layout'
+import { ConfirmPage, Expands, Layout, type ViewContext } from '../layout'
 import { parseData } from './configs'
 
 // Comparing two versions of a config and rolling back to one (docs/web.md).
@@ -55,21 +55,36 @@ function LineText({ line }: { line: DiffLine }) {
 	return <span>{line.text}</span>
 }
 
-/** A folded run of unchanged lines: a `<details>` that opens to them, with no script (docs/web.md). */
-function Fold({ gap, columns, children }: { gap: Gap; columns: number; children: ComponentChildren }) {
+/**
+ * A folded run of unchanged lines (docs/web.md): a button that shows them and their table, which app.js
+ * folds (without a script they are simply shown). `id` names the table, once on the page.
+ */
+function Fold({
+	gap,
+	columns,
+	id,
+	children
+}: {
+	gap: Gap
+	columns: number
+	id: string
+	children: (id: string) => ComponentChildren
+}) {
 	return (
 		<tr class="gap">
 			<td colspan={columns}>
-				<details>
-					<summary>
-						⋯ {gap.count} unchanged line{gap.count === 1 ? '' : 's'}
-					</summary>
-					{children}
-				</details>
+				<Expands controls={id} class="fold">
+					⋯ {gap.count} unchanged line{gap.count === 1 ? '' : 's'}
+				</Expands>
+				{children(id)}
 			</td>
 		</tr>
 	)
 }
+
+/** The id of a fold's table: the file, the table it is in, and where the run starts, so each is once on a page. */
+const foldId = (file: number, table: 'unified' | 'split', gap: Gap) =>
+	`fold-${file}-${table}-${gap.lines[0]?.from ?? 0}`
 
 function UnifiedRow({ line }: { line: DiffLine }) {
 	return (
@@ -86,20 +101,22 @@ function UnifiedRow({ line }: { line: DiffLine }) {
 	)
 }
 
-function UnifiedFile({ file, extra = '' }: { file: FileDiff; extra?: string }) {
+function UnifiedFile({ file, index, extra = '' }: { file: FileDiff; index: number; extra?: string }) {
 	return (
 		<table class={`diff unified${extra}`}>
 			<tbody>
 				{file.lines.map((line) =>
 					line.kind === 'gap' ? (
-						<Fold gap={line} columns={4}>
-							<table class="diff unified">
-								<tbody>
-									{line.lines.map((same) => (
-										<UnifiedRow line={same} />
-									))}
-								</tbody>
-							</table>
+						<Fold gap={line} columns={4} id={foldId(index, 'unified', line)}>
+							{(id) => (
+								<table id={id} class="diff unified">
+									<tbody>
+										{line.lines.map((same) => (
+											<UnifiedRow line={same} />
+										))}
+									</tbody>
+								</table>
+							)}
 						</Fold>
 					) : (
 						<UnifiedRow line={line} />
@@ -124,20 +141,22 @@ function SplitRow({ left, right }: { left?: DiffLine; right?: DiffLine }) {
 }
 
 /** Side by side; below 640 px the page shows the one-column table beside it instead (docs/web.md). */
-function SplitFile({ file }: { file: FileDiff }) {
+function SplitFile({ file, index }: { file: FileDiff; index: number }) {
 	return (
 		<table class="diff split wide-only">
 			<tbody>
 				{sideBySide(file.lines).map((row) =>
 					row.gap !== undefined ? (
-						<Fold gap={row.gap} columns={6}>
-							<table class="diff split">
-								<tbody>
-									{row.gap.lines.map((same) => (
-										<SplitRow left={same} right={same} />
-									))}
-								</tbody>
-							</table>
+						<Fold gap={row.gap} columns={6} id={foldId(index, 'split', row.gap)}>
+							{(id) => (
+								<table id={id} class="diff split">
+									<tbody>
+										{row.gap?.lines.map((same) => (
+											<SplitRow left={same} right={same} />
+										))}
+									</tbody>
+								</table>
+							)}
 						</Fold>
 					) : (
 						<SplitRow left={row.left} right={row.right} />
@@ -216,7 +235,7 @@ export function DiffView({ compare }: { compare: CompareData }) {
 					{other === 'split' ? 'Show side by side' : 'Show in one column'}
 				</a>
 			</p>
-			{compare.files.map((file) => (
+			{compare.files.map((file, index) => (
 				<section class="block">
 					<h2 class="file-path">
 						{file.path !== null ? <code>{file.path}</code> : 'Data'}{' '}
@@ -229,11 +248,11 @@ export function DiffView({ compare }: { compare: CompareData }) {
 						) : null}
 					</h2>
 					{file.status === 'unchanged' ? null : compare.view === 'unified' ? (
-						<UnifiedFile file={file} />
+						<UnifiedFile file={file} index={index} />
 					) : (
 						<>
-							<SplitFile file={file} />
-							<UnifiedFile file={file} extra=" narrow-only" />
+							<SplitFile file={file} index={index} />
+							<UnifiedFile file={file} index={index} extra=" narrow-only" />
 						</>
 					)}
 				</section>

@@ -3,7 +3,17 @@ import { AppError } from '../../lib/errors'
 import type { VersionAuthor } from '../../modules/audit/service'
 import { blocksOf } from '../diff'
 import { attempt, noticeOf, page, type PageContext, type WebDeps } from '../kit'
-import { Alert, InstallClientLink, Layout, LiveNotice, Notice, ScrollableText, Time, type ViewContext } from '../layout'
+import {
+	Alert,
+	Expands,
+	InstallClientLink,
+	Layout,
+	LiveNotice,
+	Notice,
+	ScrollableText,
+	Time,
+	type ViewContext
+} from '../layout'
 import { type ListQuery, listQueryOf, NoMatch, Pager, pagesOf, SearchForm, shownRows, storePageOf } from '../lists'
 
 // The Configs page and a config's page with its history (docs/web.md); comparing and rolling back are in configs-history.tsx.
@@ -119,10 +129,11 @@ function endOfLines(text: string, count: number): number {
 }
 
 /**
- * One file as text. Past COLLAPSED_LINES its first lines show, and the rest waits in a `<details>`
- * ("Show all") that opens without script; "Copy" copies the whole file (app.js shows it: without a
- * script it could do nothing, and the text stays selectable). Each part is a focusable region, as its
- * long lines scroll sideways: the first named by the file's heading, the rest by its lines.
+ * One file as text. Past COLLAPSED_LINES its first lines show, then a "Show all" button (aria-expanded,
+ * aria-controls) and the rest. The markup hides nothing: app.js collapses the rest and shows the button
+ * (hidden without a script, which it needs to work); "Copy" copies the whole file (also shown by app.js;
+ * the text stays selectable). Each part is a focusable region, as its long lines scroll sideways: the
+ * first named by the file's heading, the rest by its lines.
  */
 function FileText({ id, label, labelledBy, text }: { id: string; label: string; labelledBy?: string; text: string }) {
 	const cut = endOfLines(text, COLLAPSED_LINES)
@@ -141,14 +152,14 @@ function FileText({ id, label, labelledBy, text }: { id: string; label: string; 
 					<code>{text.slice(0, cut)}</code>
 				</ScrollableText>
 				{rest === '' ? null : (
-					<details class="show-all">
-						<summary>
+					<>
+						<Expands controls={`${id}-rest`} class="link show-all">
 							Show all<span class="visually-hidden"> of {label}</span> ({total} lines)
-						</summary>
-						<ScrollableText label={`${label}, lines ${COLLAPSED_LINES + 1} to ${total}`}>
+						</Expands>
+						<ScrollableText id={`${id}-rest`} label={`${label}, lines ${COLLAPSED_LINES + 1} to ${total}`}>
 							<code>{rest}</code>
 						</ScrollableText>
-					</details>
+					</>
 				)}
 			</div>
 		</>
