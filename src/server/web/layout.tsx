@@ -253,12 +253,22 @@ export const exactTime = (iso: string): string => `${iso.slice(0, 10)} ${iso.sli
 
 /**
  * A relative time, with the exact time shown under it in smaller text (docs/web.md: read by everyone, with no
- * hover, keyboard or touch needed) and for machines (datetime).
+ * hover, keyboard or touch needed) and for machines (datetime). `inline` is for a time inside a sentence: the
+ * exact time follows in brackets on the same line, so the sentence reads on.
  */
-export const Time = ({ iso, now }: { iso: string | null | undefined; now: number }) =>
+export const Time = ({
+	iso,
+	now,
+	inline = false
+}: {
+	iso: string | null | undefined
+	now: number
+	inline?: boolean
+}) =>
 	iso ? (
-		<span class="when">
-			<time datetime={iso}>{relativeTime(iso, now)}</time> <span class="exact">{exactTime(iso)}</span>
+		<span class={inline ? 'when inline' : 'when'}>
+			<time datetime={iso}>{relativeTime(iso, now)}</time>{' '}
+			<span class="exact">{inline ? `(${exactTime(iso)})` : exactTime(iso)}</span>
 		</span>
 	) : (
 		<span class="muted">never</span>

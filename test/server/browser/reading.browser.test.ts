@@ -110,6 +110,29 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			test(`${at}: the history, who pushed from which device, comes first; a long file shows 30 lines, "Show all" and "Copy"`, async () => {
 				const page = await open(view)
 				await page.goto(`${server.url}/configs/${configId}`)
+				// The header reads as one sentence: the exact time inside it, and its comma on the bracket's line.
+				const summary = await page.locator('p.config-summary').evaluate((sentence) => {
+					const exact = sentence.querySelector('.when .exact')?.firstChild as Text
+					const after = sentence.querySelector('.when')?.nextSibling as Text
+					const rectOf = (node: Text, from: number) => {
+						const range = document.createRange()
+						range.setStart(node, from)
+						range.setEnd(node, from + 1)
+						return range.getBoundingClientRect()
+					}
+					const bracket = rectOf(exact, (exact.textContent ?? '').length - 1)
+					const comma = rectOf(after, 0)
+					return {
+						text: after.textContent?.slice(0, 1),
+						sameLine: comma.top + comma.height / 2 > bracket.top && comma.top + comma.height / 2 < bracket.bottom,
+						lines: Math.round(
+							sentence.getBoundingClientRect().height / Number.parseFloat(getComputedStyle(sentence).lineHeight)
+						)
+					}
+				})
+				expect(summary.text).toBe(',')
+				expect(summary.sameLine).toBe(true)
+				if (view.width >= 640) expect(summary.lines).toBe(1)
 				const history = await top(page, 'History')
 				const data = await top(page, 'Current data')
 				// On the first screen, and above the data.

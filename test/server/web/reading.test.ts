@@ -96,6 +96,24 @@ describe("a config's page (docs/web.md)", () => {
 		expect(text).not.toContain('not recorded')
 	})
 
+	test('the header is one sentence: the exact time in brackets inside it, the comma straight after', async () => {
+		const { w, id, browser } = await reading()
+		const page = await w.get(`/configs/${id}`, browser)
+		const sentence = /<p class="config-summary">([\s\S]*?)<\/p>/.exec(page.html)?.[1] ?? ''
+		// textOf puts a space for every tag: the markup check below shows the comma follows the bracket directly.
+		expect(
+			textOf(sentence)
+				.replace(/\s+([,.])/g, '$1')
+				.trim()
+		).toBe('Version 2, updated just now (2026-11-22 10:00:00 UTC), personal config. Current data')
+		// The exact time is text in the sentence (no hover needed), set inline; nothing but the comma follows it.
+		expect(sentence).toMatch(
+			/updated <span class="when inline"><time datetime="[^"]+">just now<\/time> <span class="exact">\(2026-11-22 10:00:00 UTC\)<\/span><\/span>, personal config\./
+		)
+		const css = (await w.get(/href="(\/assets\/app\.css\?v=[0-9a-f]{12})"/.exec(page.html)?.[1] as string)).html
+		expect(css).toMatch(/\.when\.inline \.exact \{[^}]*display: inline;/)
+	})
+
 	test('a page of older versions finds who pushed them however many events came after', async () => {
 		const w = webApp()
 		const alice = await w.user('pro', 'alice')

@@ -369,8 +369,8 @@ export function ConfigPage({
 			<Notice message={notice} />
 			<LiveNotice watch={`config:${config.id}`} from={config.liveFrom} />
 			<Alert message={error} />
-			<p>
-				Version {config.version}, updated <Time iso={config.updatedAt} now={ctx.now} />
+			<p class="config-summary">
+				Version {config.version}, updated <Time iso={config.updatedAt} now={ctx.now} inline />
 				{config.team ? ', team config' : ', personal config'}. <a href="#current-data">Current data</a>
 			</p>
 			<h2 id="history">History</h2>
