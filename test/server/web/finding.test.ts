@@ -4,7 +4,7 @@
 // times show the exact time as text; configs sharing a name are told apart by their tool.
 import { describe, expect, test } from 'bun:test'
 import { SEARCH_MAX_LENGTH } from '../../../src/server/store/shared'
-import { push, textOf, webApp, type Page } from '../../support/web'
+import { push, setCookieOf, textOf, webApp, withCookie, type Page } from '../../support/web'
 
 /** The rows of the page's (first) table body. */
 const rowsOf = (page: Page): string[] => {
@@ -190,6 +190,89 @@ describe('Activity (docs/web.md)', () => {
 		expect(page.html).not.toContain(`href="/configs/${gone}"`)
 		expect(text).not.toMatch(/reason: |via: |config\.pushed/)
 		expect(hasSearchField(page)).toBe(true)
+	})
+
+	test('every target that still exists and the reader may open is a link: accounts, sign-up links, members', async () => {
+		const w = webApp()
+		const root = await w.signIn(await w.admin('root'))
+		for (const name of ['ann', 'carl'])
+			expect(
+				(
+					await w.post('/admin/users', root, {
+						email: `${name}@example.test`,
+						username: name,
+						plan: 'team',
+						password: `${name}-password-1`
+					})
+				).status
+			).toBe(303)
+		const ann = (await w.store.users.findByLogin('ann'))!
+		const carl = (await w.store.users.findByLogin('carl'))!
+		expect((await w.post(`/admin/users/${ann.id}/plan`, root, { plan: 'free' })).status).toBe(303)
+		const reset = await w.post(`/admin/users/${ann.id}/reset-password`, root, { confirmed: 'yes' })
+		expect(reset.status).toBe(303)
+		// The one-time password, from the page the redirect leads to.
+		const shown = await w.get(
+			'/admin',
+			undefined,
+			withCookie(root, 'cfgsync_flash', setCookieOf(reset, 'cfgsync_flash') ?? '')
+		)
+		const password = /<code class="secret">([^<]+)<\/code>/.exec(shown.html)?.[1] as string
+		expect(password).toBeDefined()
+		expect((await w.post('/admin/links', root, { plan: 'pro', uses: '2', days: '7' })).status).toBe(303)
+		const [link] = await w.store.signups.listJoin(10)
+		expect((await w.post(`/admin/users/${carl.id}/remove`, root, { confirmed: 'yes' })).status).toBe(303)
+		const admin = (await w.get('/activity', root)).html
+		// A server admin opens a user's row on the Admin page.
+		const annRow = `/admin?q=ann#user-${ann.id}`
+		expect(admin).toContain(`You created <a href="${annRow}">ann's account</a> on the team plan`)
+		expect(admin).toContain(`You changed <a href="${annRow}">ann's plan</a> from team to free`)
+		expect(admin).toContain(`You reset <a href="${annRow}">ann's password</a>`)
+		expect(admin).toContain(
+			`You made a sign-up link <a href="/admin#link-${link!.id}">/join/${link!.hint}…</a> for the pro plan`
+		)
+		// carl is gone: named, not linked.
+		expect(textOf(admin)).toContain("You created carl's account on the team plan")
+		expect(textOf(admin)).toContain("You removed carl's account")
+		expect(admin).not.toContain(`user-${carl.id}`)
+		// ann reads the same events about her own account, which is her Account page.
+		const own = (await w.get('/activity', await w.signIn({ username: 'ann', password } as never))).html
+		expect(own).toContain('root created <a href="/account">your account</a> on the team plan')
+		expect(own).toContain('root changed <a href="/account">your plan</a> from team to free')
+		expect(own).toContain('root reset <a href="/account">your password</a>')
+		expect(own).not.toContain('/admin')
+	})
+
+	test("a team's members are linked to their row on the team's page while they are in it", async () => {
+		const w = webApp()
+		const alice = await w.user('team', 'alice')
+		const bob = await w.user('team', 'bob')
+		const max = await w.user('team', 'max')
+		expect((await w.call('POST', '/api/teams', { key: alice.key, body: { name: 'Crew' } })).status).toBe(201)
+		await w.join(alice, 'crew', bob, 'member')
+		await w.join(alice, 'crew', max, 'member')
+		const browser = await w.signIn(alice)
+		expect((await w.post(`/teams/crew/members/${bob.id}/role`, browser, { role: 'admin' })).status).toBe(303)
+		expect((await w.post(`/teams/crew/members/${max.id}/remove`, browser, { confirmed: 'yes' })).status).toBe(303)
+		for (const path of ['/teams/crew/activity', '/activity']) {
+			const html = (await w.get(path, browser)).html
+			expect({
+				path,
+				linked: html.includes(`You changed <a href="/teams/crew#member-${bob.id}">bob's role</a>`)
+			}).toEqual({
+				path,
+				linked: true
+			})
+			expect(html).toContain(`You invited <a href="/teams/crew#member-${bob.id}">bob</a>`)
+			// max left the team: named, not linked.
+			expect(textOf(html)).toContain('You removed max')
+			expect(html).not.toContain(`#member-${max.id}`)
+		}
+		// bob reads it from his side: his own row.
+		const own = (await w.get('/activity', await w.signIn(bob))).html
+		expect(own).toContain(
+			`alice changed <a href="/teams/crew#member-${bob.id}">your role</a> in <a href="/teams/crew">Crew</a>`
+		)
 	})
 
 	test('60 events: Next goes to older ones, Previous back; the search finds a config by name', async () => {

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact'
 import { z } from 'zod'
 import type { AuditEventView } from '../../../shared/api/audit'
+import { AppError } from '../../lib/errors'
 import type { ActivityQuery } from '../../modules/audit/service'
 import { attempt, page, type PageContext, type WebDeps } from '../kit'
 import { Layout, Time, type ViewContext } from '../layout'
@@ -17,6 +18,12 @@ export interface ActivityLinks {
 	teams: Map<string, { name: string; slug: string }>
 	/** Ids of the viewer's live keys (their rows on Devices). */
 	keys: Set<string>
+	/** Accounts the viewer may open, by user id: their own (Account), and for a server admin any that exists (its row on Admin). */
+	users: Map<string, string>
+	/** People of the viewer's teams, by `teamId:userId`: their row (a member's, or an invitation's) on the team's page. */
+	people: Map<string, string>
+	/** Sign-up links listed on Admin, for a server admin: their first characters by id. */
+	signupLinks: Map<string, string>
 }
 
 interface Reader {
@@ -45,9 +52,39 @@ const whoseOf = (them: string) => (them === 'you' ? 'your' : `${them}'s`)
 /** Whom it concerns: "you", or the user's name. */
 function subjectOf(event: AuditEventView, reader: Reader): string {
 	if (event.subjectUserId === reader.viewerId) return 'you'
-	return event.target?.type === 'user' || event.target?.type === 'invitation'
+	return event.target?.type === 'user' || event.target?.type === 'invitation' || event.target?.type === 'member'
 		? (event.target.name ?? 'a user')
 		: 'a member'
+}
+
+/** The user an event is about: its subject, else a user target's id. */
+const subjectIdOf = (event: AuditEventView): string | null =>
+	event.subjectUserId ?? (event.target?.type === 'user' ? (event.target.id ?? null) : null)
+
+/**
+ * Where the person an event is about can be opened by this reader, if anywhere: in a team's event, their row on the
+ * team's page; otherwise their account (the reader's own Account, or their row on Admin for a server admin).
+ */
+function personHref(event: AuditEventView, reader: Reader): string | undefined {
+	const id = subjectIdOf(event)
+	if (id === null) return undefined
+	const inTeam = event.teamId === null ? undefined : reader.links.people.get(`${event.teamId}:${id}`)
+	if (event.target?.type === 'member' || event.target?.type === 'invitation') return inTeam
+	return reader.links.users.get(id)
+}
+
+/** Text about the person an event concerns ("ann's plan", "your account", "bob"), linked where the reader may open it. */
+function PersonRef({
+	event,
+	reader,
+	children
+}: {
+	event: AuditEventView
+	reader: Reader
+	children: ComponentChildren
+}) {
+	const href = personHref(event, reader)
+	return href ? <a href={href}>{children}</a> : children
 }
 
 function ConfigRef({ event, reader }: { event: AuditEventView; reader: Reader }) {
@@ -78,6 +115,16 @@ function TeamRef({ event, reader }: { event: AuditEventView; reader: Reader }) {
 /** A device's key: linked to its row on Devices while the key is live. */
 function DeviceRef({ name, keyId, reader }: { name: string; keyId?: string | null; reader: Reader }) {
 	return keyId && reader.links.keys.has(keyId) ? <a href={`/devices#key-${keyId}`}>“{name}”</a> : <>“{name}”</>
+}
+
+/** A sign-up link by its first characters: linked to its row on Admin while it is listed there. */
+function SignupLinkRef({ event, reader }: { event: AuditEventView; reader: Reader }) {
+	const id = event.target?.id
+	const listed = id ? reader.links.signupLinks.get(id) : undefined
+	const hint = event.target?.name ?? listed
+	if (!hint) return null
+	const name = `/join/${hint}…`
+	return listed ? <a href={`/admin#link-${id}`}>{name}</a> : name
 }
 
 const REASONS: Record<string, string> = {
@@ -125,9 +172,23 @@ export function sentenceOf(event: AuditEventView, reader: Reader): ComponentChil
 				</>
 			)
 		case 'keys.revoked':
-			return `${who} revoked all of ${whose} keys and web sessions`
+			return (
+				<>
+					{who} revoked all of{' '}
+					<PersonRef event={event} reader={reader}>
+						{whose} keys and web sessions
+					</PersonRef>
+				</>
+			)
 		case 'password.changed':
-			return `${who} changed ${who === 'You' ? 'your' : 'their'} password`
+			return (
+				<>
+					{who} changed{' '}
+					<PersonRef event={event} reader={reader}>
+						{who === 'You' ? 'your' : 'their'} password
+					</PersonRef>
+				</>
+			)
 		case 'config.pushed':
 			return (
 				<>
@@ -171,7 +232,10 @@ export function sentenceOf(event: AuditEventView, reader: Reader): ComponentChil
 		case 'invitation.sent':
 			return (
 				<>
-					{who} invited {them}
+					{who} invited{' '}
+					<PersonRef event={event} reader={reader}>
+						{them}
+					</PersonRef>
 					<InTeam event={event} reader={reader} word="to" />
 					{role ? ` as ${role}` : ''}
 				</>
@@ -179,7 +243,10 @@ export function sentenceOf(event: AuditEventView, reader: Reader): ComponentChil
 		case 'invitation.changed':
 			return (
 				<>
-					{who} changed {whose} invitation
+					{who} changed{' '}
+					<PersonRef event={event} reader={reader}>
+						{whose} invitation
+					</PersonRef>
 					<InTeam event={event} reader={reader} word="to" />
 					{detail(event, 'to') ? ` to ${detail(event, 'to')}` : ''}
 				</>
@@ -202,21 +269,30 @@ export function sentenceOf(event: AuditEventView, reader: Reader): ComponentChil
 		case 'invitation.cancelled':
 			return (
 				<>
-					{who} cancelled {whose} invitation
+					{who} cancelled{' '}
+					<PersonRef event={event} reader={reader}>
+						{whose} invitation
+					</PersonRef>
 					<InTeam event={event} reader={reader} word="to" />
 				</>
 			)
 		case 'member.role_changed':
 			return (
 				<>
-					{who} changed {whose} role
+					{who} changed{' '}
+					<PersonRef event={event} reader={reader}>
+						{whose} role
+					</PersonRef>
 					<InTeam event={event} reader={reader} />
 				</>
 			)
 		case 'member.removed':
 			return (
 				<>
-					{who} removed {them}
+					{who} removed{' '}
+					<PersonRef event={event} reader={reader}>
+						{them}
+					</PersonRef>
 					<InTeam event={event} reader={reader} word="from" />
 				</>
 			)
@@ -228,29 +304,94 @@ export function sentenceOf(event: AuditEventView, reader: Reader): ComponentChil
 					<InTeam event={event} reader={reader} word="" />
 				</>
 			)
-		case 'user.created':
+		case 'user.created': {
+			const plan = detail(event, 'plan') ? ` on the ${detail(event, 'plan')} plan` : ''
 			if (detail(event, 'through'))
-				return `${who === 'You' ? 'You' : them} signed up through ${detail(event, 'through') === 'setup address' ? 'the setup address' : 'a sign-up link'}${detail(event, 'plan') ? ` on the ${detail(event, 'plan')} plan` : ''}`
-			return `${who} created ${whose} account${detail(event, 'plan') ? ` on the ${detail(event, 'plan')} plan` : ''}`
+				return (
+					<>
+						{who === 'You' ? (
+							'You'
+						) : (
+							<PersonRef event={event} reader={reader}>
+								{them}
+							</PersonRef>
+						)}{' '}
+						signed up through {detail(event, 'through') === 'setup address' ? 'the setup address' : 'a sign-up link'}
+						{plan}
+					</>
+				)
+			return (
+				<>
+					{who} created{' '}
+					<PersonRef event={event} reader={reader}>
+						{whose} account
+					</PersonRef>
+					{plan}
+				</>
+			)
+		}
 		case 'user.plan_changed':
-			return `${who} changed ${whose} plan from ${detail(event, 'from') ?? '?'} to ${detail(event, 'to') ?? '?'}`
-		case 'user.admin_changed':
-			return detail(event, 'admin') === 'true'
-				? `${who} made ${them} a server admin`
-				: `${who} took the server admin role from ${them}`
+			return (
+				<>
+					{who} changed{' '}
+					<PersonRef event={event} reader={reader}>
+						{whose} plan
+					</PersonRef>{' '}
+					from {detail(event, 'from') ?? '?'} to {detail(event, 'to') ?? '?'}
+				</>
+			)
+		case 'user.admin_changed': {
+			const person = (
+				<PersonRef event={event} reader={reader}>
+					{them}
+				</PersonRef>
+			)
+			return detail(event, 'admin') === 'true' ? (
+				<>
+					{who} made {person} a server admin
+				</>
+			) : (
+				<>
+					{who} took the server admin role from {person}
+				</>
+			)
+		}
 		case 'user.password_reset':
-			return `${who} reset ${whose} password`
+			return (
+				<>
+					{who} reset{' '}
+					<PersonRef event={event} reader={reader}>
+						{whose} password
+					</PersonRef>
+				</>
+			)
 		case 'user.unlocked':
-			return `${who} cleared ${whose} failed sign-ins`
+			return (
+				<>
+					{who} cleared{' '}
+					<PersonRef event={event} reader={reader}>
+						{whose} failed sign-ins
+					</PersonRef>
+				</>
+			)
 		case 'user.removed':
 			return `${who} removed ${whose} account`
 		case 'signup_link.created': {
 			const kind = detail(event, 'kind') === 'setup' ? 'a setup address' : 'a sign-up link'
 			const plan = detail(event, 'plan')
-			return `${who} made ${kind} ${event.target?.name ? `(${event.target.name}…) ` : ''}${plan ? `for the ${plan} plan` : ''}`.trim()
+			return (
+				<>
+					{who} made {kind} <SignupLinkRef event={event} reader={reader} />
+					{plan ? ` for the ${plan} plan` : ''}
+				</>
+			)
 		}
 		case 'signup_link.revoked':
-			return `${who} revoked a sign-up link${event.target?.name ? ` (${event.target.name}…)` : ''}`
+			return (
+				<>
+					{who} revoked a sign-up link <SignupLinkRef event={event} reader={reader} />
+				</>
+			)
 		case 'signup.refused': {
 			const reason = detail(event, 'reason')
 			return `A sign-up was refused${reason ? `: ${reason.replaceAll('_', ' ')}` : ''}`
@@ -390,9 +531,13 @@ export async function activityPageOf(
 	}
 }
 
-/** The links an Activity page may carry: configs still readable, the viewer's live teams, their live keys. */
+/**
+ * The links an Activity page may carry: configs still readable, the viewer's live teams and their people, their live
+ * keys, their own account, and for a server admin the accounts and sign-up links that still exist. Only what the page's
+ * events name is looked up.
+ */
 export async function activityLinks(
-	{ configs, teams, auth }: Pick<WebDeps, 'configs' | 'teams' | 'auth'>,
+	{ configs, teams, auth, users, signups }: Pick<WebDeps, 'configs' | 'teams' | 'auth' | 'users' | 'signups'>,
 	web: PageContext['web'],
 	events: AuditEventView[]
 ): Promise<ActivityLinks> {
@@ -404,10 +549,56 @@ export async function activityLinks(
 		teams.list(web),
 		auth.listKeys(web)
 	])
+	const teamsById = new Map(mine.map((team) => [team.id, { name: team.name, slug: team.slug }]))
+	// Each team whose members or invitations the page names: its rows, as its page shows them to the viewer.
+	const people = new Map<string, string>()
+	const teamIds = new Set(
+		events.flatMap((event) =>
+			event.teamId !== null && (event.target?.type === 'member' || event.target?.type === 'invitation')
+				? [event.teamId]
+				: []
+		)
+	)
+	await Promise.all(
+		[...teamIds].map(async (teamId) => {
+			const team = teamsById.get(teamId)
+			if (!team) return
+			const detail = await teams.get(web, team.slug)
+			for (const member of detail.members)
+				people.set(`${teamId}:${member.userId}`, `/teams/${team.slug}#member-${member.userId}`)
+			if ('invitations' in detail)
+				for (const invitation of detail.invitations)
+					people.set(`${teamId}:${invitation.userId}`, `/teams/${team.slug}#invitation-${invitation.userId}`)
+		})
+	)
+	const accounts = new Map<string, string>([[web.userId, '/account']])
+	const signupLinks = new Map<string, string>()
+	if (web.isAdmin) {
+		const others = new Set(
+			events.flatMap((event) => {
+				const id = event.subjectUserId ?? (event.target?.type === 'user' ? event.target.id : null)
+				return id && id !== web.userId ? [id] : []
+			})
+		)
+		await Promise.all(
+			[...others].map(async (id) => {
+				const user = await users.findById(id).catch((error: unknown) => {
+					if (error instanceof AppError && error.code === 'not_found') return undefined
+					throw error
+				})
+				if (user) accounts.set(id, `/admin?q=${encodeURIComponent(user.username)}#user-${id}`)
+			})
+		)
+		if (events.some((event) => event.target?.type === 'signup_link'))
+			for (const link of await signups.listLinks()) signupLinks.set(link.id, link.hint)
+	}
 	return {
 		configs: readable,
-		teams: new Map(mine.map((team) => [team.id, { name: team.name, slug: team.slug }])),
-		keys: new Set(keys.map((key) => key.id))
+		teams: teamsById,
+		keys: new Set(keys.map((key) => key.id)),
+		users: accounts,
+		people,
+		signupLinks
 	}
 }
 
