@@ -38,11 +38,10 @@ export function UserRow({
 	const self = user.id === ctx.user?.userId
 	return (
 		<tr id={`user-${user.id}`}>
-			<th scope="row" data-label="User">
-				{user.username}
-				{user.isAdmin ? <span class="badge">admin</span> : null}
-				<span class="secondary-line">{user.email}</span>
+			<th scope="row" data-label="Email" class="email">
+				{user.email}
 			</th>
+			<td data-label="Username">{user.username}</td>
 			<td data-label="Plan">
 				<SavedChoice
 					ctx={ctx}
@@ -61,6 +60,7 @@ export function UserRow({
 					</span>
 				) : null}
 			</td>
+			<td data-label="Admin">{user.isAdmin ? 'yes' : 'no'}</td>
 			<td data-label="Keys" class="num">
 				{user.keyCount}
 			</td>
@@ -143,8 +143,10 @@ export function UsersList({ ctx, list, focus }: { ctx: ViewContext; list: UsersP
 				<table class="stack-on-phone compact" aria-labelledby="users-heading">
 					<thead>
 						<tr>
-							<th scope="col">Username and email</th>
+							<th scope="col">Email</th>
+							<th scope="col">Username</th>
 							<th scope="col">Plan</th>
+							<th scope="col">Admin</th>
 							<th scope="col">Keys</th>
 							<th scope="col">Last seen</th>
 							<th scope="col">
