@@ -93,6 +93,29 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			const keys = await api(server, 'GET', '/api/keys', alice.key)
 			const aliceKeyId: string = keys.body[0].id
 			const bobId = (await api(server, 'GET', '/api/me', bob.key)).body.id as string
+			const daveId = (await api(server, 'GET', '/api/me', dave.key)).body.id as string
+			// alice: two versions of 8,000 unique lines, too large to compare here (docs/web.md).
+			const unique = (seed: string) =>
+				`${Array.from({ length: 8000 }, (_, i) => `${seed}-${i}-${((i * 2654435761) % 4294967296).toString(16)}`).join('\n')}\n`
+			const big = await api(server, 'POST', '/api/configs', alice.key, {
+				name: 'big',
+				data: { files: { 'big.txt': unique('old') } }
+			})
+			expect(big.status).toBe(201)
+			expect(
+				(
+					await api(server, 'POST', '/api/configs', alice.key, {
+						name: 'big',
+						data: { files: { 'big.txt': unique('new') } }
+					})
+				).status
+			).toBe(200)
+			const bigVersions = (await api(server, 'GET', `/api/configs/${big.body.id}/versions`, alice.key)).body as {
+				id: string
+			}[]
+			// The setup address this server printed at its first start: dead since root is an admin (410).
+			const setupPath = new URL(/"setup":"([^"]+)"/.exec(server.log())?.[1] as string).pathname
+			let added = 0
 
 			browser = await (await import('playwright-core')).chromium.launch({
 				executablePath: CHROMIUM,
@@ -142,12 +165,36 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 					open: `${config}/compare?from=${oldest}&to=${newest}&view=split`
 				},
 				{ role: 'owner', name: 'roll back', open: `${config}/rollback?version=${oldest}` },
+				{
+					role: 'owner',
+					name: 'compare, too large to compare here',
+					open: `/configs/${big.body.id}/compare?from=${bigVersions[1]?.id}&to=${bigVersions[0]?.id}`
+				},
 				{ role: 'owner', name: 'devices', open: '/devices' },
 				{ role: 'owner', name: 'revoke a device', open: `/devices/${aliceKeyId}/revoke` },
+				{
+					role: 'owner',
+					name: 'revoke a device, asked in the dialog',
+					open: async (page) => {
+						await page.goto(`${server.url}/devices`)
+						await page.getByRole('button', { name: 'Revoke' }).first().click()
+						await page.getByRole('dialog').waitFor()
+					}
+				},
 				{ role: 'owner', name: 'teams', open: '/teams' },
 				{ role: 'owner', name: 'a team', open: '/teams/crew' },
 				{ role: 'owner', name: "a team's activity", open: '/teams/crew/activity' },
 				{ role: 'owner', name: 'remove a member', open: `/teams/crew/members/${bobId}/remove` },
+				{ role: 'owner', name: 'cancel an invitation', open: `/teams/crew/members/${daveId}/remove` },
+				{
+					role: 'owner',
+					name: 'remove a member, asked in the dialog',
+					open: async (page) => {
+						await page.goto(`${server.url}/teams/crew`)
+						await page.getByRole('row', { name: /bob/ }).getByRole('button', { name: 'Remove' }).click()
+						await page.getByRole('dialog', { name: /Remove bob/ }).waitFor()
+					}
+				},
 				{ role: 'owner', name: 'leave, as the last owner', open: '/teams/crew/leave' },
 				{ role: 'owner', name: 'delete a team', open: '/teams/crew/delete' },
 				{ role: 'owner', name: 'account', open: '/account' },
@@ -165,15 +212,59 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 				{ role: 'admin', name: 'remove a user', open: `/admin/users/${bobId}/remove` },
 				{
 					role: 'admin',
+					name: 'admin, a one-time password shown once',
+					open: async (page) => {
+						await page.goto(`${server.url}/admin`)
+						const form = page.getByRole('form', { name: 'Add user' })
+						added++
+						await form.getByLabel('Email').fill(`new-${added}@example.test`)
+						await form.getByLabel('Username').fill(`new-${added}`)
+						await form.getByRole('button', { name: 'Add user' }).click()
+						await page.locator('code.secret').waitFor()
+					}
+				},
+				{
+					role: 'admin',
+					name: 'admin, a new sign-up link shown once',
+					open: async (page) => {
+						await page.goto(`${server.url}/admin`)
+						await page
+							.getByRole('form', { name: 'Invite people' })
+							.getByRole('button', { name: 'Create sign-up link' })
+							.click()
+						await page.getByRole('region', { name: 'New sign-up link' }).waitFor()
+					}
+				},
+				{
+					role: 'admin',
 					name: 'revoke a sign-up link',
 					open: async (page) => {
 						await page.goto(`${server.url}/admin`)
-						await page.getByRole('button', { name: /^Revoke \/join\// }).click()
+						await page
+							.getByRole('button', { name: /^Revoke \/join\// })
+							.first()
+							.click()
 						await page.getByRole('heading', { name: /^Revoke the sign-up link/, level: 1 }).waitFor()
 					}
 				},
 				{ role: 'signed out', name: 'create your account (a sign-up link)', open: joinPath },
-				{ role: 'signed out', name: 'a sign-up link that does not exist', open: `/join/${'x'.repeat(43)}` }
+				{ role: 'signed out', name: 'a sign-up link that does not exist', open: `/join/${'x'.repeat(43)}` },
+				{ role: 'signed out', name: 'a setup address no longer usable (410)', open: setupPath },
+				{
+					// Last: the failures that lead here count toward this address's sign-ins too.
+					role: 'signed out',
+					name: 'too many attempts (429)',
+					open: async (page) => {
+						for (
+							let probe = 0;
+							(await fetch(`${server.url}/join/${String(probe).padStart(43, 'z')}`)).status !== 429;
+							probe++
+						)
+							expect(probe).toBeLessThan(40)
+						await page.goto(`${server.url}/join/${'y'.repeat(43)}`)
+						await page.getByRole('heading', { name: 'Too many attempts', level: 1 }).waitFor()
+					}
+				}
 			)
 		}, 120_000)
 
@@ -213,8 +304,8 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 
 		test('no page logged an error, broke the Content-Security-Policy, or reached another origin', () => {
 			// The pages that answer 4xx on purpose (a failed sign-in, a refusal, a missing config, the only owner's
-			// Leave) log their status.
-			expect(problems.list.filter((line) => !/status of (401|403|404|409)/.test(line))).toEqual([])
+			// Leave, a dead setup address, too many attempts) log their status.
+			expect(problems.list.filter((line) => !/status of (401|403|404|409|410|429)/.test(line))).toEqual([])
 		})
 	})
 }

@@ -13,6 +13,7 @@ import {
 	CHROMIUM_ARGS,
 	ensureBinary,
 	HAVE_CHROMIUM,
+	shootBothWidths,
 	sidewaysScroll,
 	watchedContext,
 	type Problems,
@@ -55,6 +56,8 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 		const contexts: BrowserContext[] = []
 		let alice: { name: string; password: string }
 		let configId = ''
+		/** Two versions of 8,000 unique lines: what once kept the server busy for 36 s. */
+		const big = { id: '', from: '', to: '' }
 
 		beforeAll(async () => {
 			expect(HAVE_CHROMIUM ? CHROMIUM : 'Chromium is required when CI=true: apt-get install -y chromium').toBe(CHROMIUM)
@@ -75,6 +78,30 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 				data: { files: { 'settings.yaml': settings('    ', 'after'), 'notes.md': '# Notes\n' } }
 			})
 			expect(second.status).toBe(200)
+			const unique = (seed: string) =>
+				`${Array.from({ length: 8000 }, (_, i) => `${seed}-${i}-${((i * 2654435761) % 4294967296).toString(16)}`).join('\n')}\n`
+			const older = await api(server, 'POST', '/api/configs', user.key, {
+				name: 'big',
+				data: { files: { 'big.txt': unique('old') } }
+			})
+			expect(older.status).toBe(201)
+			expect(
+				(
+					await api(server, 'POST', '/api/configs', user.key, {
+						name: 'big',
+						data: { files: { 'big.txt': unique('new') } }
+					})
+				).status
+			).toBe(200)
+			const versions = (await api(server, 'GET', `/api/configs/${older.body.id}/versions`, user.key)).body as {
+				id: string
+				version: number
+			}[]
+			Object.assign(big, {
+				id: older.body.id,
+				from: versions.find((v) => v.version === 1)?.id,
+				to: versions.find((v) => v.version === 2)?.id
+			})
 			browser = await (await import('playwright-core')).chromium.launch({
 				executablePath: CHROMIUM,
 				args: CHROMIUM_ARGS
@@ -228,6 +255,40 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 				expect(await page.getByText('key10: value number 10', { exact: true }).isVisible()).toBe(false)
 				expect(await sidewaysScroll(page)).toBe(0)
 				expect(await axeViolations(page)).toEqual([])
+			})
+
+			test(`${at}: two versions of 8,000 unique lines: the page within 3 s, too large to compare here, both to download; /healthz within 1 s meanwhile`, async () => {
+				const page = await open(view)
+				const health: number[] = []
+				let comparing = true
+				// /healthz asked every 20 ms while the comparison is on its way.
+				const probe = (async () => {
+					while (comparing) {
+						const started = performance.now()
+						await (await fetch(`${server.url}/healthz`)).arrayBuffer()
+						health.push(performance.now() - started)
+						await Bun.sleep(20)
+					}
+				})()
+				const started = performance.now()
+				await page.goto(`${server.url}/configs/${big.id}/compare?from=${big.from}&to=${big.to}`)
+				await page.getByText('too large to compare here').waitFor()
+				const took = performance.now() - started
+				comparing = false
+				await probe
+				expect(took).toBeLessThan(3000)
+				expect(health.length).toBeGreaterThan(0)
+				expect(Math.max(...health)).toBeLessThan(1000)
+				for (const [version, id] of [
+					[1, big.from],
+					[2, big.to]
+				] as const)
+					expect(await page.getByRole('link', { name: `Download version ${version}` }).getAttribute('href')).toBe(
+						`/configs/${big.id}/versions/${id}/download`
+					)
+				expect(await sidewaysScroll(page)).toBe(0)
+				expect(await axeViolations(page)).toEqual([])
+				if (view === FLOW_VIEWS[0]) await shootBothWidths(page, 'compare-too-large')
 			})
 		}
 
