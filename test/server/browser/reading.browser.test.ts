@@ -246,7 +246,8 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 				expect(await shownTable.getByText('key10: value number 10', { exact: true }).first().isVisible()).toBe(true)
 				// Toggled in place by htmx, the swapped-in diff is folded too.
 				await page.getByRole('link', { name: 'Show in one column' }).click()
-				await page.locator('table.diff.unified').first().waitFor()
+				// Swapped: the side-by-side table is gone, and the new diff's buttons are shown by the script.
+				await page.locator('table.diff.split').first().waitFor({ state: 'detached' })
 				await page
 					.getByRole('button', { name: /unchanged lines/ })
 					.first()
