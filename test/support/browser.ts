@@ -52,7 +52,7 @@ export function ensureBinary(): void {
 	}
 }
 
-/** What a page must never do (docs/api.md, §8): log an error, break the CSP, or reach another origin. */
+/** What a page must never do (docs/api.md, §8): log an error, break the CSP, reach another origin, scroll sideways or open a browser dialog. */
 export interface Problems {
 	list: string[]
 }
@@ -104,6 +104,11 @@ function watchPage(page: Page, problems: Problems) {
 		if (message.type() === 'error') problems.list.push(`console error on ${page.url()}: ${message.text()}`)
 	})
 	page.on('pageerror', (error) => problems.list.push(`uncaught exception on ${page.url()}: ${error.message}`))
+	// docs/web.md: the pages ask in their own <dialog>; a browser dialog (confirm, alert, prompt) is a problem.
+	page.on('dialog', (dialog) => {
+		problems.list.push(`a browser dialog opened on ${page.url()}: ${dialog.message()}`)
+		void dialog.dismiss()
+	})
 }
 
 /** How far the page scrolls sideways at its width, in px: 0 is what every page must say, at 1280 and 390 px (docs/web.md). */

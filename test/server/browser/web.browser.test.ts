@@ -117,11 +117,6 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			contexts.push(made)
 			const page = await made.newPage()
 			await page.emulateMedia({ colorScheme: view.scheme })
-			// docs/web.md: no browser dialog ever asks (window.confirm and friends); the page's own <dialog> does.
-			page.on('dialog', (dialog) => {
-				problems.list.push(`a browser dialog opened on ${page.url()}: ${dialog.message()}`)
-				void dialog.dismiss()
-			})
 			return page
 		}
 
