@@ -5,6 +5,7 @@ import { mergePart, readText, scanDir } from '../../src/client/files'
 import { ago } from '../../src/client/output'
 import { scopeFor } from '../../src/client/scope'
 import { backupsDir, pruneBackups } from '../../src/client/state'
+import { type Json, parseJsonc, rewrite } from '../../src/client/sync/json'
 import { homePerTest } from '../support/client/home'
 
 /** Issue 20's client rules that need no server: human times, directories and their caps, ~/.claude.json's part, backup pruning. */
@@ -168,5 +169,46 @@ describe('pull backups', () => {
 				.map((path) => path.slice(dir.length + 1))
 				.sort()
 		).toEqual(['2026-11-20T08-30-00-123Z', 'recent-by-hand'])
+	})
+})
+
+describe('a JSON edit lays out only what it inserts, like its neighbours', () => {
+	const edit = (text: string, change: (value: never) => unknown) => {
+		const value = parseJsonc(text)?.value as never
+		return rewrite(text, value, change(structuredClone(value)) as Json)
+	}
+
+	test('an entry put first in a list gets a line of its own, the others keep theirs', () => {
+		expect(
+			edit('[\n    {\n        "key": "ctrl+a",\n        "command": "a"\n    }\n]\n', (v: object[]) => [
+				{ key: 'ctrl+z', command: 'z' },
+				...v
+			])
+		).toBe(
+			'[\n    {\n        "key": "ctrl+z",\n        "command": "z"\n    },\n    {\n        "key": "ctrl+a",\n        "command": "a"\n    }\n]\n'
+		)
+		expect(
+			edit(
+				'{\n  "permissions": {\n    "allow": [\n      "Bash(ls)"\n    ]\n  }\n}\n',
+				(v: { permissions: { allow: string[] } }) => {
+					v.permissions.allow.unshift('Bash(git status)')
+					return v
+				}
+			)
+		).toBe('{\n  "permissions": {\n    "allow": [\n      "Bash(git status)",\n      "Bash(ls)"\n    ]\n  }\n}\n')
+	})
+
+	test('an entry added after a compact neighbour leaves it compact', () => {
+		expect(
+			edit(
+				'{\n  "servers": {\n    "github": { "command": "gh" },\n    "pg": { "command": "npx", "args": ["-y", "pg"] }\n  }\n}\n',
+				(v: { servers: Record<string, unknown> }) => {
+					v.servers.new = { command: 'n' }
+					return v
+				}
+			)
+		).toBe(
+			'{\n  "servers": {\n    "github": { "command": "gh" },\n    "pg": { "command": "npx", "args": ["-y", "pg"] },\n    "new": {\n      "command": "n"\n    }\n  }\n}\n'
+		)
 	})
 })

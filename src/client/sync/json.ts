@@ -563,8 +563,11 @@ function removalRange(text: string, path: JSONPath): [number, number] | undefine
 function editOnly(text: string, edit: Edit, options: FormattingOptions | undefined): string {
 	const tree = treeOf(text)
 	const container = tree === undefined ? undefined : findNodeAtLocation(tree, edit.path.slice(0, -1))
-	if (options !== undefined && (container === undefined || (container.children ?? []).length === 0))
-		// Into an empty object or list there is no neighbour to spare: jsonc-parser lays out the line.
+	const oneLine =
+		container !== undefined && !text.slice(container.offset, container.offset + container.length).includes('\n')
+	if (options !== undefined && (container === undefined || (container.children ?? []).length === 0 || oneLine))
+		// An empty object or list, or one written on one line: no neighbour on a line of its own to spare, so
+		// jsonc-parser lays out the line as it always has.
 		return applyEdits(
 			text,
 			modify(text, edit.path, edit.value, { formattingOptions: options, isArrayInsertion: edit.insert === true })
@@ -573,8 +576,12 @@ function editOnly(text: string, edit: Edit, options: FormattingOptions | undefin
 	const edited = applyEdits(text, raw)
 	const only = raw.length === 1 ? raw[0] : undefined
 	if (options === undefined || only === undefined) return edited
-	const { offset, content } = only
-	return applyEdits(edited, format(edited, { offset, length: content.length }, { ...options, keepLines: false }))
+	// From the bracket when the edit is the container's first entry, so it gets its own line too.
+	let start = only.offset
+	while (start > 0 && /\s/.test(edited.charAt(start - 1))) start--
+	const from = edited.charAt(start - 1) === '[' || edited.charAt(start - 1) === '{' ? start - 1 : only.offset
+	const length = only.offset + only.content.length - from
+	return applyEdits(edited, format(edited, { offset: from, length }, { ...options, keepLines: false }))
 }
 
 /** `merged` written into `localText`: its comments, formatting, BOM and line endings stay. Undefined if the edit does not come out right. */
