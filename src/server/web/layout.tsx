@@ -164,7 +164,7 @@ export function Layout({ ctx, title, children }: { ctx: ViewContext; title: stri
 	const user = ctx.user
 	const current = (href: string) => ctx.path === href || ctx.path.startsWith(`${href}/`)
 	return (
-		<html lang="en">
+		<html lang="en" class="no-js">
 			<head>
 				<meta charset="utf-8" />
 				<meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -329,23 +329,34 @@ export const ScrollableText = ({
 	id,
 	label,
 	labelledBy,
+	hidden,
 	children
 }: {
 	id?: string
+	hidden?: boolean
 	label?: string
 	labelledBy?: string
 	children: ComponentChildren
 }) => (
 	// biome-ignore lint/a11y/useSemanticElements: the text must stay a <pre> (its whitespace is the content); the role names it as a scrollable region.
-	<pre id={id} tabindex={0} role="region" aria-label={labelledBy ? undefined : label} aria-labelledby={labelledBy}>
+	<pre
+		id={id}
+		tabindex={0}
+		role="region"
+		aria-label={labelledBy ? undefined : label}
+		aria-labelledby={labelledBy}
+		hidden={hidden}
+		data-folded={hidden ? '' : undefined}
+	>
 		{children}
 	</pre>
 )
 
 /**
  * A button that shows and hides the element `controls` names (a long file's rest, a diff's folded lines). The
- * markup hides nothing: the button is hidden and says it is expanded, and app.js (`data-collapses`) collapses
- * what it controls and shows it, since without a script it could do nothing.
+ * page comes folded (the part `hidden`, the button saying so) and app.js (`data-collapses`) opens and folds it.
+ * Without a script the one stylesheet shows every folded part and hides these buttons (`html.no-js`, which
+ * app.js removes), so nothing is out of reach.
  */
 export const Expands = ({
 	controls,
@@ -356,7 +367,7 @@ export const Expands = ({
 	class: string
 	children: ComponentChildren
 }) => (
-	<button type="button" class={className} aria-expanded="true" aria-controls={controls} data-collapses hidden>
+	<button type="button" class={className} aria-expanded="false" aria-controls={controls} data-collapses>
 		{children}
 	</button>
 )

@@ -131,6 +131,26 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 		const top = async (page: Page, name: string, level = 2) =>
 			(await page.getByRole('heading', { name, level, exact: true }).boundingBox())?.y ?? Number.NaN
 
+		test('without a script nothing is folded and no button that cannot work is shown', async () => {
+			const made = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1280, height: 900 } })
+			contexts.push(made)
+			const page = await made.newPage()
+			await page.goto(`${server.url}/`)
+			await page.getByLabel('Username or email').fill(alice.name)
+			await page.getByLabel('Password', { exact: true }).fill(alice.password)
+			await page.getByRole('button', { name: 'Sign in' }).click()
+			await page.getByRole('heading', { name: 'Configs', level: 1 }).waitFor()
+			await page.goto(`${server.url}/configs/${configId}`)
+			expect(await page.getByText('key31: value number 31').isVisible()).toBe(true)
+			expect(await page.getByRole('button', { name: /Show all/ }).count()).toBe(0)
+			await page.goto(`${server.url}/configs/${configId}`)
+			await page.getByRole('link', { name: 'Compare version 1', exact: true }).click()
+			await page.getByRole('heading', { name: 'work claude-code: version 1 → version 2', level: 1 }).waitFor()
+			await page.goto(`${page.url()}&ws=ignore`)
+			expect(await page.getByText('key10: value number 10', { exact: true }).first().isVisible()).toBe(true)
+			expect(await page.getByRole('button', { name: /unchanged lines/ }).count()).toBe(0)
+		})
+
 		for (const view of FLOW_VIEWS) {
 			const at = `${view.width} px, ${view.scheme}`
 

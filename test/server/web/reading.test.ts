@@ -137,32 +137,35 @@ describe("a config's page (docs/web.md)", () => {
 		expect(older).not.toContain('no longer in the activity log')
 	})
 
-	test('a file past 30 lines: its first 30, then a "Show all" button (aria-expanded, aria-controls) for the rest; nothing is hidden without a script; Copy copies the whole file', async () => {
+	test('a file past 30 lines: its first 30, then a "Show all" button (aria-expanded, aria-controls) for the rest, folded; without a script the stylesheet shows it; Copy copies the whole file', async () => {
 		const { w, id, browser } = await reading()
 		const page = await w.get(`/configs/${id}`, browser)
 		const file =
-			/<div id="(file-text-\d+)" class="file-text"><pre tabindex="0" role="region" aria-labelledby="file-\d+"><code>([\s\S]*?)<\/code><\/pre>(<button[^>]*>[\s\S]*?<\/button>)<pre id="([^"]+)" tabindex="0" role="region" aria-label="settings.yaml, lines 31 to 300"><code>([\s\S]*?)<\/code><\/pre><\/div>/.exec(
+			/<div id="(file-text-\d+)" class="file-text"><pre tabindex="0" role="region" aria-labelledby="file-\d+"><code>([\s\S]*?)<\/code><\/pre>(<button[^>]*>[\s\S]*?<\/button>)<pre id="([^"]+)" tabindex="0" role="region" aria-label="settings.yaml, lines 31 to 300" hidden data-folded><code>([\s\S]*?)<\/code><\/pre><\/div>/.exec(
 				page.html
 			)
 		expect(file).not.toBeNull()
 		const [, fileId, shown, button, restId, rest] = file as unknown as string[]
 		expect((shown as string).split('\n').filter(Boolean)).toHaveLength(30)
 		expect(shown).toEndWith('    key30: value number 30\n')
-		// A real button, named "Show all …", controlling the rest; hidden (with the rest shown) until app.js collapses it.
+		// A real button, named "Show all …", controlling the rest, which comes folded.
 		expect(button).toStartWith('<button type="button"')
-		expect(button).toContain('aria-expanded="true"')
+		expect(button).toContain('aria-expanded="false"')
 		expect(button).toContain(`aria-controls="${restId}"`)
 		expect(button).toContain('data-collapses')
-		expect(button).toMatch(/\shidden[\s>]/)
+		expect(button).not.toMatch(/\shidden[\s>]/)
 		expect(textOf(button as string).trim()).toBe('Show all of settings.yaml (300 lines)')
 		expect(page.html).not.toContain('<details')
 		expect(`${shown}${rest}`).toBe(lines(300, '    ', (i) => (i === 150 ? 'key150: value amended 150' : undefined)))
 		expect(page.html).toContain(
 			`<button type="button" class="secondary small" data-copy="${fileId}" hidden>Copy<span class="visually-hidden"> settings.yaml</span></button><span id="${fileId}-status" class="copy-status" role="status"></span>`
 		)
-		// The script that collapses it and makes the button work.
+		// The script that makes the button work; without it (html.no-js) the stylesheet unfolds the rest.
 		const script = /<script src="(\/assets\/app\.js\?v=[0-9a-f]+)" defer><\/script>/.exec(page.html)?.[1] as string
 		expect((await w.get(script)).html).toContain('data-collapses')
+		expect(page.html).toContain('<html lang="en" class="no-js">')
+		const css = /<link rel="stylesheet" href="(\/assets\/app\.css\?v=[0-9a-f]+)"/.exec(page.html)?.[1] as string
+		expect((await w.get(css)).html).toContain('.no-js pre[data-folded][hidden]')
 	})
 
 	test('a short file has Copy and no "Show all"', async () => {
@@ -225,13 +228,13 @@ describe('the comparison page (docs/web.md)', () => {
 		)
 	})
 
-	test('folded runs of unchanged lines: a button (aria-expanded, aria-controls) for each, its lines in the page without a script', async () => {
+	test('folded runs of unchanged lines: a button (aria-expanded, aria-controls) for each, its lines in the page, folded', async () => {
 		const { w, id, v1, v2, browser } = await reading()
 		for (const view of ['', '&view=split']) {
 			const page = await w.get(`/configs/${id}/compare?from=${v1}&to=${v2}&ws=ignore${view}`, browser)
 			const folds = [
 				...page.html.matchAll(
-					/<tr class="gap"><td colspan="(?:4|6)">(<button[^>]*>[^<]*<\/button>)<table id="([^"]+)" class="diff[^"]*">([\s\S]*?)<\/table><\/td><\/tr>/g
+					/<tr class="gap"><td colspan="(?:4|6)">(<button[^>]*>[^<]*<\/button>)<table id="([^"]+)" class="diff[^"]*" hidden data-folded>([\s\S]*?)<\/table><\/td><\/tr>/g
 				)
 			]
 			// Side by side carries the one-column table too (for phones): its folds come after.
@@ -242,10 +245,10 @@ describe('the comparison page (docs/web.md)', () => {
 			)
 			for (const [, button, tableId] of folds) {
 				expect(button).toStartWith('<button type="button"')
-				expect(button).toContain('aria-expanded="true"')
+				expect(button).toContain('aria-expanded="false"')
 				expect(button).toContain(`aria-controls="${tableId}"`)
 				expect(button).toContain('data-collapses')
-				expect(button).toMatch(/\shidden[\s>]/)
+				expect(button).not.toMatch(/\shidden[\s>]/)
 			}
 			// Every id once on the page.
 			const ids = folds.map((fold) => fold[2])

@@ -1,5 +1,7 @@
 // cfgsync web application: its one script of its own (docs/web.md). Every page works without it; it adds
 // the "Show password" buttons, which stay hidden without a script because they could do nothing then.
+// Pages come with html.no-js, under which the stylesheet unfolds what is folded: a script is here.
+document.documentElement.classList.remove('no-js')
 for (const button of document.querySelectorAll('button[data-reveals]')) {
 	const field = document.getElementById(button.getAttribute('data-reveals') ?? '')
 	if (!(field instanceof HTMLInputElement)) continue
@@ -55,22 +57,19 @@ for (const button of document.querySelectorAll('button[data-copy]')) {
 }
 
 // Long text folded (docs/web.md): a file's lines past the first 30 behind "Show all", a comparison's runs of
-// unchanged lines behind "⋯ N unchanged lines". The page holds all of it; each such button (`data-collapses`)
-// controls its part (aria-controls): here the part is folded and the button shown, saying so (aria-expanded);
-// it opens and folds it again. Without a script the button stays hidden and nothing is folded. A diff swapped
-// in by htmx (the view toggled) is folded the same way.
+// unchanged lines behind "⋯ N unchanged lines". The page holds all of it, folded: each such button
+// (`data-collapses`) controls its part (aria-controls, aria-expanded) and opens and folds it again. Without a
+// script the stylesheet shows every part and hides the buttons. A diff swapped in by htmx is wired the same way.
 const fold = (root) => {
 	for (const button of root.querySelectorAll('button[data-collapses]')) {
 		if (button.dataset.folds === 'yes') continue
 		const part = document.getElementById(button.getAttribute('aria-controls') ?? '')
 		if (!part) continue
-		const open = (opened) => {
+		button.addEventListener('click', () => {
+			const opened = button.getAttribute('aria-expanded') !== 'true'
 			part.hidden = !opened
 			button.setAttribute('aria-expanded', String(opened))
-		}
-		button.addEventListener('click', () => open(button.getAttribute('aria-expanded') !== 'true'))
-		open(false)
-		button.hidden = false
+		})
 		button.dataset.folds = 'yes'
 	}
 }

@@ -109,7 +109,7 @@ function UnifiedFile({ file, index, extra = '' }: { file: FileDiff; index: numbe
 					line.kind === 'gap' ? (
 						<Fold gap={line} columns={4} id={foldId(index, 'unified', line)}>
 							{(id) => (
-								<table id={id} class="diff unified">
+								<table id={id} class="diff unified" hidden data-folded="">
 									<tbody>
 										{line.lines.map((same) => (
 											<UnifiedRow line={same} />
@@ -149,7 +149,7 @@ function SplitFile({ file, index }: { file: FileDiff; index: number }) {
 					row.gap !== undefined ? (
 						<Fold gap={row.gap} columns={6} id={foldId(index, 'split', row.gap)}>
 							{(id) => (
-								<table id={id} class="diff split">
+								<table id={id} class="diff split" hidden data-folded="">
 									<tbody>
 										{row.gap?.lines.map((same) => (
 											<SplitRow left={same} right={same} />

@@ -130,8 +130,7 @@ function endOfLines(text: string, count: number): number {
 
 /**
  * One file as text. Past COLLAPSED_LINES its first lines show, then a "Show all" button (aria-expanded,
- * aria-controls) and the rest. The markup hides nothing: app.js collapses the rest and shows the button
- * (hidden without a script, which it needs to work); "Copy" copies the whole file (also shown by app.js;
+ * aria-controls) and the rest, folded (layout.tsx, Expands); "Copy" copies the whole file (shown by app.js;
  * the text stays selectable). Each part is a focusable region, as its long lines scroll sideways: the
  * first named by the file's heading, the rest by its lines.
  */
@@ -156,7 +155,7 @@ function FileText({ id, label, labelledBy, text }: { id: string; label: string; 
 						<Expands controls={`${id}-rest`} class="link show-all">
 							Show all<span class="visually-hidden"> of {label}</span> ({total} lines)
 						</Expands>
-						<ScrollableText id={`${id}-rest`} label={`${label}, lines ${COLLAPSED_LINES + 1} to ${total}`}>
+						<ScrollableText id={`${id}-rest`} label={`${label}, lines ${COLLAPSED_LINES + 1} to ${total}`} hidden>
 							<code>{rest}</code>
 						</ScrollableText>
 					</>
