@@ -168,8 +168,10 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			await dialog.waitFor()
 			expect(await dialog.getByRole('button', { name: action, exact: true }).count()).toBe(1)
 			expect(await dialog.getByRole('button', { name: 'Cancel', exact: true }).count()).toBe(1)
-			// Modal: the rest of the page is out of reach while it asks.
+			// Modal: the rest of the page is out of reach while it asks, for assistive technology too, so the
+			// page holds one button of that name: the dialog's (the row's own is behind it).
 			expect(await dialog.evaluate((element) => (element as HTMLDialogElement).matches(':modal'))).toBe(true)
+			expect(await page.getByRole('button', { name: action, exact: true }).count()).toBe(1)
 			return dialog
 		}
 

@@ -172,9 +172,22 @@ document.addEventListener('htmx:confirm', (event) => {
 	asked.question.textContent = question
 	asked.proceed.textContent = elt.getAttribute('data-confirm-button') ?? 'Confirm'
 	asked.dialog.returnValue = ''
+	// While it asks, the rest of the page is out of reach for assistive technology too, not only for the
+	// pointer and keyboard: a screen reader (or a test) finds the dialog's buttons, not the rows' behind it.
+	const behind = [...document.body.children].filter(
+		(element) => element !== asked.dialog && !element.hasAttribute('aria-hidden') && !element.inert
+	)
+	for (const element of behind) {
+		element.inert = true
+		element.setAttribute('aria-hidden', 'true')
+	}
 	asked.dialog.addEventListener(
 		'close',
 		() => {
+			for (const element of behind) {
+				element.inert = false
+				element.removeAttribute('aria-hidden')
+			}
 			if (asked.dialog.returnValue === 'proceed') issueRequest(true)
 			else opener.focus()
 		},
