@@ -106,7 +106,9 @@ export async function configScope(
 
 /** Whether this config already holds a file (its base or the server's copy) or the command names it. */
 const held = (key: string, sides: { named?: string[]; base?: Bases; remote?: Files }) =>
-	Object.hasOwn(sides.base ?? {}, key) || Object.hasOwn(sides.remote ?? {}, key) || sides.named?.includes(key) === true
+	Object.hasOwn(sides.base ?? {}, key) ||
+	Object.hasOwn(sides.remote ?? {}, key) ||
+	sides.named?.some((named) => key === named || key.startsWith(named.endsWith('/') ? named : `${named}/`)) === true
 
 export const syncedElsewhereWhy = (label: string) =>
 	`synced with team config ${label} on this machine, so this config leaves it out here`
@@ -135,6 +137,21 @@ export async function memberTeams(s: Session, targets: Target[]): Promise<Map<st
 			notes.set(team.id, `you are a member of team ${team.slug}; only its owners and admins push to its configs`)
 	}
 	return notes
+}
+
+/**
+ * Why a plain member's changes to this team config stay here, for the words
+ * of a command that has already done its work: undefined for a personal
+ * config, an owner or admin, or when the server cannot say just now (the
+ * command's outcome does not depend on it).
+ */
+export async function memberNote(s: Session, t: Target): Promise<string | undefined> {
+	if (t.teamId === undefined) return undefined
+	try {
+		return (await memberTeams(s, [t])).get(t.teamId)
+	} catch {
+		return undefined
+	}
 }
 
 /** A plain member's push to a team config is refused before anything is done, saying what to do instead. */

@@ -162,7 +162,9 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 			forgetState(t.key)
 		}
 		throw new CliFailure(
-			`${t.label} is not on ${s.server} (deleted there, or you left the team), so this machine no longer syncs it; its files here are untouched. To create it again from this machine: cfgsync push ${t.tool}${t.args}`,
+			t.teamId !== undefined
+				? `${t.label} is not on ${s.server} (deleted there, or you are no longer in the team), so this machine no longer syncs it; its files here are untouched, and your personal config takes them in only when a push names them.`
+				: `${t.label} is not on ${s.server} (deleted there), so this machine no longer syncs it; its files here are untouched. To create it again from this machine: cfgsync push ${t.tool}${t.args}`,
 			EXIT.error,
 			'gone'
 		)
@@ -294,7 +296,13 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		const looked = options.named ?? [...knownFiles(t.tool), ...knownDirs(t.tool).map((dir) => `${dir}/`)]
 		const owned = report.skipped.filter((skip) => scoped.elsewhere.includes(skip.key))
 		const why = owned.length > 0 ? `; ${owned.map((skip) => `${safe(shown(skip.key))} is ${skip.why}`).join('; ')}` : ''
-		throw new CliFailure(`no ${t.tool} configuration files found (looked for ${looked.map(shown).join(', ')})${why}`)
+		// Files a left team config synced here are there, only not taken in unnamed: name the push that takes them.
+		const left = owned.filter((skip) => skip.why.startsWith('left here')).map((skip) => skip.key)
+		throw new CliFailure(
+			left.length > 0
+				? `nothing to send in ${t.label} without naming files${why}. To make ${left.length === 1 ? 'it' : 'them'} part of this config: cfgsync push ${t.tool}${t.args}${safe(pathWords(left))}`
+				: `no ${t.tool} configuration files found (looked for ${looked.map(shown).join(', ')})${why}`
+		)
 	}
 
 	// Checks before anything changes: someone else's changes to review, then secrets for a team.

@@ -310,6 +310,29 @@ describe('one file, one owner on a machine', () => {
 		expect((await member.cfgsync(['status', 'codex', '-n', 'own'])).code).toBe(0)
 	}, 90_000)
 
+	test("removed from a team: sync says so without a push the member cannot make; a push names the command that takes the team's file in, and it works", async () => {
+		const { owner, member } = await team('removers')
+		owner.file('.gemini/settings.json', '{\n  "theme": "team"\n}\n')
+		await ok(owner, ['push', 'gemini-cli', '--team', 'removers', join(owner.home, '.gemini', 'settings.json')])
+		await ok(member, ['pull', 'gemini-cli', '--team', 'removers', '--yes'])
+		await ok(owner, ['team', 'remove', 'removers', 'cy'])
+
+		const synced = await member.cfgsync(['sync'])
+		expect(synced.stderr).toContain('no longer syncs it; its files here are untouched')
+		expect(synced.stderr).not.toContain('cfgsync push')
+		const pushed = await member.cfgsync(['push', 'gemini-cli', '-n', 'mine'])
+		expect(pushed.code).not.toBe(0)
+		expect(pushed.stderr).toContain(
+			'To make it part of this config: cfgsync push gemini-cli --name mine ~/.gemini/settings.json'
+		)
+		const command = /cfgsync (push gemini-cli --name mine \S+)/.exec(pushed.stderr)?.[1]?.split(' ') ?? []
+		await ok(
+			member,
+			command.map((word) => (word.startsWith('~/') ? join(member.home, word.slice(2)) : word))
+		)
+		expect(Object.keys(await filesOfNamed(cy, 'gemini-cli', 'mine'))).toEqual(['.gemini/settings.json'])
+	}, 90_000)
+
 	test('two team configs of one tool holding one file: the first by team slug owns it here, the other leaves it out', async () => {
 		const alpha = await team('alpha')
 		const owner = alpha.owner

@@ -1,6 +1,6 @@
 import { session, tool as toolArg } from '../context'
 import { withLock } from '../lock'
-import { memberTeams } from '../ownership'
+import { memberNote } from '../ownership'
 import { dim, green, say } from '../output'
 import { summary } from '../report'
 import { resolveTarget, runOne } from '../run'
@@ -43,7 +43,7 @@ async function run({ values, positionals }: Input<typeof options>) {
 	}
 	const report = values['dry-run'] ? await runOne(s, t, pulling) : await withLock('pull', () => runOne(s, t, pulling))
 	// A plain member's changes to a team config stay here: the lines say so instead of naming a push (docs/sync-model.md).
-	const member = t.teamId !== undefined ? (await memberTeams(s, [t])).get(t.teamId) : undefined
+	const member = await memberNote(s, t)
 	if (member) report.localOnly = member
 	finish(report, values.json, () => {
 		const idle =

@@ -1,6 +1,6 @@
 import { session, tool as toolArg } from '../context'
 import { withLock } from '../lock'
-import { memberTeams } from '../ownership'
+import { memberNote } from '../ownership'
 import { CliFailure, EXIT, safe, say } from '../output'
 import { conflictText, pathArgs } from '../report'
 import { conflictMarkerLine, MARK_MINE, MARK_SPLIT, markTheirs } from '../sync/text-merge'
@@ -49,7 +49,7 @@ async function run({ values, positionals }: Input<typeof options>) {
 		runOne(s, t, { mode: 'resolve', choose: { side, keys: named }, yes: values.yes })
 	)
 	// A plain member cannot push a team config: their changes stay here, and no next step is a push (docs/sync-model.md).
-	const member = t.teamId !== undefined ? (await memberTeams(s, [t])).get(t.teamId) : undefined
+	const member = await memberNote(s, t)
 	if (member) report.localOnly = member
 	finish(
 		report,
