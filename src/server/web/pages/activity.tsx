@@ -563,7 +563,9 @@ export async function activityLinks(
 		[...teamIds].map(async (teamId) => {
 			const team = teamsById.get(teamId)
 			if (!team) return
-			const detail = await teams.get(web, team.slug)
+			// A team deleted (or left) since the list was read has no rows to link to.
+			const detail = await teams.get(web, team.slug).catch(() => undefined)
+			if (!detail) return
 			for (const member of detail.members)
 				people.set(`${teamId}:${member.userId}`, `/teams/${team.slug}#member-${member.userId}`)
 			if ('invitations' in detail)
