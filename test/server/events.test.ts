@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { STREAMS_PER_USER } from '../../src/server/events/broker'
+import { openTestStore } from '../support/engine'
 import { testApp, type TestApp, type TestUser } from '../support/helpers'
 import { type Frame, readFrames } from '../support/sse'
 
@@ -107,6 +108,25 @@ describe('GET /api/events', () => {
 			expect((await lost.take(1)).map((frame) => frame.data)).toMatchObject([{ name: 'c' }])
 			await lost.cancel()
 		}
+	})
+
+	test('a push made the moment the stream has answered reaches it, however slowly the stream found where it starts', async () => {
+		// The feed's end read slowly (a busy database): the answer still waits for it, so nothing after it is lost.
+		const store = openTestStore()
+		const feedEnd = store.audit.feedEnd.bind(store.audit)
+		store.audit.feedEnd = async () => {
+			await Bun.sleep(300)
+			return feedEnd()
+		}
+		const t = testApp({ store, events: { pollMs: 60_000, keepAliveMs: 60_000 } })
+		const ada = await t.user('pro', 'ada')
+		const stream = await openStream(t, ada)
+		const pushed = await t.call('POST', '/api/configs', { key: ada.key, body: { name: 'right-away', data: { v: 1 } } })
+		expect(pushed.status).toBe(201)
+		expect((await stream.take(1)).map((frame) => [frame.event, (frame.data as { name: string }).name])).toEqual([
+			['config', 'right-away']
+		])
+		await stream.cancel()
 	})
 
 	test('a revoked key gets `revoked` and its stream closes; another key of the user is untouched', async () => {

@@ -281,14 +281,20 @@ export function createEventBroker(store: Store, options: EventBrokerOptions = {}
 		cursor: async (): Promise<string> => String(await store.audit.feedEnd()),
 		/**
 		 * A stream for this caller (an API key's or a web session's), replaying what came after `lastEventId`
-		 * (docs/api.md), or 'too_many' past STREAMS_PER_USER. `onClose` runs once when it ends, for any reason.
+		 * (docs/api.md), or 'too_many' past STREAMS_PER_USER. It resolves once the stream knows where it starts,
+		 * so whatever is written after the caller has the answer reaches it. `onClose` runs once when it ends,
+		 * for any reason.
 		 */
-		open(caller: Caller, lastEventId: string | null, onClose?: () => void): ReadableStream<Uint8Array> | 'too_many' {
+		async open(
+			caller: Caller,
+			lastEventId: string | null,
+			onClose?: () => void
+		): Promise<ReadableStream<Uint8Array> | 'too_many'> {
 			let count = 0
 			for (const stream of streams) if (stream.caller.userId === caller.userId) count++
 			if (count >= STREAMS_PER_USER) return 'too_many'
 			let stream: Stream | undefined
-			return new ReadableStream<Uint8Array>(
+			const body = new ReadableStream<Uint8Array>(
 				{
 					start: (controller) => {
 						// Not counted in the feed's reads until it knows where it starts.
@@ -298,18 +304,6 @@ export function createEventBroker(store: Store, options: EventBrokerOptions = {}
 						streams.add(opened)
 						startTimers()
 						send(opened, ': connected\n\n')
-						void serial(async () => {
-							const resume = await resumeFrom(lastEventId)
-							if (resume === undefined) {
-								if (lastEventId !== null) send(opened, 'event: reset\ndata: {}\n\n')
-								// Live from now on: what was written before the stream opened is not news to it.
-								opened.cursor = await store.audit.feedEnd()
-								return
-							}
-							opened.cursor = resume
-							// Up to the end of the feed; the next read skips what this one gave.
-							for await (const row of feed(resume)) await deliver(opened, row, rowLookups(store, row, now))
-						}).catch(() => drop(opened))
 					},
 					cancel: () => {
 						if (stream) drop(stream)
@@ -317,6 +311,26 @@ export function createEventBroker(store: Store, options: EventBrokerOptions = {}
 				},
 				{ highWaterMark: 0, size: (chunk) => chunk?.byteLength ?? 0 }
 			)
+			const opened = stream as Stream
+			try {
+				await serial(async () => {
+					const resume = await resumeFrom(lastEventId)
+					if (resume === undefined) {
+						if (lastEventId !== null) send(opened, 'event: reset\ndata: {}\n\n')
+						// Live from now on: what was written before the stream opened is not news to it.
+						opened.cursor = await store.audit.feedEnd()
+						return
+					}
+					opened.cursor = resume
+					// Up to the end of the feed, after this answer is on its way; the next read skips what this one gave.
+					void serial(async () => {
+						for await (const row of feed(resume)) await deliver(opened, row, rowLookups(store, row, now))
+					}).catch(() => drop(opened))
+				})
+			} catch {
+				drop(opened)
+			}
+			return body
 		},
 		/** Ends every stream (shutdown). */
 		close(): void {

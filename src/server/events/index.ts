@@ -11,7 +11,7 @@ export type StreamClosed = (request: Request, route: string) => void
  * An open stream for this caller as a response (docs/api.md "Live changes"), shared by GET /api/events and the
  * web application's stream; a caller past the per-user limit gets 429.
  */
-export function eventStreamResponse(
+export async function eventStreamResponse(
 	broker: EventBroker,
 	caller: Caller,
 	request: Request,
@@ -19,8 +19,8 @@ export function eventStreamResponse(
 	onClose: () => void,
 	/** Where to start when the client sends no Last-Event-ID (the web page's cursor from when it was made). */
 	from: string | null = null
-): Response {
-	const body = broker.open(caller, request.headers.get('last-event-id') ?? from, onClose)
+): Promise<Response> {
+	const body = await broker.open(caller, request.headers.get('last-event-id') ?? from, onClose)
 	if (body === 'too_many')
 		throw new AppError('rate_limited', 'You have 20 event streams open here: close one (stop a cfgsync watch) first.')
 	// A stream stays open for as long as the client listens: Bun's idle time-out must not cut it.
