@@ -1,10 +1,11 @@
 import { describe, expect, test } from 'bun:test'
-import { linesApart, movesEveryBase } from '../support/client/model/judge'
+import { droppable, linesApart, movesEveryBase } from '../support/client/model/judge'
 
 /**
  * The model test's judge (test/support/client/model/judge.ts): it calls a
  * reported conflict wrong only when it is wrong against every base the
- * machine could hold, so the set of bases must not lose one the client keeps.
+ * machine could hold, so the set of bases must not lose one the client keeps;
+ * and settling a conflict may drop the side not picked only where it clashes.
  */
 
 describe('the bases a command leaves', () => {
@@ -45,5 +46,44 @@ describe('lines apart', () => {
 	test('changes with an unchanged line between them merge', () => {
 		const base = '# T\n- a\n- b\n- c\n'
 		expect(linesApart(base, '# T\n- X\n- b\n- c\n', '# T\n- a\n- b\n- Y\n')).toBe(true)
+	})
+})
+
+describe('what settling a conflict may drop', () => {
+	const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`
+
+	test('JSON: only the losing side’s value of the clashing key, never its other keys', () => {
+		const base = json({ k1: 'w1x', k2: 'w2x', k3: 'w3x' })
+		const local = json({ k1: 'w10x', k2: 'w11x', k3: 'w3x' })
+		const remote = json({ k1: 'w20x', k2: 'w2x', k3: 'w21x' })
+		expect([...droppable('.claude/settings.json', [base], local, remote, 'local')]).toEqual(['w10x'])
+		expect([...droppable('.claude/settings.json', [base], local, remote, 'remote')]).toEqual(['w20x'])
+	})
+
+	test('JSON: a key that clashes against one of the bases the machine could hold may go', () => {
+		const older = json({ k1: 'w1x', k2: 'w0x' })
+		const base = json({ k1: 'w1x', k2: 'w2x' })
+		const local = json({ k1: 'w10x', k2: 'w11x' })
+		const remote = json({ k1: 'w1x', k2: 'w2x', k3: 'w20x' })
+		expect([...droppable('.claude/settings.json', [base], local, remote, 'local')]).toEqual([])
+		expect([...droppable('.claude/settings.json', [base, older], local, remote, 'local')]).toEqual(['w11x'])
+	})
+
+	test('text: the lines of a clash (touching changes too), not a change elsewhere', () => {
+		const base = '# T\n- w1x\n- w2x\n- w3x\n- w4x\n- w5x\n'
+		const local = '# T\n- w10x\n- w2x\n- w3x\n- w4x\n- w11x\n'
+		const remote = '# T\n- w20x\n- w2x\n- w3x\n- w4x\n- w5x\n'
+		expect([...droppable('.claude/CLAUDE.md', [base], local, remote, 'local')]).toEqual(['w10x'])
+		const touching = '# T\n- w1x\n- w21x\n- w3x\n- w4x\n- w5x\n'
+		expect([...droppable('.claude/CLAUDE.md', [base], local, touching, 'local')]).toEqual(['w10x'])
+		expect([...droppable('.claude/CLAUDE.md', [base], local, touching, 'remote')]).toEqual(['w21x'])
+	})
+
+	test('a file deleted on one side: all of the other side’s may go; nothing when both sides agree', () => {
+		const base = '# T\n- w1x\n'
+		const local = '# T\n- w1x\n- w10x\n'
+		expect([...droppable('.claude/commands/a.md', [base], local, undefined, 'local')].sort()).toEqual(['w10x', 'w1x'])
+		expect([...droppable('.claude/commands/a.md', [base], local, undefined, 'remote')]).toEqual([])
+		expect([...droppable('.claude/commands/a.md', [base], local, local, 'local')]).toEqual([])
 	})
 })

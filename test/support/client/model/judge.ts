@@ -1,5 +1,5 @@
 import { diffArrays } from 'diff'
-import { parseJsonc } from './edits'
+import { parseJsonc, tokensIn } from './edits'
 
 /**
  * When a reported conflict is certainly not one (docs/sync-model.md): the two
@@ -129,4 +129,134 @@ export function wrongConflict(c: ConflictCase): string | undefined {
 		return `the keys both sides changed (${named}) were not changed on this machine: it holds them as it last synced them`
 	}
 	return undefined
+}
+
+/** A run of changed lines: base lines [start, end) replaced by `lines` (an insertion when start = end). */
+interface Hunk {
+	start: number
+	end: number
+	lines: string[]
+}
+
+/** The hunks that turn `base` into `other`, consecutive removals and additions taken together. */
+function hunks(base: string[], other: string[]): Hunk[] {
+	const found: Hunk[] = []
+	let at = 0
+	let open: Hunk | undefined
+	for (const part of diffArrays(base, other)) {
+		const count = part.count ?? part.value.length
+		if (!part.added && !part.removed) {
+			open = undefined
+			at += count
+			continue
+		}
+		if (!open) {
+			open = { start: at, end: at, lines: [] }
+			found.push(open)
+		}
+		if (part.removed) {
+			at += count
+			open.end = at
+		} else open.lines.push(...part.value)
+	}
+	return found
+}
+
+/** Two hunks clash when they overlap or touch: no unchanged line between them (docs/sync-model.md). */
+const touch = (a: Hunk, b: Hunk) => !(a.end < b.start || b.end < a.start)
+
+/** The lines of `losing`'s hunks that clash with the other side's, following chains of touching hunks (as diff3 does). */
+function clashingLines(base: string, local: string, remote: string, losing: 'local' | 'remote'): string[] {
+	const lines = (text: string) => text.split('\n')
+	const sides = { local: hunks(lines(base), lines(local)), remote: hunks(lines(base), lines(remote)) }
+	const all = [...sides.local.map((h) => ({ h, side: 'local' })), ...sides.remote.map((h) => ({ h, side: 'remote' }))]
+	// Connected groups of touching hunks; a group with hunks of both sides is one clash.
+	const group = all.map((_, i) => i)
+	const root = (i: number): number => (group[i] === i ? i : root(group[i] as number))
+	for (let i = 0; i < all.length; i++)
+		for (let j = i + 1; j < all.length; j++)
+			if (touch((all[i] as { h: Hunk }).h, (all[j] as { h: Hunk }).h)) group[root(j)] = root(i)
+	const sidesOf = new Map<number, Set<string>>()
+	for (const [i, { side }] of all.entries()) sidesOf.set(root(i), (sidesOf.get(root(i)) ?? new Set()).add(side))
+	return all.flatMap(({ h, side }, i) => (side === losing && sidesOf.get(root(i))?.size === 2 ? h.lines : []))
+}
+
+/**
+ * The edits (tokens) on the `losing` side that settling a conflict of this
+ * file may drop: those in the keys (JSON) or lines (text) that clash, judged
+ * against every base the machine could hold; the whole file when it was
+ * deleted on one side or a side cannot be merged at all. Every other edit of
+ * either side must survive `resolve --mine|--theirs` (docs/sync-model.md).
+ */
+export function droppable(
+	path: string,
+	bases: (string | undefined)[],
+	local: string | undefined,
+	remote: string | undefined,
+	losing: 'local' | 'remote'
+): Set<string> {
+	const lost = losing === 'local' ? local : remote
+	const found = new Set<string>()
+	if (lost === undefined || local === remote) return found
+	const whole = () => {
+		for (const token of tokensIn(lost)) found.add(token)
+	}
+	for (const base of bases.length > 0 ? bases : [undefined]) {
+		if (base === undefined || local === undefined || remote === undefined) {
+			whole()
+			continue
+		}
+		if (path.endsWith('.json')) {
+			const clashes = clashingKeys(base, local, remote)
+			const leavesLost = leavesOf(lost)
+			if (clashes === undefined || leavesLost === undefined) {
+				whole()
+				continue
+			}
+			for (const [key, value] of leavesLost)
+				if (clashes.some((c) => key === c || key.startsWith(`${c}.`) || c.startsWith(`${key}.`)))
+					for (const token of tokensIn(value)) found.add(token)
+			continue
+		}
+		for (const line of clashingLines(base, local, remote, losing)) for (const token of tokensIn(line)) found.add(token)
+	}
+	return found
+}
+
+/** Is this file certainly a conflict: against every base the machine could hold, both sides changed the same key or touching lines? */
+export function certainConflict(
+	path: string,
+	bases: (string | undefined)[],
+	local: string | undefined,
+	remote: string | undefined
+): boolean {
+	if (bases.length === 0 || local === remote) return false
+	return bases.every((base) => {
+		if (base === local || base === remote) return false
+		// Deleted on one side and changed on the other (a file both sides created is left unjudged).
+		if (base === undefined) return false
+		if (local === undefined || remote === undefined) return true
+		if (path.endsWith('.json')) return (clashingKeys(base, local, remote)?.length ?? 0) > 0
+		return !linesApart(base, local, remote)
+	})
+}
+
+/**
+ * The edits that settling a certain conflict of this file must keep: every
+ * change either side made (a token in no base it could have) but the losing
+ * side's in what clashes. Undefined when the file is not certainly a conflict.
+ */
+export function mustKeep(
+	path: string,
+	bases: (string | undefined)[],
+	local: string | undefined,
+	remote: string | undefined,
+	losing: 'local' | 'remote'
+): Set<string> | undefined {
+	if (!certainConflict(path, bases, local, remote)) return undefined
+	const inBases = new Set(bases.flatMap((base) => [...tokensIn(base)]))
+	const dropped = droppable(path, bases, local, remote, losing)
+	return new Set(
+		[...tokensIn(local), ...tokensIn(remote)].filter((token) => !inBases.has(token) && !dropped.has(token))
+	)
 }
