@@ -6,16 +6,17 @@ import { seedFromEnv } from '../support/client/model/random'
 
 /**
  * The client's sync model (docs/sync-model.md) as a model-based test at the
- * process level: three machines, a team config beside a personal one of the
- * same tool, CFGSYNC_MODEL_STEPS (300) seeded random steps with commands
- * killed at random moments, every invariant checked after each step and after
- * a final settling round. The seed is always printed; CFGSYNC_MODEL_SEED
- * replays a run, and a larger CFGSYNC_MODEL_STEPS runs it longer locally.
+ * process level: three machines — two of a team's owner, one of a plain
+ * member — with a team config that holds a file both personal configs list,
+ * CFGSYNC_MODEL_STEPS (300) seeded random steps with commands killed at random
+ * moments, every invariant checked after each step and after a final settling
+ * round. The seed is always printed; CFGSYNC_MODEL_SEED replays a run, and a
+ * larger CFGSYNC_MODEL_STEPS runs it longer locally.
  */
 
 const servers = serversOfThisFile()
 let server: Server
-let user: User
+let users: { ada: User; ben: User }
 
 const steps = Number(process.env.CFGSYNC_MODEL_STEPS ?? 300)
 if (!Number.isInteger(steps) || steps < 1)
@@ -26,14 +27,15 @@ beforeAll(async () => {
 	const dir = emptyDir()
 	server = await startServer(dir)
 	servers.push(server)
-	user = await userWithKey(dir, 'ada', 'team')
+	const [ada, ben] = await Promise.all([userWithKey(dir, 'ada', 'team'), userWithKey(dir, 'ben', 'pro')])
+	users = { ada: ada as User, ben: ben as User }
 }, 60_000)
 
 test(
-	`three machines, ${steps} random steps (seed ${seed}): no acknowledged version changes, no edit is lost unseen, the machines converge byte for byte, no stray file, no personal file in the team config`,
+	`three machines (an owner's two, a member's one), ${steps} random steps (seed ${seed}): no acknowledged version changes, no edit is lost but by choice, settling keeps every change that did not clash, the machines converge byte for byte, no stray file, no personal file in the team config, a member's changes stay local, no unreviewed change is written`,
 	async () => {
 		console.log(`model test: seed ${seed}, ${steps} steps (replay with CFGSYNC_MODEL_SEED=${seed})`)
-		const model = new Model(server, user, seed)
+		const model = new Model(server, users, seed)
 		const started = Date.now()
 		try {
 			await model.setUp()
@@ -41,7 +43,7 @@ test(
 		} finally {
 			const s = model.summary(steps)
 			console.log(
-				`model test: seed ${s.seed}, ${Math.min(model.step, steps)} of ${steps} steps, ${s.commands} commands run, ${s.kills} killed, ${s.conflicts} conflicts, ${s.resolves} resolves, ${s.versions} versions on the server, ${((Date.now() - started) / 1000).toFixed(1)} s`
+				`model test: seed ${s.seed}, ${Math.min(model.step, steps)} of ${steps} steps, ${s.commands} commands run, ${s.kills} killed, ${s.conflicts} conflicts, ${s.resolves} resolves, ${s.held} runs that held files for review, ${s.refusedMemberPushes} member pushes refused, ${s.versions} versions on the server, ${((Date.now() - started) / 1000).toFixed(1)} s`
 			)
 		}
 		expect(model.step).toBe(steps + 1)

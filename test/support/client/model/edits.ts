@@ -6,7 +6,7 @@ import type { Random } from './random'
  * unique token (`w17x`) so that the model can tell, after every step, where
  * every edit went. A token leaves the model's books only by the person's own
  * hand (a later edit of the same key, comment or line, a deleted file) or an
- * explicit choice (`resolve --theirs`).
+ * explicit choice (the side not picked for a clashing key or line, `discard`).
  */
 
 export interface Birth {
@@ -15,6 +15,12 @@ export interface Birth {
 	machine: string
 	path: string
 	what: string
+	/**
+	 * A key's value or a line is strict: it must stay on a machine or in a config's latest version
+	 * until the person replaces it or picks the other side of a clash. A comment is formatting: a
+	 * merge may drop it where comments collide, so it need only stay somewhere (any version, a backup).
+	 */
+	strict: boolean
 }
 
 export class Tokens {
@@ -26,7 +32,7 @@ export class Tokens {
 	make(step: number, machine: string, path: string, what: string): string {
 		this.counter += 1
 		const token = `w${this.counter}x`
-		this.born.set(token, { token, step, machine, path, what })
+		this.born.set(token, { token, step, machine, path, what, strict: what !== 'comment' })
 		return token
 	}
 
@@ -55,7 +61,7 @@ export function parseJsonc(text: string): unknown {
 /** The keys a model edit may touch, per JSON file: top-level ones and some inside one object. */
 export const KEYS: Record<string, JSONPath[]> = {
 	'.gemini/settings.json': [['alpha'], ['beta'], ['gamma'], ['ui', 'size'], ['ui', 'mode'], ['ui', 'extra']],
-	'.claude/settings.json': [['k1'], ['k2'], ['k3'], ['extra', 'a'], ['extra', 'b']]
+	'.claude/settings.json': [['k1'], ['k2'], ['k3'], ['extra', 'a'], ['extra', 'b'], ['theme']]
 }
 
 function valueAt(value: unknown, path: JSONPath): unknown {
@@ -125,7 +131,7 @@ export function editLine(text: string, random: Random, token: () => string): Edi
 	const ends = text.endsWith('\n')
 	const lines = (ends ? text.slice(0, -1) : text).split('\n')
 	const body = lines.length - 1
-	const kind = random.weighted({ replace: body > 0 ? 4 : 0, insert: body < 8 ? 3 : 1, remove: body > 2 ? 2 : 0 })
+	const kind = random.weighted({ replace: body > 0 ? 4 : 0, insert: body < 12 ? 3 : 1, remove: body > 4 ? 2 : 0 })
 	let what: string
 	if (kind === 'insert') {
 		const at = random.int(1, lines.length)

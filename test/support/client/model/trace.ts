@@ -5,7 +5,8 @@ export interface TraceEntry {
 	machine: string
 	action: string
 	code?: number | null
-	killedAfterMs?: number
+	/** How the command was to be stopped: SIGKILL after this many ms, or at this crash point of the client. */
+	kill?: number | string
 	output?: string
 }
 
@@ -29,14 +30,14 @@ export class Trace {
 		machine: string,
 		args: string[],
 		result: { code: number | null; stdout: string; stderr: string },
-		killedAfterMs?: number
+		kill?: number | string
 	): void {
 		this.add({
 			step,
 			machine,
 			action: `cfgsync ${args.join(' ')}`,
 			code: result.code,
-			killedAfterMs,
+			kill,
 			output: firstLines(`${result.stderr}\n${compact(result.stdout)}`, 3)
 		})
 	}
@@ -46,8 +47,8 @@ export class Trace {
 			.slice(-last)
 			.map((e) => {
 				const how =
-					e.killedAfterMs !== undefined
-						? ` → SIGKILL after ${e.killedAfterMs} ms${e.code === null ? '' : ` (had exited ${e.code})`}`
+					e.kill !== undefined
+						? ` → ${typeof e.kill === 'number' ? `SIGKILL after ${e.kill} ms` : `SIGKILL at crash point ${e.kill}`}${e.code === null ? '' : ` (had exited ${e.code} before)`}`
 						: e.code !== undefined
 							? ` → exit ${e.code}`
 							: ''

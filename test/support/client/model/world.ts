@@ -1,18 +1,27 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { api, type Server } from '../../harness'
-import type { User } from '../machines'
 
 /**
- * The three configs the model syncs, and which of them owns each file: a
- * personal gemini-cli config (JSON with comments and a text file), a personal
- * claude-code config (settings, CLAUDE.md, the person's own commands) and a
- * team claude-code config of the same user holding the team's commands — the
- * overlap docs/sync-model.md's "one file, one owner" rule is about.
+ * Who syncs what in the model. Two users: ada owns team model-team and syncs,
+ * on machines A and B, a personal gemini-cli config (JSON with comments and a
+ * text file), a personal claude-code config (CLAUDE.md, her own commands) and
+ * the team's claude-code config (the team's commands and
+ * `~/.claude/settings.json`); ben, a plain member of the team, syncs on
+ * machine C his own personal claude-code config and the team's. Both personal
+ * claude-code configs also list `~/.claude/settings.json` (pushed before the
+ * team took it): the overlap docs/sync-model.md's "one file, one owner" rule
+ * is about. On every machine the team config owns that file, so the personal
+ * configs' copies must never change again.
  */
 
+/** What a file belongs to on a machine: its personal gemini-cli or claude-code config, or the team's. */
 export type ConfigId = 'gemini' | 'personal' | 'team'
 export const CONFIG_IDS: ConfigId[] = ['gemini', 'personal', 'team']
+/** A config on the server: ada's two personal ones, ben's personal claude-code one, the team's. */
+export type StoreId = 'ada-gemini' | 'ada-claude' | 'ben-claude' | 'team'
+export const STORE_IDS: StoreId[] = ['ada-gemini', 'ada-claude', 'ben-claude', 'team']
+export type UserName = 'ada' | 'ben'
 export const TEAM_SLUG = 'model-team'
 
 export interface ConfigSpec {
@@ -28,16 +37,42 @@ export const CONFIGS: Record<ConfigId, ConfigSpec> = {
 	team: { tool: 'claude-code', team: true, args: ['claude-code', '--team', TEAM_SLUG] }
 }
 
+export const STORES: Record<StoreId, { kind: ConfigId; user: UserName }> = {
+	'ada-gemini': { kind: 'gemini', user: 'ada' },
+	'ada-claude': { kind: 'personal', user: 'ada' },
+	'ben-claude': { kind: 'personal', user: 'ben' },
+	team: { kind: 'team', user: 'ada' }
+}
+
+export interface MachineSpec {
+	name: string
+	user: UserName
+	/** The team role of the machine's user: a member may not push to the team config. */
+	role: 'owner' | 'member'
+	/** The configs it syncs, by what they are on this machine. */
+	stores: Partial<Record<ConfigId, StoreId>>
+}
+
+export const MACHINES: MachineSpec[] = [
+	{ name: 'A', user: 'ada', role: 'owner', stores: { gemini: 'ada-gemini', personal: 'ada-claude', team: 'team' } },
+	{ name: 'B', user: 'ada', role: 'owner', stores: { gemini: 'ada-gemini', personal: 'ada-claude', team: 'team' } },
+	{ name: 'C', user: 'ben', role: 'member', stores: { personal: 'ben-claude', team: 'team' } }
+]
+
+/** The file both personal claude-code configs and the team's hold: synced with the team config on every machine. */
+export const SHARED = '.claude/settings.json'
 export const TEAM_FILE = /^\.claude\/commands\/team-[0-9]+\.md$/
 
-/** The config a tool file belongs to in the model; undefined for anything else. */
+/** The config a tool file belongs to on a machine that syncs the team; undefined for anything else. */
 export function ownerOf(path: string): ConfigId | undefined {
 	if (path.startsWith('.gemini/')) return 'gemini'
-	if (TEAM_FILE.test(path)) return 'team'
-	if (path === '.claude/settings.json' || path === '.claude/CLAUDE.md' || path.startsWith('.claude/commands/'))
-		return 'personal'
+	if (path === SHARED || TEAM_FILE.test(path)) return 'team'
+	if (path === '.claude/CLAUDE.md' || path.startsWith('.claude/commands/')) return 'personal'
 	return undefined
 }
+
+/** Keys of a claude-code settings file whose changes the review lets through unasked (its descriptor's inert list). */
+export const INERT_KEYS = new Set(['theme'])
 
 export const isJson = (path: string) => path.endsWith('.json')
 
@@ -99,15 +134,17 @@ export interface ServerConfig {
 	versions: Map<number, ServerVersion>
 }
 
-export type ServerView = Record<ConfigId, ServerConfig | undefined>
+export type ServerView = Record<StoreId, ServerConfig | undefined>
 
-/** Reads every config's versions through the API with the user's key (paged, newest first). */
-export async function readServer(server: Server, user: User, teamId: string): Promise<ServerView> {
+/** Reads every config's versions through the API, each with its owner's key (paged, newest first). */
+export async function readServer(server: Server, keys: Record<UserName, string>, teamId: string): Promise<ServerView> {
 	const view = {} as ServerView
-	for (const id of CONFIG_IDS) {
-		const spec = CONFIGS[id]
+	for (const id of STORE_IDS) {
+		const { kind, user } = STORES[id]
+		const spec = CONFIGS[kind]
+		const key = keys[user]
 		const query = `name=default&tool=${spec.tool}${spec.team ? `&teamId=${teamId}` : ''}`
-		const latest = await api(server, 'GET', `/api/configs/latest?${query}`, user.key)
+		const latest = await api(server, 'GET', `/api/configs/latest?${query}`, key)
 		if (latest.status === 404) {
 			view[id] = undefined
 			continue
@@ -120,7 +157,7 @@ export async function readServer(server: Server, user: User, teamId: string): Pr
 				server,
 				'GET',
 				`/api/configs/${latest.body.id}/versions?limit=1000${before ? `&before=${before}` : ''}`,
-				user.key
+				key
 			)
 			if (page.status !== 200) throw new Error(`GET versions ${id}: ${page.status} ${JSON.stringify(page.body)}`)
 			const rows = page.body as { version: number; hash: string; data: unknown }[]
