@@ -134,6 +134,10 @@ function errorsOf(stderr: string): { error: string; code?: string }[] {
 		.filter(Boolean)
 }
 
+/** A team file as a run judged it: its content here and the server's (see Model.acceptUnsure). */
+const unsureKey = (path: string, here: string | undefined, server: string | undefined) =>
+	JSON.stringify([path, here ?? null, server ?? null])
+
 const excerpt = (text: string | undefined) =>
 	text === undefined ? '(no file)' : JSON.stringify(text.length > 400 ? `${text.slice(0, 400)}…` : text)
 
@@ -167,8 +171,9 @@ export class Model {
 	/** Per machine, every content (`path\0content`) a tool file ever had there: what it pushed or accepted is among them. */
 	private readonly seenHere: Set<string>[] = []
 	/**
-	 * Per machine, team files a killed run with --yes may have accepted content for without writing it (the
-	 * journal keeps what was accepted: the next run writes it unasked). Cleared by the next run that ends.
+	 * Per machine, what a killed run with --yes may have accepted without writing it (the journal keeps what was
+	 * accepted, and a later run writes that content unasked): for each team file, the file here and the server's
+	 * copy that run judged (`unsureKey`). The client writes the same content again from the same two (and base).
 	 */
 	private readonly acceptUnsure: Set<string>[] = []
 	/**
@@ -500,11 +505,11 @@ export class Model {
 		}
 		if (touched.includes('team') && kind !== 'discard') {
 			const unsure = this.acceptUnsure[mi] as Set<string>
-			if (!yes) this.checkReview(mi, command, before, after, unsure)
-			if (!ran.killed && expect === 'done') unsure.clear()
-			else if (ran.killed && yes)
-				for (const path of [...before.keys(), ...after.keys(), ...this.universe])
-					if (ownerOf(path) === 'team') unsure.add(path)
+			const key = (path: string) => unsureKey(path, before.get(path), this.latestFile(viewBefore, mi, path))
+			if (!yes) this.checkReview(mi, command, before, after, (path) => unsure.has(key(path)))
+			if (ran.killed && yes)
+				for (const path of new Set([...before.keys(), ...this.universe]))
+					if (ownerOf(path) === 'team') unsure.add(key(path))
 		}
 		if (this.member(mi) && kind === 'sync' && !ran.killed) {
 			const team = docs.find((d) => configOfDoc(d) === 'team')
@@ -633,18 +638,18 @@ export class Model {
 	 * command file never is): every other file is left as it was
 	 * (docs/sync-model.md, "Reviewing what someone else pushed"). Content this
 	 * machine had before — pushed or accepted — is not someone else's, nor is
-	 * content a killed run with --yes accepted (`unsure`: left unjudged).
+	 * content a killed run with --yes may have accepted (`unsure`: left unjudged).
 	 */
 	private checkReview(
 		mi: number,
 		command: string,
 		before: Map<string, string>,
 		after: Map<string, string>,
-		unsure: Set<string>
+		unsure: (path: string) => boolean
 	): void {
 		const seen = this.seenHere[mi] as Set<string>
 		for (const path of new Set([...before.keys(), ...after.keys()])) {
-			if (ownerOf(path) !== 'team' || unsure.has(path)) continue
+			if (ownerOf(path) !== 'team' || unsure(path)) continue
 			const [was, now] = [before.get(path), after.get(path)]
 			if (was === now || (now !== undefined && seen.has(`${path}\0${now}`))) continue
 			if (now === undefined || was === undefined || TEAM_FILE.test(path)) {
