@@ -6,7 +6,8 @@ import { configDir, stateDir } from './paths'
 import { getState, setState, type SyncState } from './state'
 import { copyMap, ownValue, type Bases, type Files, type Write } from './sync/engine'
 import { isObject, parseJsonc } from './sync/json'
-import { partOf } from './tools'
+import { TOOLS } from '../shared/constants'
+import { knownDirs, knownFiles, partOf } from './tools'
 
 /**
  * The crash journal (docs/sync-model.md, "Crashes"). Before a command touches
@@ -109,6 +110,23 @@ function everyJournal(): Journal[] {
 }
 
 export const clearJournal = (key: string): void => rmSync(journalFile(key), { force: true })
+
+/**
+ * The configs a killed command was syncing, as the state it meant to keep, with every file it names (those it
+ * wrote or was about to write too): until the next command for that config settles it, they are that config's.
+ */
+export function pendingConfigs(): { state: SyncState; files: string[] }[] {
+	return everyJournal().map((journal) => ({
+		state: journal.pulled,
+		files: [
+			...new Set([
+				...Object.keys(journal.pulled.files ?? {}),
+				...(journal.pulled.serverFiles ?? []),
+				...journal.writes.map((write) => write.key)
+			])
+		]
+	}))
+}
 
 /** The hash of a file's content as readText will see it once `content` is written (null: absent). */
 export function afterHash(key: string, content: string | null): string | null {
@@ -279,6 +297,19 @@ export function sweepTemporaries(): void {
 		for (const place of pending.places) removeLeftTemporaries(place)
 		if (pending.backups) removeLeftTemporaries(pending.backups, true)
 	}
+	// Beside the tools' own files too: a command that keeps no journal (discard) writes its files there.
+	const beside = new Set<string>()
+	const below = new Set<string>()
+	for (const tool of TOOLS) {
+		try {
+			for (const key of knownFiles(tool)) beside.add(dirname(landingPlace(safeTarget(key))))
+			for (const dir of knownDirs(tool)) below.add(safeTarget(dir))
+		} catch {
+			// a tool with no place on this machine
+		}
+	}
+	for (const place of beside) removeLeftTemporaries(place)
+	for (const place of below) removeLeftTemporaries(place, true)
 }
 
 /**

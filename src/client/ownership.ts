@@ -1,6 +1,7 @@
 import type { Tool } from '../shared/constants'
 import type { Session } from './context'
 import { readLocal } from './files'
+import { pendingConfigs } from './journal'
 import { CliFailure, EXIT } from './output'
 import type { Target } from './target'
 import { type Scope, scopeFor } from './scope'
@@ -39,20 +40,30 @@ const orderOf = (team: string, name: string) => `${team}\u0000${name}`
 /** The same words as a Target's label (run.ts), for a config known only from its state. */
 const labelOf = (state: SyncState) => `${state.tool}/${state.name} of team ${state.team ?? state.teamId}`
 
-/** The team configs of a tool this machine syncs, in owning order, with the files each holds here. */
+/**
+ * The team configs of a tool this machine syncs, in owning order, with the files each holds here: its base,
+ * the server's files as last read (this command's reading, else the state's), and the files a killed command
+ * of it was writing (its journal, until the next command settles it).
+ */
 function holders(server: string, username: string, tool: Tool): Holder[] {
-	return allStates(server, username)
-		.filter((state) => state.teamId !== undefined && state.tool === tool)
-		.map((state) => {
-			const key = stateKey(state)
-			return {
-				key,
-				label: labelOf(state),
-				order: orderOf(state.team ?? (state.teamId as string), state.name),
-				files: new Set([...Object.keys(state.files), ...(seenOnServer.get(key) ?? [])])
-			}
-		})
-		.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0))
+	const found = new Map<string, Holder>()
+	const add = (state: SyncState, files: string[]) => {
+		if (state.teamId === undefined || state.tool !== tool || state.server !== server || state.username !== username)
+			return
+		const key = stateKey(state)
+		const holder = found.get(key) ?? {
+			key,
+			label: labelOf(state),
+			order: orderOf(state.team ?? state.teamId, state.name),
+			files: new Set<string>()
+		}
+		for (const file of files) holder.files.add(file)
+		found.set(key, holder)
+	}
+	for (const state of allStates(server, username))
+		add(state, [...Object.keys(state.files), ...(seenOnServer.get(stateKey(state)) ?? state.serverFiles ?? [])])
+	for (const pending of pendingConfigs()) add(pending.state, pending.files)
+	return [...found.values()].sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0))
 }
 
 /** The files another config of the tool owns on this machine: key → that config's label. */

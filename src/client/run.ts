@@ -336,6 +336,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		acceptedFiles: accepted,
 		secretsNoted,
 		only: nextPins(state, options),
+		serverFiles: t.teamId !== undefined ? Object.keys(remote?.files ?? {}).sort() : undefined,
 		syncedAt: new Date().toISOString()
 	})
 	// The version this machine has merged completely: not one whose changes it left unwritten (push, resolve).

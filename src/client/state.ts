@@ -46,6 +46,11 @@ export interface SyncState {
 	only?: string[]
 	/** Secret-looking values this machine already noted for a personal config (`file#path`). */
 	secretsNoted?: string[]
+	/**
+	 * A team config's files on the server when this machine last read it: they are the team's here (one file,
+	 * one owner) even before they are written here, or when a killed command left one without a base.
+	 */
+	serverFiles?: string[]
 	syncedAt: string
 }
 

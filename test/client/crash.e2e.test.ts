@@ -280,6 +280,24 @@ describe('a command killed part-way', () => {
 	}, 60_000)
 })
 
+describe('a discard killed part-way', () => {
+	test('the temporary file it was writing beside the tool file is removed by the next command, even status', async () => {
+		const m = await loggedIn()
+		m.file('.gemini/settings.json', '{\n  "a": 1\n}\n')
+		m.file('.gemini/GEMINI.md', '# x\n')
+		expect((await m.cfgsync(['push', 'gemini-cli', '--name', 'discarded'])).code).toBe(0)
+		m.file('.gemini/settings.json', '{\n  "a": 2\n}\n')
+		m.file('.gemini/GEMINI.md', '# y\n')
+		const killed = await m.cfgsync(['discard', 'gemini-cli', '--name', 'discarded', '--yes'], {
+			env: { CFGSYNC_TEST_CRASH_AT: 'temporary:1' }
+		})
+		expect(killed.code).toBe(137)
+		expect(temporaries(m.home)).toHaveLength(1)
+		await m.cfgsync(['status', 'gemini-cli', '--name', 'discarded'])
+		expect(temporaries(m.home)).toEqual([])
+	}, 60_000)
+})
+
 describe('a push stored, then another machine pushed before this one ran again', () => {
 	test('the stored push is found in the history: the next push here is an edit on top of both, no conflict', async () => {
 		const name = 'crash-push-then-other'

@@ -333,6 +333,41 @@ describe('one file, one owner on a machine', () => {
 		expect(Object.keys(await filesOfNamed(cy, 'gemini-cli', 'mine'))).toEqual(['.gemini/settings.json'])
 	}, 90_000)
 
+	test("a team file a killed sync had just created stays the team's: the personal config neither sends it nor discards it, before or after it is settled", async () => {
+		const { owner, member, id } = await team('killers')
+		owner.file('.claude/settings.json', '{\n  "theme": "dark"\n}\n')
+		await ok(owner, ['push', 'claude-code', '--team', 'killers', join(owner.home, '.claude', 'settings.json')])
+		member.file('.claude/CLAUDE.md', 'cy notes\n')
+		await ok(member, ['push', 'claude-code', '-n', 'cys'])
+		await ok(member, ['pull', 'claude-code', '--team', 'killers', '--yes'])
+		owner.file('.claude/commands/team-3.md', '# Team command 3\n')
+		await ok(owner, ['push', 'claude-code', '--team', 'killers', join(owner.home, '.claude', 'commands', 'team-3.md')])
+		// The member's pull of the team config is killed just after it wrote the new file; they edit it at once.
+		const killed = await member.cfgsync(['pull', 'claude-code', '--team', 'killers', '--yes'], {
+			env: { CFGSYNC_TEST_CRASH_AT: 'write:1' }
+		})
+		expect(killed.code).toBe(137)
+		member.file('.claude/commands/team-3.md', '# Team command 3\n- my line\n')
+
+		const personal = await member.cfgsync(['push', 'claude-code', '-n', 'cys'])
+		expect(personal.stdout + personal.stderr).not.toContain('team-3.md (added')
+		expect(Object.keys(await filesOfNamed(cy, 'claude-code', 'cys'))).toEqual(['.claude/CLAUDE.md'])
+		await ok(member, ['discard', 'claude-code', '-n', 'cys', '--yes'])
+		expect(member.file('.claude/commands/team-3.md')).toBe('# Team command 3\n- my line\n')
+
+		// Settled by the team config's next command (the edit is this machine's), and still the team's afterwards.
+		await member.cfgsync(['status', 'claude-code', '--team', 'killers'])
+		await member.cfgsync(['sync', '--yes'])
+		const again = await member.cfgsync(['push', 'claude-code', '-n', 'cys'])
+		expect(again.stdout + again.stderr).not.toContain('team-3.md (added')
+		expect(Object.keys(await filesOfNamed(cy, 'claude-code', 'cys'))).toEqual(['.claude/CLAUDE.md'])
+		expect(member.file('.claude/commands/team-3.md')).toBe('# Team command 3\n- my line\n')
+		expect(Object.keys(await filesOf(ada, 'claude-code', id)).sort()).toEqual([
+			'.claude/commands/team-3.md',
+			'.claude/settings.json'
+		])
+	}, 90_000)
+
 	test('two team configs of one tool holding one file: the first by team slug owns it here, the other leaves it out', async () => {
 		const alpha = await team('alpha')
 		const owner = alpha.owner
