@@ -94,9 +94,6 @@ interface Acked {
 
 export class ModelFailure extends Error {}
 
-/** CFGSYNC_MODEL_NO_WORKAROUND=1: let the steps reach a known client bug (see `fresh` below) instead of steering clear. */
-const withoutWorkaround = process.env.CFGSYNC_MODEL_NO_WORKAROUND === '1'
-
 const TOOL_DIRS = ['.gemini', '.claude']
 /** Crash points of the client (src/client/crash-points.ts): after the N-th file, with a temporary copy in place, after a push was stored. */
 const CRASH_POINTS = ['write:1', 'write:2', 'write:3', 'temporary:1', 'temporary:2', 'pushed']
@@ -176,16 +173,6 @@ export class Model {
 	 * copy that run judged (`unsureKey`). The client writes the same content again from the same two (and base).
 	 */
 	private readonly acceptUnsure: Set<string>[] = []
-	/**
-	 * Per machine, team files a killed command created here, until a run of the team config settles its journal.
-	 * Until then the client's personal config takes them for its own (its ownership check reads the team's
-	 * committed state, not the pending journal), and so it does for good once the person edits one first (the
-	 * journal then leaves it out of the team's base): a plain `push claude-code` sends the team's file into the
-	 * personal config, `discard claude-code` deletes it as never synced. A client bug, reported with a
-	 * reproduction: meanwhile the model does not edit such a file, nor run the personal config alone, until the
-	 * team config has run (`withoutWorkaround` lifts this, to see the bug). Remove this when it is fixed.
-	 */
-	private readonly fresh: Set<string>[] = []
 	private violations: string[] = []
 	/** How long the last commands of each kind took here, to aim kills at their last part, where files are written. */
 	private durations = new Map<string, number[]>()
@@ -237,7 +224,6 @@ export class Model {
 			this.lastKilled.push(false)
 			this.seenHere.push(new Set())
 			this.acceptUnsure.push(new Set())
-			this.fresh.push(new Set())
 			if (i === 0) {
 				for (const args of [
 					['team', 'create', 'Model Team', '--slug', TEAM_SLUG],
@@ -445,10 +431,6 @@ export class Model {
 		}
 		const after = this.localFiles(mi)
 		const command = `${name}: cfgsync ${args.join(' ')}`
-		const fresh = this.fresh[mi] as Set<string>
-		if (ran.killed) {
-			for (const path of after.keys()) if (ownerOf(path) === 'team' && !before.has(path)) fresh.add(path)
-		} else if (touched.includes('team') && kind !== 'status' && kind !== 'discard' && expect === 'done') fresh.clear()
 		// Versions the client said it pushed are acknowledged: they must stay readable, unchanged.
 		for (const doc of docs) {
 			const id = configOfDoc(doc)
@@ -783,16 +765,11 @@ export class Model {
 		return this.random.chance(without) ? [] : ['--yes']
 	}
 
-	/** The config a command runs: not the personal claude-code config alone while `fresh` team files wait here. */
-	private steered(mi: number, id: ConfigId): ConfigId {
-		return id === 'personal' && !withoutWorkaround && (this.fresh[mi]?.size ?? 0) > 0 ? 'team' : id
-	}
-
 	private async takeStep(): Promise<void> {
 		const r = this.random
 		const mi = r.int(0, this.machines.length - 1)
 		const kinds = this.kindsOf(mi)
-		const resolvable = [...(this.pending[mi] ?? [])].filter((id) => this.steered(mi, id) === id)
+		const resolvable = [...(this.pending[mi] ?? [])]
 		if (resolvable.length > 0 && r.chance(0.5)) return this.resolve(mi, resolvable, r.chance(0.35))
 		const kind = r.weighted({ edit: 45, command: 42, kill: 13 })
 		if (kind === 'edit') return this.edit(mi)
@@ -813,10 +790,10 @@ export class Model {
 		} else if (which === 'status') {
 			await this.command(mi, 'status', kinds, ['status', '--json'])
 		} else if (which === 'discard') {
-			const id = this.steered(mi, r.pick(kinds))
+			const id = r.pick(kinds)
 			await this.command(mi, 'discard', [id], ['discard', ...CONFIGS[id].args, '--yes', '--json'])
 		} else {
-			const id = this.steered(mi, r.pick(kinds))
+			const id = r.pick(kinds)
 			if (which === 'push' && id === 'team' && this.member(mi)) return this.memberPush(mi)
 			const yes = which === 'pull' ? this.yes() : ['--yes']
 			await this.command(mi, which, [id], [which, ...CONFIGS[id].args, ...yes, '--json'], kill)
@@ -940,7 +917,7 @@ export class Model {
 			const paths = [
 				...['.gemini/GEMINI.md', '.claude/CLAUDE.md'].filter((p) => readText(m.home, p) !== undefined),
 				...own('.claude/commands', /\.md$/)
-			].filter((p) => withoutWorkaround || !this.fresh[mi]?.has(p))
+			]
 			if (paths.length === 0) return note('(no text file here to edit)')
 			const path = r.pick(paths)
 			for (let i = 0; i < repeat; i++) {
