@@ -342,7 +342,7 @@ describe('every page, for every kind of caller (docs/web.md)', () => {
 				expect(csp).toContain("default-src 'self'")
 				expect(csp).toContain("frame-ancestors 'none'")
 				expect(csp).not.toMatch(/unsafe-(inline|eval)/)
-				expect(page.html).toStartWith('<!DOCTYPE html><html lang="en">')
+				expect(page.html).toStartWith('<!DOCTYPE html><html lang="en" class="no-js">')
 				if (typeof expected === 'number') {
 					expect(page.html).toContain('role="alert"')
 					continue
