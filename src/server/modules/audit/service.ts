@@ -51,7 +51,7 @@ export function createAuditService({ store }: { store: Store }) {
 		},
 
 		/**
-		 * Who pushed each version of a config (CONTRACT §8: a config's history says who pushed it from
+		 * Who pushed each version of a config (docs/web.md: a config's history says who pushed it from
 		 * which device), from the config's push and rollback events. Anyone who may read the config learns
 		 * this much of them, as every member already does from its live changes (docs/api.md): the username
 		 * and the device, never the address nor any other event. So a team config's plain members see it too,
