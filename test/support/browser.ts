@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node
 import { createRequire } from 'node:module'
 import { join, resolve } from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { BINARY } from './harness'
+import { expect, test } from 'bun:test'
+import { BINARY, type Server } from './harness'
 
 /** Debian's Chromium (CI installs it with `apt-get install -y chromium`); CHROMIUM_PATH points elsewhere. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -184,3 +185,26 @@ export const VIEWS = [
  * CI minutes and found nothing two walks did not.
  */
 export const FLOW_VIEWS = [VIEWS[0], VIEWS[3]] as const
+
+/** Outside CI a machine without Chromium skips the browser tests with one line saying so; in CI they must run. */
+export const SKIP_BROWSER_TESTS = !HAVE_CHROMIUM && !IN_CI
+export const skipWithoutChromium = (): void =>
+	test.skip(`browser tests: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`, () => {})
+
+/** Before a browser file's server starts: Chromium must be there (a failure in CI, never a skip), and the binary current. */
+export function requireChromium(): void {
+	expect(HAVE_CHROMIUM ? CHROMIUM : 'Chromium is required when CI=true: apt-get install -y chromium').toBe(CHROMIUM)
+	ensureBinary()
+}
+
+/** Debian's Chromium, launched for one test file. */
+export async function launchChromium(): Promise<Browser> {
+	return (await import('playwright-core')).chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+}
+
+/** A browser file's afterAll: its contexts, then the browser, then the server. */
+export async function closeAll(contexts: BrowserContext[], browser?: Browser, server?: Server): Promise<void> {
+	for (const made of contexts) await made.close().catch(() => {})
+	await browser?.close()
+	await server?.stop()
+}

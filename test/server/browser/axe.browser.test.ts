@@ -7,15 +7,15 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { api, emptyDir, run, startServer, userWithKey, type Server } from '../../support/harness'
 import {
 	axeViolations,
-	CHROMIUM,
-	CHROMIUM_ARGS,
-	ensureBinary,
-	HAVE_CHROMIUM,
 	sidewaysScroll,
 	watchedContext,
 	type Problems,
 	VIEWS,
-	IN_CI
+	SKIP_BROWSER_TESTS,
+	skipWithoutChromium,
+	requireChromium,
+	launchChromium,
+	closeAll
 } from '../../support/browser'
 
 type Role = 'signed out' | 'admin' | 'owner' | 'member' | 'newcomer'
@@ -27,8 +27,8 @@ interface Target {
 	open: string | ((page: Page) => Promise<void>)
 }
 
-if (!HAVE_CHROMIUM && !IN_CI) {
-	test.skip(`browser tests: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`, () => {})
+if (SKIP_BROWSER_TESTS) {
+	skipWithoutChromium()
 } else {
 	describe('axe-core on every page, for every role, at 1280 and 390 px, light and dark (docs/web.md)', () => {
 		let server: Server
@@ -39,8 +39,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 		const targets: Target[] = []
 
 		beforeAll(async () => {
-			expect(HAVE_CHROMIUM ? CHROMIUM : 'Chromium is required when CI=true: apt-get install -y chromium').toBe(CHROMIUM)
-			ensureBinary()
+			requireChromium()
 			const dir = emptyDir()
 			server = await startServer(dir)
 			const root = await userWithKey(dir, 'root')
@@ -117,10 +116,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			const setupPath = new URL(/"setup":"([^"]+)"/.exec(server.log())?.[1] as string).pathname
 			let added = 0
 
-			browser = await (await import('playwright-core')).chromium.launch({
-				executablePath: CHROMIUM,
-				args: CHROMIUM_ARGS
-			})
+			browser = await launchChromium()
 			const signedOut = await context()
 			sessions.set('signed out', await signedOut.newPage())
 			for (const [role, user] of Object.entries(users) as [Role, { name: string; password: string }][]) {
@@ -269,9 +265,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 		}, 120_000)
 
 		afterAll(async () => {
-			for (const made of contexts) await made.close().catch(() => {})
-			await browser?.close()
-			await server?.stop()
+			await closeAll(contexts, browser, server)
 		})
 
 		async function context() {

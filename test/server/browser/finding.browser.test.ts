@@ -5,15 +5,15 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { api, emptyDir, run, startServer, userWithKey, type Server } from '../../support/harness'
 import {
-	CHROMIUM,
-	CHROMIUM_ARGS,
-	ensureBinary,
-	HAVE_CHROMIUM,
 	sidewaysScroll,
 	watchedContext,
 	type Problems,
 	FLOW_VIEWS,
-	IN_CI
+	SKIP_BROWSER_TESTS,
+	skipWithoutChromium,
+	requireChromium,
+	launchChromium,
+	closeAll
 } from '../../support/browser'
 
 const pad = (n: number) => String(n).padStart(2, '0')
@@ -26,8 +26,8 @@ const rowHeights = (page: Page) =>
 		.locator('tr')
 		.evaluateAll((rows) => rows.map((row) => row.getBoundingClientRect().height))
 
-if (!HAVE_CHROMIUM && !IN_CI) {
-	test.skip(`browser tests: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`, () => {})
+if (SKIP_BROWSER_TESTS) {
+	skipWithoutChromium()
 } else {
 	describe('search and pages with 60 rows, in Chromium', () => {
 		let server: Server
@@ -38,8 +38,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 		let root: { name: string; password: string }
 
 		beforeAll(async () => {
-			expect(HAVE_CHROMIUM ? CHROMIUM : 'Chromium is required when CI=true: apt-get install -y chromium').toBe(CHROMIUM)
-			ensureBinary()
+			requireChromium()
 			const dir = emptyDir()
 			server = await startServer(dir)
 			root = await userWithKey(dir, 'root')
@@ -77,16 +76,11 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 					})
 				)
 			}
-			browser = await (await import('playwright-core')).chromium.launch({
-				executablePath: CHROMIUM,
-				args: CHROMIUM_ARGS
-			})
+			browser = await launchChromium()
 		}, 180_000)
 
 		afterAll(async () => {
-			for (const made of contexts) await made.close().catch(() => {})
-			await browser?.close()
-			await server?.stop()
+			await closeAll(contexts, browser, server)
 		})
 
 		async function open(view: (typeof FLOW_VIEWS)[number], who: { name: string; password: string }): Promise<Page> {

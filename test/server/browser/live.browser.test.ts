@@ -8,23 +8,23 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { api, emptyDir, run, startServer, userWithKey, type Server } from '../../support/harness'
 import {
 	axeViolations,
-	CHROMIUM,
-	CHROMIUM_ARGS,
-	ensureBinary,
-	HAVE_CHROMIUM,
-	IN_CI,
 	screenshotDir,
 	sidewaysScroll,
 	FLOW_VIEWS,
 	watchedContext,
-	type Problems
+	type Problems,
+	SKIP_BROWSER_TESTS,
+	skipWithoutChromium,
+	requireChromium,
+	launchChromium,
+	closeAll
 } from '../../support/browser'
 
 /** What the notice may take to appear after the push was answered (docs/web.md: within a second or so). */
 const NOTICE_MS = 2_000
 
-if (!HAVE_CHROMIUM && !IN_CI) {
-	test.skip(`browser tests: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`, () => {})
+if (SKIP_BROWSER_TESTS) {
+	skipWithoutChromium()
 } else {
 	describe('the live-changes notice, in Chromium (docs/web.md)', () => {
 		let server: Server
@@ -37,8 +37,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 		let version = 1
 
 		beforeAll(async () => {
-			expect(HAVE_CHROMIUM ? CHROMIUM : 'Chromium is required when CI=true: apt-get install -y chromium').toBe(CHROMIUM)
-			ensureBinary()
+			requireChromium()
 			const dir = emptyDir()
 			server = await startServer(dir)
 			alice = await userWithKey(dir, 'alice')
@@ -48,16 +47,11 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			const first = await api(server, 'POST', '/api/configs', laptop, { name: 'work', data: { v: 1 } })
 			expect(first.status).toBe(201)
 			configId = first.body.id
-			browser = await (await import('playwright-core')).chromium.launch({
-				executablePath: CHROMIUM,
-				args: CHROMIUM_ARGS
-			})
+			browser = await launchChromium()
 		}, 120_000)
 
 		afterAll(async () => {
-			for (const made of contexts) await made.close().catch(() => {})
-			await browser?.close()
-			await server?.stop()
+			await closeAll(contexts, browser, server)
 		})
 
 		/** Signed in as alice, at `view`, on `path`, once its event stream is open. */

@@ -9,16 +9,16 @@ import { createRequire } from 'node:module'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { api, emptyDir, startServer, userWithKey, type Server } from '../../support/harness'
 import {
-	CHROMIUM,
-	CHROMIUM_ARGS,
-	ensureBinary,
-	HAVE_CHROMIUM,
 	shootBothWidths,
 	sidewaysScroll,
 	watchedContext,
 	type Problems,
 	FLOW_VIEWS,
-	IN_CI
+	SKIP_BROWSER_TESTS,
+	skipWithoutChromium,
+	requireChromium,
+	launchChromium,
+	closeAll
 } from '../../support/browser'
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
@@ -46,8 +46,8 @@ async function axeViolations(page: Page): Promise<string[]> {
 	return violations
 }
 
-if (!HAVE_CHROMIUM && !IN_CI) {
-	test.skip(`browser tests: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`, () => {})
+if (SKIP_BROWSER_TESTS) {
+	skipWithoutChromium()
 } else {
 	describe("reading a config's page and comparing its versions, in Chromium (docs/web.md)", () => {
 		let server: Server
@@ -60,8 +60,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 		const big = { id: '', from: '', to: '' }
 
 		beforeAll(async () => {
-			expect(HAVE_CHROMIUM ? CHROMIUM : 'Chromium is required when CI=true: apt-get install -y chromium').toBe(CHROMIUM)
-			ensureBinary()
+			requireChromium()
 			const dir = emptyDir()
 			server = await startServer(dir)
 			const user = await userWithKey(dir, 'alice')
@@ -102,16 +101,11 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 				from: versions.find((v) => v.version === 1)?.id,
 				to: versions.find((v) => v.version === 2)?.id
 			})
-			browser = await (await import('playwright-core')).chromium.launch({
-				executablePath: CHROMIUM,
-				args: CHROMIUM_ARGS
-			})
+			browser = await launchChromium()
 		}, 120_000)
 
 		afterAll(async () => {
-			for (const made of contexts) await made.close().catch(() => {})
-			await browser?.close()
-			await server?.stop()
+			await closeAll(contexts, browser, server)
 		})
 
 		async function open(view: (typeof FLOW_VIEWS)[number]): Promise<Page> {

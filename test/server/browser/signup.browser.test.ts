@@ -8,16 +8,15 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import { emptyDir, run, serversOfThisFile, startServer, type Server } from '../../support/harness'
 import {
 	axeViolations,
-	CHROMIUM,
-	CHROMIUM_ARGS,
-	ensureBinary,
 	FLOW_VIEWS,
-	HAVE_CHROMIUM,
 	screenshotDir,
 	sidewaysScroll,
 	watchedContext,
 	type Problems,
-	IN_CI
+	SKIP_BROWSER_TESTS,
+	skipWithoutChromium,
+	requireChromium,
+	launchChromium
 } from '../../support/browser'
 
 const servers = serversOfThisFile()
@@ -33,8 +32,8 @@ async function setupAddress(server: Server): Promise<string> {
 	throw new Error(`no setup address printed: ${server.log()}`)
 }
 
-if (!HAVE_CHROMIUM && !IN_CI) {
-	test.skip(`browser tests: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`, () => {})
+if (SKIP_BROWSER_TESTS) {
+	skipWithoutChromium()
 } else {
 	describe('first start and sign-up in Chromium (docs/web.md)', () => {
 		let browser: Browser
@@ -43,12 +42,8 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 		const shots = screenshotDir()
 
 		beforeAll(async () => {
-			expect(HAVE_CHROMIUM ? CHROMIUM : 'Chromium is required when CI=true: apt-get install -y chromium').toBe(CHROMIUM)
-			ensureBinary()
-			browser = await (await import('playwright-core')).chromium.launch({
-				executablePath: CHROMIUM,
-				args: CHROMIUM_ARGS
-			})
+			requireChromium()
+			browser = await launchChromium()
 		}, 120_000)
 
 		afterAll(async () => {

@@ -6,19 +6,19 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { api, emptyDir, startServer, userWithKey, type Server } from '../../support/harness'
 import {
-	CHROMIUM,
-	CHROMIUM_ARGS,
-	ensureBinary,
-	HAVE_CHROMIUM,
 	sidewaysScroll,
 	watchedContext,
 	type Problems,
 	FLOW_VIEWS,
-	IN_CI
+	SKIP_BROWSER_TESTS,
+	skipWithoutChromium,
+	requireChromium,
+	launchChromium,
+	closeAll
 } from '../../support/browser'
 
-if (!HAVE_CHROMIUM && !IN_CI) {
-	test.skip(`browser tests: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`, () => {})
+if (SKIP_BROWSER_TESTS) {
+	skipWithoutChromium()
 } else {
 	describe('the smaller promises of docs/web.md, in Chromium', () => {
 		let server: Server
@@ -29,8 +29,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 		let configId = ''
 
 		beforeAll(async () => {
-			expect(HAVE_CHROMIUM ? CHROMIUM : 'Chromium is required when CI=true: apt-get install -y chromium').toBe(CHROMIUM)
-			ensureBinary()
+			requireChromium()
 			const dir = emptyDir()
 			server = await startServer(dir)
 			const user = await userWithKey(dir, 'alice')
@@ -42,16 +41,11 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 			expect(pushed.status).toBe(201)
 			configId = pushed.body.id
 			expect((await api(server, 'POST', '/api/teams', user.key, { name: 'Solo' })).status).toBe(201)
-			browser = await (await import('playwright-core')).chromium.launch({
-				executablePath: CHROMIUM,
-				args: CHROMIUM_ARGS
-			})
+			browser = await launchChromium()
 		}, 120_000)
 
 		afterAll(async () => {
-			for (const made of contexts) await made.close().catch(() => {})
-			await browser?.close()
-			await server?.stop()
+			await closeAll(contexts, browser, server)
 		})
 
 		async function open(view: (typeof FLOW_VIEWS)[number]): Promise<Page> {

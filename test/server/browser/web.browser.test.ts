@@ -8,17 +8,16 @@ import { join } from 'node:path'
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import { api, emptyDir, run, startServer, type Server } from '../../support/harness'
 import {
-	CHROMIUM,
-	CHROMIUM_ARGS,
-	ensureBinary,
 	FLOW_VIEWS,
-	HAVE_CHROMIUM,
-	IN_CI,
 	screenshotDir,
 	shootBothWidths,
 	sidewaysScroll,
 	watchedContext,
-	type Problems
+	type Problems,
+	SKIP_BROWSER_TESTS,
+	skipWithoutChromium,
+	requireChromium,
+	launchChromium
 } from '../../support/browser'
 
 type View = (typeof FLOW_VIEWS)[number]
@@ -28,8 +27,8 @@ const PEOPLE: Person[] = ['alice', 'bob', 'carol', 'dave', 'root']
 /** Each walk has people of its own: the 1280 px walk's are alice, bob …; the phone's alice-phone, bob-phone … */
 const nameOf = (person: Person, view: View) => (view === FLOW_VIEWS[0] ? person : `${person}-phone`)
 
-if (!HAVE_CHROMIUM && !IN_CI) {
-	test.skip(`browser tests: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`, () => {})
+if (SKIP_BROWSER_TESTS) {
+	skipWithoutChromium()
 } else {
 	describe('the web application in Chromium (docs/web.md)', () => {
 		let server: Server
@@ -46,8 +45,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 		const account = (person: Person, view: View) => accounts.get(nameOf(person, view))!
 
 		beforeAll(async () => {
-			expect(HAVE_CHROMIUM ? CHROMIUM : 'Chromium is required when CI=true: apt-get install -y chromium').toBe(CHROMIUM)
-			ensureBinary()
+			requireChromium()
 			const dir = emptyDir()
 			server = await startServer(dir)
 			for (const view of FLOW_VIEWS) {
@@ -99,10 +97,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 				})
 				expect(second.status).toBe(200)
 			}
-			browser = await (await import('playwright-core')).chromium.launch({
-				executablePath: CHROMIUM,
-				args: CHROMIUM_ARGS
-			})
+			browser = await launchChromium()
 		}, 120_000)
 
 		afterAll(async () => {
