@@ -157,7 +157,7 @@ export interface DirScan {
 /** Issue 20: a directory is synced whole up to these caps, and says so beyond them. */
 export const DIR_MAX_FILES = 200
 export const DIR_MAX_BYTES = 256 * 1024
-const DIR_MAX_DEPTH = 8
+export const DIR_MAX_DEPTH = 8
 
 /**
  * The text files under a directory key (`.claude/commands`), recursively:
@@ -294,12 +294,13 @@ const temporaryBeside = (path: string) =>
 const TEMPORARY_NAME = /^\..+\.cfgsync-(\d+)-[0-9a-f]{8}\.tmp$/
 
 /**
- * Removes the temporary files a killed cfgsync left in `dir` (and below it
- * when `deep`): only names this client makes, and only when the process that
- * made them is gone, so a running command's file is never taken from it.
- * Returns how many were removed.
+ * Removes the temporary files a killed cfgsync left in `dir` (and `levels`
+ * of directories below it):
+ * only names this client makes, and only when the process that made them is
+ * gone, so a running command's file is never taken from it. Returns how many
+ * were removed.
  */
-export function removeLeftTemporaries(dir: string, deep = false): number {
+export function removeLeftTemporaries(dir: string, levels = 0): number {
 	let removed = 0
 	let entries: Dirent[]
 	try {
@@ -310,7 +311,7 @@ export function removeLeftTemporaries(dir: string, deep = false): number {
 	for (const entry of entries) {
 		const path = join(dir, entry.name)
 		if (entry.isDirectory()) {
-			if (deep) removed += removeLeftTemporaries(path, true)
+			if (levels > 0) removed += removeLeftTemporaries(path, levels - 1)
 			continue
 		}
 		const match = TEMPORARY_NAME.exec(entry.name)

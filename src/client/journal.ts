@@ -1,6 +1,6 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { landingPlace, readText, removeLeftTemporaries, safeTarget, writeAtomically } from './files'
+import { DIR_MAX_DEPTH, landingPlace, readText, removeLeftTemporaries, safeTarget, writeAtomically } from './files'
 import { fileHash, sha256 } from './hash'
 import { configDir, stateDir } from './paths'
 import { getState, setState, type SyncState } from './state'
@@ -295,9 +295,12 @@ export function sweepTemporaries(): void {
 		removeLeftTemporaries(dir)
 	for (const pending of everyJournal()) {
 		for (const place of pending.places) removeLeftTemporaries(place)
-		if (pending.backups) removeLeftTemporaries(pending.backups, true)
+		if (pending.backups) removeLeftTemporaries(pending.backups, BACKUP_LEVELS)
 	}
-	// Beside the tools' own files too: a command that keeps no journal (discard) writes its files there.
+	// Beside the tools' own files too, where a command that keeps no journal (discard) writes: once a process, as
+	// what a killed command left is there when this one starts.
+	if (toolPlacesSwept) return
+	toolPlacesSwept = true
 	const beside = new Set<string>()
 	const below = new Set<string>()
 	for (const tool of TOOLS) {
@@ -309,8 +312,12 @@ export function sweepTemporaries(): void {
 		}
 	}
 	for (const place of beside) removeLeftTemporaries(place)
-	for (const place of below) removeLeftTemporaries(place, true)
+	for (const place of below) removeLeftTemporaries(place, DIR_MAX_DEPTH)
 }
+
+let toolPlacesSwept = false
+/** A backup holds copies at their paths below home: deep enough for any tool file. */
+const BACKUP_LEVELS = 16
 
 /**
  * Settles the journal a killed command left for `key`, before anything else

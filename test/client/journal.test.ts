@@ -323,7 +323,9 @@ describe('on disk', () => {
 		writeFileSync(join(dir, `.settings.json.cfgsync-${DEAD}-12345678.tmp`), 'x')
 		writeFileSync(join(dir, 'settings.json.cfgsync-1-12345678.tmp.keep'), 'x')
 		expect(removeLeftTemporaries(join(home, 'backups'))).toBe(0)
-		expect(removeLeftTemporaries(join(home, 'backups'), true)).toBe(1)
+		// Two levels down (the backup's time, then .claude); one is not enough, and the walk stops there.
+		expect(removeLeftTemporaries(join(home, 'backups'), 1)).toBe(0)
+		expect(removeLeftTemporaries(join(home, 'backups'), 2)).toBe(1)
 		expect(readdirSync(dir)).toEqual(['settings.json.cfgsync-1-12345678.tmp.keep'])
 		expect(removeLeftTemporaries(join(home, 'nowhere'))).toBe(0)
 		expect(existsSync(join(home, 'nowhere'))).toBe(false)
