@@ -1,5 +1,6 @@
 import { onTestFinished } from 'bun:test'
 import { SQL } from 'bun'
+import { copyFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { applyMigrations } from '../../src/server/store/postgres/migrate'
 import { migrations } from '../../src/server/store/postgres/migrations'
@@ -183,10 +184,63 @@ export function testStarting(): void {
 	})
 }
 
+/** The PostgreSQL database behind each store openTestStore made, for freezeTestStore. */
+const databaseOf = new WeakMap<Store, Promise<string>>()
+
 /** A fresh, empty store on the test engine: in memory for SQLite, a new database for PostgreSQL. */
 export function openTestStore(): Store {
 	if (TEST_ENGINE === 'sqlite') return openSqliteStore(':memory:')
-	return track(lazyStore(newPostgresDatabase().then((url) => openPostgresStore(url, TEST_POOL))))
+	return postgresStoreOn(newPostgresDatabase())
+}
+
+function postgresStoreOn(database: Promise<string>): Store {
+	const store = track(lazyStore(database.then((url) => openPostgresStore(url, TEST_POOL))))
+	databaseOf.set(store, database)
+	return store
+}
+
+/**
+ * A state built once, opened many times: the store's database is kept as it is now (the store is
+ * closed), and each call of the function returned opens a new store on a copy of it (a file copy on
+ * SQLite, CREATE DATABASE … TEMPLATE on PostgreSQL, about 50 ms). For tables of cases that each
+ * need the same starting world (test/server/reliability/authorization-matrix.test.ts).
+ */
+export async function freezeTestStore(store: Store): Promise<() => Store> {
+	if (TEST_ENGINE === 'sqlite') {
+		const frozen = join(tempDir('frozen'), 'world.db')
+		await store.backup(frozen)
+		store.close()
+		return () => {
+			const copy = join(tempDir('world'), 'cfgsync.db')
+			copyFileSync(frozen, copy)
+			return openSqliteStore(copy)
+		}
+	}
+	const database = databaseOf.get(store)
+	if (!database) throw new Error('freezeTestStore: a PostgreSQL store made by openTestStore() is needed')
+	const name = new URL(await database).pathname.slice(1)
+	await store.ping()
+	store.close()
+	// A template must have no connection: the closed pool's are ending; any left is ended here.
+	await adminClient().unsafe('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name])
+	return () => postgresStoreOn(cloneOf(name))
+}
+
+async function cloneOf(template: string): Promise<string> {
+	const name = `${run}_${++counter}`
+	for (let attempt = 0; ; attempt++) {
+		try {
+			await adminClient().unsafe(`CREATE DATABASE "${name}" TEMPLATE "${template}"`)
+			break
+		} catch (error) {
+			// "source database is being accessed by other users": a connection of the closed pool still ending.
+			if (attempt >= 50 || !/being accessed by other users/.test(String(error))) throw error
+			await Bun.sleep(20)
+		}
+	}
+	created.push(name)
+	await adminClient().unsafe(`ALTER DATABASE "${name}" SET synchronous_commit = off`)
+	return usedFor(urlFor(name), Bun.main)
 }
 
 /** A store on a PostgreSQL database of this run (test/server/postgres/), with a test's small pool, closed as openTestStore's are. */

@@ -37,12 +37,14 @@ export function testApp(
 		trustedProxies?: TrustedProxies
 		events?: AppDeps['events']
 		metricsToken?: string
+		/** The sealer of another app whose database this one opens (a copy of a frozen world). */
+		sealer?: ReturnType<typeof createSealer>
 	} = {}
 ) {
 	const store = options.store ?? openTestStore()
 	const clock = manualClock()
 	const logger = memoryLogger()
-	const sealer = createSealer(generateMasterKey())
+	const sealer = options.sealer ?? createSealer(generateMasterKey())
 	const app = createApp({
 		store,
 		sealer,

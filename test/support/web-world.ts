@@ -1,5 +1,6 @@
 import { expect } from 'bun:test'
 import { createSignupService } from '../../src/server/modules/signup/service'
+import { freezeTestStore } from './engine'
 import { fastPasswords, type TestUser } from './helpers'
 import { push, webApp, type Browser } from './web'
 
@@ -57,6 +58,16 @@ export async function buildWorld() {
 }
 
 export type World = Awaited<ReturnType<typeof buildWorld>>
+
+/**
+ * The world built once; each call of the function returned gives a copy of it as it was then (its
+ * sessions still signed in), with an app of its own on the same master key.
+ */
+export async function frozenWorld(): Promise<() => World> {
+	const built = await buildWorld()
+	const copy = await freezeTestStore(built.w.store)
+	return () => ({ ...built, w: webApp({ store: copy(), sealer: built.w.sealer }) })
+}
 
 /** Every recorded change (the audit log records each one); failed logins and refused sign-ups change nothing. */
 export async function changes(world: World): Promise<string[]> {

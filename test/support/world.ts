@@ -1,4 +1,5 @@
 import { testApp, type TestApp, type TestUser } from './helpers'
+import { freezeTestStore } from './engine'
 import type { Store } from '../../src/server/store/types'
 
 /**
@@ -75,6 +76,17 @@ export async function buildWorld(options: { store?: Store } = {}) {
 }
 
 export type World = Awaited<ReturnType<typeof buildWorld>>
+
+/**
+ * The world built once; each call of the function returned gives a copy of it as it was then, with
+ * an app of its own (the same master key, so its sealed versions open): for tables of requests that
+ * each need the world untouched, at the cost of a copy rather than a build.
+ */
+export async function frozenWorld(): Promise<() => World> {
+	const built = await buildWorld()
+	const copy = await freezeTestStore(built.t.store)
+	return () => ({ ...built, t: testApp({ store: copy(), sealer: built.t.sealer }) })
+}
 export type CallerName = keyof World['keys']
 export const CALLERS: CallerName[] = [
 	'none',

@@ -1,5 +1,5 @@
-import { describe, expect, test } from 'bun:test'
-import { buildWorld, CALLERS, type CallerName, type World } from '../../support/world'
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { CALLERS, frozenWorld, type CallerName, type World } from '../../support/world'
 
 /**
  * The authorisation promise, as one table: for every endpoint and every kind
@@ -14,7 +14,7 @@ type Expected = number | 'plan' | 'role'
 type Row = {
 	route: string
 	what: string
-	/** Mutating rows get a fresh world per caller. */
+	/** Rows that change something: each caller they let through gets a copy of the world of its own. */
 	mutates?: boolean
 	request: (w: World) => { path: string; body?: unknown }
 	expect: Partial<Record<CallerName, Expected>>
@@ -334,10 +334,17 @@ const PUBLIC_ROUTES = [
 ]
 
 describe('authorisation matrix (docs/api.md, §4)', () => {
-	test('every route the app serves has rows here, for every kind of caller', async () => {
-		const { t } = await buildWorld()
+	/** The world every row starts from, built once; `shared` serves every request that must change nothing. */
+	let fresh: () => World
+	let shared: World
+	beforeAll(async () => {
+		fresh = await frozenWorld()
+		shared = fresh()
+	})
+
+	test('every route the app serves has rows here, for every kind of caller', () => {
 		// The web application's pages have their own matrix (test/server/web/authorization.test.ts).
-		const api = t.app.routes.filter(
+		const api = shared.t.app.routes.filter(
 			(route) => !(route.hooks?.detail as { tags?: string[] } | undefined)?.tags?.includes('web')
 		)
 		const served = api.map((route) => `${route.method} ${route.path}`).filter((route) => !PUBLIC_ROUTES.includes(route))
@@ -349,38 +356,52 @@ describe('authorisation matrix (docs/api.md, §4)', () => {
 			})
 	})
 
+	/** One caller's request in `world`, checked against the row: the status, the code, the error body. */
+	async function check(row: Row, world: World, caller: CallerName): Promise<void> {
+		const { path, body } = row.request(world)
+		const [method] = row.route.split(' ') as [string]
+		if (row.stream) {
+			const headers = new Headers()
+			const key = world.keys[caller]
+			if (key) headers.set('authorization', `Bearer ${key}`)
+			const open = await world.t.app.handle(new Request(`http://localhost${path}`, { method, headers }))
+			expect({ caller, status: open.status }).toEqual({ caller, status: row.expect[caller] as number })
+			if (open.status === 401) expect(open.headers.get('www-authenticate')).toBe('Bearer')
+			await open.body?.cancel()
+			cells++
+			return
+		}
+		const res = await world.t.call(method, path, { key: world.keys[caller], body })
+		const expected = row.expect[caller] as Expected
+		const status = typeof expected === 'number' ? expected : 403
+		expect({ caller, status: res.status }).toEqual({ caller, status })
+		if (expected === 'plan') expect(res.body.code).toBe('plan_required')
+		if (expected === 'role') expect(res.body.code).toBe('forbidden')
+		if (res.status >= 400) expect(typeof res.body.error).toBe('string')
+		if (res.status === 401) expect(res.headers.get('www-authenticate')).toBe('Bearer')
+		cells++
+	}
+
+	const letThrough = (expected: Expected | undefined) => typeof expected === 'number' && expected < 300
+
 	let cells = 0
 	for (const row of rows) {
 		test(`${row.route} — ${row.what}`, async () => {
-			let world = await buildWorld()
-			for (const caller of CALLERS) {
-				if (row.mutates) {
-					// One world's database at a time: eleven open until the test ends held over 20 PostgreSQL connections.
-					world.t.store.close()
-					world = await buildWorld()
-				}
-				const { path, body } = row.request(world)
-				const [method] = row.route.split(' ') as [string]
-				if (row.stream) {
-					const headers = new Headers()
-					const key = world.keys[caller]
-					if (key) headers.set('authorization', `Bearer ${key}`)
-					const open = await world.t.app.handle(new Request(`http://localhost${path}`, { method, headers }))
-					expect({ caller, status: open.status }).toEqual({ caller, status: row.expect[caller] as number })
-					if (open.status === 401) expect(open.headers.get('www-authenticate')).toBe('Bearer')
-					await open.body?.cancel()
-					cells++
-					continue
-				}
-				const res = await world.t.call(method, path, { key: world.keys[caller], body })
-				const expected = row.expect[caller] as Expected
-				const status = typeof expected === 'number' ? expected : 403
-				expect({ caller, status: res.status }).toEqual({ caller, status })
-				if (expected === 'plan') expect(res.body.code).toBe('plan_required')
-				if (expected === 'role') expect(res.body.code).toBe('forbidden')
-				if (res.status >= 400) expect(typeof res.body.error).toBe('string')
-				if (res.status === 401) expect(res.headers.get('www-authenticate')).toBe('Bearer')
-				cells++
+			if (!row.mutates) {
+				// Nothing changes: every caller asks the one shared world, all at once.
+				await Promise.all(CALLERS.map((caller) => check(row, shared, caller)))
+				return
+			}
+			// Callers the row refuses change nothing, so they share one copy: one that wrongly got through
+			// fails on its own status. Each caller let through gets a copy of its own, closed after use, so
+			// one world's connections are open at a time.
+			const refused = fresh()
+			await Promise.all(CALLERS.filter((caller) => !letThrough(row.expect[caller])).map((c) => check(row, refused, c)))
+			refused.t.store.close()
+			for (const caller of CALLERS.filter((caller) => letThrough(row.expect[caller]))) {
+				const world = fresh()
+				await check(row, world, caller)
+				world.t.store.close()
 			}
 		})
 	}

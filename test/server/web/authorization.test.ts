@@ -1,8 +1,8 @@
 // Every form action of the web application, for every kind of caller: the same
 // rules as the API (docs/api.md, §3), and a forged request changes nothing (docs/web.md).
-import { describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import { sha256Hex } from '../../../src/server/lib/crypto'
-import { buildWorld, CALLERS, changes, type CallerName, type World } from '../../support/web-world'
+import { CALLERS, changes, frozenWorld, type CallerName, type World } from '../../support/web-world'
 
 /** 'ok': done (a redirect back to a page); 'signin': sent to sign in; else the status. */
 type Expected = 'ok' | 'signin' | 403 | 404 | 409
@@ -194,11 +194,20 @@ const publicRows: {
 	{ route: 'POST /setup/:token', what: 'an unknown setup address', path: () => `/setup/${'z'.repeat(43)}`, expect: 404 }
 ]
 
+/** The world every test starts from, built once; each call of `fresh` is a copy of it (test/support/web-world.ts). */
+let fresh: () => World
+beforeAll(async () => {
+	fresh = await frozenWorld()
+})
+
 describe('setup and sign-up forms: the token is the permission (docs/web.md)', () => {
 	for (const row of publicRows) {
 		test(`${row.route} — ${row.what}, for every kind of caller`, async () => {
+			// A caller refused makes nothing, so the refused share one copy of the world (each checked on its
+			// own); a caller that makes an account gets a copy of its own, closed after use.
+			const refused = row.expect === 'made' ? undefined : fresh()
 			for (const caller of CALLERS) {
-				const world = await buildWorld()
+				const world = refused ?? fresh()
 				const before = await world.w.store.users.list()
 				const who = caller === 'signedOut' ? undefined : world.browsers[caller]
 				const response = await world.w.post(row.path(world), who, {
@@ -217,12 +226,14 @@ describe('setup and sign-up forms: the token is the permission (docs/web.md)', (
 					const made = after.find((user) => user.username === `new-${caller}`)
 					expect({ caller, plan: made?.plan, admin: made?.isAdmin }).toEqual({ caller, plan: 'pro', admin: false })
 				}
+				if (!refused) world.w.store.close()
 			}
+			refused?.w.store.close()
 		})
 	}
 
 	test('with an admin on the server, a setup address is dead for every caller (410, nothing made)', async () => {
-		const world = await buildWorld()
+		const world = fresh()
 		// The address a first start printed before root was made an admin by hand (`user set-admin`).
 		const token = 's'.repeat(43)
 		await world.w.store.signups.create({
@@ -257,7 +268,7 @@ const isWeb = (route: { hooks?: { detail?: unknown } }) =>
 
 describe('web form actions: the API’s authorisation matrix (docs/api.md, §8)', () => {
 	test('every POST of the web application has rows here, for every kind of caller', async () => {
-		const world = await buildWorld()
+		const world = fresh()
 		const posts = world.w.app.routes
 			.filter((route) => isWeb(route) && route.method === 'POST')
 			.map((route) => `POST ${route.path}`)
@@ -268,13 +279,16 @@ describe('web form actions: the API’s authorisation matrix (docs/api.md, §8)'
 
 	for (const row of rows) {
 		test(`${row.route} — ${row.what}`, async () => {
+			// A refused caller changes nothing (checked for each), so the refused share one copy of the world;
+			// each caller the row lets through gets a copy of its own, closed after use.
+			const refused = fresh()
 			for (const caller of CALLERS) {
-				const world = await buildWorld()
+				const expected = row.expect[caller]
+				const world = expected === 'ok' ? fresh() : refused
 				const before = await changes(world)
 				const { path, fields } = row.request(world, caller)
 				const who = caller === 'signedOut' ? undefined : world.browsers[caller]
 				const response = await world.w.post(path, who, fields)
-				const expected = row.expect[caller]
 				const location = response.headers.get('location')
 				const outcome =
 					response.status === 303 && location === '/' && (row.route !== 'POST /sign-out' || caller === 'signedOut')
@@ -290,7 +304,9 @@ describe('web form actions: the API’s authorisation matrix (docs/api.md, §8)'
 					expect({ caller, changed: after.length > before.length }).toEqual({ caller, changed: true })
 				else expect({ caller, after }).toEqual({ caller, after: before })
 				if (typeof expected === 'number') expect(response.headers.get('content-type')).toContain('text/html')
+				if (world !== refused) world.w.store.close()
 			}
+			refused.w.store.close()
 		})
 	}
 })
@@ -318,7 +334,7 @@ describe('forged requests change nothing (docs/web.md)', () => {
 
 	for (const forgery of forgeries) {
 		test(`${forgery.what}: refused with 403 for every action, nothing recorded`, async () => {
-			const world = await buildWorld()
+			const world = fresh()
 			const owner = world.browsers.owner
 			const csrf = forgery.otherToken ? (await world.w.signIn(world.users.mike)).csrf : forgery.csrf
 			const before = await changes(world)
@@ -333,14 +349,14 @@ describe('forged requests change nothing (docs/web.md)', () => {
 	}
 
 	test('the same request with the token from our own page is accepted (Chromium: Origin null, Sec-Fetch-Site same-origin)', async () => {
-		const world = await buildWorld()
+		const world = fresh()
 		const response = await world.w.post(`/teams/crew/rename`, world.browsers.owner, { name: 'Crew', slug: 'crew-x' })
 		expect(response.status).toBe(303)
 		expect(response.headers.get('location')).toBe('/teams/crew-x?notice=renamed')
 	})
 
 	test('a request that is no browser’s (no Origin, no Sec-Fetch-Site) is decided by the token alone', async () => {
-		const world = await buildWorld()
+		const world = fresh()
 		const noLabels = { origin: '', 'sec-fetch-site': '' }
 		const refused = await world.w.post(
 			'/teams/crew/rename',
@@ -359,7 +375,7 @@ describe('forged requests change nothing (docs/web.md)', () => {
 	})
 
 	test('the token is also accepted from the X-CSRF-Token header (htmx requests)', async () => {
-		const world = await buildWorld()
+		const world = fresh()
 		const owner = world.browsers.owner
 		const response = await world.w.post(
 			`/devices/${world.aliceKeyId}/revoke`,
@@ -372,7 +388,7 @@ describe('forged requests change nothing (docs/web.md)', () => {
 	})
 
 	test('a sign-in posted from another site signs nobody in', async () => {
-		const world = await buildWorld()
+		const world = fresh()
 		const response = await world.w.post(
 			'/sign-in',
 			undefined,
