@@ -10,8 +10,7 @@ import {
 	RETIRED_KEYS_META,
 	sealKeyCheck
 } from './lib/key-check'
-import { describeUrl } from './store/postgres/client'
-import { openPostgresStore } from './store/postgres'
+import { describeUrl } from './store/postgres/url'
 import { openSqliteStore } from './store/sqlite'
 import type { OpenOptions, Store } from './store/types'
 import { processAlive } from '../shared/process'
@@ -48,6 +47,8 @@ export async function openStore(
 async function openConfigured(config: Config, options: OpenOptions = {}): Promise<Store> {
 	if (config.databaseUrl === undefined) return openSqliteStore(join(config.dataDir, DATABASE_FILE), options)
 	try {
+		// Loaded only here: an SQLite server or admin command never loads PostgreSQL's driver and schema.
+		const { openPostgresStore } = await import('./store/postgres')
 		return await openPostgresStore(config.databaseUrl, { ...options, max: config.databasePool })
 	} catch (error) {
 		if (error instanceof BootError) throw error

@@ -33,18 +33,4 @@ export function connect(url: string, options: ConnectOptions = {}): SQL {
 	})
 }
 
-/** `postgres://` or `postgresql://`: the URL names a PostgreSQL database rather than a SQLite file. */
-export const isPostgresUrl = (url: string | undefined): url is string =>
-	url !== undefined && /^postgres(ql)?:\/\//i.test(url)
-
-/** The URL with its password masked, for messages and logs. */
-export function describeUrl(url: string): string {
-	try {
-		const parsed = new URL(url)
-		if (parsed.password !== '') parsed.password = '***'
-		parsed.searchParams.delete('password')
-		return parsed.toString()
-	} catch {
-		return 'postgres://…'
-	}
-}
+export { describeUrl, isPostgresUrl } from './url'
