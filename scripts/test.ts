@@ -1,10 +1,33 @@
-// `npm test`: the whole suite on SQLite, then every test that reaches the store again on
-// PostgreSQL (docs/postgresql.md; test/support/engine.ts). Without PostgreSQL the second run is skipped with
-// one line, except under CI=true, where that is a failure. Extra arguments go to both runs.
+// `npm test`: the suite in three passes — the in-process and unit tests on SQLite, the browser tests
+// (Chromium driving the compiled server), then every test that reaches the store again on PostgreSQL
+// (docs/postgresql.md; test/support/engine.ts). Without PostgreSQL or Chromium their pass is skipped with
+// one line, except under CI=true, where that is a failure. Extra arguments go to every pass.
+//
+// Test files run side by side in worker processes (`bun test --parallel`): most of a test's time is spent
+// waiting on a server, a browser or PostgreSQL, so two or three at once on two cores finish in about half
+// the time (docs/architecture.md, "Where CI time goes"). CFGSYNC_TEST_PARALLEL sets how many (1: one at a time).
+//
+// With CFGSYNC_TEST_TIMINGS=DIR each pass writes its files' durations to DIR/<pass>.json and the time the pass
+// took to DIR/passes.txt (.ci/run prints them); test/timings/<pass>.json, the durations of a recent run (copied
+// from such a DIR), lets each pass start its slowest files first.
+import { appendFileSync, copyFileSync, existsSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
+import { join } from 'node:path'
+import { ensureBinary } from '../test/support/binary'
 import { postgresAnswers, TEST_DATABASE_URL } from '../test/support/postgres-url'
 
 const extra = process.argv.slice(2)
+const IN_CI = process.env.CI === 'true' || process.env.CI === '1'
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const workers = Number(process.env.CFGSYNC_TEST_PARALLEL || Math.max(2, availableParallelism()))
+const timingsDir = process.env.CFGSYNC_TEST_TIMINGS
+const RECENT = join(import.meta.dir, '..', 'test', 'timings')
+
+/** Keeps a PostgreSQL pass under 30 connections in all (a shared server has others): split over its workers. */
+const POSTGRES_CONNECTIONS = 28
+
 const common = ['test', '--timeout', '30000', '--path-ignore-patterns', '**/*.e2e.test.ts']
+const ignore = (...patterns: string[]) => patterns.flatMap((pattern) => ['--path-ignore-patterns', pattern])
 // Not on PostgreSQL: the client's own tests, pure library tests, the browser tests (they drive
 // the compiled server on SQLite) and the deployment files' checks never touch the store, so a
 // second run would test nothing new.
@@ -16,23 +39,54 @@ const storeless = [
 	'test/server/deploy/**'
 ]
 
-const run = (args: string[], env: Record<string, string> = {}) =>
-	Bun.spawn([process.execPath, ...args], { stdio: ['inherit', 'inherit', 'inherit'], env: { ...process.env, ...env } })
-		.exited
+/** One pass: `bun test` with its files in `parallel` workers; its exit status. */
+async function pass(name: string, args: string[], env: Record<string, string> = {}, parallel = workers) {
+	const timings: string[] = []
+	const recent = join(RECENT, `${name}.json`)
+	if (timingsDir) {
+		const file = join(timingsDir, `${name}.json`)
+		if (existsSync(recent)) copyFileSync(recent, file)
+		else await Bun.write(file, '{"version":1,"files":{}}\n')
+		timings.push('--timings', file, '--update-timings')
+	} else if (existsSync(recent)) timings.push('--timings', recent)
+	const started = performance.now()
+	const proc = Bun.spawn(
+		[process.execPath, ...common, ...(parallel > 1 ? [`--parallel=${parallel}`] : []), ...timings, ...args, ...extra],
+		{ stdio: ['inherit', 'inherit', 'inherit'], env: { ...process.env, ...env } }
+	)
+	const status = await proc.exited
+	const seconds = Math.round((performance.now() - started) / 1000)
+	console.log(`::: ${name}: ${seconds} s`)
+	if (timingsDir) appendFileSync(join(timingsDir, 'passes.txt'), `${name} ${seconds}\n`)
+	return status
+}
 
-console.log('::: the suite on SQLite')
-// test/server/postgres/ needs PostgreSQL itself: it runs in the second pass only.
-let status = await run([...common, '--path-ignore-patterns', 'test/server/postgres/**', ...extra])
+console.log(`::: the suite on SQLite (${workers} files at a time)`)
+// test/server/postgres/ needs PostgreSQL itself: it runs in the PostgreSQL pass only.
+let status = await pass('SQLite', ignore('test/server/postgres/**', 'test/server/browser/**'))
+
+if (existsSync(CHROMIUM) || IN_CI) {
+	// Under CI a missing Chromium fails these tests (test/support/browser.ts), never skips them.
+	console.log('::: the web application in Chromium')
+	// They drive the compiled server: built here, once, when it is older than the sources.
+	ensureBinary()
+	const browser = await pass('browser', ['test/server/browser'])
+	status ||= browser
+} else {
+	console.log(
+		`skipped the browser tests: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`
+	)
+}
 
 const url = TEST_DATABASE_URL.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@')
 if (await postgresAnswers()) {
 	console.log(`::: the store and in-process tests again on PostgreSQL (${url})`)
-	const postgres = await run(
-		[...common, ...storeless.flatMap((pattern) => ['--path-ignore-patterns', pattern]), ...extra],
-		{ CFGSYNC_TEST_ENGINE: 'postgres' }
-	)
+	const postgres = await pass('PostgreSQL', ignore(...storeless), {
+		CFGSYNC_TEST_ENGINE: 'postgres',
+		CFGSYNC_TEST_MAX_CONNECTIONS: String(Math.floor(POSTGRES_CONNECTIONS / workers))
+	})
 	status ||= postgres
-} else if (process.env.CI === 'true') {
+} else if (IN_CI) {
 	console.log(
 		`PostgreSQL does not answer at ${url}: the PostgreSQL tests cannot run, and under CI=true that fails (start it: pg_ctlcluster --skip-systemctl-redirect 15 main start)`
 	)

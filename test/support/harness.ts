@@ -1,11 +1,10 @@
 import type { Subprocess } from 'bun'
 import { afterAll } from 'bun:test'
-import { resolve } from 'node:path'
 import { tempDir } from './temp'
 
-/** The compiled binary under test (`npm run build` makes it); CFGSYNC_SERVER_BINARY tests another build. */
-export const BINARY =
-	process.env.CFGSYNC_SERVER_BINARY ?? resolve(import.meta.dir, '..', '..', 'dist', 'cfgsync-server')
+import { BINARY } from './binary'
+
+export { BINARY }
 
 export const emptyDir = () => tempDir('e2e')
 
