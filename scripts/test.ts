@@ -6,6 +6,8 @@
 // Test files run side by side in worker processes (`bun test --parallel`): most of a test's time is spent
 // waiting on a server, a browser or PostgreSQL, so two or three at once on two cores finish in about half
 // the time (docs/architecture.md, "Where CI time goes"). CFGSYNC_TEST_PARALLEL sets how many (1: one at a time).
+// A worker keeps its modules from one file to the next (--no-isolate), as a single `bun test` always did:
+// loading the server's modules again for every file cost a fifth of the pass.
 //
 // With CFGSYNC_TEST_TIMINGS=DIR each pass writes its files' durations to DIR/<pass>.json and the time the pass
 // took to DIR/passes.txt (.ci/run prints them); test/timings/<pass>.json, the durations of a recent run (copied
@@ -51,7 +53,14 @@ async function pass(name: string, args: string[], env: Record<string, string> = 
 	} else if (existsSync(recent)) timings.push('--timings', recent)
 	const started = performance.now()
 	const proc = Bun.spawn(
-		[process.execPath, ...common, ...(parallel > 1 ? [`--parallel=${parallel}`] : []), ...timings, ...args, ...extra],
+		[
+			process.execPath,
+			...common,
+			...(parallel > 1 ? [`--parallel=${parallel}`, '--no-isolate'] : []),
+			...timings,
+			...args,
+			...extra
+		],
 		{ stdio: ['inherit', 'inherit', 'inherit'], env: { ...process.env, ...env } }
 	)
 	const status = await proc.exited

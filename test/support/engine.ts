@@ -378,6 +378,8 @@ export async function dropTestDatabases(): Promise<void> {
 		await settledWithin(drop(names.filter((name) => !name.endsWith('_template'))), 'dropping the databases')
 		await settledWithin(drop(names.filter((name) => name.endsWith('_template'))), 'dropping the template')
 		await settledWithin(client.close(), 'closing the cleanup connection')
+		// A worker of `bun test --parallel --no-isolate` runs more files after this one: they make a new template.
+		template = undefined
 	}
 	if (problems.length > 0) throw new Error(problems.join('\n'))
 }
