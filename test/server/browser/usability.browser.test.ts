@@ -56,7 +56,11 @@ if (SKIP_BROWSER_TESTS) {
 			return page
 		}
 
-		const activeId = (page: Page) => page.evaluate(() => document.activeElement?.id ?? '')
+		/** The id of the focused element once it is `id`, or what has the focus after 5 s (the page's script may still be starting). */
+		const activeId = async (page: Page, id: string) => {
+			await page.waitForFunction((want) => document.activeElement?.id === want, id, { timeout: 5_000 }).catch(() => {})
+			return page.evaluate(() => document.activeElement?.id ?? '')
+		}
 
 		for (const view of FLOW_VIEWS) {
 			const at = `${view.width} px, ${view.scheme}`
@@ -64,14 +68,14 @@ if (SKIP_BROWSER_TESTS) {
 			test(`${at}: a failed sign-in keeps the login and puts the cursor in the password field; "Show password" toggles it`, async () => {
 				const page = await open(view)
 				await page.goto(`${server.url}/`)
-				expect(await activeId(page)).toBe('login')
+				expect(await activeId(page, 'login')).toBe('login')
 				await page.keyboard.type(alice.name)
 				await page.keyboard.press('Tab')
 				await page.keyboard.type('not-the-password')
 				await page.keyboard.press('Enter')
 				await page.getByRole('alert').waitFor()
 				expect(await page.getByLabel('Username or email').inputValue()).toBe(alice.name)
-				expect(await activeId(page)).toBe('password')
+				expect(await activeId(page, 'password')).toBe('password')
 				// Type the right one where the cursor already is; show it, check it, hide it again with the keyboard.
 				await page.keyboard.type(alice.password)
 				const toggle = page.getByRole('button', { name: 'Show password' })

@@ -215,6 +215,9 @@ if (SKIP_BROWSER_TESTS) {
 				await page.goto(`${server.url}/`)
 				await shoot(page, 'sign-in', view)
 				// The login field has focus on arrival; the keyboard does the rest.
+				await page
+					.waitForFunction(() => document.activeElement?.id === 'login', undefined, { timeout: 5_000 })
+					.catch(() => {})
 				expect(await page.evaluate(() => document.activeElement?.id)).toBe('login')
 				await signIn(page, account('alice', view))
 				signedIn.set(nameOf('alice', view), page)
