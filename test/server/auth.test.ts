@@ -8,6 +8,7 @@ import { createUsersService } from '../../src/server/modules/users/service'
 import { openSqliteStore } from '../../src/server/store/sqlite'
 import { fastPasswords, testApp } from '../support/helpers'
 import { tempDir } from '../support/temp'
+import { until } from '../support/eventually'
 
 const login = (t: ReturnType<typeof testApp>, body: unknown, headers?: Record<string, string>) =>
 	t.call('POST', '/api/auth/login', { body, headers })
@@ -385,8 +386,10 @@ describe('keys and logout (docs/api.md)', () => {
 			throw new Error('database is locked')
 		}
 		expect((await t.call('GET', '/api/me', { key: alice.key })).status).toBe(200)
-		await Bun.sleep(10)
-		t.logger.flush()
+		await until(() => {
+			t.logger.flush()
+			return t.logger.lines.some((line) => line.includes('database is locked'))
+		})
 		expect(t.logger.lines.some((line) => line.includes('"level":"warn"') && line.includes('database is locked'))).toBe(
 			true
 		)

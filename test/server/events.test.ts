@@ -3,6 +3,7 @@ import { STREAMS_PER_USER } from '../../src/server/events/broker'
 import { openTestStore } from '../support/engine'
 import { testApp, type TestApp, type TestUser } from '../support/helpers'
 import { type Frame, readFrames } from '../support/sse'
+import { until } from '../support/eventually'
 
 /** An open GET /api/events, read frame by frame from the response body. */
 async function openStream(t: TestApp, user: TestUser, lastEventId?: string) {
@@ -224,7 +225,7 @@ describe('GET /api/events', () => {
 		await stream.collect(150)
 		expect(t.logger.lines.filter((line) => line.includes('/api/events'))).toEqual([])
 		await stream.cancel()
-		await Bun.sleep(20)
+		await until(() => t.logger.lines.some((line) => line.includes('/api/events')))
 		const lines = t.logger.lines.filter((line) => line.includes('/api/events')).map((line) => JSON.parse(line))
 		expect(lines).toHaveLength(1)
 		expect(lines[0]).toMatchObject({ msg: 'request', route: '/api/events', status: 200, stream: true })

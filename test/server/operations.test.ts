@@ -8,6 +8,7 @@ import { openTestStore } from '../support/engine'
 import type { Store } from '../../src/server/store/types'
 import { fastPasswords, testApp } from '../support/helpers'
 import { parsePrometheus } from '../support/prometheus'
+import { until } from '../support/eventually'
 
 const TOKEN = 'metrics-token-for-tests-0123456789'
 
@@ -78,8 +79,16 @@ describe('metrics (docs/operations.md)', () => {
 		await call('POST', '/api/auth/login', undefined, { login: 'alice', password: alice.password, device: 'x' })
 		for (let i = 0; i < 11; i++)
 			await call('POST', '/api/auth/login', undefined, { login: 'alice', password: 'wrong-password', device: 'x' })
-		await Bun.sleep(20)
-		const text = await (await call('GET', '/metrics', TOKEN)).text()
+		// Requests are counted once their answer has gone out: wait until the 17 before this one are.
+		let text = ''
+		await until(async () => {
+			text = await (await call('GET', '/metrics', TOKEN)).text()
+			return (
+				parsePrometheus(text)
+					.samples.filter((s) => s.name === 'cfgsync_http_requests_total' && s.labels.route !== '/metrics')
+					.reduce((sum, s) => sum + s.value, 0) >= 17
+			)
+		})
 		const { samples } = parsePrometheus(text)
 		const value = (name: string, labels: Record<string, string> = {}) =>
 			samples

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { testApp } from '../support/helpers'
+import { until } from '../support/eventually'
 
 /** The failregex users install (docs/fail2ban/cfgsync.conf), with fail2ban's <HOST> as a named group. */
 function installedFilter(): RegExp {
@@ -33,9 +34,11 @@ describe('security log for fail2ban (docs/operations.md)', () => {
 		})
 		await t.call('POST', '/api/auth/login', { body: { login: 'ada', password: ada.password, device: 'y' } })
 		await t.call('GET', '/api/me', { key: ada.key })
-		await Bun.sleep(20)
-		t.logger.flush()
 		const filter = installedFilter()
+		await until(() => {
+			t.logger.flush()
+			return t.logger.lines.filter((line) => filter.test(line)).length >= 14
+		})
 		const hosts = t.logger.lines.map((line) => line.match(filter)?.groups?.host).filter((host) => host !== undefined)
 		expect(hosts).toEqual([...Array(11).fill('203.0.113.9'), '2001:db8::7', '198.51.100.3', '198.51.100.3'])
 		// One line per event: a newline typed into the login stays inside its JSON string.

@@ -93,170 +93,188 @@ const latin1 = fc.string({
 
 describe('hostile input never gets a 5xx, and rejected requests change nothing', () => {
 	const RUNS = 500
+	/** Thousands of requests each: minutes on a loaded machine, where the suite's 30 s would fail them for nothing. */
+	const PROPERTY_TIMEOUT = 300_000
 
-	test('random JSON and raw bodies at every endpoint that takes a body', async () => {
-		const { world, file } = await fileWorld()
-		const targets = [
-			'POST /api/configs',
-			'POST /api/auth/login',
-			`POST /api/configs/${world.C.id}/rollback`,
-			'POST /api/teams',
-			`PATCH /api/teams/${world.team.slug}`,
-			`POST /api/teams/${world.team.slug}/members`,
-			`PATCH /api/teams/${world.team.slug}/members/${world.users.max.id}`
-		]
-		await fc.assert(
-			fc.asyncProperty(
-				fc.constantFrom(...targets),
-				fc.oneof(
-					jsonish.map((value) => JSON.stringify(value) ?? 'null'),
-					fc
-						.record({ name: weirdText, tool: weirdText, data: jsonish, teamId: weirdText }, { requiredKeys: [] })
-						.map((v) => JSON.stringify(v)),
-					fc
-						.record(
-							{
-								login: weirdText,
-								password: weirdText,
-								device: weirdText,
-								role: weirdText,
-								slug: weirdText,
-								versionId: weirdText
-							},
-							{ requiredKeys: [] }
-						)
-						.map((v) => JSON.stringify(v)),
-					weirdText,
-					fc.uint8Array({ maxLength: 300 })
+	test(
+		'random JSON and raw bodies at every endpoint that takes a body',
+		async () => {
+			const { world, file } = await fileWorld()
+			const targets = [
+				'POST /api/configs',
+				'POST /api/auth/login',
+				`POST /api/configs/${world.C.id}/rollback`,
+				'POST /api/teams',
+				`PATCH /api/teams/${world.team.slug}`,
+				`POST /api/teams/${world.team.slug}/members`,
+				`PATCH /api/teams/${world.team.slug}/members/${world.users.max.id}`
+			]
+			await fc.assert(
+				fc.asyncProperty(
+					fc.constantFrom(...targets),
+					fc.oneof(
+						jsonish.map((value) => JSON.stringify(value) ?? 'null'),
+						fc
+							.record({ name: weirdText, tool: weirdText, data: jsonish, teamId: weirdText }, { requiredKeys: [] })
+							.map((v) => JSON.stringify(v)),
+						fc
+							.record(
+								{
+									login: weirdText,
+									password: weirdText,
+									device: weirdText,
+									role: weirdText,
+									slug: weirdText,
+									versionId: weirdText
+								},
+								{ requiredKeys: [] }
+							)
+							.map((v) => JSON.stringify(v)),
+						weirdText,
+						fc.uint8Array({ maxLength: 300 })
+					),
+					fc.constantFrom(
+						'application/json',
+						'text/plain',
+						'application/x-www-form-urlencoded',
+						'multipart/form-data',
+						'application/json; charset=utf-16',
+						''
+					),
+					async (target, body, contentType) => {
+						const [method, path] = target.split(' ') as [string, string]
+						await sendAndCheck(world, file, {
+							method,
+							path,
+							body,
+							headers: contentType ? { 'content-type': contentType } : {}
+						})
+					}
 				),
-				fc.constantFrom(
-					'application/json',
-					'text/plain',
-					'application/x-www-form-urlencoded',
-					'multipart/form-data',
-					'application/json; charset=utf-16',
-					''
-				),
-				async (target, body, contentType) => {
-					const [method, path] = target.split(' ') as [string, string]
-					await sendAndCheck(world, file, {
+				{ numRuns: RUNS * 4 }
+			)
+		},
+		PROPERTY_TIMEOUT
+	)
+
+	test(
+		'random path ids and slugs, SQL-shaped ones included',
+		async () => {
+			const { world, file } = await fileWorld()
+			const templates = [
+				'GET /api/configs/:x',
+				'DELETE /api/configs/:x',
+				'GET /api/configs/:x/versions',
+				'GET /api/configs/:x/versions/:x',
+				'POST /api/configs/:x/rollback',
+				'GET /api/teams/:x',
+				'PATCH /api/teams/:x',
+				'DELETE /api/teams/:x',
+				'POST /api/teams/:x/members',
+				'DELETE /api/teams/:x/members/:x',
+				'DELETE /api/keys/:x'
+			]
+			await fc.assert(
+				fc.asyncProperty(fc.constantFrom(...templates), weirdText, fc.boolean(), async (template, segment, raw) => {
+					const [method, pattern] = template.split(' ') as [string, string]
+					// Raw segments keep what the URL parser lets through; encoded ones can carry anything.
+					const piece = raw ? segment.replace(/[/?#\s]/g, '') || 'x' : encodeURIComponent(segment)
+					const path = pattern.replaceAll(':x', piece)
+					const res = await sendAndCheck(world, file, {
 						method,
 						path,
-						body,
-						headers: contentType ? { 'content-type': contentType } : {}
+						body: method === 'GET' || method === 'DELETE' ? undefined : '{}'
 					})
-				}
-			),
-			{ numRuns: RUNS * 4 }
-		)
-	})
+					expect(res.status === 400 || res.status === 404 || res.status === 409 || res.status < 300).toBe(true)
+				}),
+				{ numRuns: RUNS * 2 }
+			)
+		},
+		PROPERTY_TIMEOUT
+	)
 
-	test('random path ids and slugs, SQL-shaped ones included', async () => {
-		const { world, file } = await fileWorld()
-		const templates = [
-			'GET /api/configs/:x',
-			'DELETE /api/configs/:x',
-			'GET /api/configs/:x/versions',
-			'GET /api/configs/:x/versions/:x',
-			'POST /api/configs/:x/rollback',
-			'GET /api/teams/:x',
-			'PATCH /api/teams/:x',
-			'DELETE /api/teams/:x',
-			'POST /api/teams/:x/members',
-			'DELETE /api/teams/:x/members/:x',
-			'DELETE /api/keys/:x'
-		]
-		await fc.assert(
-			fc.asyncProperty(fc.constantFrom(...templates), weirdText, fc.boolean(), async (template, segment, raw) => {
-				const [method, pattern] = template.split(' ') as [string, string]
-				// Raw segments keep what the URL parser lets through; encoded ones can carry anything.
-				const piece = raw ? segment.replace(/[/?#\s]/g, '') || 'x' : encodeURIComponent(segment)
-				const path = pattern.replaceAll(':x', piece)
-				const res = await sendAndCheck(world, file, {
-					method,
-					path,
-					body: method === 'GET' || method === 'DELETE' ? undefined : '{}'
-				})
-				expect(res.status === 400 || res.status === 404 || res.status === 409 || res.status < 300).toBe(true)
-			}),
-			{ numRuns: RUNS * 2 }
-		)
-	})
-
-	test('random query strings', async () => {
-		const { world, file } = await fileWorld()
-		await fc.assert(
-			fc.asyncProperty(
-				fc.constantFrom('/api/configs', '/api/configs/latest', `/api/configs/${world.C.id}/versions`),
-				fc.array(
-					fc.tuple(
-						fc.oneof(fc.constantFrom('name', 'tool', 'teamId', 'limit', 'before', '__proto__', 'name[]'), weirdText),
-						weirdText
+	test(
+		'random query strings',
+		async () => {
+			const { world, file } = await fileWorld()
+			await fc.assert(
+				fc.asyncProperty(
+					fc.constantFrom('/api/configs', '/api/configs/latest', `/api/configs/${world.C.id}/versions`),
+					fc.array(
+						fc.tuple(
+							fc.oneof(fc.constantFrom('name', 'tool', 'teamId', 'limit', 'before', '__proto__', 'name[]'), weirdText),
+							weirdText
+						),
+						{ maxLength: 5 }
 					),
-					{ maxLength: 5 }
+					fc.boolean(),
+					async (path, pairs, raw) => {
+						const query = pairs
+							.map(([k, v]) =>
+								raw
+									? `${k.replace(/[#\s]/g, '')}=${v.replace(/[#\s]/g, '')}`
+									: `${encodeURIComponent(k)}=${encodeURIComponent(v)}`
+							)
+							.join('&')
+						await sendAndCheck(world, file, { method: 'GET', path: `${path}?${query}` })
+					}
 				),
-				fc.boolean(),
-				async (path, pairs, raw) => {
-					const query = pairs
-						.map(([k, v]) =>
-							raw
-								? `${k.replace(/[#\s]/g, '')}=${v.replace(/[#\s]/g, '')}`
-								: `${encodeURIComponent(k)}=${encodeURIComponent(v)}`
-						)
-						.join('&')
-					await sendAndCheck(world, file, { method: 'GET', path: `${path}?${query}` })
-				}
-			),
-			{ numRuns: RUNS * 2 }
-		)
-	})
+				{ numRuns: RUNS * 2 }
+			)
+		},
+		PROPERTY_TIMEOUT
+	)
 
-	test('random headers: authorization, conditions, content types', async () => {
-		const { world, file } = await fileWorld()
-		await fc.assert(
-			fc.asyncProperty(
-				fc.constantFrom(
-					'authorization',
-					'if-match',
-					'if-none-match',
-					'content-type',
-					'content-length',
-					'x-forwarded-for',
-					'accept'
+	test(
+		'random headers: authorization, conditions, content types',
+		async () => {
+			const { world, file } = await fileWorld()
+			await fc.assert(
+				fc.asyncProperty(
+					fc.constantFrom(
+						'authorization',
+						'if-match',
+						'if-none-match',
+						'content-type',
+						'content-length',
+						'x-forwarded-for',
+						'accept'
+					),
+					latin1,
+					fc.constantFrom(
+						'GET /api/configs/latest?name=c&tool=vscode',
+						'POST /api/configs',
+						'GET /api/me',
+						'POST /api/auth/login'
+					),
+					async (name, value, target) => {
+						const [method, path] = target.split(' ') as [string, string]
+						const body =
+							method === 'POST'
+								? JSON.stringify({
+										teamId: world.team.id,
+										name: 'c',
+										tool: 'vscode',
+										data: { v: 9 },
+										login: 'x',
+										password: 'y',
+										device: 'z'
+									})
+								: undefined
+						if (name === 'content-length') return // a lying length is the HTTP server's business, tested end to end
+						await sendAndCheck(world, file, {
+							method,
+							path: path.replace('latest?', `latest?teamId=${world.team.id}&`),
+							body,
+							headers: { [name]: value }
+						})
+					}
 				),
-				latin1,
-				fc.constantFrom(
-					'GET /api/configs/latest?name=c&tool=vscode',
-					'POST /api/configs',
-					'GET /api/me',
-					'POST /api/auth/login'
-				),
-				async (name, value, target) => {
-					const [method, path] = target.split(' ') as [string, string]
-					const body =
-						method === 'POST'
-							? JSON.stringify({
-									teamId: world.team.id,
-									name: 'c',
-									tool: 'vscode',
-									data: { v: 9 },
-									login: 'x',
-									password: 'y',
-									device: 'z'
-								})
-							: undefined
-					if (name === 'content-length') return // a lying length is the HTTP server's business, tested end to end
-					await sendAndCheck(world, file, {
-						method,
-						path: path.replace('latest?', `latest?teamId=${world.team.id}&`),
-						body,
-						headers: { [name]: value }
-					})
-				}
-			),
-			{ numRuns: RUNS * 2 }
-		)
-	})
+				{ numRuns: RUNS * 2 }
+			)
+		},
+		PROPERTY_TIMEOUT
+	)
 
 	test('named hostile cases: SQL-shaped names, invalid UTF-8, 10,000-deep JSON, 1e400, prototype keys', async () => {
 		const { world, file } = await fileWorld()

@@ -4,6 +4,7 @@ import { describe, expect, test } from 'bun:test'
 import { STREAMS_PER_USER } from '../../../src/server/events/broker'
 import { readFrames } from '../../support/sse'
 import { ORIGIN, push, webApp, type Browser } from '../../support/web'
+import { until } from '../../support/eventually'
 
 const METRICS_TOKEN = 'metrics-token-for-tests-0123456789'
 
@@ -95,7 +96,7 @@ describe("GET /events, the web pages' event stream", () => {
 		expect(toms.isEnded()).toBe(true)
 		// The line is written as the stream closes, after the response: on a loaded machine that takes a moment.
 		const logged = () => w.logger.lines.filter((line) => line.includes('"/events"')).map((line) => JSON.parse(line))
-		for (let waited = 0; logged().length < 1 && waited < 200; waited++) await Bun.sleep(10)
+		await until(() => logged().length >= 1)
 		const lines = logged()
 		expect(lines).toHaveLength(1)
 		expect(lines[0]).toMatchObject({ msg: 'request', route: '/events', status: 200, stream: true })
@@ -113,16 +114,21 @@ describe("GET /events, the web pages' event stream", () => {
 		const refused = await stream(browser)
 		expect(refused.status).toBe(429)
 		await streams.pop()?.cancel()
-		await Bun.sleep(20)
+		// The server hears the stream close a moment later; then there is room for one more.
+		await until(async () =>
+			(await w.call('GET', '/metrics', { key: METRICS_TOKEN })).text.includes(
+				`cfgsync_event_streams ${STREAMS_PER_USER - 1}`
+			)
+		)
 		streams.push(await open(browser))
 		for (const made of streams) await made.cancel()
 		// Every stream counted as a request, none timed: the one timed is the 429, an ordinary answer.
 		const counted = `cfgsync_http_requests_total{route="/events",method="GET",status="200"} ${STREAMS_PER_USER + 1}`
 		let metrics = ''
-		for (let waited = 0; !metrics.includes(counted) && waited < 200; waited++) {
+		await until(async () => {
 			metrics = (await w.call('GET', '/metrics', { key: METRICS_TOKEN })).text
-			if (!metrics.includes(counted)) await Bun.sleep(10)
-		}
+			return metrics.includes(counted)
+		})
 		expect(metrics).toContain(counted)
 		expect(metrics).toContain('cfgsync_http_request_duration_seconds_count{route="/events",method="GET"} 1')
 	})
