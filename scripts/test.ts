@@ -28,7 +28,12 @@ const RECENT = join(import.meta.dir, '..', 'test', 'timings')
 /** Keeps a PostgreSQL pass under 30 connections in all (a shared server has others): split over its workers. */
 const POSTGRES_CONNECTIONS = 28
 
-const common = ['test', '--timeout', '30000', '--path-ignore-patterns', '**/*.e2e.test.ts']
+const common = ['test', '--path-ignore-patterns', '**/*.e2e.test.ts']
+/**
+ * A test's time limit: 30 s in process; 120 s for a browser flow, which walks a dozen pages and on a busy
+ * machine (two suites at once) takes several times its usual 5-10 s.
+ */
+const timeout = (ms: number) => ['--timeout', String(ms)]
 const ignore = (...patterns: string[]) => patterns.flatMap((pattern) => ['--path-ignore-patterns', pattern])
 // Not on PostgreSQL: the client's own tests, pure library tests, the browser tests (they drive
 // the compiled server on SQLite) and the deployment files' checks never touch the store, so a
@@ -72,14 +77,14 @@ async function pass(name: string, args: string[], env: Record<string, string> = 
 
 console.log(`::: the suite on SQLite (${workers} files at a time)`)
 // test/server/postgres/ needs PostgreSQL itself: it runs in the PostgreSQL pass only.
-let status = await pass('SQLite', ignore('test/server/postgres/**', 'test/server/browser/**'))
+let status = await pass('SQLite', [...timeout(30_000), ...ignore('test/server/postgres/**', 'test/server/browser/**')])
 
 if (existsSync(CHROMIUM) || IN_CI) {
 	// Under CI a missing Chromium fails these tests (test/support/browser.ts), never skips them.
 	console.log('::: the web application in Chromium')
 	// They drive the compiled server: built here, once, when it is older than the sources.
 	ensureBinary()
-	const browser = await pass('browser', ['test/server/browser'])
+	const browser = await pass('browser', [...timeout(120_000), 'test/server/browser'])
 	status ||= browser
 } else {
 	console.log(
@@ -90,7 +95,7 @@ if (existsSync(CHROMIUM) || IN_CI) {
 const url = TEST_DATABASE_URL.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@')
 if (await postgresAnswers()) {
 	console.log(`::: the store and in-process tests again on PostgreSQL (${url})`)
-	const postgres = await pass('PostgreSQL', ignore(...storeless), {
+	const postgres = await pass('PostgreSQL', [...timeout(30_000), ...ignore(...storeless)], {
 		CFGSYNC_TEST_ENGINE: 'postgres',
 		CFGSYNC_TEST_MAX_CONNECTIONS: String(Math.floor(POSTGRES_CONNECTIONS / workers))
 	})
