@@ -359,7 +359,7 @@ describe('access log', () => {
 		})
 		await until(() => {
 			t.logger.flush()
-			return t.logger.lines.filter((line) => line.includes('"msg":"request"')).length >= 2
+			return t.logger.lines.filter((line) => line.includes('"msg":"request"')).length >= 6
 		})
 		const lines = t.logger.lines.map((line) => JSON.parse(line))
 		const requests = lines.filter((line) => line.msg === 'request')
