@@ -32,6 +32,8 @@ export type Completes =
 export interface OptionSpec {
 	type: 'string' | 'boolean'
 	short?: string
+	/** May be given several times (`--tool claude-code --tool codex`): its value is the list. */
+	multiple?: true
 	completes?: Completes
 }
 export type Options = Record<string, OptionSpec>
