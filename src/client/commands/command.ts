@@ -28,6 +28,7 @@ export type Completes =
 	| 'invited-role'
 	| 'audit-type'
 	| 'setting'
+	| 'mcp-server'
 
 export interface OptionSpec {
 	type: 'string' | 'boolean'
