@@ -167,6 +167,8 @@ export interface Outcome {
 	why?: string
 	/** The server, when a command changes several. */
 	server?: string
+	/** A differing entry left as it was because nobody said to replace it (exit 1). */
+	declined?: true
 }
 
 /**
@@ -216,6 +218,7 @@ export async function changeFor(
 				outcome: {
 					...base,
 					done: 'refused',
+					declined: true,
 					why: `it already has ${name}, different (${how.join(', ')}); nothing was replaced${interactive() ? '' : ' (no terminal to ask on: --yes replaces it)'}`
 				}
 			}
@@ -242,7 +245,9 @@ export function report(
 	const written = outcomes.filter((o) => o.done === 'added' || o.done === 'replaced' || o.done === 'removed')
 	const refused = outcomes.filter((o) => o.done === 'refused')
 	// A tool the person named that could not take it is an error; one chosen by default only a note.
-	const failed = written.length === 0 ? refused.length > 0 : extra.targets.named && refused.length > 0
+	const failed =
+		refused.some((o) => o.declined) ||
+		(written.length === 0 ? refused.length > 0 : extra.targets.named && refused.length > 0)
 	if (failed) process.exitCode = EXIT.error
 	if (asJson)
 		return json({

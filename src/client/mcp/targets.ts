@@ -130,11 +130,15 @@ export interface Change {
 export async function applyChanges(changes: Change[], command: string): Promise<string | null> {
 	if (changes.length === 0) return null
 	const root = join(backupsDir(), new Date().toISOString().replace(/[:.]/g, '-'))
+	if (changes.some((c) => c.local.length > 0 && c.target.config === undefined))
+		throw new CliFailure(
+			'a value kept on this machine is a local key of a config: log in first (cfgsync login)',
+			EXIT.auth
+		)
 	return withLock(`mcp ${command}`, async () => {
 		for (const change of changes) {
-			if (change.local.length === 0) continue
 			const config = change.target.config
-			if (config === undefined) throw new CliFailure('a local key needs a login (cfgsync login)', EXIT.auth)
+			if (change.local.length === 0 || config === undefined) continue
 			const entries = machineEntries(config.key)
 			for (const path of change.local) {
 				const entry: LocalEntry = { file: change.target.file.key, path }
