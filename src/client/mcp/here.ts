@@ -3,7 +3,7 @@ import { readText } from '../files'
 import { CliFailure } from '../output'
 import { everyState } from '../state'
 import { localKey, shown } from '../tools'
-import { tableOf } from './translate'
+import { readServers, tableOf } from './translate'
 
 /**
  * The MCP files on this machine, one per tool (its descriptor's table), read
@@ -46,4 +46,11 @@ export const syncedTools = (): Tool[] => {
 export function toolsHere(): Tool[] {
 	const synced = new Set(syncedTools())
 	return TOOLS.filter((tool) => synced.has(tool) || readToolFile(tool).text !== undefined)
+}
+
+/** The names of the MCP servers every tool here holds (for a Tab after `cfgsync mcp remove`): this machine only. */
+export function serverNamesHere(): string[] {
+	const names = new Set<string>()
+	for (const tool of TOOLS) for (const name of readServers(tool, readToolFile(tool).text).keys()) names.add(name)
+	return [...names]
 }
