@@ -59,7 +59,11 @@ function parse(command: Command, args: string[]) {
 	const options = Object.fromEntries(
 		Object.entries<OptionSpec>({ ...COMMON, ...command.options }).map(([long, spec]) => [
 			long,
-			spec.short ? { type: spec.type, short: spec.short } : { type: spec.type }
+			{
+				type: spec.type,
+				...(spec.short ? { short: spec.short } : {}),
+				...(spec.multiple ? { multiple: true } : {})
+			}
 		])
 	)
 	try {

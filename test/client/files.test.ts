@@ -76,7 +76,11 @@ describe('client file rules', () => {
 
 	test('every tool has well-known files; editor files in neutral form', () => {
 		expect(knownFiles('claude-code')).toEqual(['.claude/settings.json', '.claude/CLAUDE.md', '.claude.json#mcpServers'])
-		expect(knownFiles('vscode')).toEqual(['@Code/User/settings.json', '@Code/User/keybindings.json'])
+		expect(knownFiles('vscode')).toEqual([
+			'@Code/User/settings.json',
+			'@Code/User/keybindings.json',
+			'@Code/User/mcp.json'
+		])
 		for (const tool of TOOLS) expect(knownFiles(tool).length).toBeGreaterThan(0)
 	})
 

@@ -28,10 +28,13 @@ export type Completes =
 	| 'invited-role'
 	| 'audit-type'
 	| 'setting'
+	| 'mcp-server'
 
 export interface OptionSpec {
 	type: 'string' | 'boolean'
 	short?: string
+	/** May be given several times (`--tool claude-code --tool codex`): its value is the list. */
+	multiple?: true
 	completes?: Completes
 }
 export type Options = Record<string, OptionSpec>

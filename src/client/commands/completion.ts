@@ -2,6 +2,7 @@ import { AUDIT_TYPES } from '../../shared/api/audit-types'
 import { DEFAULT_CONFIG_NAME, INVITED_ROLES, ROLES, type Tool, TOOLS } from '../../shared/constants'
 import { profiles } from '../credentials'
 import { settingWords } from '../local-keys'
+import { serverNamesHere } from '../mcp/here'
 import { CliFailure, EXIT, safe } from '../output'
 import { everyState } from '../state'
 import { COMMON, defineCommand, type Arg, type Command, type Completes, type Input, type Options } from './command'
@@ -18,7 +19,8 @@ import { COMMON, defineCommand, type Arg, type Command, type Completes, type Inp
 export const COMPLETION_HELP = `cfgsync completion bash|zsh|fish
 
 Prints a completion script for that shell: commands, options, tools,
-subcommands, roles, and the config names and teams this machine syncs.
+subcommands, roles, the config names and teams this machine syncs, and
+the MCP servers its tools hold (cfgsync mcp).
   bash: echo 'source <(cfgsync completion bash)' >> ~/.bashrc
   zsh:  echo 'source <(cfgsync completion zsh)' >> ~/.zshrc   (after compinit)
   fish: cfgsync completion fish > ~/.config/fish/completions/cfgsync.fish`
@@ -41,6 +43,7 @@ const KINDS: readonly Completes[] = [
 	'invited-role',
 	'audit-type',
 	'setting',
+	'mcp-server',
 	'file'
 ]
 
@@ -136,7 +139,8 @@ const LOOKUP: Partial<Record<Completes, string>> = {
 	team: 'teams',
 	name: 'names',
 	profile: 'profiles',
-	setting: 'keys'
+	setting: 'keys',
+	'mcp-server': 'mcp-servers'
 }
 /** Kinds looked up for the TOOL typed before them. */
 const forTool = (kind: Completes) => kind === 'name' || kind === 'setting'
@@ -431,6 +435,7 @@ export async function complete(args: string[]) {
 	else if (what === 'profiles') out = profiles()
 	else if (what === 'tools') out = [...TOOLS]
 	else if (what === 'keys' && TOOLS.includes(tool as Tool)) out = settingWords(tool as Tool)
+	else if (what === 'mcp-servers') out = serverNamesHere()
 	process.stdout.write(
 		[...new Set(out)]
 			.sort()

@@ -11,6 +11,7 @@ import { local } from './local'
 import { log } from './log'
 import { login } from './login'
 import { logout } from './logout'
+import { mcp } from './mcp'
 import { pull } from './pull'
 import { push } from './push'
 import { resolve } from './resolve'
@@ -38,6 +39,7 @@ export const REGISTRY: readonly Command[] = [
 	resolve,
 	discard,
 	local,
+	mcp,
 	watch,
 	diff,
 	list,

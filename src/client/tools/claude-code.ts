@@ -29,5 +29,15 @@ export const claudeCode: ToolDescriptor = {
 			runs: ['command', 'args', 'url'],
 			secrets: ['env', 'headers']
 		}
-	]
+	],
+	// `claude mcp add` writes the transport as `type`; an entry without one is a program (stdio).
+	mcpTable: {
+		file: '.claude.json#mcpServers',
+		path: ['mcpServers'],
+		label: 'Claude Code',
+		type: { field: 'type', values: { stdio: 'stdio', http: 'http', sse: 'sse' } },
+		stdio: { command: 'command', args: 'args', env: 'env' },
+		http: { url: 'url', headers: 'headers' },
+		sse: { url: 'url', headers: 'headers' }
+	}
 }

@@ -28,5 +28,14 @@ export const codex: ToolDescriptor = {
 		['profiles', '*', 'model_provider']
 	],
 	// `[mcp_servers.NAME]` tables: every field of one counts (command, args, url, env, cwd …).
-	mcp: [{ file: '.codex/config.toml', path: ['mcp_servers'], runs: 'entry', secrets: ['env', 'http_headers'] }]
+	mcp: [{ file: '.codex/config.toml', path: ['mcp_servers'], runs: 'entry', secrets: ['env', 'http_headers'] }],
+	// No transport field: a `command` is a program, a `url` streamable HTTP (Codex has no SSE client).
+	mcpTable: {
+		file: '.codex/config.toml',
+		path: ['mcp_servers'],
+		label: 'Codex',
+		stdio: { command: 'command', args: 'args', env: 'env' },
+		http: { url: 'url', headers: 'http_headers' },
+		lacks: { sse: 'Codex speaks streamable HTTP to remote servers, not SSE' }
+	}
 }

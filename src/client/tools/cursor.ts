@@ -13,5 +13,14 @@ export const cursor: ToolDescriptor = {
 	widens: EDITOR_WIDENS,
 	mcp: [
 		{ file: '.cursor/mcp.json', path: ['mcpServers'], runs: ['command', 'args', 'url'], secrets: ['env', 'headers'] }
-	]
+	],
+	// A `url` alone: Cursor picks the transport itself, so an entry cannot say SSE.
+	mcpTable: {
+		file: '.cursor/mcp.json',
+		path: ['mcpServers'],
+		label: 'Cursor',
+		stdio: { command: 'command', args: 'args', env: 'env' },
+		http: { url: 'url', headers: 'headers' },
+		lacks: { sse: 'Cursor entries name a url without a transport, so an SSE server cannot be told from HTTP there' }
+	}
 }

@@ -23,5 +23,14 @@ export const geminiCli: ToolDescriptor = {
 			runs: ['command', 'args', 'url', 'httpUrl'],
 			secrets: ['env', 'headers']
 		}
-	]
+	],
+	// No transport field: `httpUrl` is streamable HTTP, `url` SSE.
+	mcpTable: {
+		file: '.gemini/settings.json',
+		path: ['mcpServers'],
+		label: 'Gemini CLI',
+		stdio: { command: 'command', args: 'args', env: 'env' },
+		http: { url: 'httpUrl', headers: 'headers' },
+		sse: { url: 'url', headers: 'headers' }
+	}
 }

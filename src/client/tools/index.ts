@@ -12,7 +12,7 @@ import { DESCRIPTORS } from './registry'
  * tool's config holds on this machine, and how a path is named as a key.
  */
 
-export type { KeyPath, McpServers, Part, Places, ToolDescriptor } from './descriptor'
+export type { KeyPath, McpServers, McpTable, McpTransport, Part, Places, ToolDescriptor } from './descriptor'
 export { ALWAYS_REVIEWED, DESCRIPTORS, MCP_CONTAINERS, MCP_SECRET_FIELDS } from './registry'
 
 const OSES: readonly Os[] = ['linux', 'darwin', 'win32']

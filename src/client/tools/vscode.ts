@@ -2,10 +2,10 @@ import { editorKey } from '../sync/paths'
 import { everywhere, type ToolDescriptor } from './descriptor'
 import { EDITOR_INERT, EDITOR_WIDENS, editorFiles } from './editor'
 
-/** VS Code: its user directory (`@Code/User`). */
+/** VS Code: its user directory (`@Code/User`): settings, keybindings and the user mcp.json. */
 export const vscode: ToolDescriptor = {
 	id: 'vscode',
-	platforms: everywhere(editorFiles('Code')),
+	platforms: everywhere([...editorFiles('Code'), editorKey('Code', 'mcp.json')]),
 	editor: 'Code',
 	parts: [],
 	format: 'json',
@@ -13,7 +13,7 @@ export const vscode: ToolDescriptor = {
 	runsCode: { commands: [], hooks: [] },
 	widens: EDITOR_WIDENS,
 	mcp: [
-		// mcp.json (synced when named): `servers` is too common a key to look for in other files.
+		// mcp.json: `servers` is too common a key to look for in other files.
 		{
 			file: editorKey('Code', 'mcp.json'),
 			path: ['servers'],
@@ -34,5 +34,15 @@ export const vscode: ToolDescriptor = {
 			runs: ['command', 'args', 'url'],
 			secrets: ['env', 'headers']
 		}
-	]
+	],
+	// The user mcp.json: `servers`, each with a required `type`.
+	mcpTable: {
+		file: editorKey('Code', 'mcp.json'),
+		path: ['servers'],
+		label: 'VS Code',
+		type: { field: 'type', values: { stdio: 'stdio', http: 'http', sse: 'sse' } },
+		stdio: { command: 'command', args: 'args', env: 'env' },
+		http: { url: 'url', headers: 'headers' },
+		sse: { url: 'url', headers: 'headers' }
+	}
 }

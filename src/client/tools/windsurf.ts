@@ -21,5 +21,16 @@ export const windsurf: ToolDescriptor = {
 			runs: ['command', 'args', 'serverUrl'],
 			secrets: ['env', 'headers']
 		}
-	]
+	],
+	// `serverUrl` for a remote server, the transport chosen by Windsurf.
+	mcpTable: {
+		file: '.codeium/windsurf/mcp_config.json',
+		path: ['mcpServers'],
+		label: 'Windsurf',
+		stdio: { command: 'command', args: 'args', env: 'env' },
+		http: { url: 'serverUrl', headers: 'headers' },
+		lacks: {
+			sse: 'Windsurf entries name a serverUrl without a transport, so an SSE server cannot be told from HTTP there'
+		}
+	}
 }
