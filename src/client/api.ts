@@ -80,6 +80,16 @@ export type PushCondition = { ifMatch: string } | { ifNoneMatch: '*' }
 
 export type Api = ReturnType<typeof createApi>
 
+/** The server's page size when none is asked for, and the largest it gives (CONTRACT §16). */
+const PAGE = 100
+const MAX_PAGE = 1000
+
+/** The path of a `rel="next"` link when it stays on this server's API. */
+export function nextPage(link: string | null): string | undefined {
+	const match = link && /<(\/api\/[^>\s]*)>\s*;\s*rel="?next"?/.exec(link)
+	return match ? match[1] : undefined
+}
+
 /**
  * What the client allows a server (docs/client.md, "A broken or hostile
  * server"): every request ends within CFGSYNC_TIMEOUT seconds — connecting,
@@ -240,6 +250,21 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 		await call<undefined>('DELETE', path)
 	}
 	const slug = (value: string) => encodeURIComponent(value)
+	/**
+	 * A list read page by page along `Link: <…>; rel="next"` (RFC 8288) until `wanted` items came or no
+	 * next page remains. Only a link to this server's own /api/ is followed: a hostile answer cannot send
+	 * the key elsewhere.
+	 */
+	async function pages<M extends z.ZodType>(first: string, item: M, wanted: number): Promise<z.output<M>[]> {
+		const items: z.output<M>[] = []
+		let path: string | undefined = first
+		while (path !== undefined && items.length < wanted) {
+			const reply: Reply<unknown> = await call('GET', path)
+			items.push(...checked(z.array(item), 'GET', path, reply.body))
+			path = nextPage(reply.headers.get('link'))
+		}
+		return items.slice(0, wanted)
+	}
 
 	return {
 		base,
@@ -280,8 +305,13 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 					'ifMatch' in condition ? { 'if-match': `"${condition.ifMatch}"` } : { 'if-none-match': condition.ifNoneMatch }
 				return checked(PushResult, 'POST', '/api/configs', (await call('POST', '/api/configs', { body, headers })).body)
 			},
-			versions: (id: string, params: Query<typeof VersionsQuery>) =>
-				get(`/api/configs/${id}/versions${query(params)}`, z.array(ConfigVersion)),
+			/** Up to `limit` versions, highest first, following the server's `rel="next"` pages (CONTRACT §16). */
+			versions: (id: string, params: Partial<Query<typeof VersionsQuery>>) =>
+				pages(
+					`/api/configs/${id}/versions${query({ ...params, limit: Math.min(params.limit ?? PAGE, MAX_PAGE) })}`,
+					ConfigVersion,
+					params.limit ?? PAGE
+				),
 			rollback: (id: string, body: Body<typeof RollbackBody>) =>
 				send('POST', `/api/configs/${id}/rollback`, RolledBack, body),
 			remove: (id: string) => remove(`/api/configs/${id}`)

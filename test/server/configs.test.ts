@@ -302,6 +302,37 @@ describe('version history and rollback (Pro and Team plans)', () => {
 			expect((await versions(bad)).status).toBe(400)
 	})
 
+	test('a history longer than 100 comes in pages of 100 by default, each pointing to the next with Link (CONTRACT §16)', async () => {
+		const t = testApp()
+		const alice = await t.user('pro')
+		let id = ''
+		for (let v = 1; v <= 100; v++) id = (await push(t, alice, { data: { v } })).body.id
+		const get = (path: string) => t.call('GET', path, { key: alice.key })
+		const exactly100 = await get(`/api/configs/${id}/versions`)
+		expect(exactly100.body).toHaveLength(100)
+		expect(exactly100.headers.get('link')).toBeNull()
+		for (let v = 101; v <= 205; v++) await push(t, alice, { data: { v } })
+		const seen: number[] = []
+		let path: string | undefined = `/api/configs/${id}/versions`
+		let pages = 0
+		while (path) {
+			const page = await get(path)
+			expect(page.status).toBe(200)
+			seen.push(...page.body.map((v: { version: number }) => v.version))
+			pages++
+			const link = page.headers.get('link')
+			path = link ? /^<([^>]+)>; rel="next"$/.exec(link)?.[1] : undefined
+			if (link) expect(path).toBeDefined()
+		}
+		expect(pages).toBe(3)
+		expect(seen).toEqual(Array.from({ length: 205 }, (_, i) => 205 - i))
+		const small = await get(`/api/configs/${id}/versions?limit=5&before=6`)
+		expect(small.body.map((v: { version: number }) => v.version)).toEqual([5, 4, 3, 2, 1])
+		expect(small.headers.get('link')).toBeNull()
+		const middle = await get(`/api/configs/${id}/versions?limit=5&before=7`)
+		expect(middle.headers.get('link')).toBe(`</api/configs/${id}/versions?limit=5&before=2>; rel="next"`)
+	})
+
 	test('one version by id; a version of another config is 404', async () => {
 		const { t, alice, configId } = await withHistory('team')
 		const versions = (await t.call('GET', `/api/configs/${configId}/versions`, { key: alice.key })).body

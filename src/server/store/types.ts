@@ -481,6 +481,8 @@ export interface ConfigStore {
 	remove(id: string, audit?: AuditEvent): Promise<boolean>
 	/** Versions highest first; `before` and `limit` page through them. */
 	listVersions(configId: string, page?: { before?: number; limit?: number }): Promise<VersionWithData[]>
+	/** The numbers of the versions listVersions would return, without their data (to decide a page's `Link`). */
+	versionNumbers(configId: string, page: { before?: number; limit: number }): Promise<number[]>
 	findVersion(configId: string, versionId: string): Promise<VersionWithData | undefined>
 	/** Sealed version records in id order after `afterId`, at most `limit` (key rotation walks them). */
 	sealedPage(afterId: string | null, limit: number): Promise<SealedRecord[]>

@@ -60,8 +60,19 @@ export const LatestQuery = z.object({
 export type LatestQuery = z.infer<typeof LatestQuery>
 
 export const VersionsQuery = z.object({
-	limit: z.coerce.number().int().min(1).max(1000).optional().describe('at most this many versions (default: all)'),
-	before: z.coerce.number().int().min(1).optional().describe('only versions numbered below this one, for paging')
+	limit: z.coerce
+		.number()
+		.int()
+		.min(1)
+		.max(1000)
+		.default(100)
+		.describe('at most this many versions (default 100): a longer history answers `Link: <…>; rel="next"`'),
+	before: z.coerce
+		.number()
+		.int()
+		.min(1)
+		.optional()
+		.describe('only versions numbered below this one: the cursor a `rel="next"` link carries')
 })
 export type VersionsQuery = z.infer<typeof VersionsQuery>
 

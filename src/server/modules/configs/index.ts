@@ -131,12 +131,17 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 		.get(
 			'/:id/versions',
 			async ({ caller, params, query }) => {
-				const versions = await configs.versions(caller, params.id, query)
+				const { versions, next } = await configs.versions(caller, params.id, query)
+				// RFC 8288; a path, so the link is right behind any proxy whatever Host it was reached by.
+				const link: Record<string, string> =
+					next === undefined
+						? {}
+						: { link: `</api/configs/${params.id}/versions?limit=${query.limit}&before=${next}>; rel="next"` }
 				return jsonArrayResponse(
 					(async function* () {
 						for await (const version of versions) yield withData(version)
 					})(),
-					NO_STORE
+					{ ...NO_STORE, ...link }
 				)
 			},
 			{
@@ -147,7 +152,7 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 				detail: {
 					summary: 'Version history, highest first (Pro and Team plans)',
 					description:
-						'All versions by default; `limit` and `before` page through a long history (`before` = the lowest version number of the previous page).'
+						'Pages of `limit` versions (default 100, so a config with at most 100 versions gets all of them); when more remain the answer carries `Link: <…>; rel="next"` (RFC 8288), whose `before` is the lowest version number of this page.'
 				}
 			}
 		)

@@ -14,6 +14,12 @@ import type { ConfigPolicy } from './policy'
 /** AAD of a version record: its ciphertext only opens in this row of this config (docs/operations.md). */
 const aad = (configId: string, versionId: string) => `${configId}:${versionId}`
 
+/** One page of a config's history; `next` is the `before` cursor of the following page when more remain. */
+export interface VersionsPage {
+	versions: AsyncIterable<VersionView>
+	next?: number
+}
+
 /** A stored document whose `data` is kept as the UTF-8 JSON bytes it was stored as, so it is sent without re-parsing. */
 export interface WithData<T> {
 	fields: T
@@ -270,10 +276,13 @@ export function createConfigsService({
 		 * is never held in memory whole. Versions never change once written,
 		 * so paging by number is consistent with the list as it was at the start.
 		 */
-		async versions(caller: Caller, id: string, page: VersionsQuery): Promise<AsyncIterable<VersionView>> {
+		async versions(caller: Caller, id: string, page: VersionsQuery): Promise<VersionsPage> {
 			const config = await visible(caller, id, 'history')
-			return (async function* () {
-				let remaining = page.limit ?? Number.POSITIVE_INFINITY
+			// The numbers alone (no data) say whether more remain, before the first byte is sent.
+			const numbers = await store.configs.versionNumbers(id, { before: page.before, limit: page.limit + 1 })
+			const next = numbers.length > page.limit ? numbers[page.limit - 1] : undefined
+			const versions = (async function* () {
+				let remaining = page.limit
 				let before = page.before
 				while (remaining > 0) {
 					const batch = await store.configs.listVersions(id, { before, limit: Math.min(remaining, VERSION_PAGE) })
@@ -283,6 +292,7 @@ export function createConfigsService({
 					before = (batch[batch.length - 1] as VersionWithData).version
 				}
 			})()
+			return { versions, next }
 		},
 
 		async version(caller: Caller, id: string, versionId: string) {

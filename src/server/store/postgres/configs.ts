@@ -340,6 +340,20 @@ export function postgresConfigs(db: PgDb, client: BunSQL): ConfigStore {
 				.orderBy(desc(configVersions.version))
 			return (await (page.limit === undefined ? query : query.limit(page.limit))) as VersionWithData[]
 		},
+		async versionNumbers(configId, page) {
+			const rows = await db
+				.select({ version: configVersions.version })
+				.from(configVersions)
+				.where(
+					and(
+						eq(configVersions.configId, configId),
+						page.before === undefined ? undefined : lt(configVersions.version, page.before)
+					)
+				)
+				.orderBy(desc(configVersions.version))
+				.limit(page.limit)
+			return rows.map((row) => row.version)
+		},
 		findVersion: async (configId, versionId) =>
 			(
 				await db

@@ -184,6 +184,13 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 		.orderBy(desc(configVersions.version))
 		.limit(sql.placeholder('limit'))
 		.prepare()
+	const versionNumbersPage = db
+		.select({ version: configVersions.version })
+		.from(configVersions)
+		.where(and(eq(configVersions.configId, id), lt(configVersions.version, sql.placeholder('before'))))
+		.orderBy(desc(configVersions.version))
+		.limit(sql.placeholder('limit'))
+		.prepare()
 	const versionById = db
 		.select({ ...versionFields, sealed: configVersions.data })
 		.from(configVersions)
@@ -347,6 +354,10 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 				before: page.before ?? Number.MAX_SAFE_INTEGER,
 				limit: page.limit ?? -1
 			}) as VersionWithData[],
+		versionNumbers: async (configId, page) =>
+			versionNumbersPage
+				.all({ id: configId, before: page.before ?? Number.MAX_SAFE_INTEGER, limit: page.limit })
+				.map((row) => row.version),
 		findVersion: async (configId, versionId) =>
 			versionById.get({ id: configId, versionId }) as VersionWithData | undefined
 	}
