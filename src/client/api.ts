@@ -83,6 +83,8 @@ export type Api = ReturnType<typeof createApi>
 /** The server's page size when none is asked for, and the largest it gives (CONTRACT §16). */
 const PAGE = 100
 const MAX_PAGE = 1000
+/** Where following a list's pages stops: far past any real list, short of a server that never ends one. */
+const MAX_LISTED = 100_000
 
 /** The path of a `rel="next"` link when it stays on this server's API. */
 export function nextPage(link: string | null): string | undefined {
@@ -281,7 +283,9 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 			revoke: (id: string) => remove(`/api/keys/${encodeURIComponent(id)}`)
 		},
 		configs: {
-			list: (params: Query<typeof ListQuery>) => get(`/api/configs${query(params)}`, z.array(ConfigSummary)),
+			/** Every config of the caller or a team, page after page (CONTRACT §16). */
+			list: (params: Partial<Query<typeof ListQuery>>) =>
+				pages(`/api/configs${query({ ...params, limit: MAX_PAGE })}`, ConfigSummary, MAX_LISTED),
 			latest: (params: Query<typeof LatestQuery>) => get(`/api/configs/latest${query(params)}`, LatestConfig),
 			/**
 			 * The latest version for a poll: undefined when the config does not

@@ -493,3 +493,42 @@ describe('conditional requests for sync clients (docs/api.md)', () => {
 		expect((await push(t, alice, { data: [1] }, { 'if-match': '"x"' })).status).toBe(400)
 	})
 })
+
+describe('GET /api/configs in pages (CONTRACT §16)', () => {
+	test('100 configs by default, then a Link to the rest; every config once, by name and tool', async () => {
+		const t = testApp()
+		const alice = await t.user('pro')
+		const names = Array.from({ length: 103 }, (_, i) => `c${String(i).padStart(3, '0')}`)
+		for (const name of names) await push(t, alice, { name, data: { name } })
+		await push(t, alice, { name: 'c000', tool: 'vscode', data: {} })
+		const first = await t.call('GET', '/api/configs', { key: alice.key })
+		expect(first.body).toHaveLength(100)
+		const link = first.headers.get('link') as string
+		expect(link).toBe('</api/configs?limit=100&after=c098%3Aclaude-code>; rel="next"')
+		const path = /^<([^>]+)>/.exec(link)?.[1] as string
+		const second = await t.call('GET', path, { key: alice.key })
+		expect(second.headers.get('link')).toBeNull()
+		const all = [...first.body, ...second.body].map((c: { name: string; tool: string }) => `${c.name}/${c.tool}`)
+		expect(all).toEqual(['c000/claude-code', 'c000/vscode', ...names.slice(1).map((name) => `${name}/claude-code`)])
+		const small = await t.call('GET', '/api/configs?limit=2&after=c000%3Aclaude-code', { key: alice.key })
+		expect(small.body.map((c: { name: string; tool: string }) => `${c.name}/${c.tool}`)).toEqual([
+			'c000/vscode',
+			'c001/claude-code'
+		])
+		for (const bad of ['limit=0', 'limit=1001', 'after=nope', 'after=a%3AB'])
+			expect((await t.call('GET', `/api/configs?${bad}`, { key: alice.key })).status).toBe(400)
+	})
+
+	test("a team's list keeps its teamId in the next link", async () => {
+		const t = testApp()
+		const alice = await t.user('team')
+		const team = (await t.call('POST', '/api/teams', { key: alice.key, body: { name: 'Acme' } })).body
+		for (const name of ['a', 'b', 'c']) await push(t, alice, { name, teamId: team.id, data: {} })
+		const first = await t.call('GET', `/api/configs?teamId=${team.id}&limit=2`, { key: alice.key })
+		expect(first.body.map((c: { name: string }) => c.name)).toEqual(['a', 'b'])
+		const path = /^<([^>]+)>/.exec(first.headers.get('link') as string)?.[1] as string
+		expect(path).toContain(`teamId=${team.id}`)
+		const second = await t.call('GET', path, { key: alice.key })
+		expect(second.body.map((c: { name: string }) => c.name)).toEqual(['c'])
+	})
+})

@@ -470,8 +470,9 @@ export interface ConfigStore {
 	findById(id: string): Promise<ConfigWithData | undefined>
 	/** Without data: for access checks and conditional requests. */
 	findMetaById(id: string): Promise<ConfigRow | undefined>
-	listPersonal(userId: string): Promise<ConfigRow[]>
-	listForTeam(teamId: string): Promise<ConfigRow[]>
+	/** By name and tool; a page starts after `page.after` (a keyset cursor) and holds at most `page.limit`. */
+	listPersonal(userId: string, page?: ConfigsPage): Promise<ConfigRow[]>
+	listForTeam(teamId: string, page?: ConfigsPage): Promise<ConfigRow[]>
 	/**
 	 * A page of the configs a user sees (their personal ones and those of their live teams) whose name or tool
 	 * contains the search, ordered by name, tool and team (personal first).
@@ -664,6 +665,12 @@ export interface InstanceStore {
 }
 
 /** A page of a list: what to look for (empty: everything), where the page starts and how long it is. */
+/** A keyset page of a configs list, ordered by name then tool (byte order on both engines). */
+export interface ConfigsPage {
+	after?: { name: string; tool: string }
+	limit: number
+}
+
 export interface ListPage {
 	search?: string
 	offset: number

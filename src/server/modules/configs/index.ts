@@ -57,12 +57,27 @@ const pushHeaders = headerParameters(PushConditionHeaders)
 export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 	new Elysia({ prefix: '/api/configs', tags: ['configs'] })
 		.use(gate)
-		.get('', ({ caller, query }) => configs.list(caller, query.teamId), {
-			auth: true,
-			query: ListQuery,
-			response: z.array(ConfigSummary),
-			detail: { summary: 'List your configs, or a team’s' }
-		})
+		.get(
+			'',
+			async ({ caller, query, set }) => {
+				const page = await configs.list(caller, query.teamId, query)
+				if (page.next !== undefined) {
+					const next = new URLSearchParams({
+						...(query.teamId ? { teamId: query.teamId } : {}),
+						limit: String(query.limit),
+						after: page.next
+					})
+					set.headers.link = `</api/configs?${next}>; rel="next"`
+				}
+				return page.configs
+			},
+			{
+				auth: true,
+				query: ListQuery,
+				response: z.array(ConfigSummary),
+				detail: { summary: 'List your configs, or a team’s' }
+			}
+		)
 		.get(
 			'/latest',
 			async ({ caller, query, request, set }) => {

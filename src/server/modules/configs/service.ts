@@ -190,13 +190,20 @@ export function createConfigsService({
 		},
 
 		/** Personal configs, or a team's when teamId is given (any member). */
-		async list(caller: Caller, teamId: string | undefined) {
+		/** The caller's configs or a team's by name and tool: a page of them, with the cursor of the next when more remain. */
+		async list(caller: Caller, teamId: string | undefined, page?: { limit: number; after?: string }) {
 			const owner = await policy.scope(caller, teamId, 'read')
-			const configs =
+			const [name = '', tool = ''] = page?.after?.split(':') ?? []
+			// One more than the page: whether it came says whether a next page exists.
+			const rows = { after: page?.after ? { name, tool } : undefined, limit: (page?.limit ?? 0) + 1 }
+			const found =
 				owner.teamId === null
-					? await store.configs.listPersonal(owner.userId)
-					: await store.configs.listForTeam(owner.teamId)
-			return configs.map(summary)
+					? await store.configs.listPersonal(owner.userId, page && rows)
+					: await store.configs.listForTeam(owner.teamId, page && rows)
+			const more = page !== undefined && found.length > page.limit
+			const configs = more ? found.slice(0, page.limit) : found
+			const last = configs.at(-1)
+			return { configs: configs.map(summary), next: more && last ? `${last.name}:${last.tool}` : undefined }
 		},
 
 		/** Which of these configs (at most a page's) still exist and the caller may read: the Activity page links those. */

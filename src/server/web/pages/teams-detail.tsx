@@ -375,7 +375,7 @@ export const teamPages = (deps: WebDeps) => {
 	async function teamPageData(caller: PageContext['web'], slug: string): Promise<TeamPageData> {
 		const liveFrom = await events.cursor()
 		const detail = await teams.get(caller, slug)
-		const list = await configs.list(caller, detail.id)
+		const list = (await configs.list(caller, detail.id)).configs
 		return {
 			...detail,
 			liveFrom,
