@@ -355,9 +355,10 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 		audit: {
 			/** Your own audit log, or with `team` a team's. */
 			list: (params: Query<typeof AuditQuery>, team?: string) =>
-				get(
+				pages(
 					`${team === undefined ? '/api/audit' : `/api/teams/${slug(team)}/audit`}${query(params)}`,
-					z.array(AuditEventView)
+					AuditEventView,
+					params.limit
 				)
 		}
 	}

@@ -440,9 +440,35 @@ describe('audit log: who may read it', () => {
 			'config.pushed',
 			'config.pushed'
 		])
-		for (const query of ['?limit=0', '?limit=201', '?before=nope', '?type=everything']) {
+		for (const query of ['?limit=0', '?limit=1001', '?before=nope', '?type=everything']) {
 			expect((await w.t.call('GET', `/api/audit${query}`, { key: w.tom.key })).status).toBe(400)
 		}
+	})
+})
+
+describe('audit log in pages (CONTRACT §16)', () => {
+	test('100 events by default; Link rel=next carries the cursor and the filter until the log ends', async () => {
+		const w = await world()
+		for (let i = 0; i < 110; i++) await w.t.call('POST', '/api/configs', { key: w.tom.key, body: { data: { i } } })
+		const seen: Event[] = []
+		let path: string | undefined = '/api/audit?type=config.pushed'
+		let pages = 0
+		while (path) {
+			const page = await w.t.call('GET', path, { key: w.tom.key })
+			expect(page.status).toBe(200)
+			seen.push(...page.body)
+			pages++
+			path = /^<([^>]+)>; rel="next"$/.exec(page.headers.get('link') ?? '')?.[1]
+		}
+		expect(pages).toBe(2)
+		expect(seen).toHaveLength(113)
+		expect(new Set(seen.map((event) => event.id)).size).toBe(113)
+		expect(seen.every((event) => event.type === 'config.pushed')).toBe(true)
+		const team = await w.t.call('GET', '/api/teams/crew/audit?limit=1', { key: w.tom.key })
+		expect(team.headers.get('link')).toMatch(/^<\/api\/teams\/crew\/audit\?limit=1&before=[0-9a-f-]{36}>; rel="next"$/)
+		const exact = await w.t.call('GET', '/api/audit?type=team.created', { key: w.tom.key })
+		expect(exact.body).toHaveLength(1)
+		expect(exact.headers.get('link')).toBeNull()
 	})
 })
 
