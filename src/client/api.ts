@@ -23,7 +23,8 @@ import {
 	TeamCreated,
 	TeamDetail,
 	TeamListItem,
-	TeamMember
+	TeamMember,
+	MEMBERS_IN_DETAIL
 } from '../shared/api/teams'
 import { type ListenEnd, type ListenOptions, listen } from './live'
 
@@ -323,7 +324,13 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 		teams: {
 			list: () => get('/api/teams', z.array(TeamListItem)),
 			create: (body: Body<typeof CreateTeamBody>) => send('POST', '/api/teams', TeamCreated, body),
-			get: (team: string) => get(`/api/teams/${slug(team)}`, TeamDetail),
+			/** A team with all its members: past the first 100 the rest come from …/members, page after page. */
+			get: async (team: string) => {
+				const detail = await get(`/api/teams/${slug(team)}`, TeamDetail)
+				if (detail.members.length < MEMBERS_IN_DETAIL) return detail
+				const members = await pages(`/api/teams/${slug(team)}/members?limit=${MAX_PAGE}`, TeamMember, MAX_LISTED)
+				return { ...detail, members }
+			},
 			update: (team: string, body: Body<typeof PatchTeamBody>) =>
 				send('PATCH', `/api/teams/${slug(team)}`, TeamCreated, body),
 			remove: (team: string) => remove(`/api/teams/${slug(team)}`),

@@ -16,6 +16,22 @@ const version = (n: number) => ({
 	isCurrent: n === 250
 })
 
+const team = (from: number, to: number) => ({
+	id: '1b6f8f9e-1c2d-4e5f-8a9b-0c1d2e3f4a5b',
+	name: 'Big',
+	slug: 'big',
+	createdAt: '2026-11-28T00:00:00.000Z',
+	userRole: 'member',
+	members: Array.from({ length: to - from }, (_, i) => ({
+		id: `00000000-0000-4000-8000-${String(from + i).padStart(12, '0')}`,
+		userId: `10000000-0000-4000-8000-${String(from + i).padStart(12, '0')}`,
+		email: `m${from + i}@example.com`,
+		username: `m${from + i}`,
+		role: 'member',
+		joinedAt: '2026-11-28T00:00:00.000Z'
+	}))
+})
+
 const requests: string[] = []
 const elsewhere: string[] = []
 const other = Bun.serve({
@@ -30,6 +46,14 @@ const server = Bun.serve({
 	fetch(request) {
 		const url = new URL(request.url)
 		requests.push(url.pathname + url.search)
+		if (url.pathname === '/api/teams/big') return Response.json(team(0, 100))
+		if (url.pathname === '/api/teams/big/members') {
+			const from = Number(url.searchParams.get('after') ?? 0)
+			const page = team(from, Math.min(from + 60, 130)).members
+			const headers: Record<string, string> =
+				from + 60 < 130 ? { link: `</api/teams/big/members?limit=60&after=${from + 60}>; rel="next"` } : {}
+			return Response.json(page, { headers })
+		}
 		if (url.pathname.endsWith('/hostile/versions'))
 			return Response.json([version(1)], { headers: { link: `<${other.url}api/x>; rel="next"` } })
 		// Pages of at most 100, whatever was asked: a server may give less than the limit.
@@ -80,5 +104,11 @@ describe('the client follows the pages of a list (CONTRACT §16)', () => {
 		expect(nextPage(`<${other.url}api/x>; rel="next"`)).toBeUndefined()
 		expect(nextPage('</api/configs/x/versions?before=3>; rel="next"')).toBe('/api/configs/x/versions?before=3')
 		expect(nextPage('</api/x>; rel="prev"')).toBeUndefined()
+	})
+
+	test('a team of 130: its own answer carries 100, the client reads all 130 from the members pages', async () => {
+		const api = createApi(server.url.href, 'cs_key')
+		const detail = await api.teams.get('big')
+		expect(detail.members.map((m) => m.username)).toEqual(Array.from({ length: 130 }, (_, i) => `m${i}`))
 	})
 })

@@ -462,7 +462,7 @@ describe('audit log in pages (CONTRACT §16)', () => {
 		}
 		expect(pages).toBe(2)
 		expect(seen).toHaveLength(113)
-		expect(new Set(seen.map((event) => event.id)).size).toBe(113)
+		expect(new Set(seen.map((event) => (event as Event & { id: string }).id)).size).toBe(113)
 		expect(seen.every((event) => event.type === 'config.pushed')).toBe(true)
 		const team = await w.t.call('GET', '/api/teams/crew/audit?limit=1', { key: w.tom.key })
 		expect(team.headers.get('link')).toMatch(/^<\/api\/teams\/crew\/audit\?limit=1&before=[0-9a-f-]{36}>; rel="next"$/)

@@ -581,3 +581,33 @@ describe('removing users who are in teams (docs/operations.md)', () => {
 		expect((await t.call('POST', '/api/teams', { key: other.key, body: { name: 'Solo' } })).status).toBe(201)
 	})
 })
+
+describe("a team's members in pages (CONTRACT §16)", () => {
+	test('GET /api/teams/:slug carries the first 100; GET …/members pages through all of them with Link', async () => {
+		const { t, owner, member, outsider, team } = await acme()
+		for (let i = 0; i < 98; i++) await t.join(owner, team.slug, await t.user('pro', `m${String(i).padStart(3, '0')}`))
+		// 102 members: the owner, an admin, a member, a free member and 98 more.
+		const detail = await t.call('GET', `/api/teams/${team.slug}`, { key: member.key })
+		expect(detail.body.members).toHaveLength(100)
+		const seen: string[] = []
+		let path: string | undefined = `/api/teams/${team.slug}/members?limit=40`
+		let pages = 0
+		while (path) {
+			const page = await t.call('GET', path, { key: member.key })
+			expect(page.status).toBe(200)
+			seen.push(...page.body.map((m: { username: string }) => m.username))
+			pages++
+			path = /^<([^>]+)>; rel="next"$/.exec(page.headers.get('link') ?? '')?.[1]
+		}
+		expect(pages).toBe(3)
+		expect(seen).toHaveLength(102)
+		expect(new Set(seen).size).toBe(102)
+		expect(seen.slice(0, 100)).toEqual(detail.body.members.map((m: { username: string }) => m.username))
+		const all = await t.call('GET', `/api/teams/${team.slug}/members`, { key: member.key })
+		expect(all.body).toHaveLength(100)
+		expect(all.headers.get('link')).toMatch(/^<\/api\/teams\/acme\/members\?limit=100&after=[^>]+>; rel="next"$/)
+		expect((await t.call('GET', `/api/teams/${team.slug}/members`, { key: outsider.key })).status).toBe(404)
+		for (const bad of ['limit=0', 'limit=1001', 'after=nope'])
+			expect((await t.call('GET', `/api/teams/${team.slug}/members?${bad}`, { key: member.key })).status).toBe(400)
+	})
+})

@@ -510,6 +510,12 @@ export interface TeamRow {
 	deletedAt: string | null
 }
 
+/** A keyset page of a team's members: after (joinedAt, membership id), at most `limit`. */
+export interface MembersPage {
+	after?: { joinedAt: string; id: string }
+	limit: number
+}
+
 export interface MemberRow {
 	id: string
 	teamId: string
@@ -562,7 +568,8 @@ export interface TeamStore {
 	/** The caller's role in a live team by id; undefined when missing, deleted or not a member. */
 	roleIn(teamId: string, userId: string): Promise<Role | undefined>
 	listForUser(userId: string): Promise<(TeamRow & { role: Role })[]>
-	members(teamId: string): Promise<MemberRow[]>
+	/** By joining time; a page starts after `page.after` (the last member of the previous page). */
+	members(teamId: string, page?: MembersPage): Promise<MemberRow[]>
 	/**
 	 * Renames and/or re-slugs; 'conflict' when the new slug is taken, or given up
 	 * by another team after `reservedSince`. The old slug stays reserved for this

@@ -153,13 +153,21 @@ export function postgresTeams(db: PgDb): TeamStore {
 				.from(teamMembers)
 				.innerJoin(teams, liveMembership(userId))
 				.orderBy(sql`${teams.name} COLLATE "C"`, sql`${teams.slug} COLLATE "C"`),
-		members: (teamId) =>
-			db
+		members: async (teamId, page) => {
+			const after = page?.after
+			const query = db
 				.select(memberFields)
 				.from(teamMembers)
 				.innerJoin(users, eq(users.id, teamMembers.userId))
-				.where(eq(teamMembers.teamId, teamId))
-				.orderBy(asc(teamMembers.joinedAt), asc(teamMembers.id)),
+				.where(
+					and(
+						eq(teamMembers.teamId, teamId),
+						after && sql`(${teamMembers.joinedAt}, ${teamMembers.id}) > (${after.joinedAt}, ${after.id})`
+					)
+				)
+				.orderBy(asc(teamMembers.joinedAt), asc(teamMembers.id))
+			return page ? query.limit(page.limit) : query
+		},
 		async update(teamId, changes, at, reservedSince, event) {
 			try {
 				return await db.transaction(async (tx): Promise<TeamRow | 'conflict' | undefined> => {

@@ -292,14 +292,21 @@ export function sqliteTeams(db: SqliteDb, sqlite: Database, audit: AuditWriter):
 				.innerJoin(teams, liveMembership(userId))
 				.orderBy(asc(teams.name), asc(teams.slug))
 				.all(),
-		members: async (teamId) =>
-			db
+		members: async (teamId, page) => {
+			const after = page?.after
+			const query = db
 				.select(memberFields)
 				.from(teamMembers)
 				.innerJoin(users, eq(users.id, teamMembers.userId))
-				.where(eq(teamMembers.teamId, teamId))
+				.where(
+					and(
+						eq(teamMembers.teamId, teamId),
+						after && sql`(${teamMembers.joinedAt}, ${teamMembers.id}) > (${after.joinedAt}, ${after.id})`
+					)
+				)
 				.orderBy(asc(teamMembers.joinedAt), asc(teamMembers.id))
-				.all(),
+			return (page ? query.limit(page.limit) : query).all()
+		},
 		async update(teamId, changes, at, reservedSince, event) {
 			try {
 				return updateTx.immediate(teamId, changes, at, reservedSince, event)
