@@ -42,7 +42,10 @@ describe("a user's audit pages (CONTRACT §16)", () => {
 					const at = `00000000-0000-7000-8000-${String(cursor).padStart(12, '0')}`
 					const mine = events.filter((event) => event.actor === userId || event.subject === userId)
 					const expected = newer
-						? mine.filter((event) => event.id > at).slice(0, limit).reverse()
+						? mine
+								.filter((event) => event.id > at)
+								.slice(0, limit)
+								.reverse()
 						: mine
 								.filter((event) => event.id < at)
 								.reverse()
