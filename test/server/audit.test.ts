@@ -575,6 +575,30 @@ describe('audit log: coupled to the change it records', () => {
 	})
 })
 
+describe('audit retention in batches (CONTRACT §16)', () => {
+	test('the prune removes old events a batch at a time, oldest first, and keeps the rest', async () => {
+		const w = await world()
+		const old = (await w.t.store.audit.list({ limit: 1000 })).length
+		w.t.clock.advance(400 * DAY)
+		await w.t.call('POST', '/api/configs', { key: w.tom.key, body: { name: 'kept', data: {} } })
+		const floor = new Date(w.t.clock.now() - DAY).toISOString()
+		const first = await w.t.store.audit.prune(floor, 3)
+		expect(first).toBe(3)
+		expect((await w.t.store.audit.list({ limit: 1000 })).length).toBe(old - 3 + 1)
+		const batches: number[] = []
+		const prune = w.t.store.audit.prune
+		w.t.store.audit.prune = async (before, limit) => {
+			const removed = await prune(before, limit)
+			batches.push(removed)
+			return removed
+		}
+		await housekeeping({ store: w.t.store, clock: w.t.clock, logger: silentLogger, batch: 2 })
+		expect(batches.reduce((a, b) => a + b, 0)).toBe(old - 3)
+		expect(batches.every((count) => count <= 2)).toBe(true)
+		expect((await mine(w.t, w.tom)).map((e) => e.type)).toEqual(['config.pushed'])
+	})
+})
+
 describe('audit log: the live feed numbers never restart', () => {
 	test('a prune past every event keeps the newest, so the next event is numbered after every number given out before', async () => {
 		const t = testApp()

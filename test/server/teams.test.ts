@@ -516,6 +516,42 @@ describe('soft delete and purge (SPEC, docs/api.md)', () => {
 		expect((await t.call('POST', '/api/teams', { key: owner.key, body: { name: 'Acme' } })).status).toBe(201)
 	})
 
+	test('a large team is purged in batches, with requests answered between them; every version goes (CONTRACT §16)', async () => {
+		const { t, team, owner, member } = await acme()
+		const configIds = new Set<string>()
+		for (let i = 0; i < 23; i++) configIds.add((await teamPush(t, owner, team.id, { name: `c${i % 2}` })).body.id)
+		await t.call('DELETE', '/api/teams/acme', { key: owner.key })
+		t.clock.advance(31 * DAY)
+		const batches: number[] = []
+		const purgeVersions = t.store.teams.purgeVersions
+		t.store.teams.purgeVersions = async (teamId, limit) => {
+			const removed = await purgeVersions(teamId, limit)
+			batches.push(removed)
+			return removed
+		}
+		let purgeDone = false
+		const purge = purgeDeletedTeams({ store: t.store, clock: t.clock, logger: silentLogger, batch: 4 }).then(
+			(count) => {
+				purgeDone = true
+				return count
+			}
+		)
+		const answered: boolean[] = []
+		for (let i = 0; i < 2; i++) {
+			expect((await t.call('GET', '/api/me', { key: member.key })).status).toBe(200)
+			answered.push(!purgeDone)
+		}
+		expect(await purge).toBe(1)
+		// 23 versions of 2 configs: the 21 no config points to in batches of 4, then the team with the rest.
+		expect(batches).toEqual([4, 4, 4, 4, 4, 1])
+		expect(answered).toEqual([true, true])
+		for (const id of configIds) {
+			expect(await t.store.configs.findMetaById(id)).toBeUndefined()
+			expect(await t.store.configs.listVersions(id)).toEqual([])
+		}
+		expect(await t.store.teams.members(team.id)).toEqual([])
+	})
+
 	test('a team deleted 29 days ago stays and one deleted 31 days ago goes', async () => {
 		const t = testApp()
 		const owner = await t.user('team')

@@ -137,8 +137,8 @@ export interface AuditStore {
 	feedEnd(): Promise<number>
 	/** When the event with this feed number happened, or undefined when it is not kept (never issued, or pruned). */
 	feedAt(seq: number): Promise<string | undefined>
-	/** Drops events older than `before`; returns how many. */
-	prune(before: string): Promise<number>
+	/** Drops events older than `before` — at most `limit` of the oldest when given (a batch); returns how many. */
+	prune(before: string, limit?: number): Promise<number>
 }
 
 export interface JobStore {
@@ -623,6 +623,11 @@ export interface TeamStore {
 	deletedBefore(before: string): Promise<string[]>
 	/** Removes a soft-deleted team with its memberships, configs and versions in one transaction. */
 	purge(teamId: string): Promise<boolean>
+	/**
+	 * Removes up to `limit` versions of a soft-deleted team's configs that no config points to: the
+	 * batches before `purge`, so a large team's purge never holds the database in one long statement.
+	 */
+	purgeVersions(teamId: string, limit: number): Promise<number>
 	/** Drops slug reservations released before `releasedBefore` and invitations expired before `expiredBefore`. */
 	pruneReservationsAndInvitations(releasedBefore: string, expiredBefore: string): Promise<void>
 }

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, isNotNull, lt, max, sql, type SQL } from 'drizzle-orm'
+import { and, asc, inArray, desc, eq, gt, isNotNull, lt, max, sql, type SQL } from 'drizzle-orm'
 import { uuidv7Floor } from '../../lib/ids'
 import type { AuditEvent, AuditRow, AuditStore, FeedRow } from '../types'
 import type { SQL as BunSQL } from 'bun'
@@ -136,12 +136,16 @@ export function postgresAudit(db: PgDb): AuditStore {
 		feedAt: async (seq) =>
 			(await db.select({ at: auditEvents.at }).from(auditEvents).where(eq(auditEvents.seq, seq)))[0]?.at,
 		// Ids are UUIDv7, ordered by time: the primary key finds the old events.
-		prune: async (before) =>
-			(
-				await db
-					.delete(auditEvents)
-					.where(lt(auditEvents.id, uuidv7Floor(Date.parse(before))))
-					.returning({ id: auditEvents.id })
-			).length
+		prune: async (before, limit) => {
+			const old = lt(auditEvents.id, uuidv7Floor(Date.parse(before)))
+			const batch =
+				limit === undefined
+					? old
+					: inArray(
+							auditEvents.id,
+							db.select({ id: auditEvents.id }).from(auditEvents).where(old).orderBy(asc(auditEvents.id)).limit(limit)
+						)
+			return (await db.delete(auditEvents).where(batch).returning({ id: auditEvents.id })).length
+		}
 	}
 }

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, isNotNull, isNull, lt, ne, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, gt, inArray, isNotNull, isNull, lt, ne, sql, type SQL } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/pg-core'
 import type { InvitedRole, Role } from '../../../shared/constants'
 import type { AuditEvent, InvitationRow, MemberRow, TeamRow, TeamStore } from '../types'
@@ -6,7 +6,7 @@ import { writeAudit } from './audit'
 import type { PgDb, PgTx } from './client'
 import { isUniqueViolation } from './errors'
 import { lockName } from './locks'
-import { teamInvitations, teamMembers, teams, teamSlugReservations, users } from './schema'
+import { configs, configVersions, teamInvitations, teamMembers, teams, teamSlugReservations, users } from './schema'
 
 const teamFields = {
 	id: teams.id,
@@ -334,6 +334,30 @@ export function postgresTeams(db: PgDb): TeamStore {
 					.where(and(eq(teams.id, teamId), isNotNull(teams.deletedAt)))
 					.returning({ id: teams.id })
 			).length > 0,
+		purgeVersions: async (teamId, limit) =>
+			(
+				await db
+					.delete(configVersions)
+					.where(
+						inArray(
+							configVersions.id,
+							db
+								.select({ id: configVersions.id })
+								.from(configVersions)
+								.innerJoin(configs, eq(configs.id, configVersions.configId))
+								.innerJoin(teams, eq(teams.id, configs.teamId))
+								.where(
+									and(
+										eq(configs.teamId, teamId),
+										isNotNull(teams.deletedAt),
+										ne(configVersions.id, configs.currentVersionId)
+									)
+								)
+								.limit(limit)
+						)
+					)
+					.returning({ id: configVersions.id })
+			).length,
 		async pruneReservationsAndInvitations(releasedBefore, expiredBefore) {
 			await db.delete(teamSlugReservations).where(lt(teamSlugReservations.releasedAt, releasedBefore))
 			await db.delete(teamInvitations).where(lt(teamInvitations.expiresAt, expiredBefore))

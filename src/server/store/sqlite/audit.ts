@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, lt, sql, type SQL } from 'drizzle-orm'
+import { and, asc, inArray, desc, eq, gt, lt, sql, type SQL } from 'drizzle-orm'
 import { uuidv7Floor } from '../../lib/ids'
 import type { AuditEvent, AuditRow, AuditStore, FeedRow } from '../types'
 import type { SqliteDb } from './client'
@@ -125,19 +125,22 @@ export function sqliteAudit(db: SqliteDb, write: AuditWriter): AuditStore {
 		feedAt: async (seq) =>
 			db.select({ at: auditEvents.at }).from(auditEvents).where(eq(auditEvents.seq, seq)).get()?.at,
 		// Ids are UUIDv7, ordered by time: the primary key finds the old events, no index on `at` is kept up.
-		prune: async (before) =>
+		prune: async (before, limit) =>
 			db.transaction((tx) => {
 				const end = feedEnd(tx)
 				tx.insert(meta)
 					.values({ key: FEED_END_KEY, value: String(end) })
 					.onConflictDoUpdate({ target: meta.key, set: { value: String(end) } })
 					.run()
-				return changed(
-					tx
-						.delete(auditEvents)
-						.where(lt(auditEvents.id, uuidv7Floor(Date.parse(before))))
-						.run()
-				)
+				const old = lt(auditEvents.id, uuidv7Floor(Date.parse(before)))
+				const batch =
+					limit === undefined
+						? old
+						: inArray(
+								auditEvents.id,
+								tx.select({ id: auditEvents.id }).from(auditEvents).where(old).orderBy(asc(auditEvents.id)).limit(limit)
+							)
+				return changed(tx.delete(auditEvents).where(batch).run())
 			})
 	}
 }

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, isNotNull, isNull, lt, ne, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, gt, inArray, isNotNull, isNull, lt, ne, sql, type SQL } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/sqlite-core'
 import type { Database } from 'bun:sqlite'
 import type { InvitedRole, Role } from '../../../shared/constants'
@@ -6,7 +6,7 @@ import type { AuditEvent, InvitationRow, MemberRow, NewInvitation, TeamRow, Team
 import type { AuditWriter } from './audit'
 import type { SqliteDb } from './client'
 import { changed, isUniqueViolation } from './errors'
-import { teamInvitations, teamMembers, teams, teamSlugReservations, users } from './schema'
+import { configs, configVersions, teamInvitations, teamMembers, teams, teamSlugReservations, users } from './schema'
 
 const teamFields = {
 	id: teams.id,
@@ -367,6 +367,30 @@ export function sqliteTeams(db: SqliteDb, sqlite: Database, audit: AuditWriter):
 					.where(and(eq(teams.id, teamId), isNotNull(teams.deletedAt)))
 					.run()
 			) > 0,
+		purgeVersions: async (teamId, limit) =>
+			changed(
+				db
+					.delete(configVersions)
+					.where(
+						inArray(
+							configVersions.id,
+							db
+								.select({ id: configVersions.id })
+								.from(configVersions)
+								.innerJoin(configs, eq(configs.id, configVersions.configId))
+								.innerJoin(teams, eq(teams.id, configs.teamId))
+								.where(
+									and(
+										eq(configs.teamId, teamId),
+										isNotNull(teams.deletedAt),
+										ne(configVersions.id, configs.currentVersionId)
+									)
+								)
+								.limit(limit)
+						)
+					)
+					.run()
+			),
 		async pruneReservationsAndInvitations(releasedBefore, expiredBefore) {
 			db.delete(teamSlugReservations).where(lt(teamSlugReservations.releasedAt, releasedBefore)).run()
 			db.delete(teamInvitations).where(lt(teamInvitations.expiresAt, expiredBefore)).run()
