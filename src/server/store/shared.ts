@@ -1,5 +1,5 @@
 import { type Column, or, sql, type SQL } from 'drizzle-orm'
-import type { PushCondition } from './types'
+import type { PushCondition, UserActivityRow, UserRow } from './types'
 
 export type { ListPage } from './types'
 
@@ -13,6 +13,26 @@ export function aliased<Fields extends Record<string, Column>>(fields: Fields) {
 	return Object.fromEntries(Object.entries(fields).map(([key, column]) => [key, sql`${column}`.as(key)])) as {
 		[Key in keyof Fields]: SQL.Aliased<Fields[Key]['_']['data']>
 	}
+}
+
+/** Users with their key count and when they were last seen (a key used, or a web session), from per-user figures. */
+export function withActivity(
+	found: UserRow[],
+	keys: { userId: string; keyCount: number | string; lastUsed: string | null }[],
+	seen: { userId: string; lastSeen: string | null }[]
+): UserActivityRow[] {
+	const keysOf = new Map(keys.map((row) => [row.userId, row]))
+	const seenOf = new Map(seen.map((row) => [row.userId, row.lastSeen]))
+	return found.map((user) => {
+		const times = [keysOf.get(user.id)?.lastUsed, seenOf.get(user.id)]
+			.filter((at): at is string => typeof at === 'string')
+			.sort()
+		return {
+			...user,
+			keyCount: Number(keysOf.get(user.id)?.keyCount ?? 0),
+			lastSeenAt: times[times.length - 1] ?? null
+		}
+	})
 }
 
 /** Emails and usernames are unique and matched case-insensitively (docs/api.md). */
