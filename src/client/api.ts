@@ -23,7 +23,8 @@ import {
 	TeamCreated,
 	TeamDetail,
 	TeamListItem,
-	TeamMember
+	TeamMember,
+	MEMBERS_IN_DETAIL
 } from '../shared/api/teams'
 import { type ListenEnd, type ListenOptions, listen } from './live'
 
@@ -79,6 +80,18 @@ export interface Reply<T> {
 export type PushCondition = { ifMatch: string } | { ifNoneMatch: '*' }
 
 export type Api = ReturnType<typeof createApi>
+
+/** The server's page size when none is asked for, and the largest it gives (CONTRACT §16). */
+const PAGE = 100
+const MAX_PAGE = 1000
+/** Where following a list's pages stops: far past any real list, short of a server that never ends one. */
+const MAX_LISTED = 100_000
+
+/** The path of a `rel="next"` link when it stays on this server's API. */
+export function nextPage(link: string | null): string | undefined {
+	const match = link && /<(\/api\/[^>\s]*)>\s*;\s*rel="?next"?/.exec(link)
+	return match ? match[1] : undefined
+}
 
 /**
  * What the client allows a server (docs/client.md, "A broken or hostile
@@ -240,6 +253,21 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 		await call<undefined>('DELETE', path)
 	}
 	const slug = (value: string) => encodeURIComponent(value)
+	/**
+	 * A list read page by page along `Link: <…>; rel="next"` (RFC 8288) until `wanted` items came or no
+	 * next page remains. Only a link to this server's own /api/ is followed: a hostile answer cannot send
+	 * the key elsewhere.
+	 */
+	async function pages<M extends z.ZodType>(first: string, item: M, wanted: number): Promise<z.output<M>[]> {
+		const items: z.output<M>[] = []
+		let path: string | undefined = first
+		while (path !== undefined && items.length < wanted) {
+			const reply: Reply<unknown> = await call('GET', path)
+			items.push(...checked(z.array(item), 'GET', path, reply.body))
+			path = nextPage(reply.headers.get('link'))
+		}
+		return items.slice(0, wanted)
+	}
 
 	return {
 		base,
@@ -256,7 +284,9 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 			revoke: (id: string) => remove(`/api/keys/${encodeURIComponent(id)}`)
 		},
 		configs: {
-			list: (params: Query<typeof ListQuery>) => get(`/api/configs${query(params)}`, z.array(ConfigSummary)),
+			/** Every config of the caller or a team, page after page (CONTRACT §16). */
+			list: (params: Partial<Query<typeof ListQuery>>) =>
+				pages(`/api/configs${query({ ...params, limit: MAX_PAGE })}`, ConfigSummary, MAX_LISTED),
 			latest: (params: Query<typeof LatestQuery>) => get(`/api/configs/latest${query(params)}`, LatestConfig),
 			/**
 			 * The latest version for a poll: undefined when the config does not
@@ -280,8 +310,13 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 					'ifMatch' in condition ? { 'if-match': `"${condition.ifMatch}"` } : { 'if-none-match': condition.ifNoneMatch }
 				return checked(PushResult, 'POST', '/api/configs', (await call('POST', '/api/configs', { body, headers })).body)
 			},
-			versions: (id: string, params: Query<typeof VersionsQuery>) =>
-				get(`/api/configs/${id}/versions${query(params)}`, z.array(ConfigVersion)),
+			/** Up to `limit` versions, highest first, following the server's `rel="next"` pages (CONTRACT §16). */
+			versions: (id: string, params: Partial<Query<typeof VersionsQuery>>) =>
+				pages(
+					`/api/configs/${id}/versions${query({ ...params, limit: Math.min(params.limit ?? PAGE, MAX_PAGE) })}`,
+					ConfigVersion,
+					params.limit ?? PAGE
+				),
 			rollback: (id: string, body: Body<typeof RollbackBody>) =>
 				send('POST', `/api/configs/${id}/rollback`, RolledBack, body),
 			remove: (id: string) => remove(`/api/configs/${id}`)
@@ -289,7 +324,13 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 		teams: {
 			list: () => get('/api/teams', z.array(TeamListItem)),
 			create: (body: Body<typeof CreateTeamBody>) => send('POST', '/api/teams', TeamCreated, body),
-			get: (team: string) => get(`/api/teams/${slug(team)}`, TeamDetail),
+			/** A team with all its members: past the first 100 the rest come from …/members, page after page. */
+			get: async (team: string) => {
+				const detail = await get(`/api/teams/${slug(team)}`, TeamDetail)
+				if (detail.members.length < MEMBERS_IN_DETAIL) return detail
+				const members = await pages(`/api/teams/${slug(team)}/members?limit=${MAX_PAGE}`, TeamMember, MAX_LISTED)
+				return { ...detail, members }
+			},
 			update: (team: string, body: Body<typeof PatchTeamBody>) =>
 				send('PATCH', `/api/teams/${slug(team)}`, TeamCreated, body),
 			remove: (team: string) => remove(`/api/teams/${slug(team)}`),
@@ -321,9 +362,10 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 		audit: {
 			/** Your own audit log, or with `team` a team's. */
 			list: (params: Query<typeof AuditQuery>, team?: string) =>
-				get(
+				pages(
 					`${team === undefined ? '/api/audit' : `/api/teams/${slug(team)}/audit`}${query(params)}`,
-					z.array(AuditEventView)
+					AuditEventView,
+					params.limit
 				)
 		}
 	}

@@ -440,9 +440,35 @@ describe('audit log: who may read it', () => {
 			'config.pushed',
 			'config.pushed'
 		])
-		for (const query of ['?limit=0', '?limit=201', '?before=nope', '?type=everything']) {
+		for (const query of ['?limit=0', '?limit=1001', '?before=nope', '?type=everything']) {
 			expect((await w.t.call('GET', `/api/audit${query}`, { key: w.tom.key })).status).toBe(400)
 		}
+	})
+})
+
+describe('audit log in pages (CONTRACT §16)', () => {
+	test('100 events by default; Link rel=next carries the cursor and the filter until the log ends', async () => {
+		const w = await world()
+		for (let i = 0; i < 110; i++) await w.t.call('POST', '/api/configs', { key: w.tom.key, body: { data: { i } } })
+		const seen: Event[] = []
+		let path: string | undefined = '/api/audit?type=config.pushed'
+		let pages = 0
+		while (path) {
+			const page = await w.t.call('GET', path, { key: w.tom.key })
+			expect(page.status).toBe(200)
+			seen.push(...page.body)
+			pages++
+			path = /^<([^>]+)>; rel="next"$/.exec(page.headers.get('link') ?? '')?.[1]
+		}
+		expect(pages).toBe(2)
+		expect(seen).toHaveLength(113)
+		expect(new Set(seen.map((event) => (event as Event & { id: string }).id)).size).toBe(113)
+		expect(seen.every((event) => event.type === 'config.pushed')).toBe(true)
+		const team = await w.t.call('GET', '/api/teams/crew/audit?limit=1', { key: w.tom.key })
+		expect(team.headers.get('link')).toMatch(/^<\/api\/teams\/crew\/audit\?limit=1&before=[0-9a-f-]{36}>; rel="next"$/)
+		const exact = await w.t.call('GET', '/api/audit?type=team.created', { key: w.tom.key })
+		expect(exact.body).toHaveLength(1)
+		expect(exact.headers.get('link')).toBeNull()
 	})
 })
 
@@ -546,6 +572,30 @@ describe('audit log: coupled to the change it records', () => {
 		expect((await mine(w.t, w.tom)).map((e) => e.type)).toEqual(['config.pushed'])
 		await housekeeping({ store: w.t.store, clock: w.t.clock, logger: silentLogger, auditRetentionDays: 30 })
 		expect(await mine(w.t, w.tom)).toEqual([])
+	})
+})
+
+describe('audit retention in batches (CONTRACT §16)', () => {
+	test('the prune removes old events a batch at a time, oldest first, and keeps the rest', async () => {
+		const w = await world()
+		const old = (await w.t.store.audit.list({ limit: 1000 })).length
+		w.t.clock.advance(400 * DAY)
+		await w.t.call('POST', '/api/configs', { key: w.tom.key, body: { name: 'kept', data: {} } })
+		const floor = new Date(w.t.clock.now() - DAY).toISOString()
+		const first = await w.t.store.audit.prune(floor, 3)
+		expect(first).toBe(3)
+		expect((await w.t.store.audit.list({ limit: 1000 })).length).toBe(old - 3 + 1)
+		const batches: number[] = []
+		const prune = w.t.store.audit.prune
+		w.t.store.audit.prune = async (before, limit) => {
+			const removed = await prune(before, limit)
+			batches.push(removed)
+			return removed
+		}
+		await housekeeping({ store: w.t.store, clock: w.t.clock, logger: silentLogger, batch: 2 })
+		expect(batches.reduce((a, b) => a + b, 0)).toBe(old - 3)
+		expect(batches.every((count) => count <= 2)).toBe(true)
+		expect((await mine(w.t, w.tom)).map((e) => e.type)).toEqual(['config.pushed'])
 	})
 })
 

@@ -14,12 +14,13 @@ import { tempDir } from '../support/temp'
 async function serverData() {
 	const dir = tempDir('backup-src')
 	// SQLite only: backups are SQLite files (PostgreSQL is backed up with pg_dump).
-	const store = openSqliteStore(join(dir, 'cfgsync.db'))
+	const file = join(dir, 'cfgsync.db')
+	const store = openSqliteStore(file)
 	const t = testApp({ store })
 	await store.meta.set(KEY_CHECK.meta, sealKeyCheck(t.sealer))
 	const alice = await t.user('pro', 'alice')
 	await t.call('POST', '/api/configs', { key: alice.key, body: { name: 'c', data: { v: 1 } } })
-	return { t, store, alice }
+	return { t, store, alice, file }
 }
 
 describe('scheduled backups (docs/operations.md)', () => {
@@ -96,5 +97,41 @@ describe('scheduled backups (docs/operations.md)', () => {
 		}
 		expect(pruneBackups(dir, 1)).toEqual(['cfgsync-2026-01-01T03-00-00-000Z.db', 'cfgsync-2026-01-02T03-00-00-000Z.db'])
 		expect(readdirSync(dir).sort()).toEqual(['cfgsync-2026-01-03T03-00-00-000Z.db', 'cfgsync.db', 'notes.txt'])
+	})
+})
+
+describe('a backup never stops the server (CONTRACT §16)', () => {
+	test('requests are answered while a backup copies and checks a database of 40 MB', async () => {
+		const { t, store, alice, file } = await serverData()
+		// Big enough that copying and checking it takes far longer than answering a request (tens of ms or more).
+		const raw = new Database(file, { strict: true })
+		raw.run('CREATE TABLE IF NOT EXISTS ballast (b BLOB)')
+		const insert = raw.prepare('INSERT INTO ballast (b) VALUES (randomblob(1048576))')
+		raw.transaction(() => {
+			for (let i = 0; i < 40; i++) insert.run()
+		})()
+		raw.close()
+		const dir = tempDir('backups-busy')
+		let backupDone = false
+		const backup = writeVerifiedBackup({
+			store,
+			sealer: t.sealer,
+			clock: t.clock,
+			logger: silentLogger,
+			dir,
+			keep: 3
+		}).then((file) => {
+			backupDone = true
+			return file
+		})
+		const answered: boolean[] = []
+		for (let i = 0; i < 3; i++) {
+			const me = await t.call('GET', '/api/me', { key: alice.key })
+			expect(me.status).toBe(200)
+			answered.push(!backupDone)
+		}
+		// On the server's own thread the copy and the check ran before any of these requests could start.
+		expect(answered).toEqual([true, true, true])
+		expect(verifySqliteBackup(await backup, t.sealer, { exact: true })).toBeUndefined()
 	})
 })

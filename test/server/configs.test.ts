@@ -302,6 +302,37 @@ describe('version history and rollback (Pro and Team plans)', () => {
 			expect((await versions(bad)).status).toBe(400)
 	})
 
+	test('a history longer than 100 comes in pages of 100 by default, each pointing to the next with Link (CONTRACT §16)', async () => {
+		const t = testApp()
+		const alice = await t.user('pro')
+		let id = ''
+		for (let v = 1; v <= 100; v++) id = (await push(t, alice, { data: { v } })).body.id
+		const get = (path: string) => t.call('GET', path, { key: alice.key })
+		const exactly100 = await get(`/api/configs/${id}/versions`)
+		expect(exactly100.body).toHaveLength(100)
+		expect(exactly100.headers.get('link')).toBeNull()
+		for (let v = 101; v <= 205; v++) await push(t, alice, { data: { v } })
+		const seen: number[] = []
+		let path: string | undefined = `/api/configs/${id}/versions`
+		let pages = 0
+		while (path) {
+			const page = await get(path)
+			expect(page.status).toBe(200)
+			seen.push(...page.body.map((v: { version: number }) => v.version))
+			pages++
+			const link = page.headers.get('link')
+			path = link ? /^<([^>]+)>; rel="next"$/.exec(link)?.[1] : undefined
+			if (link) expect(path).toBeDefined()
+		}
+		expect(pages).toBe(3)
+		expect(seen).toEqual(Array.from({ length: 205 }, (_, i) => 205 - i))
+		const small = await get(`/api/configs/${id}/versions?limit=5&before=6`)
+		expect(small.body.map((v: { version: number }) => v.version)).toEqual([5, 4, 3, 2, 1])
+		expect(small.headers.get('link')).toBeNull()
+		const middle = await get(`/api/configs/${id}/versions?limit=5&before=7`)
+		expect(middle.headers.get('link')).toBe(`</api/configs/${id}/versions?limit=5&before=2>; rel="next"`)
+	})
+
 	test('one version by id; a version of another config is 404', async () => {
 		const { t, alice, configId } = await withHistory('team')
 		const versions = (await t.call('GET', `/api/configs/${configId}/versions`, { key: alice.key })).body
@@ -460,5 +491,44 @@ describe('conditional requests for sync clients (docs/api.md)', () => {
 		const t = testApp()
 		const alice = await t.user('free')
 		expect((await push(t, alice, { data: [1] }, { 'if-match': '"x"' })).status).toBe(400)
+	})
+})
+
+describe('GET /api/configs in pages (CONTRACT §16)', () => {
+	test('100 configs by default, then a Link to the rest; every config once, by name and tool', async () => {
+		const t = testApp()
+		const alice = await t.user('pro')
+		const names = Array.from({ length: 103 }, (_, i) => `c${String(i).padStart(3, '0')}`)
+		for (const name of names) await push(t, alice, { name, data: { name } })
+		await push(t, alice, { name: 'c000', tool: 'vscode', data: {} })
+		const first = await t.call('GET', '/api/configs', { key: alice.key })
+		expect(first.body).toHaveLength(100)
+		const link = first.headers.get('link') as string
+		expect(link).toBe('</api/configs?limit=100&after=c098%3Aclaude-code>; rel="next"')
+		const path = /^<([^>]+)>/.exec(link)?.[1] as string
+		const second = await t.call('GET', path, { key: alice.key })
+		expect(second.headers.get('link')).toBeNull()
+		const all = [...first.body, ...second.body].map((c: { name: string; tool: string }) => `${c.name}/${c.tool}`)
+		expect(all).toEqual(['c000/claude-code', 'c000/vscode', ...names.slice(1).map((name) => `${name}/claude-code`)])
+		const small = await t.call('GET', '/api/configs?limit=2&after=c000%3Aclaude-code', { key: alice.key })
+		expect(small.body.map((c: { name: string; tool: string }) => `${c.name}/${c.tool}`)).toEqual([
+			'c000/vscode',
+			'c001/claude-code'
+		])
+		for (const bad of ['limit=0', 'limit=1001', 'after=nope', 'after=a%3AB'])
+			expect((await t.call('GET', `/api/configs?${bad}`, { key: alice.key })).status).toBe(400)
+	})
+
+	test("a team's list keeps its teamId in the next link", async () => {
+		const t = testApp()
+		const alice = await t.user('team')
+		const team = (await t.call('POST', '/api/teams', { key: alice.key, body: { name: 'Acme' } })).body
+		for (const name of ['a', 'b', 'c']) await push(t, alice, { name, teamId: team.id, data: {} })
+		const first = await t.call('GET', `/api/configs?teamId=${team.id}&limit=2`, { key: alice.key })
+		expect(first.body.map((c: { name: string }) => c.name)).toEqual(['a', 'b'])
+		const path = /^<([^>]+)>/.exec(first.headers.get('link') as string)?.[1] as string
+		expect(path).toContain(`teamId=${team.id}`)
+		const second = await t.call('GET', path, { key: alice.key })
+		expect(second.body.map((c: { name: string }) => c.name)).toEqual(['c'])
 	})
 })

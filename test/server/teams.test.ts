@@ -516,6 +516,42 @@ describe('soft delete and purge (SPEC, docs/api.md)', () => {
 		expect((await t.call('POST', '/api/teams', { key: owner.key, body: { name: 'Acme' } })).status).toBe(201)
 	})
 
+	test('a large team is purged in batches, with requests answered between them; every version goes (CONTRACT §16)', async () => {
+		const { t, team, owner, member } = await acme()
+		const configIds = new Set<string>()
+		for (let i = 0; i < 23; i++) configIds.add((await teamPush(t, owner, team.id, { name: `c${i % 2}` })).body.id)
+		await t.call('DELETE', '/api/teams/acme', { key: owner.key })
+		t.clock.advance(31 * DAY)
+		const batches: number[] = []
+		const purgeVersions = t.store.teams.purgeVersions
+		t.store.teams.purgeVersions = async (teamId, limit) => {
+			const removed = await purgeVersions(teamId, limit)
+			batches.push(removed)
+			return removed
+		}
+		let purgeDone = false
+		const purge = purgeDeletedTeams({ store: t.store, clock: t.clock, logger: silentLogger, batch: 4 }).then(
+			(count) => {
+				purgeDone = true
+				return count
+			}
+		)
+		const answered: boolean[] = []
+		for (let i = 0; i < 2; i++) {
+			expect((await t.call('GET', '/api/me', { key: member.key })).status).toBe(200)
+			answered.push(!purgeDone)
+		}
+		expect(await purge).toBe(1)
+		// 23 versions of 2 configs: the 21 no config points to in batches of 4, then the team with the rest.
+		expect(batches).toEqual([4, 4, 4, 4, 4, 1])
+		expect(answered).toEqual([true, true])
+		for (const id of configIds) {
+			expect(await t.store.configs.findMetaById(id)).toBeUndefined()
+			expect(await t.store.configs.listVersions(id)).toEqual([])
+		}
+		expect(await t.store.teams.members(team.id)).toEqual([])
+	})
+
 	test('a team deleted 29 days ago stays and one deleted 31 days ago goes', async () => {
 		const t = testApp()
 		const owner = await t.user('team')
@@ -579,5 +615,35 @@ describe('removing users who are in teams (docs/operations.md)', () => {
 		expect(await t.store.configs.findMetaById(config)).toBeUndefined()
 		const other = await t.user('team')
 		expect((await t.call('POST', '/api/teams', { key: other.key, body: { name: 'Solo' } })).status).toBe(201)
+	})
+})
+
+describe("a team's members in pages (CONTRACT §16)", () => {
+	test('GET /api/teams/:slug carries the first 100; GET …/members pages through all of them with Link', async () => {
+		const { t, owner, member, outsider, team } = await acme()
+		for (let i = 0; i < 98; i++) await t.join(owner, team.slug, await t.user('pro', `m${String(i).padStart(3, '0')}`))
+		// 102 members: the owner, an admin, a member, a free member and 98 more.
+		const detail = await t.call('GET', `/api/teams/${team.slug}`, { key: member.key })
+		expect(detail.body.members).toHaveLength(100)
+		const seen: string[] = []
+		let path: string | undefined = `/api/teams/${team.slug}/members?limit=40`
+		let pages = 0
+		while (path) {
+			const page = await t.call('GET', path, { key: member.key })
+			expect(page.status).toBe(200)
+			seen.push(...page.body.map((m: { username: string }) => m.username))
+			pages++
+			path = /^<([^>]+)>; rel="next"$/.exec(page.headers.get('link') ?? '')?.[1]
+		}
+		expect(pages).toBe(3)
+		expect(seen).toHaveLength(102)
+		expect(new Set(seen).size).toBe(102)
+		expect(seen.slice(0, 100)).toEqual(detail.body.members.map((m: { username: string }) => m.username))
+		const all = await t.call('GET', `/api/teams/${team.slug}/members`, { key: member.key })
+		expect(all.body).toHaveLength(100)
+		expect(all.headers.get('link')).toMatch(/^<\/api\/teams\/acme\/members\?limit=100&after=[^>]+>; rel="next"$/)
+		expect((await t.call('GET', `/api/teams/${team.slug}/members`, { key: outsider.key })).status).toBe(404)
+		for (const bad of ['limit=0', 'limit=1001', 'after=nope'])
+			expect((await t.call('GET', `/api/teams/${team.slug}/members?${bad}`, { key: member.key })).status).toBe(400)
 	})
 })

@@ -5,6 +5,7 @@ import type { Cron } from 'croner'
 import type { Clock } from '../lib/clock'
 import type { Sealer } from '../lib/crypto'
 import type { Logger } from '../lib/log'
+import { offThread } from '../store/sqlite/off-thread'
 import { verifySqliteBackup } from '../store/sqlite/verify'
 import type { Store } from '../store/types'
 import { scheduleLeased } from './schedule'
@@ -37,7 +38,9 @@ export async function writeVerifiedBackup(deps: BackupDeps): Promise<string> {
 	const temporary = join(deps.dir, `.${name}.${process.pid}-${randomBytes(4).toString('hex')}.verifying`)
 	await deps.store.backup(temporary)
 	try {
-		const problem = verifySqliteBackup(temporary, deps.sealer, { exact: true })
+		// The page-by-page check runs on its own thread; the schema and key checks read a few rows here.
+		const integrity = await offThread({ kind: 'integrity-check', file: temporary })
+		const problem = verifySqliteBackup(temporary, deps.sealer, { exact: true, integrity })
 		if (problem !== undefined) throw new Error(`the backup failed its check: ${problem}`)
 		chmodSync(temporary, 0o600)
 		linkSync(temporary, target)

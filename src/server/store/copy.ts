@@ -2,6 +2,28 @@ import { createHash } from 'node:crypto'
 import type { Store } from './types'
 
 const PAGE = 1000
+/**
+ * About how many bytes a page may hold: pages of versions shrink to it, so a copy's memory stays the
+ * same whatever the database's size or its versions' (CONTRACT §16: under 300 MB; 1,000 versions of
+ * 512 KiB were half a gigabyte in one page).
+ */
+const PAGE_BYTES = 8 * 1024 * 1024
+
+/** A table's first page: small, since nothing is known yet of what its rows weigh (a version: up to 512 KiB). */
+const FIRST_PAGE = 16
+
+/**
+ * The rows of the next page: as many as fit PAGE_BYTES at the last page's bytes a row, growing at most
+ * fourfold a page, from 1 to PAGE.
+ */
+function nextPageRows(page: Record<string, unknown>[], limit: number): number {
+	let bytes = 0
+	for (const row of page)
+		for (const value of Object.values(row))
+			bytes += value instanceof Uint8Array ? value.byteLength : typeof value === 'string' ? value.length : 8
+	const fits = Math.floor((page.length * PAGE_BYTES) / Math.max(1, bytes))
+	return Math.max(1, Math.min(PAGE, limit * 4, fits))
+}
 
 export interface TableFigures {
 	table: string
@@ -34,12 +56,14 @@ export async function copyDatabase(
 	for (const table of source.tables.names) {
 		let after: string | number | null = null
 		let rows = 0
+		let limit = FIRST_PAGE
 		for (;;) {
-			const page = await source.tables.page(table, after, PAGE)
+			const page = await source.tables.page(table, after, limit)
 			if (page.length === 0) break
 			await target.tables.insert(table, page)
 			rows += page.length
-			after = source.tables.keyOf(table, page[page.length - 1] as Record<string, unknown>)
+			after = await source.tables.keyOf(table, page[page.length - 1] as Record<string, unknown>)
+			limit = nextPageRows(page, limit)
 		}
 		onTable(table, rows)
 	}
@@ -58,24 +82,28 @@ export async function copyDatabase(
 	return figures
 }
 
+const MOD = 1n << 256n
+
 /**
  * A table's content hash, the same on both engines for the same rows: each row
  * is hashed as canonical JSON (fields in name order, bytes as base64), and the
- * sorted row hashes are hashed again, so neither engine's ordering of text matters.
+ * row hashes are added modulo 2^256 — a sum, so neither engine's ordering of
+ * text matters, and kept as one number, so memory does not grow with the rows.
  */
-async function digest(store: Store, table: string): Promise<{ rows: number; digest: string }> {
-	const rowHashes: string[] = []
+export async function digest(store: Store, table: string): Promise<{ rows: number; digest: string }> {
+	let sum = 0n
+	let rows = 0
 	let after: string | number | null = null
+	let limit = FIRST_PAGE
 	for (;;) {
-		const page = await store.tables.page(table, after, PAGE)
+		const page = await store.tables.page(table, after, limit)
 		if (page.length === 0) break
-		for (const row of page) rowHashes.push(createHash('sha256').update(canonical(row)).digest('hex'))
-		after = store.tables.keyOf(table, page[page.length - 1] as Record<string, unknown>)
+		for (const row of page) sum = (sum + BigInt(`0x${createHash('sha256').update(canonical(row)).digest('hex')}`)) % MOD
+		rows += page.length
+		after = await store.tables.keyOf(table, page[page.length - 1] as Record<string, unknown>)
+		limit = nextPageRows(page, limit)
 	}
-	rowHashes.sort()
-	const all = createHash('sha256')
-	for (const hash of rowHashes) all.update(hash)
-	return { rows: rowHashes.length, digest: all.digest('hex') }
+	return { rows, digest: sum.toString(16).padStart(64, '0') }
 }
 
 function canonical(row: Record<string, unknown>): string {

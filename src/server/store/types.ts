@@ -137,8 +137,8 @@ export interface AuditStore {
 	feedEnd(): Promise<number>
 	/** When the event with this feed number happened, or undefined when it is not kept (never issued, or pruned). */
 	feedAt(seq: number): Promise<string | undefined>
-	/** Drops events older than `before`; returns how many. */
-	prune(before: string): Promise<number>
+	/** Drops events older than `before` — at most `limit` of the oldest when given (a batch); returns how many. */
+	prune(before: string, limit?: number): Promise<number>
 }
 
 export interface JobStore {
@@ -470,8 +470,9 @@ export interface ConfigStore {
 	findById(id: string): Promise<ConfigWithData | undefined>
 	/** Without data: for access checks and conditional requests. */
 	findMetaById(id: string): Promise<ConfigRow | undefined>
-	listPersonal(userId: string): Promise<ConfigRow[]>
-	listForTeam(teamId: string): Promise<ConfigRow[]>
+	/** By name and tool; a page starts after `page.after` (a keyset cursor) and holds at most `page.limit`. */
+	listPersonal(userId: string, page?: ConfigsPage): Promise<ConfigRow[]>
+	listForTeam(teamId: string, page?: ConfigsPage): Promise<ConfigRow[]>
 	/**
 	 * A page of the configs a user sees (their personal ones and those of their live teams) whose name or tool
 	 * contains the search, ordered by name, tool and team (personal first).
@@ -481,6 +482,8 @@ export interface ConfigStore {
 	remove(id: string, audit?: AuditEvent): Promise<boolean>
 	/** Versions highest first; `before` and `limit` page through them. */
 	listVersions(configId: string, page?: { before?: number; limit?: number }): Promise<VersionWithData[]>
+	/** The numbers of the versions listVersions would return, without their data (to decide a page's `Link`). */
+	versionNumbers(configId: string, page: { before?: number; limit: number }): Promise<number[]>
 	findVersion(configId: string, versionId: string): Promise<VersionWithData | undefined>
 	/** Sealed version records in id order after `afterId`, at most `limit` (key rotation walks them). */
 	sealedPage(afterId: string | null, limit: number): Promise<SealedRecord[]>
@@ -505,6 +508,12 @@ export interface TeamRow {
 	slug: string
 	createdAt: string
 	deletedAt: string | null
+}
+
+/** A keyset page of a team's members: after (joinedAt, membership id), at most `limit`. */
+export interface MembersPage {
+	after?: { joinedAt: string; id: string }
+	limit: number
 }
 
 export interface MemberRow {
@@ -559,7 +568,8 @@ export interface TeamStore {
 	/** The caller's role in a live team by id; undefined when missing, deleted or not a member. */
 	roleIn(teamId: string, userId: string): Promise<Role | undefined>
 	listForUser(userId: string): Promise<(TeamRow & { role: Role })[]>
-	members(teamId: string): Promise<MemberRow[]>
+	/** By joining time; a page starts after `page.after` (the last member of the previous page). */
+	members(teamId: string, page?: MembersPage): Promise<MemberRow[]>
 	/**
 	 * Renames and/or re-slugs; 'conflict' when the new slug is taken, or given up
 	 * by another team after `reservedSince`. The old slug stays reserved for this
@@ -613,6 +623,11 @@ export interface TeamStore {
 	deletedBefore(before: string): Promise<string[]>
 	/** Removes a soft-deleted team with its memberships, configs and versions in one transaction. */
 	purge(teamId: string): Promise<boolean>
+	/**
+	 * Removes up to `limit` versions of a soft-deleted team's configs that no config points to: the
+	 * batches before `purge`, so a large team's purge never holds the database in one long statement.
+	 */
+	purgeVersions(teamId: string, limit: number): Promise<number>
 	/** Drops slug reservations released before `releasedBefore` and invitations expired before `expiredBefore`. */
 	pruneReservationsAndInvitations(releasedBefore: string, expiredBefore: string): Promise<void>
 }
@@ -662,6 +677,12 @@ export interface InstanceStore {
 }
 
 /** A page of a list: what to look for (empty: everything), where the page starts and how long it is. */
+/** A keyset page of a configs list, ordered by name then tool (byte order on both engines). */
+export interface ConfigsPage {
+	after?: { name: string; tool: string }
+	limit: number
+}
+
 export interface ListPage {
 	search?: string
 	offset: number

@@ -4,7 +4,13 @@ import { AUDIT_TYPES } from './audit-types'
 export { AUDIT_TYPES, type AuditType } from './audit-types'
 
 export const AuditQuery = z.object({
-	limit: z.coerce.number().int().min(1).max(200).default(50).describe('at most this many events (default 50)'),
+	limit: z.coerce
+		.number()
+		.int()
+		.min(1)
+		.max(1000)
+		.default(100)
+		.describe('at most this many events (default 100); when more remain the answer carries `Link: <…>; rel="next"`'),
 	before: z
 		.guid('Must be an event id.')
 		.optional()

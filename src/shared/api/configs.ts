@@ -50,7 +50,23 @@ export const ReadConditionHeaders = z.object({
 		.describe('"<hash>" you already have: 304 with no body while it is still current')
 })
 
-export const ListQuery = z.object({ teamId: Uuid.optional().describe("list this team's configs instead of your own") })
+/** A page's size: 100 unless asked, at most 1,000 (CONTRACT §16). */
+export const PageLimit = z.coerce
+	.number()
+	.int()
+	.min(1)
+	.max(1000)
+	.default(100)
+	.describe('at most this many (default 100); when more remain the answer carries `Link: <…>; rel="next"`')
+export const ListQuery = z.object({
+	teamId: Uuid.optional().describe("list this team's configs instead of your own"),
+	limit: PageLimit,
+	after: z
+		.string()
+		.regex(/^[A-Za-z0-9_-]{1,100}:[a-z-]{1,40}$/, 'Must be NAME:TOOL, as a rel="next" link carries it.')
+		.optional()
+		.describe('the cursor of a `rel="next"` link: the name and tool of the last config of the previous page')
+})
 export type ListQuery = z.infer<typeof ListQuery>
 export const LatestQuery = z.object({
 	name: ConfigName,
@@ -60,8 +76,19 @@ export const LatestQuery = z.object({
 export type LatestQuery = z.infer<typeof LatestQuery>
 
 export const VersionsQuery = z.object({
-	limit: z.coerce.number().int().min(1).max(1000).optional().describe('at most this many versions (default: all)'),
-	before: z.coerce.number().int().min(1).optional().describe('only versions numbered below this one, for paging')
+	limit: z.coerce
+		.number()
+		.int()
+		.min(1)
+		.max(1000)
+		.default(100)
+		.describe('at most this many versions (default 100): a longer history answers `Link: <…>; rel="next"`'),
+	before: z.coerce
+		.number()
+		.int()
+		.min(1)
+		.optional()
+		.describe('only versions numbered below this one: the cursor a `rel="next"` link carries')
 })
 export type VersionsQuery = z.infer<typeof VersionsQuery>
 

@@ -43,6 +43,24 @@ export type SetRoleBody = z.infer<typeof SetRoleBody>
 
 // Path slugs are not validated beyond being text: an unknown or malformed slug is simply not found.
 export const SlugParams = z.object({ slug: z.string() })
+/** How many members GET /api/teams/:slug carries (CONTRACT §16); the rest through GET /api/teams/:slug/members. */
+export const MEMBERS_IN_DETAIL = 100
+
+export const MembersQuery = z.object({
+	limit: z.coerce
+		.number()
+		.int()
+		.min(1)
+		.max(1000)
+		.default(100)
+		.describe('at most this many members (default 100); when more remain the answer carries `Link: <…>; rel="next"`'),
+	after: z
+		.string()
+		.regex(/^[0-9T:.Z-]{10,40}_[0-9a-f-]{36}$/, 'Must be the cursor a rel="next" link carries.')
+		.optional()
+		.describe('the cursor of a `rel="next"` link (the last member of the previous page)')
+})
+export type MembersQuery = z.infer<typeof MembersQuery>
 export const MemberParams = z.object({ slug: z.string(), userId: z.guid() })
 
 const timestamp = z.iso.datetime()

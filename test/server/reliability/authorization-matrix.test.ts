@@ -217,6 +217,12 @@ const rows: Row[] = [
 		expect: { ...NO_KEY, ...TEAM(200, 200, 200, 200, 404) }
 	},
 	{
+		route: 'GET /api/teams/:slug/members',
+		what: "crew's members",
+		request: (w) => ({ path: `/api/teams/${w.team.slug}/members` }),
+		expect: { ...NO_KEY, ...TEAM(200, 200, 200, 200, 404) }
+	},
+	{
 		route: 'PATCH /api/teams/:slug',
 		what: 'rename crew',
 		mutates: true,

@@ -34,3 +34,16 @@ describe('creating a team on the web', () => {
 		expect((await w.call('GET', '/api/teams/nope', { key: pro.key })).status).toBe(404)
 	})
 })
+
+describe("a large team's page", () => {
+	test('lists all 102 members though the API answers a team with its first 100 (CONTRACT §16)', async () => {
+		const w = webApp()
+		const alice = await w.user('team', 'alice')
+		await w.call('POST', '/api/teams', { key: alice.key, body: { name: 'Big', slug: 'big' } })
+		for (let i = 0; i < 101; i++) await w.join(alice, 'big', await w.user('pro', `member${String(i).padStart(3, '0')}`))
+		const shown = await w.get('/teams/big', await w.signIn(alice))
+		expect(shown.status).toBe(200)
+		expect(shown.html).toContain('member000')
+		expect(shown.html).toContain('member100')
+	})
+})

@@ -5,26 +5,58 @@ import { AuditEventView, AuditQuery } from '../../../shared/api/audit'
 import { SlugParams } from '../../../shared/api/teams'
 import type { AuditService } from './service'
 
+/**
+ * A page of events and, when more remain, `Link: <…>; rel="next"` (CONTRACT §16): one event past the
+ * page is read to know, and the next page starts before the page's last.
+ */
+async function page(
+	path: string,
+	query: AuditQuery,
+	read: (query: AuditQuery) => Promise<AuditEventView[]>,
+	set: { headers: Record<string, string | number> }
+) {
+	const events = await read({ ...query, limit: query.limit + 1 })
+	if (events.length <= query.limit) return events
+	const shown = events.slice(0, query.limit)
+	const next = new URLSearchParams({
+		limit: String(query.limit),
+		before: (shown.at(-1) as AuditEventView).id,
+		...(query.type ? { type: query.type } : {})
+	})
+	set.headers.link = `<${path}?${next}>; rel="next"`
+	return shown
+}
+
 export const auditRoutes = (audit: AuditService, gate: AuthPlugin) =>
 	new Elysia({ tags: ['audit'] })
 		.use(gate)
-		.get('/api/audit', ({ caller, query }) => audit.mine(caller, query), {
+		.get('/api/audit', ({ caller, query, set }) => page('/api/audit', query, (q) => audit.mine(caller, q), set), {
 			auth: true,
 			query: AuditQuery,
 			response: z.array(AuditEventView),
 			detail: {
 				summary: 'Your activity: what you did, and what was done to your account, newest first',
 				description:
-					'Page with `limit` and `before` (the last id of the previous page); filter with `type`. Kept 365 days.'
+					'Pages of `limit` (default 100) with `Link: <…>; rel="next"` while more remain (`before` = the last id of the previous page); filter with `type`. Kept 365 days.'
 			}
 		})
-		.get('/api/teams/:slug/audit', ({ caller, params, query }) => audit.team(caller, params.slug, query), {
-			auth: true,
-			params: SlugParams,
-			query: AuditQuery,
-			response: z.array(AuditEventView),
-			detail: {
-				summary: "A team's activity, newest first (owners and admins)",
-				description: 'Who pushed, rolled back or deleted its configs, and every membership change.'
+		.get(
+			'/api/teams/:slug/audit',
+			({ caller, params, query, set }) =>
+				page(
+					`/api/teams/${encodeURIComponent(params.slug)}/audit`,
+					query,
+					(q) => audit.team(caller, params.slug, q),
+					set
+				),
+			{
+				auth: true,
+				params: SlugParams,
+				query: AuditQuery,
+				response: z.array(AuditEventView),
+				detail: {
+					summary: "A team's activity, newest first (owners and admins)",
+					description: 'Who pushed, rolled back or deleted its configs, and every membership change.'
+				}
 			}
-		})
+		)

@@ -57,12 +57,27 @@ const pushHeaders = headerParameters(PushConditionHeaders)
 export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 	new Elysia({ prefix: '/api/configs', tags: ['configs'] })
 		.use(gate)
-		.get('', ({ caller, query }) => configs.list(caller, query.teamId), {
-			auth: true,
-			query: ListQuery,
-			response: z.array(ConfigSummary),
-			detail: { summary: 'List your configs, or a team’s' }
-		})
+		.get(
+			'',
+			async ({ caller, query, set }) => {
+				const page = await configs.list(caller, query.teamId, query)
+				if (page.next !== undefined) {
+					const next = new URLSearchParams({
+						...(query.teamId ? { teamId: query.teamId } : {}),
+						limit: String(query.limit),
+						after: page.next
+					})
+					set.headers.link = `</api/configs?${next}>; rel="next"`
+				}
+				return page.configs
+			},
+			{
+				auth: true,
+				query: ListQuery,
+				response: z.array(ConfigSummary),
+				detail: { summary: 'List your configs, or a team’s' }
+			}
+		)
 		.get(
 			'/latest',
 			async ({ caller, query, request, set }) => {
@@ -131,12 +146,17 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 		.get(
 			'/:id/versions',
 			async ({ caller, params, query }) => {
-				const versions = await configs.versions(caller, params.id, query)
+				const { versions, next } = await configs.versions(caller, params.id, query)
+				// RFC 8288; a path, so the link is right behind any proxy whatever Host it was reached by.
+				const link: Record<string, string> =
+					next === undefined
+						? {}
+						: { link: `</api/configs/${params.id}/versions?limit=${query.limit}&before=${next}>; rel="next"` }
 				return jsonArrayResponse(
 					(async function* () {
 						for await (const version of versions) yield withData(version)
 					})(),
-					NO_STORE
+					{ ...NO_STORE, ...link }
 				)
 			},
 			{
@@ -147,7 +167,7 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 				detail: {
 					summary: 'Version history, highest first (Pro and Team plans)',
 					description:
-						'All versions by default; `limit` and `before` page through a long history (`before` = the lowest version number of the previous page).'
+						'Pages of `limit` versions (default 100, so a config with at most 100 versions gets all of them); when more remain the answer carries `Link: <…>; rel="next"` (RFC 8288), whose `before` is the lowest version number of this page.'
 				}
 			}
 		)

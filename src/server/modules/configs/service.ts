@@ -14,6 +14,12 @@ import type { ConfigPolicy } from './policy'
 /** AAD of a version record: its ciphertext only opens in this row of this config (docs/operations.md). */
 const aad = (configId: string, versionId: string) => `${configId}:${versionId}`
 
+/** One page of a config's history; `next` is the `before` cursor of the following page when more remain. */
+export interface VersionsPage {
+	versions: AsyncIterable<VersionView>
+	next?: number
+}
+
 /** A stored document whose `data` is kept as the UTF-8 JSON bytes it was stored as, so it is sent without re-parsing. */
 export interface WithData<T> {
 	fields: T
@@ -184,13 +190,20 @@ export function createConfigsService({
 		},
 
 		/** Personal configs, or a team's when teamId is given (any member). */
-		async list(caller: Caller, teamId: string | undefined) {
+		/** The caller's configs or a team's by name and tool: a page of them, with the cursor of the next when more remain. */
+		async list(caller: Caller, teamId: string | undefined, page?: { limit: number; after?: string }) {
 			const owner = await policy.scope(caller, teamId, 'read')
-			const configs =
+			const [name = '', tool = ''] = page?.after?.split(':') ?? []
+			// One more than the page: whether it came says whether a next page exists.
+			const rows = { after: page?.after ? { name, tool } : undefined, limit: (page?.limit ?? 0) + 1 }
+			const found =
 				owner.teamId === null
-					? await store.configs.listPersonal(owner.userId)
-					: await store.configs.listForTeam(owner.teamId)
-			return configs.map(summary)
+					? await store.configs.listPersonal(owner.userId, page && rows)
+					: await store.configs.listForTeam(owner.teamId, page && rows)
+			const more = page !== undefined && found.length > page.limit
+			const configs = more ? found.slice(0, page.limit) : found
+			const last = configs.at(-1)
+			return { configs: configs.map(summary), next: more && last ? `${last.name}:${last.tool}` : undefined }
 		},
 
 		/** Which of these configs (at most a page's) still exist and the caller may read: the Activity page links those. */
@@ -270,10 +283,13 @@ export function createConfigsService({
 		 * is never held in memory whole. Versions never change once written,
 		 * so paging by number is consistent with the list as it was at the start.
 		 */
-		async versions(caller: Caller, id: string, page: VersionsQuery): Promise<AsyncIterable<VersionView>> {
+		async versions(caller: Caller, id: string, page: VersionsQuery): Promise<VersionsPage> {
 			const config = await visible(caller, id, 'history')
-			return (async function* () {
-				let remaining = page.limit ?? Number.POSITIVE_INFINITY
+			// The numbers alone (no data) say whether more remain, before the first byte is sent.
+			const numbers = await store.configs.versionNumbers(id, { before: page.before, limit: page.limit + 1 })
+			const next = numbers.length > page.limit ? numbers[page.limit - 1] : undefined
+			const versions = (async function* () {
+				let remaining = page.limit
 				let before = page.before
 				while (remaining > 0) {
 					const batch = await store.configs.listVersions(id, { before, limit: Math.min(remaining, VERSION_PAGE) })
@@ -283,6 +299,7 @@ export function createConfigsService({
 					before = (batch[batch.length - 1] as VersionWithData).version
 				}
 			})()
+			return { versions, next }
 		},
 
 		async version(caller: Caller, id: string, versionId: string) {

@@ -8,6 +8,7 @@ import {
 	Invitation,
 	InvitationParams,
 	MemberParams,
+	MembersQuery,
 	PatchTeamBody,
 	RoleChanged,
 	SetRoleBody,
@@ -44,6 +45,25 @@ export const teamsRoutes = (teams: TeamsService, gate: AuthPlugin) =>
 			response: TeamDetail,
 			detail: { summary: 'A team with its members (members only)' }
 		})
+		.get(
+			'/:slug/members',
+			async ({ caller, params, query, set }) => {
+				const page = await teams.members(caller, params.slug, query)
+				if (page.next !== undefined)
+					set.headers.link = `</api/teams/${encodeURIComponent(params.slug)}/members?${new URLSearchParams({ limit: String(query.limit), after: page.next })}>; rel="next"`
+				return page.members
+			},
+			{
+				auth: true,
+				params: SlugParams,
+				query: MembersQuery,
+				response: z.array(TeamMember),
+				detail: {
+					summary: "A team's members by joining time, in pages (members only)",
+					description: 'Pages of `limit` (default 100) with `Link: <…>; rel="next"` while more remain.'
+				}
+			}
+		)
 		.patch('/:slug', ({ actor, params, body }) => teams.update(actor, params.slug, body), {
 			...jsonBody,
 			actor: true,

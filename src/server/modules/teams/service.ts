@@ -6,7 +6,14 @@ import { slugify } from '../../../shared/slug'
 import type { Caller, InvitationRow, MemberRow, Store, TeamRow } from '../../store/types'
 import { createAuditEvents, type Actor } from '../audit/event'
 import { createsTeams, planOf } from '../users/plan'
-import type { AddMemberBody, Invitation, PatchTeamBody, TeamMember } from '../../../shared/api/teams'
+import {
+	type AddMemberBody,
+	type Invitation,
+	MEMBERS_IN_DETAIL,
+	type MembersQuery,
+	type PatchTeamBody,
+	type TeamMember
+} from '../../../shared/api/teams'
 
 const RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 }
 
@@ -89,7 +96,8 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 		/** Members for every member; pending invitations for owners and admins too. */
 		async get(caller: Caller, slug: string) {
 			const { team, role } = await membership(caller, slug)
-			const members = await store.teams.members(team.id)
+			// SPEC's `members` array: the first 100 (CONTRACT §16); GET …/members pages through them all.
+			const members = await store.teams.members(team.id, { limit: MEMBERS_IN_DETAIL })
 			const detail = {
 				id: team.id,
 				name: team.name,
@@ -101,6 +109,22 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 			if (RANK[role] < RANK.admin) return detail
 			const invitations = await store.teams.invitationsForTeam(team.id, toIso(now()))
 			return { ...detail, invitations: invitations.map(invitationView) }
+		},
+
+		/** A page of the team's members by joining time (members only), with the next page's cursor when more remain. */
+		async members(caller: Caller, slug: string, page: MembersQuery) {
+			const { team } = await membership(caller, slug)
+			const [joinedAt = '', id = ''] = page.after?.split('_') ?? []
+			const found = await store.teams.members(team.id, {
+				after: page.after ? { joinedAt, id } : undefined,
+				limit: page.limit + 1
+			})
+			const shown = found.slice(0, page.limit)
+			const last = shown.at(-1)
+			return {
+				members: shown.map(memberView),
+				next: found.length > page.limit && last ? `${last.joinedAt}_${last.id}` : undefined
+			}
 		},
 
 		/** Admin or owner; changes only the fields given (a new name keeps the slug); the old slug stays reserved. */

@@ -1,11 +1,11 @@
-import { and, asc, desc, eq, gt, isNotNull, lt, max, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, inArray, desc, eq, gt, isNotNull, lt, max, sql, type SQL } from 'drizzle-orm'
 import { uuidv7Floor } from '../../lib/ids'
 import type { AuditEvent, AuditRow, AuditStore, FeedRow } from '../types'
 import type { SQL as BunSQL } from 'bun'
 import type { PgDb, PgTx } from './client'
 import { statement } from './rows'
 import { apiKeys, auditEvents } from './schema'
-import { containsAny } from '../shared'
+import { containsAny, userAuditPage } from '../shared'
 
 /**
  * Writes audit events (docs/operations.md) in the transaction of the change they
@@ -82,32 +82,42 @@ export function postgresAudit(db: PgDb): AuditStore {
 	return {
 		record: (event) => writeAudit(db, event),
 		async list(query) {
-			const scope: (SQL | undefined)[] = []
-			if (query.userId !== undefined)
-				scope.push(or(eq(auditEvents.actorUserId, query.userId), eq(auditEvents.subjectUserId, query.userId)))
-			if (query.teamId !== undefined) scope.push(eq(auditEvents.teamId, query.teamId))
-			if (query.type !== undefined) scope.push(eq(auditEvents.type, query.type))
-			if (query.targetId !== undefined) scope.push(eq(auditEvents.targetId, query.targetId))
-			if (query.before !== undefined) scope.push(lt(auditEvents.id, query.before))
-			if (query.after !== undefined) scope.push(gt(auditEvents.id, query.after))
-			scope.push(
-				containsAny(
-					[
-						auditEvents.type,
-						auditEvents.actorUsername,
-						auditEvents.actorDevice,
-						auditEvents.address,
-						auditEvents.targetName
-					],
-					query.search
+			/** The page's rows where `who` holds (all of them when undefined), in the page's order. */
+			const scan = async (who: SQL | undefined) => {
+				const scope: (SQL | undefined)[] = [who]
+				if (query.teamId !== undefined) scope.push(eq(auditEvents.teamId, query.teamId))
+				if (query.type !== undefined) scope.push(eq(auditEvents.type, query.type))
+				if (query.targetId !== undefined) scope.push(eq(auditEvents.targetId, query.targetId))
+				if (query.before !== undefined) scope.push(lt(auditEvents.id, query.before))
+				if (query.after !== undefined) scope.push(gt(auditEvents.id, query.after))
+				scope.push(
+					containsAny(
+						[
+							auditEvents.type,
+							auditEvents.actorUsername,
+							auditEvents.actorDevice,
+							auditEvents.address,
+							auditEvents.targetName
+						],
+						query.search
+					)
 				)
-			)
-			const rows = await db
-				.select()
-				.from(auditEvents)
-				.where(and(...scope))
-				.orderBy(query.after === undefined ? desc(auditEvents.id) : asc(auditEvents.id))
-				.limit(query.limit)
+				return await db
+					.select()
+					.from(auditEvents)
+					.where(and(...scope))
+					.orderBy(query.after === undefined ? desc(auditEvents.id) : asc(auditEvents.id))
+					.limit(query.limit)
+			}
+			const { userId } = query
+			const rows =
+				userId === undefined
+					? await scan(undefined)
+					: await userAuditPage(
+							(side) => scan(eq(side === 'actor' ? auditEvents.actorUserId : auditEvents.subjectUserId, userId)),
+							query.limit,
+							query.after !== undefined
+						)
 			// `after` reads the newer events oldest first (the nearest ones), then turns them newest first like any page.
 			if (query.after !== undefined) rows.reverse()
 			return rows.map((row) => ({ ...row, details: JSON.parse(row.details) }) as AuditRow)
@@ -126,12 +136,16 @@ export function postgresAudit(db: PgDb): AuditStore {
 		feedAt: async (seq) =>
 			(await db.select({ at: auditEvents.at }).from(auditEvents).where(eq(auditEvents.seq, seq)))[0]?.at,
 		// Ids are UUIDv7, ordered by time: the primary key finds the old events.
-		prune: async (before) =>
-			(
-				await db
-					.delete(auditEvents)
-					.where(lt(auditEvents.id, uuidv7Floor(Date.parse(before))))
-					.returning({ id: auditEvents.id })
-			).length
+		prune: async (before, limit) => {
+			const old = lt(auditEvents.id, uuidv7Floor(Date.parse(before)))
+			const batch =
+				limit === undefined
+					? old
+					: inArray(
+							auditEvents.id,
+							db.select({ id: auditEvents.id }).from(auditEvents).where(old).orderBy(asc(auditEvents.id)).limit(limit)
+						)
+			return (await db.delete(auditEvents).where(batch).returning({ id: auditEvents.id })).length
+		}
 	}
 }

@@ -5,6 +5,7 @@ import { aliased, conditionFails, containsAny, type ListPage } from '../shared'
 import type {
 	AuditEvent,
 	ConfigRow,
+	ConfigsPage,
 	ConfigStore,
 	ConfigWithData,
 	LatestRow,
@@ -95,6 +96,22 @@ async function visibleConfigs(db: PgDb, userId: string, page: ListPage) {
 }
 
 export function postgresConfigs(db: PgDb, client: BunSQL): ConfigStore {
+	/** A keyset page by name then tool in byte order ("C"), as SQLite sorts them. */
+	const configsPage = async (owner: SQL | undefined, page: ConfigsPage | undefined) => {
+		const after = page?.after
+		const query = db
+			.select(configFields)
+			.from(configs)
+			.where(
+				and(
+					owner,
+					after &&
+						sql`(${configs.name} COLLATE "C", ${configs.tool} COLLATE "C") > (${after.name} COLLATE "C", ${after.tool} COLLATE "C")`
+				)
+			)
+			.orderBy(sql`${configs.name} COLLATE "C"`, sql`${configs.tool} COLLATE "C"`)
+		return (await (page ? query.limit(page.limit) : query)) as ConfigRow[]
+	}
 	const currentVersionJoin = eq(configVersions.id, configs.currentVersionId)
 	const personalKey = and(
 		eq(configs.userId, p('userId')),
@@ -309,18 +326,8 @@ export function postgresConfigs(db: PgDb, client: BunSQL): ConfigStore {
 		findById: (id) => byIdWithData.get({ id }),
 		findMetaById: (id) => metaById.get({ id }),
 		listVisible: async (user, page) => visibleConfigs(db, user, page),
-		listPersonal: async (userId) =>
-			(await db
-				.select(configFields)
-				.from(configs)
-				.where(and(eq(configs.userId, userId), isNull(configs.teamId)))
-				.orderBy(sql`${configs.name} COLLATE "C"`, sql`${configs.tool} COLLATE "C"`)) as ConfigRow[],
-		listForTeam: async (teamId) =>
-			(await db
-				.select(configFields)
-				.from(configs)
-				.where(eq(configs.teamId, teamId))
-				.orderBy(sql`${configs.name} COLLATE "C"`, sql`${configs.tool} COLLATE "C"`)) as ConfigRow[],
+		listPersonal: (userId, page) => configsPage(and(eq(configs.userId, userId), isNull(configs.teamId)), page),
+		listForTeam: (teamId, page) => configsPage(eq(configs.teamId, teamId), page),
 		remove: (id, event) =>
 			db.transaction(async (tx) => {
 				const removed = (await tx.delete(configs).where(eq(configs.id, id)).returning({ id: configs.id })).length > 0
@@ -339,6 +346,20 @@ export function postgresConfigs(db: PgDb, client: BunSQL): ConfigStore {
 				)
 				.orderBy(desc(configVersions.version))
 			return (await (page.limit === undefined ? query : query.limit(page.limit))) as VersionWithData[]
+		},
+		async versionNumbers(configId, page) {
+			const rows = await db
+				.select({ version: configVersions.version })
+				.from(configVersions)
+				.where(
+					and(
+						eq(configVersions.configId, configId),
+						page.before === undefined ? undefined : lt(configVersions.version, page.before)
+					)
+				)
+				.orderBy(desc(configVersions.version))
+				.limit(page.limit)
+			return rows.map((row) => row.version)
 		},
 		findVersion: async (configId, versionId) =>
 			(

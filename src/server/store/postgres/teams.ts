@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, isNotNull, isNull, lt, ne, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, gt, inArray, isNotNull, isNull, lt, ne, sql, type SQL } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/pg-core'
 import type { InvitedRole, Role } from '../../../shared/constants'
 import type { AuditEvent, InvitationRow, MemberRow, TeamRow, TeamStore } from '../types'
@@ -6,7 +6,7 @@ import { writeAudit } from './audit'
 import type { PgDb, PgTx } from './client'
 import { isUniqueViolation } from './errors'
 import { lockName } from './locks'
-import { teamInvitations, teamMembers, teams, teamSlugReservations, users } from './schema'
+import { configs, configVersions, teamInvitations, teamMembers, teams, teamSlugReservations, users } from './schema'
 
 const teamFields = {
 	id: teams.id,
@@ -153,13 +153,21 @@ export function postgresTeams(db: PgDb): TeamStore {
 				.from(teamMembers)
 				.innerJoin(teams, liveMembership(userId))
 				.orderBy(sql`${teams.name} COLLATE "C"`, sql`${teams.slug} COLLATE "C"`),
-		members: (teamId) =>
-			db
+		members: async (teamId, page) => {
+			const after = page?.after
+			const query = db
 				.select(memberFields)
 				.from(teamMembers)
 				.innerJoin(users, eq(users.id, teamMembers.userId))
-				.where(eq(teamMembers.teamId, teamId))
-				.orderBy(asc(teamMembers.joinedAt), asc(teamMembers.id)),
+				.where(
+					and(
+						eq(teamMembers.teamId, teamId),
+						after && sql`(${teamMembers.joinedAt}, ${teamMembers.id}) > (${after.joinedAt}, ${after.id})`
+					)
+				)
+				.orderBy(asc(teamMembers.joinedAt), asc(teamMembers.id))
+			return page ? query.limit(page.limit) : query
+		},
 		async update(teamId, changes, at, reservedSince, event) {
 			try {
 				return await db.transaction(async (tx): Promise<TeamRow | 'conflict' | undefined> => {
@@ -326,6 +334,30 @@ export function postgresTeams(db: PgDb): TeamStore {
 					.where(and(eq(teams.id, teamId), isNotNull(teams.deletedAt)))
 					.returning({ id: teams.id })
 			).length > 0,
+		purgeVersions: async (teamId, limit) =>
+			(
+				await db
+					.delete(configVersions)
+					.where(
+						inArray(
+							configVersions.id,
+							db
+								.select({ id: configVersions.id })
+								.from(configVersions)
+								.innerJoin(configs, eq(configs.id, configVersions.configId))
+								.innerJoin(teams, eq(teams.id, configs.teamId))
+								.where(
+									and(
+										eq(configs.teamId, teamId),
+										isNotNull(teams.deletedAt),
+										ne(configVersions.id, configs.currentVersionId)
+									)
+								)
+								.limit(limit)
+						)
+					)
+					.returning({ id: configVersions.id })
+			).length,
 		async pruneReservationsAndInvitations(releasedBefore, expiredBefore) {
 			await db.delete(teamSlugReservations).where(lt(teamSlugReservations.releasedAt, releasedBefore))
 			await db.delete(teamInvitations).where(lt(teamInvitations.expiresAt, expiredBefore))

@@ -1,6 +1,6 @@
 import { and, asc, count, eq, inArray, isNull, max, ne, sql } from 'drizzle-orm'
-import type { AuditEvent, UserActivityRow, UserRow, UserStore } from '../types'
-import { containsAny, loginKey } from '../shared'
+import type { AuditEvent, UserRow, UserStore } from '../types'
+import { containsAny, loginKey, withActivity } from '../shared'
 import { writeAudit } from './audit'
 import type { PgDb, PgTx } from './client'
 import { isUniqueViolation } from './errors'
@@ -68,38 +68,29 @@ export function postgresUsers(db: PgDb): UserStore {
 		findById: (id) => byId(db, id),
 		list: async () => (await db.select(userFields).from(users).orderBy(asc(users.createdAt))) as UserRow[],
 		async listWithActivity(page) {
-			const keyStats = db
-				.select({
-					userId: apiKeys.userId,
-					keyCount: count().as('key_count'),
-					lastUsed: max(apiKeys.lastUsedAt).as('last_used')
-				})
-				.from(apiKeys)
-				.groupBy(apiKeys.userId)
-				.as('key_stats')
-			const sessionStats = db
-				.select({ userId: sessions.userId, lastSeen: max(sessions.lastSeenAt).as('last_seen') })
-				.from(sessions)
-				.groupBy(sessions.userId)
-				.as('session_stats')
+			// The page's users first, then the key and session figures of those users alone (CONTRACT §16).
 			const query = db
-				.select({
-					...userFields,
-					keyCount: keyStats.keyCount,
-					lastUsed: keyStats.lastUsed,
-					lastSeen: sessionStats.lastSeen
-				})
+				.select(userFields)
 				.from(users)
-				.leftJoin(keyStats, eq(keyStats.userId, users.id))
-				.leftJoin(sessionStats, eq(sessionStats.userId, users.id))
 				.where(containsAny([users.email, users.username], page?.search))
 				.orderBy(asc(users.createdAt), asc(users.id))
 				.$dynamic()
-			const rows = await (page === undefined ? query : query.limit(page.limit).offset(page.offset))
-			return rows.map(({ keyCount, lastUsed, lastSeen, ...user }): UserActivityRow => {
-				const seen = [lastUsed, lastSeen].filter((at): at is string => typeof at === 'string').sort()
-				return { ...(user as UserRow), keyCount: Number(keyCount ?? 0), lastSeenAt: seen[seen.length - 1] ?? null }
-			})
+			const found = (await (page === undefined ? query : query.limit(page.limit).offset(page.offset))) as UserRow[]
+			if (found.length === 0) return []
+			const ids = found.map((user) => user.id)
+			const [keys, seen] = await Promise.all([
+				db
+					.select({ userId: apiKeys.userId, keyCount: count(), lastUsed: max(apiKeys.lastUsedAt) })
+					.from(apiKeys)
+					.where(inArray(apiKeys.userId, ids))
+					.groupBy(apiKeys.userId),
+				db
+					.select({ userId: sessions.userId, lastSeen: max(sessions.lastSeenAt) })
+					.from(sessions)
+					.where(inArray(sessions.userId, ids))
+					.groupBy(sessions.userId)
+			])
+			return withActivity(found, keys, seen)
 		},
 		setPlan: async (id, plan, event) =>
 			(await audited(

@@ -1,10 +1,10 @@
-import { and, asc, desc, eq, gt, lt, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, inArray, desc, eq, gt, lt, sql, type SQL } from 'drizzle-orm'
 import { uuidv7Floor } from '../../lib/ids'
 import type { AuditEvent, AuditRow, AuditStore, FeedRow } from '../types'
 import type { SqliteDb } from './client'
 import { changed } from './errors'
 import { apiKeys, auditEvents, meta } from './schema'
-import { containsAny } from '../shared'
+import { containsAny, userAuditPage } from '../shared'
 
 /**
  * Writes audit events (docs/operations.md). Store methods call it inside their own
@@ -71,33 +71,43 @@ export function sqliteAudit(db: SqliteDb, write: AuditWriter): AuditStore {
 	return {
 		record: async (event) => write(event),
 		async list(query) {
-			const scope: (SQL | undefined)[] = []
-			if (query.userId !== undefined)
-				scope.push(or(eq(auditEvents.actorUserId, query.userId), eq(auditEvents.subjectUserId, query.userId)))
-			if (query.teamId !== undefined) scope.push(eq(auditEvents.teamId, query.teamId))
-			if (query.type !== undefined) scope.push(eq(auditEvents.type, query.type))
-			if (query.targetId !== undefined) scope.push(eq(auditEvents.targetId, query.targetId))
-			if (query.before !== undefined) scope.push(lt(auditEvents.id, query.before))
-			if (query.after !== undefined) scope.push(gt(auditEvents.id, query.after))
-			scope.push(
-				containsAny(
-					[
-						auditEvents.type,
-						auditEvents.actorUsername,
-						auditEvents.actorDevice,
-						auditEvents.address,
-						auditEvents.targetName
-					],
-					query.search
+			/** The page's rows where `who` holds (all of them when undefined), in the page's order. */
+			const scan = async (who: SQL | undefined) => {
+				const scope: (SQL | undefined)[] = [who]
+				if (query.teamId !== undefined) scope.push(eq(auditEvents.teamId, query.teamId))
+				if (query.type !== undefined) scope.push(eq(auditEvents.type, query.type))
+				if (query.targetId !== undefined) scope.push(eq(auditEvents.targetId, query.targetId))
+				if (query.before !== undefined) scope.push(lt(auditEvents.id, query.before))
+				if (query.after !== undefined) scope.push(gt(auditEvents.id, query.after))
+				scope.push(
+					containsAny(
+						[
+							auditEvents.type,
+							auditEvents.actorUsername,
+							auditEvents.actorDevice,
+							auditEvents.address,
+							auditEvents.targetName
+						],
+						query.search
+					)
 				)
-			)
-			const rows = db
-				.select()
-				.from(auditEvents)
-				.where(and(...scope))
-				.orderBy(query.after === undefined ? desc(auditEvents.id) : asc(auditEvents.id))
-				.limit(query.limit)
-				.all()
+				return db
+					.select()
+					.from(auditEvents)
+					.where(and(...scope))
+					.orderBy(query.after === undefined ? desc(auditEvents.id) : asc(auditEvents.id))
+					.limit(query.limit)
+					.all()
+			}
+			const { userId } = query
+			const rows =
+				userId === undefined
+					? await scan(undefined)
+					: await userAuditPage(
+							(side) => scan(eq(side === 'actor' ? auditEvents.actorUserId : auditEvents.subjectUserId, userId)),
+							query.limit,
+							query.after !== undefined
+						)
 			// `after` reads the newer events oldest first (the nearest ones), then turns them newest first like any page.
 			if (query.after !== undefined) rows.reverse()
 			return rows.map((row) => ({ ...row, details: JSON.parse(row.details) }) as AuditRow)
@@ -115,19 +125,22 @@ export function sqliteAudit(db: SqliteDb, write: AuditWriter): AuditStore {
 		feedAt: async (seq) =>
 			db.select({ at: auditEvents.at }).from(auditEvents).where(eq(auditEvents.seq, seq)).get()?.at,
 		// Ids are UUIDv7, ordered by time: the primary key finds the old events, no index on `at` is kept up.
-		prune: async (before) =>
+		prune: async (before, limit) =>
 			db.transaction((tx) => {
 				const end = feedEnd(tx)
 				tx.insert(meta)
 					.values({ key: FEED_END_KEY, value: String(end) })
 					.onConflictDoUpdate({ target: meta.key, set: { value: String(end) } })
 					.run()
-				return changed(
-					tx
-						.delete(auditEvents)
-						.where(lt(auditEvents.id, uuidv7Floor(Date.parse(before))))
-						.run()
-				)
+				const old = lt(auditEvents.id, uuidv7Floor(Date.parse(before)))
+				const batch =
+					limit === undefined
+						? old
+						: inArray(
+								auditEvents.id,
+								tx.select({ id: auditEvents.id }).from(auditEvents).where(old).orderBy(asc(auditEvents.id)).limit(limit)
+							)
+				return changed(tx.delete(auditEvents).where(batch).run())
 			})
 	}
 }

@@ -3,6 +3,7 @@ import type { Database } from 'bun:sqlite'
 import type {
 	AuditEvent,
 	ConfigRow,
+	ConfigsPage,
 	ConfigStore,
 	ConfigWithData,
 	LatestRow,
@@ -128,18 +129,27 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 		.from(teams)
 		.where(and(eq(teams.id, id), isNull(teams.deletedAt)))
 		.prepare()
+	// Keyset pages: everything after (afterName, afterTool); '' before every name starts at the top.
+	const afterCursor = sql`(${configs.name}, ${configs.tool}) > (${sql.placeholder('afterName')}, ${sql.placeholder('afterTool')})`
 	const listPersonal = db
 		.select(configFields)
 		.from(configs)
-		.where(and(eq(configs.userId, userId), isNull(configs.teamId)))
+		.where(and(eq(configs.userId, userId), isNull(configs.teamId), afterCursor))
 		.orderBy(configs.name, configs.tool)
+		.limit(sql.placeholder('limit'))
 		.prepare()
 	const listTeam = db
 		.select(configFields)
 		.from(configs)
-		.where(eq(configs.teamId, teamId))
+		.where(and(eq(configs.teamId, teamId), afterCursor))
 		.orderBy(configs.name, configs.tool)
+		.limit(sql.placeholder('limit'))
 		.prepare()
+	const pageOf = (page: ConfigsPage | undefined) => ({
+		afterName: page?.after?.name ?? '',
+		afterTool: page?.after?.tool ?? '',
+		limit: page?.limit ?? -1
+	})
 	const insertConfig = db
 		.insert(configs)
 		.values({
@@ -179,6 +189,13 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 	const deleteConfig = db.delete(configs).where(eq(configs.id, id)).prepare()
 	const versionsPage = db
 		.select({ ...versionFields, sealed: configVersions.data })
+		.from(configVersions)
+		.where(and(eq(configVersions.configId, id), lt(configVersions.version, sql.placeholder('before'))))
+		.orderBy(desc(configVersions.version))
+		.limit(sql.placeholder('limit'))
+		.prepare()
+	const versionNumbersPage = db
+		.select({ version: configVersions.version })
 		.from(configVersions)
 		.where(and(eq(configVersions.configId, id), lt(configVersions.version, sql.placeholder('before'))))
 		.orderBy(desc(configVersions.version))
@@ -338,8 +355,8 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 		findById: async (configId) => byIdWithData.get({ id: configId }) as ConfigWithData | undefined,
 		findMetaById: async (configId) => metaById.get({ id: configId }) as ConfigRow | undefined,
 		listVisible: async (user, page) => visibleConfigs(db, user, page),
-		listPersonal: async (owner) => listPersonal.all({ userId: owner }) as ConfigRow[],
-		listForTeam: async (team) => listTeam.all({ teamId: team }) as ConfigRow[],
+		listPersonal: async (owner, page) => listPersonal.all({ userId: owner, ...pageOf(page) }) as ConfigRow[],
+		listForTeam: async (team, page) => listTeam.all({ teamId: team, ...pageOf(page) }) as ConfigRow[],
 		remove: async (configId, event) => removeTx.immediate(configId, event),
 		listVersions: async (configId, page = {}) =>
 			versionsPage.all({
@@ -347,6 +364,10 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 				before: page.before ?? Number.MAX_SAFE_INTEGER,
 				limit: page.limit ?? -1
 			}) as VersionWithData[],
+		versionNumbers: async (configId, page) =>
+			versionNumbersPage
+				.all({ id: configId, before: page.before ?? Number.MAX_SAFE_INTEGER, limit: page.limit })
+				.map((row) => row.version),
 		findVersion: async (configId, versionId) =>
 			versionById.get({ id: configId, versionId }) as VersionWithData | undefined
 	}

@@ -28,6 +28,7 @@ import { sqliteTeams } from './teams'
 import { sqliteUsers } from './users'
 import * as schema from './schema'
 import { tableAccess } from '../tables'
+import { offThread } from './off-thread'
 
 /** Opens (creating if needed) and migrates the embedded SQLite store. `:memory:` for tests. */
 export function openSqliteStore(file: string, options: OpenOptions = {}): Store {
@@ -77,7 +78,7 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 				databaseBytes: pages?.size ?? 0
 			}
 		},
-		backup: async (target) => backupTo(sqlite, target),
+		backup: (target) => backupTo(sqlite, file, target),
 		changeSignal: { engine: 'sqlite', dataVersion: () => dataVersion.get()?.data_version ?? 0 },
 		close: () => sqlite.close()
 	}
@@ -90,13 +91,15 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
  * target; the finished copy is then hard-linked to the target name, which
  * fails if anything (a file or a link) is there, so the target appears whole or not at all.
  */
-function backupTo(sqlite: Database, target: string) {
+async function backupTo(sqlite: Database, file: string, target: string) {
 	const temporary = `${target}.${process.pid}-${randomBytes(4).toString('hex')}.partial`
 	closeSync(
 		openSync(temporary, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, 0o600)
 	)
 	try {
-		sqlite.run('VACUUM INTO ?', [temporary])
+		// Off the request path (CONTRACT §16); a database in memory (tests) has no file another thread can open.
+		if (file === ':memory:') sqlite.run('VACUUM INTO ?', [temporary])
+		else await offThread({ kind: 'vacuum-into', source: file, target: temporary })
 		linkSync(temporary, target)
 	} catch (error) {
 		if ((error as NodeJS.ErrnoException).code === 'EEXIST')

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, isNotNull, isNull, lt, ne, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, gt, inArray, isNotNull, isNull, lt, ne, sql, type SQL } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/sqlite-core'
 import type { Database } from 'bun:sqlite'
 import type { InvitedRole, Role } from '../../../shared/constants'
@@ -6,7 +6,7 @@ import type { AuditEvent, InvitationRow, MemberRow, NewInvitation, TeamRow, Team
 import type { AuditWriter } from './audit'
 import type { SqliteDb } from './client'
 import { changed, isUniqueViolation } from './errors'
-import { teamInvitations, teamMembers, teams, teamSlugReservations, users } from './schema'
+import { configs, configVersions, teamInvitations, teamMembers, teams, teamSlugReservations, users } from './schema'
 
 const teamFields = {
 	id: teams.id,
@@ -292,14 +292,21 @@ export function sqliteTeams(db: SqliteDb, sqlite: Database, audit: AuditWriter):
 				.innerJoin(teams, liveMembership(userId))
 				.orderBy(asc(teams.name), asc(teams.slug))
 				.all(),
-		members: async (teamId) =>
-			db
+		members: async (teamId, page) => {
+			const after = page?.after
+			const query = db
 				.select(memberFields)
 				.from(teamMembers)
 				.innerJoin(users, eq(users.id, teamMembers.userId))
-				.where(eq(teamMembers.teamId, teamId))
+				.where(
+					and(
+						eq(teamMembers.teamId, teamId),
+						after && sql`(${teamMembers.joinedAt}, ${teamMembers.id}) > (${after.joinedAt}, ${after.id})`
+					)
+				)
 				.orderBy(asc(teamMembers.joinedAt), asc(teamMembers.id))
-				.all(),
+			return (page ? query.limit(page.limit) : query).all()
+		},
 		async update(teamId, changes, at, reservedSince, event) {
 			try {
 				return updateTx.immediate(teamId, changes, at, reservedSince, event)
@@ -360,6 +367,30 @@ export function sqliteTeams(db: SqliteDb, sqlite: Database, audit: AuditWriter):
 					.where(and(eq(teams.id, teamId), isNotNull(teams.deletedAt)))
 					.run()
 			) > 0,
+		purgeVersions: async (teamId, limit) =>
+			changed(
+				db
+					.delete(configVersions)
+					.where(
+						inArray(
+							configVersions.id,
+							db
+								.select({ id: configVersions.id })
+								.from(configVersions)
+								.innerJoin(configs, eq(configs.id, configVersions.configId))
+								.innerJoin(teams, eq(teams.id, configs.teamId))
+								.where(
+									and(
+										eq(configs.teamId, teamId),
+										isNotNull(teams.deletedAt),
+										ne(configVersions.id, configs.currentVersionId)
+									)
+								)
+								.limit(limit)
+						)
+					)
+					.run()
+			),
 		async pruneReservationsAndInvitations(releasedBefore, expiredBefore) {
 			db.delete(teamSlugReservations).where(lt(teamSlugReservations.releasedAt, releasedBefore)).run()
 			db.delete(teamInvitations).where(lt(teamInvitations.expiresAt, expiredBefore)).run()

@@ -1,11 +1,11 @@
-import { and, asc, count, eq, isNull, max, ne, or, sql } from 'drizzle-orm'
+import { and, asc, count, eq, inArray, isNull, max, ne, or, sql } from 'drizzle-orm'
 import type { Database } from 'bun:sqlite'
-import type { AuditEvent, UserActivityRow, UserRow, UserStore } from '../types'
+import type { AuditEvent, UserRow, UserStore } from '../types'
 import type { AuditWriter } from './audit'
 import type { SqliteDb } from './client'
 import { apiKeys, configs, sessions, teamMembers, teams, users } from './schema'
 import { changed, isUniqueViolation } from './errors'
-import { containsAny, loginKey } from '../shared'
+import { containsAny, loginKey, withActivity } from '../shared'
 
 export const userFields = {
 	id: users.id,
@@ -146,39 +146,31 @@ export function sqliteUsers(db: SqliteDb, sqlite: Database, audit: AuditWriter):
 		findById: async (id) => byId.get({ id }) as UserRow | undefined,
 		list: async () => db.select(userFields).from(users).orderBy(asc(users.createdAt)).all() as UserRow[],
 		async listWithActivity(page) {
-			const keyStats = db
-				.select({
-					userId: apiKeys.userId,
-					keyCount: count().as('key_count'),
-					lastUsed: max(apiKeys.lastUsedAt).as('last_used')
-				})
-				.from(apiKeys)
-				.groupBy(apiKeys.userId)
-				.as('key_stats')
-			const sessionStats = db
-				.select({ userId: sessions.userId, lastSeen: max(sessions.lastSeenAt).as('last_seen') })
-				.from(sessions)
-				.groupBy(sessions.userId)
-				.as('session_stats')
-			const rows = db
-				.select({
-					...userFields,
-					keyCount: keyStats.keyCount,
-					lastUsed: keyStats.lastUsed,
-					lastSeen: sessionStats.lastSeen
-				})
+			// The page's users first, then the key and session figures of those users alone (CONTRACT §16: a
+			// GROUP BY over every key and session for each page grew with the server).
+			const found = db
+				.select(userFields)
 				.from(users)
-				.leftJoin(keyStats, eq(keyStats.userId, users.id))
-				.leftJoin(sessionStats, eq(sessionStats.userId, users.id))
 				.where(containsAny([users.email, users.username], page?.search))
 				.orderBy(asc(users.createdAt), asc(users.id))
 				.limit(page?.limit ?? -1)
 				.offset(page?.offset ?? 0)
+				.all() as UserRow[]
+			if (found.length === 0) return []
+			const ids = found.map((user) => user.id)
+			const keys = db
+				.select({ userId: apiKeys.userId, keyCount: count(), lastUsed: max(apiKeys.lastUsedAt) })
+				.from(apiKeys)
+				.where(inArray(apiKeys.userId, ids))
+				.groupBy(apiKeys.userId)
 				.all()
-			return rows.map(({ keyCount, lastUsed, lastSeen, ...user }): UserActivityRow => {
-				const seen = [lastUsed, lastSeen].filter((at): at is string => typeof at === 'string').sort()
-				return { ...(user as UserRow), keyCount: Number(keyCount ?? 0), lastSeenAt: seen[seen.length - 1] ?? null }
-			})
+			const seen = db
+				.select({ userId: sessions.userId, lastSeen: max(sessions.lastSeenAt) })
+				.from(sessions)
+				.where(inArray(sessions.userId, ids))
+				.groupBy(sessions.userId)
+				.all()
+			return withActivity(found, keys, seen)
 		},
 		setPlan: async (id, plan, event) =>
 			audited.immediate(() => changed(db.update(users).set({ plan }).where(eq(users.id, id)).run()), event) > 0,

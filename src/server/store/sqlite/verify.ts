@@ -15,7 +15,11 @@ export type BackupProblem = string | undefined
 export function verifySqliteBackup(
 	file: string,
 	sealer: Pick<Sealer, 'open'>,
-	options: { exact: boolean }
+	options: {
+		exact: boolean
+		/** The copy's `PRAGMA integrity_check` rows when they were read already, on another thread (off-thread.ts). */
+		integrity?: string[]
+	}
 ): BackupProblem {
 	let db: Database
 	try {
@@ -24,12 +28,14 @@ export function verifySqliteBackup(
 		return `cannot open it as a SQLite database (${(error as Error).message})`
 	}
 	try {
-		const integrity = db.query<{ integrity_check: string }, []>('PRAGMA integrity_check').all()
-		if (integrity.length !== 1 || integrity[0]?.integrity_check !== 'ok')
-			return `it is damaged (integrity check: ${integrity
+		const integrity =
+			options.integrity ??
+			db
+				.query<{ integrity_check: string }, []>('PRAGMA integrity_check')
+				.all()
 				.map((row) => row.integrity_check)
-				.slice(0, 3)
-				.join('; ')})`
+		if (integrity.length !== 1 || integrity[0] !== 'ok')
+			return `it is damaged (integrity check: ${integrity.slice(0, 3).join('; ')})`
 		const hasTable = (name: string) =>
 			db
 				.query<{ n: number }, [string]>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ?")

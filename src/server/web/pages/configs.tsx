@@ -441,8 +441,9 @@ export const configsPages = ({ configs, policy, teams, audit, events }: WebDeps)
 		const limit = 50
 		if (historyAllowed) {
 			versions = []
-			for await (const version of await configs.versions(caller, id, { limit, before })) versions.push(version.fields)
-			if (versions.length === limit) olderThan = versions[versions.length - 1]?.version
+			const page = await configs.versions(caller, id, { limit, before })
+			for await (const version of page.versions) versions.push(version.fields)
+			olderThan = page.next
 			const authors = await audit.versionAuthors(caller, fields, versions)
 			for (const version of versions) version.author = authors.get(version.version)
 			if (versions.some((version) => !version.author))

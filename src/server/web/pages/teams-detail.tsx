@@ -1,5 +1,5 @@
 import { ROLES, type Role } from '../../../shared/constants'
-import type { Invitation, TeamMember } from '../../../shared/api/teams'
+import { type Invitation, MEMBERS_IN_DETAIL, type TeamMember } from '../../../shared/api/teams'
 import { attempt, noticeOf, page, type PageContext, type WebDeps } from '../kit'
 import {
 	Alert,
@@ -375,9 +375,21 @@ export const teamPages = (deps: WebDeps) => {
 	async function teamPageData(caller: PageContext['web'], slug: string): Promise<TeamPageData> {
 		const liveFrom = await events.cursor()
 		const detail = await teams.get(caller, slug)
-		const list = await configs.list(caller, detail.id)
+		const list = (await configs.list(caller, detail.id)).configs
+		// The page lists every member, as before the API's team answer was cut at 100 (CONTRACT §16).
+		let members = detail.members
+		if (members.length >= MEMBERS_IN_DETAIL) {
+			members = []
+			let after: string | undefined
+			do {
+				const page = await teams.members(caller, slug, { limit: 1000, after })
+				members.push(...page.members)
+				after = page.next
+			} while (after !== undefined)
+		}
 		return {
 			...detail,
+			members,
 			liveFrom,
 			userId: caller.userId,
 			invitations: 'invitations' in detail ? detail.invitations : undefined,
