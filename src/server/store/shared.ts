@@ -1,5 +1,5 @@
 import { type Column, or, sql, type SQL } from 'drizzle-orm'
-import type { PushCondition, UserActivityRow, UserRow } from './types'
+import type { PushCondition, UserActivityRow, UserRow, VisibleConfigRow } from './types'
 
 export type { ListPage } from './types'
 
@@ -91,4 +91,28 @@ export async function userAuditPage<Row extends { id: string }>(
 	const ordered = [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
 	if (!ascending) ordered.reverse()
 	return ordered.slice(0, limit)
+}
+
+const utf8 = (text: string | null) => Buffer.from(text ?? '', 'utf8')
+
+/** The Configs page's order: name, tool, then personal before teams by team name, then id — in byte order. */
+function visibleOrder(a: VisibleConfigRow, b: VisibleConfigRow): number {
+	if (a.name !== b.name) return Buffer.compare(utf8(a.name), utf8(b.name))
+	if (a.tool !== b.tool) return Buffer.compare(utf8(a.tool), utf8(b.tool))
+	if ((a.teamName === null) !== (b.teamName === null)) return a.teamName === null ? -1 : 1
+	const byTeam = Buffer.compare(utf8(a.teamName), utf8(b.teamName))
+	return byTeam !== 0 ? byTeam : Buffer.compare(utf8(a.id), utf8(b.id))
+}
+
+/**
+ * A page of the configs a user sees (docs/web.md), from one index-ordered scan per scope — their personal
+ * configs and each live team's — each reading no more than the page's end, merged in the page's order.
+ * Sorting every config the user can see before the offset grew with the server (CONTRACT §16).
+ */
+export async function visiblePage(
+	scopes: (() => Promise<VisibleConfigRow[]>)[],
+	page: { offset: number; limit: number }
+): Promise<VisibleConfigRow[]> {
+	const rows = (await Promise.all(scopes.map((scan) => scan()))).flat()
+	return rows.sort(visibleOrder).slice(page.offset, page.offset + page.limit)
 }

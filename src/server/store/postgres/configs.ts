@@ -1,7 +1,7 @@
 import type { SQL as BunSQL } from 'bun'
-import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, gt, isNull, lt, sql, type SQL } from 'drizzle-orm'
 import { PENDING_KEY_META } from '../../lib/key-check'
-import { aliased, conditionFails, containsAny, type ListPage } from '../shared'
+import { aliased, conditionFails, containsAny, type ListPage, visiblePage } from '../shared'
 import type {
 	AuditEvent,
 	ConfigRow,
@@ -14,7 +14,6 @@ import type {
 	SealFor,
 	VersionRow,
 	VersionWithData,
-	VisibleConfigRow
 } from '../types'
 import { auditStatement, writeAudit } from './audit'
 import type { PgDb } from './client'
@@ -67,32 +66,29 @@ const p = (name: string) => sql.placeholder(name)
  * team key indexes narrow it to the user's configs before the search filters them).
  */
 async function visibleConfigs(db: PgDb, userId: string, page: ListPage) {
-	const query = db
-		.select({ ...configFields, teamName: teams.name, teamSlug: teams.slug })
-		.from(configs)
-		.leftJoin(teams, eq(teams.id, configs.teamId))
-		.where(
-			and(
-				or(
-					and(eq(configs.userId, userId), isNull(configs.teamId)),
-					and(
-						inArray(
-							configs.teamId,
-							db.select({ teamId: teamMembers.teamId }).from(teamMembers).where(eq(teamMembers.userId, userId))
-						),
-						isNull(teams.deletedAt)
-					)
-				),
-				containsAny([configs.name, configs.tool], page.search)
-			)
-		)
-		.orderBy(
-			sql`${configs.name} COLLATE "C"`,
-			sql`${configs.tool} COLLATE "C"`,
-			sql`${teams.name} COLLATE "C" NULLS FIRST`,
-			asc(configs.id)
-		)
-	return (await query.limit(page.limit).offset(page.offset)) as VisibleConfigRow[]
+	const end = page.offset + page.limit
+	const search = containsAny([configs.name, configs.tool], page.search)
+	const scan = (scope: SQL | undefined, team: { name: string; slug: string } | null) => async () =>
+		(
+			(await db
+				.select(configFields)
+				.from(configs)
+				.where(and(scope, search))
+				.orderBy(sql`${configs.name} COLLATE "C"`, sql`${configs.tool} COLLATE "C"`)
+				.limit(end)) as ConfigRow[]
+		).map((row) => ({ ...row, teamName: team?.name ?? null, teamSlug: team?.slug ?? null }))
+	const live = await db
+		.select({ id: teams.id, name: teams.name, slug: teams.slug })
+		.from(teamMembers)
+		.innerJoin(teams, eq(teams.id, teamMembers.teamId))
+		.where(and(eq(teamMembers.userId, userId), isNull(teams.deletedAt)))
+	return visiblePage(
+		[
+			scan(and(eq(configs.userId, userId), isNull(configs.teamId)), null),
+			...live.map((team) => scan(eq(configs.teamId, team.id), team))
+		],
+		page
+	)
 }
 
 export function postgresConfigs(db: PgDb, client: BunSQL): ConfigStore {

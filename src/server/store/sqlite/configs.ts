@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, gt, isNull, lt, sql, type SQL } from 'drizzle-orm'
 import type { Database } from 'bun:sqlite'
 import type {
 	AuditEvent,
@@ -14,13 +14,12 @@ import type {
 	SealFor,
 	VersionRow,
 	VersionWithData,
-	VisibleConfigRow
 } from '../types'
 import type { AuditWriter } from './audit'
 import type { SqliteDb } from './client'
 import { changed } from './errors'
 import { hotRows } from './rows'
-import { aliased, conditionFails, containsAny, type ListPage } from '../shared'
+import { aliased, conditionFails, containsAny, type ListPage, visiblePage } from '../shared'
 import { PENDING_KEY_META } from '../../lib/key-check'
 import { configs, configVersions, meta, teamMembers, teams } from './schema'
 
@@ -69,30 +68,32 @@ const tool = sql.placeholder('tool')
  * docs/web.md, search: a page of the configs a user sees, found in the database (the personal key and the
  * team key indexes narrow it to the user's configs before the search filters them).
  */
-function visibleConfigs(db: SqliteDb, userId: string, page: ListPage) {
-	return db
-		.select({ ...configFields, teamName: teams.name, teamSlug: teams.slug })
-		.from(configs)
-		.leftJoin(teams, eq(teams.id, configs.teamId))
-		.where(
-			and(
-				or(
-					and(eq(configs.userId, userId), isNull(configs.teamId)),
-					and(
-						inArray(
-							configs.teamId,
-							db.select({ teamId: teamMembers.teamId }).from(teamMembers).where(eq(teamMembers.userId, userId))
-						),
-						isNull(teams.deletedAt)
-					)
-				),
-				containsAny([configs.name, configs.tool], page.search)
-			)
-		)
-		.orderBy(asc(configs.name), asc(configs.tool), sql`${teams.name} NULLS FIRST`, asc(configs.id))
-		.limit(page.limit)
-		.offset(page.offset)
-		.all() as VisibleConfigRow[]
+async function visibleConfigs(db: SqliteDb, userId: string, page: ListPage) {
+	const end = page.offset + page.limit
+	const search = containsAny([configs.name, configs.tool], page.search)
+	const scan = (scope: SQL | undefined, team: { name: string; slug: string } | null) => async () =>
+		(
+			db
+				.select(configFields)
+				.from(configs)
+				.where(and(scope, search))
+				.orderBy(asc(configs.name), asc(configs.tool))
+				.limit(end)
+				.all() as ConfigRow[]
+		).map((row) => ({ ...row, teamName: team?.name ?? null, teamSlug: team?.slug ?? null }))
+	const live = db
+		.select({ id: teams.id, name: teams.name, slug: teams.slug })
+		.from(teamMembers)
+		.innerJoin(teams, eq(teams.id, teamMembers.teamId))
+		.where(and(eq(teamMembers.userId, userId), isNull(teams.deletedAt)))
+		.all()
+	return visiblePage(
+		[
+			scan(and(eq(configs.userId, userId), isNull(configs.teamId)), null),
+			...live.map((team) => scan(eq(configs.teamId, team.id), team))
+		],
+		page
+	)
 }
 
 export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter): ConfigStore {
