@@ -8,7 +8,7 @@
 //
 // SCALE_SIZES=10000,100000 picks the sizes (default 10000,100000,1000000); SCALE_REQUESTS the
 // requests per figure (default 300). PostgreSQL (db copy) is measured when it answers.
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SQL } from 'bun'
@@ -45,6 +45,7 @@ async function timed(url: string, init: () => RequestInit, count = REQUESTS) {
 async function measure(size: number): Promise<Figures> {
 	const figures: Figures = new Map()
 	const dir = join(tmpdir(), `cfgsync-scale-${size}`)
+	rmSync(dir, { recursive: true, force: true })
 	const seeded: Seeded = await seed(join(dir, 'data', 'cfgsync.db'), {
 		configs: Math.max(1, Math.floor(size / 10)),
 		versionsEach: 10
