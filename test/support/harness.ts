@@ -117,6 +117,19 @@ export async function userWithKey(dir: string, name: string, plan = 'team', env:
 }
 
 /** fetch with a bearer key and a JSON body. */
+/** Every item of a paged list (CONTRACT §16), following `Link: <…>; rel="next"` from `path`. */
+export async function allPages<T = unknown>(server: Server, path: string, key?: string): Promise<T[]> {
+	const items: T[] = []
+	let next: string | undefined = path
+	while (next !== undefined) {
+		const page = await api(server, 'GET', next, key)
+		if (page.status !== 200) throw new Error(`GET ${next}: HTTP ${page.status}`)
+		items.push(...(page.body as T[]))
+		next = /<([^>]+)>;\s*rel="next"/.exec(page.headers.get('link') ?? '')?.[1]
+	}
+	return items
+}
+
 export async function api(
 	server: Server,
 	method: string,

@@ -2,7 +2,16 @@ import { describe, expect, test } from 'bun:test'
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { emptyPostgresDatabase, postgresAnswers, TEST_DATABASE_URL } from '../../support/engine'
-import { api, emptyDir, run, serversOfThisFile, startServer, userWithKey, type Server } from '../../support/harness'
+import {
+	allPages,
+	api,
+	emptyDir,
+	run,
+	serversOfThisFile,
+	startServer,
+	userWithKey,
+	type Server
+} from '../../support/harness'
 
 const servers = serversOfThisFile()
 const KEY = randomBytes(32).toString('base64')
@@ -19,7 +28,7 @@ async function answers(server: Server, key: string) {
 	const seen: unknown[] = [list.status, list.body]
 	for (const config of list.body as { id: string; name: string; tool: string }[]) {
 		seen.push((await api(server, 'GET', `/api/configs/${config.id}`, key)).body)
-		seen.push((await api(server, 'GET', `/api/configs/${config.id}/versions`, key)).body)
+		seen.push(await allPages(server, `/api/configs/${config.id}/versions`, key))
 	}
 	seen.push((await api(server, 'GET', '/api/teams', key)).body)
 	return seen

@@ -1,7 +1,16 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { randomBytes } from 'node:crypto'
 import { emptyPostgresDatabase, newPostgresDatabase, postgresAnswers, TEST_DATABASE_URL } from '../../support/engine'
-import { api, emptyDir, run, serversOfThisFile, startServer, userWithKey, type Server } from '../../support/harness'
+import {
+	allPages,
+	api,
+	emptyDir,
+	run,
+	serversOfThisFile,
+	startServer,
+	userWithKey,
+	type Server
+} from '../../support/harness'
 
 /**
  * docs/postgresql.md on the compiled binary: three `serve` processes on one database
@@ -70,10 +79,11 @@ async function expectIntact(server: Server, key: string, acks: Ack[]) {
 	const list = await api(server, 'GET', '/api/configs', key)
 	const config = (list.body as { id: string; name: string }[]).find((c) => c.name === 'shared')
 	expect(config).toBeDefined()
-	const versions = (await api(server, 'GET', `/api/configs/${config?.id}/versions`, key)).body as {
-		version: number
-		data: unknown
-	}[]
+	const versions = await allPages<{ version: number; data: unknown }>(
+		server,
+		`/api/configs/${config?.id}/versions`,
+		key
+	)
 	const numbers = versions.map((v) => v.version).sort((a, b) => a - b)
 	expect(numbers).toEqual(Array.from({ length: numbers.length }, (_, i) => i + 1))
 	const byVersion = new Map(versions.map((v) => [v.version, v.data]))
