@@ -7,6 +7,13 @@ export const STREAMS_PER_USER = 20
 export const REPLAY_MAX_MS = 7 * 24 * 3_600_000
 /** Unread bytes a stream may pile up before it is closed as too slow (its client reconnects with Last-Event-ID). */
 const UNREAD_MAX = 1024 * 1024
+/**
+ * docs/api.md "Live changes": the most feed events a replay reads. A cursor further back than this gets
+ * `reset`: the client re-reads its configs, which costs less than reading a week of everybody's events.
+ */
+export const REPLAY_MAX_EVENTS = 1_000
+/** How many events a replay hands on before it lets the event loop answer others (requests, live events). */
+const REPLAY_SLICE = 25
 const FEED_PAGE = 200
 const CURSOR = /^[0-9]{1,15}$/
 const encoder = new TextEncoder()
@@ -26,6 +33,8 @@ interface Stream {
 	cursor: number
 	controller: ReadableStreamDefaultController<Uint8Array>
 	closed: boolean
+	/** Replaying what it missed, outside the live queue: live reads pass it over until the replay hands it back. */
+	replaying: boolean
 	onClose?: () => void
 }
 
@@ -48,8 +57,13 @@ const frame = (seq: number, event: string, data: unknown) =>
  * The lookups one feed row needs, made once for every stream it is offered to: with 1,000 streams open, a
  * push costs one config lookup and one role lookup per member, not a thousand of each.
  */
-function rowLookups(store: Store, row: AuditRow, now: () => number) {
-	const memo = new Map<string, Promise<unknown>>()
+function rowLookups(
+	store: Store,
+	row: AuditRow,
+	now: () => number,
+	/** Shared by every row of one replay, which answers "who may read this now" once per config and team. */
+	memo = new Map<string, Promise<unknown>>()
+) {
 	const once = <T>(key: string, load: () => Promise<T>): Promise<T> => {
 		let value = memo.get(key) as Promise<T> | undefined
 		if (value === undefined) {
@@ -60,14 +74,18 @@ function rowLookups(store: Store, row: AuditRow, now: () => number) {
 	}
 	const nowIso = () => new Date(now()).toISOString()
 	return {
-		config: () => once('config', () => store.configs.findMetaById(row.targetId as string)),
-		team: () => once('team', () => store.teams.findById(row.teamId as string)),
+		config: () => once(`config:${row.targetId}`, () => store.configs.findMetaById(row.targetId as string)),
+		team: () => once(`team:${row.teamId}`, () => store.teams.findById(row.teamId as string)),
 		/** Everyone with a membership row in the event's team, a deleted team included. */
 		members: () =>
-			once('members', async () => new Set((await store.teams.members(row.teamId as string)).map((m) => m.userId))),
-		role: (teamId: string, userId: string) => once(`role:${userId}`, () => store.teams.roleIn(teamId, userId)),
+			once(
+				`members:${row.teamId}`,
+				async () => new Set((await store.teams.members(row.teamId as string)).map((m) => m.userId))
+			),
+		role: (teamId: string, userId: string) =>
+			once(`role:${teamId}:${userId}`, () => store.teams.roleIn(teamId, userId)),
 		invitation: (userId: string) =>
-			once(`invitation:${userId}`, () => store.teams.findInvitation(row.teamId as string, userId, nowIso())),
+			once(`invitation:${row.id}:${userId}`, () => store.teams.findInvitation(row.teamId as string, userId, nowIso())),
 		/** Whether the key or web session a stream was opened with still lets it in. */
 		valid: (caller: Caller) =>
 			once(`valid:${caller.keyHash ?? ''}:${caller.sessionIdHash ?? ''}`, async () => {
@@ -227,11 +245,11 @@ export function createEventBroker(store: Store, options: EventBrokerOptions = {}
 	async function readFeed(): Promise<void> {
 		if (streams.size === 0) return
 		let from = Number.POSITIVE_INFINITY
-		for (const stream of streams) from = Math.min(from, stream.cursor)
+		for (const stream of streams) if (!stream.replaying) from = Math.min(from, stream.cursor)
 		if (from === Number.POSITIVE_INFINITY) return
 		for await (const row of feed(from)) {
 			const lookups = rowLookups(store, row, now)
-			for (const stream of [...streams]) await deliver(stream, row, lookups)
+			for (const stream of [...streams]) if (!stream.replaying) await deliver(stream, row, lookups)
 			if (streams.size === 0) return
 		}
 	}
@@ -259,13 +277,50 @@ export function createEventBroker(store: Store, options: EventBrokerOptions = {}
 		})
 	}
 
-	/** Where a stream with this Last-Event-ID starts: its number, or undefined (never issued, pruned or too old). */
-	async function resumeFrom(lastEventId: string | null): Promise<number | undefined> {
+	/**
+	 * Where a stream with this Last-Event-ID starts: its number, or undefined (never issued, pruned, too old, or
+	 * more than REPLAY_MAX_EVENTS back). The end of the feed is always a good start, however old its last event:
+	 * nothing came after it, so nothing was missed (the id a `reset` carries).
+	 */
+	async function resumeFrom(lastEventId: string | null, end: number): Promise<number | undefined> {
 		if (lastEventId === null || !CURSOR.test(lastEventId)) return undefined
 		const seq = Number(lastEventId)
+		if (seq === end) return seq
+		// Feed numbers may skip (a rolled-back write on PostgreSQL): counting by them never reads more than the bound.
+		if (seq > end || end - seq > REPLAY_MAX_EVENTS) return undefined
 		const at = await store.audit.feedAt(seq)
 		if (at === undefined || now() - Date.parse(at) > REPLAY_MAX_MS) return undefined
 		return seq
+	}
+
+	/** Lets the event loop answer everything else that waits (requests, live events) before going on. */
+	const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+	/**
+	 * docs/api.md "Live changes": what the stream missed, up to `end` (the feed's end when it opened, at most
+	 * REPLAY_MAX_EVENTS on), read outside the live queue a page at a time and yielding every few events, so a
+	 * replay holds up no other stream and no request. Then, inside the queue (where no live read runs), the
+	 * stream is handed to the live reads, which go on from its cursor: nothing is skipped or sent twice.
+	 */
+	async function replay(stream: Stream, end: number): Promise<void> {
+		const memo = new Map<string, Promise<unknown>>()
+		let handed = 0
+		for (let from = stream.cursor; from < end && !stream.closed; ) {
+			const page = await store.audit.feed(from, Math.min(FEED_PAGE, REPLAY_MAX_EVENTS))
+			if (page.length === 0) break
+			for (const row of page) {
+				if (row.seq > end || stream.closed) break
+				await deliver(stream, row, rowLookups(store, row, now, memo))
+				if (++handed % REPLAY_SLICE === 0) await yieldToOthers()
+			}
+			from = (page[page.length - 1] as FeedRow).seq
+			await yieldToOthers()
+		}
+		await serial(async () => {
+			stream.replaying = false
+		})
+		// What came after `end` while it replayed: the next live read gives it.
+		void changed()
 	}
 
 	return {
@@ -298,7 +353,14 @@ export function createEventBroker(store: Store, options: EventBrokerOptions = {}
 				{
 					start: (controller) => {
 						// Not counted in the feed's reads until it knows where it starts.
-						const opened: Stream = { caller, cursor: Number.POSITIVE_INFINITY, controller, closed: false, onClose }
+						const opened: Stream = {
+							caller,
+							cursor: Number.POSITIVE_INFINITY,
+							controller,
+							closed: false,
+							replaying: false,
+							onClose
+						}
 						stream = opened
 						// Counted at once, so the 21st stream opened in the same moment is refused too.
 						streams.add(opened)
@@ -314,18 +376,19 @@ export function createEventBroker(store: Store, options: EventBrokerOptions = {}
 			const opened = stream as Stream
 			try {
 				await serial(async () => {
-					const resume = await resumeFrom(lastEventId)
+					const end = await store.audit.feedEnd()
+					const resume = await resumeFrom(lastEventId, end)
 					if (resume === undefined) {
-						if (lastEventId !== null) send(opened, 'event: reset\ndata: {}\n\n')
-						// Live from now on: what was written before the stream opened is not news to it.
-						opened.cursor = await store.audit.feedEnd()
+						// Live from the end on; the reset's id is that end, so a reconnect after it is no reset again.
+						opened.cursor = end
+						if (lastEventId !== null) send(opened, frame(end, 'reset', {}))
 						return
 					}
 					opened.cursor = resume
-					// Up to the end of the feed, after this answer is on its way; the next read skips what this one gave.
-					void serial(async () => {
-						for await (const row of feed(resume)) await deliver(opened, row, rowLookups(store, row, now))
-					}).catch(() => drop(opened))
+					if (resume === end) return
+					// Replayed outside the queue, after this answer is on its way; live reads pass it over until then.
+					opened.replaying = true
+					void replay(opened, end).catch(() => drop(opened))
 				})
 			} catch {
 				drop(opened)
