@@ -13,7 +13,7 @@ const UNREAD_MAX = 1024 * 1024
  */
 export const REPLAY_MAX_EVENTS = 1_000
 /** How many events a replay hands on before it lets the event loop answer others (requests, live events). */
-const REPLAY_SLICE = 25
+const REPLAY_SLICE = 10
 const FEED_PAGE = 200
 const CURSOR = /^[0-9]{1,15}$/
 const encoder = new TextEncoder()
@@ -211,6 +211,8 @@ export function createEventBroker(store: Store, options: EventBrokerOptions = {}
 	}
 
 	async function configFrame(row: FeedRow, userId: string, lookups: Lookups): Promise<string | undefined> {
+		// A personal config is pushed, rolled back and deleted by its owner alone: another user's is no lookup.
+		if (row.teamId === null && row.actorUserId !== null && row.actorUserId !== userId) return undefined
 		const deleted = row.type === 'config.deleted'
 		const config = deleted ? undefined : await lookups.config()
 		if (!deleted && config === undefined) return undefined
