@@ -2,7 +2,8 @@ import { describe, expect, test } from 'bun:test'
 import { STREAMS_PER_USER } from '../../src/server/events/broker'
 import { newId } from '../../src/server/lib/ids'
 import type { Store } from '../../src/server/store/types'
-import { openTestStore } from '../support/engine'
+import { createKeyIssuer } from '../../src/server/modules/auth/service'
+import { openTestStore, sharedTestDatabase } from '../support/engine'
 import { testApp, type TestApp, type TestUser } from '../support/helpers'
 import { type Frame, readFrames } from '../support/sse'
 import { until } from '../support/eventually'
@@ -356,4 +357,52 @@ describe('replays are bounded and hold up no one (docs/api.md "Live changes")', 
 		expect(await replaying.collect(100)).toEqual([])
 		await Promise.all([replaying.cancel(), anns.cancel()])
 	}, 30_000)
+})
+
+describe('a stream ends when its credential stops being valid (docs/api.md "Live changes")', () => {
+	const login = (t: TestApp, user: TestUser, device: string) =>
+		t.call('POST', '/api/auth/login', { body: { login: user.username, password: user.password, device } })
+
+	test("a new login from the same device replaces the key: the old key's stream gets `revoked` and ends", async () => {
+		const { tom, ann, push, t } = await world()
+		const toms = await openStream(t, tom)
+		const anns = await openStream(t, ann)
+		// Another user's login, and tom's from another device, replace nothing of this stream's.
+		expect((await login(t, ann, 'desk')).status).toBe(201)
+		expect((await login(t, tom, 'desk')).status).toBe(201)
+		await push(tom, 'still', 1)
+		expect((await toms.take(1)).map((frame) => frame.event)).toEqual(['config'])
+		const replaced = await login(t, tom, 'test')
+		expect(replaced.status).toBe(201)
+		expect((await t.call('GET', '/api/me', { key: tom.key })).status).toBe(401)
+		expect(await toms.take(1)).toEqual([{ id: expect.stringMatching(/^[0-9]+$/), event: 'revoked', data: {} }])
+		expect(toms.isEnded()).toBe(true)
+		expect(anns.isEnded()).toBe(false)
+		await anns.cancel()
+	})
+
+	test('a key replaced through another instance (a login there, or `key issue`) ends the stream held by this one', async () => {
+		const shared = await sharedTestDatabase()
+		// Only the other instance's commit signal (LISTEN/NOTIFY, PRAGMA data_version) tells this one.
+		const here = testApp({ store: await shared.open(), events: { pollMs: 60_000, keepAliveMs: 60_000 } })
+		const there = testApp({ store: await shared.open(), events: { pollMs: 60_000, keepAliveMs: 60_000 } })
+		const tom = await here.user('pro', 'tom')
+		const ann = await here.user('pro', 'ann')
+		const toms = await openStream(here, tom)
+		const anns = await openStream(here, ann)
+		expect((await login(there, tom, 'test')).status).toBe(201)
+		expect((await toms.take(1)).map((frame) => frame.event)).toEqual(['revoked'])
+		expect(toms.isEnded()).toBe(true)
+		// The admin command's `key issue` for ann's device, run against the other instance's store.
+		const issue = createKeyIssuer({ store: there.store, clock: there.clock })
+		await issue(ann.id, 'test', {
+			id: newId(),
+			at: new Date(there.clock.now()).toISOString(),
+			type: 'key.issued',
+			actor: { userId: null, username: null, via: 'admin command', address: null },
+			subjectUserId: ann.id
+		})
+		expect((await anns.take(1)).map((frame) => frame.event)).toEqual(['revoked'])
+		expect(anns.isEnded()).toBe(true)
+	})
 })

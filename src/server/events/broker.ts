@@ -1,3 +1,4 @@
+import { SESSION_IDLE_MS } from '../../shared/constants'
 import type { AuditRow, Caller, FeedRow, Store } from '../store/types'
 import { watchFeed } from './signals'
 
@@ -35,6 +36,12 @@ interface Stream {
 	closed: boolean
 	/** Replaying what it missed, outside the live queue: live reads pass it over until the replay hands it back. */
 	replaying: boolean
+	/**
+	 * When its credential must be looked at again, on the broker's clock: a web session's idle or absolute
+	 * expiry (a key has none: it ends by an event).
+	 */
+	checkAt: number
+	checking: boolean
 	onClose?: () => void
 }
 
@@ -45,8 +52,15 @@ const REVOKING = new Set([
 	'user.removed',
 	'password.changed',
 	'user.password_reset',
-	'session.ended'
+	'session.ended',
+	// A new key for a device replaces (revokes) its previous one: a login, or the admin's `key issue`.
+	'login.succeeded',
+	'key.issued'
 ])
+/** Revoking events that concern only the user they name: other users' streams are no lookup (logins are frequent). */
+const REPLACING = new Set(['login.succeeded', 'key.issued'])
+/** How often streams whose credential has a deadline (a web session's idle or absolute expiry) are looked at. */
+const EXPIRY_CHECK_MS = 250
 const CONFIG_EVENTS = new Set(['config.pushed', 'config.rolled_back', 'config.deleted'])
 const MEMBERSHIP_EVENTS = new Set(['invitation.accepted', 'member.removed', 'member.left'])
 
@@ -91,13 +105,28 @@ function rowLookups(
 			once(`valid:${caller.keyHash ?? ''}:${caller.sessionIdHash ?? ''}`, async () => {
 				if (caller.keyHash !== undefined) return (await store.keys.findCaller(caller.keyHash)) !== undefined
 				if (caller.sessionIdHash !== undefined)
-					return (await store.sessions.find(caller.sessionIdHash, nowIso(), new Date(0).toISOString())) !== undefined
+					return (await sessionDeadline(store, caller.sessionIdHash, now)) !== undefined
 				return true
 			})
 	}
 }
 
 type Lookups = ReturnType<typeof rowLookups>
+
+/**
+ * When this web session ends unless it is used meanwhile (the earlier of its idle and its absolute expiry), or
+ * undefined when it has already ended (signed out, expired, its user removed).
+ */
+async function sessionDeadline(store: Store, idHash: string, now: () => number): Promise<number | undefined> {
+	const at = now()
+	const found = await store.sessions.find(
+		idHash,
+		new Date(at).toISOString(),
+		new Date(at - SESSION_IDLE_MS).toISOString()
+	)
+	if (found === undefined) return undefined
+	return Math.min(Date.parse(found.session.expiresAt), Date.parse(found.session.lastSeenAt) + SESSION_IDLE_MS)
+}
 
 /**
  * The event streams of this process (docs/api.md "Live changes"). The audit log is the feed: every change is
@@ -117,6 +146,7 @@ export function createEventBroker(store: Store, options: EventBrokerOptions = {}
 	let again = false
 	let poll: ReturnType<typeof setInterval> | undefined
 	let keepAlive: ReturnType<typeof setInterval> | undefined
+	let expiry: ReturnType<typeof setInterval> | undefined
 	let stopSignals: (() => void) | undefined
 
 	const serial = <T>(work: () => Promise<T>): Promise<T> => {
@@ -163,8 +193,9 @@ export function createEventBroker(store: Store, options: EventBrokerOptions = {}
 	function stopTimers(): void {
 		if (poll) clearInterval(poll)
 		if (keepAlive) clearInterval(keepAlive)
+		if (expiry) clearInterval(expiry)
 		stopSignals?.()
-		poll = keepAlive = stopSignals = undefined
+		poll = keepAlive = expiry = stopSignals = undefined
 	}
 
 	function startTimers(): void {
@@ -174,13 +205,47 @@ export function createEventBroker(store: Store, options: EventBrokerOptions = {}
 			for (const stream of streams) send(stream, ': keep-alive\n\n')
 		}, keepAliveMs)
 		stopSignals = watchFeed(store.changeSignal, () => void changed())
+		expiry = setInterval(checkExpiries, EXPIRY_CHECK_MS)
+	}
+
+	/** Ends the stream as its credential did: `revoked`, with the stream's cursor as its id, then closed. */
+	function revoke(stream: Stream): void {
+		send(stream, frame(stream.cursor, 'revoked', {}))
+		drop(stream)
+	}
+
+	/**
+	 * docs/api.md "Live changes": a stream ends within a second when its credential ends with no event to tell
+	 * (a web session's idle or absolute expiry). Only streams past their deadline are looked up, each once.
+	 */
+	function checkExpiries(): void {
+		const at = now()
+		for (const stream of streams) {
+			const due = stream.checkAt <= at && Number.isFinite(stream.cursor) && !stream.checking
+			if (!due || stream.caller.sessionIdHash === undefined) continue
+			stream.checking = true
+			sessionDeadline(store, stream.caller.sessionIdHash, now)
+				.then((deadline) => {
+					if (deadline === undefined) revoke(stream)
+					else stream.checkAt = deadline
+				})
+				.catch(() => {
+					// The database did not answer: looked at again on the next round.
+				})
+				.finally(() => {
+					stream.checking = false
+				})
+		}
 	}
 
 	/** What this event means to this stream now: an SSE frame, 'revoked', or nothing. */
 	async function frameFor(stream: Stream, row: FeedRow, lookups: Lookups): Promise<string | 'revoked' | undefined> {
 		const { caller } = stream
 		const userId = caller.userId
-		if (REVOKING.has(row.type)) return (await lookups.valid(caller)) ? undefined : 'revoked'
+		if (REVOKING.has(row.type)) {
+			if (REPLACING.has(row.type) && row.actorUserId !== userId && row.subjectUserId !== userId) return undefined
+			return (await lookups.valid(caller)) ? undefined : 'revoked'
+		}
 		if (CONFIG_EVENTS.has(row.type) && row.targetId !== null) return configFrame(row, userId, lookups)
 		if (row.type === 'invitation.sent' && row.subjectUserId === userId && row.teamId !== null) {
 			// Only while it is still open: a cancelled or answered invitation is not news.
@@ -238,10 +303,8 @@ export function createEventBroker(store: Store, options: EventBrokerOptions = {}
 		if (stream.closed || row.seq <= stream.cursor) return
 		stream.cursor = row.seq
 		const text = await frameFor(stream, row, lookups)
-		if (text === 'revoked') {
-			send(stream, frame(row.seq, 'revoked', {}))
-			drop(stream)
-		} else if (text !== undefined) send(stream, text)
+		if (text === 'revoked') revoke(stream)
+		else if (text !== undefined) send(stream, text)
 	}
 
 	async function readFeed(): Promise<void> {
@@ -361,6 +424,9 @@ export function createEventBroker(store: Store, options: EventBrokerOptions = {}
 							controller,
 							closed: false,
 							replaying: false,
+							// A session's deadline is read on the first round of checks.
+							checkAt: caller.sessionIdHash === undefined ? Number.POSITIVE_INFINITY : 0,
+							checking: false,
 							onClose
 						}
 						stream = opened
