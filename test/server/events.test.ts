@@ -1,6 +1,9 @@
 import { describe, expect, test } from 'bun:test'
 import { STREAMS_PER_USER } from '../../src/server/events/broker'
-import { openTestStore } from '../support/engine'
+import { newId } from '../../src/server/lib/ids'
+import type { Store } from '../../src/server/store/types'
+import { createKeyIssuer } from '../../src/server/modules/auth/service'
+import { openTestStore, sharedTestDatabase } from '../support/engine'
 import { testApp, type TestApp, type TestUser } from '../support/helpers'
 import { type Frame, readFrames } from '../support/sse'
 import { until } from '../support/eventually'
@@ -104,7 +107,9 @@ describe('GET /api/events', () => {
 		for (const [round, cursor] of ['999999999', '01890000-0000-7000-8000-000000000000', seen?.id as string].entries()) {
 			if (round === 2) t.clock.advance(8 * 24 * 3_600_000)
 			const lost = await openStream(t, tom, cursor)
-			expect(await lost.take(1)).toEqual([{ event: 'reset', data: {} }])
+			const [reset] = await lost.take(1)
+			expect(reset).toMatchObject({ event: 'reset', data: {} })
+			expect(reset?.id).toMatch(/^[0-9]+$/)
 			await push(tom, 'c', round)
 			expect((await lost.take(1)).map((frame) => frame.data)).toMatchObject([{ name: 'c' }])
 			await lost.cancel()
@@ -252,5 +257,152 @@ describe('GET /api/events', () => {
 		expect(after).toContain('cfgsync_http_requests_total{route="/api/events",method="GET",status="200"}')
 		// The one refusal (429) is timed; the 21 streams are not.
 		expect(after).toContain('cfgsync_http_request_duration_seconds_count{route="/api/events",method="GET"} 1')
+	})
+})
+
+/** docs/api.md: the most events a replay reads; further back is `reset`. */
+const REPLAY_MAX_EVENTS = 1_000
+
+/** `count` events of nobody's concern in the feed (failed logins of a stranger), written straight to the store. */
+async function filler(store: Store, count: number) {
+	for (let i = 0; i < count; i++)
+		await store.audit.record({
+			id: newId(),
+			at: new Date().toISOString(),
+			type: 'login.failed',
+			actor: { userId: null, username: 'stranger', address: '192.0.2.1' }
+		})
+}
+
+describe('replays are bounded and hold up no one (docs/api.md "Live changes")', () => {
+	test('a cursor more than 1,000 events back gets `reset` with an id; reconnecting with that id is not reset again', async () => {
+		const { tom, push, t } = await world()
+		const first = await openStream(t, tom)
+		await push(tom, 'a', 1)
+		const [seen] = await first.take(1)
+		await first.cancel()
+		await filler(t.store, REPLAY_MAX_EVENTS)
+		await push(tom, 'a', 2)
+		const far = await openStream(t, tom, seen?.id)
+		const [reset, ...more] = await far.take(1)
+		expect(more).toEqual([])
+		expect(reset?.event).toBe('reset')
+		expect(reset?.id).toMatch(/^[0-9]+$/)
+		await far.cancel()
+		// After the reset the client re-read its configs: reconnecting with the reset's id is no reset again.
+		const again = await openStream(t, tom, reset?.id)
+		expect(await again.collect(150)).toEqual([])
+		await push(tom, 'a', 3)
+		expect((await again.take(1)).map((frame) => [frame.event, (frame.data as { version: number }).version])).toEqual([
+			['config', 3]
+		])
+		await again.cancel()
+	}, 60_000)
+
+	test('a cursor up to 1,000 events back is replayed whole', async () => {
+		const { tom, push, t } = await world()
+		const first = await openStream(t, tom)
+		await push(tom, 'a', 1)
+		const [seen] = await first.take(1)
+		await first.cancel()
+		await filler(t.store, REPLAY_MAX_EVENTS - 2)
+		await push(tom, 'a', 2)
+		const near = await openStream(t, tom, seen?.id)
+		expect((await near.take(1)).map((frame) => [frame.event, (frame.data as { version: number }).version])).toEqual([
+			['config', 2]
+		])
+		await near.cancel()
+	}, 60_000)
+
+	test("a replay that is slow to read does not hold up anyone else's live events, nor streams opening meanwhile", async () => {
+		const store = openTestStore()
+		const feed = store.audit.feed.bind(store.audit)
+		let release: () => void = () => {}
+		const held = new Promise<void>((resolve) => {
+			release = resolve
+		})
+		let holdBefore = 0
+		store.audit.feed = async (after, limit) => {
+			if (after < holdBefore) await held
+			return feed(after, limit)
+		}
+		const t = testApp({ store, events: { pollMs: 50, keepAliveMs: 60_000 } })
+		const tom = await t.user('pro', 'tom')
+		const ann = await t.user('pro', 'ann')
+		const toms = await openStream(t, tom)
+		expect((await t.call('POST', '/api/configs', { key: tom.key, body: { name: 'a', data: { v: 1 } } })).status).toBe(
+			201
+		)
+		const [seen] = await toms.take(1)
+		await toms.cancel()
+		expect((await t.call('POST', '/api/configs', { key: tom.key, body: { name: 'a', data: { v: 2 } } })).status).toBe(
+			200
+		)
+		// tom's replay is stuck reading the feed; ann opens a stream and pushes meanwhile.
+		holdBefore = Number(seen?.id) + 1
+		const replaying = await openStream(t, tom, seen?.id)
+		const anns = await openStream(t, ann)
+		expect((await t.call('POST', '/api/configs', { key: ann.key, body: { name: 'b', data: { v: 1 } } })).status).toBe(
+			201
+		)
+		expect((await anns.take(1)).map((frame) => (frame.data as { name: string }).name)).toEqual(['b'])
+		expect(await replaying.collect(50)).toEqual([])
+		release()
+		// Once read, the replay arrives, then live events, none twice.
+		expect((await replaying.take(1)).map((frame) => (frame.data as { version: number }).version)).toEqual([2])
+		expect((await t.call('POST', '/api/configs', { key: tom.key, body: { name: 'a', data: { v: 3 } } })).status).toBe(
+			200
+		)
+		expect((await replaying.take(1)).map((frame) => (frame.data as { version: number }).version)).toEqual([3])
+		expect(await replaying.collect(100)).toEqual([])
+		await Promise.all([replaying.cancel(), anns.cancel()])
+	}, 30_000)
+})
+
+describe('a stream ends when its credential stops being valid (docs/api.md "Live changes")', () => {
+	const login = (t: TestApp, user: TestUser, device: string) =>
+		t.call('POST', '/api/auth/login', { body: { login: user.username, password: user.password, device } })
+
+	test("a new login from the same device replaces the key: the old key's stream gets `revoked` and ends", async () => {
+		const { tom, ann, push, t } = await world()
+		const toms = await openStream(t, tom)
+		const anns = await openStream(t, ann)
+		// Another user's login, and tom's from another device, replace nothing of this stream's.
+		expect((await login(t, ann, 'desk')).status).toBe(201)
+		expect((await login(t, tom, 'desk')).status).toBe(201)
+		await push(tom, 'still', 1)
+		expect((await toms.take(1)).map((frame) => frame.event)).toEqual(['config'])
+		const replaced = await login(t, tom, 'test')
+		expect(replaced.status).toBe(201)
+		expect((await t.call('GET', '/api/me', { key: tom.key })).status).toBe(401)
+		expect(await toms.take(1)).toEqual([{ id: expect.stringMatching(/^[0-9]+$/), event: 'revoked', data: {} }])
+		expect(toms.isEnded()).toBe(true)
+		expect(anns.isEnded()).toBe(false)
+		await anns.cancel()
+	})
+
+	test('a key replaced through another instance (a login there, or `key issue`) ends the stream held by this one', async () => {
+		const shared = await sharedTestDatabase()
+		// Only the other instance's commit signal (LISTEN/NOTIFY, PRAGMA data_version) tells this one.
+		const here = testApp({ store: await shared.open(), events: { pollMs: 60_000, keepAliveMs: 60_000 } })
+		const there = testApp({ store: await shared.open(), events: { pollMs: 60_000, keepAliveMs: 60_000 } })
+		const tom = await here.user('pro', 'tom')
+		const ann = await here.user('pro', 'ann')
+		const toms = await openStream(here, tom)
+		const anns = await openStream(here, ann)
+		expect((await login(there, tom, 'test')).status).toBe(201)
+		expect((await toms.take(1)).map((frame) => frame.event)).toEqual(['revoked'])
+		expect(toms.isEnded()).toBe(true)
+		// The admin command's `key issue` for ann's device, run against the other instance's store.
+		const issue = createKeyIssuer({ store: there.store, clock: there.clock })
+		await issue(ann.id, 'test', {
+			id: newId(),
+			at: new Date(there.clock.now()).toISOString(),
+			type: 'key.issued',
+			actor: { userId: null, username: null, via: 'admin command', address: null },
+			subjectUserId: ann.id
+		})
+		expect((await anns.take(1)).map((frame) => frame.event)).toEqual(['revoked'])
+		expect(anns.isEnded()).toBe(true)
 	})
 })

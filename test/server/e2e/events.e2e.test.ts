@@ -7,7 +7,7 @@ import { api, emptyDir, run, serversOfThisFile, startServer, userWithKey, type S
 /**
  * docs/api.md "Live changes" on the compiled binary: a push through one instance reaches a stream held
  * by another (how fast: `npm run bench`), on one SQLite file (PRAGMA data_version) and on one PostgreSQL database
- * (LISTEN/NOTIFY); an admin command's revocation, made by another process, ends the stream too.
+ * (LISTEN/NOTIFY); an admin command's revocation or new key, made by another process, ends the stream too.
  */
 const servers = serversOfThisFile()
 afterEach(async () => {
@@ -40,7 +40,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
 	describe.skipIf(engine === 'postgres' && !postgres && process.env.CI !== 'true')(
 		`two instances on one ${engine === 'postgres' ? 'PostgreSQL database' : 'SQLite file'}`,
 		() => {
-			test('each push through one reaches a stream on the other within a second, once, in order; a revocation by an admin command ends it', async () => {
+			test('each push through one reaches a stream on the other within a second, once, in order; a revocation or a new key by an admin command ends it', async () => {
 				const { dir, env, pair } = await two(engine)
 				const [a, b] = pair
 				const alice = await userWithKey(dir, 'alice', 'pro', env)
@@ -79,7 +79,17 @@ for (const engine of ['sqlite', 'postgres'] as const) {
 				expect(stream.isEnded()).toBe(true)
 				// The other user's stream is untouched.
 				expect(bobs.isEnded()).toBe(false)
-				bobs.close()
+				// A new key for bob's device (the admin's `key issue`, another process) replaces the one his stream
+				// was opened with: that stream ends too (docs/api.md "Live changes").
+				const replacedAt = performance.now()
+				expect((await run(dir, ['key', 'issue', 'bob', '--device', 'e2e'], { env })).code).toBe(0)
+				const replaced = await bobs.next(ARRIVES_MS)
+				expect(replaced).toMatchObject({ event: 'revoked', data: {} })
+				console.log(
+					`[events ${engine}] key issue → revoked on the old key's stream: ${Math.round((replaced?.at ?? 0) - replacedAt)} ms`
+				)
+				await Bun.sleep(50)
+				expect(bobs.isEnded()).toBe(true)
 				// The stream's access-log line comes when it closes, with its duration.
 				await Bun.sleep(100)
 				expect(b.log()).toMatch(/"route":"\/api\/events","status":200,"ms":[0-9.]+,"stream":true/)

@@ -2,6 +2,7 @@
 // session) and the pages that listen to it. Same events as GET /api/events, chosen the same way.
 import { describe, expect, test } from 'bun:test'
 import { STREAMS_PER_USER } from '../../../src/server/events/broker'
+import { SESSION_IDLE_MS, SESSION_MAX_MS } from '../../../src/shared/constants'
 import { readFrames } from '../../support/sse'
 import { ORIGIN, push, webApp, type Browser } from '../../support/web'
 import { until } from '../../support/eventually'
@@ -101,6 +102,34 @@ describe("GET /events, the web pages' event stream", () => {
 		expect(lines).toHaveLength(1)
 		expect(lines[0]).toMatchObject({ msg: 'request', route: '/events', status: 200, stream: true })
 		expect(lines[0].ms).toBeGreaterThanOrEqual(100)
+	})
+
+	test("an idle session's stream ends when the session expires, with no request to notice it", async () => {
+		const { w, tom, open } = await world()
+		const toms = await open(await w.signIn(tom))
+		expect(await toms.collect(150)).toEqual([])
+		w.clock.advance(SESSION_IDLE_MS + 1_000)
+		expect(await toms.take(1)).toEqual([{ id: expect.stringMatching(/^[0-9]+$/), event: 'revoked', data: {} }])
+		expect(toms.isEnded()).toBe(true)
+	})
+
+	test("a session in use keeps its stream through idle deadlines; at the absolute expiry the stream ends", async () => {
+		const { w, tom, open } = await world()
+		const browser = await w.signIn(tom)
+		const toms = await open(browser)
+		const step = SESSION_IDLE_MS - 24 * 3_600_000
+		let passed = 0
+		while (passed + step < SESSION_MAX_MS) {
+			w.clock.advance(step)
+			passed += step
+			// A page read now and then keeps the session (and so its stream) from going idle.
+			expect((await w.get('/account', browser)).status).toBe(200)
+			expect(await toms.collect(150)).toEqual([])
+			expect(toms.isEnded()).toBe(false)
+		}
+		w.clock.advance(SESSION_MAX_MS - passed + 1_000)
+		expect((await toms.take(1)).map((frame) => frame.event)).toEqual(['revoked'])
+		expect(toms.isEnded()).toBe(true)
 	})
 
 	test(`${STREAMS_PER_USER} streams per user: one more is a 429; the streams are no request latency`, async () => {
