@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
+import { join, resolve } from 'node:path'
 import { api, serversOfThisFile, type Server } from '../support/harness'
 import { login, machine, serverWithUsers, type Machine, type User } from '../support/client/machines'
 
@@ -62,4 +63,42 @@ describe('a sync nobody needed changes nothing', () => {
 		expect(await latest('claude-code', name)).toBe(agreed)
 		expect([a.file('.claude.json'), b.file('.claude.json')]).toEqual(files)
 	}, 60_000)
+
+	test("~/.claude.json rewritten by Claude Code every few milliseconds: pulls of other machines' MCP servers never write over the tool's own update", async () => {
+		const name = 'q2'
+		const [a, b] = (await machines(2)) as [Machine, Machine]
+		a.file('.claude.json', claudeJson({ fs: server1 }))
+		expect((await a.cfgsync(['push', 'claude-code', '--name', name])).code).toBe(0)
+		b.file('.claude.json', claudeJson({ fs: server1 }, { userID: 'b' }))
+		expect((await b.cfgsync(['pull', 'claude-code', '--name', name, '--yes'])).code).toBe(0)
+
+		const stop = join(b.home, 'stop-writer')
+		const writer = Bun.spawn(
+			[
+				process.execPath,
+				resolve(import.meta.dir, '../support/fixtures/claude-writer.ts'),
+				join(b.home, '.claude.json'),
+				stop
+			],
+			{ stdout: 'pipe', stderr: 'pipe' }
+		)
+		const servers: Record<string, unknown> = { fs: server1 }
+		try {
+			for (let i = 1; i <= 20; i++) {
+				servers[`s${i}`] = { type: 'http', url: `https://mcp.example/${i}` }
+				a.file('.claude.json', claudeJson(servers))
+				expect((await a.cfgsync(['push', 'claude-code', '--name', name])).code).toBe(0)
+				const pulled = await b.cfgsync(['pull', 'claude-code', '--name', name, '--yes'])
+				expect({ code: pulled.code, stderr: pulled.stderr }).toMatchObject({ code: 0 })
+			}
+		} finally {
+			b.file('stop-writer', '')
+		}
+		const report = JSON.parse(await new Response(writer.stdout).text())
+		await writer.exited
+		expect(report.count).toBeGreaterThan(0)
+		// Between the last read and the rename there are microseconds no file system call closes: one loss in
+		// twenty pulls is that; the read-merge-write cfgsync did before lost most of them.
+		expect(report.lost).toBeLessThanOrEqual(1)
+	}, 120_000)
 })
