@@ -1,4 +1,3 @@
-import { join } from 'node:path'
 import { prompt, PromptCancelled } from '../shared/terminal'
 import { ApiError } from './api'
 import type { Session } from './context'
@@ -21,7 +20,7 @@ import { checkSize, type Sent, sentFiles } from './outgoing'
 import { platform } from './paths'
 import { configScope, newTeamConfigFailure } from './ownership'
 import { nextPins, pinnedScope } from './pinned'
-import { backupDays, backupsDir, forgetState, getState, pruneBackups, rememberLeftFiles, type SyncState } from './state'
+import { backupDays, backupRoot, forgetState, getState, pruneBackups, rememberLeftFiles, type SyncState } from './state'
 import {
 	copyMap,
 	decide,
@@ -364,7 +363,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 			state: stateWith({ version: remote?.version ?? 0, hash, files: outcome.base, pushedFiles })
 		}
 	}
-	const root = join(backupsDir(), new Date().toISOString().replace(/[:.]/g, '-'))
+	const root = backupRoot(t.key)
 	if (outcome.writes.length > 0 || pushing) {
 		writeJournal(
 			t.key,
