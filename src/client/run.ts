@@ -38,7 +38,7 @@ import { keptFrom } from './sync/local-keys'
 import { neutralFiles } from './sync/paths'
 import { leaveAsTheyAre, remember, reviewWrite, wasAccepted } from './sync/review'
 import { newSecrets } from './sync/secrets'
-import { markersLeft, syntaxError, whereText } from './sync/syntax'
+import { markersLeft, plainSplitsOf, syntaxError, whereText } from './sync/syntax'
 import { knownDirs, knownFiles, shown } from './tools'
 import { pathWord } from './words'
 
@@ -223,7 +223,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 	// A file that does not parse as its format is not sent (docs/sync-model.md) unless push --force: nothing
 	// of the config is, and a sync still does what a pull would.
 	const forced = options.mode === 'push' && options.choose?.side === 'mine'
-	const invalid = pushes && !forced ? unparseable(outcome.push, remote?.files) : []
+	const invalid = pushes && !forced ? unparseable(outcome.push, remote?.files, state?.marked) : []
 	if (invalid.length > 0 && options.mode === 'sync')
 		outcome = reconcile(sides, decisions, { mode: 'pull', choose, only: options.only }, fileHash)
 	if (invalid.length > 0 && options.mode === 'push') outcome = { ...outcome, writes: [], push: undefined }
@@ -323,7 +323,10 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 	// Each way this run can end, as the state to keep: the journal names them before a file is touched, so a
 	// crash at any moment is settled by the next command (docs/sync-model.md, "Crashes").
 	const username = await s.username()
-	const stateWith = (fields: Pick<SyncState, 'version' | 'hash' | 'files' | 'pushedFiles'>): SyncState => ({
+	const stateWith = (
+		fields: Pick<SyncState, 'version' | 'hash' | 'files' | 'pushedFiles'>,
+		sent?: Files
+	): SyncState => ({
 		format: 2,
 		server: s.server,
 		username,
@@ -336,6 +339,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		secretsNoted,
 		only: nextPins(state, options),
 		serverFiles: t.teamId !== undefined ? Object.keys(remote?.files ?? {}).sort() : undefined,
+		marked: markedAfter(state?.marked, outcome.writes, sent),
 		syncedAt: new Date().toISOString()
 	})
 	// The version this machine has merged completely: not one whose changes it left unwritten (push, resolve).
@@ -360,7 +364,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		pushing = {
 			hash,
 			after: remote?.version ?? 0,
-			state: stateWith({ version: remote?.version ?? 0, hash, files: outcome.base, pushedFiles })
+			state: stateWith({ version: remote?.version ?? 0, hash, files: outcome.base, pushedFiles }, outcome.push)
 		}
 	}
 	const root = backupRoot(t.key)
@@ -524,11 +528,15 @@ function settledText(t: Target, settled: Settled): string {
 }
 
 /** The files a push would send, changed from the server's, that still hold conflict markers or do not parse as their format (JSON, TOML). */
-function unparseable(push: Files | undefined, remote: Files | undefined): { key: string; why: string }[] {
+function unparseable(
+	push: Files | undefined,
+	remote: Files | undefined,
+	markedHere: Record<string, number> | undefined
+): { key: string; why: string }[] {
 	const found: { key: string; why: string }[] = []
 	for (const [key, content] of Object.entries(push ?? {})) {
 		if (content === ownValue(remote, key)) continue
-		const marked = markersLeft(content)
+		const marked = markersLeft(content, ownValue(markedHere, key))
 		if (marked) {
 			found.push({ key, why: marked })
 			continue
@@ -537,6 +545,25 @@ function unparseable(push: Files | undefined, remote: Files | undefined): { key:
 		if (error) found.push({ key, why: `not valid ${error.format}, ${whereText(error)}` })
 	}
 	return found.sort((a, b) => (a.key < b.key ? -1 : 1))
+}
+
+/**
+ * Files with conflict markers `resolve --edit` wrote, once this run is done: a
+ * marked write adds its file (with the `=======` lines in it that are not
+ * markers), any other write here or a push of the file takes it off.
+ */
+function markedAfter(
+	before: Record<string, number> | undefined,
+	writes: Write[],
+	sent: Files | undefined
+): Record<string, number> | undefined {
+	const marked = copyMap(before)
+	for (const write of writes) {
+		if (write.kind === 'marked' && write.content !== null) marked[write.key] = plainSplitsOf(write.content)
+		else delete marked[write.key]
+	}
+	for (const key of Object.keys(sent ?? {})) delete marked[key]
+	return Object.keys(marked).length > 0 ? marked : undefined
 }
 
 /** A retried run after a 412: the writes of both attempts, the rest from the last. */

@@ -51,6 +51,11 @@ export interface SyncState {
 	 * one owner) even before they are written here, or when a killed command left one without a base.
 	 */
 	serverFiles?: string[]
+	/**
+	 * Files `resolve --edit` wrote conflict markers into and not yet pushed: per file, how many `=======`
+	 * lines in it are not markers (a Markdown heading's underline), so a push can tell a marker left behind.
+	 */
+	marked?: Record<string, number>
 	syncedAt: string
 }
 
