@@ -416,7 +416,7 @@ describe('reconcile: what pull, push, sync and resolve do with the verdicts', ()
 		expect(contents(pushed.base)).toEqual({ 's.json': json({ a: 2, b: 2 }) })
 	})
 
-	test("push PATH keeps the config's other files; --only replaces the set", () => {
+	test("push PATH keeps the config's other files; so does --only, which sends only its PATHs", () => {
 		const p = sides(
 			undefined,
 			{ '.codex/config.toml': 'model = "o3"\n' },
@@ -431,9 +431,9 @@ describe('reconcile: what pull, push, sync and resolve do with the verdicts', ()
 		})
 		p.base['.codex/AGENTS.md'] = base('rules\n')
 		const only = run(p, { mode: 'push', only: true })
-		expect(only.push).toEqual({ '.codex/config.toml': 'model = "o4"\n' })
-		// The file left out is no longer synced here, so a later pull does not delete it.
-		expect(Object.keys(only.base)).toEqual(['.codex/config.toml'])
+		expect(only.push).toEqual({ '.codex/config.toml': 'model = "o4"\n', '.codex/AGENTS.md': 'rules\n' })
+		// The file left out is still synced here, as it was.
+		expect(Object.keys(only.base).sort()).toEqual(['.codex/AGENTS.md', '.codex/config.toml'])
 	})
 
 	test('files on the server outside the scope are listed apart and never written', () => {
