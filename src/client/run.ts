@@ -14,13 +14,22 @@ import {
 	settleUnpushed,
 	writeJournal
 } from './journal'
-import { type Located, localEntries } from './local-keys'
+import { type Located, localEntries, personalEntries } from './local-keys'
 import { CliFailure, EXIT, failure, notice, safe, warn } from './output'
 import { checkSize, type Sent, sentFiles } from './outgoing'
 import { platform } from './paths'
 import { configScope, newTeamConfigFailure } from './ownership'
 import { nextPins, pinnedScope } from './pinned'
-import { backupDays, backupRoot, forgetState, getState, pruneBackups, rememberLeftFiles, type SyncState } from './state'
+import {
+	backupDays,
+	backupRoot,
+	stateKey,
+	forgetState,
+	getState,
+	pruneBackups,
+	rememberLeftFiles,
+	type SyncState
+} from './state'
 import {
 	copyMap,
 	decide,
@@ -34,7 +43,7 @@ import {
 	type Write
 } from './sync/engine'
 import { settling } from './sync/choice'
-import { keptFrom } from './sync/local-keys'
+import { EVERYWHERE_FILE, keptFrom, sameEntry } from './sync/local-keys'
 import { neutralFiles } from './sync/paths'
 import { leaveAsTheyAre, remember, reviewWrite, wasAccepted } from './sync/review'
 import { newSecrets } from './sync/secrets'
@@ -196,10 +205,24 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 	}
 	let scope = scoped.keys.filter((key) => !linked.has(key))
 	const choose = settling(options.choose, scoped.keys)
+	// Personal stays personal (docs/sync-model.md): a team config never sends what came from the personal one.
+	const personalKey =
+		t.teamId === undefined
+			? undefined
+			: stateKey({ server: s.server, username: await s.username(), tool: t.tool, name: t.name })
 	const judge = () => {
 		const local = readLocal(scope)
 		// Settings that stay on this machine (docs/sync-model.md): masked on the way out, kept on the way in.
-		const locals = localEntries(t.key, remote?.files, local)
+		const own = localEntries(t.key, remote?.files, local)
+		const locals =
+			personalKey === undefined
+				? own
+				: [
+						...own,
+						...personalEntries(personalKey, local, remote?.files, base).filter(
+							(p) => !own.some((o) => sameEntry(o.entry, p.entry))
+						)
+					]
 		const kept = keptFrom(locals.map((o) => o.entry))
 		const sides = { base, local, remote: remote?.files, scope, remoteVersion: remote?.version, kept }
 		const { decisions, outside } = decide(sides, fileHash)
@@ -340,6 +363,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		only: nextPins(state, options),
 		serverFiles: t.teamId !== undefined ? Object.keys(remote?.files ?? {}).sort() : undefined,
 		marked: markedAfter(state?.marked, outcome.writes, sent),
+		everywhere: remote === undefined ? undefined : ownValue(remote.files, EVERYWHERE_FILE),
 		syncedAt: new Date().toISOString()
 	})
 	// The version this machine has merged completely: not one whose changes it left unwritten (push, resolve).

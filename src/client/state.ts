@@ -56,6 +56,8 @@ export interface SyncState {
 	 * lines in it are not markers (a Markdown heading's underline), so a push can tell a marker left behind.
 	 */
 	marked?: Record<string, number>
+	/** The config's `--everywhere` list as last read from the server: a team config of the tool keeps those keys back too. */
+	everywhere?: string
 	syncedAt: string
 }
 
