@@ -331,8 +331,9 @@ export function writeAtomically(
 	path: string,
 	bytes: string | Uint8Array,
 	mode: number,
-	beforeRename?: () => void
-): void {
+	beforeRename?: () => void,
+	stillCurrent?: () => boolean
+): boolean {
 	const temporary = temporaryBeside(path)
 	const fd = openSync(temporary, 'wx', mode)
 	try {
@@ -346,12 +347,29 @@ export function writeAtomically(
 	closeSync(fd)
 	beforeRename?.()
 	try {
+		// The file changed since it was read (its tool wrote it): the caller merges again rather than lose that.
+		if (stillCurrent !== undefined && !stillCurrent()) {
+			rmSync(temporary, { force: true })
+			return false
+		}
 		renameSync(temporary, path)
 	} catch (error) {
 		rmSync(temporary, { force: true })
 		throw error
 	}
+	return true
 }
+
+const readBytes = (path: string): Buffer | undefined => {
+	try {
+		return readFileSync(path)
+	} catch {
+		return undefined
+	}
+}
+
+/** How many times a part is merged again into a file its tool keeps rewriting before cfgsync gives up. */
+const PART_ATTEMPTS = 20
 
 /**
  * Makes the writes: each file is copied to `backupRoot` first (same relative
@@ -380,13 +398,40 @@ export function applyWrites(writes: Write[], backupRoot: string): { backedUp: nu
 			writeAtomically(backup, current, 0o600)
 			backedUp++
 		}
-		let content = write.content
-		// A part of a file: merged into the rest of it, which stays as it is (a removed part removes only its key).
+		const content = write.content
+		// A part of a file (`~/.claude.json`, which its tool rewrites at any moment): merged into the rest of it,
+		// which stays as it is (a removed part removes only its key). The file is read again just before the
+		// rename, and when the tool wrote it meanwhile, the part is merged into that text instead, so the tool's
+		// own write is never lost (docs/sync-model.md).
 		if (part) {
-			const text = current === undefined ? undefined : utf8.decode(current)
-			const next = mergePart(write.key, text, content)
-			if (next === undefined) continue
-			content = next
+			const place = landingPlace(target)
+			let mode = 0o600
+			try {
+				mode = statSync(place).mode & 0o777
+			} catch {
+				// a new file
+			}
+			mkdirSync(dirname(place), { recursive: true })
+			for (let attempt = 1; ; attempt++) {
+				const text = current === undefined ? undefined : utf8.decode(current)
+				const next = mergePart(write.key, text, content)
+				if (next === undefined) break
+				const seen = current
+				const unchanged = () => {
+					const now = readBytes(place)
+					return now === undefined ? seen === undefined : seen !== undefined && now.equals(seen)
+				}
+				const done = writeAtomically(
+					place,
+					next,
+					mode,
+					() => crashPoint(`temporary:${written}`),
+					attempt < PART_ATTEMPTS ? unchanged : undefined
+				)
+				if (done) break
+				current = readBytes(place)
+			}
+			continue
 		}
 		if (content === null) {
 			if (stats !== undefined) unlinkSync(target)

@@ -13,13 +13,15 @@ import {
 	keptFrom,
 	keyText,
 	type LocalEntry,
-	sameEntry
+	sameEntry,
+	valueAt
 } from './sync/local-keys'
 import { knownFiles, localKey, shown } from './tools'
 import { readLocal } from './files'
-import { isObject, type Json, parseJsonc } from './sync/json'
+import { isObject, type Json, MISSING, parseJsonc, same } from './sync/json'
 import { tomlValue } from './sync/toml-edit'
 import type { Tool } from '../shared/constants'
+import { getState } from './state'
 
 /**
  * Where this machine's local keys live (docs/sync-model.md, "Settings that
@@ -46,7 +48,7 @@ export function setMachineEntries(configKey: string, entries: LocalEntry[]): voi
 	writeAtomically(fileOf(configKey), `${JSON.stringify(body, null, 2)}\n`, 0o600)
 }
 
-export type Origin = 'here' | 'everywhere' | 'ignoredSettings'
+export type Origin = 'here' | 'everywhere' | 'ignoredSettings' | 'personal'
 
 /** Every local key of a config on this machine, and where it comes from. */
 export function localEntries(
@@ -64,6 +66,61 @@ export function localEntries(
 	for (const key of editorKeys)
 		for (const entry of ignoredSettings(key, ownValue(local, key), ownValue(remote, key))) add(entry, 'ignoredSettings')
 	return out
+}
+
+/**
+ * Personal stays personal (docs/sync-model.md): what a team config on this
+ * machine never sends, on top of its own local keys — the local keys of the
+ * personal config of the same tool and name (this machine's, and its
+ * `--everywhere` list as last synced), and the values that came from the
+ * personal config: a key the team's copy of a file does not hold and never
+ * held here (not in the team config's base), whose value here is the personal
+ * config's as last synced. Computed on each run, never stored: an edit of such
+ * a value here, made since, is the team's to receive.
+ */
+export function personalEntries(
+	personalKey: string,
+	local: Files,
+	remote: Files | undefined,
+	teamBase: Record<string, { content?: string }> | undefined
+): Located[] {
+	const personal = getState(personalKey)
+	const out: Located[] = []
+	const add = (entry: LocalEntry) => {
+		if (out.length < MAX_PERSONAL && !out.some((o) => sameEntry(o.entry, entry)))
+			out.push({ entry, origin: 'personal' })
+	}
+	for (const entry of machineEntries(personalKey)) add(entry)
+	for (const entry of entriesOf(personal?.everywhere)) add(entry)
+	for (const [file, here] of Object.entries(local)) {
+		const there = ownValue(remote, file)
+		const mine = ownValue(personal?.files, file)?.content
+		if (there === undefined || mine === undefined || !hasKeys(file) || here === there) continue
+		const base = ownValue(teamBase, file)?.content
+		for (const path of onlyHere(parsedOf(file, here), parsedOf(file, there), [])) {
+			const value = valueAt(file, here, path)
+			if (value !== MISSING && valueAt(file, base, path) === MISSING && same(valueAt(file, mine, path), value))
+				add({ file, path })
+		}
+	}
+	return out
+}
+
+/** How many keys a team config keeps back for the personal config, at most. */
+const MAX_PERSONAL = 200
+
+const parsedOf = (file: string, text: string): Json | undefined =>
+	/\.toml$/i.test(file) ? (tomlValue(text) as Json | undefined) : parseJsonc(text)?.value
+
+/** The paths of keys `here` holds that `there` does not, as deep as both hold objects (at most 2,000). */
+function onlyHere(here: Json | undefined, there: Json | undefined, path: string[], found: string[][] = []): string[][] {
+	if (!isObject(here) || !isObject(there) || path.length > 32) return found
+	for (const key of Object.keys(here)) {
+		if (found.length >= 2_000) break
+		if (!Object.hasOwn(there, key)) found.push([...path, key])
+		else onlyHere(here[key] as Json, there[key] as Json, [...path, key], found)
+	}
+	return found
 }
 
 /** What the engine keeps to this machine for a config (Sides.kept). */

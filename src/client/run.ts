@@ -1,4 +1,3 @@
-import { join } from 'node:path'
 import { prompt, PromptCancelled } from '../shared/terminal'
 import { ApiError } from './api'
 import type { Session } from './context'
@@ -15,13 +14,22 @@ import {
 	settleUnpushed,
 	writeJournal
 } from './journal'
-import { type Located, localEntries } from './local-keys'
+import { type Located, localEntries, personalEntries } from './local-keys'
 import { CliFailure, EXIT, failure, notice, safe, warn } from './output'
 import { checkSize, type Sent, sentFiles } from './outgoing'
 import { platform } from './paths'
 import { configScope, newTeamConfigFailure } from './ownership'
 import { nextPins, pinnedScope } from './pinned'
-import { backupDays, backupsDir, forgetState, getState, pruneBackups, rememberLeftFiles, type SyncState } from './state'
+import {
+	backupDays,
+	backupRoot,
+	stateKey,
+	forgetState,
+	getState,
+	pruneBackups,
+	rememberLeftFiles,
+	type SyncState
+} from './state'
 import {
 	copyMap,
 	decide,
@@ -35,11 +43,11 @@ import {
 	type Write
 } from './sync/engine'
 import { settling } from './sync/choice'
-import { keptFrom } from './sync/local-keys'
+import { EVERYWHERE_FILE, keptFrom, sameEntry } from './sync/local-keys'
 import { neutralFiles } from './sync/paths'
 import { leaveAsTheyAre, remember, reviewWrite, wasAccepted } from './sync/review'
 import { newSecrets } from './sync/secrets'
-import { markersLeft, syntaxError, whereText } from './sync/syntax'
+import { markersLeft, plainSplitsOf, syntaxError, whereText } from './sync/syntax'
 import { knownDirs, knownFiles, shown } from './tools'
 import { pathWord } from './words'
 
@@ -197,10 +205,24 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 	}
 	let scope = scoped.keys.filter((key) => !linked.has(key))
 	const choose = settling(options.choose, scoped.keys)
+	// Personal stays personal (docs/sync-model.md): a team config never sends what came from the personal one.
+	const personalKey =
+		t.teamId === undefined
+			? undefined
+			: stateKey({ server: s.server, username: await s.username(), tool: t.tool, name: t.name })
 	const judge = () => {
 		const local = readLocal(scope)
 		// Settings that stay on this machine (docs/sync-model.md): masked on the way out, kept on the way in.
-		const locals = localEntries(t.key, remote?.files, local)
+		const own = localEntries(t.key, remote?.files, local)
+		const locals =
+			personalKey === undefined
+				? own
+				: [
+						...own,
+						...personalEntries(personalKey, local, remote?.files, base).filter(
+							(p) => !own.some((o) => sameEntry(o.entry, p.entry))
+						)
+					]
 		const kept = keptFrom(locals.map((o) => o.entry))
 		const sides = { base, local, remote: remote?.files, scope, remoteVersion: remote?.version, kept }
 		const { decisions, outside } = decide(sides, fileHash)
@@ -224,7 +246,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 	// A file that does not parse as its format is not sent (docs/sync-model.md) unless push --force: nothing
 	// of the config is, and a sync still does what a pull would.
 	const forced = options.mode === 'push' && options.choose?.side === 'mine'
-	const invalid = pushes && !forced ? unparseable(outcome.push, remote?.files) : []
+	const invalid = pushes && !forced ? unparseable(outcome.push, remote?.files, state?.marked) : []
 	if (invalid.length > 0 && options.mode === 'sync')
 		outcome = reconcile(sides, decisions, { mode: 'pull', choose, only: options.only }, fileHash)
 	if (invalid.length > 0 && options.mode === 'push') outcome = { ...outcome, writes: [], push: undefined }
@@ -324,7 +346,10 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 	// Each way this run can end, as the state to keep: the journal names them before a file is touched, so a
 	// crash at any moment is settled by the next command (docs/sync-model.md, "Crashes").
 	const username = await s.username()
-	const stateWith = (fields: Pick<SyncState, 'version' | 'hash' | 'files' | 'pushedFiles'>): SyncState => ({
+	const stateWith = (
+		fields: Pick<SyncState, 'version' | 'hash' | 'files' | 'pushedFiles'>,
+		sent?: Files
+	): SyncState => ({
 		format: 2,
 		server: s.server,
 		username,
@@ -337,6 +362,8 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		secretsNoted,
 		only: nextPins(state, options),
 		serverFiles: t.teamId !== undefined ? Object.keys(remote?.files ?? {}).sort() : undefined,
+		marked: markedAfter(state?.marked, outcome.writes, sent),
+		everywhere: remote === undefined ? undefined : ownValue(remote.files, EVERYWHERE_FILE),
 		syncedAt: new Date().toISOString()
 	})
 	// The version this machine has merged completely: not one whose changes it left unwritten (push, resolve).
@@ -361,10 +388,10 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		pushing = {
 			hash,
 			after: remote?.version ?? 0,
-			state: stateWith({ version: remote?.version ?? 0, hash, files: outcome.base, pushedFiles })
+			state: stateWith({ version: remote?.version ?? 0, hash, files: outcome.base, pushedFiles }, outcome.push)
 		}
 	}
-	const root = join(backupsDir(), new Date().toISOString().replace(/[:.]/g, '-'))
+	const root = backupRoot(t.key)
 	if (outcome.writes.length > 0 || pushing) {
 		writeJournal(
 			t.key,
@@ -525,11 +552,15 @@ function settledText(t: Target, settled: Settled): string {
 }
 
 /** The files a push would send, changed from the server's, that still hold conflict markers or do not parse as their format (JSON, TOML). */
-function unparseable(push: Files | undefined, remote: Files | undefined): { key: string; why: string }[] {
+function unparseable(
+	push: Files | undefined,
+	remote: Files | undefined,
+	markedHere: Record<string, number> | undefined
+): { key: string; why: string }[] {
 	const found: { key: string; why: string }[] = []
 	for (const [key, content] of Object.entries(push ?? {})) {
 		if (content === ownValue(remote, key)) continue
-		const marked = markersLeft(content)
+		const marked = markersLeft(content, ownValue(markedHere, key))
 		if (marked) {
 			found.push({ key, why: marked })
 			continue
@@ -538,6 +569,25 @@ function unparseable(push: Files | undefined, remote: Files | undefined): { key:
 		if (error) found.push({ key, why: `not valid ${error.format}, ${whereText(error)}` })
 	}
 	return found.sort((a, b) => (a.key < b.key ? -1 : 1))
+}
+
+/**
+ * Files with conflict markers `resolve --edit` wrote, once this run is done: a
+ * marked write adds its file (with the `=======` lines in it that are not
+ * markers), any other write here or a push of the file takes it off.
+ */
+function markedAfter(
+	before: Record<string, number> | undefined,
+	writes: Write[],
+	sent: Files | undefined
+): Record<string, number> | undefined {
+	const marked = copyMap(before)
+	for (const write of writes) {
+		if (write.kind === 'marked' && write.content !== null) marked[write.key] = plainSplitsOf(write.content)
+		else delete marked[write.key]
+	}
+	for (const key of Object.keys(sent ?? {})) delete marked[key]
+	return Object.keys(marked).length > 0 ? marked : undefined
 }
 
 /** A retried run after a 412: the writes of both attempts, the rest from the last. */

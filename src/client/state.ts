@@ -51,6 +51,13 @@ export interface SyncState {
 	 * one owner) even before they are written here, or when a killed command left one without a base.
 	 */
 	serverFiles?: string[]
+	/**
+	 * Files `resolve --edit` wrote conflict markers into and not yet pushed: per file, how many `=======`
+	 * lines in it are not markers (a Markdown heading's underline), so a push can tell a marker left behind.
+	 */
+	marked?: Record<string, number>
+	/** The config's `--everywhere` list as last read from the server: a team config of the tool keeps those keys back too. */
+	everywhere?: string
 	syncedAt: string
 }
 
@@ -178,19 +185,36 @@ export function everyState(): SyncState[] {
 
 export const DEFAULT_BACKUP_DAYS = 30
 
+/** How many backups of each config are kept whatever their age (docs/sync-model.md). */
+export const BACKUPS_KEPT = 20
+
 /**
- * Issue 20: pull backups older than CFGSYNC_BACKUP_DAYS days (default 30;
- * 0 keeps them all) are removed. A backup is a directory named by the time it
- * was made (2026-11-23T22-18-02-098Z); its age comes from that name, or from
- * its modification time when the name is not one.
+ * Where one run's backups of one config go: a directory named by the time it
+ * was made and by the config (a short hash of its state key), so that
+ * pruning can keep each config's newest ones.
+ */
+export function backupRoot(configKey: string, at = new Date()): string {
+	return join(backupsDir(), `${at.toISOString().replace(/[:.]/g, '-')}-${sha256(configKey).slice(0, 8)}`)
+}
+
+const BACKUP_NAME = /^(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z(?:-([0-9a-f]{8}))?$/
+
+/**
+ * Pull backups are kept by count and by age together (docs/sync-model.md):
+ * the newest BACKUPS_KEPT of each config are never removed, whatever the
+ * clock says (a clock 40 days ahead once removed them all); older ones go
+ * when older than CFGSYNC_BACKUP_DAYS days (default 30; 0 keeps them all). A
+ * backup is a directory named by the time it was made and its config
+ * (2026-11-23T22-18-02-098Z-1a2b3c4d); its age comes from that name, or from
+ * its modification time when the name is not one (those count as one config).
  */
 export function pruneBackups(days = backupDays(), now = Date.now()): string[] {
 	if (days === 0 || !existsSync(backupsDir())) return []
-	const removed: string[] = []
+	const groups = new Map<string, { path: string; made: number }[]>()
 	for (const entry of readdirSync(backupsDir(), { withFileTypes: true })) {
 		if (!entry.isDirectory()) continue
 		const path = join(backupsDir(), entry.name)
-		const match = /^(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z/.exec(entry.name)
+		const match = BACKUP_NAME.exec(entry.name)
 		let made = match ? Date.parse(`${match[1]}T${match[2]}:${match[3]}:${match[4]}.${match[5]}Z`) : Number.NaN
 		if (Number.isNaN(made)) {
 			try {
@@ -199,7 +223,16 @@ export function pruneBackups(days = backupDays(), now = Date.now()): string[] {
 				continue
 			}
 		}
-		if (now - made > days * 86_400_000) {
+		const config = match?.[6] ?? ''
+		const group = groups.get(config) ?? []
+		group.push({ path, made })
+		groups.set(config, group)
+	}
+	const removed: string[] = []
+	for (const backups of groups.values()) {
+		backups.sort((a, b) => b.made - a.made || (a.path < b.path ? 1 : -1))
+		for (const { path, made } of backups.slice(BACKUPS_KEPT)) {
+			if (now - made <= days * 86_400_000) continue
 			try {
 				rmSync(path, { recursive: true, force: true })
 				removed.push(path)

@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { mergePart, readText, scanDir } from '../../src/client/files'
 import { ago } from '../../src/client/output'
 import { scopeFor } from '../../src/client/scope'
-import { backupsDir, pruneBackups } from '../../src/client/state'
+import { backupRoot, backupsDir, pruneBackups } from '../../src/client/state'
 import { type Json, parseJsonc, rewrite } from '../../src/client/sync/json'
 import { homePerTest } from '../support/client/home'
 
@@ -146,9 +146,33 @@ describe('~/.claude.json: only mcpServers', () => {
 })
 
 describe('pull backups', () => {
+	test('the newest 20 of each config are never removed, whatever the clock says; older ones go after CFGSYNC_BACKUP_DAYS', () => {
+		const dir = backupsDir()
+		rmSync(dir, { recursive: true, force: true })
+		const day = 86_400_000
+		const start = Date.parse('2026-09-01T12:00:00.000Z')
+		const made: string[] = []
+		for (let i = 0; i < 53; i++) {
+			const root = backupRoot('codex-key', new Date(start + i * day))
+			mkdirSync(root, { recursive: true })
+			made.push(root)
+		}
+		// Another config's backups, all old: its newest 20 stay too.
+		for (let i = 0; i < 3; i++) mkdirSync(backupRoot('gemini-key', new Date(start + i * day)), { recursive: true })
+		// The clock 40 days ahead of the newest backup: only the codex ones beyond the newest 20 go.
+		const removed = pruneBackups(30, start + (52 + 40) * day)
+		expect(removed.sort()).toEqual(made.slice(0, 33).sort())
+		expect(readdirSync(dir)).toHaveLength(23)
+		rmSync(dir, { recursive: true, force: true })
+	})
+
 	test('older than CFGSYNC_BACKUP_DAYS (default 30) are removed, by the time in their name or else their modification time', () => {
 		const now = Date.parse('2026-11-23T12:00:00.000Z')
 		const dir = backupsDir()
+		rmSync(dir, { recursive: true, force: true })
+		// Beyond the newest 20 of the same (unnamed) kind: only those are removed by age.
+		for (let i = 0; i < 20; i++)
+			mkdirSync(join(dir, `2026-11-22T00-00-00-0${String(i).padStart(2, '0')}Z`), { recursive: true })
 		for (const name of ['2026-10-01T00-00-00-000Z', '2026-11-20T08-30-00-123Z', 'by-hand', 'recent-by-hand'])
 			mkdirSync(join(dir, name), { recursive: true })
 		writeFileSync(join(dir, '2026-10-01T00-00-00-000Z', 'settings.json'), '{}')

@@ -419,26 +419,28 @@ describe('smaller things', () => {
 		)
 	}, 60_000)
 
-	test('push --only stays: the next sync does not send the other files back', async () => {
+	test('push --only stays: it sends only its PATHs, keeps the others, and the next sync takes in no new file', async () => {
 		const m = await loggedIn(ada)
 		m.file('.claude/settings.json', '{"theme": "dark"}\n')
 		m.file('.claude/CLAUDE.md', 'memory\n')
-		m.file('.claude/commands/x.md', 'x\n')
 		expect((await m.cfgsync(['push', 'claude-code', '-n', 'only'])).code).toBe(0)
+		m.file('.claude/settings.json', '{"theme": "light"}\n')
 		const only = await m.cfgsync(['push', 'claude-code', '-n', 'only', '--only', join(m.home, '.claude/settings.json')])
 		expect(only.code).toBe(0)
 		const files = async () =>
 			Object.keys((await api(server, 'GET', '/api/configs/latest?name=only&tool=claude-code', ada.key)).body.data.files)
-		expect(await files()).toEqual(['.claude/settings.json'])
+		expect((await files()).sort()).toEqual(['.claude/CLAUDE.md', '.claude/settings.json'])
+		// A new file of the tool is not taken in by a plain run: the config keeps to its files.
+		m.file('.claude/commands/x.md', 'x\n')
 		const synced = await m.cfgsync(['sync', 'claude-code', '-n', 'only'])
 		expect(synced.code).toBe(0)
-		expect(await files()).toEqual(['.claude/settings.json'])
+		expect((await files()).sort()).toEqual(['.claude/CLAUDE.md', '.claude/settings.json'])
 		expect((await m.cfgsync(['status', 'claude-code', '-n', 'only'])).code).toBe(0)
-		// Naming a file adds it to the config again.
-		expect((await m.cfgsync(['push', 'claude-code', '-n', 'only', join(m.home, '.claude/CLAUDE.md')])).code).toBe(0)
-		expect((await files()).sort()).toEqual(['.claude/CLAUDE.md', '.claude/settings.json'])
+		// Naming a file adds it to the config.
+		expect((await m.cfgsync(['push', 'claude-code', '-n', 'only', join(m.home, '.claude/commands/x.md')])).code).toBe(0)
+		expect((await files()).sort()).toEqual(['.claude/CLAUDE.md', '.claude/commands/x.md', '.claude/settings.json'])
 		expect((await m.cfgsync(['sync', 'claude-code', '-n', 'only'])).code).toBe(0)
-		expect((await files()).sort()).toEqual(['.claude/CLAUDE.md', '.claude/settings.json'])
+		expect((await files()).sort()).toEqual(['.claude/CLAUDE.md', '.claude/commands/x.md', '.claude/settings.json'])
 	}, 60_000)
 
 	test("a wrong option is told in cfgsync's words, not node:util's; a server that is down, not Bun's", async () => {

@@ -564,7 +564,7 @@ describe("the tools' real files", () => {
 		expect(after.replace(/,\n\s+"linear": \{\n\s+"url": "https:\/\/mcp\.linear\.app\/sse"\n\s+\}/, '')).toBe(before)
 	}, 90_000)
 
-	test('pull backups older than 30 days are pruned (CFGSYNC_BACKUP_DAYS sets the age; 0 keeps them)', async () => {
+	test('pull backups older than 30 days are pruned beyond the newest 20 (CFGSYNC_BACKUP_DAYS sets the age; 0 keeps them)', async () => {
 		const [a, b] = [await loggedIn(ada), await loggedIn(ada)] as [Machine, Machine]
 		a.file('.codex/AGENTS.md', 'v1\n')
 		await a.cfgsync(['push', 'codex', '-n', 'backups'])
@@ -575,15 +575,20 @@ describe("the tools' real files", () => {
 		utimesSync(join(backups, 'kept-by-hand'), new Date(), new Date(Date.now() - 40 * 86_400_000))
 		const recent = new Date(Date.now() - 10 * 86_400_000).toISOString().replace(/[:.]/g, '-')
 		mkdirSync(join(backups, recent), { recursive: true })
+		// The newest 20 are kept whatever their age: these are newer than the three above.
+		for (let i = 0; i < 20; i++)
+			mkdirSync(join(backups, new Date(Date.now() - 86_400_000 - i * 1000).toISOString().replace(/[:.]/g, '-')), {
+				recursive: true
+			})
 		expect(
 			(await b.cfgsync(['pull', 'codex', '-n', 'backups', '--force'], { env: { CFGSYNC_BACKUP_DAYS: '0' } })).code
 		).toBe(0)
-		expect(readdirSync(backups)).toHaveLength(4)
+		expect(readdirSync(backups)).toHaveLength(24)
 		a.file('.codex/AGENTS.md', 'v2\n')
 		await a.cfgsync(['push', 'codex', '-n', 'backups'])
 		expect((await b.cfgsync(['pull', 'codex', '-n', 'backups'])).code).toBe(0)
 		const left = readdirSync(backups).sort()
-		expect(left).toHaveLength(3)
+		expect(left).toHaveLength(23)
 		expect(left).toContain(recent)
 		expect(left).not.toContain('2020-01-01T00-00-00-000Z')
 		expect(left).not.toContain('kept-by-hand')

@@ -101,6 +101,52 @@ describe('secret-looking values', () => {
 		).toEqual([])
 	})
 
+	test('credentials inside values: a password in any URL, key-like query parameters, Authorization headers in any string, private-key blocks', () => {
+		const settings = JSON.stringify({
+			env: {
+				DATABASE_URL: 'postgres://app:Hunter2-prod-pw@db.internal:5432/app',
+				REFERENCED: 'postgres://app:${DB_PASSWORD}@db.internal:5432/app',
+				PLAIN_URL: 'https://example.com/path?page=2'
+			},
+			hooks: {
+				PostToolUse: [
+					{
+						hooks: [
+							{
+								type: 'command',
+								command: 'curl -s -H "Authorization: Bearer 9f8e7d6c5b4a39281706f5e4d3c2b1a0" https://hooks.example/x'
+							}
+						]
+					}
+				]
+			},
+			mcpServers: {
+				pg: { command: 'npx', args: ['-y', 'mcp-postgres', 'postgresql://admin:S3cretPw!@prod-db:5432/main'] },
+				remote: { type: 'http', url: 'https://mcp.example.com/sse?api_key=4f3c2b1a09f8e7d6c5b4a3928170' },
+				short: { type: 'http', url: 'https://mcp.example.com/sse?key=abc&page=1' }
+			},
+			note: '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----'
+		})
+		expect(findSecrets('.claude/settings.json', settings).map((s) => s.path)).toEqual([
+			'env.DATABASE_URL',
+			'hooks.PostToolUse[0].hooks[0].command',
+			'mcpServers.pg.args[2]',
+			'mcpServers.remote.url',
+			'note'
+		])
+		expect(
+			findSecrets(
+				'.claude/CLAUDE.md',
+				'# Notes\nconnect with postgres://app:Hunter2-prod-pw@db/app\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n'
+			).map((s) => s.path)
+		).toEqual(['line 2', 'line 3'])
+		expect(
+			findSecrets('.codex/config.toml', 'notify = ["curl", "-H", "Authorization: Basic dXNlcjpwYXNzd29yZA=="]\n').map(
+				(s) => s.path
+			)
+		).toEqual(['notify[2]'])
+	})
+
 	test('a value the server already has at the same place is not new; a changed one is', () => {
 		const a = JSON.stringify({ mcpServers: { gh: { env: { TOKEN: 'ghp_abcdefghijklmnopqrstuvwxyz0123456789' } } } })
 		const b = JSON.stringify({ mcpServers: { gh: { env: { TOKEN: 'ghp_zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz' } } } })

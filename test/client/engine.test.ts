@@ -10,6 +10,7 @@ import {
 	type Verdict
 } from '../../src/client/sync/engine'
 import { sha256 } from '../../src/client/hash'
+import { mergeJsonText } from '../../src/client/sync/json'
 
 const hash = sha256
 const base = (content: string): BaseFile => ({ content, hash: hash(content) })
@@ -415,7 +416,7 @@ describe('reconcile: what pull, push, sync and resolve do with the verdicts', ()
 		expect(contents(pushed.base)).toEqual({ 's.json': json({ a: 2, b: 2 }) })
 	})
 
-	test("push PATH keeps the config's other files; --only replaces the set", () => {
+	test("push PATH keeps the config's other files; so does --only, which sends only its PATHs", () => {
 		const p = sides(
 			undefined,
 			{ '.codex/config.toml': 'model = "o3"\n' },
@@ -430,9 +431,9 @@ describe('reconcile: what pull, push, sync and resolve do with the verdicts', ()
 		})
 		p.base['.codex/AGENTS.md'] = base('rules\n')
 		const only = run(p, { mode: 'push', only: true })
-		expect(only.push).toEqual({ '.codex/config.toml': 'model = "o4"\n' })
-		// The file left out is no longer synced here, so a later pull does not delete it.
-		expect(Object.keys(only.base)).toEqual(['.codex/config.toml'])
+		expect(only.push).toEqual({ '.codex/config.toml': 'model = "o4"\n', '.codex/AGENTS.md': 'rules\n' })
+		// The file left out is still synced here, as it was.
+		expect(Object.keys(only.base).sort()).toEqual(['.codex/AGENTS.md', '.codex/config.toml'])
 	})
 
 	test('files on the server outside the scope are listed apart and never written', () => {
@@ -521,5 +522,32 @@ describe('reconcile: what pull, push, sync and resolve do with the verdicts', ()
 		])
 		expect(contents(o.base)[md]).toBe('a\nb2\nc\n')
 		expect(o.conflicts.map((d) => d.key)).toEqual(['gone'])
+	})
+})
+
+describe('a merge writes one stable key order (docs/sync-model.md)', () => {
+	const text = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`
+	test("the server's order, a key only this machine added after the key it follows here", () => {
+		const merged = mergeJsonText(text({ a: 1, c: 3 }), text({ a: 1, x: 9, c: 3 }), text({ a: 1, b: 2, c: 3 }))
+		expect(merged.ok && Object.keys(JSON.parse(merged.text))).toEqual(['a', 'x', 'b', 'c'])
+	})
+	test('two machines that merge the same content write the same bytes, whichever merged first', () => {
+		const base = text({ fs: 1 })
+		const [a, b] = [text({ fs: 1, linear: 2 }), text({ fs: 1, sentry: 3 })]
+		const onB = mergeJsonText(base, b, a)
+		if (!onB.ok) throw new Error('no merge')
+		// A receives B's merge as the server's version; its own file is written in that order.
+		const onA = mergeJsonText(a, a, onB.text)
+		expect(onA.ok && onA.text).toBe(onB.text)
+	})
+	test('an entry that moves keeps its comment and its bytes', () => {
+		const local = '{\n  // the linear server\n  "linear": {"url": "l"},\n  "fs": 1\n}\n'
+		const remote = '{\n  "fs": 1,\n  "linear": {\n    "url": "l"\n  }\n}\n'
+		const merged = mergeJsonText(remote, local, remote)
+		expect(merged.ok && merged.text).toBe(local)
+		const reordered = mergeJsonText(remote, local, `${remote.slice(0, -3)},\n  "x": 2\n}\n`)
+		expect(reordered.ok && reordered.text).toBe(
+			'{\n  "fs": 1,\n  // the linear server\n  "linear": {"url": "l"},\n  "x": 2\n}\n'
+		)
 	})
 })

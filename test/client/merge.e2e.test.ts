@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
 import { api, serversOfThisFile, type Server } from '../support/harness'
 import { login, machine, serverWithUsers, type Machine, type User } from '../support/client/machines'
 import { parseJsonc } from '../../src/client/sync/json'
@@ -249,6 +250,53 @@ describe('text files merge line by line', () => {
 		expect((await stored('claude-code', name))[MD]).toBe(settled)
 		expect((await a.cfgsync(['pull', 'claude-code', '--name', name])).code).toBe(0)
 		expect(a.file(MD)).toBe(settled)
+	}, 60_000)
+})
+
+describe('half-removed conflict markers are refused (docs/sync-model.md)', () => {
+	const MD = '.claude/CLAUDE.md'
+	// A Markdown heading underlined with =======: a line like a marker that resolve --edit did not write.
+	const rules = 'Rules\n=======\n\nUse tabs.\n\n## Tests\n\nRun bun test before a commit.\n'
+
+	test('only the <<<<<<< line deleted: push and sync refuse naming the file and a marker line; a heading underline is no marker', async () => {
+		const name = 'md3'
+		const [a, b] = (await machines()) as [Machine, Machine]
+		a.file(MD, rules)
+		expect((await a.cfgsync(['push', 'claude-code', '--name', name])).code).toBe(0)
+		expect((await b.cfgsync(['pull', 'claude-code', '--name', name])).code).toBe(0)
+		a.file(MD, rules.replace('Use tabs.', 'Use two spaces.'))
+		expect((await a.cfgsync(['push', 'claude-code', '--name', name])).code).toBe(0)
+		b.file(MD, rules.replace('Use tabs.', 'Use four spaces.'))
+		expect((await b.cfgsync(['sync', 'claude-code', '--name', name])).code).toBe(3)
+		expect((await b.cfgsync(['resolve', 'claude-code', '--name', name, '--edit', join(b.home, MD)])).code).toBe(0)
+		const marked = b.file(MD) as string
+		expect(marked).toContain('<<<<<<< this machine\n')
+
+		// Only the opening line removed: the split, the closing line and both sides stay.
+		b.file(MD, marked.replace('<<<<<<< this machine\n', ''))
+		for (const command of [
+			['push', 'claude-code', '--name', name],
+			['sync', 'claude-code', '--name', name]
+		]) {
+			const refused = await b.cfgsync(command)
+			expect({ code: refused.code, stderr: refused.stderr }).toMatchObject({ code: 1 })
+			expect(refused.stderr).toContain('~/.claude/CLAUDE.md is still marked with conflict markers')
+		}
+		// Only the closing line left.
+		b.file(MD, rules.replace('Use tabs.', 'Use three spaces.\n>>>>>>> server (version 2)'))
+		expect((await b.cfgsync(['push', 'claude-code', '--name', name])).code).toBe(1)
+		// Only a split left, the heading's underline beside it.
+		b.file(MD, rules.replace('Use tabs.', 'Use four spaces.\n=======\nUse two spaces.'))
+		const split = await b.cfgsync(['push', 'claude-code', '--name', name])
+		expect({ code: split.code, stderr: split.stderr }).toMatchObject({ code: 1 })
+		expect((await stored('claude-code', name))[MD]).not.toContain('spaces.\n=======')
+
+		// Every marker gone, the heading's underline kept: sent.
+		const settled = rules.replace('Use tabs.', 'Use three spaces.')
+		b.file(MD, settled)
+		const pushed = await b.cfgsync(['push', 'claude-code', '--name', name])
+		expect({ code: pushed.code, said: said(pushed) }).toMatchObject({ code: 0 })
+		expect((await stored('claude-code', name))[MD]).toBe(settled)
 	}, 60_000)
 })
 

@@ -273,12 +273,13 @@ describe('sync scenarios against the compiled server', () => {
 		expect(readdirSync(elsewhere)).toEqual([])
 	}, 60_000)
 
-	test("push codex .codex/config.toml keeps the config's other file; --only replaces the set", async () => {
-		const [a] = (await machines(ada, 1)) as [Machine]
+	test("push codex .codex/config.toml keeps the config's other file; --only sends only that file and never reports or removes another", async () => {
+		const [a, b] = (await machines(ada, 2)) as [Machine, Machine]
 		const name = ['--name', 's6']
 		a.file('.codex/config.toml', 'model = "o3"\n')
 		a.file('.codex/AGENTS.md', '# agents\n')
 		await a.cfgsync(['push', 'codex', ...name])
+		expect((await b.cfgsync(['pull', 'codex', ...name])).code).toBe(0)
 		a.file('.codex/config.toml', 'model = "o4"\n')
 		const pushed = await a.cfgsync(['push', 'codex', ...name, join(a.home, '.codex', 'config.toml')])
 		expect(pushed.code).toBe(0)
@@ -287,11 +288,23 @@ describe('sync scenarios against the compiled server', () => {
 			'.codex/AGENTS.md': '# agents\n'
 		})
 		a.file('.codex/config.toml', 'model = "o5"\n')
-		expect((await a.cfgsync(['push', 'codex', ...name, '--only', '.codex/config.toml'])).code).toBe(0)
-		expect((await latest(ada, 'codex', 's6')).body.data.files).toEqual({ '.codex/config.toml': 'model = "o5"\n' })
-		// The file left out stays on this machine: a pull does not delete it.
-		expect((await a.cfgsync(['pull', 'codex', ...name])).code).toBe(0)
-		expect(a.file('.codex/AGENTS.md')).toBe('# agents\n')
+		a.file('.codex/AGENTS.md', '# agents, changed here\n')
+		const only = await a.cfgsync(['push', 'codex', ...name, '--only', join(a.home, '.codex', 'config.toml')])
+		expect({ code: only.code, stderr: only.stderr }).toMatchObject({ code: 0 })
+		expect(`${only.stdout}${only.stderr}`).not.toContain('AGENTS.md')
+		// Only config.toml was sent: AGENTS.md stays in the config as it was, its change here unsent.
+		expect((await latest(ada, 'codex', 's6')).body.data.files).toEqual({
+			'.codex/config.toml': 'model = "o5"\n',
+			'.codex/AGENTS.md': '# agents\n'
+		})
+		// The other machine keeps its AGENTS.md.
+		expect((await b.cfgsync(['sync', 'codex', ...name])).code).toBe(0)
+		expect(b.file('.codex/AGENTS.md')).toBe('# agents\n')
+		expect(b.file('.codex/config.toml')).toBe('model = "o5"\n')
+		// This machine's change to AGENTS.md is still its own, sent by the next plain push.
+		expect(a.file('.codex/AGENTS.md')).toBe('# agents, changed here\n')
+		expect((await a.cfgsync(['push', 'codex', ...name])).code).toBe(0)
+		expect((await latest(ada, 'codex', 's6')).body.data.files['.codex/AGENTS.md']).toBe('# agents, changed here\n')
 	}, 60_000)
 
 	test('parallel pulls of different tools (four and more) never lose a state entry: the next pull of each writes the server\'s change without calling anything "edited here"', async () => {

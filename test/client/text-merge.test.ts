@@ -3,7 +3,7 @@ import fc from 'fast-check'
 import { sha256 } from '../../src/client/hash'
 import { judge } from '../../src/client/sync/engine'
 import { jsonSyntaxError, parseJsonc } from '../../src/client/sync/json'
-import { markersLeft } from '../../src/client/sync/syntax'
+import { markersLeft, plainSplitsOf } from '../../src/client/sync/syntax'
 import { conflictMarkerLine, mergeLines, pick, splitLines, withMarkers } from '../../src/client/sync/text-merge'
 
 const base = (content: string) => ({ content, hash: sha256(content) })
@@ -43,6 +43,15 @@ describe('the line merge (docs/sync-model.md, "Text files")', () => {
 		expect(markersLeft('x\n<<<<<<< this machine\na\n=======\nb\n>>>>>>> server (version 2)\n')).toBe(
 			'still marked with conflict markers (the first at line 2, from cfgsync resolve --edit): keep the lines you want between <<<<<<< and >>>>>>>, delete the marker lines'
 		)
+	})
+
+	test('a marker line resolve --edit wrote is refused alone too; a lone ======= only beyond the plain ones the file had', () => {
+		expect(markersLeft('x\n<<<<<<< this machine\na\n')).toContain('line 2')
+		expect(markersLeft('x\na\n=======\nb\n>>>>>>> server (version 2)\n')).toContain('line 5')
+		expect(markersLeft('Title\n=======\nx\n')).toBeUndefined()
+		expect(markersLeft('Title\n=======\nx\n', 1)).toBeUndefined()
+		expect(markersLeft('Title\n=======\na\n=======\nb\n', 1)).toContain('line 4')
+		expect(plainSplitsOf('Title\n=======\n<<<<<<< this machine\na\n=======\nb\n>>>>>>> server\n')).toBe(1)
 	})
 
 	test('content from the server never costs long: a huge file that differs everywhere is a whole-file conflict, quickly', () => {

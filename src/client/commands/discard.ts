@@ -1,4 +1,3 @@
-import { join } from 'node:path'
 import { DEFAULT_CONFIG_NAME } from '../../shared/constants'
 import { confirm } from '../ask'
 import { type Session, session, tool as toolArg } from '../context'
@@ -8,7 +7,7 @@ import { withLock } from '../lock'
 import { CliFailure, dim, EXIT, green, json, red, safe, say } from '../output'
 import { capped, fileList, pathArgs } from '../report'
 import { fetchRemote, type Remote, resolveTarget, type Target, targetOf } from '../run'
-import { allStates, backupsDir } from '../state'
+import { allStates, backupRoot } from '../state'
 import { ownValue, type Write } from '../sync/engine'
 import { keptHere } from '../sync/local-keys'
 import { shown } from '../tools'
@@ -109,7 +108,7 @@ async function run({ values, positionals }: Input<typeof options>) {
 		`cfgsync discard ${tool}${t.args}${named ? pathArgs(named) : ''}`,
 		values.yes
 	)
-	const root = join(backupsDir(), new Date().toISOString().replace(/[:.]/g, '-'))
+	const root = backupRoot(t.key)
 	const backedUp = await withLock('discard', async () => applyWrites(doing, root).backedUp)
 	const backups = backedUp > 0 ? root : null
 	if (values.json) {

@@ -158,7 +158,8 @@ const named = (e: LocalEntry) => {
 const WHERE: Record<Located['origin'], string> = {
 	here: 'this machine',
 	everywhere: `every machine (${EVERYWHERE_FILE} in the config)`,
-	ignoredSettings: "every machine (the editor's settingsSync.ignoredSettings)"
+	ignoredSettings: "every machine (the editor's settingsSync.ignoredSettings)",
+	personal: 'this machine, from its personal config (never sent to a team)'
 }
 
 /** The server's copy; offline, this machine's own list still works (only --everywhere needs the server). */

@@ -16,8 +16,8 @@ export const PUSH_HELP = `cfgsync push TOOL [-n|--name N] [--team SLUG] [-f|--fo
 Sends what changed here since this machine last synced the config: TOOL's
 well-known files and directories and the files it synced before, or only
 the PATHs given (a directory: its text files, up to ${DIR_MAX_FILES} files and
-${DIR_MAX_BYTES / 1024} KiB; the config's other files are kept; --only makes
-the config exactly the PATHs). Each file is judged against the base: changed here only → sent;
+${DIR_MAX_BYTES / 1024} KiB; the config's other files are kept; --only sends
+only the PATHs, never another file, and later runs keep to the config's files). Each file is judged against the base: changed here only → sent;
 changed on the server only → kept there (pull writes it here); changed on
 both sides → JSON files merge key by key (the merged file is written here
 too), anything else is a conflict. A conflict refuses the whole push (exit 3,

@@ -254,7 +254,7 @@ export interface Options {
 	 * their verdict.
 	 */
 	choose?: { side: Choice; keys?: string[] }
-	/** push --only: the config becomes exactly the files in scope. */
+	/** push --only: only the PATHs are sent (the config's other files stay); later plain runs keep to them. */
 	only?: boolean
 }
 
@@ -423,19 +423,16 @@ export function reconcile(sides: Sides, decisions: Decision[], options: Options,
 
 	let push: Files | undefined
 	if (pushes) {
+		// Every file of the server's the command did not look at stays as it is (push --only included: it sends
+		// only its PATHs and never removes another file, docs/sync-model.md).
 		const remote = sides.remote ?? {}
-		const next: Files = emptyMap()
-		const keep = options.only ? new Set(decisions.map((d) => d.key)) : undefined
-		for (const key of Object.keys(remote))
-			if (!keep || keep.has(key) || key === EVERYWHERE_FILE) next[key] = remote[key] as string
+		const next: Files = copyMap(remote)
 		for (const [key, content] of changes) {
 			if (content === null) delete next[key]
 			else next[key] = content
 		}
 		const unchanged = sides.remote !== undefined && sameFiles(next, remote)
 		if (!unchanged) push = next
-		// --only takes the other files out of the config, not off this machine: they are no longer synced here.
-		if (options.only) for (const key of Object.keys(base)) if (!keep?.has(key)) delete base[key]
 	}
 	return { writes, push, conflicts, unsent, unpulled, base, idle: writes.length === 0 && push === undefined }
 }

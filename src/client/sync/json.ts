@@ -215,7 +215,7 @@ function mergeAt(base: Slot, local: Slot, remote: Slot, path: JSONPath, conflict
 	if (isObject(local) && isObject(remote) && (base === MISSING || isObject(base))) {
 		const from = isObject(base) ? base : {}
 		const out: JsonObject = {}
-		const keys = [...Object.keys(local), ...Object.keys(remote).filter((key) => own(local, key) === MISSING)]
+		const keys = mergedOrder(Object.keys(local), Object.keys(remote))
 		for (const key of keys) {
 			const merged = mergeAt(own(from, key), own(local, key), own(remote, key), [...path, key], conflicts, prefer)
 			if (merged !== MISSING) define(out, key, merged)
@@ -227,6 +227,30 @@ function mergeAt(base: Slot, local: Slot, remote: Slot, path: JSONPath, conflict
 	if (prefer === 'remote') return remote
 	if (prefer !== 'local') conflicts.push(path)
 	return local
+}
+
+/**
+ * The order of a merged object's keys (docs/sync-model.md, "A sync that
+ * nobody needed changes nothing"): the server's order, and each key only this
+ * machine has right after the key it follows here (first when it leads). So
+ * two machines that merge the same content write the same order, and a merge
+ * never reads as a change of its own on the next run.
+ */
+export function mergedOrder(local: string[], remote: string[]): string[] {
+	const inRemote = new Set(remote)
+	const leading: string[] = []
+	const following = new Map<string, string[]>()
+	let after: string | undefined
+	for (const key of local) {
+		if (inRemote.has(key)) after = key
+		else if (after === undefined) leading.push(key)
+		else {
+			const list = following.get(after) ?? []
+			list.push(key)
+			following.set(after, list)
+		}
+	}
+	return [...leading, ...remote.flatMap((key) => [key, ...(following.get(key) ?? [])])]
 }
 
 /**
@@ -602,7 +626,84 @@ export function rewrite(localText: string, localValue: Json, merged: Json): stri
 	}
 	const check = parseJsonc(text)
 	if (!check || !same(check.value, merged)) return undefined
-	return hasBom(localText) ? `\uFEFF${text}` : text
+	const ordered = inOrderOf(text, merged) ?? text
+	return hasBom(localText) ? `\uFEFF${ordered}` : ordered
+}
+
+/** Does the value hold its object keys in the same order as `want`, all the way down? */
+const sameOrder = (a: Json, want: Json): boolean => JSON.stringify(a) === JSON.stringify(want)
+
+/**
+ * `text` with every object's entries moved into `want`'s key order (the value
+ * itself is the same): each entry moves whole, with the comments and blank
+ * lines before it, and keeps its bytes, so only the order changes. Undefined
+ * when it cannot be done exactly (a key written twice).
+ */
+function inOrderOf(text: string, want: Json): string | undefined {
+	const tree = treeOf(text)
+	const value = parseJsonc(text)?.value
+	if (tree === undefined || value === undefined) return undefined
+	if (sameOrder(value, want)) return text
+	const result = text.slice(0, tree.offset) + ordered(text, tree, want) + text.slice(tree.offset + tree.length)
+	const check = parseJsonc(result)
+	return check !== undefined && sameOrder(check.value, want) ? result : undefined
+}
+
+/** One node's text, its objects' entries in `want`'s order. */
+function ordered(text: string, node: Node, want: Json): string {
+	const end = node.offset + node.length
+	const children = node.children ?? []
+	if (node.type === 'array' && Array.isArray(want)) {
+		let out = ''
+		let at = node.offset
+		for (const [i, child] of children.entries()) {
+			out += text.slice(at, child.offset) + ordered(text, child, want[i] as Json)
+			at = child.offset + child.length
+		}
+		return out + text.slice(at, end)
+	}
+	if (node.type !== 'object' || !isObject(want)) return text.slice(node.offset, end)
+	// Each entry: its key and value, the value's own objects in order too.
+	const entries = children.map((property) => {
+		const [keyNode, valueNode] = property.children ?? []
+		const key = String(keyNode?.value)
+		const body =
+			valueNode === undefined || !Object.hasOwn(want, key)
+				? text.slice(property.offset, property.offset + property.length)
+				: text.slice(property.offset, valueNode.offset) +
+					ordered(text, valueNode, want[key] as Json) +
+					text.slice(valueNode.offset + valueNode.length, property.offset + property.length)
+		return { key, property, body }
+	})
+	const keys = entries.map((e) => e.key)
+	const wanted = Object.keys(want)
+	const inPlace =
+		keys.length !== wanted.length || new Set(keys).size !== keys.length || keys.every((k, i) => k === wanted[i])
+	// Where each entry starts (after the comma before it) and the separators between them, which stay put.
+	const starts: number[] = []
+	const separators: string[] = []
+	let from = node.offset + 1
+	for (const { property } of entries) {
+		starts.push(from)
+		const after = property.offset + property.length
+		const scanner = createScanner(text, false)
+		scanner.setPosition(after)
+		let token = scanner.scan()
+		// 5 = comma, 17 = end of file
+		while (token !== 5 && token !== 17 && scanner.getTokenOffset() < end - 1) token = scanner.scan()
+		const next = token === 5 ? scanner.getTokenOffset() + 1 : after
+		separators.push(text.slice(after, next))
+		from = next
+	}
+	const piece = (i: number) => {
+		const e = entries[i] as (typeof entries)[number]
+		return text.slice(starts[i] as number, e.property.offset) + e.body
+	}
+	const index = new Map(keys.map((key, i) => [key, i]))
+	const order = inPlace ? keys.map((_, i) => i) : wanted.map((key) => index.get(key) as number)
+	let out = text.slice(node.offset, node.offset + 1)
+	for (const [slot, i] of order.entries()) out += piece(i) + (separators[slot] as string)
+	return out + text.slice(from, end)
 }
 
 export type TextMerge =

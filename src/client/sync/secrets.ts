@@ -53,10 +53,34 @@ function hasPassword(value: string): boolean {
 		let end = at + 3
 		while (end < value.length && value[end] !== '/' && value[end] !== '@') end++
 		if (value[end] !== '@') continue
-		// `user:password`: a colon inside the authority with something on both sides.
-		for (let i = at + 4; i < end - 1; i++) if (value[i] === ':') return true
+		// `user:password`: a colon inside the authority with something on both sides, the password no reference.
+		const colon = value.indexOf(':', at + 4)
+		if (colon === -1 || colon >= end - 1) continue
+		if (!/^(?:\$|\{|%|<)/.test(value.slice(colon + 1, colon + 2))) return true
 	}
 	return false
+}
+
+/** `?api_key=…`, `&token=…`, `key=…` with a long value in a URL's query. */
+const QUERY_SECRET =
+	/[?&](?:api[-_]?key|apikey|key|token|access[-_]?token|auth[-_]?token|secret|client[-_]?secret|password|passwd|sig|signature)=([^&#\s"']{12,})/i
+/** An `Authorization:` header with a value, in any string (a hook's curl command, an MCP argument). */
+const AUTHORIZATION = /\bauthorization\s*:\s*(?:bearer|basic|token|digest)\s+([A-Za-z0-9._~+/=:-]{8,})/i
+const PRIVATE_KEY = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/
+
+/**
+ * A credential carried inside a longer value (docs/sync-model.md): a URL with
+ * a password, a key-like query parameter with a long value, an Authorization
+ * header, a private-key block. Each expression is anchored at a fixed word and
+ * has no nested repetition, so a scan stays linear.
+ */
+function carriesCredential(value: string): boolean {
+	if (value.includes('://') && hasPassword(value)) return true
+	const query = QUERY_SECRET.exec(value)?.[1]
+	if (query !== undefined && worthChecking(query)) return true
+	const header = AUTHORIZATION.exec(value)?.[1]
+	if (header !== undefined && worthChecking(header)) return true
+	return PRIVATE_KEY.test(value)
 }
 
 /** How much of a path `place` shows: parts, and characters of one key. */
@@ -93,7 +117,8 @@ function walk(value: Json, path: (string | number)[], container: number, found: 
 		const inMcp =
 			typeof parent === 'string' && MCP_SECRET_FIELDS.has(parent) && container !== -1 && container <= path.length - 4
 		const named = typeof name === 'string' && SECRET_NAME.test(name)
-		if (TOKEN.test(value) || named || (inMcp && looksLikeCredential(value))) found.push({ path: place(path), value })
+		if (TOKEN.test(value) || named || (inMcp && looksLikeCredential(value)) || carriesCredential(value))
+			found.push({ path: place(path), value })
 		return
 	}
 	const into = (part: string | number, item: Json) => {
@@ -133,7 +158,7 @@ function scanText(content: string, found: Secret[]): void {
 	content.split(/\r?\n/).forEach((line, i) => {
 		const assigned = assignment(line)
 		const named = assigned !== undefined && SECRET_NAME.test(assigned.name) && worthChecking(assigned.value)
-		if (TOKEN.test(line) || named) found.push({ path: `line ${i + 1}`, value: line.trim() })
+		if (TOKEN.test(line) || named || carriesCredential(line)) found.push({ path: `line ${i + 1}`, value: line.trim() })
 	})
 }
 

@@ -1,6 +1,6 @@
 import { parse as parseToml } from 'smol-toml'
 import { isJsonKey, jsonSyntaxError } from './json'
-import { conflictMarkerLine } from './text-merge'
+import { conflictMarkerLine, MARK_MINE, MARK_SPLIT, splitLines } from './text-merge'
 
 /**
  * Does a file parse as its format? A push never sends a settings file its
@@ -43,12 +43,45 @@ export const whereText = (error: FileSyntaxError): string =>
 	`line ${error.line}${error.column === undefined ? '' : `, column ${error.column}`}: ${error.problem}`
 
 /**
- * Why a file must not be sent while it holds the conflict markers `resolve
- * --edit` wrote (docs/sync-model.md): every other machine would get them.
+ * Why a file must not be sent while it holds any conflict-marker line `resolve
+ * --edit` wrote (docs/sync-model.md): every other machine would get them, and
+ * removing only some of them (the `<<<<<<<` line) leaves both sides' text.
+ * The opening and closing lines say who wrote them (`this machine`, `server`);
+ * a `=======` line alone may be a Markdown heading's underline, so it counts
+ * only beyond `plainSplits`, the number of such lines the file had when the
+ * markers were written (undefined: no markers were written into it).
  * Undefined when it holds none.
  */
-export function markersLeft(content: string): string | undefined {
-	const line = conflictMarkerLine(content)
+export function markersLeft(content: string, plainSplits?: number): string | undefined {
+	let line = conflictMarkerLine(content)
+	if (line === undefined) {
+		let splits = 0
+		let n = 0
+		for (const raw of splitLines(content)) {
+			n++
+			const text = raw.replace(/\r?\n$/, '')
+			if (text === MARK_MINE || /^>{7} server(?: \(version \d+\))?$/.test(text)) {
+				line = n
+				break
+			}
+			if (text === MARK_SPLIT && plainSplits !== undefined && ++splits > plainSplits) {
+				line = n
+				break
+			}
+		}
+	}
 	if (line === undefined) return undefined
 	return `still marked with conflict markers (the first at line ${line}, from cfgsync resolve --edit): keep the lines you want between <<<<<<< and >>>>>>>, delete the marker lines`
+}
+
+/** How many `=======` lines of a file `resolve --edit` marked are not its markers (a heading's underline). */
+export function plainSplitsOf(marked: string): number {
+	let splits = 0
+	let opened = 0
+	for (const raw of splitLines(marked)) {
+		const text = raw.replace(/\r?\n$/, '')
+		if (text === MARK_SPLIT) splits++
+		else if (text === MARK_MINE) opened++
+	}
+	return Math.max(0, splits - opened)
 }

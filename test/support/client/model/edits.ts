@@ -91,7 +91,16 @@ export function editKey(text: string, path: string, random: Random, token: () =>
 		return { text: applyEdits(text, modify(text, key, undefined, FORMAT)), what: `remove key ${name}`, key: name }
 	}
 	const t = token()
-	return { text: applyEdits(text, modify(text, key, t, FORMAT)), what: `set key ${name} = ${t}`, key: name }
+	// A new key goes where the person puts it: often last, sometimes among the others, so that two machines
+	// adding keys put them in different orders (a merge must still end in one order on both).
+	const at = present || random.chance(0.5) ? undefined : random.int(0, 8)
+	const options =
+		at === undefined ? FORMAT : { ...FORMAT, getInsertionIndex: (keys: string[]) => Math.min(at, keys.length) }
+	return {
+		text: applyEdits(text, modify(text, key, t, options)),
+		what: `set key ${name} = ${t}${at === undefined ? '' : ` (new, at place ${at})`}`,
+		key: name
+	}
 }
 
 const COMMENT = /^(\s*)\/\/ note (w[0-9]+x)\s*$/

@@ -8,6 +8,8 @@ import { Random } from './random'
 import { Trace } from './trace'
 import {
 	BACKUPS,
+	CLAUDE_JSON,
+	CLAUDE_PART,
 	CONFIGS,
 	type ConfigId,
 	INERT_KEYS,
@@ -178,6 +180,7 @@ export class Model {
 	private durations = new Map<string, number[]>()
 	private backupTokens = new Map<string, { stamp: string; tokens: Set<string> }>()
 	private ownCounter = 0
+	private mcpCounter = 0
 	private teamCounter = 1
 	step = 0
 	readonly stats = { commands: 0, kills: 0, conflicts: 0, resolves: 0, held: 0, refusedMemberPushes: 0 }
@@ -338,6 +341,49 @@ export class Model {
 		this.universe.add(path)
 	}
 
+	/** ~/.claude.json's keys other than mcpServers (Claude Code's own state), as JSON; undefined without the file. */
+	private toolState(mi: number): string | undefined {
+		const text = readText((this.machines[mi] as Machine).home, CLAUDE_JSON)
+		const value = text === undefined ? undefined : (parseJsonc(text) as Record<string, unknown> | undefined)
+		if (value === undefined || typeof value !== 'object' || value === null) return text
+		const { mcpServers: _, ...rest } = value
+		return JSON.stringify(rest)
+	}
+
+	/**
+	 * What Claude Code and its person do to ~/.claude.json: the tool bumps its own counter; the person adds an
+	 * MCP server of their own at any place among the others, or removes one they added. Names are per machine,
+	 * so no two machines clash: the order they end in is what this checks (docs/sync-model.md, "A sync that
+	 * nobody needed changes nothing").
+	 */
+	private editMcp(mi: number): string {
+		const m = this.machines[mi] as Machine
+		const name = (this.names[mi] as string).toLowerCase()
+		const text = readText(m.home, CLAUDE_JSON)
+		const value = (text === undefined ? { numStartups: 0 } : parseJsonc(text)) as Record<string, unknown>
+		const servers = (value.mcpServers ?? {}) as Record<string, unknown>
+		const entries = Object.entries(servers)
+		const own = entries.filter(([key]) => key.startsWith(`mcp-${name}`))
+		let what: string
+		if (own.length > 0 && this.random.chance(0.25)) {
+			const [gone] = this.random.pick(own)
+			entries.splice(
+				entries.findIndex(([key]) => key === gone),
+				1
+			)
+			what = `remove MCP server ${gone}`
+		} else {
+			this.mcpCounter += 1
+			const key = `mcp-${name}${this.mcpCounter}`
+			const at = this.random.int(0, entries.length)
+			entries.splice(at, 0, [key, { type: 'http', url: `https://mcp.example/${key}` }])
+			what = `add MCP server ${key} at place ${at}`
+		}
+		const next = { ...value, numStartups: Number(value.numStartups ?? 0) + 1, mcpServers: Object.fromEntries(entries) }
+		m.file(CLAUDE_JSON, `${JSON.stringify(next, null, 2)}\n`)
+		return what
+	}
+
 	// ---- running commands -----------------------------------------------------------------------------------------
 
 	/** This machine's files of one config (or all its tool files) as they are on disk now, temporary files left out. */
@@ -415,8 +461,14 @@ export class Model {
 		const mayDrop = choice ? this.droppableBy(mi, touched, before, viewBefore, basesBefore, choice) : new Set<string>()
 		const keep = choice ? this.keptBy(mi, touched, before, viewBefore, basesBefore, choice) : new Map()
 
+		const toolBefore = this.toolState(mi)
 		const ran = await this.spawn(mi, args, kill)
 		this.trace.command(this.step, name, args, ran, kill && ('at' in kill ? kill.at : kill.afterMs))
+		const toolAfter = this.toolState(mi)
+		if (toolBefore !== undefined && toolAfter !== toolBefore)
+			this.violate(
+				`${name}: cfgsync ${args.join(' ')} changed ~/${CLAUDE_JSON}'s own keys (the tool's state, never synced): ${excerpt(toolBefore)} became ${excerpt(toolAfter)}`
+			)
 		// The next command that runs a config cleans up after a killed one (status and discard read only the state;
 		// a member's push to the team is refused before it runs anything).
 		if (kind !== 'status' && kind !== 'discard' && expect === 'done') this.lastKilled[mi] = ran.killed
@@ -758,6 +810,60 @@ export class Model {
 		this.failIfViolated('the settling round')
 		await this.check({ settled: true })
 		this.failIfViolated('the settling round')
+		await this.quiet()
+		this.failIfViolated('the quiet round after settling')
+	}
+
+	/**
+	 * A sync that nobody needed changes nothing (docs/sync-model.md): once the
+	 * machines agree, a sync and a pull of each config on every machine, twice
+	 * over, make no new version, name no change and rewrite no file (same bytes,
+	 * same modification time).
+	 */
+	private async quiet(): Promise<void> {
+		const latest = () => STORE_IDS.map((id) => `${id} v${this.view[id]?.latest}`).join(', ')
+		const stamps = (mi: number) => {
+			const m = this.machines[mi] as Machine
+			const paths = [...this.localFiles(mi).keys(), ...(m.exists(CLAUDE_JSON) ? [CLAUDE_JSON] : [])]
+			return new Map(paths.map((path) => [path, mtimeAndSize(join(m.home, path))]))
+		}
+		const files = (mi: number) => {
+			const all = this.localFiles(mi)
+			const text = readText((this.machines[mi] as Machine).home, CLAUDE_JSON)
+			if (text !== undefined) all.set(CLAUDE_JSON, text)
+			return all
+		}
+		const agreed = latest()
+		const before = this.machines.map((_, mi) => ({ files: files(mi), stamps: stamps(mi) }))
+		for (let round = 1; round <= 2; round++)
+			for (let mi = 0; mi < this.machines.length; mi++) {
+				const runs: [ConfigId[], string[]][] = [
+					[this.kindsOf(mi), ['sync', '--yes', '--json']],
+					...this.kindsOf(mi).map((id): [ConfigId[], string[]] => [
+						[id],
+						['pull', ...CONFIGS[id].args, '--yes', '--json']
+					])
+				]
+				for (const [touched, args] of runs) {
+					const ran = await this.command(mi, args[0] as Kind, touched, args)
+					const changed = docsOf(ran.stdout).flatMap((d) => (d.changes ?? []).map((c) => `${c.path} (${c.action})`))
+					if (ran.code !== 0 || changed.length > 0)
+						this.violate(
+							`${this.names[mi]}: cfgsync ${args.join(' ')} after the machines agreed exited ${ran.code}${changed.length > 0 ? ` and changed ${changed.join(', ')}` : ''}: a sync nobody needed changes nothing`
+						)
+				}
+			}
+		if (latest() !== agreed)
+			this.violate(`syncs after the machines agreed made new versions: ${agreed} became ${latest()}`)
+		for (let mi = 0; mi < this.machines.length; mi++) {
+			const now = { files: files(mi), stamps: stamps(mi) }
+			const was = before[mi] as typeof now
+			for (const path of new Set([...was.files.keys(), ...now.files.keys()]))
+				if (was.files.get(path) !== now.files.get(path) || was.stamps.get(path) !== now.stamps.get(path))
+					this.violate(
+						`${this.names[mi]}: ${shown(path)} was rewritten by syncs after the machines agreed\n    before: ${excerpt(was.files.get(path))}\n    after: ${excerpt(now.files.get(path))}`
+					)
+		}
 	}
 
 	/** --yes, or (35% of the time) none: without a terminal, someone else's changes that need a review are then held. */
@@ -863,9 +969,11 @@ export class Model {
 			text: 30,
 			create: 6,
 			remove: 4,
-			teamFile: this.member(mi) ? 0 : 2
+			teamFile: this.member(mi) ? 0 : 2,
+			mcp: 6
 		})
 		const note = (action: string) => this.trace.add({ step: this.step, machine: name, action })
+		if (kind === 'mcp') return note(`edit ~/${CLAUDE_JSON}: ${this.editMcp(mi)}`)
 		const change = (path: string, next: string | undefined, what: string, key?: string) => {
 			if (key !== undefined) {
 				const keys = this.editedKeys[mi] as Map<string, Set<string>>
@@ -1046,6 +1154,7 @@ export class Model {
 			for (const [version, stored] of view[id]?.versions ?? []) {
 				for (const [path, content] of Object.entries(stored.files)) {
 					const owner = ownerOf(path)
+					if (kind === 'personal' && path === CLAUDE_PART) continue
 					if (kind === 'personal' && path === SHARED) {
 						if (this.frozen[id] !== undefined && content !== this.frozen[id])
 							this.violate(
@@ -1082,7 +1191,7 @@ export class Model {
 					this.violate(`${name}: ${shown(path)} changed; it is nobody's tool file`)
 			// 4. No stray files; temporary files only until the next command after a kill.
 			for (const path of walk(m.home)) {
-				if (PLANTED[path] !== undefined) continue
+				if (PLANTED[path] !== undefined || path === CLAUDE_JSON) continue
 				const own = OWN_DIRS.some((dir) => path.startsWith(dir))
 				if (isTemporary(path)) {
 					if (settled || !this.lastKilled[mi])
@@ -1152,6 +1261,16 @@ export class Model {
 				for (const path of here)
 					if (!expected.has(path))
 						this.violate(`${name}: ${shown(path)} is here but in no config it syncs after settling`)
+				// The synced part of ~/.claude.json: the server's servers, in the server's order.
+				const personal = view[this.storeOf(mi, 'personal') as StoreId]
+				const part = personal?.versions.get(personal.latest)?.files[CLAUDE_PART]
+				const text = readText(m.home, CLAUDE_JSON)
+				const servers = (parseJsonc(text ?? '') as { mcpServers?: unknown } | undefined)?.mcpServers
+				const wanted = part === undefined ? undefined : (parseJsonc(part) as { mcpServers?: unknown }).mcpServers
+				if (JSON.stringify(servers) !== JSON.stringify(wanted))
+					this.violate(
+						`${name}: ~/${CLAUDE_JSON}'s mcpServers differ from the server's latest after settling (order counts): here ${excerpt(JSON.stringify(servers))}, server ${excerpt(JSON.stringify(wanted))}`
+					)
 			}
 		}
 	}

@@ -62,6 +62,12 @@ export const MACHINES: MachineSpec[] = [
 /** The file both personal claude-code configs and the team's hold: synced with the team config on every machine. */
 export const SHARED = '.claude/settings.json'
 export const TEAM_FILE = /^\.claude\/commands\/team-[0-9]+\.md$/
+/**
+ * Claude Code's own state file: the personal claude-code config syncs only its `mcpServers` (the part
+ * below); the tool's other keys never leave the machine and cfgsync never changes them.
+ */
+export const CLAUDE_JSON = '.claude.json'
+export const CLAUDE_PART = '.claude.json#mcpServers'
 
 /** The config a tool file belongs to on a machine that syncs the team; undefined for anything else. */
 export function ownerOf(path: string): ConfigId | undefined {

@@ -1,0 +1,90 @@
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { api, serversOfThisFile, type Server } from '../support/harness'
+import { login, machine, serverWithUsers, type Machine, type User } from '../support/client/machines'
+
+/**
+ * Personal stays personal (docs/sync-model.md): a team config receives only
+ * its own values and this machine's edits to the team's files made since they
+ * were last synced from the team — never a value that came from the personal
+ * config, never a local key. ada owns the team, ben is its admin.
+ */
+
+const servers = serversOfThisFile()
+let server: Server
+let ada: User
+let ben: User
+beforeAll(async () => {
+	;({ server, ada, ben } = await serverWithUsers(servers))
+}, 60_000)
+
+const ok = async (m: Machine, args: string[]) => {
+	const result = await m.cfgsync(args)
+	if (result.code !== 0)
+		throw new Error(`cfgsync ${args.join(' ')} exited ${result.code}: ${result.stdout}${result.stderr}`)
+	return result
+}
+
+const teamFiles = async (tool: string, teamId: string) =>
+	(
+		(await api(server, 'GET', `/api/configs/latest?name=default&tool=${tool}&teamId=${teamId}`, ada.key)).body as {
+			data: { files: Record<string, string> }
+		}
+	).data.files
+
+async function team(slug: string) {
+	const [owner, admin] = [machine(server), machine(server)]
+	const tag = Math.random().toString(36).slice(2, 8)
+	await login(owner, ada, `o-${tag}`)
+	await login(admin, ben, `a-${tag}`)
+	await ok(owner, ['team', 'create', slug])
+	await ok(owner, ['team', 'invite', slug, 'ben', '--role', 'admin'])
+	await ok(admin, ['invitations', 'accept', slug])
+	const id = ((await api(server, 'GET', `/api/teams/${slug}`, ada.key)).body as { id: string }).id
+	return { owner, admin, id }
+}
+
+const SETTINGS = '.claude/settings.json'
+
+describe('personal stays personal', () => {
+	test("an admin's personal env key never reaches the team: not by sync --all-remote, resolve --theirs, nor the plain sync after", async () => {
+		const { owner, admin, id } = await team('acme1')
+		admin.file(SETTINGS, `${JSON.stringify({ env: { BOB_PRIVATE: 'bob-only-value' }, theme: 'light' }, null, 2)}\n`)
+		await ok(admin, ['push', 'claude-code'])
+		owner.file(SETTINGS, `${JSON.stringify({ env: { TEAM_REGION: 'eu' }, theme: 'dark' }, null, 2)}\n`)
+		await ok(owner, ['push', 'claude-code', '--team', 'acme1', join(owner.home, SETTINGS)])
+
+		await admin.cfgsync(['sync', '--all-remote', '--yes'])
+		await admin.cfgsync(['resolve', 'claude-code', '--team', 'acme1', '--theirs', '--yes'])
+		await admin.cfgsync(['sync', '--yes'])
+		await admin.cfgsync(['sync', '--yes'])
+		expect(JSON.parse(admin.file(SETTINGS) as string).env.BOB_PRIVATE).toBe('bob-only-value')
+		expect((await teamFiles('claude-code', id))[SETTINGS]).not.toContain('BOB_PRIVATE')
+		// An edit made here to the team's file after it was synced from the team is the team's to receive.
+		const here = JSON.parse(admin.file(SETTINGS) as string)
+		admin.file(SETTINGS, `${JSON.stringify({ ...here, env: { ...here.env, TEAM_LOG: 'debug' } }, null, 2)}\n`)
+		await ok(admin, ['sync', '--yes'])
+		const stored = (await teamFiles('claude-code', id))[SETTINGS] as string
+		expect(JSON.parse(stored).env).toEqual({ TEAM_REGION: 'eu', TEAM_LOG: 'debug' })
+	}, 90_000)
+
+	test('a local key of the personal config (here and --everywhere) is never sent by push --team SLUG PATH', async () => {
+		const { owner, admin, id } = await team('acme2')
+		const path = '.config/Code/User/settings.json'
+		admin.file(path, `${JSON.stringify({ 'editor.fontSize': 14, 'editor.tabSize': 2 }, null, 2)}\n`)
+		await ok(admin, ['push', 'vscode'])
+		await ok(admin, ['local', 'vscode', 'editor.fontSize'])
+		await ok(admin, ['local', 'vscode', '--everywhere', 'python.defaultInterpreterPath'])
+		await ok(admin, ['sync', 'vscode'])
+		owner.file(path, `${JSON.stringify({ 'editor.tabSize': 2 }, null, 2)}\n`)
+		await ok(owner, ['push', 'vscode', '--team', 'acme2', join(owner.home, path)])
+		await ok(admin, ['pull', 'vscode', '--team', 'acme2', '--yes'])
+		admin.file(
+			path,
+			`${JSON.stringify({ 'editor.fontSize': 18, 'editor.tabSize': 2, 'editor.wordWrap': 'on', 'python.defaultInterpreterPath': '/home/ben/private/venv/bin/python' }, null, 2)}\n`
+		)
+		await ok(admin, ['push', 'vscode', '--team', 'acme2', join(admin.home, path), '--yes'])
+		const stored = JSON.parse((await teamFiles('vscode', id))['@Code/User/settings.json'] as string)
+		expect(stored).toEqual({ 'editor.tabSize': 2, 'editor.wordWrap': 'on' })
+	}, 90_000)
+})
