@@ -200,7 +200,7 @@ async function main(args: string[]): Promise<number> {
 		case '--version':
 		case '-v':
 		case 'version':
-			process.stdout.write(`${packageJson.version}\n`)
+			process.stdout.write(`${(await import('./server/build-info')).versionLine()}\n`)
 			return 0
 		case undefined:
 		case 'serve':
