@@ -37,9 +37,10 @@ export async function openStore(
 	options: OpenOptions = {}
 ): Promise<Store> {
 	if (config.databaseUrl !== undefined) return openConfigured(config, options)
-	ensureDataDir(config.dataDir)
 	const file = join(config.dataDir, DATABASE_FILE)
+	// Asked before the directory is made: a command that may not create a database throws here, leaving nothing behind.
 	if (!existsSync(file)) onCreate(file)
+	ensureDataDir(config.dataDir)
 	return openSqliteStore(file, options)
 }
 

@@ -127,13 +127,17 @@ export async function restoreCommand(args: string[]) {
 	chmodSync(temporary, 0o600)
 	renameSync(temporary, database)
 	// Opening applies any newer migrations; the restore is then recorded in the restored database.
-	await withAdmin(values['data-dir'], async (admin) =>
-		admin.store.audit.record(
-			admin.event('backup.restored', ADMIN_COMMAND, {
-				target: { type: 'server', name: basename(backup) },
-				details: { kept: kept ? basename(kept) : null }
-			})
-		)
+	await withAdmin(
+		values['data-dir'],
+		async (admin) =>
+			admin.store.audit.record(
+				admin.event('backup.restored', ADMIN_COMMAND, {
+					target: { type: 'server', name: basename(backup) },
+					details: { kept: kept ? basename(kept) : null }
+				})
+			),
+		{},
+		{ creates: true }
 	)
 	process.stdout.write(
 		`restored ${backup} into ${database}${kept ? `; the database it replaced is kept as ${kept}` : ''}\n`
