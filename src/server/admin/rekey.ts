@@ -214,5 +214,5 @@ function saveKey(config: ReturnType<typeof loadConfig>, oldKey: Buffer, newKey: 
 	writeFileSync(temporary, text, { mode: 0o600 })
 	chmodSync(temporary, 0o600)
 	renameSync(temporary, keyFile)
-	return `${keyFile} holds the new key; the old one is kept as ${kept} (backups made before today need it). Restart every server.`
+	return `${keyFile} holds the new key; the old one is kept as ${kept} (backups made before today need it). Running servers switched already; nothing needs a restart.`
 }

@@ -97,7 +97,7 @@ async function boot(config: Config, logger: Logger) {
 	}
 }
 
-/** Handles SIGTERM and SIGINT once: `stop` finishes in-flight work, then the process exits 0. */
+/** Handles SIGTERM and SIGINT once: `stop` finishes in-flight work, then the process exits 0. SIGHUP is ignored. */
 function onShutdown(logger: Logger, stop: () => Promise<void>) {
 	let stopping = false
 	const shutdown = async (signal: string) => {
@@ -111,6 +111,8 @@ function onShutdown(logger: Logger, stop: () => Promise<void>) {
 	}
 	process.on('SIGTERM', () => void shutdown('SIGTERM'))
 	process.on('SIGINT', () => void shutdown('SIGINT'))
+	// §10: a closed terminal or a stray `kill -HUP` must not stop a server (Bun's default would exit 129, no drain).
+	process.on('SIGHUP', () => logger.warn('SIGHUP received and ignored: SIGTERM or SIGINT stops the server'))
 }
 
 function serveHttp(

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, linkSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs'
+import { chmodSync, existsSync, linkSync, mkdirSync, readdirSync, rmSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import type { Cron } from 'croner'
@@ -35,14 +35,15 @@ export async function writeVerifiedBackup(deps: BackupDeps): Promise<string> {
 	const name = `cfgsync-${new Date(at).toISOString().replace(/:/g, '-').replace('.', '-')}.db`
 	const target = join(deps.dir, name)
 	const temporary = join(deps.dir, `.${name}.${process.pid}-${randomBytes(4).toString('hex')}.verifying`)
-	await deps.store.backup(temporary)
 	try {
+		// Inside the try: a backup that fails half-way (a full disk) leaves no hidden partial file behind.
+		await deps.store.backup(temporary)
 		const problem = verifySqliteBackup(temporary, deps.sealer, { exact: true })
 		if (problem !== undefined) throw new Error(`the backup failed its check: ${problem}`)
 		chmodSync(temporary, 0o600)
 		linkSync(temporary, target)
 	} finally {
-		unlinkSync(temporary)
+		rmSync(temporary, { force: true })
 	}
 	pruneBackups(deps.dir, deps.keep)
 	return target
