@@ -52,3 +52,16 @@ export function containsAny(columns: Column[], search: string | undefined): SQL 
 	const pattern = containsPattern(trimmed)
 	return or(...columns.map((column) => sql`lower(${column}) LIKE ${pattern} ESCAPE '\\'`))
 }
+
+/** The kept setup address (`SETUP_TOKEN_META`): its link's id and its sealed token; undefined when none or unreadable. */
+export function parseKept(value: string | undefined): { id: string; sealed: string } | undefined {
+	if (value === undefined) return undefined
+	try {
+		const parsed = JSON.parse(value) as { id?: unknown; sealed?: unknown }
+		return typeof parsed.id === 'string' && typeof parsed.sealed === 'string'
+			? { id: parsed.id, sealed: parsed.sealed }
+			: undefined
+	} catch {
+		return undefined
+	}
+}
