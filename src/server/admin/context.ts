@@ -1,4 +1,6 @@
-import { openStore, readMasterKey } from '../boot'
+import { DATABASE_FILE, openStore, readMasterKey } from '../boot'
+import { giveToDataDirOwner } from '../lib/ownership'
+import { join } from 'node:path'
 import { CliError } from './io'
 import { loadConfig, type Config, type ConfigFlags } from '../config'
 import { systemClock } from '../lib/clock'
@@ -37,11 +39,21 @@ export async function withAdmin<T>(
 			`cfgsync-server: no database at ${file}: creating a new one (pass --data-dir to use another)\n`
 		)
 	})
+	const files = databaseFiles(config)
+	giveToDataDirOwner(config.dataDir, files)
 	try {
 		return await body(adminServices(store, config))
 	} finally {
 		store.close()
+		giveToDataDirOwner(config.dataDir, files)
 	}
+}
+
+/** The SQLite files an admin command may create in the data directory (none on PostgreSQL). */
+export function databaseFiles(config: Config): string[] {
+	if (config.databaseUrl !== undefined) return []
+	const database = join(config.dataDir, DATABASE_FILE)
+	return [database, `${database}-wal`, `${database}-shm`]
 }
 
 /** §10: a malformed CFGSYNC_MASTER_KEY (or master.key) is refused by every command, even one that needs no key. */

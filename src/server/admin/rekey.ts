@@ -24,6 +24,7 @@ import {
 import { HEARTBEAT_MS, LIVE_WITHIN_MS } from '../jobs/heartbeat'
 import { ADMIN_COMMAND, createAuditEvents } from '../modules/audit/event'
 import { SETUP_TOKEN_META, type Store } from '../store/types'
+import { giveToDataDirOwner } from '../lib/ownership'
 import { CliError, parseCommand, usageError } from './io'
 
 /**
@@ -215,6 +216,7 @@ function saveKey(config: ReturnType<typeof loadConfig>, oldKey: Buffer, newKey: 
 	const temporary = `${keyFile}.${process.pid}.tmp`
 	writeFileSync(temporary, text, { mode: 0o600 })
 	chmodSync(temporary, 0o600)
+	giveToDataDirOwner(config.dataDir, [temporary, kept])
 	renameSync(temporary, keyFile)
 	return `${keyFile} holds the new key; the old one is kept as ${kept} (backups made before today need it). Running servers switched already; nothing needs a restart.`
 }
