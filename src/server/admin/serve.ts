@@ -17,7 +17,7 @@ import { createAppMetrics, type AppMetrics } from '../modules/health/metrics'
 import { createDownloads, embeddedClientPackage, PACKAGE_NAME, type Downloads } from '../modules/download/service'
 import { systemClock } from '../lib/clock'
 import { noTrustedProxies, parseTrustedProxies, trustEveryPeer, type TrustedProxies } from '../lib/client-address'
-import { createLogger, type Logger } from '../lib/log'
+import { createLogger, routeConsoleTo, type Logger } from '../lib/log'
 import { createPasswordHasher, type PasswordHasher } from '../lib/passwords'
 import { createAuthService } from '../modules/auth/service'
 import { createSignupService } from '../modules/signup/service'
@@ -64,6 +64,7 @@ export async function serveCommand(args: string[]) {
 		)
 	}
 	const logger = createLogger({ level: config.logLevel })
+	routeConsoleTo(logger)
 	const workers = config.workers === 'auto' ? availableParallelism() : config.workers
 	const opened = await boot(config, logger)
 	if (process.env[WORKER_ENV]) return serveHttp(config, logger, opened, { worker: true })
