@@ -5,7 +5,7 @@
  */
 export function routeMatcher(routes: () => { method: string; path: string }[]) {
 	let table: { method: string; pattern: string; regex: RegExp }[] | undefined
-	const escape = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+	const literal = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, '\\$&')
 	const build = () =>
 		routes()
 			// Static patterns first: /api/configs/latest wins over /api/configs/:id.
@@ -16,7 +16,7 @@ export function routeMatcher(routes: () => { method: string; path: string }[]) {
 				regex: new RegExp(
 					`^${route.path
 						.split('/')
-						.map((segment) => (segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : escape(segment)))
+						.map((segment) => (segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : literal(segment)))
 						.join('/')}/?$`
 				)
 			}))
