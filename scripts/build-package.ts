@@ -7,6 +7,7 @@
  */
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { commitDefine } from './build-commit'
 
 const root = resolve(import.meta.dir, '..')
 const dist = join(root, 'dist')
@@ -22,7 +23,8 @@ const built = await Bun.build({
 	// The client has no framework that reads function source (the server's Elysia does), so full minification is safe here.
 	minify: true,
 	outdir: staging,
-	naming: 'cfgsync.mjs'
+	naming: 'cfgsync.mjs',
+	define: commitDefine()
 })
 if (!built.success) {
 	for (const log of built.logs) console.error(log)

@@ -7,6 +7,7 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { commitDefine } from './build-commit'
 
 const root = resolve(import.meta.dir, '..')
 const out = join(root, 'dist', 'release')
@@ -38,6 +39,7 @@ for (const { file, target } of TARGETS) {
 			'--minify-syntax',
 			'--no-compile-autoload-dotenv',
 			'--no-compile-autoload-bunfig',
+			...Object.entries(commitDefine()).flatMap(([name, value]) => ['--define', `${name}=${value}`]),
 			'--outfile',
 			outfile,
 			join(root, 'src', 'client', 'main.ts')

@@ -19,6 +19,7 @@ Usage:
   cfgsync-server user remove LOGIN
   cfgsync-server key issue LOGIN --device NAME                  print a new API key for a device
   cfgsync-server invite create [--plan P] [--uses N] [--days D] print a sign-up link (default: 1 account, 7 days)
+  cfgsync-server setup-link [--public-url URL]                  while no admin exists: a new setup address (24 h)
   cfgsync-server purge                                          remove teams deleted more than 30 days ago
   cfgsync-server backup FILE                                    write a consistent copy of the database
   cfgsync-server restore FILE                                   put a checked backup in place of the database (server stopped)
@@ -120,6 +121,12 @@ Prints a sign-up link: whoever opens it creates their own account on that plan (
 CFGSYNC_DEFAULT_PLAN, else team), up to N accounts (default 1) within D days (default 7).
 The link starts with CFGSYNC_PUBLIC_URL (--public-url); without it, with the listening address.
 The Admin page of the web application lists and revokes links.`,
+	'setup-link': `Usage: cfgsync-server setup-link [--public-url URL] [--data-dir D]
+
+While the server has no admin: prints a new setup address, <public URL>/setup/<token>, whose page
+creates the first admin. It ends every setup address printed before (the one in the first start's
+output too), works for 24 hours, and dies once any user is made admin. Every instance of a fleet
+prints the same address at start; this command is for when that one is lost or has ended.`,
 	purge: `Usage: cfgsync-server purge [--data-dir D]
 
 Removes teams deleted more than 30 days ago, now (the server also does it hourly).`,
@@ -200,7 +207,7 @@ async function main(args: string[]): Promise<number> {
 		case '--version':
 		case '-v':
 		case 'version':
-			process.stdout.write(`${packageJson.version}\n`)
+			process.stdout.write(`${(await import('./server/build-info')).versionLine()}\n`)
 			return 0
 		case undefined:
 		case 'serve':
@@ -211,6 +218,8 @@ async function main(args: string[]): Promise<number> {
 			return runCommand(async () => (await import('./server/admin/user')).keyCommand(rest))
 		case 'invite':
 			return runCommand(async () => (await import('./server/admin/invite')).inviteCommand(rest))
+		case 'setup-link':
+			return runCommand(async () => (await import('./server/admin/setup')).setupLinkCommand(rest))
 		case 'purge':
 			return runCommand(async () => (await import('./server/admin/maintenance')).purgeCommand(rest))
 		case 'backup':

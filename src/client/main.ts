@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util'
 import { version } from '../../package.json' with { type: 'json' }
+import { buildCommit } from '../shared/build'
 import { TOOLS } from '../shared/constants'
 import { COMMON, type Command, GROUPS, type OptionSpec, usageProblem } from './commands/command'
 import { complete } from './commands/completion'
@@ -93,7 +94,7 @@ async function main(argv: string[]): Promise<number> {
 		return EXIT.ok
 	}
 	if (name === '--version' || name === '-v' || name === 'version') {
-		process.stdout.write(`${version}\n`)
+		process.stdout.write(`cfgsync ${version} (commit ${buildCommit()})\n`)
 		return EXIT.ok
 	}
 	if (name === '__complete') {

@@ -37,9 +37,10 @@ export async function openStore(
 	options: OpenOptions = {}
 ): Promise<Store> {
 	if (config.databaseUrl !== undefined) return openConfigured(config, options)
-	ensureDataDir(config.dataDir)
 	const file = join(config.dataDir, DATABASE_FILE)
+	// Asked before the directory is made: a command that may not create a database throws here, leaving nothing behind.
 	if (!existsSync(file)) onCreate(file)
+	ensureDataDir(config.dataDir)
 	return openSqliteStore(file, options)
 }
 
@@ -126,7 +127,7 @@ export async function openWithMasterKey(config: Config): Promise<{
 				const retired = parseRetiredKeys(meta.get(RETIRED_KEYS_META)).find((entry) => entry.id === sealer?.keyId())
 				if (retired) {
 					throw new BootError(
-						`the master key was rotated on ${retired.rotatedAt}: ${keySource} holds the old key, which opens nothing in ${where} any more; start with the new key (rekey saved it in ${keyFile}, or printed it for CFGSYNC_MASTER_KEY); refusing to start`
+						`the master key was rotated on ${retired.rotatedAt}: ${keySource} holds the old key, which opens nothing in ${where} any more; start with the new key (${config.masterKey !== undefined ? 'rekey printed it: set CFGSYNC_MASTER_KEY to it' : `rekey saved it in ${keyFile}`}); refusing to start`
 					)
 				}
 				throw new BootError(

@@ -2,8 +2,8 @@ import { describe, expect, test } from 'bun:test'
 import { readFileSync, realpathSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { emptyDir, serversOfThisFile, startServer } from '../support/harness'
-import packageJson from '../../package.json' with { type: 'json' }
 import { login, machine, serverWithUsers } from '../support/client/machines'
+import { clientVersionLine } from '../support/build'
 
 /**
  * docs/client.md: a teammate needs nothing but the server's URL and Node.
@@ -54,10 +54,10 @@ describe('the npm package served by the compiled server', () => {
 		const bin = join(prefix, 'bin', 'cfgsync')
 		expect(realpathSync(bin)).toEndWith(join('lib', 'node_modules', 'cfgsync', 'cfgsync.mjs'))
 		const version = Bun.spawnSync(['node', bin, '--version'])
-		expect(version.stdout.toString()).toBe(`${packageJson.version}\n`)
+		expect(version.stdout.toString()).toBe(clientVersionLine())
 		// Run through its shebang (#!/usr/bin/env node), as a shell would.
 		expect(Bun.spawnSync([bin, '--version'], { env: { PATH: process.env.PATH ?? '' } }).stdout.toString()).toBe(
-			`${packageJson.version}\n`
+			clientVersionLine()
 		)
 
 		const m = machine(server, { command: ['node', bin] })

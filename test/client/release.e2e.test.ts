@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { emptyDir, serversOfThisFile, startServer } from '../support/harness'
-import packageJson from '../../package.json' with { type: 'json' }
+import { clientVersionLine } from '../support/build'
 
 /**
  * Issue 20 "Installation": `npm run build:release` cross-compiles the client
@@ -87,7 +87,7 @@ describe('npm run build:release', () => {
 	test('the Linux executables run', () => {
 		const native = process.arch === 'x64' ? 'cfgsync-linux-x64' : 'cfgsync-linux-arm64'
 		const x64 = Bun.spawnSync([join(release, native), '--version'])
-		expect(x64.stdout.toString()).toBe(`${packageJson.version}\n`)
+		expect(x64.stdout.toString()).toBe(clientVersionLine())
 		const runner = arm64Runner()
 		if (process.arch === 'x64' && runner === undefined) {
 			console.warn(
@@ -97,7 +97,7 @@ describe('npm run build:release', () => {
 		}
 		const arm = Bun.spawnSync([...(runner ?? []), join(release, 'cfgsync-linux-arm64'), '--version'])
 		expect({ out: arm.stdout.toString(), err: arm.stderr.toString() }).toEqual({
-			out: `${packageJson.version}\n`,
+			out: clientVersionLine(),
 			err: ''
 		})
 	}, 60_000)
@@ -123,6 +123,6 @@ describe('npm run build:release', () => {
 		writeFileSync(downloaded, new Uint8Array(await response.arrayBuffer()))
 		chmodSync(downloaded, 0o755)
 		expect(sha256(downloaded)).toBe(sha256(join(release, native)))
-		expect(Bun.spawnSync([downloaded, '--version']).stdout.toString()).toBe(`${packageJson.version}\n`)
+		expect(Bun.spawnSync([downloaded, '--version']).stdout.toString()).toBe(clientVersionLine())
 	}, 60_000)
 })

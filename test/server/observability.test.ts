@@ -1,5 +1,4 @@
 import { describe, expect, test } from 'bun:test'
-import packageJson from '../../package.json' with { type: 'json' }
 import { createApp } from '../../src/server/app'
 import { parseTrustedProxies } from '../../src/server/lib/client-address'
 import { DATABASE_LOG_EVERY_MS, databaseFailure } from '../../src/server/plugins/errors'
@@ -9,6 +8,9 @@ import { webApp } from '../support/web'
 import { openTestStore } from '../support/engine'
 import { parsePrometheus } from '../support/prometheus'
 import { until } from '../support/eventually'
+import { buildInfo } from '../../src/server/build-info'
+
+const buildLabels = () => ({ ...buildInfo(), schema: String(buildInfo().schema) })
 
 /** docs/api.md and §10 for operators: what the access log, /metrics and the error log say. */
 const TOKEN = 'metrics-token-for-tests-0123456789'
@@ -55,7 +57,7 @@ describe('/metrics for alerting (docs/operations.md)', () => {
 					Object.entries(labels).every(([k, v]) => s.labels[k] === v)
 			)?.value
 		expect(text).toContain('# TYPE cfgsync_build_info gauge')
-		expect(sample('cfgsync_build_info', { version: packageJson.version })).toBe(1)
+		expect(sample('cfgsync_build_info', buildLabels())).toBe(1)
 		expect({
 			backupSuccess: sample('cfgsync_backups_total', { result: 'success' }),
 			backupFailure: sample('cfgsync_backups_total', { result: 'failure' }),

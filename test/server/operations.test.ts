@@ -9,6 +9,7 @@ import type { Store } from '../../src/server/store/types'
 import { fastPasswords, testApp } from '../support/helpers'
 import { parsePrometheus } from '../support/prometheus'
 import { until } from '../support/eventually'
+import { buildInfo } from '../../src/server/build-info'
 
 const TOKEN = 'metrics-token-for-tests-0123456789'
 
@@ -124,7 +125,8 @@ describe('/readyz (docs/operations.md)', () => {
 		expect(await ready.json()).toEqual({
 			status: 'ready',
 			checks: { database: 'ok', masterKey: 'ok' },
-			backups: { lastSuccessAt: null, lastFailureAt: null, lastError: null }
+			backups: { lastSuccessAt: null, lastFailureAt: null, lastError: null },
+			build: buildInfo()
 		})
 		const wrongKey = await appWith({ store }).app.handle(new Request('http://localhost/readyz'))
 		expect(wrongKey.status).toBe(503)

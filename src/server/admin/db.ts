@@ -2,6 +2,7 @@ import { dirname, resolve } from 'node:path'
 import { existsSync } from 'node:fs'
 import { databaseName, ensureDataDir, masterKeySource, openStore } from '../boot'
 import { refuseWhileServed } from './maintenance'
+import { refuseMalformedKey } from './context'
 import { loadConfig } from '../config'
 import { copyDatabase, rowsAlreadyIn } from '../store/copy'
 import { openPostgresStore } from '../store/postgres'
@@ -22,6 +23,7 @@ export async function dbCommand(args: string[]) {
 	if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`)
 	if (!values.to) throw usageError('expected --to URL (a postgres:// URL or a SQLite file path)')
 	const config = loadConfig({ dataDir: values['data-dir'] })
+	refuseMalformedKey(config)
 	const to = values.to
 	const targetName = isPostgresUrl(to) ? describeUrl(to) : resolve(to)
 	if (config.databaseUrl === undefined && existsSync(config.dataDir)) refuseWhileServed(config.dataDir, 'db copy')

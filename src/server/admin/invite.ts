@@ -38,7 +38,8 @@ export async function inviteCommand(args: string[]) {
 			})
 			return { token, link, config: admin.config }
 		},
-		{ publicUrl: values['public-url'] }
+		{ publicUrl: values['public-url'] },
+		{ creates: true }
 	)
 	const { config, link, token } = made
 	const base = config.publicUrl ?? `http://${displayHost(config.host)}:${config.port}`

@@ -8,6 +8,7 @@ import { ADMIN_COMMAND } from '../modules/audit/event'
 import { openDatabase } from '../store/sqlite/client'
 import { verifySqliteBackup } from '../store/sqlite/verify'
 import { housekeeping } from '../jobs/purge'
+import { giveToDataDirOwner } from '../lib/ownership'
 import { LOCK_FILE, takeExclusiveLock } from '../lib/data-dir-lock'
 import { CliError, parseCommand, usageError } from './io'
 import { withAdmin } from './context'
@@ -27,6 +28,7 @@ export async function backupCommand(args: string[]) {
 	await withAdmin(values['data-dir'], async (admin) => {
 		try {
 			await admin.store.backup(target)
+			giveToDataDirOwner(admin.config.dataDir, [target])
 			await admin.store.audit.record(
 				admin.event('backup.written', ADMIN_COMMAND, { target: { type: 'server', name: target } })
 			)
@@ -125,15 +127,20 @@ export async function restoreCommand(args: string[]) {
 	const temporary = `${database}.restoring-${process.pid}`
 	copyFileSync(backup, temporary, constants.COPYFILE_EXCL)
 	chmodSync(temporary, 0o600)
+	giveToDataDirOwner(config.dataDir, [temporary])
 	renameSync(temporary, database)
 	// Opening applies any newer migrations; the restore is then recorded in the restored database.
-	await withAdmin(values['data-dir'], async (admin) =>
-		admin.store.audit.record(
-			admin.event('backup.restored', ADMIN_COMMAND, {
-				target: { type: 'server', name: basename(backup) },
-				details: { kept: kept ? basename(kept) : null }
-			})
-		)
+	await withAdmin(
+		values['data-dir'],
+		async (admin) =>
+			admin.store.audit.record(
+				admin.event('backup.restored', ADMIN_COMMAND, {
+					target: { type: 'server', name: basename(backup) },
+					details: { kept: kept ? basename(kept) : null }
+				})
+			),
+		{},
+		{ creates: true }
 	)
 	process.stdout.write(
 		`restored ${backup} into ${database}${kept ? `; the database it replaced is kept as ${kept}` : ''}\n`

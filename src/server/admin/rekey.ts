@@ -23,7 +23,8 @@ import {
 } from '../lib/key-check'
 import { HEARTBEAT_MS, LIVE_WITHIN_MS } from '../jobs/heartbeat'
 import { ADMIN_COMMAND, createAuditEvents } from '../modules/audit/event'
-import type { Store } from '../store/types'
+import { SETUP_TOKEN_META, type Store } from '../store/types'
+import { giveToDataDirOwner } from '../lib/ownership'
 import { CliError, parseCommand, usageError } from './io'
 
 /**
@@ -118,6 +119,8 @@ export async function rekeyCommand(args: string[]) {
 		} else process.stderr.write('cfgsync-server: finishing a key rotation that was interrupted\n')
 
 		const resealed = await resealAll(store, old, next, batch)
+		// The fleet's kept setup address is sealed too: dropped, its link stays usable; the next start makes a new one.
+		await store.meta.delete(SETUP_TOKEN_META)
 		await store.meta.set(KEY_CHECK.meta, sealKeyCheck(next))
 		// Saved before the pending record goes: until then the database still holds the new key.
 		const where = saveKey(config, oldKey, newKey)
@@ -213,6 +216,7 @@ function saveKey(config: ReturnType<typeof loadConfig>, oldKey: Buffer, newKey: 
 	const temporary = `${keyFile}.${process.pid}.tmp`
 	writeFileSync(temporary, text, { mode: 0o600 })
 	chmodSync(temporary, 0o600)
+	giveToDataDirOwner(config.dataDir, [temporary, kept])
 	renameSync(temporary, keyFile)
-	return `${keyFile} holds the new key; the old one is kept as ${kept} (backups made before today need it). Restart every server.`
+	return `${keyFile} holds the new key; the old one is kept as ${kept} (backups made before today need it). Running servers switched already; nothing needs a restart.`
 }

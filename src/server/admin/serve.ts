@@ -17,7 +17,7 @@ import { createAppMetrics, type AppMetrics } from '../modules/health/metrics'
 import { createDownloads, embeddedClientPackage, PACKAGE_NAME, type Downloads } from '../modules/download/service'
 import { systemClock } from '../lib/clock'
 import { noTrustedProxies, parseTrustedProxies, trustEveryPeer, type TrustedProxies } from '../lib/client-address'
-import { createLogger, type Logger } from '../lib/log'
+import { createLogger, routeConsoleTo, type Logger } from '../lib/log'
 import { createPasswordHasher, type PasswordHasher } from '../lib/passwords'
 import { createAuthService } from '../modules/auth/service'
 import { createSignupService } from '../modules/signup/service'
@@ -64,6 +64,7 @@ export async function serveCommand(args: string[]) {
 		)
 	}
 	const logger = createLogger({ level: config.logLevel })
+	routeConsoleTo(logger)
 	const workers = config.workers === 'auto' ? availableParallelism() : config.workers
 	const opened = await boot(config, logger)
 	if (process.env[WORKER_ENV]) return serveHttp(config, logger, opened, { worker: true })
@@ -97,7 +98,7 @@ async function boot(config: Config, logger: Logger) {
 	}
 }
 
-/** Handles SIGTERM and SIGINT once: `stop` finishes in-flight work, then the process exits 0. */
+/** Handles SIGTERM and SIGINT once: `stop` finishes in-flight work, then the process exits 0. SIGHUP is ignored. */
 function onShutdown(logger: Logger, stop: () => Promise<void>) {
 	let stopping = false
 	const shutdown = async (signal: string) => {
@@ -111,6 +112,8 @@ function onShutdown(logger: Logger, stop: () => Promise<void>) {
 	}
 	process.on('SIGTERM', () => void shutdown('SIGTERM'))
 	process.on('SIGINT', () => void shutdown('SIGINT'))
+	// §10: a closed terminal or a stray `kill -HUP` must not stop a server (Bun's default would exit 129, no drain).
+	process.on('SIGHUP', () => logger.warn('SIGHUP received and ignored: SIGTERM or SIGINT stops the server'))
 }
 
 function serveHttp(

@@ -35,14 +35,18 @@ export async function userCommand(args: string[]) {
 			if (!values.email || !values.username) throw usageError(`user add needs --email and --username`)
 			const chosenPlan = plan(values.plan, process.env.CFGSYNC_DEFAULT_PLAN || 'team')
 			const password = await passwordFrom(values)
-			const user = await withAdmin(values['data-dir'], (admin) =>
-				admin.users.add({
-					email: values.email as string,
-					username: values.username as string,
-					password,
-					plan: chosenPlan,
-					isAdmin: values.admin === true
-				})
+			const user = await withAdmin(
+				values['data-dir'],
+				(admin) =>
+					admin.users.add({
+						email: values.email as string,
+						username: values.username as string,
+						password,
+						plan: chosenPlan,
+						isAdmin: values.admin === true
+					}),
+				{},
+				{ creates: true }
 			)
 			process.stdout.write(`${user.id}\n`)
 			return

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, linkSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs'
+import { chmodSync, existsSync, linkSync, mkdirSync, readdirSync, rmSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import type { Cron } from 'croner'
@@ -36,8 +36,9 @@ export async function writeVerifiedBackup(deps: BackupDeps): Promise<string> {
 	const name = `cfgsync-${new Date(at).toISOString().replace(/:/g, '-').replace('.', '-')}.db`
 	const target = join(deps.dir, name)
 	const temporary = join(deps.dir, `.${name}.${process.pid}-${randomBytes(4).toString('hex')}.verifying`)
-	await deps.store.backup(temporary)
 	try {
+		// Inside the try: a backup that fails half-way (a full disk) leaves no hidden partial file behind.
+		await deps.store.backup(temporary)
 		// The page-by-page check runs on its own thread; the schema and key checks read a few rows here.
 		const integrity = await offThread({ kind: 'integrity-check', file: temporary })
 		const problem = verifySqliteBackup(temporary, deps.sealer, { exact: true, integrity })
@@ -45,7 +46,7 @@ export async function writeVerifiedBackup(deps: BackupDeps): Promise<string> {
 		chmodSync(temporary, 0o600)
 		linkSync(temporary, target)
 	} finally {
-		unlinkSync(temporary)
+		rmSync(temporary, { force: true })
 	}
 	pruneBackups(deps.dir, deps.keep)
 	return target

@@ -1,6 +1,7 @@
 import { dlopen, FFIType, suffix } from 'bun:ffi'
 import { chmodSync, closeSync, openSync } from 'node:fs'
 import { join } from 'node:path'
+import { giveToDataDirOwner } from './ownership'
 
 /**
  * The data directory's lock (docs/operations.md): every server holds a shared `flock` on this file for its
@@ -43,6 +44,7 @@ function openLockFile(dataDir: string): number {
 	const file = join(dataDir, LOCK_FILE)
 	const fd = openSync(file, 'a+', 0o600)
 	chmodSync(file, 0o600)
+	giveToDataDirOwner(dataDir, [file])
 	return fd
 }
 

@@ -1,3 +1,5 @@
+import { formatWithOptions } from 'node:util'
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
 export type LogFields = Record<string, string | number | boolean | null | undefined>
 
@@ -78,4 +80,39 @@ export const silentLogger: Logger = {
 	warn: () => {},
 	error: () => {},
 	flush: () => {}
+}
+
+/** The same runtime message (digits aside) is written at most once per this many milliseconds. */
+export const CONSOLE_LOG_EVERY_MS = 10_000
+
+/**
+ * §10: every line a server writes is JSON, the database driver's own messages included (Bun.SQL
+ * writes `bun:sql LISTEN … failed, retrying: …` with console.warn while PostgreSQL is down). The
+ * console is routed into `logger` as `{"msg":"runtime message","text":…}`, each distinct message at
+ * most once per CONSOLE_LOG_EVERY_MS with how many were left out since. Returns the function that undoes it.
+ */
+export function routeConsoleTo(logger: Logger, now: () => number = Date.now): () => void {
+	const saved = { log: console.log, info: console.info, warn: console.warn, error: console.error, debug: console.debug }
+	const last = new Map<string, { at: number; skipped: number }>()
+	const write =
+		(level: LogLevel) =>
+		(...args: unknown[]) => {
+			const text = formatWithOptions({ colors: false, breakLength: Number.POSITIVE_INFINITY }, ...args).slice(0, 2000)
+			const shape = `${level} ${text.replace(/\d+/g, '#').slice(0, 200)}`
+			const seen = last.get(shape)
+			const at = now()
+			if (seen && at - seen.at < CONSOLE_LOG_EVERY_MS) {
+				seen.skipped++
+				return
+			}
+			if (last.size > 1000) last.clear()
+			last.set(shape, { at, skipped: 0 })
+			logger[level]('runtime message', { text, ...(seen?.skipped ? { repeatedSinceLastLine: seen.skipped } : {}) })
+		}
+	console.log = write('info')
+	console.info = write('info')
+	console.warn = write('warn')
+	console.error = write('error')
+	console.debug = write('debug')
+	return () => Object.assign(console, saved)
 }

@@ -67,14 +67,17 @@ export const requestLogPlugin = (
 	logger: Logger,
 	tracker: RequestTracker,
 	addressOf: (request: Request) => string,
-	metrics?: { request(route: string | undefined, method: string, status: number, ms: number | undefined): void }
+	metrics?: { request(route: string | undefined, method: string, status: number, ms: number | undefined): void },
+	/** The pattern of a path that failed before it was routed (a database down during the key check). */
+	routeOf?: (method: string, path: string) => string | undefined
 ) =>
 	new Elysia({ name: 'request-log' })
 		// A plain function with no `return`, so Elysia does not await it (see plugins/auth.ts).
 		.onRequest(function startClock({ request }) {
 			tracker.start(request, addressOf(request))
 		})
-		.onAfterResponse({ as: 'global' }, ({ request, route, set, responseValue }) => {
+		.onAfterResponse({ as: 'global' }, ({ request, route: routed, set, responseValue }) => {
+			let route = routed
 			// A handler that returns a Response (304, streamed lists) sets its status there, not in `set`.
 			const status =
 				responseValue instanceof Response ? responseValue.status : typeof set.status === 'number' ? set.status : 200
@@ -84,6 +87,8 @@ export const requestLogPlugin = (
 				return
 			}
 			const ms = tracker.elapsedMs(request)
+			// A failure before routing (the key check, with the database down) is still counted under its route.
+			if (!route && status >= 500 && routeOf) route = routeOf(request.method, pathOf(request.url)) ?? ''
 			logger.info('request', {
 				method: request.method,
 				// Unmatched requests have no route pattern; their path (without query, secrets redacted) is logged instead.

@@ -116,3 +116,16 @@ export async function visiblePage(
 	const rows = (await Promise.all(scopes.map((scan) => scan()))).flat()
 	return rows.sort(visibleOrder).slice(page.offset, page.offset + page.limit)
 }
+
+/** The kept setup address (`SETUP_TOKEN_META`): its link's id and its sealed token; undefined when none or unreadable. */
+export function parseKept(value: string | undefined): { id: string; sealed: string } | undefined {
+	if (value === undefined) return undefined
+	try {
+		const parsed = JSON.parse(value) as { id?: unknown; sealed?: unknown }
+		return typeof parsed.id === 'string' && typeof parsed.sealed === 'string'
+			? { id: parsed.id, sealed: parsed.sealed }
+			: undefined
+	} catch {
+		return undefined
+	}
+}

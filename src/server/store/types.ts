@@ -330,7 +330,22 @@ export interface SignupStore {
 	 * 'gone' when the link cannot be used, 'taken' when the email or username exists (no use is taken).
 	 */
 	redeem(tokenHash: string, now: string, user: UserRow, audit: AuditEvent[]): Promise<'created' | 'taken' | 'gone'>
+	/**
+	 * The fleet's one setup address (§10), in one transaction: while no admin exists, the usable setup
+	 * link whose sealed token is kept (in `meta`) is returned as it is; when there is none, or `fresh`,
+	 * `link` is made with `sealedToken` and every other setup link is revoked. Undefined when an admin exists.
+	 */
+	openSetup(input: {
+		link: SignupLinkRow
+		sealedToken: string
+		now: string
+		fresh: boolean
+		audit?: AuditEvent
+	}): Promise<{ sealedToken: string; created: boolean } | undefined>
 }
+
+/** Where the setup address's token is kept, sealed, so every instance of a fleet prints the same one. */
+export const SETUP_TOKEN_META = 'setup_address'
 
 /** docs/api.md: how many failures within the window each scope may have before it is refused. */
 export interface ThrottleLimits {

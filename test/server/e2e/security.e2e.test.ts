@@ -31,9 +31,22 @@ describe('security hardening on the compiled binary', () => {
 		expect(existsSync(join(dir, 'data'))).toBe(false)
 	})
 
-	test('an admin command that finds no database says so on stderr, naming the path, before creating one', async () => {
+	test('user add that finds no database says so on stderr, naming the path, before creating one; user list creates none', async () => {
 		const dir = emptyDir()
-		const first = await run(dir, ['user', 'list'])
+		const list = await run(dir, ['user', 'list'])
+		expect(list.code).toBe(1)
+		expect(list.stderr).toContain(`no database at ${join(dir, 'data', 'cfgsync.db')}`)
+		expect(existsSync(join(dir, 'data'))).toBe(false)
+		const first = await run(dir, [
+			'user',
+			'add',
+			'--email',
+			'a@example.test',
+			'--username',
+			'a',
+			'--password',
+			'password-of-a'
+		])
 		expect(first.code).toBe(0)
 		expect(first.stderr).toContain(`no database at ${join(dir, 'data', 'cfgsync.db')}: creating a new one`)
 		const second = await run(dir, ['user', 'list'])

@@ -4,6 +4,7 @@ import { readFileSync, statSync, existsSync } from 'node:fs'
 import { connect } from 'node:net'
 import { join } from 'node:path'
 import { migrations } from '../../../src/server/store/sqlite/migrations'
+import { serverVersionLine } from '../../support/build'
 import { api, emptyDir, run, startServer, userWithKey, serversOfThisFile } from '../../support/harness'
 
 const servers = serversOfThisFile()
@@ -14,7 +15,7 @@ describe('the compiled binary from an empty directory', () => {
 		const help = await run(dir, ['--help'])
 		expect(help.code).toBe(0)
 		expect(help.stdout).toContain('cfgsync-server user add')
-		expect((await run(dir, ['--version'])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/)
+		expect((await run(dir, ['--version'])).stdout).toBe(serverVersionLine())
 		const bogus = await run(dir, ['frobnicate'])
 		expect(bogus.code).not.toBe(0)
 		expect(bogus.stderr.trim().split('\n')).toHaveLength(1)

@@ -6,6 +6,7 @@ import { sha256Hex } from '../../lib/crypto'
 import { KEY_CHECK, opensKeyCheck, PENDING_KEY_META } from '../../lib/key-check'
 import type { SealedRecord, Store } from '../../store/types'
 import type { AppMetrics } from './metrics'
+import { buildInfo } from '../../build-info'
 
 const Readiness = z.object({
 	status: z.enum(['ready', 'unavailable']),
@@ -16,7 +17,10 @@ const Readiness = z.object({
 			lastFailureAt: z.string().nullable(),
 			lastError: z.string().nullable()
 		})
-		.describe('scheduled backups; a failed backup never makes the server unready')
+		.describe('scheduled backups; a failed backup never makes the server unready'),
+	build: z
+		.object({ version: z.string(), commit: z.string(), schema: z.number().int() })
+		.describe('what this build is, as --version and cfgsync_build_info say (a mixed fleet is seen here)')
 })
 
 function opensRecord(sealer: Pick<Sealer, 'openBytes'>, record: SealedRecord | null): boolean {
@@ -89,7 +93,8 @@ export const healthRoutes = (deps: {
 				return {
 					status: ready ? ('ready' as const) : ('unavailable' as const),
 					checks: check,
-					backups: deps.metrics.backupState()
+					backups: deps.metrics.backupState(),
+					build: buildInfo()
 				}
 			},
 			{

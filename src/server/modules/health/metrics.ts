@@ -1,4 +1,4 @@
-import packageJson from '../../../../package.json' with { type: 'json' }
+import { buildInfo } from '../../build-info'
 import { createMetrics } from '../../lib/metrics'
 import type { Store } from '../../store/types'
 
@@ -47,8 +47,11 @@ export function createAppMetrics(store: Store) {
 		backups.series([result])
 	}
 	rateLimited.series([])
-	registry.info('cfgsync_build_info', 'The cfgsync-server version running (what --version prints), as a label.', {
-		version: packageJson.version
+	const build = buildInfo()
+	registry.info('cfgsync_build_info', 'What this build is (what --version prints): version, commit and schema.', {
+		version: build.version,
+		commit: build.commit,
+		schema: String(build.schema)
 	})
 	let openStreams: () => number = () => 0
 	registry.gauge(

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { z } from 'zod'
 import { toIso, type Clock } from '../../lib/clock'
-import { sha256Hex } from '../../lib/crypto'
+import { sha256Hex, type Sealer } from '../../lib/crypto'
 import { AppError } from '../../lib/errors'
 import { newId } from '../../lib/ids'
 import type { Logger } from '../../lib/log'
@@ -17,6 +17,10 @@ const MAX_USES = 1000
 const MAX_DAYS = 365
 /** Sign-up links the Admin page lists, newest first. */
 const LISTED_LINKS = 50
+/** §10: a setup address dies after 24 hours (and when any user is made admin). */
+const SETUP_LIFETIME_MS = 24 * 3600_000
+/** What the kept setup token is sealed with, so it cannot be moved to another purpose. */
+const SETUP_AAD = 'cfgsync setup address'
 /** A token: 32 random bytes, base64url. */
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/
 /** How much of a token the Admin page shows, so an admin can tell their links apart. */
@@ -64,10 +68,13 @@ export class DeadLink extends Error {
 }
 
 function deadMessage(kind: SignupKind, reason: DeadReason): string {
-	if (kind === 'setup')
-		return reason === 'unknown'
-			? 'There is no setup address here. cfgsync-server prints its setup address when it starts with no user.'
-			: 'This server has an admin already, so its setup address no longer works: sign in instead.'
+	if (kind === 'setup') {
+		if (reason === 'unknown')
+			return 'There is no setup address here. cfgsync-server prints its setup address when it starts with no user; `cfgsync-server setup-link` prints a new one.'
+		if (reason === 'admin_exists')
+			return 'This server has an admin already, so its setup address no longer works: sign in instead.'
+		return 'This setup address has ended (they last 24 hours, and a newer one ends it): run `cfgsync-server setup-link` on the server for a new one.'
+	}
 	const ask = 'Ask the server’s admin for a new one.'
 	if (reason === 'used_up') return `This sign-up link has been used up. ${ask}`
 	if (reason === 'expired') return `This sign-up link has expired. ${ask}`
@@ -100,11 +107,14 @@ export function createSignupService({
 	clock,
 	passwords,
 	auth,
-	logger
+	logger,
+	sealer
 }: {
 	store: Store
 	clock: Clock
 	passwords: PasswordHasher
+	/** Seals the fleet's setup address (§10), so every instance prints the one the first made. */
+	sealer?: Pick<Sealer, 'seal' | 'open'>
 	/** The sign-in throttle (docs/api.md), which the pages share; the admin command, which only makes links, has none. */
 	auth?: Pick<AuthService, 'throttle'>
 	logger?: Logger
@@ -121,7 +131,8 @@ export function createSignupService({
 		if (!TOKEN_PATTERN.test(token)) return 'unknown'
 		const link = await store.signups.find(sha256Hex(token))
 		if (!link || link.kind !== kind) return 'unknown'
-		if (kind === 'setup' && (link.revokedAt !== null || (await store.signups.hasAdmin()))) return 'admin_exists'
+		// A setup link revoked while no admin exists was ended by a newer one (§10): "ended", not "has an admin".
+		if (kind === 'setup' && (await store.signups.hasAdmin())) return 'admin_exists'
 		const state = linkState(link, clock.now())
 		return state === 'active' ? link : state
 	}
@@ -170,10 +181,47 @@ export function createSignupService({
 		 * At a first start (no user at all): a new setup address, good for one first admin. Each
 		 * start before then makes its own (every instance prints a working one); all die once an admin exists.
 		 */
-		async openSetup(plan: SignupLinkRow['plan']): Promise<string | undefined> {
-			if (await store.signups.hasUsers()) return undefined
-			return (await create('setup', plan, 1, null, { userId: null, username: null, via: 'server', address: null }))
-				.token
+		async openSetup(
+			plan: SignupLinkRow['plan'],
+			{ fresh = false }: { fresh?: boolean } = {}
+		): Promise<string | undefined> {
+			if (!fresh && (await store.signups.hasUsers())) return undefined
+			if (sealer === undefined) throw new Error('the setup address needs the master key')
+			const token = newToken()
+			const now = clock.now()
+			const link: SignupLinkRow = {
+				id: newId(),
+				kind: 'setup',
+				tokenHash: sha256Hex(token),
+				hint: token.slice(0, HINT_LENGTH),
+				plan,
+				maxUses: 1,
+				uses: 0,
+				createdAt: toIso(now),
+				expiresAt: toIso(now + SETUP_LIFETIME_MS),
+				revokedAt: null,
+				createdBy: null
+			}
+			const sealedToken = Buffer.from(sealer.seal(token, SETUP_AAD)).toString('base64')
+			const by = { userId: null, username: null, via: 'server', address: null } as const
+			const opened = await store.signups.openSetup({
+				link,
+				sealedToken,
+				now: link.createdAt,
+				fresh,
+				audit: event('signup_link.created', by, {
+					target: { type: 'signup_link', id: link.id, name: link.hint },
+					details: { kind: 'setup', plan, uses: 1, days: 1 }
+				})
+			})
+			if (opened === undefined) return undefined
+			try {
+				return sealer.open(Buffer.from(opened.sealedToken, 'base64'), SETUP_AAD)
+			} catch {
+				// Kept under a key this process does not hold (a rotation since): a fresh address ends the old one.
+				if (fresh) throw new Error('the setup address just made does not open')
+				return this.openSetup(plan, { fresh: true })
+			}
 		},
 
 		/** A sign-up link (the Admin page's "Invite people", or `invite create`); the token is returned once. */

@@ -24,6 +24,8 @@ export const isUniqueViolation = (error: unknown): boolean => sqlState(error) ==
 export class PostgresStoreError extends Error {
 	override name = 'PostgresStoreError'
 	readonly sqlState: string | undefined
+	/** The driver's own code (Bun.SQL's ERR_POSTGRES_CONNECTION_CLOSED, say): how a lost connection is told from a bug. */
+	readonly driverCode: string | undefined
 	constructor(error: unknown) {
 		const driver = innermost(error)
 		const state = sqlState(error)
@@ -31,6 +33,8 @@ export class PostgresStoreError extends Error {
 			`PostgreSQL: ${driver instanceof Error ? driver.message.split('\n')[0] : String(driver)}${state ? ` (SQLSTATE ${state})` : ''}`
 		)
 		this.sqlState = state
+		const code = (driver as { code?: unknown } | null)?.code
+		this.driverCode = typeof code === 'string' ? code : undefined
 	}
 }
 

@@ -1,11 +1,11 @@
 import { and, desc, eq, isNull, sql } from 'drizzle-orm'
-import type { SignupLinkRow, SignupStore } from '../types'
-import { loginKey } from '../shared'
+import { SETUP_TOKEN_META, type SignupLinkRow, type SignupStore } from '../types'
+import { loginKey, parseKept } from '../shared'
 import { writeAudit } from './audit'
 import type { PgDb } from './client'
 import { isUniqueViolation } from './errors'
 import { lockName } from './locks'
-import { signupLinks, users } from './schema'
+import { meta, signupLinks, users } from './schema'
 
 const linkFields = {
 	id: signupLinks.id,
@@ -21,6 +21,15 @@ const linkFields = {
 	createdBy: signupLinks.createdBy
 }
 
+/** A setup link that can still be used at `now` (an admin existing is checked apart). */
+const usableSetup = (now: string) =>
+	and(
+		eq(signupLinks.kind, 'setup'),
+		isNull(signupLinks.revokedAt),
+		sql`${signupLinks.uses} < ${signupLinks.maxUses}`,
+		sql`(${signupLinks.expiresAt} IS NULL OR ${signupLinks.expiresAt} > ${now})`
+	)
+
 /**
  * docs/web.md first start and sign-up on PostgreSQL. A link's use is one conditional UPDATE, so two
  * uses of a one-use link at once serialise on its row and the second finds it used up. Two setup
@@ -28,6 +37,34 @@ const linkFields = {
  */
 export function postgresSignups(db: PgDb): SignupStore {
 	return {
+		openSetup: (input) =>
+			db.transaction(async (tx) => {
+				// Instances starting together take turns here: the first makes the address, the others find it.
+				await lockName(tx, 'first-admin')
+				if ((await tx.select({ id: users.id }).from(users).where(eq(users.isAdmin, true)).limit(1)).length > 0)
+					return undefined
+				const [row] = await tx.select({ value: meta.value }).from(meta).where(eq(meta.key, SETUP_TOKEN_META))
+				const kept = parseKept(row?.value)
+				if (!input.fresh && kept !== undefined) {
+					const [link] = await tx
+						.select({ id: signupLinks.id })
+						.from(signupLinks)
+						.where(and(eq(signupLinks.id, kept.id), usableSetup(input.now)))
+					if (link !== undefined) return { sealedToken: kept.sealed, created: false }
+				}
+				await tx
+					.update(signupLinks)
+					.set({ revokedAt: input.now })
+					.where(and(eq(signupLinks.kind, 'setup'), isNull(signupLinks.revokedAt)))
+				await tx.insert(signupLinks).values(input.link)
+				const value = JSON.stringify({ id: input.link.id, sealed: input.sealedToken })
+				await tx
+					.insert(meta)
+					.values({ key: SETUP_TOKEN_META, value })
+					.onConflictDoUpdate({ target: meta.key, set: { value } })
+				await writeAudit(tx, input.audit)
+				return { sealedToken: input.sealedToken, created: true }
+			}),
 		create: (link, event) =>
 			db.transaction(async (tx) => {
 				await tx.insert(signupLinks).values(link)

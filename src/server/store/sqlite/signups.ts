@@ -1,11 +1,11 @@
 import { and, desc, eq, isNull, sql } from 'drizzle-orm'
 import type { Database } from 'bun:sqlite'
-import type { AuditEvent, SignupLinkRow, SignupStore, UserRow } from '../types'
+import { SETUP_TOKEN_META, type AuditEvent, type SignupLinkRow, type SignupStore, type UserRow } from '../types'
 import type { AuditWriter } from './audit'
 import type { SqliteDb } from './client'
 import { changed, isUniqueViolation } from './errors'
-import { signupLinks, users } from './schema'
-import { loginKey } from '../shared'
+import { meta, signupLinks, users } from './schema'
+import { loginKey, parseKept } from '../shared'
 
 const linkFields = {
 	id: signupLinks.id,
@@ -20,6 +20,15 @@ const linkFields = {
 	revokedAt: signupLinks.revokedAt,
 	createdBy: signupLinks.createdBy
 }
+
+/** A setup link that can still be used at `now` (an admin existing is checked apart). */
+const usableSetup = (now: string) =>
+	and(
+		eq(signupLinks.kind, 'setup'),
+		isNull(signupLinks.revokedAt),
+		sql`${signupLinks.uses} < ${signupLinks.maxUses}`,
+		sql`(${signupLinks.expiresAt} IS NULL OR ${signupLinks.expiresAt} > ${now})`
+	)
 
 /** Thrown inside the redeem transaction to roll back the use it took. */
 class Taken extends Error {}
@@ -79,7 +88,38 @@ export function sqliteSignups(db: SqliteDb, sqlite: Database, audit: AuditWriter
 		return 'created' as const
 	})
 
+	const openSetupTx = sqlite.transaction(
+		(input: Parameters<SignupStore['openSetup']>[0]): Awaited<ReturnType<SignupStore['openSetup']>> => {
+			if (db.select({ id: users.id }).from(users).where(eq(users.isAdmin, true)).limit(1).get() !== undefined)
+				return undefined
+			const kept = parseKept(
+				db.select({ value: meta.value }).from(meta).where(eq(meta.key, SETUP_TOKEN_META)).get()?.value
+			)
+			if (!input.fresh && kept !== undefined) {
+				const link = db
+					.select({ id: signupLinks.id })
+					.from(signupLinks)
+					.where(and(eq(signupLinks.id, kept.id), usableSetup(input.now)))
+					.get()
+				if (link !== undefined) return { sealedToken: kept.sealed, created: false }
+			}
+			db.update(signupLinks)
+				.set({ revokedAt: input.now })
+				.where(and(eq(signupLinks.kind, 'setup'), isNull(signupLinks.revokedAt)))
+				.run()
+			db.insert(signupLinks).values(input.link).run()
+			const value = JSON.stringify({ id: input.link.id, sealed: input.sealedToken })
+			db.insert(meta)
+				.values({ key: SETUP_TOKEN_META, value })
+				.onConflictDoUpdate({ target: meta.key, set: { value } })
+				.run()
+			audit(input.audit)
+			return { sealedToken: input.sealedToken, created: true }
+		}
+	)
+
 	return {
+		openSetup: async (input) => openSetupTx.immediate(input),
 		create: async (link, event) => createTx.immediate(link, event),
 		find: async (tokenHash) =>
 			db.select(linkFields).from(signupLinks).where(eq(signupLinks.tokenHash, tokenHash)).get() as
