@@ -26,7 +26,7 @@ import { createUsersService } from './modules/users/service'
 import { authPlugin } from './plugins/auth'
 import { errorsPlugin } from './plugins/errors'
 import { openapiPlugin } from './plugins/openapi'
-import { createRequestTracker, requestLogPlugin, streamClosed } from './plugins/request-log'
+import { createRequestTracker, createRouteMatcher, requestLogPlugin, streamClosed } from './plugins/request-log'
 import type { Store } from './store/types'
 import { webRoutes } from './web'
 import { viaHttps } from './web/session'
@@ -80,45 +80,45 @@ export function createApp(appDeps: AppDeps) {
 	// Elysia assumes URLs start with at least "http://a.bc" and looks for the path
 	// from character 11; a homelab box reached as http://nas/ would then be routed
 	// by the wrong path (its /docs was a 404). Our URLs are always plain http.
-	return (
-		new Elysia({ handler: { standardHostname: false } })
-			.headers(SECURITY_HEADERS)
-			.use(errorsPlugin(deps.logger, tracker, deps.clock))
-			.use(requestLogPlugin(deps.logger, tracker, resolveAddress, deps.metrics))
-			.use(gate)
-			.use(openapiPlugin())
-			// A write answered here may have added to the feed: the streams hear of it now rather than at the next poll.
-			.onAfterResponse({ as: 'global' }, ({ request }) => {
-				if (request.method !== 'GET' && request.method !== 'HEAD') void events.changed()
+	const routeOf = createRouteMatcher(() => app.routes)
+	const app = new Elysia({ handler: { standardHostname: false } })
+		.headers(SECURITY_HEADERS)
+		.use(errorsPlugin(deps.logger, tracker, deps.clock))
+		.use(requestLogPlugin(deps.logger, tracker, resolveAddress, deps.metrics, routeOf))
+		.use(gate)
+		.use(openapiPlugin())
+		// A write answered here may have added to the feed: the streams hear of it now rather than at the next poll.
+		.onAfterResponse({ as: 'global' }, ({ request }) => {
+			if (request.method !== 'GET' && request.method !== 'HEAD') void events.changed()
+		})
+		.use(healthRoutes(deps))
+		.use(eventsRoutes(events, gate, closed))
+		.use(authRoutes(auth, gate, addressOf))
+		.use(configsRoutes(configs, gate))
+		.use(teamsRoutes(teams, gate))
+		.use(invitationsRoutes(teams, gate))
+		.use(auditRoutes(audit, gate))
+		.use(downloadRoutes(deps.downloads ?? createDownloads({ clientPackage: embeddedClientPackage() }), originOf))
+		// The web application: its own routes and cookie gate; nothing of it runs on /api requests.
+		.use(
+			webRoutes({
+				sessions: createSessionsService({ ...deps, auth }),
+				auth,
+				configs,
+				policy,
+				teams,
+				users: createUsersService(deps),
+				audit,
+				clock: deps.clock,
+				addressOf,
+				https: (request) => viaHttps(request, peer(request), trusted),
+				signups: createSignupService({ ...deps, auth }),
+				originOf,
+				events,
+				streamClosed: closed
 			})
-			.use(healthRoutes(deps))
-			.use(eventsRoutes(events, gate, closed))
-			.use(authRoutes(auth, gate, addressOf))
-			.use(configsRoutes(configs, gate))
-			.use(teamsRoutes(teams, gate))
-			.use(invitationsRoutes(teams, gate))
-			.use(auditRoutes(audit, gate))
-			.use(downloadRoutes(deps.downloads ?? createDownloads({ clientPackage: embeddedClientPackage() }), originOf))
-			// The web application: its own routes and cookie gate; nothing of it runs on /api requests.
-			.use(
-				webRoutes({
-					sessions: createSessionsService({ ...deps, auth }),
-					auth,
-					configs,
-					policy,
-					teams,
-					users: createUsersService(deps),
-					audit,
-					clock: deps.clock,
-					addressOf,
-					https: (request) => viaHttps(request, peer(request), trusted),
-					signups: createSignupService({ ...deps, auth }),
-					originOf,
-					events,
-					streamClosed: closed
-				})
-			)
-	)
+		)
+	return app
 }
 
 export type App = ReturnType<typeof createApp>
