@@ -21,6 +21,9 @@ const TOUCH_EVERY_MS = 60 * 1000
 /** Keys remembered as recently touched; past this many the memory starts afresh (a few MB at most). */
 const TOUCHED_MAX = 10_000
 
+/** What wrong posts to /setup and /join from one address are counted under: apart from that address's sign-ins. */
+const signupAddressKey = (address: string): string => `signup:${throttleKey(address)}`
+
 const unauthorized = (message: string) => new AppError('unauthorized', message)
 
 /** Stores a new key for (user, device), replacing that device's previous one (login, and the admin's `key issue`). */
@@ -188,14 +191,15 @@ export function createAuthService({
 		checkPassword,
 
 		/**
-		 * docs/web.md: the setup and sign-up pages are throttled like sign-in. An attempt on `key` (a
-		 * link's token hash) from `address` is taken as a failure before the link is checked, within
-		 * the same per-address budget as logins; 429 past it. `succeeded` clears it again.
+		 * docs/web.md: posts to the setup and sign-up pages are throttled like sign-in, in a budget of their own
+		 * (CONTRACT §5): an attempt on `key` (a link's token hash) from `address` is taken as a failure before the
+		 * link is checked, counted per link and address and per address under a key of its own, so they never
+		 * spend the address's sign-in budget, nor sign-ins theirs; 429 past it. `succeeded` clears it again.
 		 */
 		throttle: {
 			take: (key: string, address: string) =>
-				takeAttempt(key, throttleKey(address), clock.now(), key, 'Too many failed attempts.'),
-			succeeded: (key: string, address: string) => store.loginFailures.clearLoginAt(key, throttleKey(address))
+				takeAttempt(key, signupAddressKey(address), clock.now(), key, 'Too many failed attempts.'),
+			succeeded: (key: string, address: string) => store.loginFailures.clearLoginAt(key, signupAddressKey(address))
 		},
 
 		/** docs/api.md login: a new key for this device, or 401, or 429 when throttled. */
