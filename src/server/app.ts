@@ -55,6 +55,8 @@ export interface AppDeps {
 	events?: EventBrokerOptions
 	/** The event broker, when the caller must end its streams at shutdown; made by the app when not given. */
 	broker?: EventBroker
+	/** How a slowed login waits (CONTRACT §5, modules/auth/service.ts); tests record the waits instead. */
+	sleep?: (ms: number) => Promise<void>
 }
 
 /** Builds the whole HTTP app; tests call it with an in-memory store and `app.handle(request)`. */

@@ -9,11 +9,29 @@ import type { AuditEvent, Caller, CallerRow, Store, UserRow } from '../../store/
 import { createAuditEvents, type Actor } from '../audit/event'
 import type { IssuedKey, KeyView, LoginBody } from '../../../shared/api/auth'
 
-/** docs/api.md login throttling: failures allowed per scope within the window. */
+/**
+ * docs/api.md login throttling: failures allowed per scope within the window. Past `perLoginAddress` or
+ * `perAddress` attempts are refused (429); past `perLogin` (one login from all addresses) they are only slowed,
+ * so nobody can lock another person out by guessing from many addresses (CONTRACT §5).
+ */
 export const THROTTLE = {
 	windowMs: 15 * 60 * 1000,
-	limits: { perLoginAddress: 10, perAddress: 30, perLogin: 100 }
+	limits: { perLoginAddress: 10, perAddress: 30, perLogin: 100 },
+	/** Each failure past `perLogin` adds this much to the wait, up to `slowMaxMs`. */
+	slowStepMs: 50,
+	slowMaxMs: 5000
 } as const
+
+/**
+ * How long an attempt on a login waits when that login already has `failures` in the window from all addresses:
+ * nothing below `perLogin`, then 50 ms more per failure, at most 5 s (reached at twice `perLogin`, what the store counts up to).
+ */
+export function loginSlowDownMs(failures: number): number {
+	const over = failures - THROTTLE.limits.perLogin + 1
+	return over <= 0 ? 0 : Math.min(THROTTLE.slowMaxMs, over * THROTTLE.slowStepMs)
+}
+
+const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 /** The security log shows the login as typed, cut to this many characters (docs/operations.md). */
 const LOGGED_LOGIN_MAX = 64
 /** docs/api.md: lastUsedAt is written at most once a minute per key. */
@@ -55,7 +73,8 @@ export function createAuthService({
 	passwords,
 	logger,
 	sealer,
-	metrics
+	metrics,
+	sleep = wait
 }: {
 	store: Store
 	clock: Clock
@@ -63,6 +82,8 @@ export function createAuthService({
 	logger: Logger
 	sealer: Pick<Sealer, 'keyedHash'>
 	metrics?: { login(result: 'success' | 'failure'): void; rateLimited(): void }
+	/** How a slowed attempt waits; tests record the waits instead. */
+	sleep?: (ms: number) => Promise<void>
 }) {
 	// Verified against when the login is unknown, so a miss costs as much as a wrong password.
 	let decoyHash: Promise<string> | undefined
@@ -79,8 +100,10 @@ export function createAuthService({
 
 	/**
 	 * Takes an attempt, counted as a failure until it succeeds, or refuses with
-	 * 429 while the login, the address or the pair has too many recent failures. Taking it
-	 * before the password is checked keeps a parallel burst within the limit.
+	 * 429 while the address or the (login, address) pair has too many recent failures. Taking it
+	 * before the password is checked keeps a parallel burst within the limit. A login with many recent
+	 * failures from all addresses is never refused, only slowed (CONTRACT §5): the attempt waits
+	 * (loginSlowDownMs) before its password is checked, outside any transaction.
 	 */
 	async function takeAttempt(
 		loginKey: string,
@@ -96,7 +119,11 @@ export function createAuthService({
 			since: now - THROTTLE.windowMs,
 			limits: THROTTLE.limits
 		})
-		if (taken.ok) return
+		if (taken.ok) {
+			const ms = loginSlowDownMs(taken.loginFailures)
+			if (ms > 0) await sleep(ms)
+			return
+		}
 		securityLog('login rate limited', address, typed, 'rate_limited')
 		metrics?.rateLimited()
 		// Refused until the failure that tipped the count leaves the window.
