@@ -26,8 +26,7 @@ import { createUsersService } from './modules/users/service'
 import { authPlugin } from './plugins/auth'
 import { errorsPlugin } from './plugins/errors'
 import { openapiPlugin } from './plugins/openapi'
-import { createRequestTracker, requestLogPlugin, streamClosed } from './plugins/request-log'
-import { routeMatcher } from './lib/route-match'
+import { createRequestTracker, createRouteMatcher, requestLogPlugin, streamClosed } from './plugins/request-log'
 import type { Store } from './store/types'
 import { webRoutes } from './web'
 import { viaHttps } from './web/session'
@@ -56,6 +55,8 @@ export interface AppDeps {
 	events?: EventBrokerOptions
 	/** The event broker, when the caller must end its streams at shutdown; made by the app when not given. */
 	broker?: EventBroker
+	/** How a slowed login waits (CONTRACT §5, modules/auth/service.ts); tests record the waits instead. */
+	sleep?: (ms: number) => Promise<void>
 }
 
 /** Builds the whole HTTP app; tests call it with an in-memory store and `app.handle(request)`. */
@@ -81,7 +82,7 @@ export function createApp(appDeps: AppDeps) {
 	// Elysia assumes URLs start with at least "http://a.bc" and looks for the path
 	// from character 11; a homelab box reached as http://nas/ would then be routed
 	// by the wrong path (its /docs was a 404). Our URLs are always plain http.
-	const routeOf = routeMatcher(() => app.routes)
+	const routeOf = createRouteMatcher(() => app.routes)
 	const app = new Elysia({ handler: { standardHostname: false } })
 		.headers(SECURITY_HEADERS)
 		.use(errorsPlugin(deps.logger, tracker, deps.clock))

@@ -7,3 +7,14 @@ export function codePointLength(text: string): number {
 
 /** C0 and C1 control characters (NUL, newline, escape…): never part of a display name. */
 export const hasControlCharacters = (text: string): boolean => /\p{Cc}/u.test(text)
+
+/**
+ * Unicode format characters (`\p{Cf}`): bidirectional overrides and isolates (U+202E turns "gpj.exe" into what
+ * reads as "exe.jpg"), zero-width spaces and joiners, soft hyphens. Invisible, they make one name pass for another,
+ * so names shown to other people refuse them (CONTRACT §5).
+ */
+export const hasFormatCharacters = (text: string): boolean => /\p{Cf}/u.test(text)
+
+/** What a refused name is told. */
+export const FORMAT_CHARACTERS_REFUSED =
+	'Invisible or direction-changing characters (Unicode format characters such as U+202E or U+200B) are not allowed.'

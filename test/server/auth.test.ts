@@ -149,18 +149,40 @@ describe('login throttling (docs/api.md, 429)', () => {
 		expect((await login(t, { login: 'alice', password: alice.password, device: 'x' })).status).toBe(201)
 	})
 
-	test('100 failures for one login from all addresses together lock that login everywhere', async () => {
-		let n = 0
-		let address = () => `10.${(n >> 8) & 255}.${n++ & 255}.1`
-		const t = testApp({ address: () => address() })
-		const alice = await t.user('free', 'alice')
+	test("100 failures for the admin's login from 10 addresses slow that login, never lock it: the admin signs in from an 11th (CONTRACT §5)", async () => {
+		let address = '10.0.0.1'
+		const waits: number[] = []
+		const t = testApp({ address: () => address, sleep: async (ms) => void waits.push(ms) })
+		const root = await t.user('team', 'root')
 		const bob = await t.user('free', 'bob')
-		for (let i = 0; i < 100; i++)
-			expect((await login(t, { login: 'alice', password: 'wrong-password', device: 'x' })).status).toBe(401)
-		expect((await login(t, { login: 'alice', password: alice.password, device: 'x' })).status).toBe(429)
-		address = () => '192.0.2.77'
-		expect((await login(t, { login: 'alice', password: alice.password, device: 'x' })).status).toBe(429)
+		const spray = async (from: number, to: number) => {
+			for (let a = from; a < to; a++) {
+				address = `10.0.${a}.1`
+				for (let i = 0; i < 10; i++)
+					expect((await login(t, { login: 'root', password: 'wrong-password', device: 'x' })).status).toBe(401)
+			}
+		}
+		await spray(0, 10)
+		// Below 100 failures nobody waits.
+		expect(waits).toEqual([])
+		// Each guessing address is refused for this login (10 per login and address), even with the right password.
+		address = '10.0.3.1'
+		expect((await login(t, { login: 'root', password: root.password, device: 'x' })).status).toBe(429)
+		// From an address with no failures of its own, the right password signs in: slowed, not refused.
+		address = '192.0.2.77'
+		expect((await login(t, { login: 'root', password: root.password, device: 'x' })).status).toBe(201)
+		expect(waits).toHaveLength(1)
+		expect(waits[0]).toBeGreaterThan(0)
+		// The guessing goes on (renewable forever): the wait grows to 5 s and no further, and the admin still signs in.
+		await spray(10, 40)
+		address = '192.0.2.78'
+		expect((await login(t, { login: 'root', password: root.password, device: 'x' })).status).toBe(201)
+		expect(Math.max(...waits)).toBe(5000)
+		expect(waits.every((ms, i) => i === 0 || ms >= (waits[i - 1] as number))).toBe(true)
+		// Other logins are not slowed.
+		const before = waits.length
 		expect((await login(t, { login: 'bob', password: bob.password, device: 'x' })).status).toBe(201)
+		expect(waits).toHaveLength(before)
 	})
 
 	test('30 failures from one address lock that address only', async () => {
@@ -230,7 +252,7 @@ describe('login throttling (docs/api.md, 429)', () => {
 		expect(behind.logger.lines.join('\n')).not.toContain('"address":"198.51.100.')
 	})
 
-	test('a parallel burst of wrong passwords gets at most 10 password checks from one address, 100 from many', async () => {
+	test('a parallel burst of wrong passwords gets at most 10 password checks from one address; from many, those past 100 wait', async () => {
 		const one = testApp({ address: () => '10.9.0.1' })
 		await one.user('free', 'victim')
 		const burst = await Promise.all(
@@ -239,14 +261,16 @@ describe('login throttling (docs/api.md, 429)', () => {
 		expect(burst.filter((r) => r.status === 401)).toHaveLength(10)
 		expect(burst.filter((r) => r.status === 429)).toHaveLength(30)
 
+		// From many addresses each gets its 10 per login, slowed past 100 failures of that login (CONTRACT §5).
 		let n = 0
-		const many = testApp({ address: () => `10.${n >> 8}.${n++ & 255}.2` })
+		const waits: number[] = []
+		const many = testApp({ address: () => `10.${n >> 8}.${n++ & 255}.2`, sleep: async (ms) => void waits.push(ms) })
 		await many.user('free', 'victim')
 		const spray = await Promise.all(
 			Array.from({ length: 130 }, () => login(many, { login: 'victim', password: 'guess-guess', device: 'x' }))
 		)
-		expect(spray.filter((r) => r.status === 401)).toHaveLength(100)
-		expect(spray.filter((r) => r.status === 429)).toHaveLength(30)
+		expect(spray.filter((r) => r.status === 401)).toHaveLength(130)
+		expect(waits).toHaveLength(30)
 	})
 
 	test('a success clears the failures of that login from that address', async () => {

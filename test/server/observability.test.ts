@@ -165,3 +165,68 @@ describe('a database that does not answer (docs/operations.md)', () => {
 		expect(databaseFailure(new TypeError('x is undefined'))).toBeUndefined()
 	})
 })
+
+describe('what the access log and the metrics record (CONTRACT §5)', () => {
+	const metricsOf = async (t: ReturnType<typeof webApp>) => {
+		const response = await t.app.handle(
+			new Request('http://localhost/metrics', { headers: { authorization: `Bearer ${TOKEN}` } })
+		)
+		return parsePrometheus(await response.text()).samples.filter((s) => s.name === 'cfgsync_http_requests_total')
+	}
+	const requestLines = (t: ReturnType<typeof webApp>) =>
+		logged(t.logger.lines).filter(
+			(line) => line.msg === 'request' && line.route !== '/sign-in' && line.route !== '/account'
+		)
+
+	test('a web page that answered 404 or 401 is recorded with the status the browser received, under its route', async () => {
+		const t = webApp({ metricsToken: TOKEN })
+		const alice = await t.user('team', 'alice')
+		const browser = await t.signIn(alice)
+		const received = [
+			(await t.get(`/join/${'x'.repeat(43)}`, undefined, { 'accept-encoding': 'gzip' })).status,
+			(await t.get('/configs/00000000-0000-4000-8000-000000000000', browser, { 'accept-encoding': 'br' })).status,
+			(await t.get('/teams/no-such-team', browser)).status,
+			(await t.get('/configs', undefined, { 'hx-request': 'true' })).status
+		]
+		expect(received).toEqual([404, 404, 404, 401])
+		await until(() => requestLines(t).length >= 4)
+		expect(requestLines(t).map((line) => `${line.route} ${line.status}`)).toEqual([
+			'/join/:token 404',
+			'/configs/:id 404',
+			'/teams/:slug 404',
+			'/configs 401'
+		])
+		const samples = await metricsOf(t)
+		const count = (route: string, status: string) =>
+			samples.find((s) => s.labels.route === route && s.labels.method === 'GET' && s.labels.status === status)?.value
+		expect([
+			count('/join/:token', '404'),
+			count('/configs/:id', '404'),
+			count('/teams/:slug', '404'),
+			count('/configs', '401'),
+			count('/join/:token', '200'),
+			count('/configs/:id', '200')
+		]).toEqual([1, 1, 1, 1, undefined, undefined])
+	})
+
+	test('an API request refused before routing (a bad key, the database down) is counted under its route, never unmatched', async () => {
+		const { store, broken } = breakable(openTestStore(), sqliteBusy)
+		const t = webApp({ store, metricsToken: TOKEN })
+		const alice = await t.user('team', 'alice')
+		expect((await t.call('GET', '/api/me', { key: `cs_${'0'.repeat(64)}` })).status).toBe(401)
+		broken.now = true
+		expect((await t.call('GET', '/api/configs', { key: alice.key })).status).toBe(500)
+		expect((await t.call('GET', `/api/configs/${alice.id}/versions`, { key: alice.key })).status).toBe(500)
+		broken.now = false
+		expect((await t.call('GET', '/api/no-such-route', { key: alice.key })).status).toBe(404)
+		await until(() => requestLines(t).length >= 4)
+		expect(requestLines(t).map((line) => `${line.route ?? `path ${line.path}`} ${line.status}`)).toEqual([
+			'/api/me 401',
+			'/api/configs 500',
+			'/api/configs/:id/versions 500',
+			'path /api/no-such-route 404'
+		])
+		const samples = await metricsOf(t)
+		expect(samples.filter((s) => s.labels.route === 'unmatched').map((s) => s.labels.status)).toEqual(['404'])
+	})
+})

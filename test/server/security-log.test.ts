@@ -58,7 +58,16 @@ describe('refused setup and sign-up links in the security log (docs/web.md)', ()
 	test('each refused use is one warn line the fail2ban filter matches with its address; the token is not in it', async () => {
 		const t = testApp({ address: () => '203.0.113.44' })
 		const token = 'q'.repeat(43)
+		const form = { email: 'eve@example.test', username: 'eve', password: 'eve-password' }
+		const headers = {
+			'content-type': 'application/x-www-form-urlencoded',
+			origin: 'null',
+			'sec-fetch-site': 'same-origin'
+		}
+		// A view is not a use (CONTRACT §5: an <img> on any site must not get an office banned): no line.
 		for (const path of [`/join/${token}`, `/setup/${token}`]) expect((await t.call('GET', path)).status).toBe(404)
+		for (const path of [`/join/${token}`, `/setup/${token}`])
+			expect((await t.call('POST', path, { body: new URLSearchParams(form).toString(), headers })).status).toBe(404)
 		t.logger.flush()
 		const refused = t.logger.lines.filter((line) => line.includes('"sign-up refused"'))
 		expect(refused.map((line) => JSON.parse(line).page)).toEqual(['join', 'setup'])

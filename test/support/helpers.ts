@@ -39,6 +39,8 @@ export function testApp(
 		metricsToken?: string
 		/** The sealer of another app whose database this one opens (a copy of a frozen world). */
 		sealer?: ReturnType<typeof createSealer>
+		/** How the login slow-down waits (CONTRACT §5); tests record it instead of waiting. */
+		sleep?: AppDeps['sleep']
 	} = {}
 ) {
 	const store = options.store ?? openTestStore()
@@ -54,7 +56,8 @@ export function testApp(
 		peerAddress: options.address,
 		trustedProxies: options.trustedProxies,
 		events: options.events,
-		metricsToken: options.metricsToken
+		metricsToken: options.metricsToken,
+		sleep: options.sleep
 	})
 	let counter = 0
 

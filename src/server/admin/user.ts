@@ -1,5 +1,5 @@
 import { DEVICE_MAX, PLANS, type Plan } from '../../shared/constants'
-import { hasControlCharacters } from '../../shared/text'
+import { LoginBody } from '../../shared/api/auth'
 import { parseCommand, passwordFrom, usageError } from './io'
 import { ADMIN_COMMAND } from '../modules/audit/event'
 import { withAdmin } from './context'
@@ -146,10 +146,14 @@ export async function keyCommand(args: string[]) {
 	if (sub !== 'issue') throw usageError(sub ? `unknown key command "${sub}"` : 'missing key command (issue)')
 	const { values, positionals } = parseCommand(rest, { device: { type: 'string' }, ...dataDirOption })
 	if (positionals.length !== 1) throw usageError(`expected LOGIN`)
-	const device = values.device?.trim()
-	if (!device || [...device].length > DEVICE_MAX || hasControlCharacters(device)) {
-		throw usageError(`key issue needs --device NAME (1-${DEVICE_MAX} characters, no control characters)`)
+	// The rules of a device name at login (CONTRACT §5): trimmed, NFC, no control or format characters.
+	const parsed = LoginBody.shape.device.safeParse(values.device ?? '')
+	if (!parsed.success) {
+		throw usageError(
+			`key issue needs --device NAME (1-${DEVICE_MAX} characters, no control or invisible characters): ${parsed.error.issues[0]?.message}`
+		)
 	}
+	const device = parsed.data
 	const issued = await withAdmin(values['data-dir'], async (admin) => {
 		const user = await admin.users.find(positionals[0]!)
 		return admin.issueKey(user.id, device, admin.event('key.issued', ADMIN_COMMAND, { subjectUserId: user.id }))

@@ -57,6 +57,54 @@ export function createRequestTracker() {
 
 export type RequestTracker = ReturnType<typeof createRequestTracker>
 
+/** A route as the app declares it: its method and pattern (`/api/configs/:id`). */
+export interface DeclaredRoute {
+	method: string
+	path: string
+}
+
+/**
+ * The route pattern a path would have reached, for requests refused before routing (a bad key, a database that
+ * does not answer in the auth gate, a body over its limit): CONTRACT §5 counts them under their route, never
+ * `unmatched`. Only those requests ask, so it is built on first use; a pattern with more literal segments wins
+ * (`/api/configs/latest` before `/api/configs/:id`). Undefined for a path no route has.
+ */
+export function createRouteMatcher(declared: () => readonly DeclaredRoute[]) {
+	type Pattern = { path: string; segments: string[]; literals: number; wildcard: boolean }
+	let byMethod: Map<string, Pattern[]> | undefined
+	const build = () => {
+		const table = new Map<string, Pattern[]>()
+		for (const route of declared()) {
+			const segments = route.path.split('/').filter(Boolean)
+			const wildcard = segments.at(-1) === '*'
+			if (wildcard) segments.pop()
+			const pattern = {
+				path: route.path,
+				segments,
+				literals: segments.filter((segment) => !segment.startsWith(':')).length,
+				wildcard
+			}
+			const list = table.get(route.method) ?? []
+			list.push(pattern)
+			table.set(route.method, list)
+		}
+		for (const list of table.values())
+			list.sort((a, b) => b.literals - a.literals || Number(a.wildcard) - Number(b.wildcard))
+		return table
+	}
+	const matches = (pattern: Pattern, parts: string[]) => {
+		if (pattern.wildcard ? parts.length < pattern.segments.length : parts.length !== pattern.segments.length)
+			return false
+		return pattern.segments.every((segment, i) => segment.startsWith(':') || segment === parts[i])
+	}
+	return (method: string, path: string): string | undefined => {
+		byMethod ??= build()
+		const parts = path.split('/').filter(Boolean)
+		const candidates = byMethod.get(method) ?? (method === 'HEAD' ? byMethod.get('GET') : undefined) ?? []
+		return candidates.find((pattern) => matches(pattern, parts))?.path
+	}
+}
+
 /**
  * One access-log line per request: method, route pattern, status, ms, request
  * id and the client address as resolved through trusted proxies
@@ -68,16 +116,17 @@ export const requestLogPlugin = (
 	tracker: RequestTracker,
 	addressOf: (request: Request) => string,
 	metrics?: { request(route: string | undefined, method: string, status: number, ms: number | undefined): void },
-	/** The pattern of a path that failed before it was routed (a database down during the key check). */
-	routeOf?: (method: string, path: string) => string | undefined
+	/** The pattern of a request that never reached its route (createRouteMatcher). */
+	routeOf: (method: string, path: string) => string | undefined = () => undefined
 ) =>
 	new Elysia({ name: 'request-log' })
 		// A plain function with no `return`, so Elysia does not await it (see plugins/auth.ts).
 		.onRequest(function startClock({ request }) {
 			tracker.start(request, addressOf(request))
 		})
-		.onAfterResponse({ as: 'global' }, ({ request, route: routed, set, responseValue }) => {
-			let route = routed
+		.onAfterResponse({ as: 'global' }, ({ request, route: matched, set, responseValue }) => {
+			// Refused before routing (the auth gate), a known route still has its pattern; only paths no route has are unmatched.
+			const route = matched || routeOf(request.method, pathOf(request.url))
 			// A handler that returns a Response (304, streamed lists) sets its status there, not in `set`.
 			const status =
 				responseValue instanceof Response ? responseValue.status : typeof set.status === 'number' ? set.status : 200
@@ -87,8 +136,6 @@ export const requestLogPlugin = (
 				return
 			}
 			const ms = tracker.elapsedMs(request)
-			// A failure before routing (the key check, with the database down) is still counted under its route.
-			if (!route && status >= 500 && routeOf) route = routeOf(request.method, pathOf(request.url)) ?? ''
 			logger.info('request', {
 				method: request.method,
 				// Unmatched requests have no route pattern; their path (without query, secrets redacted) is logged instead.

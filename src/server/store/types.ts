@@ -349,22 +349,26 @@ export const SETUP_TOKEN_META = 'setup_address'
 
 /** docs/api.md: how many failures within the window each scope may have before it is refused. */
 export interface ThrottleLimits {
-	/** One login from one client address. */
+	/** One login from one client address: refused past it. */
 	perLoginAddress: number
-	/** One client address, whatever the login. */
+	/** One client address, whatever the login: refused past it. */
 	perAddress: number
-	/** One login from all addresses together. */
+	/**
+	 * One login from all addresses together: never refused (CONTRACT §5, anyone could lock anyone out), only
+	 * slowed past it. The store counts that login's failures up to twice this, what the slow-down needs.
+	 */
 	perLogin: number
 }
 
 export interface LoginFailureStore {
 	/**
-	 * Takes a login attempt atomically: when every scope (login and address,
-	 * address, login) is under its limit since `since`, records this attempt as
-	 * a failure (a success clears it) and answers ok. Otherwise records nothing
-	 * and returns the time of the failure that tipped the count, so the caller
-	 * can say when to retry. One transaction, so a parallel burst cannot slip
-	 * past a limit.
+	 * Takes a login attempt atomically: when both refusing scopes (login and
+	 * address, address) are under their limits since `since`, records this
+	 * attempt as a failure (a success clears it) and answers ok with how many
+	 * failures that login had since `since` from all addresses (counted up to
+	 * twice `limits.perLogin`). Otherwise records nothing and returns the time
+	 * of the failure that tipped the count, so the caller can say when to
+	 * retry. One transaction, so a parallel burst cannot slip past a limit.
 	 */
 	reserve(attempt: {
 		loginKey: string
@@ -372,7 +376,7 @@ export interface LoginFailureStore {
 		at: number
 		since: number
 		limits: ThrottleLimits
-	}): Promise<{ ok: true } | { ok: false; tippedAt: number }>
+	}): Promise<{ ok: true; loginFailures: number } | { ok: false; tippedAt: number }>
 	/** Clears the failures of one login from one address (a successful login). */
 	clearLoginAt(loginKey: string, address: string): Promise<void>
 	/** Clears every failure of a login (the admin's `user unlock`); returns how many went. */

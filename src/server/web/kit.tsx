@@ -127,7 +127,9 @@ export const stylesheet = ({ request }: { request: Request }) => stylesheetOf(re
 export const htmxScript = ({ request }: { request: Request }) => htmxScriptOf(request)
 
 /** Pages and fragments compressed for the browser that asked (docs/web.md): a `mapResponse` hook of the web routes. */
-export const compressPage = ({ request, responseValue }: { request: Request; responseValue: unknown }) =>
+// Declared `async` so that Elysia awaits it: a plain arrow returning a promise left that promise as the request's
+// response value, and the access log and the metrics then read 200 for pages that answered 401, 404 or 410.
+export const compressPage = async ({ request, responseValue }: { request: Request; responseValue: unknown }) =>
 	// Only text worth compressing is mapped: anything else (the /events stream) stays the handler's own
 	// response, which the access log and the metrics recognise as a stream.
 	responseValue instanceof Response && isCompressible(responseValue.headers.get('content-type'))

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { DEVICE_MAX } from '../constants'
-import { codePointLength, hasControlCharacters } from '../text'
+import { codePointLength, FORMAT_CHARACTERS_REFUSED, hasControlCharacters, hasFormatCharacters } from '../text'
 
 export const LoginBody = z.object({
 	login: z.string().trim().min(1, 'Give an email or username.').max(320).describe('email or username'),
@@ -8,10 +8,13 @@ export const LoginBody = z.object({
 	device: z
 		.string()
 		.trim()
+		// Stored composed (NFC): "Café" typed two ways is one name (CONTRACT §5).
+		.normalize('NFC')
 		.min(1, 'Name this device.')
 		.max(DEVICE_MAX * 2)
 		.refine((device) => codePointLength(device) <= DEVICE_MAX, `At most ${DEVICE_MAX} characters.`)
 		.refine((device) => !hasControlCharacters(device), 'Control characters are not allowed.')
+		.refine((device) => !hasFormatCharacters(device), FORMAT_CHARACTERS_REFUSED)
 		.describe('a name for this machine; one active key per device')
 })
 export type LoginBody = z.infer<typeof LoginBody>

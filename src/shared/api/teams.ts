@@ -1,17 +1,20 @@
 import { z } from 'zod'
 import { INVITED_ROLES, ROLES, TEAM_NAME_MAX } from '../constants'
 import { SLUG_MAX, SLUG_PATTERN } from '../slug'
-import { codePointLength, hasControlCharacters } from '../text'
+import { codePointLength, FORMAT_CHARACTERS_REFUSED, hasControlCharacters, hasFormatCharacters } from '../text'
 
 const required = (message: string) => (issue: { input: unknown }) => (issue.input === undefined ? 'Required.' : message)
 
 export const TeamName = z
 	.string({ error: required('Must be a string.') })
 	.trim()
+	// Stored composed (NFC): "Café" typed two ways is one name (CONTRACT §5).
+	.normalize('NFC')
 	.min(1, 'Give the team a name.')
 	.max(TEAM_NAME_MAX * 2)
 	.refine((name) => codePointLength(name) <= TEAM_NAME_MAX, `At most ${TEAM_NAME_MAX} characters.`)
 	.refine((name) => !hasControlCharacters(name), 'Control characters are not allowed.')
+	.refine((name) => !hasFormatCharacters(name), FORMAT_CHARACTERS_REFUSED)
 	.describe(`1-${TEAM_NAME_MAX} characters, trimmed`)
 export const Slug = z
 	.string()

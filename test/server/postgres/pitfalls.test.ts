@@ -58,7 +58,7 @@ describe('PostgreSQL specifics', () => {
 				since: now - 1000,
 				limits: { perLoginAddress: 1, perAddress: 10, perLogin: 10 }
 			})
-		).toEqual({ ok: true })
+		).toEqual({ ok: true, loginFailures: 0 })
 		expect(
 			await store.loginFailures.reserve({
 				loginKey: 'n',

@@ -396,30 +396,61 @@ describe('setup and sign-up are guarded like sign-in (docs/web.md)', () => {
 		expect((await fresh.get(`/setup/${token}`)).status).toBe(200)
 	})
 
-	test('failed uses from one address are throttled like failed sign-ins (429 with Retry-After); other addresses are not', async () => {
+	test('opening links never counts (CONTRACT §5): 40 unknown links viewed from one address, as 40 <img> tags on any site would, lock nobody out', async () => {
+		const address = '203.0.113.9'
+		const w = webApp({ address: () => address })
+		const root = await w.admin('root')
+		const admin = await w.signIn(root)
+		const path = await makeLink(w, admin)
+		w.logger.flush()
+		const before = w.logger.lines.length
+		for (let i = 0; i < 40; i++) {
+			const kind = i % 2 === 0 ? 'join' : 'setup'
+			expect((await w.get(`/${kind}/${String(i).padStart(43, 'x')}`)).status).toBe(404)
+		}
+		// Everyone behind that address still signs in, and the good link still opens and works.
+		expect((await w.post('/sign-in', undefined, { login: 'root', password: 'password-root' })).status).toBe(303)
+		expect((await w.get(path)).status).toBe(200)
+		expect((await w.post(path, undefined, person('zoe'))).status).toBe(303)
+		// Nor does a view write the security log line a fail2ban jail bans on.
+		w.logger.flush()
+		expect(w.logger.lines.slice(before).filter((line) => line.includes('"sign-up refused"'))).toEqual([])
+	})
+
+	test('wrong posts to /join and /setup have a budget of their own: 30 per address (429 with Retry-After), apart from sign-in', async () => {
 		let address = '203.0.113.9'
 		const w = webApp({ address: () => address })
 		const root = await w.signIn(await w.admin('root'))
 		const path = await makeLink(w, root)
-		// 30 failures from one address (the sign-in limit per address), on unknown links.
-		for (let i = 0; i < 30; i++) expect((await w.get(`/join/${String(i).padStart(43, 'x')}`)).status).toBe(404)
-		const limited = await w.get(`/join/${'y'.repeat(43)}`)
+		// 30 failed sign-ins from that address spend the sign-in budget only.
+		for (let i = 0; i < 30; i++)
+			expect((await w.post('/sign-in', undefined, { login: `nobody${i}`, password: 'wrong-password' })).status).toBe(
+				401
+			)
+		expect((await w.post('/sign-in', undefined, { login: 'root', password: 'password-root' })).status).toBe(429)
+		// 30 wrong posts on unknown links from there: past them, 429, even for the right link.
+		address = '203.0.113.10'
+		for (let i = 0; i < 30; i++) {
+			const kind = i % 2 === 0 ? 'join' : 'setup'
+			expect((await w.post(`/${kind}/${String(i).padStart(43, 'x')}`, undefined, person(`p${i}`))).status).toBe(404)
+		}
+		const limited = await w.post(`/join/${'y'.repeat(43)}`, undefined, person('late'))
 		expect(limited.status).toBe(429)
 		expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0)
 		expect(textOf(limited.html)).toContain('Too many failed attempts')
 		expect(textOf(/<h1[^>]*>([\s\S]*?)<\/h1>/.exec(limited.html)?.[1] ?? '')).toBe('Too many attempts')
-		// Even the right link is refused from there now, as sign-in refuses the right password.
 		const refused = await w.post(path, undefined, person('zoe'))
 		expect(refused.status).toBe(429)
 		expect(await w.store.users.findByLogin('zoe')).toBeUndefined()
-		// The same budget as sign-in: that address cannot sign in either.
-		expect((await w.post('/sign-in', undefined, { login: 'root', password: 'password-root' })).status).toBe(429)
+		// A budget of its own: that address still signs in, and still opens links.
+		expect((await w.post('/sign-in', undefined, { login: 'root', password: 'password-root' })).status).toBe(303)
+		expect((await w.get(path)).status).toBe(200)
+		// Other addresses are not affected; and the window passes.
 		address = '198.51.100.20'
 		expect((await w.post(path, undefined, person('zoe'))).status).toBe(303)
-		// The window passes.
-		address = '203.0.113.9'
+		address = '203.0.113.10'
 		w.clock.advance(15 * 60 * 1000 + 1)
-		expectDead(await w.get(`/join/${'y'.repeat(43)}`), 404, /does not exist/)
+		expectDead(await w.post(`/join/${'y'.repeat(43)}`, undefined, person('late')), 404, /does not exist/)
 	})
 
 	test('10 failed posts on one link from one address lock that link there (probing usernames)', async () => {
@@ -467,7 +498,9 @@ describe('the audit log records setup and sign-up (docs/operations.md)', () => {
 		}
 		const path = await makeLink(w, admin, { plan: 'pro' })
 		expect((await w.post(path, undefined, person('zoe'))).status).toBe(303)
+		// Only a use is refused and audited; a view of the used-up link is not (CONTRACT §5).
 		await w.get(path)
+		await w.post(path, undefined, person('late'))
 		const id = (await w.store.signups.listJoin(1))[0]?.id as string
 		expect((await w.post(`/admin/links/${id}/revoke`, admin, { confirmed: 'yes' })).status).toBe(303)
 

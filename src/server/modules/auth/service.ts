@@ -9,17 +9,38 @@ import type { AuditEvent, Caller, CallerRow, Store, UserRow } from '../../store/
 import { createAuditEvents, type Actor } from '../audit/event'
 import type { IssuedKey, KeyView, LoginBody } from '../../../shared/api/auth'
 
-/** docs/api.md login throttling: failures allowed per scope within the window. */
+/**
+ * docs/api.md login throttling: failures allowed per scope within the window. Past `perLoginAddress` or
+ * `perAddress` attempts are refused (429); past `perLogin` (one login from all addresses) they are only slowed,
+ * so nobody can lock another person out by guessing from many addresses (CONTRACT §5).
+ */
 export const THROTTLE = {
 	windowMs: 15 * 60 * 1000,
-	limits: { perLoginAddress: 10, perAddress: 30, perLogin: 100 }
+	limits: { perLoginAddress: 10, perAddress: 30, perLogin: 100 },
+	/** Each failure past `perLogin` adds this much to the wait, up to `slowMaxMs`. */
+	slowStepMs: 50,
+	slowMaxMs: 5000
 } as const
+
+/**
+ * How long an attempt on a login waits when that login already has `failures` in the window from all addresses:
+ * nothing below `perLogin`, then 50 ms more per failure, at most 5 s (reached at twice `perLogin`, what the store counts up to).
+ */
+export function loginSlowDownMs(failures: number): number {
+	const over = failures - THROTTLE.limits.perLogin + 1
+	return over <= 0 ? 0 : Math.min(THROTTLE.slowMaxMs, over * THROTTLE.slowStepMs)
+}
+
+const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 /** The security log shows the login as typed, cut to this many characters (docs/operations.md). */
 const LOGGED_LOGIN_MAX = 64
 /** docs/api.md: lastUsedAt is written at most once a minute per key. */
 const TOUCH_EVERY_MS = 60 * 1000
 /** Keys remembered as recently touched; past this many the memory starts afresh (a few MB at most). */
 const TOUCHED_MAX = 10_000
+
+/** What wrong posts to /setup and /join from one address are counted under: apart from that address's sign-ins. */
+const signupAddressKey = (address: string): string => `signup:${throttleKey(address)}`
 
 const unauthorized = (message: string) => new AppError('unauthorized', message)
 
@@ -52,7 +73,8 @@ export function createAuthService({
 	passwords,
 	logger,
 	sealer,
-	metrics
+	metrics,
+	sleep = wait
 }: {
 	store: Store
 	clock: Clock
@@ -60,6 +82,8 @@ export function createAuthService({
 	logger: Logger
 	sealer: Pick<Sealer, 'keyedHash'>
 	metrics?: { login(result: 'success' | 'failure'): void; rateLimited(): void }
+	/** How a slowed attempt waits; tests record the waits instead. */
+	sleep?: (ms: number) => Promise<void>
 }) {
 	// Verified against when the login is unknown, so a miss costs as much as a wrong password.
 	let decoyHash: Promise<string> | undefined
@@ -76,8 +100,10 @@ export function createAuthService({
 
 	/**
 	 * Takes an attempt, counted as a failure until it succeeds, or refuses with
-	 * 429 while the login, the address or the pair has too many recent failures. Taking it
-	 * before the password is checked keeps a parallel burst within the limit.
+	 * 429 while the address or the (login, address) pair has too many recent failures. Taking it
+	 * before the password is checked keeps a parallel burst within the limit. A login with many recent
+	 * failures from all addresses is never refused, only slowed (CONTRACT §5): the attempt waits
+	 * (loginSlowDownMs) before its password is checked, outside any transaction.
 	 */
 	async function takeAttempt(
 		loginKey: string,
@@ -93,7 +119,11 @@ export function createAuthService({
 			since: now - THROTTLE.windowMs,
 			limits: THROTTLE.limits
 		})
-		if (taken.ok) return
+		if (taken.ok) {
+			const ms = loginSlowDownMs(taken.loginFailures)
+			if (ms > 0) await sleep(ms)
+			return
+		}
 		securityLog('login rate limited', address, typed, 'rate_limited')
 		metrics?.rateLimited()
 		// Refused until the failure that tipped the count leaves the window.
@@ -188,14 +218,15 @@ export function createAuthService({
 		checkPassword,
 
 		/**
-		 * docs/web.md: the setup and sign-up pages are throttled like sign-in. An attempt on `key` (a
-		 * link's token hash) from `address` is taken as a failure before the link is checked, within
-		 * the same per-address budget as logins; 429 past it. `succeeded` clears it again.
+		 * docs/web.md: posts to the setup and sign-up pages are throttled like sign-in, in a budget of their own
+		 * (CONTRACT §5): an attempt on `key` (a link's token hash) from `address` is taken as a failure before the
+		 * link is checked, counted per link and address and per address under a key of its own, so they never
+		 * spend the address's sign-in budget, nor sign-ins theirs; 429 past it. `succeeded` clears it again.
 		 */
 		throttle: {
 			take: (key: string, address: string) =>
-				takeAttempt(key, throttleKey(address), clock.now(), key, 'Too many failed attempts.'),
-			succeeded: (key: string, address: string) => store.loginFailures.clearLoginAt(key, throttleKey(address))
+				takeAttempt(key, signupAddressKey(address), clock.now(), key, 'Too many failed attempts.'),
+			succeeded: (key: string, address: string) => store.loginFailures.clearLoginAt(key, signupAddressKey(address))
 		},
 
 		/** docs/api.md login: a new key for this device, or 401, or 429 when throttled. */

@@ -250,14 +250,14 @@ export function createSignupService({
 		},
 
 		/**
-		 * The link behind a page view: usable, or a DeadLink. A dead or unknown link counts as a failed
-		 * attempt from this address (429 past the sign-in limits); a usable one costs nothing.
+		 * The link behind a page view: usable, or a DeadLink. A view never counts (CONTRACT §5): any site can make
+		 * a visitor's browser open links (`<img src=…/join/x>`), so a view spends no budget, writes no audit event
+		 * and no security-log line (a fail2ban jail would ban the visitor's whole office); only a use (redeem) does.
 		 */
-		async check(kind: SignupKind, token: string, address: string): Promise<SignupLinkRow> {
+		async check(kind: SignupKind, token: string): Promise<SignupLinkRow> {
 			const found = await usable(kind, token)
 			if (typeof found !== 'string') return found
-			await throttle().take(throttleKeyOf(sha256Hex(token)), address)
-			return refuse(kind, found, address)
+			throw new DeadLink(kind, found)
 		},
 
 		/**

@@ -3,6 +3,7 @@ import m0000 from '../../../../drizzle-postgres/0000_init.sql' with { type: 'tex
 import m0001 from '../../../../drizzle-postgres/0001_server_instances.sql' with { type: 'text' }
 import m0002 from '../../../../drizzle-postgres/0002_signup_links.sql' with { type: 'text' }
 import m0003 from '../../../../drizzle-postgres/0003_audit_feed_seq.sql' with { type: 'text' }
+import m0004 from '../../../../drizzle-postgres/0004_key_scope_and_stored_bytes.sql' with { type: 'text' }
 import type { Migration } from '../sqlite/migrations'
 
 /**
@@ -14,7 +15,8 @@ export const embeddedSql: Record<string, string> = {
 	'0000_init': m0000,
 	'0001_server_instances': m0001,
 	'0002_signup_links': m0002,
-	'0003_audit_feed_seq': m0003
+	'0003_audit_feed_seq': m0003,
+	'0004_key_scope_and_stored_bytes': m0004
 }
 
 export const migrations: Migration[] = journal.entries.map((entry) => {

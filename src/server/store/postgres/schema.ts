@@ -40,7 +40,9 @@ export const apiKeys = pgTable(
 		device: text('device').notNull(),
 		keyHash: text('key_hash').notNull(),
 		createdAt: text('created_at').notNull(),
-		lastUsedAt: text('last_used_at')
+		lastUsedAt: text('last_used_at'),
+		/** docs/api.md keys with a scope: a read-only key reads and streams but never writes (403 read_only_key). */
+		readOnly: boolean('read_only').notNull().default(false)
 	},
 	(t) => [
 		uniqueIndex('api_keys_key_hash_key').on(t.keyHash),
@@ -143,7 +145,9 @@ export const configs = pgTable(
 		hash: text('hash').notNull(),
 		currentVersionId: text('current_version_id').notNull(),
 		createdAt: text('created_at').notNull(),
-		updatedAt: text('updated_at').notNull()
+		updatedAt: text('updated_at').notNull(),
+		/** The bytes of all its versions as stored, kept by push and rollback: what the storage quota adds up (CONTRACT §5). */
+		storedBytes: bigint('stored_bytes', { mode: 'number' }).notNull().default(0)
 	},
 	(t) => [
 		uniqueIndex('configs_personal_key').on(t.userId, t.name, t.tool).where(sql`${t.teamId} IS NULL`),

@@ -23,25 +23,30 @@ export function sqliteLoginFailures(db: SqliteDb, sqlite: Database, audit: Audit
 	const address = eq(loginFailures.address, sql.placeholder('address'))
 	const nthForLoginAddress = nth(and(loginKey, address))
 	const nthForAddress = nth(address)
-	const nthForLogin = nth(loginKey)
+	// A login's failures from all addresses, counted no further than asked: what the slow-down needs, at bounded cost.
+	const countForLogin = sqlite.query<{ n: number }, [string, number, number]>(
+		'SELECT count(*) AS n FROM (SELECT 1 FROM login_failures WHERE login_key = ?1 AND at > ?2 LIMIT ?3)'
+	)
 	const insert = db
 		.insert(loginFailures)
 		.values({ loginKey: sql.placeholder('loginKey'), address: sql.placeholder('address'), at: sql.placeholder('at') })
 		.prepare()
 
 	type Attempt = Parameters<LoginFailureStore['reserve']>[0]
-	const reserve = sqlite.transaction((attempt: Attempt): { ok: true } | { ok: false; tippedAt: number } => {
-		const { limits } = attempt
-		const values = { loginKey: attempt.loginKey, address: attempt.address, since: attempt.since }
-		const tipped = [
-			nthForLoginAddress.get({ ...values, offset: limits.perLoginAddress - 1 })?.at,
-			nthForAddress.get({ ...values, offset: limits.perAddress - 1 })?.at,
-			nthForLogin.get({ ...values, offset: limits.perLogin - 1 })?.at
-		].filter((at): at is number => at !== undefined)
-		if (tipped.length > 0) return { ok: false, tippedAt: Math.max(...tipped) }
-		insert.run({ loginKey: attempt.loginKey, address: attempt.address, at: attempt.at })
-		return { ok: true }
-	})
+	const reserve = sqlite.transaction(
+		(attempt: Attempt): { ok: true; loginFailures: number } | { ok: false; tippedAt: number } => {
+			const { limits } = attempt
+			const values = { loginKey: attempt.loginKey, address: attempt.address, since: attempt.since }
+			const tipped = [
+				nthForLoginAddress.get({ ...values, offset: limits.perLoginAddress - 1 })?.at,
+				nthForAddress.get({ ...values, offset: limits.perAddress - 1 })?.at
+			].filter((at): at is number => at !== undefined)
+			if (tipped.length > 0) return { ok: false, tippedAt: Math.max(...tipped) }
+			const loginFailures = countForLogin.get(attempt.loginKey, attempt.since, limits.perLogin * 2)?.n ?? 0
+			insert.run({ loginKey: attempt.loginKey, address: attempt.address, at: attempt.at })
+			return { ok: true, loginFailures }
+		}
+	)
 
 	const clearTx = sqlite.transaction((key: string, event: AuditEvent | undefined) => {
 		const cleared = changed(db.delete(loginFailures).where(eq(loginFailures.loginKey, key)).run())

@@ -33,7 +33,9 @@ export const apiKeys = sqliteTable(
 		/** SHA-256 hex of the whole key; the key itself is never stored. */
 		keyHash: text('key_hash').notNull(),
 		createdAt: text('created_at').notNull(),
-		lastUsedAt: text('last_used_at')
+		lastUsedAt: text('last_used_at'),
+		/** docs/api.md keys with a scope: a read-only key reads and streams but never writes (403 read_only_key). */
+		readOnly: integer('read_only', { mode: 'boolean' }).notNull().default(false)
 	},
 	(t) => [
 		uniqueIndex('api_keys_key_hash_key').on(t.keyHash),
@@ -143,7 +145,9 @@ export const configs = sqliteTable(
 		/** Kept in step with config_versions by the push and rollback transactions. */
 		currentVersionId: text('current_version_id').notNull(),
 		createdAt: text('created_at').notNull(),
-		updatedAt: text('updated_at').notNull()
+		updatedAt: text('updated_at').notNull(),
+		/** The bytes of all its versions as stored, kept by push and rollback: what the storage quota adds up (CONTRACT §5). */
+		storedBytes: integer('stored_bytes').notNull().default(0)
 	},
 	(t) => [
 		// docs/api.md push matching; these make concurrent first pushes create one config.

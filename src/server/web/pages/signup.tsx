@@ -145,7 +145,7 @@ export const signupPages = ({ signups, sessions, clock, addressOf, https }: WebD
 		(kind: SignupKind) =>
 		async ({ request, params }: TokenRequest) => {
 			try {
-				const link = await signups.check(kind, params.token, addressOf(request))
+				const link = await signups.check(kind, params.token)
 				return page(<SignupPage ctx={viewOf(request)} kind={kind} token={params.token} plan={link.plan} />)
 			} catch (error) {
 				return refusal(request, kind, error)
