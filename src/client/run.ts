@@ -18,7 +18,9 @@ import {
 import { type Located, localEntries } from './local-keys'
 import { CliFailure, EXIT, failure, notice, safe, warn } from './output'
 import { checkSize, type Sent, sentFiles } from './outgoing'
+import { page } from './pager'
 import { platform } from './paths'
+import { reviewText } from './review-prompt'
 import { configScope, newTeamConfigFailure } from './ownership'
 import { nextPins, pinnedScope } from './pinned'
 import { backupDays, backupsDir, forgetState, getState, pruneBackups, rememberLeftFiles, type SyncState } from './state'
@@ -37,7 +39,7 @@ import {
 import { settling } from './sync/choice'
 import { keptFrom } from './sync/local-keys'
 import { neutralFiles } from './sync/paths'
-import { leaveAsTheyAre, remember, reviewWrite, wasAccepted } from './sync/review'
+import { type FileReview, leaveAsTheyAre, remember, reviewWrite, wasAccepted } from './sync/review'
 import { newSecrets } from './sync/secrets'
 import { markersLeft, syntaxError, whereText } from './sync/syntax'
 import { knownDirs, knownFiles, shown } from './tools'
@@ -577,20 +579,8 @@ async function review(
 		.filter((r) => !r.review.inert)
 		.sort((a, b) => (a.write.key < b.write.key ? -1 : 1))
 	if (asked.length === 0) return { accepted: [] }
-	const lines = [
-		`${t.label} was changed by someone else beyond the settings known to be inert (theme, fonts, formatting, layout); ${asked.length === 1 ? 'this file needs' : 'these files need'} your review:`
-	]
-	let budget = REVIEW_LINES
-	for (const [i, { write, review }] of asked.entries()) {
-		if (budget <= 0) {
-			lines.push(`  … and ${asked.length - i} more: ${namesText(asked.slice(i).map((a) => a.write.key))}`)
-			break
-		}
-		lines.push(`  ${safe(shown(write.key))}${write.content === null ? ' (deleted)' : ''}`)
-		for (const line of review.diff.slice(0, budget)) lines.push(`    ${safe(line)}`)
-		budget -= review.diff.length
-	}
-	notice(lines.join('\n'))
+	const heading = `${t.label} was changed by someone else beyond the settings known to be inert (theme, fonts, formatting, layout); ${asked.length === 1 ? 'this file needs' : 'these files need'} your review:`
+	await showReview(heading, asked, options)
 	const written = asked.map((a) => a.write)
 	if (options.yes) {
 		warn('Writing them (--yes).')
@@ -611,15 +601,25 @@ async function review(
 	return /^y(es)?$/i.test((answer ?? '').trim()) ? { accepted: written } : held('declined')
 }
 
-/** Lines of review shown in all (each file's own diff is capped too). */
-const REVIEW_LINES = 200
-
-/** File names for a message: at most 20, then how many more. */
-const namesText = (keys: string[]) =>
-	`${keys
-		.slice(0, 20)
-		.map((key) => safe(shown(key)))
-		.join(', ')}${keys.length > 20 ? ` and ${keys.length - 20} more` : ''}`
+/**
+ * Puts a review before the person, whole (CONTRACT §11): on a terminal that
+ * will be asked, wrapped to its width and through the pager when longer than
+ * the screen; otherwise printed whole on stderr with the file names.
+ */
+async function showReview(
+	heading: string,
+	asked: { write: Write; review: FileReview }[],
+	options: RunOptions
+): Promise<void> {
+	const files = asked.map((a) => ({ key: a.write.key, deleted: a.write.content === null, review: a.review }))
+	const asking = !options.yes && options.interactive !== false && process.stdin.isTTY === true
+	if (asking && process.stdout.isTTY) {
+		await page(`${reviewText(heading, files, { width: process.stdout.columns || 80 }).join('\n')}\n`)
+		return
+	}
+	const width = process.stderr.isTTY ? process.stderr.columns || 80 : undefined
+	notice(reviewText(heading, files, { width }).join('\n'))
+}
 
 /**
  * The command that was run, with --yes: the same side, flags and PATHs, so
