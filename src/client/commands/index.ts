@@ -18,6 +18,7 @@ import { rollback } from './rollback'
 import { status } from './status'
 import { sync } from './sync'
 import { team, teams } from './team'
+import { trust } from './trust'
 import { watch } from './watch'
 import { whoami } from './whoami'
 
@@ -31,6 +32,7 @@ export const REGISTRY: readonly Command[] = [
 	logout,
 	whoami,
 	keys,
+	trust,
 	status,
 	push,
 	pull,
