@@ -121,3 +121,29 @@ describe('a code change from a device this machine does not trust is reviewed', 
 		expect(laptop.file('.claude/settings.json')).toBe(json({ theme: 'light' }))
 	}, 120_000)
 })
+
+describe('on a terminal', () => {
+	test('a review longer than the screen goes through the pager, whole, before the question', async () => {
+		const { laptop, ci, env } = await laptopAndCi('trust-pager')
+		const verbs = Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`verb${i}`, `Pondering ${i}`]))
+		ci.file('.claude/settings.json', json({ theme: 'dark', spinnerVerbs: verbs, hooks: hook('echo paged | sh') }))
+		expect((await ci.cfgsync(['push', 'claude-code', '-n', 'trust-pager'], { env })).code).toBe(0)
+		// `cat` as the pager prints directly; a pager command of our own shows it was used, with the whole list.
+		const pager = `${laptop.home}/pager.sh`
+		laptop.file('pager.sh', '#!/bin/sh\necho PAGER-START\ncat\necho PAGER-END\n')
+		await Bun.spawn(['chmod', '+x', pager]).exited
+		const ran = await laptop.terminal(['sync', 'claude-code', '-n', 'trust-pager'], [{ after: '[y/N]', type: 'n\r' }], {
+			env: { CFGSYNC_PAGER: pager }
+		})
+		expect(ran.code).toBe(1)
+		// Wrapped to the terminal's width: continuation lines joined back.
+		const paged = ran.output
+			.slice(ran.output.indexOf('PAGER-START'), ran.output.indexOf('PAGER-END'))
+			.replace(/\r?\n {6,}/g, '')
+		expect(paged).toContain('echo paged | sh')
+		expect(paged).toContain('spinnerVerbs.verb79')
+		expect(paged.indexOf('echo paged | sh')).toBeLessThan(paged.indexOf('spinnerVerbs.verb0'))
+		expect(ran.output.indexOf('PAGER-END')).toBeLessThan(ran.output.indexOf('[y/N]'))
+		expect(laptop.file('.claude/settings.json')).toBe(json({ theme: 'dark' }))
+	}, 120_000)
+})
