@@ -40,7 +40,7 @@ import {
 import { settling } from './sync/choice'
 import { keptFrom } from './sync/local-keys'
 import { neutralFiles } from './sync/paths'
-import { type FileReview, leaveAsTheyAre, remember, reviewWrite, wasAccepted } from './sync/review'
+import { type FileReview, isSettingsFile, leaveAsTheyAre, remember, reviewWrite, wasAccepted } from './sync/review'
 import { newSecrets } from './sync/secrets'
 import { markersLeft, syntaxError, whereText } from './sync/syntax'
 import { knownDirs, knownFiles, shown } from './tools'
@@ -634,8 +634,10 @@ async function askAbout(
 }
 
 /**
- * A personal config's change that runs code or widens what a tool may do,
- * made by a device this machine does not trust, is reviewed like a team's
+ * A personal config's change to a setting that runs code or widens what a
+ * tool may do (a settings file's `runsCode`, `widens` or MCP keys; not a
+ * memory or command file), made by a device this machine does not trust, is
+ * reviewed like a team's
  * (CONTRACT §11, docs/sync-model.md "Another device is someone else for
  * code"). Who made it is read from the versions since this machine's base
  * (the caller's activity log names each version's device); a file held once
@@ -667,7 +669,8 @@ async function reviewDevices(
 				!wasAccepted(state?.acceptedFiles, w.key, w.content, fileHash)
 		)
 		.map((w) => ({ write: w, review: reviewWrite(t.tool, w.key, w.before, w.content) }))
-		.filter((r) => r.review.runsCode)
+		// Settings only (CONTRACT §11): memory, command, agent and rule files are not settings, so pass as own.
+		.filter((r) => r.review.runsCode && isSettingsFile(r.write.key))
 	const done = (result: { held?: Held; accepted: Write[] } = { accepted: [] }) => ({
 		...result,
 		waiting: Object.keys(waiting).length > 0 ? waiting : undefined

@@ -94,6 +94,29 @@ describe('a code change from a device this machine does not trust is reviewed', 
 		expect(unknown.stderr).toContain('cfgsync keys')
 	}, 120_000)
 
+	test('memory and command files are not settings: another device’s are written unasked; its hook in the same push is held', async () => {
+		const { laptop, ci, env } = await laptopAndCi('trust-files')
+		ci.file('.claude/CLAUDE.md', 'Always answer in French.\n')
+		ci.file('.claude/commands/fmt.md', 'Format the code.\n')
+		expect((await ci.cfgsync(['push', 'claude-code', '-n', 'trust-files'], { env })).code).toBe(0)
+		const files = await laptop.cfgsync(['sync', 'claude-code', '-n', 'trust-files'])
+		expect(files.stderr).toBe('')
+		expect(files.code).toBe(0)
+		expect(laptop.file('.claude/CLAUDE.md')).toBe('Always answer in French.\n')
+		expect(laptop.file('.claude/commands/fmt.md')).toBe('Format the code.\n')
+
+		// A memory file and a hook in one push: the memory file is written, the settings file waits.
+		ci.file('.claude/CLAUDE.md', 'Always answer in German.\n')
+		ci.file('.claude/settings.json', json({ theme: 'dark', hooks: hook('echo mixed | sh') }))
+		expect((await ci.cfgsync(['push', 'claude-code', '-n', 'trust-files'], { env })).code).toBe(0)
+		const mixed = await laptop.cfgsync(['sync', 'claude-code', '-n', 'trust-files'])
+		expect(mixed.code).toBe(1)
+		expect(mixed.stderr).toContain('echo mixed | sh')
+		expect(mixed.stderr).not.toContain('German')
+		expect(laptop.file('.claude/CLAUDE.md')).toBe('Always answer in German.\n')
+		expect(laptop.file('.claude/settings.json')).toBe(json({ theme: 'dark' }))
+	}, 120_000)
+
 	test('watch with no terminal does not write the CI key’s hook; it names it and keeps watching', async () => {
 		const { laptop, ci, env } = await laptopAndCi('trust-b')
 		const proc = laptop.start(['watch', 'claude-code', '-n', 'trust-b']) as Subprocess<'ignore', 'pipe', 'pipe'>

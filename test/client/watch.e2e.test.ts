@@ -21,17 +21,10 @@ beforeAll(async () => {
 	;({ server, dir, ben } = await serverWithUsers(servers))
 }, 60_000)
 
-/**
- * A machine of `user` that trusts "e2e", the key the tests push with through the API, with code (CONTRACT §11):
- * GEMINI.md is a memory file, so another device's change to it is otherwise reviewed
- * (test/client/trust.e2e.test.ts). `pair` makes two machines trust each other.
- */
-async function loggedIn(user: User, to: Server = server): Promise<Machine & { device: string }> {
+async function loggedIn(user: User, to: Server = server): Promise<Machine> {
 	const m = machine(to)
-	const device = `w-${Math.random().toString(36).slice(2, 8)}`
-	expect((await login(m, user, device)).code).toBe(0)
-	expect((await m.cfgsync(['trust', 'e2e'])).code).toBe(0)
-	return { ...m, device }
+	expect((await login(m, user, `w-${Math.random().toString(36).slice(2, 8)}`)).code).toBe(0)
+	return m
 }
 
 /** A running watch and what it has printed so far. */
@@ -81,8 +74,6 @@ const polls = (requests: Recorded[]) =>
 async function pair(name: string, to: Server = server) {
 	const a = await loggedIn(ben)
 	const b = await loggedIn(ben, to)
-	expect((await a.cfgsync(['trust', b.device])).code).toBe(0)
-	expect((await b.cfgsync(['trust', a.device])).code).toBe(0)
 	a.file('.gemini/GEMINI.md', 'v1\n')
 	expect((await a.cfgsync(['push', 'gemini-cli', '-n', name])).code).toBe(0)
 	expect((await b.cfgsync(['pull', 'gemini-cli', '-n', name])).code).toBe(0)

@@ -137,7 +137,7 @@ async function offerTrust(server: string, now: Credentials): Promise<void> {
 	const others = (keys ?? []).filter((k) => !k.current && k.device !== now.device && !trusted.includes(k.device))
 	if (others.length === 0) return
 	say(
-		`Your other devices' changes to your personal configs that run code or widen what a tool may do (hooks, permissions, MCP servers, commands, memory files) are shown and asked about first, unless this machine trusts the device (cfgsync trust DEVICE, any time).`
+		`Your other devices' changes to settings of your personal configs that run code or widen what a tool may do (hooks, permissions, env, MCP servers) are shown and asked about first, unless this machine trusts the device (cfgsync trust DEVICE, any time).`
 	)
 	for (const key of others) {
 		let answer: string | undefined

@@ -8,11 +8,11 @@ export const TRUST_HELP = `cfgsync trust DEVICE
 cfgsync trust --list
 cfgsync trust --remove DEVICE
 
-Devices of yours this machine trusts with code. A change to your personal
-configs that runs code or widens what a tool may do (hooks, permissions,
-env, MCP servers, commands, agents, rules, memory files) pushed from another
-device is shown and asked about first, as a team's changes are, unless this
-machine trusts that device: a leaked CI key then cannot put a hook on every
+Devices of yours this machine trusts with code. A change to a setting of
+your personal configs that runs code or widens what a tool may do (hooks,
+helper commands, permissions, env, MCP servers; not memory or command files)
+pushed from another device is shown and asked about first, as a team's
+changes are, unless this machine trusts that device: a leaked CI key then cannot put a hook on every
 machine you sync. DEVICE is a device name as cfgsync keys lists it ("web"
 for the web application). --list shows your devices and which are trusted
 here; --remove stops trusting one. This machine's own device is always

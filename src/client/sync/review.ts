@@ -62,6 +62,13 @@ const SECRET_SHOWN = '(a secret-looking value, not shown)'
 type Format = 'json' | 'toml' | 'text'
 const formatOf = (key: string): Format => (isJsonKey(key) ? 'json' : /\.toml$/i.test(key) ? 'toml' : 'text')
 
+/**
+ * A settings file (JSON or TOML), as opposed to a file whose text is itself
+ * what the tool reads (commands, agents, rules, memory files). Another
+ * device's change is reviewed only in settings (CONTRACT §11).
+ */
+export const isSettingsFile = (key: string): boolean => formatOf(key) !== 'text'
+
 /** A settings file's value, or undefined when it does not parse. */
 function parsed(format: 'json' | 'toml', text: string): Json | undefined {
 	if (format === 'json') return parseJsonc(text)?.value

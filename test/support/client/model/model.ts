@@ -240,14 +240,6 @@ export class Model {
 				if (accepted.code !== 0) throw new ModelFailure(`invitations accept failed: ${accepted.stderr}`)
 			}
 		}
-		// A user's machines trust each other with code (CONTRACT §11): the model's personal configs hold memory and
-		// command files, and what it checks of the review is the team's (test/client/trust.e2e.test.ts checks trust).
-		for (const [i, spec] of this.specs.entries())
-			for (const other of this.specs)
-				if (other !== spec && other.user === spec.user) {
-					const trusted = await (this.machines[i] as Machine).cfgsync(['trust', `model-${other.name}`])
-					if (trusted.code !== 0) throw new ModelFailure(`trust on ${spec.name} failed: ${trusted.stderr}`)
-				}
 		this.teamId = (await api(this.server, 'GET', `/api/teams/${TEAM_SLUG}`, this.users.ada.key)).body.id
 
 		const t = (who: string, path: string, what: string) => this.tokens.make(0, who, path, what)
