@@ -411,6 +411,19 @@ describe('the review hides nothing (CONTRACT §11)', () => {
 		expect(unwrapped(shown)).toContain(command)
 	})
 
+	test('what runs code is what could: an empty settings file does not, a whole file holding a hook does', () => {
+		const claude = (before: string | undefined, after: string | null) =>
+			reviewWrite('claude-code', settings, before, after).runsCode
+		expect(claude(undefined, '{}\n')).toBe(false)
+		expect(claude(json({}), null)).toBe(false)
+		expect(claude(json({ model: 'opus' }), '[]\n')).toBe(false)
+		expect(claude(undefined, json({ hooks: hook('echo hi') }))).toBe(true)
+		expect(claude(json({ hooks: hook('echo hi') }), null)).toBe(true)
+		expect(claude(json({ hooks: hook('echo hi') }), '[]\n')).toBe(true)
+		expect(claude('"x"\n', json({ hooks: hook('echo hi') }))).toBe(true)
+		expect(claude(json({}), json({ permissions: {} }))).toBe(true)
+	})
+
 	test('code-running changes of every file come before any other change; inert files are not listed', () => {
 		const other = reviewWrite('claude-code', '.claude/CLAUDE.md', undefined, 'Be nice.\n')
 		const mixed = reviewWrite(

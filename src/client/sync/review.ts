@@ -200,8 +200,9 @@ function compare(walk: Walk, at: Place, before: Slot, after: Slot): void {
  * object could hold one).
  */
 function change(walk: Walk, at: Place, before: Slot, after: Slot): void {
-	// A value replacing a whole object could hold a never-inert key: it counts as one.
-	const code = at.underReviewed !== undefined || at.reviewed.length > 0
+	// A whole object added, removed or replaced counts as code when it holds a never-inert key (an empty one holds none).
+	const depth = walk.path.length
+	const code = at.underReviewed !== undefined || holds(at.reviewed, depth, before) || holds(at.reviewed, depth, after)
 	if (!at.underInert || code) walk.inert = false
 	if (code) walk.runsCode = true
 	walk.code.push(code)
@@ -211,6 +212,17 @@ function change(walk: Walk, at: Place, before: Slot, after: Slot): void {
 	if (before === MISSING) walk.diff.push(`+ ${where}: ${shown(after as Json)}${why}`)
 	else if (after === MISSING) walk.diff.push(`- ${where}: ${shown(before)}${why}`)
 	else walk.diff.push(`~ ${where}: ${shown(before)} → ${shown(after)}${why}`)
+}
+
+/** Does `value` (at `depth`) hold a key one of the `alive` patterns names? Each of its keys is looked at once. */
+function holds(alive: Alive<ReviewedKey>[], depth: number, value: Slot): boolean {
+	if (alive.length === 0 || !isObject(value)) return false
+	for (const [name, inner] of Object.entries(value)) {
+		const next = step(alive, depth, name)
+		if (next.some((a) => a.path.length === depth + 1)) return true
+		if (holds(next, depth + 1, inner as Json)) return true
+	}
+	return false
 }
 
 /** How many names of a key path are shown, and characters of one name. */
