@@ -17,7 +17,9 @@ import {
 import { type Located, localEntries, personalEntries } from './local-keys'
 import { CliFailure, EXIT, failure, notice, safe, warn } from './output'
 import { checkSize, type Sent, sentFiles } from './outgoing'
+import { page } from './pager'
 import { platform } from './paths'
+import { reviewText } from './review-prompt'
 import { configScope, newTeamConfigFailure } from './ownership'
 import { nextPins, pinnedScope } from './pinned'
 import {
@@ -33,6 +35,7 @@ import {
 import {
 	copyMap,
 	decide,
+	emptyMap,
 	type Outcome,
 	ownValue,
 	reconcile,
@@ -45,11 +48,12 @@ import {
 import { settling } from './sync/choice'
 import { EVERYWHERE_FILE, keptFrom, sameEntry } from './sync/local-keys'
 import { neutralFiles } from './sync/paths'
-import { leaveAsTheyAre, remember, reviewWrite, wasAccepted } from './sync/review'
+import { type FileReview, isSettingsFile, leaveAsTheyAre, remember, reviewWrite, wasAccepted } from './sync/review'
 import { newSecrets } from './sync/secrets'
 import { markersLeft, plainSplitsOf, syntaxError, whereText } from './sync/syntax'
 import { knownDirs, knownFiles, shown } from './tools'
-import { pathWord } from './words'
+import { pathWord, shellWord } from './words'
+import { devicesSince, ownDevice, trustedDevices, UNKNOWN_DEVICE } from './trust'
 
 /**
  * The one path from the engine's decisions to disk and server that push,
@@ -65,6 +69,8 @@ import type { Target } from './target'
 export { resolveTarget, type Target, targetOf } from './target'
 
 export interface Remote {
+	/** The config's id on the server. */
+	id: string
 	version: number
 	hash: string
 	/** Keys in neutral form. */
@@ -89,7 +95,7 @@ export async function fetchRemote(s: Session, t: Target, etag?: string): Promise
 			`${t.label} on the server is not a set of files (it was not pushed by cfgsync push); nothing written`
 		)
 	const { files, duplicates } = neutralFiles(set.files, platform())
-	return { version: latest.version, hash: latest.hash, files, duplicates }
+	return { id: latest.id, version: latest.version, hash: latest.hash, files, duplicates }
 }
 
 export interface RunOptions {
@@ -340,6 +346,20 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		}
 		accepted = remember(accepted, reviewed.accepted, (key) => ownValue(outcome.base, key) !== undefined, fileHash)
 	}
+	// A personal config: code from a device this machine does not trust is reviewed like a team's (CONTRACT §11).
+	let reviewFrom = state?.reviewFrom
+	if (!t.teamId && remote) {
+		const reviewed = await reviewDevices(s, t, state, remote, outcome.writes, options)
+		if (reviewed.held) {
+			const held = new Set(reviewed.held.keys)
+			outcome = leaveAsTheyAre(outcome, held, base, remote.files)
+			report.writes = outcome.writes
+			report.settled = report.settled.filter((key) => !held.has(key))
+			report.held = reviewed.held
+		}
+		accepted = remember(accepted, reviewed.accepted, (key) => ownValue(outcome.base, key) !== undefined, fileHash)
+		reviewFrom = reviewed.waiting
+	}
 	const secretsNoted = checkSecrets(t, state, remote, outcome.push, options)
 	checkSize(t.label, t.tool, t.args, outcome.push)
 
@@ -359,6 +379,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		name: t.name,
 		...fields,
 		acceptedFiles: accepted,
+		reviewFrom,
 		secretsNoted,
 		only: nextPins(state, options),
 		serverFiles: t.teamId !== undefined ? Object.keys(remote?.files ?? {}).sort() : undefined,
@@ -627,20 +648,21 @@ async function review(
 		.filter((r) => !r.review.inert)
 		.sort((a, b) => (a.write.key < b.write.key ? -1 : 1))
 	if (asked.length === 0) return { accepted: [] }
-	const lines = [
-		`${t.label} was changed by someone else beyond the settings known to be inert (theme, fonts, formatting, layout); ${asked.length === 1 ? 'this file needs' : 'these files need'} your review:`
-	]
-	let budget = REVIEW_LINES
-	for (const [i, { write, review }] of asked.entries()) {
-		if (budget <= 0) {
-			lines.push(`  … and ${asked.length - i} more: ${namesText(asked.slice(i).map((a) => a.write.key))}`)
-			break
-		}
-		lines.push(`  ${safe(shown(write.key))}${write.content === null ? ' (deleted)' : ''}`)
-		for (const line of review.diff.slice(0, budget)) lines.push(`    ${safe(line)}`)
-		budget -= review.diff.length
-	}
-	notice(lines.join('\n'))
+	const heading = `${t.label} was changed by someone else beyond the settings known to be inert (theme, fonts, formatting, layout); ${asked.length === 1 ? 'this file needs' : 'these files need'} your review:`
+	return askAbout(heading, asked, options)
+}
+
+/**
+ * Shows what is asked about (whole) and asks once for all of it: written with
+ * --yes or a yes; otherwise (no terminal, `watch`, any other answer) the
+ * files are held, to be left as they are.
+ */
+async function askAbout(
+	heading: string,
+	asked: { write: Write; review: FileReview }[],
+	options: RunOptions
+): Promise<{ held?: Held; accepted: Write[] }> {
+	await showReview(heading, asked, options)
 	const written = asked.map((a) => a.write)
 	if (options.yes) {
 		warn('Writing them (--yes).')
@@ -661,15 +683,93 @@ async function review(
 	return /^y(es)?$/i.test((answer ?? '').trim()) ? { accepted: written } : held('declined')
 }
 
-/** Lines of review shown in all (each file's own diff is capped too). */
-const REVIEW_LINES = 200
+/**
+ * A personal config's change to a setting that runs code or widens what a
+ * tool may do (a settings file's `runsCode`, `widens` or MCP keys; not a
+ * memory or command file), made by a device this machine does not trust, is
+ * reviewed like a team's
+ * (CONTRACT §11, docs/sync-model.md "Another device is someone else for
+ * code"). Who made it is read from the versions since this machine's base
+ * (the caller's activity log names each version's device); a file held once
+ * remembers those devices (`waiting`), so a trusted device's version on top
+ * of it does not let it through unseen. This machine's own pushes, content
+ * accepted before, and inert changes are never asked about.
+ */
+async function reviewDevices(
+	s: Session,
+	t: Target,
+	state: SyncState | undefined,
+	remote: Remote,
+	writes: Write[],
+	options: RunOptions
+): Promise<{ held?: Held; accepted: Write[]; waiting?: Record<string, string[]> }> {
+	const earlier = state?.reviewFrom ?? {}
+	const writing = new Set(writes.map((w) => w.key))
+	// A file still waiting (not synced to the server's content here, and not written now) keeps its devices.
+	const waiting = emptyMap<string[]>()
+	for (const [key, devices] of Object.entries(earlier)) {
+		const theirs = ownValue(remote.files, key)
+		if (writing.has(key) || theirs === undefined || ownValue(state?.files, key)?.hash === fileHash(theirs)) continue
+		waiting[key] = devices
+	}
+	const candidates = writes
+		.filter(
+			(w) =>
+				(w.content === null || fileHash(w.content) !== ownValue(state?.pushedFiles, w.key)) &&
+				!wasAccepted(state?.acceptedFiles, w.key, w.content, fileHash)
+		)
+		.map((w) => ({ write: w, review: reviewWrite(t.tool, w.key, w.before, w.content) }))
+		// Settings only (CONTRACT §11): memory, command, agent and rule files are not settings, so pass as own.
+		.filter((r) => r.review.runsCode && isSettingsFile(r.write.key))
+	const done = (result: { held?: Held; accepted: Write[] } = { accepted: [] }) => ({
+		...result,
+		waiting: Object.keys(waiting).length > 0 ? waiting : undefined
+	})
+	if (candidates.length === 0) return done()
+	const own = await ownDevice(s)
+	const trusted = new Set([...trustedDevices(s.server, await s.username()), ...(own === undefined ? [] : [own])])
+	const after = state !== undefined && state.version <= remote.version ? state.version : 0
+	const fresh = unique(await devicesSince(s, remote.id, after, remote.version)).filter((d) => !trusted.has(d))
+	const asked = candidates
+		.map((c) => ({
+			...c,
+			devices: unique([...fresh, ...(ownValue(earlier, c.write.key) ?? [])]).filter((d) => !trusted.has(d))
+		}))
+		.filter((c) => c.devices.length > 0)
+		.sort((a, b) => (a.write.key < b.write.key ? -1 : 1))
+	if (asked.length === 0) return done()
+	const devices = unique(asked.flatMap((a) => a.devices))
+	const named = devices.filter((d) => d !== UNKNOWN_DEVICE)
+	const who = devices.map((d) => (d === UNKNOWN_DEVICE ? d : `device "${safe(d)}"`)).join(', ')
+	const trust =
+		named.length > 0
+			? ` If ${named.length === 1 ? 'that device is' : 'those devices are'} yours to trust with code: ${named.map((d) => `cfgsync trust ${shellWord(d)}`).join('; ')}.`
+			: ''
+	const heading = `${t.label} was changed from ${who}, which this machine does not trust, in what runs code or widens what the tool may do; ${asked.length === 1 ? 'this file needs' : 'these files need'} your review.${trust}`
+	const result = await askAbout(heading, asked, options)
+	if (result.held) for (const a of asked) waiting[a.write.key] = a.devices
+	return done(result)
+}
 
-/** File names for a message: at most 20, then how many more. */
-const namesText = (keys: string[]) =>
-	`${keys
-		.slice(0, 20)
-		.map((key) => safe(shown(key)))
-		.join(', ')}${keys.length > 20 ? ` and ${keys.length - 20} more` : ''}`
+/**
+ * Puts a review before the person, whole (CONTRACT §11): on a terminal that
+ * will be asked, wrapped to its width and through the pager when longer than
+ * the screen; otherwise printed whole on stderr with the file names.
+ */
+async function showReview(
+	heading: string,
+	asked: { write: Write; review: FileReview }[],
+	options: RunOptions
+): Promise<void> {
+	const files = asked.map((a) => ({ key: a.write.key, deleted: a.write.content === null, review: a.review }))
+	const asking = !options.yes && options.interactive !== false && process.stdin.isTTY === true
+	if (asking && process.stdout.isTTY) {
+		await page(`${reviewText(heading, files, { width: process.stdout.columns || 80 }).join('\n')}\n`)
+		return
+	}
+	const width = process.stderr.isTTY ? process.stderr.columns || 80 : undefined
+	notice(reviewText(heading, files, { width }).join('\n'))
+}
 
 /**
  * The command that was run, with --yes: the same side, flags and PATHs, so

@@ -42,6 +42,12 @@ export interface SyncState {
 	 * accepted after a review (docs/sync-model.md): not asked about again.
 	 */
 	acceptedFiles?: Record<string, string[]>
+	/**
+	 * A personal config's files left for review of a change from devices this machine does not trust
+	 * (docs/sync-model.md), with those devices: asked about again until written, even when a trusted
+	 * device pushes a version on top of it.
+	 */
+	reviewFrom?: Record<string, string[]>
 	/** The PATHs `push --only` limited the config to (keys; a directory's ends in `/`): plain runs keep to them. */
 	only?: string[]
 	/** Secret-looking values this machine already noted for a personal config (`file#path`). */

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { api, serversOfThisFile, type Server } from '../support/harness'
-import { login, machine, serverWithUsers, type Machine, type User } from '../support/client/machines'
+import { ownMachines, serverWithUsers, type Machine, type User } from '../support/client/machines'
 import { parseJsonc } from '../../src/client/sync/json'
 
 /**
@@ -23,12 +23,8 @@ beforeAll(async () => {
 const stored = async (tool: string, name: string): Promise<Record<string, string>> =>
 	(await api(server, 'GET', `/api/configs/latest?name=${name}&tool=${tool}`, ada.key)).body.data.files
 
-async function machines(count = 2): Promise<Machine[]> {
-	const list = Array.from({ length: count }, () => machine(server))
-	for (const [i, m] of list.entries())
-		expect((await login(m, ada, `m${i}-${Math.random().toString(36).slice(2, 8)}`)).code).toBe(0)
-	return list
-}
+/** Ada's machines, which trust each other with code (CONTRACT §11: she ran `cfgsync trust` on each). */
+const machines = (count = 2): Promise<Machine[]> => ownMachines(server, ada, count, 'm')
 
 /** What a person sees of a run: both streams, to search for messages. */
 const said = (r: { stdout: string; stderr: string }) => `${r.stdout}\n${r.stderr}`
@@ -124,11 +120,10 @@ describe('a new machine merges against an empty base', () => {
 
 	test("~/.claude.json: the server's github and postgres and this machine's filesystem do not overlap: resolve --mine keeps all three, on the server too", async () => {
 		const name = 'mcp1'
-		const [a] = (await machines(1)) as [Machine]
+		const [a, fresh] = (await machines(2)) as [Machine, Machine]
 		a.file('.claude.json', `${JSON.stringify({ numStartups: 3, mcpServers: { github, postgres } }, null, 2)}\n`)
 		expect((await a.cfgsync(['push', 'claude-code', '--name', name])).code).toBe(0)
 
-		const [fresh] = (await machines(1)) as [Machine]
 		fresh.file(
 			'.claude.json',
 			`${JSON.stringify({ numStartups: 40, userID: 'x', mcpServers: { filesystem } }, null, 2)}\n`
@@ -149,11 +144,10 @@ describe('a new machine merges against an empty base', () => {
 
 	test('~/.claude.json on a new machine: pull merges the lists (exit 0, not a conflict); only a server both sides define differently clashes, and resolve --mine keeps the rest', async () => {
 		const name = 'mcp2'
-		const [a] = (await machines(1)) as [Machine]
+		const [a, fresh, other] = (await machines(3)) as [Machine, Machine, Machine]
 		a.file('.claude.json', `${JSON.stringify({ mcpServers: { github, postgres } }, null, 2)}\n`)
 		expect((await a.cfgsync(['push', 'claude-code', '--name', name])).code).toBe(0)
 
-		const [fresh] = (await machines(1)) as [Machine]
 		fresh.file('.claude.json', `${JSON.stringify({ mcpServers: { filesystem } }, null, 2)}\n`)
 		const pulled = await fresh.cfgsync(['pull', 'claude-code', '--name', name])
 		expect({ code: pulled.code, said: said(pulled) }).toMatchObject({ code: 0 })
@@ -163,7 +157,6 @@ describe('a new machine merges against an empty base', () => {
 			Object.keys(JSON.parse((await stored('claude-code', name))['.claude.json#mcpServers'] as string).mcpServers)
 		).toEqual(['github', 'postgres'])
 
-		const [other] = (await machines(1)) as [Machine]
 		const mine = { command: 'docker', args: ['run', 'ghcr.io/github/github-mcp-server'] }
 		other.file('.claude.json', `${JSON.stringify({ mcpServers: { filesystem, github: mine } }, null, 2)}\n`)
 		const clash = await other.cfgsync(['pull', 'claude-code', '--name', name])

@@ -19,6 +19,7 @@ import { rollback } from './rollback'
 import { status } from './status'
 import { sync } from './sync'
 import { team, teams } from './team'
+import { trust } from './trust'
 import { watch } from './watch'
 import { whoami } from './whoami'
 
@@ -32,6 +33,7 @@ export const REGISTRY: readonly Command[] = [
 	logout,
 	whoami,
 	keys,
+	trust,
 	status,
 	push,
 	pull,

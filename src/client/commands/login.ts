@@ -9,10 +9,11 @@ import {
 	readCredentials,
 	writeCredentials
 } from '../credentials'
-import { CliFailure, EXIT, failure, green, json, safe, say, warn } from '../output'
+import { ago, CliFailure, EXIT, failure, green, json, safe, say, warn } from '../output'
 import { shellWord } from '../report'
 import { DEVICE_MAX } from '../../shared/constants'
-import { readStdin } from '../../shared/terminal'
+import { prompt, PromptCancelled, readStdin } from '../../shared/terminal'
+import { setTrusted, trustedDevices } from '../trust'
 import { defineCommand, type Input } from './command'
 
 export const LOGIN_HELP = `cfgsync login [--server URL] [--user LOGIN] [--device NAME] [--password-stdin | --with-token] [--profile NAME]
@@ -120,6 +121,37 @@ async function run({ values, positionals }: Input<typeof options>) {
 			`${green('Logged in')} as ${safe(result.username)} <${safe(result.email)}> on ${server} (device "${safe(result.device)}"${profile === DEFAULT_PROFILE ? '' : `, profile "${profile}"`}).`
 		)
 	if (previous) await notePreviousKey(server, result, previous)
+	if (interactive() && !values.json) await offerTrust(server, result)
+}
+
+/**
+ * On a terminal, login offers to trust the account's other devices with code (CONTRACT §11): their changes
+ * to personal configs that run code or widen what a tool may do are otherwise asked about first. One
+ * question per device, no by default (a CI key is better left untrusted).
+ */
+async function offerTrust(server: string, now: Credentials): Promise<void> {
+	const keys = await createApi(server, now.apiKey)
+		.keys.list()
+		.catch(() => undefined)
+	const trusted = trustedDevices(server, now.username)
+	const others = (keys ?? []).filter((k) => !k.current && k.device !== now.device && !trusted.includes(k.device))
+	if (others.length === 0) return
+	say(
+		`Your other devices' changes to settings of your personal configs that run code or widen what a tool may do (hooks, permissions, env, MCP servers) are shown and asked about first, unless this machine trusts the device (cfgsync trust DEVICE, any time).`
+	)
+	for (const key of others) {
+		let answer: string | undefined
+		try {
+			answer = await prompt(`Trust device "${safe(key.device)}" (last used ${ago(key.lastUsedAt)})? [y/N] `)
+		} catch (error) {
+			if (error instanceof PromptCancelled) return
+			throw error
+		}
+		if (/^y(es)?$/i.test((answer ?? '').trim())) {
+			setTrusted(server, now.username, key.device, true)
+			say(`Trusted device "${safe(key.device)}".`)
+		}
+	}
 }
 
 async function loginWithPassword(

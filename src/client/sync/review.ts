@@ -27,9 +27,12 @@ import { findSecrets } from './secrets'
  * memory files), a settings file that does not parse — is shown as a diff of
  * what changes and asked about first.
  *
+ * The review hides nothing (CONTRACT §11): every change is shown, each value
+ * whole, and what runs code or widens what a tool may do comes first.
+ *
  * Pure functions, linear in the content's size whoever wrote it: each key is
- * matched once against the patterns still alive at its depth, and what is
- * shown is capped.
+ * matched once against the patterns still alive at its depth, and each value
+ * is written out once.
  */
 
 export interface FileReview {
@@ -37,22 +40,34 @@ export interface FileReview {
 	/** Every change touches only inert settings: written without asking. */
 	inert: boolean
 	/**
-	 * What changes, one line each (at most SHOWN_LINES): key paths with
-	 * before → after for a settings file, `-`/`+` lines for text. Plain text
-	 * from the server: escape it before it reaches a terminal. Values that
-	 * look like secrets are never shown.
+	 * A change runs code or widens what the tool may do: a key the
+	 * descriptors never let pass (`runsCode`, `widens`, MCP servers), or a
+	 * file that is not a settings file (commands, agents, rules, memory
+	 * files), or one that cannot be compared key by key.
+	 */
+	runsCode: boolean
+	/**
+	 * What changes, every change, one line each, in the file's order: key
+	 * paths with before → after for a settings file, `-`/`+` lines for text.
+	 * Plain text from the server: escape it before it reaches a terminal.
+	 * Values that look like secrets are never shown.
 	 */
 	diff: string[]
+	/** Per line of `diff`: it shows a change that runs code or widens what the tool may do. */
+	code: boolean[]
 }
-
-/** Lines shown per file, and characters per value or line. */
-export const SHOWN_LINES = 30
-const SHOWN_VALUE = 160
 
 const SECRET_SHOWN = '(a secret-looking value, not shown)'
 
 type Format = 'json' | 'toml' | 'text'
 const formatOf = (key: string): Format => (isJsonKey(key) ? 'json' : /\.toml$/i.test(key) ? 'toml' : 'text')
+
+/**
+ * A settings file (JSON or TOML), as opposed to a file whose text is itself
+ * what the tool reads (commands, agents, rules, memory files). Another
+ * device's change is reviewed only in settings (CONTRACT §11).
+ */
+export const isSettingsFile = (key: string): boolean => formatOf(key) !== 'text'
 
 /** A settings file's value, or undefined when it does not parse. */
 function parsed(format: 'json' | 'toml', text: string): Json | undefined {
@@ -74,8 +89,7 @@ function textSecrets(secrets: Set<string>, ...texts: (string | null | undefined)
 /** How one write of someone else's content is reviewed: `before` is the file here (absent: none), `after` null deletes it. */
 export function reviewWrite(tool: Tool, key: string, before: string | undefined, after: string | null): FileReview {
 	const format = formatOf(key)
-	if (format === 'text')
-		return { key, inert: false, diff: lineDiff(before, after, textSecrets(new Set(), before, after)) }
+	if (format === 'text') return asCode(key, lineDiff(before, after, textSecrets(new Set(), before, after)))
 	let secrets = new Set<string>()
 	try {
 		for (const text of [before, after]) if (text) for (const secret of findSecrets(key, text)) secrets.add(secret.value)
@@ -89,8 +103,17 @@ export function reviewWrite(tool: Tool, key: string, before: string | undefined,
 	}
 	// Shown line by line: the values found as settings, and what text scanning finds.
 	const note = `(not compared key by key: not valid ${format.toUpperCase()} here or on the server, or nested too deep)`
-	return { key, inert: false, diff: lineDiff(before, after, textSecrets(secrets, before, after), note) }
+	return asCode(key, lineDiff(before, after, textSecrets(secrets, before, after), note))
 }
+
+/** A file reviewed line by line: every line of it may run (a command, an agent, a memory file, a file that does not parse). */
+const asCode = (key: string, diff: string[]): FileReview => ({
+	key,
+	inert: false,
+	runsCode: true,
+	diff,
+	code: diff.map(() => true)
+})
 
 /** The patterns a key path may still match: a pattern and how many of its names have matched. */
 interface Alive<T> {
@@ -112,8 +135,9 @@ interface Walk {
 	secrets: Set<string>
 	path: string[]
 	inert: boolean
-	count: number
+	runsCode: boolean
 	diff: string[]
+	code: boolean[]
 }
 
 /** Where a walk stands on its path: the inert and reviewed patterns still alive, and what fully matched above. */
@@ -127,15 +151,14 @@ interface Place {
 }
 
 function settingsChanges(tool: Tool, before: Slot, after: Slot, secrets: Set<string>): Omit<FileReview, 'key'> {
-	const walk: Walk = { tool, secrets, path: [], inert: true, count: 0, diff: [] }
+	const walk: Walk = { tool, secrets, path: [], inert: true, runsCode: false, diff: [], code: [] }
 	const start: Place = {
 		inert: DESCRIPTORS[tool].inert.map((path) => ({ pattern: null, path })),
 		reviewed: ALWAYS_REVIEWED.map((key) => ({ pattern: key, path: key.path })),
 		underInert: false
 	}
 	compare(walk, start, before, after)
-	if (walk.count > walk.diff.length) walk.diff.push(`… and ${walk.count - walk.diff.length} more changed keys`)
-	return { inert: walk.inert, diff: walk.diff }
+	return { inert: walk.inert, runsCode: walk.runsCode, diff: walk.diff, code: walk.code }
 }
 
 /** Compares two values at the walk's path: objects key by key, anything else as one value. */
@@ -177,15 +200,29 @@ function compare(walk: Walk, at: Place, before: Slot, after: Slot): void {
  * object could hold one).
  */
 function change(walk: Walk, at: Place, before: Slot, after: Slot): void {
-	walk.count++
-	if (!at.underInert || at.underReviewed !== undefined || at.reviewed.length > 0) walk.inert = false
-	if (walk.diff.length >= SHOWN_LINES) return
+	// A whole object added, removed or replaced counts as code when it holds a never-inert key (an empty one holds none).
+	const depth = walk.path.length
+	const code = at.underReviewed !== undefined || holds(at.reviewed, depth, before) || holds(at.reviewed, depth, after)
+	if (!at.underInert || code) walk.inert = false
+	if (code) walk.runsCode = true
+	walk.code.push(code)
 	const where = keyText(walk.path)
 	const why = at.underReviewed ? ` (${label(walk.path, at.underReviewed)})` : ''
 	const shown = (value: Json) => preview(value, walk.secrets)
 	if (before === MISSING) walk.diff.push(`+ ${where}: ${shown(after as Json)}${why}`)
 	else if (after === MISSING) walk.diff.push(`- ${where}: ${shown(before)}${why}`)
 	else walk.diff.push(`~ ${where}: ${shown(before)} → ${shown(after)}${why}`)
+}
+
+/** Does `value` (at `depth`) hold a key one of the `alive` patterns names? Each of its keys is looked at once. */
+function holds(alive: Alive<ReviewedKey>[], depth: number, value: Slot): boolean {
+	if (alive.length === 0 || !isObject(value)) return false
+	for (const [name, inner] of Object.entries(value)) {
+		const next = step(alive, depth, name)
+		if (next.some((a) => a.path.length === depth + 1)) return true
+		if (holds(next, depth + 1, inner as Json)) return true
+	}
+	return false
 }
 
 /** How many names of a key path are shown, and characters of one name. */
@@ -219,37 +256,48 @@ function label(path: string[], under: { key: ReviewedKey; depth: number }): stri
 	return 'an MCP server'
 }
 
-/**
- * A value as compact JSON, cut at SHOWN_VALUE characters (the walk stops
- * there, however large the value; long strings are cut before they are
- * escaped), secret-looking strings replaced.
- */
+/** A value as compact JSON, whole (CONTRACT §11: never cut), secret-looking strings replaced. */
 function preview(value: Json, secrets: ReadonlySet<string>): string {
-	let out = ''
-	const text = (item: string) => JSON.stringify(item.length > SHOWN_VALUE ? item.slice(0, SHOWN_VALUE) : item)
+	const parts: string[] = []
 	const visit = (item: Json): void => {
-		if (out.length > SHOWN_VALUE) return
-		if (typeof item === 'string') out += secrets.has(item) ? SECRET_SHOWN : text(item)
+		if (typeof item === 'string') parts.push(secrets.has(item) ? SECRET_SHOWN : JSON.stringify(item))
 		else if (Array.isArray(item)) {
-			out += '['
-			for (let i = 0; i < item.length && out.length <= SHOWN_VALUE; i++) {
-				if (i > 0) out += ','
+			parts.push('[')
+			for (let i = 0; i < item.length; i++) {
+				if (i > 0) parts.push(',')
 				visit(item[i] as Json)
 			}
-			out += ']'
+			parts.push(']')
 		} else if (isObject(item)) {
-			out += '{'
+			parts.push('{')
 			const names = Object.keys(item)
-			for (let i = 0; i < names.length && out.length <= SHOWN_VALUE; i++) {
+			for (let i = 0; i < names.length; i++) {
 				const name = names[i] as string
-				out += `${i > 0 ? ',' : ''}${text(name)}:`
+				parts.push(`${i > 0 ? ',' : ''}${JSON.stringify(name)}:`)
 				visit(item[name] as Json)
 			}
-			out += '}'
-		} else out += JSON.stringify(item)
+			parts.push('}')
+		} else parts.push(JSON.stringify(item))
 	}
 	visit(value)
-	return out.length > SHOWN_VALUE ? `${out.slice(0, SHOWN_VALUE)}…` : out
+	return parts.join('')
+}
+
+/** The strings quoted in a line ("…" with JSON escapes, '…' as TOML literals), as their values. */
+function quoted(line: string): string[] {
+	const found: string[] = []
+	for (const match of line.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'/g)) {
+		if (match[2] !== undefined) found.push(match[2])
+		else {
+			found.push(match[1] as string)
+			try {
+				found.push(JSON.parse(match[0]) as string)
+			} catch {
+				// not a JSON string: its raw text is looked up
+			}
+		}
+	}
+	return found
 }
 
 /** A text's lines, without their line endings (a final newline ends the last line, it starts none). */
@@ -289,17 +337,18 @@ function lineDiff(
 	if (before === undefined) lines.push('(a new file)')
 	else if (removed + added === 0) lines.push('(only invisible characters change: line endings or the final newline)')
 	else lines.push(`@@ line ${head + 1} @@`)
-	// A line holding any secret-looking value (a whole line, for text) is not shown; only the lines shown are checked.
+	// A line holding any secret-looking value (a whole line, for text) is not shown. Every line is shown now, so
+	// the check stays linear: each quoted string of a line is looked up whole, and the substring search that also
+	// finds a value inside a longer string runs only while lines × values stays small.
 	const values = [...secrets].filter((value) => value !== '')
-	const hidden = (line: string) => secrets.has(line.trim()) || values.some((value) => line.includes(value))
-	const shown = (mark: string, line: string) =>
-		`${mark} ${hidden(line) ? SECRET_SHOWN : line.length > SHOWN_VALUE ? `${line.slice(0, SHOWN_VALUE)}…` : line}`
-	const room = SHOWN_LINES - lines.length
-	const total = removed + added
-	const fits = total <= room ? total : room - 1
-	for (let i = 0; i < fits; i++)
+	const substrings = values.length * (removed + added) <= 1_000_000
+	const hidden = (line: string) =>
+		secrets.has(line.trim()) ||
+		quoted(line).some((text) => secrets.has(text)) ||
+		(substrings && values.some((value) => line.includes(value)))
+	const shown = (mark: string, line: string) => `${mark} ${hidden(line) ? SECRET_SHOWN : line}`
+	for (let i = 0; i < removed + added; i++)
 		lines.push(i < removed ? shown('-', old[head + i] as string) : shown('+', next[head + i - removed] as string))
-	if (fits < total) lines.push(`… and ${total - fits} more changed lines`)
 	return lines
 }
 

@@ -142,6 +142,32 @@ export const login = (m: Machine, user: { name: string; password: string }, devi
 		stdin: `${user.password}\n`
 	})
 
+/**
+ * `count` machines of one person, logged in as `user` (devices `PREFIX0-…`, `PREFIX1-…`), each trusting the
+ * others with code, and the devices in `alsoTrusted` (the user's `e2e` key, when the test pushes through the API
+ * as another machine of theirs would), as the person does with `cfgsync trust DEVICE` (CONTRACT §11).
+ */
+export async function ownMachines(
+	server: Server,
+	user: { name: string; password: string },
+	count: number,
+	prefix: string,
+	alsoTrusted: string[] = []
+): Promise<Machine[]> {
+	const list = Array.from({ length: count }, () => machine(server))
+	const devices = list.map((_, i) => `${prefix}${i}-${Math.random().toString(36).slice(2, 8)}`)
+	for (const [i, m] of list.entries()) {
+		const loggedIn = await login(m, user, devices[i])
+		if (loggedIn.code !== 0) throw new Error(`login failed: ${loggedIn.stderr}`)
+	}
+	for (const [i, m] of list.entries())
+		for (const device of [...devices.filter((_, j) => j !== i), ...alsoTrusted]) {
+			const trusted = await m.cfgsync(['trust', device])
+			if (trusted.code !== 0) throw new Error(`cfgsync trust ${device} failed: ${trusted.stderr}`)
+		}
+	return list
+}
+
 /** The client bundled for Node, as the npm package ships it (built into `dir`); its path. */
 export async function nodeBundle(dir: string): Promise<string> {
 	const built = await Bun.build({
