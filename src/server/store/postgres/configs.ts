@@ -13,7 +13,7 @@ import type {
 	PushResult,
 	SealFor,
 	VersionRow,
-	VersionWithData,
+	VersionWithData
 } from '../types'
 import { auditStatement, writeAudit } from './audit'
 import type { PgDb } from './client'

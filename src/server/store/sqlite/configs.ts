@@ -13,7 +13,7 @@ import type {
 	SealedRecord,
 	SealFor,
 	VersionRow,
-	VersionWithData,
+	VersionWithData
 } from '../types'
 import type { AuditWriter } from './audit'
 import type { SqliteDb } from './client'
