@@ -39,7 +39,10 @@ function standIn(files?: Record<string, string>) {
 				server.config = { version, hash: contentHash(body.data), data: body.data }
 				return { version, hash: server.config.hash }
 			}
-		}
+		},
+		// Who this machine is and who pushed what (device trust, CONTRACT §11): this key's device, no events.
+		keys: { list: async () => [{ device: 'laptop', current: true }] },
+		audit: { list: async () => [] }
 	}
 	const session = {
 		server: 'http://stand-in.test',

@@ -7,15 +7,17 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { api, emptyDir, run, startServer, userWithKey, type Server } from '../../support/harness'
 import {
 	axeViolations,
-	sidewaysScroll,
-	watchedContext,
+	closeAll,
+	launchChromium,
+	postSignupFrom,
 	type Problems,
-	VIEWS,
+	requireChromium,
+	sidewaysScroll,
 	SKIP_BROWSER_TESTS,
 	skipWithoutChromium,
-	requireChromium,
-	launchChromium,
-	closeAll
+	spendSignupBudget,
+	VIEWS,
+	watchedContext
 } from '../../support/browser'
 
 type Role = 'signed out' | 'admin' | 'owner' | 'member' | 'newcomer'
@@ -251,13 +253,10 @@ if (SKIP_BROWSER_TESTS) {
 					role: 'signed out',
 					name: 'too many attempts (429)',
 					open: async (page) => {
-						for (
-							let probe = 0;
-							(await fetch(`${server.url}/join/${String(probe).padStart(43, 'z')}`)).status !== 429;
-							probe++
-						)
-							expect(probe).toBeLessThan(40)
-						await page.goto(`${server.url}/join/${'y'.repeat(43)}`)
+						await spendSignupBudget(server.url)
+						const path = `/join/${'y'.repeat(43)}`
+						await page.goto(`${server.url}${path}`)
+						expect(await postSignupFrom(page, path)).toBe(429)
 						await page.getByRole('heading', { name: 'Too many attempts', level: 1 }).waitFor()
 					}
 				}

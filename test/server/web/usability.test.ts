@@ -201,7 +201,8 @@ describe('every form the contract names is a form by that name (docs/web.md)', (
 		const setup = await createSignupService({
 			store: fresh.store,
 			clock: fresh.clock,
-			passwords: fastPasswords
+			passwords: fastPasswords,
+			sealer: fresh.sealer
 		}).openSetup('team')
 		expect(formNames((await fresh.get(`/setup/${setup}`)).html)).toEqual(['Create the first admin'])
 		const expected: [string, Browser | undefined, string[]][] = [
