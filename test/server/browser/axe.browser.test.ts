@@ -146,6 +146,9 @@ if (SKIP_BROWSER_TESTS) {
 					}
 				},
 				{ role: 'signed out', name: 'download', open: '/download' },
+				{ role: 'signed out', name: 'an address that is no page (404)', open: '/no/such/page' },
+				{ role: 'newcomer', name: 'an address that is no page, signed in (404)', open: '/settings' },
+				{ role: 'newcomer', name: 'download, signed in', open: '/download' },
 				{ role: 'signed out', name: 'signed out', open: '/?notice=signed-out' },
 				{ role: 'newcomer', name: 'configs, empty', open: '/configs' },
 				{ role: 'newcomer', name: 'teams, an invitation', open: '/teams' },
