@@ -101,7 +101,10 @@ if (SKIP_BROWSER_TESTS) {
 				await signIn(page, alice)
 				await page.goto(`${server.url}/admin`)
 				await page.getByRole('heading', { name: 'Not allowed', level: 1 }).waitFor()
-				await page.getByRole('main').getByRole('link', { name: /^Back to/ }).click()
+				await page
+					.getByRole('main')
+					.getByRole('link', { name: /^Back to/ })
+					.click()
 				await page.getByRole('heading', { name: 'Configs', level: 1 }).waitFor()
 			})
 
@@ -121,6 +124,31 @@ if (SKIP_BROWSER_TESTS) {
 				expect(box!.width).toBeLessThanOrEqual(view.width)
 				// Every character of the command is inside the box: it wraps rather than scrolls.
 				expect(await region.evaluate((pre) => pre.scrollWidth - pre.clientWidth)).toBe(0)
+			})
+
+			test(`${at}: the comparison keeps line numbers narrow when it starts with a fold; side by side only from 640 px`, async () => {
+				const page = await open(view)
+				await signIn(page, alice)
+				const [to, from] = versionIds
+				for (const split of [false, true]) {
+					await page.goto(
+						`${server.url}/configs/${configId}/compare?from=${from}&to=${to}${split ? '&view=split' : ''}`
+					)
+					const table = page.locator('table.diff:visible').first()
+					// The first row is a fold (200 unchanged lines): the columns still follow the colgroup.
+					expect(await table.locator('tr').first().getAttribute('class')).toBe('gap')
+					const changed = table.locator('tr:not(.gap)').filter({ hasText: 'the changed line' }).first()
+					const numberWidth = (await changed.locator('td.ln').first().boundingBox())!.width
+					const codeWidth = (await changed.locator('td.code').first().boundingBox())!.width
+					expect(numberWidth).toBeLessThan(60)
+					expect(codeWidth).toBeGreaterThan(view.width < 640 ? 200 : 450)
+					expect(await sidewaysScroll(page)).toBe(0)
+				}
+				const offer = page.getByRole('link', { name: /side by side|one column/ })
+				if (view.width < 640) {
+					expect(await page.getByRole('link', { name: 'Show side by side' }).isVisible()).toBe(false)
+					expect(await page.getByText('Showing side by side').isVisible()).toBe(false)
+				} else expect(await offer.isVisible()).toBe(true)
 			})
 		}
 
