@@ -42,7 +42,8 @@ const ALLOWED_SCANS: { why: string; match: RegExp }[] = [
 	{ why: 'the schema probe before migrating', match: /sqlite_master/ },
 	{
 		why: 'the admin page sorts the users by when they joined (a page of them; their figures are read by index)',
-		match: /^select "id", "email", .* from "users"( where .*)? order by "users"\."created_at" asc, "users"\."id" asc limit \?( offset \?)?$/i
+		match:
+			/^select "id", "email", .* from "users"( where .*)? order by "users"\."created_at" asc, "users"\."id" asc limit \?( offset \?)?$/i
 	},
 	{
 		why: 'metrics count whole tables when scraped',

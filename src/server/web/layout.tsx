@@ -107,7 +107,8 @@ export const PasswordField = ({
 	autocomplete,
 	autofocus,
 	minlength,
-	describedBy
+	describedBy,
+	invalid
 }: {
 	id: string
 	name: string
@@ -117,6 +118,8 @@ export const PasswordField = ({
 	autofocus?: boolean
 	minlength?: number
 	describedBy?: string
+	/** A failed form's marks for this field (forms.tsx fieldState): its value is never kept. */
+	invalid?: { 'aria-invalid'?: 'true'; 'aria-describedby'?: string; autofocus?: boolean }
 }) => (
 	<>
 		<label for={id}>{label}</label>
@@ -128,8 +131,9 @@ export const PasswordField = ({
 				autocomplete={autocomplete}
 				required
 				minlength={minlength}
-				autofocus={autofocus || undefined}
-				aria-describedby={describedBy}
+				autofocus={autofocus || invalid?.autofocus || undefined}
+				aria-describedby={invalid?.['aria-describedby'] ?? describedBy}
+				aria-invalid={invalid?.['aria-invalid']}
 			/>
 			<button type="button" class="secondary small" data-reveals={id} aria-controls={id} aria-pressed="false" hidden>
 				{toggle}

@@ -150,6 +150,34 @@ if (SKIP_BROWSER_TESTS) {
 					expect(await page.getByText('Showing side by side').isVisible()).toBe(false)
 				} else expect(await offer.isVisible()).toBe(true)
 			})
+
+			test(`${at}: a failed form comes back by a redirect, the message by its field, focus there, values kept`, async () => {
+				const page = await open(view)
+				await signIn(page, alice)
+				await page.goto(`${server.url}/teams`)
+				const form = page.getByRole('form', { name: 'Create team' })
+				await form.getByLabel('Name').fill(`Crew ${view.width}`)
+				await form.getByLabel('Slug').fill(`crew-${view.width}`)
+				await form.getByRole('button', { name: 'Create team' }).click()
+				await page.getByRole('heading', { name: `Crew ${view.width}`, level: 1 }).waitFor()
+				await page.goto(`${server.url}/teams`)
+				await form.getByLabel('Name').fill('Another crew')
+				await form.getByLabel('Slug').fill(`crew-${view.width}`)
+				await form.getByRole('button', { name: 'Create team' }).click()
+				const slug = form.getByLabel('Slug')
+				await page.waitForFunction(() => document.activeElement?.id === 'team-slug', null, { timeout: 5_000 })
+				expect(await slug.getAttribute('aria-invalid')).toBe('true')
+				const described = ((await slug.getAttribute('aria-describedby')) ?? '').split(' ')[0]
+				const message = await page.locator(`#${described}`).textContent()
+				expect(message).toContain('taken')
+				expect(await form.getByLabel('Name').inputValue()).toBe('Another crew')
+				expect(await slug.inputValue()).toBe(`crew-${view.width}`)
+				// Reached by a redirect: the address is the form's page, and a reload sends nothing again.
+				expect(new URL(page.url()).pathname).toBe('/teams')
+				const reloaded = await page.reload()
+				expect(reloaded?.request().method()).toBe('GET')
+				expect(await page.locator('[aria-invalid="true"]').count()).toBe(0)
+			})
 		}
 
 		test('no page logged an error, broke the Content-Security-Policy, or reached another origin', () => {
