@@ -181,6 +181,18 @@ if (SKIP_BROWSER_TESTS) {
 					}
 				},
 				{ role: 'owner', name: 'teams', open: '/teams' },
+				{
+					role: 'owner',
+					name: 'teams, a failed Create team (the message by its field)',
+					open: async (page) => {
+						await page.goto(`${server.url}/teams`)
+						const form = page.getByRole('form', { name: 'Create team' })
+						await form.getByLabel('Name').fill('Crew again')
+						await form.getByLabel('Slug').fill('crew')
+						await form.getByRole('button', { name: 'Create team' }).click()
+						await page.locator('#team-slug-error').waitFor()
+					}
+				},
 				{ role: 'owner', name: 'a team', open: '/teams/crew' },
 				{ role: 'owner', name: "a team's activity", open: '/teams/crew/activity' },
 				{ role: 'owner', name: 'remove a member', open: `/teams/crew/members/${bobId}/remove` },
