@@ -29,6 +29,7 @@ import { openapiPlugin } from './plugins/openapi'
 import { createRequestTracker, createRouteMatcher, requestLogPlugin, streamClosed } from './plugins/request-log'
 import type { Store } from './store/types'
 import { webRoutes } from './web'
+import { anyoneViewOf, notFoundPage } from './web/kit'
 import { viaHttps } from './web/session'
 
 export interface AppDeps {
@@ -79,13 +80,14 @@ export function createApp(appDeps: AppDeps) {
 	const events = deps.broker ?? createEventBroker(deps.store, { now: () => deps.clock.now(), ...deps.events })
 	deps.metrics.countStreams(() => events.size)
 	const closed = (request: Request, route: string) => streamClosed(deps.logger, tracker, request, route)
+	const sessions = createSessionsService({ ...deps, auth })
 	// Elysia assumes URLs start with at least "http://a.bc" and looks for the path
 	// from character 11; a homelab box reached as http://nas/ would then be routed
 	// by the wrong path (its /docs was a 404). Our URLs are always plain http.
 	const routeOf = createRouteMatcher(() => app.routes)
 	const app = new Elysia({ handler: { standardHostname: false } })
 		.headers(SECURITY_HEADERS)
-		.use(errorsPlugin(deps.logger, tracker, deps.clock))
+		.use(errorsPlugin(deps.logger, tracker, deps.clock, notFoundPage({ sessions, clock: deps.clock })))
 		.use(requestLogPlugin(deps.logger, tracker, resolveAddress, deps.metrics, routeOf))
 		.use(gate)
 		.use(openapiPlugin())
@@ -100,11 +102,17 @@ export function createApp(appDeps: AppDeps) {
 		.use(teamsRoutes(teams, gate))
 		.use(invitationsRoutes(teams, gate))
 		.use(auditRoutes(audit, gate))
-		.use(downloadRoutes(deps.downloads ?? createDownloads({ clientPackage: embeddedClientPackage() }), originOf))
+		.use(
+			downloadRoutes(
+				deps.downloads ?? createDownloads({ clientPackage: embeddedClientPackage() }),
+				originOf,
+				anyoneViewOf({ sessions, clock: deps.clock })
+			)
+		)
 		// The web application: its own routes and cookie gate; nothing of it runs on /api requests.
 		.use(
 			webRoutes({
-				sessions: createSessionsService({ ...deps, auth }),
+				sessions,
 				auth,
 				configs,
 				policy,

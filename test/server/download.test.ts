@@ -41,7 +41,7 @@ describe('GET /download', () => {
 		expect(page.headers.get('content-type')).toBe('text/html;charset=utf-8')
 		expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'")
 		expect(page.headers.get('x-content-type-options')).toBe('nosniff')
-		expect(await page.text()).toContain('built without the client package')
+		expect(await page.text()).toContain('This server has no client to download yet. Ask the person who runs it')
 		const tgz = await get('/download/cfgsync.tgz')
 		expect(tgz.status).toBe(404)
 		expect(await tgz.json()).toEqual({ error: expect.stringContaining('npm run build'), code: 'not_found' })
@@ -118,7 +118,8 @@ describe('GET /download', () => {
 		expect(escapeHtml(`<script>"x" & 'y'</script>`)).toBe(
 			'&#60;script&#62;&#34;x&#34; &#38; &#39;y&#39;&#60;/script&#62;'
 		)
-		const page = downloadPage({ origin: 'http://"><script>alert(1)</script>', version: '<b>', files: [] })
+		const view = { now: 0, path: '/download', assets: { css: '/a.css', script: '/a.js', htmx: '/h.js' } }
+		const page = downloadPage({ origin: 'http://"><script>alert(1)</script>', version: '<b>', files: [], view })
 		expect(page).not.toContain('<script>')
 		expect(page).not.toContain('<b>')
 		expect(page).toContain('&#60;script&#62;')

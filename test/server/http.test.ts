@@ -159,10 +159,14 @@ describe('malformed requests never get a 5xx (docs/api.md)', () => {
 		expect((await t.call('POST', '/api/auth/login', { body: loginBody().padEnd(16 * 1024, ' ') })).status).toBe(401)
 	})
 
-	test('unknown routes are 404 JSON; outside /api no key is needed to learn that', async () => {
+	test('unknown routes are 404: JSON under /api, the HTML page elsewhere (no key needed to learn that)', async () => {
 		const t = testApp()
 		const alice = await t.user()
-		expect((await t.call('GET', '/nope')).body).toEqual({ error: 'No such route.', code: 'not_found' })
+		expect((await t.call('GET', '/nope')).status).toBe(404)
+		expect((await t.call('GET', '/api/nope', { key: alice.key })).body).toEqual({
+			error: 'No such route.',
+			code: 'not_found'
+		})
 		expect((await t.call('GET', '/api/nope', { key: alice.key })).status).toBe(404)
 		expect((await t.call('PUT', '/api/me', { key: alice.key })).status).toBeOneOf([404, 405])
 	})

@@ -118,3 +118,14 @@ export const textOf = (html: string): string =>
 		.replace(/&#39;/g, "'")
 		.replace(/&amp;/g, '&')
 		.replace(/\s+/g, ' ')
+
+/**
+ * A failed form's answer followed as a browser does (docs/web.md: the page after a failed post is reached by a
+ * redirect): it must be a 303 carrying the one-time form cookie; this is the page it leads to, with that cookie.
+ */
+export async function shownAfter(w: WebApp | ReturnType<typeof webApp>, who: Browser, failed: Page): Promise<Page> {
+	expect(failed.status).toBe(303)
+	const carried = setCookieOf(failed, 'cfgsync_form')
+	expect(carried).toBeTruthy()
+	return w.get(failed.headers.get('location') as string, { cookie: `${who.cookie}; cfgsync_form=${carried}` })
+}

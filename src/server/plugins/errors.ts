@@ -1,7 +1,7 @@
 import { Elysia, ValidationError } from 'elysia'
 import type { Clock } from '../lib/clock'
 import { AppError, DatabaseDownError, type ErrorDetail } from '../lib/errors'
-import { SECURITY_HEADERS } from '../lib/http'
+import { pathOf, SECURITY_HEADERS } from '../lib/http'
 import type { Logger } from '../lib/log'
 import type { RequestTracker } from './request-log'
 
@@ -78,7 +78,13 @@ export function databaseFailure(error: unknown): string | undefined {
  * the cause, at most once per DATABASE_LOG_EVERY_MS (with how many failures
  * were not logged since), instead of a stack trace per request.
  */
-export const errorsPlugin = (logger: Logger, tracker: RequestTracker, clock: Clock) => {
+export const errorsPlugin = (
+	logger: Logger,
+	tracker: RequestTracker,
+	clock: Clock,
+	/** docs/web.md: an address outside /api that matches nothing gets the application's HTML 404 page from here. */
+	notFoundPage?: (request: Request) => Promise<Response>
+) => {
 	let lastDatabaseLine = -Infinity
 	let unlogged = 0
 	const databaseDown = (cause: string, requestId: string) => {
@@ -96,6 +102,10 @@ export const errorsPlugin = (logger: Logger, tracker: RequestTracker, clock: Clo
 		unlogged = 0
 	}
 	return new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, set, request }) => {
+		if (code === 'NOT_FOUND' && notFoundPage !== undefined && !isApiPath(pathOf(request.url))) {
+			set.headers['x-request-id'] = tracker.idOf(request)
+			return notFoundPage(request)
+		}
 		const down = error instanceof AppError && error.code !== 'internal' ? undefined : databaseFailure(error)
 		const appError =
 			down === undefined
@@ -122,6 +132,9 @@ export const errorsPlugin = (logger: Logger, tracker: RequestTracker, clock: Clo
 		return appError.toBody()
 	})
 }
+
+/** /api and everything under it answers JSON, even when nothing matches (docs/api.md). */
+const isApiPath = (path: string) => path === '/api' || path.startsWith('/api/')
 
 function toAppError(code: string | number, error: unknown): AppError {
 	if (error instanceof AppError) return error

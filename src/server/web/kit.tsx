@@ -347,3 +347,35 @@ export const webKit = (deps: Pick<WebDeps, 'sessions' | 'clock' | 'addressOf' | 
 		}
 	})
 }
+
+/**
+ * The application's own 404 page (docs/web.md: no dead ends) for any address outside /api that matches
+ * no route: the layout (with the navigation when signed in), a heading, and a link home. The errors
+ * plugin answers /api with JSON and asks this for everything else.
+ */
+export const notFoundPage = (deps: Pick<WebDeps, 'sessions' | 'clock'>) => {
+	const gate = createWebGate(deps.sessions)
+	const viewOf = viewContext(deps.clock)
+	return async (request: Request): Promise<Response> => {
+		const caller = await gate.caller(request).catch(() => undefined)
+		const view = viewOf(request, caller)
+		const home = caller ? { href: '/configs', label: 'Go to Configs' } : { href: '/', label: 'Go to sign in' }
+		return page(
+			<ErrorPage
+				ctx={view}
+				status={404}
+				message="There is no page at this address. Check it for a typing mistake, or start again from here:"
+				back={home}
+			/>,
+			{ status: 404 }
+		)
+	}
+}
+
+/** The view context of any request, signed in or not: for pages outside the gates (/download). */
+export const anyoneViewOf = (deps: Pick<WebDeps, 'sessions' | 'clock'>) => {
+	const gate = createWebGate(deps.sessions)
+	const viewOf = viewContext(deps.clock)
+	return async (request: Request): Promise<ViewContext> =>
+		viewOf(request, await gate.caller(request).catch(() => undefined))
+}

@@ -107,7 +107,8 @@ export const PasswordField = ({
 	autocomplete,
 	autofocus,
 	minlength,
-	describedBy
+	describedBy,
+	invalid
 }: {
 	id: string
 	name: string
@@ -117,6 +118,8 @@ export const PasswordField = ({
 	autofocus?: boolean
 	minlength?: number
 	describedBy?: string
+	/** A failed form's marks for this field (forms.tsx fieldState): its value is never kept. */
+	invalid?: { 'aria-invalid'?: 'true'; 'aria-describedby'?: string; autofocus?: boolean }
 }) => (
 	<>
 		<label for={id}>{label}</label>
@@ -128,8 +131,9 @@ export const PasswordField = ({
 				autocomplete={autocomplete}
 				required
 				minlength={minlength}
-				autofocus={autofocus || undefined}
-				aria-describedby={describedBy}
+				autofocus={autofocus || invalid?.autofocus || undefined}
+				aria-describedby={invalid?.['aria-describedby'] ?? describedBy}
+				aria-invalid={invalid?.['aria-invalid']}
 			/>
 			<button type="button" class="secondary small" data-reveals={id} aria-controls={id} aria-pressed="false" hidden>
 				{toggle}
@@ -290,7 +294,10 @@ export function backLinkOf(path: string, status: number, signedIn: boolean): { h
 		activity: { href: '/activity', label: 'Back to Activity' },
 		admin: { href: '/admin', label: 'Back to Admin' }
 	}
-	const list = lists[area] ?? lists.configs!
+	const home = lists.configs!
+	const list = lists[area] ?? home
+	// No error page links to itself (docs/web.md): the Admin area's 403 leads home, not to the same 403.
+	if (status === 403 && area === 'admin') return home
 	if (status === 404 || item === undefined) return list
 	if (area === 'teams') return { href: `/teams/${item}`, label: 'Back to the team' }
 	if (area === 'configs') return { href: `/configs/${item}`, label: 'Back to the config' }
@@ -307,9 +314,18 @@ const ERROR_TITLES: Record<number, string> = {
 }
 
 /** A refusal or a failure, as a page of its own, with a way back to where it was asked from. */
-export function ErrorPage({ ctx, status, message }: { ctx: ViewContext; status: number; message: string }) {
+export function ErrorPage({
+	ctx,
+	status,
+	message,
+	back = backLinkOf(ctx.path, status, ctx.user !== undefined)
+}: {
+	ctx: ViewContext
+	status: number
+	message: string
+	back?: { href: string; label: string }
+}) {
 	const title = ERROR_TITLES[status] ?? (status < 500 ? 'That did not work' : 'Something went wrong')
-	const back = backLinkOf(ctx.path, status, ctx.user !== undefined)
 	return (
 		<Layout ctx={ctx} title={title}>
 			<h1>{title}</h1>
@@ -370,6 +386,20 @@ export const Expands = ({
 	<button type="button" class={className} aria-expanded="false" aria-controls={controls} data-collapses>
 		{children}
 	</button>
+)
+
+/**
+ * "Copy" for the text inside the element `target` names (its `pre` parts), with the status beside it that
+ * says whether it worked (app.js, data-copy). Hidden without a script, which it needs; the text stays
+ * selectable. `label` finishes its accessible name ("Copy Install command").
+ */
+export const CopyButton = ({ target, label }: { target: string; label: string }) => (
+	<div class="file-tools">
+		<button type="button" class="secondary small" data-copy={target} hidden>
+			Copy<span class="visually-hidden"> {label}</span>
+		</button>
+		<span id={`${target}-status`} class="copy-status" role="status"></span>
+	</div>
 )
 
 /** The link to /download that every empty state of "nothing synced yet" and the Devices page carry (docs/web.md). */

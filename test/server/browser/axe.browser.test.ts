@@ -148,6 +148,9 @@ if (SKIP_BROWSER_TESTS) {
 					}
 				},
 				{ role: 'signed out', name: 'download', open: '/download' },
+				{ role: 'signed out', name: 'an address that is no page (404)', open: '/no/such/page' },
+				{ role: 'newcomer', name: 'an address that is no page, signed in (404)', open: '/settings' },
+				{ role: 'newcomer', name: 'download, signed in', open: '/download' },
 				{ role: 'signed out', name: 'signed out', open: '/?notice=signed-out' },
 				{ role: 'newcomer', name: 'configs, empty', open: '/configs' },
 				{ role: 'newcomer', name: 'teams, an invitation', open: '/teams' },
@@ -180,6 +183,18 @@ if (SKIP_BROWSER_TESTS) {
 					}
 				},
 				{ role: 'owner', name: 'teams', open: '/teams' },
+				{
+					role: 'owner',
+					name: 'teams, a failed Create team (the message by its field)',
+					open: async (page) => {
+						await page.goto(`${server.url}/teams`)
+						const form = page.getByRole('form', { name: 'Create team' })
+						await form.getByLabel('Name').fill('Crew again')
+						await form.getByLabel('Slug').fill('crew')
+						await form.getByRole('button', { name: 'Create team' }).click()
+						await page.locator('#team-slug-error').waitFor()
+					}
+				},
 				{ role: 'owner', name: 'a team', open: '/teams/crew' },
 				{ role: 'owner', name: "a team's activity", open: '/teams/crew/activity' },
 				{ role: 'owner', name: 'remove a member', open: `/teams/crew/members/${bobId}/remove` },

@@ -266,7 +266,12 @@ describe('the comparison page (docs/web.md)', () => {
 		expect(page.html).toContain('<table class="diff split wide-only">')
 		expect(page.html).toContain('<table class="diff unified narrow-only">')
 		const css = await w.get(/href="(\/assets\/app\.css\?v=[0-9a-f]{12})"/.exec(page.html)?.[1] as string)
-		expect(css.html).toMatch(/@media \(max-width: 639\.98px\) \{\s*table\.diff\.wide-only \{\s*display: none;/)
+		expect(css.html).toMatch(/@media \(max-width: 639\.98px\) \{\s*table\.diff\.wide-only,[^{]*\{\s*display: none;/)
+		// Nor is side by side said or offered there (the toolbar's link and words are wide-only too).
+		expect(page.html).toContain('class="wide-only">Show in one column</a>')
+		// Each table fixes its columns in a colgroup, whatever its first row (a fold spans them all).
+		expect(page.html).toContain('<table class="diff split wide-only"><colgroup><col class="ln"/><col class="mark"/>')
+		expect(page.html).toContain('<table class="diff unified narrow-only"><colgroup><col class="ln"/><col class="ln"/>')
 	})
 })
 

@@ -3,7 +3,7 @@
 // comparison's cost is bounded (the page then offers both versions for download).
 import { describe, expect, test } from 'bun:test'
 import { DIFF_LIMITS, diffData, newBudget, TooLargeToCompare } from '../../../src/server/web/diff'
-import { push, textOf, webApp } from '../../support/web'
+import { push, shownAfter, textOf, webApp } from '../../support/web'
 import { buildWorld } from '../../support/web-world'
 
 /** Every <form …> opening tag of a page. */
@@ -115,11 +115,14 @@ describe('destructive actions ask first, naming their target (docs/web.md)', () 
 	test("Delete team asks for the team's slug: missing or wrong, the team stays and the page says what to type", async () => {
 		const { w, browsers } = await buildWorld()
 		const missing = await w.post('/teams/crew/delete', browsers.owner, { confirmed: 'yes' })
-		expect(missing.status).toBe(400)
-		expect(textOf(missing.html)).toContain("Type the team's slug, crew, to confirm.")
+		expect(missing.headers.get('location')).toBe('/teams/crew/delete')
+		expect(textOf((await shownAfter(w, browsers.owner, missing)).html)).toContain(
+			"Type the team's slug, crew, to confirm."
+		)
 		const wrong = await w.post('/teams/crew/delete', browsers.owner, { confirmed: 'yes', slug: 'Crew' })
-		expect(wrong.status).toBe(400)
-		expect(textOf(wrong.html)).toContain('"Crew" is not this team\'s slug: type crew to confirm.')
+		expect(textOf((await shownAfter(w, browsers.owner, wrong)).html)).toContain(
+			'"Crew" is not this team\'s slug: type crew to confirm.'
+		)
 		expect((await w.get('/teams/crew', browsers.owner)).status).toBe(200)
 		const deleted = await w.post('/teams/crew/delete', browsers.owner, { confirmed: 'yes', slug: 'crew' })
 		expect(deleted.status).toBe(303)

@@ -1,9 +1,9 @@
 // "Create team" with its optional "Slug" (docs/web.md), checked by the API's own schema.
 import { describe, expect, test } from 'bun:test'
-import { webApp } from '../../support/web'
+import { shownAfter, webApp } from '../../support/web'
 
 describe('creating a team on the web', () => {
-	test('with a slug of your own, or one made from the name; a taken or reserved slug is a 409 with the form kept', async () => {
+	test('with a slug of your own, or one made from the name; a taken or reserved slug is said by the field, with the form kept', async () => {
 		const w = webApp()
 		const alice = await w.user('team', 'alice')
 		const a = await w.signIn(alice)
@@ -17,13 +17,15 @@ describe('creating a team on the web', () => {
 		const made = await w.post('/teams', a, { name: 'Ünïcode Crew', slug: '' })
 		expect(made.headers.get('location')).toBe('/teams/unicode-crew?notice=created')
 		const taken = await w.post('/teams', a, { name: 'Another', slug: 'plat' })
-		expect(taken.status).toBe(409)
-		expect(taken.html).toContain('role="alert"')
-		expect(taken.html).toContain('value="Another"')
-		expect(taken.html).toContain('value="plat"')
-		for (const slug of ['Not A Slug', '-x', 'a'.repeat(51)])
-			expect((await w.post('/teams', a, { name: 'Bad', slug })).status).toBe(400)
-		expect((await w.post('/teams', a, { name: '   ' })).status).toBe(400)
+		const shown = await shownAfter(w, a, taken)
+		expect(shown.html).toContain('class="alert inline field-error"')
+		expect(shown.html).toContain('value="Another"')
+		expect(shown.html).toContain('value="plat"')
+		for (const slug of ['Not A Slug', '-x', 'a'.repeat(51)]) {
+			const bad = await w.post('/teams', a, { name: 'Bad', slug })
+			expect((await shownAfter(w, a, bad)).html).toContain('id="team-slug-error"')
+		}
+		expect((await shownAfter(w, a, await w.post('/teams', a, { name: '   ' }))).html).toContain('id="team-name-error"')
 	})
 
 	test('the plan rule holds on the web too: only the Team plan creates teams', async () => {

@@ -3,6 +3,7 @@ import packageJson from '../../../../package.json' with { type: 'json' }
 import { compressedResponse } from '../../lib/compression'
 import { AppError } from '../../lib/errors'
 import { htmlResponse, NO_STORE } from '../../lib/http'
+import type { ViewContext } from '../../web/layout'
 import { downloadPage } from './page'
 import { PACKAGE_NAME, SUMS_NAME, type Downloads } from './service'
 
@@ -20,7 +21,12 @@ const attachment = (name: string, type: string) => ({
  * Host through trusted proxies only); the page is never stored by a cache, so
  * one request's Host is never shown to another person.
  */
-export const downloadRoutes = (downloads: Downloads, originOf: (request: Request) => string) =>
+export const downloadRoutes = (
+	downloads: Downloads,
+	originOf: (request: Request) => string,
+	/** The web application's view of a request (signed in or not), so the page has its header and navigation. */
+	viewOf: (request: Request) => Promise<ViewContext>
+) =>
 	new Elysia({ tags: ['download'] })
 		// The page goes out compressed when the browser accepts it, like the application's (docs/web.md); the files are not text.
 		.mapResponse(({ request, responseValue }) =>
@@ -34,7 +40,8 @@ export const downloadRoutes = (downloads: Downloads, originOf: (request: Request
 					origin: originOf(request),
 					version: packageJson.version,
 					pkg: pkg && { sha256: pkg.sha256, size: pkg.blob.size },
-					files: await downloads.files()
+					files: await downloads.files(),
+					view: await viewOf(request)
 				})
 				return htmlResponse(page, { headers: NO_STORE })
 			},

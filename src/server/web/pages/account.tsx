@@ -1,4 +1,5 @@
 import { AppError } from '../../lib/errors'
+import { FieldError, FormAlert, fieldState, formFailed, formStateOf, refusal, type FormState } from '../forms'
 import {
 	attempt,
 	field,
@@ -10,7 +11,7 @@ import {
 	type PageContext,
 	type WebDeps
 } from '../kit'
-import { Alert, Csrf, Layout, Notice, PasswordField, type ViewContext } from '../layout'
+import { Csrf, Layout, Notice, PasswordField, type ViewContext } from '../layout'
 
 // The Account page (docs/web.md); Activity has its own page (activity.tsx).
 
@@ -18,14 +19,15 @@ export function AccountPage({
 	ctx,
 	email,
 	plan,
-	error,
-	notice
+	notice,
+	form
 }: {
 	ctx: ViewContext
 	email: string
 	plan: string
-	error?: string
 	notice?: string
+	/** A failed "Change password", back after its redirect (forms.tsx): messages only, never a password. */
+	form?: FormState
 }) {
 	return (
 		<Layout ctx={ctx} title="Account">
@@ -45,7 +47,7 @@ export function AccountPage({
 			</p>
 			<section class="narrow">
 				<h2 id="change-password">Change password</h2>
-				<Alert message={error} />
+				<FormAlert state={form} form={CHANGE_PASSWORD} />
 				<form method="post" action="/account/password" class="stack" aria-labelledby="change-password">
 					<Csrf ctx={ctx} />
 					<PasswordField
@@ -54,7 +56,9 @@ export function AccountPage({
 						label="Current password"
 						toggle="Show current password"
 						autocomplete="current-password"
+						invalid={fieldState(form, CHANGE_PASSWORD, 'current', 'current')}
 					/>
+					<FieldError state={form} form={CHANGE_PASSWORD} name="current" id="current" />
 					<PasswordField
 						id="new"
 						name="new"
@@ -63,7 +67,9 @@ export function AccountPage({
 						autocomplete="new-password"
 						minlength={8}
 						describedBy="new-hint"
+						invalid={fieldState(form, CHANGE_PASSWORD, 'new', 'new', 'new-hint')}
 					/>
+					<FieldError state={form} form={CHANGE_PASSWORD} name="new" id="new" />
 					<p id="new-hint" class="hint">
 						At least 8 characters. Your other web sessions are signed out; this one stays.
 					</p>
@@ -73,7 +79,7 @@ export function AccountPage({
 							name="signOutDevices"
 							type="checkbox"
 							value="yes"
-							checked
+							checked={form?.form === CHANGE_PASSWORD ? form.values.signOutDevices === 'yes' : true}
 							aria-describedby="devices-hint"
 						/>
 						<label for="sign-out-devices">Sign out my devices</label>
@@ -89,29 +95,42 @@ export function AccountPage({
 	)
 }
 
-export const accountPages = ({ sessions }: WebDeps) => ({
-	show: ({ request, web, view }: PageContext) =>
-		page(<AccountPage ctx={view} email={web.email} plan={web.plan} notice={noticeOf(request)} />),
+const CHANGE_PASSWORD = 'change-password'
+
+export const accountPages = (deps: WebDeps) => ({
+	show: ({ request, web, view }: PageContext) => {
+		const { state, headers } = formStateOf(deps, request, web, CHANGE_PASSWORD)
+		return page(<AccountPage ctx={view} email={web.email} plan={web.plan} notice={noticeOf(request)} form={state} />, {
+			headers
+		})
+	},
 
 	changePassword: ({ request, web, view, actor, body }: ChangeContext) =>
 		attempt(request, view, async () => {
-			const again = (error: string, statusCode: number, headers?: Record<string, string>) =>
-				page(<AccountPage ctx={view} email={web.email} plan={web.plan} error={error} />, {
-					status: statusCode,
-					headers
+			// An unchecked box is not sent at all: only a present field signs the devices out.
+			const signOutDevices = optionalField(body, 'signOutDevices') !== undefined
+			const again = (more: Pick<FormState, 'errors' | 'general'>) =>
+				formFailed(deps, request, web, '/account', {
+					form: CHANGE_PASSWORD,
+					values: { signOutDevices: signOutDevices ? 'yes' : 'no' },
+					...more
 				})
 			const next = field(body, 'new')
 			// The form asks once (a confirmation field is optional); a client that sends one gets it checked.
 			const confirm = optionalField(body, 'confirm')
 			if (typeof confirm === 'string' && confirm !== next)
-				return again('The new password and its confirmation differ.', 400)
-			// An unchecked box is not sent at all: only a present field signs the devices out.
-			const signOutDevices = optionalField(body, 'signOutDevices') !== undefined
+				return again({ errors: { new: 'The new password and its confirmation differ.' } })
 			try {
-				await sessions.changePassword(actor, field(body, 'current'), next, { signOutDevices })
+				await deps.sessions.changePassword(actor, field(body, 'current'), next, { signOutDevices })
 			} catch (error) {
-				if (error instanceof AppError && error.status < 500) return again(error.message, error.status, error.headers)
-				throw error
+				// Which field it is about: the current password when it was wrong, else the new one.
+				const about =
+					error instanceof AppError && error.code === 'forbidden'
+						? 'current'
+						: error instanceof AppError && error.code === 'invalid_request'
+							? 'new'
+							: undefined
+				return again(refusal(error, about))
 			}
 			return redirect(`/account?notice=${signOutDevices ? 'password-devices' : 'password'}`)
 		})

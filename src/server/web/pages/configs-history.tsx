@@ -86,6 +86,31 @@ function Fold({
 const foldId = (file: number, table: 'unified' | 'split', gap: Gap) =>
 	`fold-${file}-${table}-${gap.lines[0]?.from ?? 0}`
 
+/**
+ * The columns of a diff table (docs/web.md): with `table-layout: fixed` the first row sets the widths, and
+ * that row is often a fold spanning them all, which would split the width evenly. A colgroup fixes them
+ * whatever the first row is: line numbers and signs narrow, the code the rest.
+ */
+const UnifiedColumns = () => (
+	<colgroup>
+		<col class="ln" />
+		<col class="ln" />
+		<col class="mark" />
+		<col class="code" />
+	</colgroup>
+)
+
+const SplitColumns = () => (
+	<colgroup>
+		<col class="ln" />
+		<col class="mark" />
+		<col class="code" />
+		<col class="ln" />
+		<col class="mark" />
+		<col class="code" />
+	</colgroup>
+)
+
 function UnifiedRow({ line }: { line: DiffLine }) {
 	return (
 		<tr class={line.kind}>
@@ -104,12 +129,14 @@ function UnifiedRow({ line }: { line: DiffLine }) {
 function UnifiedFile({ file, index, extra = '' }: { file: FileDiff; index: number; extra?: string }) {
 	return (
 		<table class={`diff unified${extra}`}>
+			<UnifiedColumns />
 			<tbody>
 				{file.lines.map((line) =>
 					line.kind === 'gap' ? (
 						<Fold gap={line} columns={4} id={foldId(index, 'unified', line)}>
 							{(id) => (
 								<table id={id} class="diff unified" hidden data-folded="">
+									<UnifiedColumns />
 									<tbody>
 										{line.lines.map((same) => (
 											<UnifiedRow line={same} />
@@ -144,12 +171,14 @@ function SplitRow({ left, right }: { left?: DiffLine; right?: DiffLine }) {
 function SplitFile({ file, index }: { file: FileDiff; index: number }) {
 	return (
 		<table class="diff split wide-only">
+			<SplitColumns />
 			<tbody>
 				{sideBySide(file.lines).map((row) =>
 					row.gap !== undefined ? (
 						<Fold gap={row.gap} columns={6} id={foldId(index, 'split', row.gap)}>
 							{(id) => (
 								<table id={id} class="diff split" hidden data-folded="">
+									<SplitColumns />
 									<tbody>
 										{row.gap?.lines.map((same) => (
 											<SplitRow left={same} right={same} />
@@ -228,10 +257,18 @@ export function DiffView({ compare }: { compare: CompareData }) {
 					{changed.length === 0
 						? 'No differences.'
 						: `${changed.length} file${changed.length === 1 ? '' : 's'} changed.`}{' '}
-					Showing {compare.view === 'unified' ? 'one column' : 'side by side'}
+					{/* Below 640 px the page always shows one column, so side by side is neither said nor offered there. */}
+					{compare.view === 'unified' ? (
+						'Showing one column'
+					) : (
+						<>
+							<span class="wide-only">Showing side by side</span>
+							<span class="narrow-only">Showing one column</span>
+						</>
+					)}
 					{compare.whitespace === 'ignore' ? ', ignoring whitespace' : ''}.
 				</span>{' '}
-				<a href={href(other)} hx-get={href(other)} hx-target="#diff" hx-swap="outerHTML">
+				<a href={href(other)} hx-get={href(other)} hx-target="#diff" hx-swap="outerHTML" class="wide-only">
 					{other === 'split' ? 'Show side by side' : 'Show in one column'}
 				</a>
 			</p>

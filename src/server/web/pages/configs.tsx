@@ -5,6 +5,7 @@ import { blocksOf } from '../diff'
 import { attempt, noticeOf, page, type PageContext, type WebDeps } from '../kit'
 import {
 	Alert,
+	CopyButton,
 	Expands,
 	InstallClientLink,
 	Layout,
@@ -140,12 +141,7 @@ function FileText({ id, label, labelledBy, text }: { id: string; label: string; 
 	const total = rest === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0)
 	return (
 		<>
-			<div class="file-tools">
-				<button type="button" class="secondary small" data-copy={id} hidden>
-					Copy<span class="visually-hidden"> {label}</span>
-				</button>
-				<span id={`${id}-status`} class="copy-status" role="status"></span>
-			</div>
+			<CopyButton target={id} label={label} />
 			<div id={id} class="file-text">
 				<ScrollableText labelledBy={labelledBy} label={label}>
 					<code>{text.slice(0, cut)}</code>

@@ -1,9 +1,9 @@
 import { AddMemberBody, PatchTeamBody, SetRoleBody } from '../../../shared/api/teams'
 import { AppError } from '../../lib/errors'
+import { FieldError, fieldOfZod, fieldState, formFailed, formStateOf, refusal, type FormState } from '../forms'
 import {
 	attempt,
 	field,
-	formError,
 	inPlace,
 	isHtmx,
 	nextRowId,
@@ -15,17 +15,20 @@ import {
 } from '../kit'
 import { ConfirmPage, Layout, type ViewContext } from '../layout'
 import {
+	ADD_MEMBER,
 	INVITATIONS,
 	InvitationsList,
 	isSoleOwner,
 	mayCancel,
 	MEMBERS,
 	MembersList,
+	RENAME,
 	rowHasControl,
-	TeamPage,
 	teamPages,
 	type TeamPageData
 } from './teams-detail'
+
+const DELETE_TEAM = 'delete-team'
 
 // The forms of a team's page (docs/web.md): invite, change a role, remove, cancel an invitation, leave, rename, delete.
 // Each destructive one asks first on a page of its own (or, with JavaScript, in the page's own dialog: app.js) naming its target.
@@ -98,20 +101,24 @@ export const teamChangePages = (deps: WebDeps) => {
 	return {
 		invite: ({ request, web, view, actor, params, body }: ChangeContext & OnTeam) =>
 			attempt(request, view, async () => {
+				const values = { login: field(body, 'login'), role: field(body, 'role') }
+				const failed = (more: Pick<FormState, 'errors' | 'general'>) =>
+					formFailed(deps, request, web, `/teams/${params.slug}`, { form: ADD_MEMBER, values, ...more })
+				const parsed = AddMemberBody.safeParse({ login: values.login, role: values.role || undefined })
+				if (!parsed.success) {
+					const { field: name, message } = fieldOfZod(parsed.error, 'login')
+					return failed({ errors: { [name === 'role' ? 'login' : name]: message } })
+				}
 				try {
-					const parsed = AddMemberBody.safeParse({
-						login: field(body, 'login'),
-						role: field(body, 'role') || undefined
-					})
-					if (!parsed.success) throw formError(parsed.error, { login: 'Username or email', role: 'Role' })
 					await teams.invite(actor, params.slug, parsed.data)
 					return redirect(`/teams/${params.slug}?notice=invited`)
 				} catch (error) {
-					if (!(error instanceof AppError) || error.status >= 500) throw error
-					// The refusal is shown on the team's page; a team that is gone (or not the caller's) fails that page's own load with its 404.
-					return page(<TeamPage ctx={view} team={await teamPageData(web, params.slug)} inviteError={error.message} />, {
-						status: error.status
-					})
+					// A team that is gone (or not the caller's) is its own 404 page; anything else is about the login typed.
+					if (error instanceof AppError && error.code === 'not_found') {
+						if (!/user/i.test(error.message)) throw error
+						return failed({ errors: { login: error.message } })
+					}
+					return failed(refusal(error, error instanceof AppError && error.status === 403 ? undefined : 'login'))
 				}
 			}),
 
@@ -244,27 +251,34 @@ export const teamChangePages = (deps: WebDeps) => {
 
 		rename: ({ request, web, view, actor, params, body }: ChangeContext & OnTeam) =>
 			attempt(request, view, async () => {
+				const team = await teams.get(web, params.slug)
+				const name = field(body, 'name')
+				const slug = field(body, 'slug').trim()
+				const failed = (more: Pick<FormState, 'errors' | 'general'>) =>
+					formFailed(deps, request, web, `/teams/${team.slug}`, { form: RENAME, values: { name, slug }, ...more })
+				const parsed = PatchTeamBody.safeParse({
+					name: name.trim() === team.name ? undefined : name,
+					slug: slug === '' || slug === team.slug ? undefined : slug
+				})
+				if (!parsed.success) {
+					const { field: about, message } = fieldOfZod(parsed.error, 'name')
+					return failed({ errors: { [about]: message } })
+				}
 				try {
-					const team = await teams.get(web, params.slug)
-					const name = field(body, 'name')
-					const slug = field(body, 'slug').trim()
-					const parsed = PatchTeamBody.safeParse({
-						name: name.trim() === team.name ? undefined : name,
-						slug: slug === '' || slug === team.slug ? undefined : slug
-					})
-					if (!parsed.success) throw formError(parsed.error, { name: 'Name', slug: 'Slug' })
 					const updated = await teams.update(actor, params.slug, parsed.data)
 					return redirect(`/teams/${updated.slug}?notice=renamed`)
 				} catch (error) {
-					if (!(error instanceof AppError) || error.status >= 500 || error.status === 404) throw error
-					return page(<TeamPage ctx={view} team={await teamPageData(web, params.slug)} error={error.message} />, {
-						status: error.status
-					})
+					if (error instanceof AppError && error.status === 404) throw error
+					const about = error instanceof AppError && error.code === 'conflict' ? 'slug' : undefined
+					return failed(refusal(error, error instanceof AppError && error.status === 400 ? 'name' : about))
 				}
 			}),
 
 		deletePage: ({ request, web, view, params }: PageContext & OnTeam) =>
-			attempt(request, view, async () => page(await deleteConfirmation(web, view, params.slug))),
+			attempt(request, view, async () => {
+				const { state, headers } = formStateOf(deps, request, web, DELETE_TEAM)
+				return page(await deleteConfirmation(web, view, params.slug, state), { headers })
+			}),
 
 		/** Deletes only when the team's slug was typed (docs/web.md, safe to use); otherwise asks again, saying why. */
 		remove: ({ request, web, view, actor, params, body }: ChangeContext & OnTeam) =>
@@ -276,7 +290,11 @@ export const teamChangePages = (deps: WebDeps) => {
 						typed === ''
 							? `Type the team's slug, ${team.slug}, to confirm.`
 							: `"${typed}" is not this team's slug: type ${team.slug} to confirm.`
-					return page(await deleteConfirmation(web, view, params.slug, message), { status: 400 })
+					return formFailed(deps, request, web, `/teams/${team.slug}/delete`, {
+						form: DELETE_TEAM,
+						values: { slug: typed },
+						errors: { slug: message }
+					})
 				}
 				await teams.remove(actor, params.slug)
 				return redirect('/teams?notice=deleted')
@@ -284,8 +302,14 @@ export const teamChangePages = (deps: WebDeps) => {
 	}
 
 	/** The deletion's confirmation, naming the team and asking for its slug to be typed. */
-	async function deleteConfirmation(web: PageContext['web'], view: PageContext['view'], slug: string, error?: string) {
+	async function deleteConfirmation(
+		web: PageContext['web'],
+		view: PageContext['view'],
+		slug: string,
+		form?: FormState
+	) {
 		const team = await teams.get(web, slug)
+		const typed = fieldState(form, DELETE_TEAM, 'slug', 'confirm-slug')
 		if (team.userRole !== 'owner') throw new AppError('forbidden', 'Only a team owner can delete the team.')
 		return (
 			<ConfirmPage
@@ -295,18 +319,10 @@ export const teamChangePages = (deps: WebDeps) => {
 				action={`/teams/${team.slug}/delete`}
 				button="Delete team"
 				cancel={`/teams/${team.slug}`}
-				error={error}
 			>
 				<label for="confirm-slug">Type the team's slug, {team.slug}, to confirm</label>
-				<input
-					id="confirm-slug"
-					name="slug"
-					type="text"
-					required
-					autocomplete="off"
-					spellcheck={false}
-					aria-invalid={error ? 'true' : undefined}
-				/>
+				<input id="confirm-slug" name="slug" type="text" required autocomplete="off" spellcheck={false} {...typed} />
+				<FieldError state={form} form={DELETE_TEAM} name="slug" id="confirm-slug" />
 			</ConfirmPage>
 		)
 	}

@@ -1,5 +1,6 @@
 import { ROLES, type Role } from '../../../shared/constants'
 import { type Invitation, MEMBERS_IN_DETAIL, type TeamMember } from '../../../shared/api/teams'
+import { FieldError, FormAlert, fieldState, formStateOf, type FormState } from '../forms'
 import { attempt, noticeOf, page, type PageContext, type WebDeps } from '../kit'
 import {
 	Alert,
@@ -261,15 +262,20 @@ export function TeamPage({
 	team,
 	error,
 	notice,
-	inviteError
+	form
 }: {
 	ctx: ViewContext
 	team: TeamPageData
 	error?: string
 	notice?: string
-	inviteError?: string
+	/** A failed "Add member" or "Rename", back after its redirect (forms.tsx). */
+	form?: FormState
 }) {
 	const adminPlus = RANK[team.userRole] >= RANK.admin
+	const login = fieldState(form, ADD_MEMBER, 'login', 'invite-login')
+	const invitedRole = form?.form === ADD_MEMBER ? form.values.role : undefined
+	const newName = fieldState(form, RENAME, 'name', 'rename-name')
+	const newSlug = fieldState(form, RENAME, 'slug', 'rename-slug', 'rename-hint')
 	return (
 		<Layout ctx={ctx} title={team.name}>
 			<p class="crumbs">
@@ -297,15 +303,20 @@ export function TeamPage({
 				<section class="narrow">
 					<h2 id="add-member">Add member</h2>
 					<p class="hint">They get an invitation and join once they accept it on their Teams page.</p>
-					<Alert message={inviteError} />
+					<FormAlert state={form} form={ADD_MEMBER} />
 					<form method="post" action={`/teams/${team.slug}/members`} class="stack" aria-labelledby="add-member">
 						<Csrf ctx={ctx} />
 						<label for="invite-login">Username or email</label>
-						<input id="invite-login" name="login" type="text" required />
+						<input id="invite-login" name="login" type="text" required {...login} />
+						<FieldError state={form} form={ADD_MEMBER} name="login" id="invite-login" />
 						<label for="invite-role">Role</label>
 						<select id="invite-role" name="role">
 							<option value="member">member</option>
-							{team.userRole === 'owner' ? <option value="admin">admin</option> : null}
+							{team.userRole === 'owner' ? (
+								<option value="admin" selected={invitedRole === 'admin'}>
+									admin
+								</option>
+							) : null}
 						</select>
 						<button type="submit">Add member</button>
 					</form>
@@ -332,10 +343,20 @@ export function TeamPage({
 			{adminPlus ? (
 				<section class="narrow">
 					<h2 id="rename">Rename</h2>
+					<FormAlert state={form} form={RENAME} />
 					<form method="post" action={`/teams/${team.slug}/rename`} class="stack" aria-labelledby="rename">
 						<Csrf ctx={ctx} />
 						<label for="rename-name">Name</label>
-						<input id="rename-name" name="name" type="text" required maxlength={50} value={team.name} />
+						<input
+							id="rename-name"
+							name="name"
+							type="text"
+							required
+							maxlength={50}
+							{...newName}
+							value={newName.value ?? team.name}
+						/>
+						<FieldError state={form} form={RENAME} name="name" id="rename-name" />
 						<label for="rename-slug">Slug</label>
 						<input
 							id="rename-slug"
@@ -344,9 +365,11 @@ export function TeamPage({
 							required
 							maxlength={50}
 							pattern="[a-z0-9]+(-[a-z0-9]+)*"
-							value={team.slug}
-							aria-describedby="rename-hint"
+							{...newSlug}
+							value={newSlug.value ?? team.slug}
+							aria-describedby={newSlug['aria-describedby'] ?? 'rename-hint'}
 						/>
+						<FieldError state={form} form={RENAME} name="slug" id="rename-slug" />
 						<p id="rename-hint" class="hint">
 							A slug given up stays reserved for this team for 30 days.
 						</p>
@@ -368,6 +391,10 @@ export function TeamPage({
 		</Layout>
 	)
 }
+
+/** The forms of a team's page, by name in a failed form's state (forms.tsx). */
+export const ADD_MEMBER = 'add-member'
+export const RENAME = 'rename'
 
 export const teamPages = (deps: WebDeps) => {
 	const { teams, configs, audit, events } = deps
@@ -401,9 +428,13 @@ export const teamPages = (deps: WebDeps) => {
 		teamPageData,
 
 		show: ({ request, web, view, params }: PageContext & { params: { slug: string } }) =>
-			attempt(request, view, async () =>
-				page(<TeamPage ctx={view} team={await teamPageData(web, params.slug)} notice={noticeOf(request)} />)
-			),
+			attempt(request, view, async () => {
+				const { state, headers } = formStateOf(deps, request, web, [ADD_MEMBER, RENAME])
+				return page(
+					<TeamPage ctx={view} team={await teamPageData(web, params.slug)} notice={noticeOf(request)} form={state} />,
+					{ headers }
+				)
+			}),
 
 		activity: ({ request, web, view, params }: PageContext & { params: { slug: string } }) =>
 			attempt(request, view, async () => {

@@ -4,17 +4,17 @@ import type { Role } from '../../../shared/constants'
 import { AppError } from '../../lib/errors'
 import { createsTeams } from '../../modules/users/plan'
 import {
-	attempt,
-	field,
-	formError,
-	noticeOf,
-	page,
-	redirect,
-	type ChangeContext,
-	type PageContext,
-	type WebDeps
-} from '../kit'
-import { Alert, Csrf, Layout, Notice, Time, type ViewContext } from '../layout'
+	FieldError,
+	FormAlert,
+	fieldOfZod,
+	fieldState,
+	formFailed,
+	formStateOf,
+	refusal,
+	type FormState
+} from '../forms'
+import { attempt, field, noticeOf, page, redirect, type ChangeContext, type PageContext, type WebDeps } from '../kit'
+import { Csrf, Layout, Notice, Time, type ViewContext } from '../layout'
 
 // The Teams page: the caller's teams, their invitations, and creating a team (docs/web.md).
 // One team's page is in teams-detail.tsx, its forms in teams-changes.tsx.
@@ -31,18 +31,19 @@ export function TeamsPage({
 	teams,
 	invitations,
 	canCreate,
-	error,
 	notice,
-	form = {}
+	form
 }: {
 	ctx: ViewContext
 	teams: TeamListItemView[]
 	invitations: Invitation[]
 	canCreate: boolean
-	error?: string
 	notice?: string
-	form?: { name?: string; slug?: string }
+	/** A failed "Create team", back after its redirect (forms.tsx). */
+	form?: FormState
 }) {
+	const name = fieldState(form, CREATE_TEAM, 'name', 'team-name')
+	const slug = fieldState(form, CREATE_TEAM, 'slug', 'team-slug', 'slug-hint')
 	return (
 		<Layout ctx={ctx} title="Teams">
 			<h1>Teams</h1>
@@ -112,22 +113,16 @@ export function TeamsPage({
 			</section>
 			<section class="narrow">
 				<h2 id="create-team">Create team</h2>
-				<Alert message={error} />
+				<FormAlert state={form} form={CREATE_TEAM} />
 				{canCreate ? (
 					<form method="post" action="/teams" class="stack" aria-labelledby="create-team">
 						<Csrf ctx={ctx} />
 						<label for="team-name">Name</label>
-						<input id="team-name" name="name" type="text" required maxlength={50} value={form.name ?? ''} />
+						<input id="team-name" name="name" type="text" required maxlength={50} {...name} />
+						<FieldError state={form} form={CREATE_TEAM} name="name" id="team-name" />
 						<label for="team-slug">Slug</label>
-						<input
-							id="team-slug"
-							name="slug"
-							type="text"
-							maxlength={50}
-							pattern="[a-z0-9]+(-[a-z0-9]+)*"
-							aria-describedby="slug-hint"
-							value={form.slug ?? ''}
-						/>
+						<input id="team-slug" name="slug" type="text" maxlength={50} pattern="[a-z0-9]+(-[a-z0-9]+)*" {...slug} />
+						<FieldError state={form} form={CREATE_TEAM} name="slug" id="team-slug" />
 						<p id="slug-hint" class="hint">
 							Optional: lower-case letters and digits joined by dashes; made from the name when empty.
 						</p>
@@ -141,11 +136,15 @@ export function TeamsPage({
 	)
 }
 
-export const teamsPages = ({ teams }: WebDeps) => {
+/** The form's name in a failed form's state (forms.tsx). */
+const CREATE_TEAM = 'create-team'
+
+export const teamsPages = (deps: WebDeps) => {
+	const { teams } = deps
 	const teamsPage = async (
 		web: PageContext['web'],
 		view: PageContext['view'],
-		more: { notice?: string; error?: string; form?: { name: string; slug: string } }
+		more: { notice?: string; form?: FormState }
 	) => (
 		<TeamsPage
 			ctx={view}
@@ -158,20 +157,40 @@ export const teamsPages = ({ teams }: WebDeps) => {
 
 	return {
 		list: ({ request, web, view }: PageContext) =>
-			attempt(request, view, async () => page(await teamsPage(web, view, { notice: noticeOf(request) }))),
+			attempt(request, view, async () => {
+				const { state, headers } = formStateOf(deps, request, web, CREATE_TEAM)
+				return page(await teamsPage(web, view, { notice: noticeOf(request), form: state }), { headers })
+			}),
 
 		create: ({ request, web, view, actor, body }: ChangeContext) =>
 			attempt(request, view, async () => {
-				const form = { name: field(body, 'name'), slug: field(body, 'slug').trim() }
+				const values = { name: field(body, 'name'), slug: field(body, 'slug').trim() }
+				const failed = (more: Pick<FormState, 'errors' | 'general'>) =>
+					formFailed(deps, request, web, '/teams', { form: CREATE_TEAM, values, ...more })
+				// The API's own schema: the same rules for the name and the optional slug.
+				const parsed = CreateTeamBody.safeParse({
+					name: values.name,
+					slug: values.slug === '' ? undefined : values.slug
+				})
+				if (!parsed.success) {
+					const { field: name, message } = fieldOfZod(parsed.error, 'name')
+					return failed({ errors: { [name]: message } })
+				}
 				try {
-					// The API's own schema: the same rules for the name and the optional slug.
-					const parsed = CreateTeamBody.safeParse({ name: form.name, slug: form.slug === '' ? undefined : form.slug })
-					if (!parsed.success) throw formError(parsed.error, { name: 'Name', slug: 'Slug' })
 					const created = await teams.create(actor, parsed.data.name, parsed.data.slug)
 					return redirect(`/teams/${created.slug}?notice=created`)
 				} catch (error) {
-					if (!(error instanceof AppError) || error.status >= 500) throw error
-					return page(await teamsPage(web, view, { error: error.message, form }), { status: error.status })
+					// A taken slug is about the slug typed, or the one made from the name.
+					const about =
+						error instanceof AppError && error.code === 'conflict' ? (values.slug ? 'slug' : 'name') : undefined
+					return failed(
+						refusal(
+							error,
+							error instanceof AppError && (error.status === 429 || error.status === 403)
+								? undefined
+								: (about ?? 'name')
+						)
+					)
 				}
 			}),
 

@@ -1,0 +1,91 @@
+// docs/web.md, round 3 (CONTRACT §8 "nothing lost in a form"): a failed form answers with a redirect to its
+// page (reload and Back never send it again), which shows the message next to its field (aria-invalid,
+// aria-describedby), puts the focus there (autofocus), keeps every value but passwords, and shows it once.
+import { describe, expect, test } from 'bun:test'
+import { setCookieOf, webApp, type Browser, type Page } from '../../support/web'
+
+/** The opening tag of the element with this id. */
+const tagOf = (html: string, id: string) => new RegExp(`<[a-z]+[^>]*\\sid="${id}"[^>]*>`).exec(html)?.[0] ?? ''
+
+/** Follows a failed post's redirect as a browser does: to its location, with the one-time cookie it set. */
+async function followed(w: ReturnType<typeof webApp>, who: Browser, failed: Page) {
+	expect(failed.status).toBe(303)
+	const carried = setCookieOf(failed, 'cfgsync_form')
+	expect(carried).toBeTruthy()
+	const location = failed.headers.get('location') as string
+	const shown = await w.get(location, { cookie: `${who.cookie}; cfgsync_form=${carried}` })
+	// Read once: the page clears the cookie, and the same address without it shows the form clean.
+	expect(setCookieOf(shown, 'cfgsync_form')).toBe('')
+	const again = await w.get(location, who)
+	return { shown, again, location }
+}
+
+/** The field is marked invalid, described by its message, and focused; its message says `text`. */
+function expectInvalid(html: string, id: string, text: string) {
+	const tag = tagOf(html, id)
+	expect(tag).toContain('aria-invalid="true"')
+	expect(tag).toMatch(new RegExp(`aria-describedby="[^"]*${id}-error`))
+	expect(tag).toContain('autofocus')
+	expect(html).toMatch(new RegExp(`<p id="${id}-error"[^>]*>[^<]*${text}`))
+}
+
+describe('one pattern for failed forms (docs/web.md)', () => {
+	test('Create team: a taken slug redirects back, says so by the Slug field, keeps both values', async () => {
+		const w = webApp()
+		const alice = await w.signIn(await w.user('team', 'alice'))
+		expect((await w.post('/teams', alice, { name: 'Crew' })).status).toBe(303)
+		const failed = await w.post('/teams', alice, { name: 'Second crew', slug: 'crew' })
+		const { shown, again, location } = await followed(w, alice, failed)
+		expect(location).toBe('/teams')
+		expectInvalid(shown.html, 'team-slug', 'taken')
+		expect(tagOf(shown.html, 'team-name')).toContain('value="Second crew"')
+		expect(tagOf(shown.html, 'team-slug')).toContain('value="crew"')
+		expect(again.html).not.toContain('aria-invalid')
+	})
+
+	test('Change password: a wrong current password is said by its field; no password comes back', async () => {
+		const w = webApp()
+		const alice = await w.signIn(await w.user('team', 'alice'))
+		const failed = await w.post('/account/password', alice, {
+			current: 'not-her-password',
+			new: 'a-new-password-1',
+			signOutDevices: 'yes'
+		})
+		const { shown } = await followed(w, alice, failed)
+		expectInvalid(shown.html, 'current', '')
+		expect(shown.html).not.toContain('not-her-password')
+		expect(shown.html).not.toContain('a-new-password-1')
+	})
+
+	test('Add member: an unknown login is said by its field and kept', async () => {
+		const w = webApp()
+		const alice = await w.signIn(await w.user('team', 'alice'))
+		await w.post('/teams', alice, { name: 'Crew' })
+		const failed = await w.post('/teams/crew/members', alice, { login: 'nobody-here', role: 'member' })
+		const { shown } = await followed(w, alice, failed)
+		expectInvalid(shown.html, 'invite-login', '')
+		expect(tagOf(shown.html, 'invite-login')).toContain('value="nobody-here"')
+	})
+
+	test('Delete team: a wrong slug asks again by its field, with what was typed', async () => {
+		const w = webApp()
+		const alice = await w.signIn(await w.user('team', 'alice'))
+		await w.post('/teams', alice, { name: 'Crew' })
+		const failed = await w.post('/teams/crew/delete', alice, { confirmed: 'yes', slug: 'crwe' })
+		const { shown, location } = await followed(w, alice, failed)
+		expect(location).toBe('/teams/crew/delete')
+		expectInvalid(shown.html, 'confirm-slug', '')
+		expect(tagOf(shown.html, 'confirm-slug')).toContain('value="crwe"')
+		expect((await w.get('/teams/crew', alice)).status).toBe(200)
+	})
+
+	test('Rename: an invalid slug is said by its field; the typed name is kept', async () => {
+		const w = webApp()
+		const alice = await w.signIn(await w.user('team', 'alice'))
+		await w.post('/teams', alice, { name: 'Crew' })
+		const failed = await w.post('/teams/crew/rename', alice, { name: 'New crew', slug: 'Not A Slug' })
+		const { shown } = await followed(w, alice, failed)
+		expectInvalid(shown.html, 'rename-slug', '')
+		expect(tagOf(shown.html, 'rename-name')).toContain('value="New crew"')
+	})
+})
