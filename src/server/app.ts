@@ -29,6 +29,7 @@ import { openapiPlugin } from './plugins/openapi'
 import { createRequestTracker, requestLogPlugin, streamClosed } from './plugins/request-log'
 import type { Store } from './store/types'
 import { webRoutes } from './web'
+import { type Comparisons, createComparisons } from './web/comparisons'
 import { viaHttps } from './web/session'
 
 export interface AppDeps {
@@ -55,6 +56,8 @@ export interface AppDeps {
 	events?: EventBrokerOptions
 	/** The event broker, when the caller must end its streams at shutdown; made by the app when not given. */
 	broker?: EventBroker
+	/** The web pages' comparisons (docs/web.md): one per core at once, in worker threads; made by the app when not given. */
+	comparisons?: Comparisons
 }
 
 /** Builds the whole HTTP app; tests call it with an in-memory store and `app.handle(request)`. */
@@ -115,7 +118,8 @@ export function createApp(appDeps: AppDeps) {
 					signups: createSignupService({ ...deps, auth }),
 					originOf,
 					events,
-					streamClosed: closed
+					streamClosed: closed,
+					comparisons: deps.comparisons ?? createComparisons()
 				})
 			)
 	)

@@ -113,7 +113,7 @@ describe("GET /events, the web pages' event stream", () => {
 		expect(toms.isEnded()).toBe(true)
 	})
 
-	test("a session in use keeps its stream through idle deadlines; at the absolute expiry the stream ends", async () => {
+	test('a session in use keeps its stream through idle deadlines; at the absolute expiry the stream ends', async () => {
 		const { w, tom, open } = await world()
 		const browser = await w.signIn(tom)
 		const toms = await open(browser)

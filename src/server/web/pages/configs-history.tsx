@@ -1,14 +1,7 @@
 import { AppError } from '../../lib/errors'
 import type { ComponentChildren } from 'preact'
-import {
-	diffData,
-	sideBySide,
-	TooLargeToCompare,
-	type DiffLine,
-	type FileDiff,
-	type Gap,
-	type Whitespace
-} from '../diff'
+import { type Comparisons, ComparisonsBusy } from '../comparisons'
+import { DIFF_LIMITS, sideBySide, type DiffLine, type FileDiff, type Gap, type Whitespace } from '../diff'
 import {
 	attempt,
 	field,
@@ -21,7 +14,6 @@ import {
 	type WebDeps
 } from '../kit'
 import { ConfirmPage, Expands, Layout, type ViewContext } from '../layout'
-import { parseData } from './configs'
 
 // Comparing two versions of a config and rolling back to one (docs/web.md).
 
@@ -189,13 +181,14 @@ export const compareHref = (compare: Pick<CompareData, 'configId' | 'from' | 'to
 export const downloadHref = (configId: string, versionId: string) =>
 	`/configs/${configId}/versions/${versionId}/download`
 
-/** Past the comparison's budget: say so, and offer both versions as files. */
+/** Past the comparison's limits: say so, and offer both versions as files. */
 function TooLarge({ compare }: { compare: CompareData }) {
 	return (
 		<div id="diff">
 			<p class="notice" role="status">
-				These versions are too large to compare here: the comparison would take the server too long. Download both and
-				compare them on your machine (for example with <code>diff -u</code>).
+				These versions are too large to compare here (more than {DIFF_LIMITS.maxLines.toLocaleString('en')} lines, or
+				more than {DIFF_LIMITS.maxEdits.toLocaleString('en')} changed lines). Download both and compare them on your
+				machine (for example with <code>diff -u</code>).
 			</p>
 			<ul class="downloads">
 				<li>
@@ -317,16 +310,6 @@ export function ComparePage({ ctx, compare }: { ctx: ViewContext; compare: Compa
 	)
 }
 
-/** The diff, or undefined when it is too large to make within its budget (docs/web.md). */
-function compareOrGiveUp(older: unknown, newer: unknown, whitespace: Whitespace): FileDiff[] | undefined {
-	try {
-		return diffData(older, newer, undefined, undefined, whitespace)
-	} catch (error) {
-		if (error instanceof TooLargeToCompare) return undefined
-		throw error
-	}
-}
-
 /** A file name for a download: the config's name and tool and the version, in characters every system accepts. */
 const fileNameOf = (name: string, tool: string, version: number) =>
 	`${`${name}-${tool}`.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 100)}-v${version}.json`
@@ -334,7 +317,29 @@ const fileNameOf = (name: string, tool: string, version: number) =>
 /** How many versions the comparison's pickers offer: the newest page of the history, as on the config's page. */
 const PICKER_VERSIONS = 50
 
-export const configsHistoryPages = ({ configs, policy }: WebDeps) => ({
+/**
+ * The diff, or undefined when it is too large to compare here (docs/web.md: decided by size); made in a
+ * worker thread, one per core at once. When every slot stays taken for a moment: 503 with Retry-After.
+ */
+async function compared(
+	comparisons: Comparisons,
+	older: Uint8Array,
+	newer: Uint8Array,
+	whitespace: Whitespace
+): Promise<FileDiff[] | undefined> {
+	try {
+		return await comparisons.compare({ older, newer, whitespace })
+	} catch (error) {
+		if (!(error instanceof ComparisonsBusy)) throw error
+		throw new AppError(
+			'unavailable',
+			`The server is busy comparing other versions: try again in ${error.retryAfterSeconds} seconds, or download both versions from the config's history and compare them on your machine.`,
+			{ headers: { 'retry-after': String(error.retryAfterSeconds) } }
+		)
+	}
+}
+
+export const configsHistoryPages = ({ configs, policy, comparisons }: WebDeps) => ({
 	/** One version's data as a file (docs/web.md: what a comparison too large to make here offers); never cached. */
 	download: ({ request, web, view, params }: PageContext & { params: { id: string; versionId: string } }) =>
 		attempt(request, view, async () => {
@@ -376,7 +381,7 @@ export const configsHistoryPages = ({ configs, policy }: WebDeps) => ({
 				tool: config.fields.tool,
 				from: { id: from.fields.id, version: from.fields.version },
 				to: { id: to.fields.id, version: to.fields.version },
-				files: compareOrGiveUp(parseData(from.data), parseData(to.data), whitespace),
+				files: await compared(comparisons, from.data, to.data, whitespace),
 				view: query.get('view') === 'split' ? 'split' : 'unified',
 				whitespace,
 				versions
