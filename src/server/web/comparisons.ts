@@ -1,12 +1,11 @@
 import { availableParallelism } from 'node:os'
 import type { CompareAnswer, CompareJob } from './compare-worker'
-import type { FileDiff } from './diff'
 
-/** A comparison answered: its files, or undefined when it is too large to compare here (web/diff.ts DIFF_LIMITS). */
-export type Compared = FileDiff[] | undefined
+/** A comparison answered: the HTML of the page's #diff (the diff, or that it is too large to compare here). */
+export type Compared = string
 
 export interface ComparisonsOptions {
-	/** How many comparisons run at once (docs/web.md): one per core by default. */
+	/** How many comparisons run at once (docs/web.md): one per core but one by default (at least one). */
 	slots?: number
 	/** How long a comparison waits for a free slot before it is refused (503 with Retry-After). */
 	waitMs?: number
@@ -29,8 +28,8 @@ export class ComparisonsBusy extends Error {
  * beside this file. test/server/e2e/compare-bound.e2e.test.ts fails when this and the build part ways.
  */
 const WORKER_ENTRY = import.meta.url.includes('/$bunfs/')
-	? './src/server/web/compare-worker.ts'
-	: new URL('./compare-worker.ts', import.meta.url).href
+	? './src/server/web/compare-worker.tsx'
+	: new URL('./compare-worker.tsx', import.meta.url).href
 
 /** Seconds a refused comparison is told to wait before it is asked again. */
 const RETRY_AFTER_SECONDS = 2
@@ -61,8 +60,7 @@ function workerRunner(): { run: (job: CompareJob) => Promise<Compared>; close():
 					done()
 					idle.push(worker)
 					const answer = event.data
-					if ('files' in answer) resolve(answer.files)
-					else if ('tooLarge' in answer) resolve(undefined)
+					if ('html' in answer) resolve(answer.html)
 					else reject(new Error(`comparison failed: ${answer.failed}`))
 				}
 				const onError = (event: ErrorEvent) => {
@@ -88,7 +86,8 @@ function workerRunner(): { run: (job: CompareJob) => Promise<Compared>; close():
  * `waitMs`, then are refused with ComparisonsBusy.
  */
 export function createComparisons(options: ComparisonsOptions = {}) {
-	const slots = Math.max(1, options.slots ?? availableParallelism())
+	// One core is left to the thread that answers requests: comparisons never take the whole machine.
+	const slots = Math.max(1, options.slots ?? availableParallelism() - 1)
 	const waitMs = options.waitMs ?? 3_000
 	const maxWaiting = options.maxWaiting ?? slots * 16
 	const runner = options.run ? { run: options.run, close() {} } : workerRunner()

@@ -52,7 +52,17 @@ describe('bounded in total: one comparison per slot, the others wait briefly', (
 			})
 		return { run, finish, started }
 	}
-	const job = { older: new Uint8Array(), newer: new Uint8Array(), whitespace: 'show' as const }
+	const job = {
+		older: new Uint8Array(),
+		newer: new Uint8Array(),
+		view: {
+			configId: 'c',
+			from: { id: 'a', version: 1 },
+			to: { id: 'b', version: 2 },
+			view: 'unified' as const,
+			whitespace: 'show' as const
+		}
+	}
 
 	test('past the slots, a comparison waits; it runs when a slot frees, or is refused with a retry time', async () => {
 		const { run, finish, started } = held()
@@ -63,8 +73,8 @@ describe('bounded in total: one comparison per slot, the others wait briefly', (
 		await Bun.sleep(0)
 		expect(started).toHaveLength(2)
 		expect(comparisons.load).toEqual({ running: 2, waiting: 1 })
-		finish.shift()?.(undefined)
-		expect(await first).toBeUndefined()
+		finish.shift()?.('first')
+		expect(await first).toBe('first')
 		// The waiting one takes the freed slot.
 		await Bun.sleep(0)
 		expect(started).toHaveLength(3)
@@ -72,9 +82,9 @@ describe('bounded in total: one comparison per slot, the others wait briefly', (
 		const refused = await comparisons.compare(job).catch((error: unknown) => error)
 		expect(refused).toBeInstanceOf(ComparisonsBusy)
 		expect((refused as ComparisonsBusy).retryAfterSeconds).toBeGreaterThan(0)
-		for (const done of finish.splice(0)) done([])
-		expect(await second).toEqual([])
-		expect(await third).toEqual([])
+		for (const done of finish.splice(0)) done('later')
+		expect(await second).toBe('later')
+		expect(await third).toBe('later')
 		expect(comparisons.load).toEqual({ running: 0, waiting: 0 })
 	})
 
@@ -92,8 +102,10 @@ describe('bounded in total: one comparison per slot, the others wait briefly', (
 		expect(refused.status).toBe(503)
 		expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
 		expect(textOf(refused.html)).toContain('try again in')
-		finish.shift()?.([])
-		expect((await busy).status).toBe(200)
+		finish.shift()?.('<p>the diff</p>')
+		const shown = await busy
+		expect(shown.status).toBe(200)
+		expect(shown.html).toContain('<div id="diff"><p>the diff</p></div>')
 	})
 
 	test('by default the comparison runs in a worker thread and the page shows it', async () => {
