@@ -30,6 +30,7 @@ import { createRequestTracker, createRouteMatcher, requestLogPlugin, streamClose
 import type { Store } from './store/types'
 import { webRoutes } from './web'
 import { anyoneViewOf, notFoundPage } from './web/kit'
+import { type Comparisons, createComparisons } from './web/comparisons'
 import { viaHttps } from './web/session'
 
 export interface AppDeps {
@@ -58,6 +59,8 @@ export interface AppDeps {
 	broker?: EventBroker
 	/** How a slowed login waits (CONTRACT §5, modules/auth/service.ts); tests record the waits instead. */
 	sleep?: (ms: number) => Promise<void>
+	/** The web pages' comparisons (docs/web.md): one per core at once, in worker threads; made by the app when not given. */
+	comparisons?: Comparisons
 }
 
 /** Builds the whole HTTP app; tests call it with an in-memory store and `app.handle(request)`. */
@@ -125,7 +128,8 @@ export function createApp(appDeps: AppDeps) {
 				signups: createSignupService({ ...deps, auth }),
 				originOf,
 				events,
-				streamClosed: closed
+				streamClosed: closed,
+				comparisons: deps.comparisons ?? createComparisons()
 			})
 		)
 	return app

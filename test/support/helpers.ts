@@ -36,6 +36,8 @@ export function testApp(
 		address?: (request: Request) => string
 		trustedProxies?: TrustedProxies
 		events?: AppDeps['events']
+		/** The web pages' comparisons (web/comparisons.ts); by default the app's own, in worker threads. */
+		comparisons?: AppDeps['comparisons']
 		metricsToken?: string
 		/** The sealer of another app whose database this one opens (a copy of a frozen world). */
 		sealer?: ReturnType<typeof createSealer>
@@ -56,6 +58,7 @@ export function testApp(
 		peerAddress: options.address,
 		trustedProxies: options.trustedProxies,
 		events: options.events,
+		comparisons: options.comparisons,
 		metricsToken: options.metricsToken,
 		sleep: options.sleep
 	})

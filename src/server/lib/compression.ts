@@ -1,4 +1,5 @@
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
+import { promisify } from 'node:util'
+import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from 'node:zlib'
 
 // Pages, styles and scripts sent compressed when the browser accepts it (docs/web.md, how it is built).
 // The API's JSON is left as it is: its hot paths are measured in microseconds, and clients read it uncompressed.
@@ -59,6 +60,27 @@ export function compress(bytes: Uint8Array, encoding: Encoding, effort: 'page' |
 	})
 }
 
+/**
+ * Past this a page is compressed off the thread that answers requests (zlib's own threads): a large
+ * comparison's 2 MB page takes some 30 ms to compress, which /healthz and everyone else would wait for.
+ */
+const COMPRESS_ASYNC_BYTES = 256 * 1024
+const brotliAsync = promisify(brotliCompress)
+const gzipAsync = promisify(gzip)
+
+/** A page's `bytes` compressed as `compress(…, 'page')` does; large ones away from this thread. */
+async function compressPageBytes(bytes: Uint8Array, encoding: Encoding): Promise<Uint8Array> {
+	if (bytes.byteLength < COMPRESS_ASYNC_BYTES) return compress(bytes, encoding, 'page')
+	if (encoding === 'gzip') return gzipAsync(bytes, { level: 6 })
+	return brotliAsync(bytes, {
+		params: {
+			[constants.BROTLI_PARAM_QUALITY]: 5,
+			[constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength,
+			[constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT
+		}
+	})
+}
+
 /** Adds Accept-Encoding to a response's Vary (which may already name other headers). */
 export function varyOnEncoding(headers: Headers): void {
 	const vary = headers.get('vary')
@@ -88,7 +110,7 @@ export async function compressedResponse(request: Request, response: Response): 
 	varyOnEncoding(headers)
 	const encoding =
 		bytes.byteLength >= COMPRESS_MIN_BYTES ? acceptedEncoding(request.headers.get('accept-encoding')) : undefined
-	const body = encoding ? compress(bytes, encoding, 'page') : bytes
+	const body = encoding ? await compressPageBytes(bytes, encoding) : bytes
 	if (encoding) headers.set('content-encoding', encoding)
 	headers.set('content-length', String(body.byteLength))
 	return new Response(body as BodyInit, {

@@ -60,47 +60,47 @@ export interface FileDiff {
 const CONTEXT = 3
 
 /**
- * docs/web.md: a comparison's cost is bounded. The line diff gets about 100 ms in all (every file
- * together) and gives up past an edit distance no reader would follow; texts longer than
- * MAX_LINES, or diffs longer than MAX_SHOWN rows, are not attempted at all. Past any of these the
- * page says "too large to compare here" and offers both versions for download, so no request can
- * keep the server (one thread for every request) from answering the others.
+ * docs/web.md: a comparison is decided by size, never by the clock, so the same two versions always
+ * get the same answer: shown when neither version has more than MAX_LINES lines (every file together)
+ * and the edit script has at most maxEdits edits (lines removed plus lines added, every file
+ * together); else the page says "too large to compare here" and offers both versions for download.
+ * What that costs is bounded too, and it runs away from the requests (web/comparisons.ts: one
+ * comparison per core at once, in worker threads).
  */
 export const DIFF_LIMITS = {
-	/** Milliseconds of diffing per comparison, all files together. */
-	budgetMs: 100,
-	/** The most edits (lines removed plus lines added) a diff may hold. */
-	maxEditLength: 10_000,
 	/** The most lines either version may have, all files together. */
 	maxLines: 20_000,
-	/** The most rows a comparison may show (unchanged runs folded). */
-	maxShown: 10_000,
+	/** The most edits (lines removed plus lines added) a comparison may hold, all files together. */
+	maxEdits: 10_000,
 	/**
 	 * Word marks (which words of a changed line changed) are made only for a removed line paired with
-	 * the added line that replaced it, both at most this long, within what is left of the same budget;
-	 * past it the lines are shown whole, unmarked.
+	 * the added line that replaced it, both at most this long; past it the lines are shown whole, unmarked.
 	 */
 	wordMaxLineLength: 1_000,
 	/** The most word edits in one line pair: beyond, the line changed too much for marks to help. */
-	wordMaxEditLength: 100
+	wordMaxEditLength: 100,
+	/** The most characters of line pairs marked in one comparison: the pairs after it are shown unmarked. */
+	wordMaxChars: 200_000
 }
 
-/** Thrown when a comparison would cost more than DIFF_LIMITS allows. */
+export type DiffLimits = typeof DIFF_LIMITS
+
+/** Thrown when a comparison is past DIFF_LIMITS. */
 export class TooLargeToCompare extends Error {
-	constructor(readonly why: 'lines' | 'time' | 'edits' | 'shown') {
+	constructor(readonly why: 'lines' | 'edits') {
 		super(`too large to compare (${why})`)
 	}
 }
 
-/** The clock a comparison's budget runs on: by default the process's, replaceable in tests. */
-export interface DiffBudget {
-	deadline: number
-	now: () => number
+/** What is left of one comparison's limits, shared by all its files. */
+export interface DiffAllowance {
+	edits: number
+	wordChars: number
 }
 
-export const newBudget = (limits = DIFF_LIMITS, now: () => number = Date.now): DiffBudget => ({
-	deadline: now() + limits.budgetMs,
-	now
+export const newAllowance = (limits: DiffLimits = DIFF_LIMITS): DiffAllowance => ({
+	edits: limits.maxEdits,
+	wordChars: limits.wordMaxChars
 })
 
 const lineCount = (text: string) => {
@@ -123,20 +123,14 @@ const same = (text: string, older: number, newer: number): DiffLine => ({
 })
 
 /**
- * The line diff itself, or undefined past the time or edit limits. A line found on one side only can
- * never be common to both, so only the lines found on both sides go through Myers' algorithm (its
- * cost grows with the edits between what it is given): a re-indented or rewritten file costs next to
- * nothing, and the result is as short as diffing every line. Ignoring whitespace, lines are compared
- * with every space left out; an unchanged line shows the newer text. A missing final newline is no
- * change of its own.
+ * The line diff itself, or undefined past the edits left. A line found on one side only can never be
+ * common to both, so only the lines found on both sides go through Myers' algorithm (its cost grows
+ * with the edits between what it is given, here at most the edits left): a re-indented or rewritten
+ * file costs next to nothing, and the result is as short as diffing every line. Ignoring whitespace,
+ * lines are compared with every space left out; an unchanged line shows the newer text. A missing
+ * final newline is no change of its own.
  */
-function lineDiff(
-	older: string,
-	newer: string,
-	timeout: number,
-	limits: typeof DIFF_LIMITS,
-	whitespace: Whitespace
-): DiffLine[] | undefined {
+function lineDiff(older: string, newer: string, edits: number, whitespace: Whitespace): DiffLine[] | undefined {
 	const before = splitLines(older)
 	const after = splitLines(newer)
 	const keyOf = whitespace === 'ignore' ? (line: string) => line.replace(/\s+/g, '') : (line: string) => line
@@ -146,10 +140,13 @@ function lineDiff(
 	const inAfter = new Set(afterKeys)
 	const keptBefore = beforeKeys.flatMap((key, i) => (inAfter.has(key) ? [i] : []))
 	const keptAfter = afterKeys.flatMap((key, i) => (inBefore.has(key) ? [i] : []))
+	// Each line of one side only is an edit already: what is left bounds Myers' work.
+	const left = edits - (before.length - keptBefore.length) - (after.length - keptAfter.length)
+	if (left < 0) return undefined
 	const changes = diffArrays(
 		keptBefore.map((i) => beforeKeys[i] as string),
 		keptAfter.map((i) => afterKeys[i] as string),
-		{ timeout, maxEditLength: limits.maxEditLength }
+		{ maxEditLength: left }
 	)
 	if (changes === undefined) return undefined
 	const lines: DiffLine[] = []
@@ -182,29 +179,28 @@ function lineDiff(
 
 /**
  * Line diff of two texts, with runs of unchanged lines beyond CONTEXT folded into gaps; throws
- * TooLargeToCompare when the budget runs out first (docs/web.md).
+ * TooLargeToCompare past the edits the comparison has left (docs/web.md).
  */
 export function diffText(
 	older: string,
 	newer: string,
-	budget: DiffBudget = newBudget(),
-	limits = DIFF_LIMITS,
+	allowance: DiffAllowance = newAllowance(),
+	limits: DiffLimits = DIFF_LIMITS,
 	whitespace: Whitespace = 'show'
 ): { lines: (DiffLine | Gap)[]; added: number; removed: number } {
-	const remaining = budget.deadline - budget.now()
-	if (remaining <= 0) throw new TooLargeToCompare('time')
 	const all =
 		older === newer
 			? splitLines(older).map((text, i) => same(text, i, i))
-			: lineDiff(older, newer, remaining, limits, whitespace)
-	if (all === undefined) throw new TooLargeToCompare(budget.now() > budget.deadline ? 'time' : 'edits')
+			: lineDiff(older, newer, allowance.edits, whitespace)
+	if (all === undefined) throw new TooLargeToCompare('edits')
 	let added = 0
 	let removed = 0
 	for (const line of all) {
 		if (line.kind === 'added') added++
 		else if (line.kind === 'removed') removed++
 	}
-	markWords(all, budget, limits, whitespace)
+	allowance.edits -= added + removed
+	markWords(all, allowance, limits, whitespace)
 	const near = all.map(() => false)
 	all.forEach((line, index) => {
 		if (line.kind === 'same') return
@@ -230,11 +226,11 @@ const joined = (parts: LinePart[]) => parts.map((part) => part.text).join('')
 /**
  * Marks the changed words of each removed line paired with the added line that replaced it (the
  * k-th removed with the k-th added of a change, as side by side shows them). Bounded (docs/web.md):
- * only lines up to wordMaxLineLength, at most wordMaxEditLength word edits each, within what is left
- * of the comparison's budget; a pair past any of these is shown whole, unmarked, and once the budget
- * is spent no more pairs are tried. Ignoring whitespace, changes of whitespace alone are not marked.
+ * only lines up to wordMaxLineLength, at most wordMaxEditLength word edits each, and wordMaxChars
+ * characters of pairs in the whole comparison; a pair past any of these is shown whole, unmarked.
+ * Ignoring whitespace, changes of whitespace alone are not marked.
  */
-function markWords(all: DiffLine[], budget: DiffBudget, limits: typeof DIFF_LIMITS, whitespace: Whitespace) {
+function markWords(all: DiffLine[], allowance: DiffAllowance, limits: DiffLimits, whitespace: Whitespace) {
 	let i = 0
 	while (i < all.length) {
 		if ((all[i] as DiffLine).kind !== 'removed') {
@@ -249,9 +245,9 @@ function markWords(all: DiffLine[], budget: DiffBudget, limits: typeof DIFF_LIMI
 			const before = removed[k] as DiffLine
 			const after = added[k] as DiffLine
 			if (before.text.length > limits.wordMaxLineLength || after.text.length > limits.wordMaxLineLength) continue
-			const remaining = budget.deadline - budget.now()
-			if (remaining <= 0) return
-			const options = { timeout: remaining, maxEditLength: limits.wordMaxEditLength }
+			allowance.wordChars -= before.text.length + after.text.length
+			if (allowance.wordChars < 0) return
+			const options = { maxEditLength: limits.wordMaxEditLength }
 			const changes =
 				whitespace === 'ignore'
 					? diffWords(before.text, after.text, options)
@@ -274,26 +270,23 @@ function markWords(all: DiffLine[], budget: DiffBudget, limits: typeof DIFF_LIMI
 
 /**
  * The difference between two versions' data, file by file for `{"files": …}` configs; throws
- * TooLargeToCompare past DIFF_LIMITS (docs/web.md: a comparison's cost is bounded).
+ * TooLargeToCompare past DIFF_LIMITS (docs/web.md: decided by size, so always the same answer).
  */
 export function diffData(
 	older: unknown,
 	newer: unknown,
-	budget: DiffBudget = newBudget(),
-	limits = DIFF_LIMITS,
+	limits: DiffLimits = DIFF_LIMITS,
 	whitespace: Whitespace = 'show'
 ): FileDiff[] {
-	const files = diffFiles(older, newer, budget, limits, whitespace)
-	const shown = files.reduce((sum, file) => sum + file.lines.filter((line) => line.kind !== 'gap').length, 0)
-	if (shown > limits.maxShown) throw new TooLargeToCompare('shown')
-	return files
+	// What it shows is bounded by these too: at most maxEdits changed rows and maxLines unchanged ones.
+	return diffFiles(older, newer, newAllowance(limits), limits, whitespace)
 }
 
 function diffFiles(
 	older: unknown,
 	newer: unknown,
-	budget: DiffBudget,
-	limits: typeof DIFF_LIMITS,
+	allowance: DiffAllowance,
+	limits: DiffLimits,
 	whitespace: Whitespace
 ): FileDiff[] {
 	const beforeBlocks = blocksOf(older)
@@ -307,7 +300,7 @@ function diffFiles(
 	const sameShape = ([...before.values()][0]?.path === null) === ([...after.values()][0]?.path === null)
 	if (!sameShape) {
 		const whole = (data: unknown) => (typeof data === 'string' ? data : JSON.stringify(data, null, 2))
-		const { lines, added, removed } = diffText(whole(older), whole(newer), budget, limits, whitespace)
+		const { lines, added, removed } = diffText(whole(older), whole(newer), allowance, limits, whitespace)
 		return [{ path: null, status: added + removed === 0 ? 'unchanged' : 'changed', lines, added, removed }]
 	}
 	const paths = [...new Set([...before.keys(), ...after.keys()])].sort()
@@ -315,7 +308,7 @@ function diffFiles(
 		const a = before.get(key)
 		const b = after.get(key)
 		const path = (a ?? b)?.path ?? null
-		const { lines, added, removed } = diffText(a?.text ?? '', b?.text ?? '', budget, limits, whitespace)
+		const { lines, added, removed } = diffText(a?.text ?? '', b?.text ?? '', allowance, limits, whitespace)
 		const status = !a ? 'added' : !b ? 'removed' : added + removed === 0 ? 'unchanged' : 'changed'
 		return { path, status, lines: a && b ? lines : lines.filter((line) => line.kind !== 'gap'), added, removed }
 	})

@@ -1,3 +1,4 @@
+import type { Comparisons } from './comparisons'
 import { Elysia, status } from 'elysia'
 import htmxFile from 'htmx.org/dist/htmx.min.js' with { type: 'file' }
 import { readFileSync } from 'node:fs'
@@ -51,6 +52,8 @@ export interface WebDeps {
 	events: EventBroker
 	/** Writes a closed stream's access-log line (plugins/request-log.ts). */
 	streamClosed: StreamClosed
+	/** Comparisons of two versions, in worker threads, one per core at once (docs/web.md). */
+	comparisons: Comparisons
 }
 
 /** Who acts in a change: the signed-in person and where the request came from (for the audit log). */

@@ -2,7 +2,7 @@
 // names its target, post/redirect/get everywhere, a password change can sign devices out, and a
 // comparison's cost is bounded (the page then offers both versions for download).
 import { describe, expect, test } from 'bun:test'
-import { DIFF_LIMITS, diffData, newBudget, TooLargeToCompare } from '../../../src/server/web/diff'
+import { DIFF_LIMITS, diffData, TooLargeToCompare } from '../../../src/server/web/diff'
 import { push, shownAfter, textOf, webApp } from '../../support/web'
 import { buildWorld } from '../../support/web-world'
 
@@ -165,31 +165,36 @@ describe('changing a password can sign your devices out (docs/web.md)', () => {
 	})
 })
 
-describe("a comparison's cost is bounded (docs/web.md)", () => {
-	test('two versions of 8,000 unique lines give up within the budget, instead of running for tens of seconds', () => {
+describe('a comparison is decided by size and its cost is bounded (docs/web.md)', () => {
+	test('two versions of 8,000 unique lines (16,000 edits) are too large, before any work', () => {
 		const older = { files: { 'big.txt': `${uniqueLines(8000, 'old')}\n` } }
 		const newer = { files: { 'big.txt': `${uniqueLines(8000, 'new')}\n` } }
 		expect(() => diffData(older, newer)).toThrow(TooLargeToCompare)
 	})
 
-	test('the budget is shared by every file of a comparison, and line caps refuse before any work', () => {
-		const spent = { deadline: 0, now: () => 1 }
-		expect(() => diffData({ files: { a: 'x\n' } }, { files: { a: 'y\n' } }, spent)).toThrow(TooLargeToCompare)
+	test('the limits are shared by every file of a comparison, and line caps refuse before any work', () => {
+		const edits = (count: number, seed: string) =>
+			`${Array.from({ length: count }, (_, i) => `${seed}${i}`).join('\n')}\n`
+		const half = DIFF_LIMITS.maxEdits / 4
+		// Two files of a quarter of the edits each on each side: all of them, shown; one more edit: too large.
+		const files = (seed: string, extra = '') => ({ a: edits(half, `${seed}a`), b: edits(half, `${seed}b`) + extra })
+		expect(diffData({ files: files('o') }, { files: files('n') })).toHaveLength(2)
+		expect(() => diffData({ files: files('o') }, { files: files('n', 'one more\n') })).toThrow(TooLargeToCompare)
 		const many = `${'x\n'.repeat(DIFF_LIMITS.maxLines + 1)}`
 		try {
-			diffData({ files: { a: many } }, { files: { a: `${many}y\n` } }, newBudget())
+			diffData({ files: { a: many } }, { files: { a: `${many}y\n` } })
 			throw new Error('compared')
 		} catch (error) {
 			expect(error).toBeInstanceOf(TooLargeToCompare)
 			expect((error as TooLargeToCompare).why).toBe('lines')
 		}
-		// Small edits of a large file stay well within it.
+		// Small edits of a large file are well within them.
 		const base = uniqueLines(5000, 'same')
-		const files = diffData(
+		const changed = diffData(
 			{ files: { a: `${base}\n` } },
 			{ files: { a: `${base.replace('same-100-', 'changed-100-')}\n` } }
 		)
-		expect(files[0]).toMatchObject({ status: 'changed', added: 1, removed: 1 })
+		expect(changed[0]).toMatchObject({ status: 'changed', added: 1, removed: 1 })
 	})
 
 	test('the Compare page says "too large to compare here" and offers both versions for download; a download keeps the rules of viewing', async () => {

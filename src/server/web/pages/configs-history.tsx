@@ -1,14 +1,7 @@
 import { AppError } from '../../lib/errors'
-import type { ComponentChildren } from 'preact'
-import {
-	diffData,
-	sideBySide,
-	TooLargeToCompare,
-	type DiffLine,
-	type FileDiff,
-	type Gap,
-	type Whitespace
-} from '../diff'
+import { type Comparisons, ComparisonsBusy } from '../comparisons'
+import type { Whitespace } from '../diff'
+import type { CompareView } from '../diff-view'
 import {
 	attempt,
 	field,
@@ -20,283 +13,23 @@ import {
 	type PageContext,
 	type WebDeps
 } from '../kit'
-import { ConfirmPage, Expands, Layout, type ViewContext } from '../layout'
-import { parseData } from './configs'
+import { ConfirmPage, Layout, type ViewContext } from '../layout'
 
 // Comparing two versions of a config and rolling back to one (docs/web.md).
 
-const Sign = ({ kind }: { kind: DiffLine['kind'] }) => (
-	<span class="sign" aria-hidden="true">
-		{kind === 'added' ? '+' : kind === 'removed' ? '−' : ' '}
-	</span>
-)
-
-/** A line's words: the changed ones (against the line it replaces) each in a <mark>. */
-const Words = ({ line }: { line: DiffLine }) => (
-	<>{line.parts ? line.parts.map((part) => (part.changed ? <mark>{part.text}</mark> : part.text)) : line.text}</>
-)
-
-/** A line's text inside <ins>/<del>, with a word for screen readers: marked by more than colour. */
-function LineText({ line }: { line: DiffLine }) {
-	if (line.kind === 'added')
-		return (
-			<ins>
-				<span class="visually-hidden">added: </span>
-				<Words line={line} />
-			</ins>
-		)
-	if (line.kind === 'removed')
-		return (
-			<del>
-				<span class="visually-hidden">removed: </span>
-				<Words line={line} />
-			</del>
-		)
-	return <span>{line.text}</span>
-}
-
-/**
- * A folded run of unchanged lines (docs/web.md): a button that shows them and their table, which app.js
- * folds (without a script they are simply shown). `id` names the table, once on the page.
- */
-function Fold({
-	gap,
-	columns,
-	id,
-	children
-}: {
-	gap: Gap
-	columns: number
-	id: string
-	children: (id: string) => ComponentChildren
-}) {
-	return (
-		<tr class="gap">
-			<td colspan={columns}>
-				<Expands controls={id} class="fold">
-					⋯ {gap.count} unchanged line{gap.count === 1 ? '' : 's'}
-				</Expands>
-				{children(id)}
-			</td>
-		</tr>
-	)
-}
-
-/** The id of a fold's table: the file, the table it is in, and where the run starts, so each is once on a page. */
-const foldId = (file: number, table: 'unified' | 'split', gap: Gap) =>
-	`fold-${file}-${table}-${gap.lines[0]?.from ?? 0}`
-
-/**
- * The columns of a diff table (docs/web.md): with `table-layout: fixed` the first row sets the widths, and
- * that row is often a fold spanning them all, which would split the width evenly. A colgroup fixes them
- * whatever the first row is: line numbers and signs narrow, the code the rest.
- */
-const UnifiedColumns = () => (
-	<colgroup>
-		<col class="ln" />
-		<col class="ln" />
-		<col class="mark" />
-		<col class="code" />
-	</colgroup>
-)
-
-const SplitColumns = () => (
-	<colgroup>
-		<col class="ln" />
-		<col class="mark" />
-		<col class="code" />
-		<col class="ln" />
-		<col class="mark" />
-		<col class="code" />
-	</colgroup>
-)
-
-function UnifiedRow({ line }: { line: DiffLine }) {
-	return (
-		<tr class={line.kind}>
-			<td class="ln">{line.from ?? ''}</td>
-			<td class="ln">{line.to ?? ''}</td>
-			<td class="mark">
-				<Sign kind={line.kind} />
-			</td>
-			<td class="code">
-				<LineText line={line} />
-			</td>
-		</tr>
-	)
-}
-
-function UnifiedFile({ file, index, extra = '' }: { file: FileDiff; index: number; extra?: string }) {
-	return (
-		<table class={`diff unified${extra}`}>
-			<UnifiedColumns />
-			<tbody>
-				{file.lines.map((line) =>
-					line.kind === 'gap' ? (
-						<Fold gap={line} columns={4} id={foldId(index, 'unified', line)}>
-							{(id) => (
-								<table id={id} class="diff unified" hidden data-folded="">
-									<UnifiedColumns />
-									<tbody>
-										{line.lines.map((same) => (
-											<UnifiedRow line={same} />
-										))}
-									</tbody>
-								</table>
-							)}
-						</Fold>
-					) : (
-						<UnifiedRow line={line} />
-					)
-				)}
-			</tbody>
-		</table>
-	)
-}
-
-function SplitRow({ left, right }: { left?: DiffLine; right?: DiffLine }) {
-	return (
-		<tr>
-			<td class="ln">{left?.from ?? ''}</td>
-			<td class={`mark ${left?.kind ?? 'empty'}`}>{left ? <Sign kind={left.kind} /> : null}</td>
-			<td class={`code ${left?.kind ?? 'empty'}`}>{left ? <LineText line={left} /> : null}</td>
-			<td class="ln">{right?.to ?? ''}</td>
-			<td class={`mark ${right?.kind ?? 'empty'}`}>{right ? <Sign kind={right.kind} /> : null}</td>
-			<td class={`code ${right?.kind ?? 'empty'}`}>{right ? <LineText line={right} /> : null}</td>
-		</tr>
-	)
-}
-
-/** Side by side; below 640 px the page shows the one-column table beside it instead (docs/web.md). */
-function SplitFile({ file, index }: { file: FileDiff; index: number }) {
-	return (
-		<table class="diff split wide-only">
-			<SplitColumns />
-			<tbody>
-				{sideBySide(file.lines).map((row) =>
-					row.gap !== undefined ? (
-						<Fold gap={row.gap} columns={6} id={foldId(index, 'split', row.gap)}>
-							{(id) => (
-								<table id={id} class="diff split" hidden data-folded="">
-									<SplitColumns />
-									<tbody>
-										{row.gap?.lines.map((same) => (
-											<SplitRow left={same} right={same} />
-										))}
-									</tbody>
-								</table>
-							)}
-						</Fold>
-					) : (
-						<SplitRow left={row.left} right={row.right} />
-					)
-				)}
-			</tbody>
-		</table>
-	)
-}
-
-export interface CompareData {
-	configId: string
+export interface CompareData extends CompareView {
 	name: string
 	tool: string
-	from: { id: string; version: number }
-	to: { id: string; version: number }
-	/** undefined when the comparison was too large to make here (docs/web.md): the page offers both versions instead. */
-	files?: FileDiff[]
-	view: 'unified' | 'split'
-	whitespace: Whitespace
+	/** What the page's #diff holds, made in the comparison's worker thread (web/diff-view.tsx). */
+	diffHtml: string
 	/** The versions the pickers offer (the newest page of the history, plus the two compared). */
 	versions: { id: string; version: number }[]
 }
 
-/** A comparison's address: the two versions, the view and whether whitespace counts. */
-export const compareHref = (compare: Pick<CompareData, 'configId' | 'from' | 'to' | 'view' | 'whitespace'>) =>
-	`/configs/${compare.configId}/compare?from=${compare.from.id}&to=${compare.to.id}${compare.view === 'split' ? '&view=split' : ''}${compare.whitespace === 'ignore' ? '&ws=ignore' : ''}`
-
-/** Where a version's data is downloaded (docs/web.md): the same rules as viewing it. */
-export const downloadHref = (configId: string, versionId: string) =>
-	`/configs/${configId}/versions/${versionId}/download`
-
-/** Past the comparison's budget: say so, and offer both versions as files. */
-function TooLarge({ compare }: { compare: CompareData }) {
-	return (
-		<div id="diff">
-			<p class="notice" role="status">
-				These versions are too large to compare here: the comparison would take the server too long. Download both and
-				compare them on your machine (for example with <code>diff -u</code>).
-			</p>
-			<ul class="downloads">
-				<li>
-					<a href={downloadHref(compare.configId, compare.from.id)} download>
-						Download version {compare.from.version}
-					</a>
-				</li>
-				<li>
-					<a href={downloadHref(compare.configId, compare.to.id)} download>
-						Download version {compare.to.version}
-					</a>
-				</li>
-			</ul>
-		</div>
-	)
-}
-
-const STATUS_TEXT = { added: 'added', removed: 'removed', changed: 'changed', unchanged: 'unchanged' } as const
-
-/** The diff itself: swapped in place by htmx when the view is toggled. */
-export function DiffView({ compare }: { compare: CompareData }) {
-	if (compare.files === undefined) return <TooLarge compare={compare} />
-	const other = compare.view === 'unified' ? 'split' : 'unified'
-	const href = (view: CompareData['view']) => compareHref({ ...compare, view })
-	const changed = compare.files.filter((file) => file.status !== 'unchanged')
-	return (
-		<div id="diff">
-			<p class="diff-toolbar">
-				<span>
-					{changed.length === 0
-						? 'No differences.'
-						: `${changed.length} file${changed.length === 1 ? '' : 's'} changed.`}{' '}
-					{/* Below 640 px the page always shows one column, so side by side is neither said nor offered there. */}
-					{compare.view === 'unified' ? (
-						'Showing one column'
-					) : (
-						<>
-							<span class="wide-only">Showing side by side</span>
-							<span class="narrow-only">Showing one column</span>
-						</>
-					)}
-					{compare.whitespace === 'ignore' ? ', ignoring whitespace' : ''}.
-				</span>{' '}
-				<a href={href(other)} hx-get={href(other)} hx-target="#diff" hx-swap="outerHTML" class="wide-only">
-					{other === 'split' ? 'Show side by side' : 'Show in one column'}
-				</a>
-			</p>
-			{compare.files.map((file, index) => (
-				<section class="block">
-					<h2 class="file-path">
-						{file.path !== null ? <code>{file.path}</code> : 'Data'}{' '}
-						<span class={`badge ${file.status}`}>{STATUS_TEXT[file.status]}</span>
-						{file.status !== 'unchanged' ? (
-							<span class="muted">
-								{' '}
-								+{file.added} −{file.removed}
-							</span>
-						) : null}
-					</h2>
-					{file.status === 'unchanged' ? null : compare.view === 'unified' ? (
-						<UnifiedFile file={file} index={index} />
-					) : (
-						<>
-							<SplitFile file={file} index={index} />
-							<UnifiedFile file={file} index={index} extra=" narrow-only" />
-						</>
-					)}
-				</section>
-			))}
-		</div>
-	)
-}
+/** The diff (or that it is too large to compare here): swapped in place by htmx when the view is toggled. */
+const DiffView = ({ compare }: { compare: CompareData }) => (
+	<div id="diff" dangerouslySetInnerHTML={{ __html: compare.diffHtml }} />
+)
 
 /** The two versions to compare and whether whitespace counts: a GET form that works without JavaScript. */
 function ComparePickers({ compare }: { compare: CompareData }) {
@@ -354,16 +87,6 @@ export function ComparePage({ ctx, compare }: { ctx: ViewContext; compare: Compa
 	)
 }
 
-/** The diff, or undefined when it is too large to make within its budget (docs/web.md). */
-function compareOrGiveUp(older: unknown, newer: unknown, whitespace: Whitespace): FileDiff[] | undefined {
-	try {
-		return diffData(older, newer, undefined, undefined, whitespace)
-	} catch (error) {
-		if (error instanceof TooLargeToCompare) return undefined
-		throw error
-	}
-}
-
 /** A file name for a download: the config's name and tool and the version, in characters every system accepts. */
 const fileNameOf = (name: string, tool: string, version: number) =>
 	`${`${name}-${tool}`.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 100)}-v${version}.json`
@@ -371,7 +94,24 @@ const fileNameOf = (name: string, tool: string, version: number) =>
 /** How many versions the comparison's pickers offer: the newest page of the history, as on the config's page. */
 const PICKER_VERSIONS = 50
 
-export const configsHistoryPages = ({ configs, policy }: WebDeps) => ({
+/**
+ * What the page's #diff holds (docs/web.md: decided by size), made and rendered in a worker thread, one per
+ * core at once. When every slot stays taken for a moment: 503 with Retry-After.
+ */
+async function compared(comparisons: Comparisons, older: Uint8Array, newer: Uint8Array, view: CompareView) {
+	try {
+		return await comparisons.compare({ older, newer, view })
+	} catch (error) {
+		if (!(error instanceof ComparisonsBusy)) throw error
+		throw new AppError(
+			'unavailable',
+			`The server is busy comparing other versions: try again in ${error.retryAfterSeconds} seconds, or download both versions from the config's history and compare them on your machine.`,
+			{ headers: { 'retry-after': String(error.retryAfterSeconds) } }
+		)
+	}
+}
+
+export const configsHistoryPages = ({ configs, policy, comparisons }: WebDeps) => ({
 	/** One version's data as a file (docs/web.md: what a comparison too large to make here offers); never cached. */
 	download: ({ request, web, view, params }: PageContext & { params: { id: string; versionId: string } }) =>
 		attempt(request, view, async () => {
@@ -407,15 +147,18 @@ export const configsHistoryPages = ({ configs, policy }: WebDeps) => ({
 				if (!versions.some((version) => version.id === chosen.fields.id))
 					versions.push({ id: chosen.fields.id, version: chosen.fields.version })
 			versions.sort((a, b) => b.version - a.version)
-			const compare: CompareData = {
+			const shown: CompareView = {
 				configId: params.id,
-				name: config.fields.name,
-				tool: config.fields.tool,
 				from: { id: from.fields.id, version: from.fields.version },
 				to: { id: to.fields.id, version: to.fields.version },
-				files: compareOrGiveUp(parseData(from.data), parseData(to.data), whitespace),
 				view: query.get('view') === 'split' ? 'split' : 'unified',
-				whitespace,
+				whitespace
+			}
+			const compare: CompareData = {
+				...shown,
+				name: config.fields.name,
+				tool: config.fields.tool,
+				diffHtml: await compared(comparisons, from.data, to.data, shown),
 				versions
 			}
 			if (isHtmx(request)) return fragment(<DiffView compare={compare} />)
