@@ -1,4 +1,16 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { Database } from 'bun:sqlite'
+import {
+	chmodSync,
+	closeSync,
+	constants,
+	existsSync,
+	mkdirSync,
+	openSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	writeFileSync
+} from 'node:fs'
 import { join } from 'node:path'
 import type { Config } from './config'
 import { createSealer, generateMasterKey, openPendingKey, parseMasterKey, type Sealer } from './lib/crypto'
@@ -11,6 +23,9 @@ import {
 	sealKeyCheck
 } from './lib/key-check'
 import { describeUrl } from './store/postgres/url'
+import { migrations } from './store/sqlite/migrations'
+import { schemaOf } from './build-info'
+import { giveToDataDirOwner } from './lib/ownership'
 import { openSqliteStore } from './store/sqlite'
 import type { OpenOptions, Store } from './store/types'
 import { processAlive } from '../shared/process'
@@ -41,6 +56,8 @@ export async function openStore(
 	// Asked before the directory is made: a command that may not create a database throws here, leaving nothing behind.
 	if (!existsSync(file)) onCreate(file)
 	ensureDataDir(config.dataDir)
+	const kept = backUpBeforeUpgrade(config)
+	if (kept !== undefined) process.stderr.write(`cfgsync-server: backed up the database before upgrading it: ${kept}\n`)
 	return openSqliteStore(file, options)
 }
 
@@ -58,6 +75,54 @@ async function openConfigured(config: Config, options: OpenOptions = {}): Promis
 				? (error as Error).message
 				: `the PostgreSQL database ${describeUrl(config.databaseUrl)}: ${(error as Error).message}`
 		)
+	}
+}
+
+/**
+ * §10: before an existing SQLite database is migrated, a copy of it as it was:
+ * `pre-upgrade-<old schema>-<time>.db` in the backup directory (else the data directory), 0600,
+ * made with VACUUM INTO (whole or not at all). The way back after an upgrade (docs/operations.md,
+ * "Rolling back"). Nothing when there is nothing to migrate, or no database yet. Returns the file.
+ */
+export function backUpBeforeUpgrade(config: Config): string | undefined {
+	if (config.databaseUrl !== undefined) return undefined
+	const file = join(config.dataDir, DATABASE_FILE)
+	if (!existsSync(file)) return undefined
+	const newestKnown = migrations[migrations.length - 1]?.folderMillis ?? 0
+	const database = new Database(file, { readonly: true })
+	try {
+		const table = database
+			.query<{ name: string }, []>(
+				"SELECT name FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'"
+			)
+			.get()
+		if (table === null) return undefined
+		const recorded = database
+			.query<{ n: number; newest: number | null }, []>(
+				'SELECT count(*) AS n, max(created_at) AS newest FROM __drizzle_migrations'
+			)
+			.get()
+		if (!recorded || recorded.newest === null || Number(recorded.newest) >= newestKnown) return undefined
+		const dir = config.backupDir ?? config.dataDir
+		if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 })
+		const target = join(
+			dir,
+			`pre-upgrade-${schemaOf('sqlite', recorded.n)}-${new Date().toISOString().replace(/[:.]/g, '-')}.db`
+		)
+		closeSync(openSync(target, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, 0o600))
+		try {
+			database.run('VACUUM INTO ?', [target])
+		} catch (error) {
+			rmSync(target, { force: true })
+			throw new BootError(
+				`could not back up ${file} before upgrading it (${(error as Error).message}); nothing was changed: free some space or set --backup-dir, then start again`
+			)
+		}
+		chmodSync(target, 0o600)
+		giveToDataDirOwner(config.dataDir, [target])
+		return target
+	} finally {
+		database.close()
 	}
 }
 
@@ -80,8 +145,10 @@ export async function openWithMasterKey(config: Config): Promise<{
 	createdKeyFile: boolean
 	createdDatabase: boolean
 	rotatedKeyNotSaved: boolean
+	preUpgradeBackup: string | undefined
 }> {
 	ensureDataDir(config.dataDir)
+	const preUpgradeBackup = backUpBeforeUpgrade(config)
 	const keyFile = join(config.dataDir, MASTER_KEY_FILE)
 	const keySource = masterKeySource(config)
 	const readKey = () => readMasterKey(config)
@@ -136,7 +203,7 @@ export async function openWithMasterKey(config: Config): Promise<{
 			}
 		}
 	})
-	return { store, sealer: sealer as Sealer, createdKeyFile, createdDatabase, rotatedKeyNotSaved }
+	return { store, sealer: sealer as Sealer, createdKeyFile, createdDatabase, rotatedKeyNotSaved, preUpgradeBackup }
 }
 
 /** Where the master key comes from: the variable, or the data directory's key file. */

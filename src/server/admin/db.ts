@@ -4,7 +4,7 @@ import { databaseName, ensureDataDir, masterKeySource, openStore } from '../boot
 import { refuseWhileServed } from './maintenance'
 import { refuseMalformedKey } from './context'
 import { loadConfig } from '../config'
-import { copyDatabase, rowsAlreadyIn } from '../store/copy'
+import { CopyFailed, copyDatabase, rowsAlreadyIn } from '../store/copy'
 import { openPostgresStore } from '../store/postgres'
 import { describeUrl, isPostgresUrl } from '../store/postgres/client'
 import { openSqliteStore } from '../store/sqlite'
@@ -22,7 +22,9 @@ export async function dbCommand(args: string[]) {
 	const { values, positionals } = parseCommand(rest, { 'data-dir': { type: 'string' }, to: { type: 'string' } })
 	if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`)
 	if (!values.to) throw usageError('expected --to URL (a postgres:// URL or a SQLite file path)')
-	const config = loadConfig({ dataDir: values['data-dir'] })
+	// One page at a time: two connections each side are plenty.
+	const configured = loadConfig({ dataDir: values['data-dir'] })
+	const config = { ...configured, databasePool: Math.min(configured.databasePool, 2) }
 	refuseMalformedKey(config)
 	const to = values.to
 	const targetName = isPostgresUrl(to) ? describeUrl(to) : resolve(to)
@@ -33,7 +35,7 @@ export async function dbCommand(args: string[]) {
 	let opened: Store | undefined
 	try {
 		const target = isPostgresUrl(to)
-			? await openPostgresStore(to, { max: config.databasePool }).catch((error: Error) =>
+			? await openPostgresStore(to, { max: Math.min(config.databasePool, 2) }).catch((error: Error) =>
 					Promise.reject(new CliError(`cannot open ${targetName}: ${error.message}`))
 				)
 			: openSqliteTarget(resolve(to))
@@ -44,7 +46,19 @@ export async function dbCommand(args: string[]) {
 				`${targetName} is not empty (${filled.join(', ')}): db copy only fills an empty database, so nothing is overwritten`
 			)
 		process.stdout.write(`copying ${databaseName(config)} → ${targetName}\n`)
-		const figures = await copyDatabase(source, target)
+		let figures: Awaited<ReturnType<typeof copyDatabase>>
+		try {
+			figures = await copyDatabase(source, target)
+		} catch (error) {
+			// §10: a failed copy leaves the target as it found it, empty, and says why in one line.
+			const emptied = await target.tables.clear().then(
+				() => 'the target was emptied again',
+				() => `the target could not be emptied again: empty ${targetName} by hand before the next try`
+			)
+			const reason =
+				error instanceof CopyFailed ? error.message : `${(error as Error).message.split('\n')[0]?.slice(0, 200)}`
+			throw new CliError(`db copy failed: ${reason}; ${emptied}`)
+		}
 		const width = Math.max(...figures.map((row) => row.table.length))
 		let mismatches = 0
 		for (const row of figures) {

@@ -6,6 +6,7 @@ import { createApp } from '../app'
 import { BootError, databaseName, ensureDataDir, openWithMasterKey, registerServer } from '../boot'
 import { holdServerLock, LOCK_FILE } from '../lib/data-dir-lock'
 import { PG_DUMP_ADVICE } from '../store/postgres'
+import { SchemaTooNewError } from '../store/schema-check'
 import { loadConfig, type Config } from '../config'
 import { scheduleBackups } from '../jobs/backup'
 import { schedulePurge } from '../jobs/purge'
@@ -85,6 +86,10 @@ async function boot(config: Config, logger: Logger) {
 			logger.warn('created a new master key; back it up: without it the data cannot be read', {
 				dataDir: config.dataDir
 			})
+		if (opened.preUpgradeBackup !== undefined)
+			logger.info('backed up the database before upgrading it (the way back: docs/operations.md, "Rolling back")', {
+				file: opened.preUpgradeBackup
+			})
 		if (opened.rotatedKeyNotSaved) {
 			logger.warn(
 				'the master key was rotated but the new key was not saved where this one came from: run cfgsync-server rekey again to finish',
@@ -93,7 +98,7 @@ async function boot(config: Config, logger: Logger) {
 		}
 		return opened
 	} catch (error) {
-		if (error instanceof BootError) throw new CliError(error.message)
+		if (error instanceof BootError || error instanceof SchemaTooNewError) throw new CliError(error.message)
 		throw error
 	}
 }

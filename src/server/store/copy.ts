@@ -33,6 +33,35 @@ export interface TableFigures {
 	targetDigest: string
 }
 
+/**
+ * A copy that the target refused: which table, after how many rows, and the driver's reason in one
+ * line. Never the rows: an insert's error text (Drizzle's) lists its parameters, which hold
+ * usernames, addresses and sealed data.
+ */
+export class CopyFailed extends Error {
+	override name = 'CopyFailed'
+	constructor(
+		readonly table: string,
+		readonly copied: number,
+		cause: unknown
+	) {
+		super(`the target refused a row of ${table} (after ${copied} rows of it): ${reasonOf(cause)}`)
+	}
+}
+
+/** The innermost error's first line, with its SQLSTATE or SQLite code: what failed, without the values. */
+function reasonOf(error: unknown): string {
+	let current = error
+	while (typeof current === 'object' && current !== null && (current as { cause?: unknown }).cause !== undefined)
+		current = (current as { cause: unknown }).cause
+	const { message, code, errno } = (current ?? {}) as { message?: unknown; code?: unknown; errno?: unknown }
+	const text = typeof message === 'string' ? (message.split('\n')[0] ?? '') : String(current)
+	// Drizzle's own "Failed query: insert … params: …" is never shown, whatever wraps it.
+	const clean = text.startsWith('Failed query') ? 'the insert failed' : text.slice(0, 200)
+	const label = typeof errno === 'string' && /^[0-9A-Z]{5}$/.test(errno) ? errno : typeof code === 'string' ? code : ''
+	return label ? `${clean} (${label})` : clean
+}
+
 /** Why a target cannot take a copy: the tables that already hold rows (docs/operations.md: only into an empty database). */
 export async function rowsAlreadyIn(target: Store): Promise<string[]> {
 	const filled: string[] = []
@@ -60,7 +89,11 @@ export async function copyDatabase(
 		for (;;) {
 			const page = await source.tables.page(table, after, limit)
 			if (page.length === 0) break
-			await target.tables.insert(table, page)
+			try {
+				await target.tables.insert(table, page)
+			} catch (error) {
+				throw new CopyFailed(table, rows, error)
+			}
 			rows += page.length
 			after = await source.tables.keyOf(table, page[page.length - 1] as Record<string, unknown>)
 			limit = nextPageRows(page, limit)

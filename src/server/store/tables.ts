@@ -17,6 +17,8 @@ export interface TableAccess {
 	insert(table: string, rows: Record<string, unknown>[]): Promise<void>
 	/** After rows were inserted with their own ids: what the engine needs to go on from them. */
 	finish(): Promise<void>
+	/** Deletes every copied row again (a `db copy` that failed leaves its target empty), children first. */
+	clear(): Promise<void>
 }
 
 /** Insert order: a table comes after every table its foreign keys name. */
@@ -103,6 +105,9 @@ export function tableAccess(
 		async insert(name, rows) {
 			for (let i = 0; i < rows.length; i += INSERT_ROWS)
 				await db.insert(table(name)).values(rows.slice(i, i + INSERT_ROWS))
+		},
+		async clear() {
+			for (const name of [...TABLE_ORDER].reverse()) await db.delete(table(name))
 		},
 		finish
 	}

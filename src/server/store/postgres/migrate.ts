@@ -1,6 +1,7 @@
 import type { SQL as BunSQL } from 'bun'
 import type { Migration } from '../sqlite/migrations'
 import type { MetaAccess } from '../types'
+import { refuseNewerSchema } from '../schema-check'
 
 const TABLE = '__drizzle_migrations'
 /** The advisory lock every starting instance takes before it looks at the schema ("cfgsync" in ASCII). */
@@ -29,6 +30,11 @@ export async function applyMigrations(
 		const [last] = (await tx.unsafe(`SELECT created_at FROM ${TABLE} ORDER BY created_at DESC LIMIT 1`)) as {
 			created_at: string
 		}[]
+		const [recorded] = (await tx.unsafe(`SELECT count(*)::int AS n FROM ${TABLE}`)) as { n: number }[]
+		refuseNewerSchema('postgres', migrations, {
+			count: recorded?.n ?? 0,
+			newest: last ? Number(last.created_at) : undefined
+		})
 		const applied: string[] = []
 		for (const migration of migrations) {
 			if (last && Number(last.created_at) >= migration.folderMillis) continue
@@ -41,6 +47,14 @@ export async function applyMigrations(
 			])
 			applied.push(migration.tag)
 		}
+		// Rows written without a feed number (issue 37.3; the commit trigger numbers every row since 0003) get the next ones.
+		const numbered = (await tx.unsafe(
+			"SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'audit_events' AND column_name = 'seq'"
+		)) as unknown[]
+		if (numbered.length > 0)
+			await tx.unsafe(
+				`UPDATE audit_events SET seq = nextval('audit_events_seq') WHERE id IN (SELECT id FROM audit_events WHERE seq IS NULL ORDER BY at, id)`
+			)
 		if (then) {
 			const values = new Map(
 				((await tx.unsafe('SELECT key, value FROM meta')) as { key: string; value: string }[]).map((row) => [
