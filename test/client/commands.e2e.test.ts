@@ -245,12 +245,16 @@ describe('keys and login', () => {
 			['login', '--user', 'ada', '--device', 'tty'],
 			[
 				{ after: 'Password: ', type: 'wrong-password\r' },
-				{ after: 'Password: ', type: `${ada.password}\r` }
+				{ after: 'Password: ', type: `${ada.password}\r` },
+				// Then it offers to trust ada's other devices with code (CONTRACT §11): none.
+				{ after: 'Enter for none: ', type: '\r' }
 			]
 		)
 		expect(typed.output).toContain('Wrong login or password; try again.')
 		expect(typed.output).toContain('Logged in as ada')
+		expect(typed.output).toMatch(/ {2}\d+ {2}e2e \(last used/)
 		expect(typed.code).toBe(0)
+		expect((await m.cfgsync(['trust', '--list'])).stdout).toMatch(/^e2e +not trusted$/m)
 		const thrice = await m.terminal(
 			['login', '--user', 'ada', '--device', 'tty'],
 			[
