@@ -252,7 +252,7 @@ describe('keys and login', () => {
 		)
 		expect(typed.output).toContain('Wrong login or password; try again.')
 		expect(typed.output).toContain('Logged in as ada')
-		expect(typed.output).toMatch(/ {2}\d+ {2}e2e \(last used/)
+		expect(typed.output).toMatch(/ {2}\d+ {2}e2e \((never used|last used)/)
 		expect(typed.code).toBe(0)
 		expect((await m.cfgsync(['trust', '--list'])).stdout).toMatch(/^e2e +not trusted$/m)
 		const thrice = await m.terminal(

@@ -142,7 +142,9 @@ async function offerTrust(server: string, now: Credentials): Promise<void> {
 	say(
 		`Your other devices' changes to settings of your personal configs that run code or widen what a tool may do (hooks, permissions, env, MCP servers) are shown and asked about first, unless this machine trusts the device (cfgsync trust DEVICE, any time):`
 	)
-	for (const [i, key] of others.entries()) say(`  ${i + 1}  ${safe(key.device)} (last used ${ago(key.lastUsedAt)})`)
+	others.sort((a, b) => (a.device < b.device ? -1 : 1))
+	for (const [i, key] of others.entries())
+		say(`  ${i + 1}  ${safe(key.device)} (${key.lastUsedAt ? `last used ${ago(key.lastUsedAt)}` : 'never used'})`)
 	const chosen = await chooseDevices(others.length)
 	for (const i of chosen) {
 		const device = (others[i] as { device: string }).device
@@ -161,11 +163,16 @@ async function chooseDevices(count: number): Promise<number[]> {
 			if (error instanceof PromptCancelled) return []
 			throw error
 		}
-		const words = (answer ?? '').trim().toLowerCase().split(/[\s,]+/).filter(Boolean)
+		const words = (answer ?? '')
+			.trim()
+			.toLowerCase()
+			.split(/[\s,]+/)
+			.filter(Boolean)
 		if (words.length === 0 || /^(n|no|none)$/.test(words.join(' '))) return []
 		if (words.length === 1 && words[0] === 'all') return [...Array(count).keys()]
 		const numbers = words.map(Number)
-		if (numbers.every((n) => Number.isInteger(n) && n >= 1 && n <= count)) return [...new Set(numbers.map((n) => n - 1))]
+		if (numbers.every((n) => Number.isInteger(n) && n >= 1 && n <= count))
+			return [...new Set(numbers.map((n) => n - 1))]
 		say(`Answer with numbers from 1 to ${count}, "all", or nothing.`)
 	}
 }
