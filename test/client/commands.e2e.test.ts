@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync } from 'node:fs'
 import { join } from 'node:path'
 import { api, emptyDir, run, serversOfThisFile, startServer, type Server } from '../support/harness'
-import { login, machine, serverWithUsers, type Machine, type User } from '../support/client/machines'
+import { login, machine, ownMachines, serverWithUsers, type Machine, type User } from '../support/client/machines'
 
 /**
  * Issue 20 against the compiled server: each point of the issue as it was
@@ -245,12 +245,16 @@ describe('keys and login', () => {
 			['login', '--user', 'ada', '--device', 'tty'],
 			[
 				{ after: 'Password: ', type: 'wrong-password\r' },
-				{ after: 'Password: ', type: `${ada.password}\r` }
+				{ after: 'Password: ', type: `${ada.password}\r` },
+				// Then it offers to trust ada's other devices with code (CONTRACT §11): none.
+				{ after: 'Enter for none: ', type: '\r' }
 			]
 		)
 		expect(typed.output).toContain('Wrong login or password; try again.')
 		expect(typed.output).toContain('Logged in as ada')
+		expect(typed.output).toMatch(/ {2}\d+ {2}e2e \((never used|last used)/)
 		expect(typed.code).toBe(0)
+		expect((await m.cfgsync(['trust', '--list'])).stdout).toMatch(/^e2e +not trusted$/m)
 		const thrice = await m.terminal(
 			['login', '--user', 'ada', '--device', 'tty'],
 			[
@@ -526,7 +530,8 @@ describe("the tools' real files", () => {
 	}, 90_000)
 
 	test('~/.claude.json: only mcpServers is synced, merged back into the rest of the file without touching its other keys', async () => {
-		const [a, b] = [await loggedIn(ada), await loggedIn(ada)] as [Machine, Machine]
+		// Ada's two machines trust each other with code (CONTRACT §11): MCP servers are such settings.
+		const [a, b] = (await ownMachines(server, ada, 2, 'mcp')) as [Machine, Machine]
 		const fileA = {
 			numStartups: 12,
 			oauthAccount: { emailAddress: 'ada@example.test' },

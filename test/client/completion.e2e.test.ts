@@ -81,7 +81,7 @@ describe('cfgsync completion', () => {
 		]).stdout.toString()
 		expect(registered.trim()).toBe('complete -F _cfgsync cfgsync')
 		expect(await bash(['pu'])).toEqual(['pull', 'push'])
-		expect(await bash(['t'])).toEqual(['team', 'teams'])
+		expect(await bash(['t'])).toEqual(['team', 'teams', 'trust'])
 		expect(await bash(['push', ''])).toEqual(['claude-code', 'codex', 'cursor', 'gemini-cli', 'vscode', 'windsurf'])
 		expect(await bash(['pull', 'cl'])).toEqual(['claude-code'])
 		expect(await bash(['push', 'codex', '--na'])).toEqual(['--name'])

@@ -16,8 +16,9 @@ import { login, machine, serverWithUsers, type Machine, type User } from '../sup
 const servers = serversOfThisFile()
 let server: Server
 let ada: User
+let cy: User
 beforeAll(async () => {
-	;({ server, ada } = await serverWithUsers(servers))
+	;({ server, ada, cy } = await serverWithUsers(servers))
 }, 60_000)
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`
@@ -146,6 +147,40 @@ describe('a code change from a device this machine does not trust is reviewed', 
 })
 
 describe('on a terminal', () => {
+	test('login lists the account’s other devices and trusts the ones named by number; Enter trusts none', async () => {
+		const desk = machine(server)
+		expect((await login(desk, cy, 'desk-offer')).code).toBe(0)
+		const laptop = machine(server)
+		const first = await laptop.terminal(
+			['login', '--user', 'cy', '--device', 'laptop-offer'],
+			[
+				{ after: 'Password: ', type: `${cy.password}\r` },
+				{ after: 'Enter for none: ', type: 'x\r' },
+				{ after: 'Enter for none: ', type: '1\r' }
+			]
+		)
+		expect(first.code).toBe(0)
+		expect(first.output).toContain('  1  desk-offer (last used')
+		expect(first.output).toContain('  2  e2e (never used)')
+		expect(first.output).toContain('Answer with numbers from 1 to 2')
+		expect(first.output).toContain('Trusted device "desk-offer".')
+		const listed = (await laptop.cfgsync(['trust', '--list'])).stdout
+		expect(listed).toMatch(/^desk-offer +trusted$/m)
+		expect(listed).toMatch(/^e2e +not trusted$/m)
+		// Logging in again asks only about the devices not trusted yet; Enter trusts none.
+		const again = await laptop.terminal(
+			['login', '--user', 'cy', '--device', 'laptop-offer'],
+			[
+				{ after: 'Password: ', type: `${cy.password}\r` },
+				{ after: 'Enter for none: ', type: '\r' }
+			]
+		)
+		expect(again.code).toBe(0)
+		expect(again.output).toContain('  1  e2e (never used)')
+		expect(again.output).not.toContain('desk-offer')
+		expect((await laptop.cfgsync(['trust', '--list'])).stdout).toMatch(/^e2e +not trusted$/m)
+	}, 120_000)
+
 	test('a review longer than the screen goes through the pager, whole, before the question', async () => {
 		const { laptop, ci, env } = await laptopAndCi('trust-pager')
 		const verbs = Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`verb${i}`, `Pondering ${i}`]))

@@ -126,31 +126,54 @@ async function run({ values, positionals }: Input<typeof options>) {
 
 /**
  * On a terminal, login offers to trust the account's other devices with code (CONTRACT §11): their changes
- * to personal configs that run code or widen what a tool may do are otherwise asked about first. One
- * question per device, no by default (a CI key is better left untrusted).
+ * to personal configs' settings that run code or widen what a tool may do are otherwise asked about first.
+ * One question for all of them, none by default (a CI key is better left untrusted).
  */
 async function offerTrust(server: string, now: Credentials): Promise<void> {
 	const keys = await createApi(server, now.apiKey)
 		.keys.list()
 		.catch(() => undefined)
 	const trusted = trustedDevices(server, now.username)
-	const others = (keys ?? []).filter((k) => !k.current && k.device !== now.device && !trusted.includes(k.device))
+	const others: { device: string; lastUsedAt: string | null }[] = []
+	for (const key of keys ?? [])
+		if (!key.current && key.device !== now.device && !trusted.includes(key.device))
+			if (!others.some((o) => o.device === key.device)) others.push(key)
 	if (others.length === 0) return
 	say(
-		`Your other devices' changes to settings of your personal configs that run code or widen what a tool may do (hooks, permissions, env, MCP servers) are shown and asked about first, unless this machine trusts the device (cfgsync trust DEVICE, any time).`
+		`Your other devices' changes to settings of your personal configs that run code or widen what a tool may do (hooks, permissions, env, MCP servers) are shown and asked about first, unless this machine trusts the device (cfgsync trust DEVICE, any time):`
 	)
-	for (const key of others) {
+	others.sort((a, b) => (a.device < b.device ? -1 : 1))
+	for (const [i, key] of others.entries())
+		say(`  ${i + 1}  ${safe(key.device)} (${key.lastUsedAt ? `last used ${ago(key.lastUsedAt)}` : 'never used'})`)
+	const chosen = await chooseDevices(others.length)
+	for (const i of chosen) {
+		const device = (others[i] as { device: string }).device
+		setTrusted(server, now.username, device, true)
+		say(`Trusted device "${safe(device)}".`)
+	}
+}
+
+/** Asks which of `count` listed devices to trust: their numbers, "all", or nothing (the default); asks again on anything else. */
+async function chooseDevices(count: number): Promise<number[]> {
+	for (;;) {
 		let answer: string | undefined
 		try {
-			answer = await prompt(`Trust device "${safe(key.device)}" (last used ${ago(key.lastUsedAt)})? [y/N] `)
+			answer = await prompt(`Trust which of them with code? Their numbers (1 3), "all", or Enter for none: `)
 		} catch (error) {
-			if (error instanceof PromptCancelled) return
+			if (error instanceof PromptCancelled) return []
 			throw error
 		}
-		if (/^y(es)?$/i.test((answer ?? '').trim())) {
-			setTrusted(server, now.username, key.device, true)
-			say(`Trusted device "${safe(key.device)}".`)
-		}
+		const words = (answer ?? '')
+			.trim()
+			.toLowerCase()
+			.split(/[\s,]+/)
+			.filter(Boolean)
+		if (words.length === 0 || /^(n|no|none)$/.test(words.join(' '))) return []
+		if (words.length === 1 && words[0] === 'all') return [...Array(count).keys()]
+		const numbers = words.map(Number)
+		if (numbers.every((n) => Number.isInteger(n) && n >= 1 && n <= count))
+			return [...new Set(numbers.map((n) => n - 1))]
+		say(`Answer with numbers from 1 to ${count}, "all", or nothing.`)
 	}
 }
 
