@@ -24,6 +24,7 @@ import {
 	backupDays,
 	backupRoot,
 	stateKey,
+	forgetLeftFiles,
 	forgetState,
 	getState,
 	pruneBackups,
@@ -443,11 +444,23 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		crashPoint('pushed')
 		final = { ...pushing.state, version }
 		report.pushed = { version, hash: pushing.hash, created: !remote, files: Object.keys(outcome.push).sort() }
+		// Files a left team config had here, named by this push: the personal config holds them from now on.
+		if (t.teamId === undefined && options.named)
+			forgetLeftFiles(
+				s.server,
+				username,
+				t.tool,
+				report.pushed.files.filter((key) => namedKey(key, options.named))
+			)
 	}
 	finishJournal(t.key, final)
 	if (!options.dryRun) pruneBackups(keepDays)
 	return report
 }
+
+/** Whether PATH arguments (as keys; a directory's ends in `/`) name a file. */
+const namedKey = (key: string, named: string[] | undefined) =>
+	named?.some((name) => key === name || key.startsWith(name.endsWith('/') ? name : `${name}/`)) === true
 
 /** PATH arguments again, for a command to rerun: a team push without them would not send the new files. */
 const pathWords = (named: string[] | undefined) => (named ?? []).map((key) => ` ${pathWord(key)}`).join('')
