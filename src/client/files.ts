@@ -74,6 +74,35 @@ export function readText(key: string): string | undefined {
 	return readWhole(key)
 }
 
+/**
+ * What stands at a key's place when it is not a regular file (a link is
+ * followed): `a directory`, `a FIFO (named pipe)`, `a socket`, `a device`;
+ * undefined for a regular file or nothing. Only regular files are ever opened
+ * (docs/sync-model.md): opening a FIFO waits for a writer for ever.
+ */
+export function notRegular(key: string): string | undefined {
+	let stats: Stats
+	try {
+		stats = statSync(safeTarget(key))
+	} catch {
+		return undefined // nothing there, or a key with no place here (refused where it is written)
+	}
+	if (stats.isFile()) return undefined
+	if (stats.isDirectory()) return 'a directory'
+	if (stats.isFIFO()) return 'a FIFO (named pipe)'
+	if (stats.isSocket()) return 'a socket'
+	return 'a device'
+}
+
+const NOT_REGULAR =
+	' where a file should be: only regular files are read, so cfgsync leaves it as it is, neither read nor written'
+
+/** Why a file is left out when something else stands at its place. */
+export const notRegularWhy = (what: string) => `${what}${NOT_REGULAR}`
+
+/** Is this why a file was left out (scopeFor's skipped) something else standing at its place? */
+export const isNotRegularWhy = (why: string) => why.endsWith(NOT_REGULAR)
+
 function readWhole(key: string): string | undefined {
 	const path = safeTarget(key)
 	let stats: Stats
@@ -83,6 +112,8 @@ function readWhole(key: string): string | undefined {
 		return undefined // absent, or a link to nothing
 	}
 	if (stats.isDirectory()) throw new CliFailure(`${shown(key)} is a directory, not a file`)
+	if (!stats.isFile())
+		throw new CliFailure(`${shown(key)} is ${notRegular(key) ?? 'not a regular file'}: only regular files are read`)
 	try {
 		return utf8.decode(readFileSync(path))
 	} catch {
@@ -385,6 +416,8 @@ export function applyWrites(writes: Write[], backupRoot: string): { backedUp: nu
 		written++
 		const target = safeTarget(write.key)
 		const stats = lstat(target)
+		const other = notRegular(write.key)
+		if (other !== undefined) throw new CliFailure(`${shown(write.key)} is ${other}: only regular files are written`)
 		let current: Buffer | undefined
 		try {
 			current = readFileSync(target)
