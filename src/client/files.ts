@@ -406,80 +406,107 @@ const PART_ATTEMPTS = 20
  * Makes the writes: each file is copied to `backupRoot` first (same relative
  * path, mode 0600), then replaced atomically with exactly the given bytes, or
  * deleted. A symbolic link inside home is written through (the link stays);
- * deleting one removes the link, not what it points to.
+ * deleting one removes the link, not what it points to. A write that fails
+ * (permission denied, a file where a directory should be, a full disk) leaves
+ * that file as it was and the others go on (docs/sync-model.md): `failed`
+ * names each, with why, for the caller to keep its old base.
  */
-export function applyWrites(writes: Write[], backupRoot: string): { backedUp: number } {
+export function applyWrites(writes: Write[], backupRoot: string): { backedUp: number; failed: Map<string, string> } {
 	let backedUp = 0
 	let written = 0
+	const failed = new Map<string, string>()
 	for (const write of writes) {
 		if (written > 0) crashPoint(`write:${written}`)
 		written++
-		const target = safeTarget(write.key)
-		const stats = lstat(target)
-		const other = notRegular(write.key)
-		if (other !== undefined) throw new CliFailure(`${shown(write.key)} is ${other}: only regular files are written`)
-		let current: Buffer | undefined
 		try {
-			current = readFileSync(target)
-		} catch {
-			current = undefined
+			if (applyOne(write, backupRoot, written)) backedUp++
+		} catch (error) {
+			failed.set(write.key, writeFailure(error))
 		}
-		const part = partOf(write.key)
-		if (current !== undefined) {
-			const backup = join(backupRoot, ...(localKey(write.key) ?? write.key).split('/'))
-			mkdirSync(dirname(backup), { recursive: true, mode: 0o700 })
-			writeAtomically(backup, current, 0o600)
-			backedUp++
-		}
-		const content = write.content
-		// A part of a file (`~/.claude.json`, which its tool rewrites at any moment): merged into the rest of it,
-		// which stays as it is (a removed part removes only its key). The file is read again just before the
-		// rename, and when the tool wrote it meanwhile, the part is merged into that text instead, so the tool's
-		// own write is never lost (docs/sync-model.md).
-		if (part) {
-			const place = landingPlace(target)
-			let mode = 0o600
-			try {
-				mode = statSync(place).mode & 0o777
-			} catch {
-				// a new file
-			}
-			mkdirSync(dirname(place), { recursive: true })
-			for (let attempt = 1; ; attempt++) {
-				const text = current === undefined ? undefined : utf8.decode(current)
-				const next = mergePart(write.key, text, content)
-				if (next === undefined) break
-				const seen = current
-				const unchanged = () => {
-					const now = readBytes(place)
-					return now === undefined ? seen === undefined : seen !== undefined && now.equals(seen)
-				}
-				const done = writeAtomically(
-					place,
-					next,
-					mode,
-					() => crashPoint(`temporary:${written}`),
-					attempt < PART_ATTEMPTS ? unchanged : undefined
-				)
-				if (done) break
-				current = readBytes(place)
-			}
-			continue
-		}
-		if (content === null) {
-			if (stats !== undefined) unlinkSync(target)
-			continue
-		}
+	}
+	if (written > 0) crashPoint(`write:${written}`)
+	return { backedUp, failed }
+}
+
+/** Why a write failed, in words (never a raw error with a temporary file's name). */
+function writeFailure(error: unknown): string {
+	if (error instanceof CliFailure) return error.message
+	const code = (error as { code?: string }).code
+	if (code === 'EACCES' || code === 'EPERM') return 'permission denied (a read-only file or directory)'
+	if (code === 'EROFS') return 'the file system is read-only'
+	if (code === 'ENOSPC' || code === 'EDQUOT') return 'no space left on the disk'
+	if (code === 'EEXIST' || code === 'ENOTDIR') return 'a file stands where a directory should be'
+	if (code === 'EISDIR') return 'a directory stands where the file should be'
+	return code ?? (error instanceof Error ? error.message : String(error))
+}
+
+/** One write of applyWrites; whether the file was backed up first. */
+function applyOne(write: Write, backupRoot: string, written: number): boolean {
+	let backedUp = false
+	const target = safeTarget(write.key)
+	const stats = lstat(target)
+	const other = notRegular(write.key)
+	if (other !== undefined) throw new CliFailure(`${shown(write.key)} is ${other}: only regular files are written`)
+	let current: Buffer | undefined
+	try {
+		current = readFileSync(target)
+	} catch {
+		current = undefined
+	}
+	const part = partOf(write.key)
+	if (current !== undefined) {
+		const backup = join(backupRoot, ...(localKey(write.key) ?? write.key).split('/'))
+		mkdirSync(dirname(backup), { recursive: true, mode: 0o700 })
+		writeAtomically(backup, current, 0o600)
+		backedUp = true
+	}
+	const content = write.content
+	// A part of a file (`~/.claude.json`, which its tool rewrites at any moment): merged into the rest of it,
+	// which stays as it is (a removed part removes only its key). The file is read again just before the
+	// rename, and when the tool wrote it meanwhile, the part is merged into that text instead, so the tool's
+	// own write is never lost (docs/sync-model.md).
+	if (part) {
 		const place = landingPlace(target)
-		mkdirSync(dirname(place), { recursive: true })
 		let mode = 0o600
 		try {
 			mode = statSync(place).mode & 0o777
 		} catch {
 			// a new file
 		}
-		writeAtomically(place, content, mode, () => crashPoint(`temporary:${written}`))
+		mkdirSync(dirname(place), { recursive: true })
+		for (let attempt = 1; ; attempt++) {
+			const text = current === undefined ? undefined : utf8.decode(current)
+			const next = mergePart(write.key, text, content)
+			if (next === undefined) break
+			const seen = current
+			const unchanged = () => {
+				const now = readBytes(place)
+				return now === undefined ? seen === undefined : seen !== undefined && now.equals(seen)
+			}
+			const done = writeAtomically(
+				place,
+				next,
+				mode,
+				() => crashPoint(`temporary:${written}`),
+				attempt < PART_ATTEMPTS ? unchanged : undefined
+			)
+			if (done) break
+			current = readBytes(place)
+		}
+		return backedUp
 	}
-	if (written > 0) crashPoint(`write:${written}`)
-	return { backedUp }
+	if (content === null) {
+		if (stats !== undefined) unlinkSync(target)
+		return backedUp
+	}
+	const place = landingPlace(target)
+	mkdirSync(dirname(place), { recursive: true })
+	let mode = 0o600
+	try {
+		mode = statSync(place).mode & 0o777
+	} catch {
+		// a new file
+	}
+	writeAtomically(place, content, mode, () => crashPoint(`temporary:${written}`))
+	return backedUp
 }
