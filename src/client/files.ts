@@ -74,6 +74,35 @@ export function readText(key: string): string | undefined {
 	return readWhole(key)
 }
 
+/**
+ * What stands at a key's place when it is not a regular file (a link is
+ * followed): `a directory`, `a FIFO (named pipe)`, `a socket`, `a device`;
+ * undefined for a regular file or nothing. Only regular files are ever opened
+ * (docs/sync-model.md): opening a FIFO waits for a writer for ever.
+ */
+export function notRegular(key: string): string | undefined {
+	let stats: Stats
+	try {
+		stats = statSync(safeTarget(key))
+	} catch {
+		return undefined // nothing there, or a key with no place here (refused where it is written)
+	}
+	if (stats.isFile()) return undefined
+	if (stats.isDirectory()) return 'a directory'
+	if (stats.isFIFO()) return 'a FIFO (named pipe)'
+	if (stats.isSocket()) return 'a socket'
+	return 'a device'
+}
+
+const NOT_REGULAR =
+	' where a file should be: only regular files are read, so cfgsync leaves it as it is, neither read nor written'
+
+/** Why a file is left out when something else stands at its place. */
+export const notRegularWhy = (what: string) => `${what}${NOT_REGULAR}`
+
+/** Is this why a file was left out (scopeFor's skipped) something else standing at its place? */
+export const isNotRegularWhy = (why: string) => why.endsWith(NOT_REGULAR)
+
 function readWhole(key: string): string | undefined {
 	const path = safeTarget(key)
 	let stats: Stats
@@ -83,6 +112,8 @@ function readWhole(key: string): string | undefined {
 		return undefined // absent, or a link to nothing
 	}
 	if (stats.isDirectory()) throw new CliFailure(`${shown(key)} is a directory, not a file`)
+	if (!stats.isFile())
+		throw new CliFailure(`${shown(key)} is ${notRegular(key) ?? 'not a regular file'}: only regular files are read`)
 	try {
 		return utf8.decode(readFileSync(path))
 	} catch {
@@ -375,78 +406,107 @@ const PART_ATTEMPTS = 20
  * Makes the writes: each file is copied to `backupRoot` first (same relative
  * path, mode 0600), then replaced atomically with exactly the given bytes, or
  * deleted. A symbolic link inside home is written through (the link stays);
- * deleting one removes the link, not what it points to.
+ * deleting one removes the link, not what it points to. A write that fails
+ * (permission denied, a file where a directory should be, a full disk) leaves
+ * that file as it was and the others go on (docs/sync-model.md): `failed`
+ * names each, with why, for the caller to keep its old base.
  */
-export function applyWrites(writes: Write[], backupRoot: string): { backedUp: number } {
+export function applyWrites(writes: Write[], backupRoot: string): { backedUp: number; failed: Map<string, string> } {
 	let backedUp = 0
 	let written = 0
+	const failed = new Map<string, string>()
 	for (const write of writes) {
 		if (written > 0) crashPoint(`write:${written}`)
 		written++
-		const target = safeTarget(write.key)
-		const stats = lstat(target)
-		let current: Buffer | undefined
 		try {
-			current = readFileSync(target)
-		} catch {
-			current = undefined
+			if (applyOne(write, backupRoot, written)) backedUp++
+		} catch (error) {
+			failed.set(write.key, writeFailure(error))
 		}
-		const part = partOf(write.key)
-		if (current !== undefined) {
-			const backup = join(backupRoot, ...(localKey(write.key) ?? write.key).split('/'))
-			mkdirSync(dirname(backup), { recursive: true, mode: 0o700 })
-			writeAtomically(backup, current, 0o600)
-			backedUp++
-		}
-		const content = write.content
-		// A part of a file (`~/.claude.json`, which its tool rewrites at any moment): merged into the rest of it,
-		// which stays as it is (a removed part removes only its key). The file is read again just before the
-		// rename, and when the tool wrote it meanwhile, the part is merged into that text instead, so the tool's
-		// own write is never lost (docs/sync-model.md).
-		if (part) {
-			const place = landingPlace(target)
-			let mode = 0o600
-			try {
-				mode = statSync(place).mode & 0o777
-			} catch {
-				// a new file
-			}
-			mkdirSync(dirname(place), { recursive: true })
-			for (let attempt = 1; ; attempt++) {
-				const text = current === undefined ? undefined : utf8.decode(current)
-				const next = mergePart(write.key, text, content)
-				if (next === undefined) break
-				const seen = current
-				const unchanged = () => {
-					const now = readBytes(place)
-					return now === undefined ? seen === undefined : seen !== undefined && now.equals(seen)
-				}
-				const done = writeAtomically(
-					place,
-					next,
-					mode,
-					() => crashPoint(`temporary:${written}`),
-					attempt < PART_ATTEMPTS ? unchanged : undefined
-				)
-				if (done) break
-				current = readBytes(place)
-			}
-			continue
-		}
-		if (content === null) {
-			if (stats !== undefined) unlinkSync(target)
-			continue
-		}
+	}
+	if (written > 0) crashPoint(`write:${written}`)
+	return { backedUp, failed }
+}
+
+/** Why a write failed, in words (never a raw error with a temporary file's name). */
+function writeFailure(error: unknown): string {
+	if (error instanceof CliFailure) return error.message
+	const code = (error as { code?: string }).code
+	if (code === 'EACCES' || code === 'EPERM') return 'permission denied (a read-only file or directory)'
+	if (code === 'EROFS') return 'the file system is read-only'
+	if (code === 'ENOSPC' || code === 'EDQUOT') return 'no space left on the disk'
+	if (code === 'EEXIST' || code === 'ENOTDIR') return 'a file stands where a directory should be'
+	if (code === 'EISDIR') return 'a directory stands where the file should be'
+	return code ?? (error instanceof Error ? error.message : String(error))
+}
+
+/** One write of applyWrites; whether the file was backed up first. */
+function applyOne(write: Write, backupRoot: string, written: number): boolean {
+	let backedUp = false
+	const target = safeTarget(write.key)
+	const stats = lstat(target)
+	const other = notRegular(write.key)
+	if (other !== undefined) throw new CliFailure(`${shown(write.key)} is ${other}: only regular files are written`)
+	let current: Buffer | undefined
+	try {
+		current = readFileSync(target)
+	} catch {
+		current = undefined
+	}
+	const part = partOf(write.key)
+	if (current !== undefined) {
+		const backup = join(backupRoot, ...(localKey(write.key) ?? write.key).split('/'))
+		mkdirSync(dirname(backup), { recursive: true, mode: 0o700 })
+		writeAtomically(backup, current, 0o600)
+		backedUp = true
+	}
+	const content = write.content
+	// A part of a file (`~/.claude.json`, which its tool rewrites at any moment): merged into the rest of it,
+	// which stays as it is (a removed part removes only its key). The file is read again just before the
+	// rename, and when the tool wrote it meanwhile, the part is merged into that text instead, so the tool's
+	// own write is never lost (docs/sync-model.md).
+	if (part) {
 		const place = landingPlace(target)
-		mkdirSync(dirname(place), { recursive: true })
 		let mode = 0o600
 		try {
 			mode = statSync(place).mode & 0o777
 		} catch {
 			// a new file
 		}
-		writeAtomically(place, content, mode, () => crashPoint(`temporary:${written}`))
+		mkdirSync(dirname(place), { recursive: true })
+		for (let attempt = 1; ; attempt++) {
+			const text = current === undefined ? undefined : utf8.decode(current)
+			const next = mergePart(write.key, text, content)
+			if (next === undefined) break
+			const seen = current
+			const unchanged = () => {
+				const now = readBytes(place)
+				return now === undefined ? seen === undefined : seen !== undefined && now.equals(seen)
+			}
+			const done = writeAtomically(
+				place,
+				next,
+				mode,
+				() => crashPoint(`temporary:${written}`),
+				attempt < PART_ATTEMPTS ? unchanged : undefined
+			)
+			if (done) break
+			current = readBytes(place)
+		}
+		return backedUp
 	}
-	if (written > 0) crashPoint(`write:${written}`)
-	return { backedUp }
+	if (content === null) {
+		if (stats !== undefined) unlinkSync(target)
+		return backedUp
+	}
+	const place = landingPlace(target)
+	mkdirSync(dirname(place), { recursive: true })
+	let mode = 0o600
+	try {
+		mode = statSync(place).mode & 0o777
+	} catch {
+		// a new file
+	}
+	writeAtomically(place, content, mode, () => crashPoint(`temporary:${written}`))
+	return backedUp
 }

@@ -134,4 +134,21 @@ async function main(argv: string[]): Promise<number> {
 	}
 }
 
+/**
+ * SIGINT and SIGTERM stop any command at once (exit 130 / 143), the lock
+ * released by its own handler or at exit, files as the journal says
+ * (docs/sync-model.md). A command that handles them itself (watch, a lock
+ * holder) has its own listener: this one then leaves it to that.
+ */
+for (const [signal, code] of [
+	['SIGINT', 130],
+	['SIGTERM', 143]
+] as const) {
+	const stop = () => {
+		if (process.listenerCount(signal) > 1) return
+		process.exit(code)
+	}
+	process.on(signal, stop)
+}
+
 void main(process.argv.slice(2)).then((code) => process.exit(code))

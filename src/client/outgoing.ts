@@ -52,3 +52,29 @@ export function checkSize(label: string, tool: string, args: string, push: Files
 		'too_large'
 	)
 }
+
+/**
+ * In a sync, the file to leave out when the config would be larger than the
+ * server takes: the largest one this push changes (docs/sync-model.md, one
+ * file that cannot be sent never stops the rest), with why. Undefined when
+ * the push fits, or nothing it changes could be left out.
+ */
+export function largestUnsendable(
+	push: Files | undefined,
+	remote: Files | undefined
+): { key: string; why: string } | undefined {
+	if (push === undefined) return undefined
+	const total = Buffer.byteLength(JSON.stringify({ files: push }), 'utf8')
+	if (total <= DATA_MAX_BYTES) return undefined
+	let largest: { key: string; bytes: number } | undefined
+	for (const [key, content] of Object.entries(push)) {
+		if (content === ownValue(remote, key)) continue
+		const bytes = Buffer.byteLength(JSON.stringify(content), 'utf8')
+		if (largest === undefined || bytes > largest.bytes) largest = { key, bytes }
+	}
+	if (largest === undefined) return undefined
+	return {
+		key: largest.key,
+		why: `too large to send (${size(largest.bytes)}): the config would be ${size(total)}, more than the ${DATA_MAX_BYTES / KIB} KiB a config may hold, so it was not sent and the server's copy was not written here`
+	}
+}

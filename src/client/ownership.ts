@@ -101,8 +101,10 @@ export async function configScope(
 	const why = new Map<string, string>()
 	for (const [key, label] of ownedElsewhere(t, s.server, username)) why.set(key, syncedElsewhereWhy(label))
 	if (t.teamId === undefined)
+		// Even when this config held the file before the team took it: what is here now is the team's content,
+		// which goes into a personal config only when a push names it (docs/sync-model.md).
 		for (const [key, label] of leftFiles(s.server, username, t.tool))
-			if (!why.has(key) && !held(key, sides)) why.set(key, leftWhy(label))
+			if (!why.has(key) && !namedIn(key, sides.named)) why.set(key, leftWhy(label))
 	const owned = scope.keys.filter((key) => why.has(key))
 	if (owned.length === 0) return { ...scope, elsewhere: [] }
 	const here = readLocal(owned)
@@ -115,11 +117,13 @@ export async function configScope(
 	}
 }
 
+/** Whether the command names a file (itself or a directory it is in). */
+const namedIn = (key: string, named: string[] | undefined) =>
+	named?.some((name) => key === name || key.startsWith(name.endsWith('/') ? name : `${name}/`)) === true
+
 /** Whether this config already holds a file (its base or the server's copy) or the command names it. */
 const held = (key: string, sides: { named?: string[]; base?: Bases; remote?: Files }) =>
-	Object.hasOwn(sides.base ?? {}, key) ||
-	Object.hasOwn(sides.remote ?? {}, key) ||
-	sides.named?.some((named) => key === named || key.startsWith(named.endsWith('/') ? named : `${named}/`)) === true
+	Object.hasOwn(sides.base ?? {}, key) || Object.hasOwn(sides.remote ?? {}, key) || namedIn(key, sides.named)
 
 export const syncedElsewhereWhy = (label: string) =>
 	`synced with team config ${label} on this machine, so this config leaves it out here`

@@ -238,8 +238,19 @@ export function outcomeFailure(
 		)
 	}
 	if (report.refused.length > 0) {
+		// docs/sync-model.md: one file that cannot be sent or written never stops the rest; each is named, with why.
+		const links = report.refused.filter((r) => r.why.includes('symbolic link'))
+		const list = report.refused
+			.slice(0, LIST_CAP)
+			.map((r) => (links.includes(r) ? file(r.key) : `${file(r.key)} (${r.why})`))
+			.join('; ')
+		const more = report.refused.length > LIST_CAP ? `; and ${report.refused.length - LIST_CAP} more` : ''
+		const linked = links.length > 0 ? ' (a symbolic link out of your home directory)' : ''
+		const rest = report.refused.length > links.length && !report.dryRun ? ' Everything else was synced.' : ''
+		const fix =
+			links.length > 0 ? 'Replace the link with a file, or point it inside home, then run' : 'Once that is fixed, run'
 		return new CliFailure(
-			`${plural(report.refused.length, 'file')} of ${label} refused: ${report.refused.map((r) => file(r.key)).join(', ')} (a symbolic link out of your home directory). Replace the link with a file, or point it inside home, then run: cfgsync ${rerun}`
+			`${plural(report.refused.length, 'file')} of ${label} refused: ${list}${more}${linked}.${rest} ${fix}: cfgsync ${rerun}`
 		)
 	}
 	return undefined

@@ -16,7 +16,7 @@ import {
 } from './journal'
 import { type Located, localEntries, personalEntries } from './local-keys'
 import { CliFailure, EXIT, failure, notice, safe, warn } from './output'
-import { checkSize, type Sent, sentFiles } from './outgoing'
+import { checkSize, largestUnsendable, type Sent, sentFiles } from './outgoing'
 import { page } from './pager'
 import { platform } from './paths'
 import { reviewText } from './review-prompt'
@@ -26,6 +26,7 @@ import {
 	backupDays,
 	backupRoot,
 	stateKey,
+	forgetLeftFiles,
 	forgetState,
 	getState,
 	pruneBackups,
@@ -247,6 +248,16 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		scope = scope.filter((key) => !refusals.has(key))
 		judged = judge()
 	}
+	// A file too large to send is left out of a sync, with why, and the rest goes on (docs/sync-model.md).
+	const oversized = new Map<string, string>()
+	if (options.mode === 'sync' && !options.localOnly) {
+		for (let big = largestUnsendable(judged.outcome.push, remote?.files); big; ) {
+			oversized.set(big.key, big.why)
+			scope = scope.filter((key) => key !== big?.key)
+			judged = judge()
+			big = largestUnsendable(judged.outcome.push, remote?.files)
+		}
+	}
 	const { decisions, sides } = judged
 	let outcome: Outcome = judged.outcome
 	// A file that does not parse as its format is not sent (docs/sync-model.md) unless push --force: nothing
@@ -267,7 +278,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		remoteVersion: remote?.version,
 		remoteHash: remote?.hash,
 		writes: outcome.writes,
-		refused: [...refusals].map(([key, why]) => ({ key, why })),
+		refused: [...refusals, ...oversized].map(([key, why]) => ({ key, why })),
 		conflicts: outcome.conflicts,
 		// A file not sent because it does not parse is named once, with why (a push of it as it is would be refused).
 		unsent: [
@@ -428,7 +439,25 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 	}
 
 	if (outcome.writes.length > 0) {
-		if (applyWrites(outcome.writes, root).backedUp > 0) report.backups = root
+		const applied = applyWrites(outcome.writes, root)
+		if (applied.backedUp > 0) report.backups = root
+		// A file that could not be written stays as it was, its base too, so the next run writes it again; the
+		// others stand (docs/sync-model.md). The run then has not merged the server's version completely.
+		if (applied.failed.size > 0) {
+			report.writes = report.writes.filter((w) => !applied.failed.has(w.key))
+			for (const [key, why] of applied.failed) report.refused.push({ key, why: `not written here: ${why}` })
+			const keepOld = (files: SyncState['files']) => {
+				for (const key of applied.failed.keys()) {
+					const old = ownValue(state?.files, key)
+					if (old === undefined) delete files[key]
+					else files[key] = old
+				}
+			}
+			keepOld(pulled.files)
+			pulled.version = state?.version ?? 0
+			pulled.hash = state?.hash ?? ''
+			if (pushing) keepOld(pushing.state.files)
+		}
 	}
 
 	let final = pulled
@@ -464,11 +493,23 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		crashPoint('pushed')
 		final = { ...pushing.state, version }
 		report.pushed = { version, hash: pushing.hash, created: !remote, files: Object.keys(outcome.push).sort() }
+		// Files a left team config had here, named by this push: the personal config holds them from now on.
+		if (t.teamId === undefined && options.named)
+			forgetLeftFiles(
+				s.server,
+				username,
+				t.tool,
+				report.pushed.files.filter((key) => namedKey(key, options.named))
+			)
 	}
 	finishJournal(t.key, final)
 	if (!options.dryRun) pruneBackups(keepDays)
 	return report
 }
+
+/** Whether PATH arguments (as keys; a directory's ends in `/`) name a file. */
+const namedKey = (key: string, named: string[] | undefined) =>
+	named?.some((name) => key === name || key.startsWith(name.endsWith('/') ? name : `${name}/`)) === true
 
 /** PATH arguments again, for a command to rerun: a team push without them would not send the new files. */
 const pathWords = (named: string[] | undefined) => (named ?? []).map((key) => ` ${pathWord(key)}`).join('')

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs'
 import type { Tool } from '../shared/constants'
-import { safeTarget, scanDir } from './files'
+import { notRegular, notRegularWhy, safeTarget, scanDir } from './files'
 import { CliFailure } from './output'
 import type { Bases, Files } from './sync/engine'
 import { EVERYWHERE_FILE } from './sync/local-keys'
@@ -105,6 +105,12 @@ export function scopeFor(
 		skipped.push(...scan.skipped)
 	}
 	for (const dir of excluded) for (const key of [...keys]) if (under(dir)(key)) keys.delete(key)
+	// Something other than a regular file where a file should be (a FIFO, a socket, a device, a directory): that
+	// file is left out with why, never opened, and the others go on (docs/sync-model.md).
+	for (const key of keys) {
+		const other = notRegular(key)
+		if (other !== undefined) skipped.push({ key, why: notRegularWhy(other) })
+	}
 	for (const skip of skipped) keys.delete(skip.key)
 	const foreign = new Set(
 		[...foreignNamed, ...keys, ...remoteKeys, ...baseKeys].filter((key) => !isToolPath(tool, key))

@@ -296,3 +296,14 @@ export function rememberLeftFiles(state: SyncState): void {
 export function leftFiles(server: string, username: string, tool: Tool): Map<string, string> {
 	return new Map(Object.entries(readLeft()[leftKey(server, username, tool)] ?? {}))
 }
+
+/** A push that named files a left team config had here took them into a personal config: they are no longer left. */
+export function forgetLeftFiles(server: string, username: string, tool: Tool, keys: string[]): void {
+	const all = readLeft()
+	const id = leftKey(server, username, tool)
+	const entry = all[id]
+	if (entry === undefined || !keys.some((key) => Object.hasOwn(entry, key))) return
+	for (const key of keys) delete entry[key]
+	if (Object.keys(entry).length === 0) delete all[id]
+	writeAtomically(leftFile(), `${JSON.stringify(all, null, 2)}\n`, 0o600)
+}

@@ -14,8 +14,9 @@ const servers = serversOfThisFile()
 let server: Server
 let ada: User
 let ben: User
+let cy: User
 beforeAll(async () => {
-	;({ server, ada, ben } = await serverWithUsers(servers))
+	;({ server, ada, ben, cy } = await serverWithUsers(servers))
 }, 60_000)
 
 const ok = async (m: Machine, args: string[]) => {
@@ -86,5 +87,42 @@ describe('personal stays personal', () => {
 		await ok(admin, ['push', 'vscode', '--team', 'acme2', join(admin.home, path), '--yes'])
 		const stored = JSON.parse((await teamFiles('vscode', id))['@Code/User/settings.json'] as string)
 		expect(stored).toEqual({ 'editor.tabSize': 2, 'editor.wordWrap': 'on' })
+	}, 90_000)
+
+	test("after the team is deleted, a member's plain sync never pushes the team's content into the personal config; a push naming the file does", async () => {
+		const { owner } = await team('acme3')
+		const member = machine(server)
+		await login(member, cy, `m-${Math.random().toString(36).slice(2, 8)}`)
+		await ok(owner, ['team', 'invite', 'acme3', 'cy', '--role', 'member'])
+		await ok(member, ['invitations', 'accept', 'acme3'])
+		const personal = `${JSON.stringify({ theme: 'light' }, null, 2)}\n`
+		member.file(SETTINGS, personal)
+		member.file('.claude/CLAUDE.md', 'carol\n')
+		await ok(member, ['push', 'claude-code'])
+		const teamCopy = `${JSON.stringify({ theme: 'dark', env: { TEAM_REGION: 'eu' } }, null, 2)}\n`
+		owner.file(SETTINGS, teamCopy)
+		await ok(owner, ['push', 'claude-code', '--team', 'acme3', join(owner.home, SETTINGS)])
+		await ok(member, ['pull', 'claude-code', '--team', 'acme3', '--yes', '--force'])
+		expect(member.file(SETTINGS)).toBe(teamCopy)
+
+		await ok(owner, ['team', 'delete', 'acme3', '--yes'])
+		const synced = await member.cfgsync(['sync', '--yes'])
+		expect(`${synced.stdout}${synced.stderr}`).toContain('only when a push names')
+		const mine = async () =>
+			(
+				(await api(server, 'GET', '/api/configs/latest?name=default&tool=claude-code', cy.key)).body as {
+					data: { files: Record<string, string> }
+				}
+			).data.files
+		await member.cfgsync(['sync', '--yes'])
+		expect((await mine())[SETTINGS]).toBe(personal)
+		expect(member.file(SETTINGS)).toBe(teamCopy)
+
+		// Named, it is taken in; from then on the personal config syncs it.
+		await ok(member, ['push', 'claude-code', join(member.home, SETTINGS)])
+		expect((await mine())[SETTINGS]).toBe(teamCopy)
+		member.file(SETTINGS, `${JSON.stringify({ theme: 'dark' }, null, 2)}\n`)
+		await ok(member, ['sync', '--yes'])
+		expect((await mine())[SETTINGS]).toBe(`${JSON.stringify({ theme: 'dark' }, null, 2)}\n`)
 	}, 90_000)
 })

@@ -1,5 +1,5 @@
 import { noMore, session } from '../context'
-import { readLocal } from '../files'
+import { isNotRegularWhy, readLocal } from '../files'
 import { fileHash } from '../hash'
 import { CliFailure, EXIT, green, json, red, safe, say } from '../output'
 import { capped, conflictText, plural } from '../report'
@@ -75,7 +75,8 @@ async function run({ values, positionals }: Input<typeof options>) {
 			remote?.files
 		)
 		const scope = scoped.keys
-		const owned = scoped.skipped.filter((skip) => scoped.elsewhere.includes(skip.key))
+		// …and so is one that cannot be read here (a FIFO, a directory where the file should be).
+		const owned = scoped.skipped.filter((skip) => scoped.elsewhere.includes(skip.key) || isNotRegularWhy(skip.why))
 		const local = readLocal(scope)
 		const locals = localEntries(t.key, remote?.files, local)
 		const kept = keptFrom(locals.map((o) => o.entry))
