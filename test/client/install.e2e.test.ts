@@ -75,7 +75,10 @@ describe('the npm package served by the compiled server', () => {
 		expect(page.status).toBe(200)
 		expect(page.headers.get('content-security-policy')).toContain("default-src 'self'")
 		expect(page.headers.get('x-content-type-options')).toBe('nosniff')
-		expect(await page.text()).toContain('None on this server')
+		// No standalone binaries here: the page offers the npm package, and tells no end user to build any.
+		const text = await page.text()
+		expect(text).toContain('npm install -g')
+		expect(text).not.toContain('build:release')
 		expect(server.log()).toContain('the downloads directory does not exist')
 		for (const path of ['/download/..%2F..%2Fetc%2Fpasswd', '/download/..%2Fmaster.key', '/download/nothing']) {
 			expect({ path, status: (await fetch(`${server.url}${path}`)).status }).toEqual({ path, status: 404 })
