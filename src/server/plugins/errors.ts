@@ -104,6 +104,8 @@ export const errorsPlugin = (
 	return new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, set, request }) => {
 		if (code === 'NOT_FOUND' && notFoundPage !== undefined && !isApiPath(pathOf(request.url))) {
 			set.headers['x-request-id'] = tracker.idOf(request)
+			// The page is answered later (a promise): the access log and the metrics read the status from here.
+			set.status = 404
 			return notFoundPage(request)
 		}
 		const down = error instanceof AppError && error.code !== 'internal' ? undefined : databaseFailure(error)
