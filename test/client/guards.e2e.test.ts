@@ -118,6 +118,15 @@ describe('a push never reads through a link out of home', () => {
 		const after = (await latest(ada, 'claude-code', 'g3')).data.files
 		expect(Object.keys(after).sort()).toEqual(['.claude/CLAUDE.md', '.claude/commands/ok.md'])
 		expect(JSON.stringify(after)).not.toContain('root:')
+
+		// Skipped by design: status is in sync (exit 0) and says why; discard has nothing to drop.
+		const status = await a.cfgsync(['status', 'claude-code', ...name])
+		expect({ code: status.code, out: status.stdout }).toMatchObject({ code: 0 })
+		expect(status.stdout).toContain('in sync')
+		expect(status.stdout).toContain('~/.claude/commands/passwd-link.md: a symbolic link out of your home directory')
+		const discard = await a.cfgsync(['discard', 'claude-code', ...name, '--yes'])
+		expect(discard.code).toBe(0)
+		expect(discard.stdout).toContain('nothing to discard')
 	}, 60_000)
 })
 
