@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import {
+	accessSync,
 	closeSync,
+	constants,
 	fsyncSync,
 	lstatSync,
 	mkdirSync,
@@ -87,18 +89,28 @@ export function notRegular(key: string): string | undefined {
 	} catch {
 		return undefined // nothing there, or a key with no place here (refused where it is written)
 	}
-	if (stats.isFile()) return undefined
+	if (stats.isFile()) {
+		try {
+			accessSync(safeTarget(key), constants.R_OK)
+			return undefined
+		} catch {
+			return UNREADABLE
+		}
+	}
 	if (stats.isDirectory()) return 'a directory'
 	if (stats.isFIFO()) return 'a FIFO (named pipe)'
 	if (stats.isSocket()) return 'a socket'
 	return 'a device'
 }
 
-const NOT_REGULAR =
-	' where a file should be: only regular files are read, so cfgsync leaves it as it is, neither read nor written'
+const UNREADABLE = 'a file this user may not read'
+const NOT_REGULAR = ', so cfgsync leaves it as it is, neither read nor written'
 
-/** Why a file is left out when something else stands at its place. */
-export const notRegularWhy = (what: string) => `${what}${NOT_REGULAR}`
+/** Why a file is left out when something else stands at its place, or it may not be read. */
+export const notRegularWhy = (what: string) =>
+	what === UNREADABLE
+		? `not readable by this user (permission denied)${NOT_REGULAR}`
+		: `${what} where a file should be: only regular files are read${NOT_REGULAR}`
 
 /** Is this why a file was left out (scopeFor's skipped) something else standing at its place? */
 export const isNotRegularWhy = (why: string) => why.endsWith(NOT_REGULAR)

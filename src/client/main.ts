@@ -80,7 +80,27 @@ function report(failure: CliFailure, asJson: boolean): number {
 	return failure.exitCode
 }
 
-async function main(argv: string[]): Promise<number> {
+/**
+ * Global options (`--server`, `--profile`, `--json`) given before the
+ * command are moved after it, so `cfgsync --profile work status` is
+ * `cfgsync status --profile work` (docs/client.md).
+ */
+function hoistGlobals(argv: string[]): string[] {
+	const globals: string[] = []
+	let at = 0
+	for (;;) {
+		const match = /^--(server|profile|json)(=.*)?$/.exec(argv[at] ?? '')
+		if (!match) break
+		globals.push(argv[at] as string)
+		at++
+		if (match[1] !== 'json' && match[2] === undefined && at < argv.length) globals.push(argv[at++] as string)
+	}
+	if (globals.length === 0 || at >= argv.length) return argv
+	return [argv[at] as string, ...globals, ...argv.slice(at + 1)]
+}
+
+async function main(args: string[]): Promise<number> {
+	const argv = hoistGlobals(args)
 	const [name, ...rest] = argv
 	const asJson = argv.includes('--json')
 	setJsonMode(asJson)

@@ -210,6 +210,13 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 			if (place !== undefined) linked.set(key, place)
 		}
 	}
+	// A sync that meets a server change to such a file refuses it, as a pull does (exit 1); unchanged there, it is
+	// only left out (docs/sync-model.md).
+	const linkedChanged = new Map(
+		[...linked].filter(
+			([key]) => options.mode === 'sync' && ownValue(remote?.files, key) !== ownValue(base, key)?.content
+		)
+	)
 	let scope = scoped.keys.filter((key) => !linked.has(key))
 	const choose = settling(options.choose, scoped.keys)
 	// Personal stays personal (docs/sync-model.md): a team config never sends what came from the personal one.
@@ -278,7 +285,14 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		remoteVersion: remote?.version,
 		remoteHash: remote?.hash,
 		writes: outcome.writes,
-		refused: [...refusals, ...oversized].map(([key, why]) => ({ key, why })),
+		refused: [
+			...refusals,
+			...oversized,
+			...[...linkedChanged].map(([key, place]): [string, string] => [
+				key,
+				`it is a symbolic link (or inside a linked directory) that points outside your home directory, to ${safe(place)}`
+			])
+		].map(([key, why]) => ({ key, why })),
 		conflicts: outcome.conflicts,
 		// A file not sent because it does not parse is named once, with why (a push of it as it is would be refused).
 		unsent: [
@@ -310,10 +324,12 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		),
 		skipped: [
 			...scoped.skipped,
-			...[...linked].map(([key, place]) => ({
-				key,
-				why: `a symbolic link (or inside a linked directory) out of your home directory, to ${safe(place)}: never read or sent`
-			})),
+			...[...linked]
+				.filter(([key]) => !linkedChanged.has(key))
+				.map(([key, place]) => ({
+					key,
+					why: `a symbolic link (or inside a linked directory) out of your home directory, to ${safe(place)}: never read or sent`
+				})),
 			...scoped.foreign.map((key) => ({
 				key,
 				why: `not a ${t.tool} file: a config holds only its tool's files, so cfgsync never writes or sends it`

@@ -1,7 +1,7 @@
 import type { Session } from './context'
-import { readLocal } from './files'
+import { linkOutOfHome, readLocal } from './files'
 import { keptFor } from './local-keys'
-import { type KeptFile, masked } from './sync/local-keys'
+import { EVERYWHERE_FILE, type KeptFile, masked } from './sync/local-keys'
 import { pendingState } from './journal'
 import { configScope } from './ownership'
 import { fileHash } from './hash'
@@ -37,10 +37,17 @@ export async function localChanges(
 	const state = pendingState(t.key)
 	if (!state) return { changes: [] }
 	// The same files the config's runs look at here (its own, not another config's of the tool).
-	const { keys } = pinnedScope(await configScope(s, t, { named, base: state.files }), state, undefined, named)
+	const scoped = pinnedScope(await configScope(s, t, { named, base: state.files }), state, undefined, named)
+	// A file behind a link out of home is never read or sent: not a change of this machine's (docs/sync-model.md).
+	const keys = scoped.keys.filter((key) => linkOutOfHome(key) === undefined)
 	const local = readLocal(keys)
-	// A key that stays on this machine is not an unsent change (docs/sync-model.md).
-	const kept = keptFor(t.key, undefined, local)
+	// A key that stays on this machine is not an unsent change (docs/sync-model.md); offline, the config's
+	// --everywhere list is the one last read from the server.
+	const kept = keptFor(
+		t.key,
+		state.everywhere === undefined ? undefined : { [EVERYWHERE_FILE]: state.everywhere },
+		local
+	)
 	const changes: LocalChange[] = []
 	for (const key of [...keys].sort()) {
 		const base = ownValue(state.files, key)

@@ -393,6 +393,21 @@ describe('a new machine, dry runs and what output names', () => {
 })
 
 describe('smaller things', () => {
+	test('global options before the command work as after it: cfgsync --profile work status, --json, --server=URL', async () => {
+		const m = await loggedIn(ada)
+		m.file('.gemini/GEMINI.md', 'notes\n')
+		expect((await m.cfgsync(['push', 'gemini-cli', '-n', 'globals'])).code).toBe(0)
+		const after = await m.cfgsync(['status', 'gemini-cli', '-n', 'globals', '--profile', 'default'])
+		const before = await m.cfgsync(['--profile', 'default', 'status', 'gemini-cli', '-n', 'globals'])
+		expect(before.stderr).not.toContain('unknown command')
+		expect(before).toEqual(after)
+		const json = await m.cfgsync(['--json', `--server=${server.url}`, 'status', 'gemini-cli', '-n', 'globals'])
+		expect(json.code).toBe(0)
+		expect(JSON.parse(json.stdout)[0].status).toBe('in sync')
+		const unknownProfile = await m.cfgsync(['--profile', 'work', 'status'])
+		expect(unknownProfile.stderr).not.toContain('unknown command')
+	}, 60_000)
+
 	test('status after push refused by a conflict and resolve --theirs does not claim the server version is synced; it says what pull brings', async () => {
 		const a = await loggedIn(ada)
 		const b = await loggedIn(ada)

@@ -118,6 +118,43 @@ describe('a push never reads through a link out of home', () => {
 		const after = (await latest(ada, 'claude-code', 'g3')).data.files
 		expect(Object.keys(after).sort()).toEqual(['.claude/CLAUDE.md', '.claude/commands/ok.md'])
 		expect(JSON.stringify(after)).not.toContain('root:')
+
+		// Skipped by design: status is in sync (exit 0) and says why; discard has nothing to drop.
+		const status = await a.cfgsync(['status', 'claude-code', ...name])
+		expect({ code: status.code, out: status.stdout }).toMatchObject({ code: 0 })
+		expect(status.stdout).toContain('in sync')
+		expect(status.stdout).toContain('~/.claude/commands/passwd-link.md: a symbolic link out of your home directory')
+		const discard = await a.cfgsync(['discard', 'claude-code', ...name, '--yes'])
+		expect(discard.code).toBe(0)
+		expect(discard.stdout).toContain('nothing to discard')
+	}, 60_000)
+})
+
+describe('a server change to a file linked out of home', () => {
+	test('sync refuses it as pull does (exit 1, "refused"), writes the rest; with no change there it is only skipped (exit 0)', async () => {
+		const [a, b] = (await machines(ada)) as [Machine, Machine]
+		const name = ['--name', 'g4']
+		a.file('.claude/CLAUDE.md', 'rules\n')
+		a.file('.claude/commands/run.md', 'run it\n')
+		expect((await a.cfgsync(['push', 'claude-code', ...name])).code).toBe(0)
+		expect((await b.cfgsync(['pull', 'claude-code', ...name])).code).toBe(0)
+		const outside = emptyDir()
+		writeFileSync(join(outside, 'run.md'), 'run it\n')
+		await Bun.$`rm ${join(b.home, '.claude/commands/run.md')}`
+		symlinkSync(join(outside, 'run.md'), join(b.home, '.claude', 'commands', 'run.md'))
+		expect((await b.cfgsync(['sync', 'claude-code', ...name])).code).toBe(0)
+
+		a.file('.claude/commands/run.md', 'run it twice\n')
+		a.file('.claude/CLAUDE.md', 'rules, edited\n')
+		expect((await a.cfgsync(['push', 'claude-code', ...name])).code).toBe(0)
+		for (const command of ['pull', 'sync']) {
+			const ran = await b.cfgsync([command, 'claude-code', ...name])
+			expect({ command, code: ran.code }).toEqual({ command, code: 1 })
+			expect(ran.stderr).toContain('refused')
+			expect(ran.stderr).toContain('~/.claude/commands/run.md')
+		}
+		expect(b.file('.claude/CLAUDE.md')).toBe('rules, edited\n')
+		expect(b.file('.claude/commands/run.md')).toBe('run it\n')
 	}, 60_000)
 })
 

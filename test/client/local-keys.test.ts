@@ -217,7 +217,8 @@ describe('local keys in the engine: masked on the way out, kept on the way in', 
 		const text = written(out, TOML) as string
 		expect(tomlValue(text)).toEqual({ model: 'mine', tui: { theme: 'dark' } })
 		expect(text.startsWith('# codex\n')).toBe(true)
-		expect(out.push).toBeUndefined()
+		// The comment on the local key's line is no value: like any comment, it travels (the value does not).
+		expect(out.push?.[TOML]).toBe('# codex\nmodel = "team" # here\n\n[tui]\ntheme = "dark"\n')
 	})
 
 	test("TOML: a push sends the server's value of a local key in a table", () => {
@@ -375,6 +376,41 @@ describe('TOML edits keep the rest of the file', () => {
 			// Everything else is as it was.
 			expect(sameExcept(tomlValue(out) as never, tomlValue(text) as never, path, slot as never)).toBe(true)
 		})
+})
+
+describe('a local TOML key masks values only, never the lines around them (docs/sync-model.md)', () => {
+	const text =
+		'model = "o3" # the shared model\n\n[mcp_servers.fs]\ncommand = "npx"\nargs = ["fs"]\n# B: fs needs the path\n\n# the next server\n[mcp_servers.gh]\ncommand = "gh"\n'
+	test('a key set keeps the comment on its line', () => {
+		expect(tomlSet(text, ['model'], 'o4')).toBe(text.replace('"o3"', '"o4"'))
+	})
+	test('a table set keeps its place and every comment in and after it; only the values that differ change', () => {
+		expect(tomlSet(text, ['mcp_servers', 'fs'], { command: 'npx', args: ['fs', '/home/a'] })).toBe(
+			text.replace('args = ["fs"]', 'args = ["fs", "/home/a"]')
+		)
+		expect(tomlSet(text, ['mcp_servers', 'fs'], { command: 'npx' })).toBe(text.replace('args = ["fs"]\n', ''))
+	})
+	test('a table removed takes its keys, not the comments after them', () => {
+		const out = tomlSet(text, ['mcp_servers', 'fs'], MISSING) as string
+		expect(out).toContain('# B: fs needs the path\n')
+		expect(out).toContain('# the next server\n[mcp_servers.gh]')
+		expect(tomlValue(out)).toEqual({ model: 'o3', mcp_servers: { gh: { command: 'gh' } } })
+	})
+	test("the file's last table local on A: B's comment after it survives A's model edit and both syncs", () => {
+		const entries: LocalEntry[] = [{ file: TOML, path: ['mcp_servers', 'fs'] }]
+		const shared = 'model = "o3"\n\n[mcp_servers.fs]\ncommand = "npx"\n'
+		const onA = 'model = "o3"\n\n[mcp_servers.fs]\ncommand = "npx"\nargs = ["/home/a"]\n'
+		const withComment = `${shared}# B: keep fs read-only\n`
+		// A pulls B's comment: written around A's local table.
+		const pulled = run('sync', [{ key: TOML, base: shared, local: onA, remote: withComment }], entries)
+		const aText = written(pulled, TOML) as string
+		expect(aText).toContain('# B: keep fs read-only')
+		expect(aText).toContain('args = ["/home/a"]')
+		// A edits model and syncs: the comment goes back with it, A's args do not.
+		const edited = aText.replace('"o3"', '"o4"')
+		const pushed = run('sync', [{ key: TOML, base: withComment, local: edited, remote: withComment }], entries)
+		expect(pushed.push?.[TOML]).toBe(withComment.replace('"o3"', '"o4"'))
+	})
 })
 
 describe('TOML keys that cannot be kept by editing lines are refused, not printed again', () => {

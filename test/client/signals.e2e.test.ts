@@ -112,3 +112,22 @@ describe('nothing hangs', () => {
 		}, 30_000)
 	}
 })
+
+describe('offline status', () => {
+	test('a key local on every machine (--everywhere) is not counted as a change here when the server cannot be asked', async () => {
+		const proxy = stallingProxy()
+		const m = await loggedIn(proxy.server)
+		const path = '.config/Code/User/settings.json'
+		m.file(path, '{\n  "editor.fontSize": 14,\n  "editor.tabSize": 2\n}\n')
+		expect((await m.cfgsync(['push', 'vscode', '--name', 'offline'])).code).toBe(0)
+		expect((await m.cfgsync(['local', 'vscode', '--name', 'offline', '--everywhere', 'editor.fontSize'])).code).toBe(0)
+		expect((await m.cfgsync(['sync', 'vscode', '--name', 'offline'])).code).toBe(0)
+		m.file(path, '{\n  "editor.fontSize": 20,\n  "editor.tabSize": 2\n}\n')
+		const online = await m.cfgsync(['status', 'vscode', '--name', 'offline'])
+		expect({ code: online.code, out: online.stdout }).toMatchObject({ code: 0 })
+		proxy.stop()
+		const offline = await m.cfgsync(['status', 'vscode', '--name', 'offline'])
+		expect(offline.stdout).toContain('server unreachable')
+		expect(offline.stdout).not.toContain('changed here')
+	}, 60_000)
+})

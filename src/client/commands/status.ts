@@ -1,5 +1,5 @@
 import { noMore, session } from '../context'
-import { isNotRegularWhy, readLocal } from '../files'
+import { isNotRegularWhy, linkOutOfHome, readLocal } from '../files'
 import { fileHash } from '../hash'
 import { CliFailure, EXIT, green, json, red, safe, say } from '../output'
 import { capped, conflictText, plural } from '../report'
@@ -74,9 +74,14 @@ async function run({ values, positionals }: Input<typeof options>) {
 			state,
 			remote?.files
 		)
-		const scope = scoped.keys
+		// A file behind a link out of home is never read or sent: skipped by design, not a change (docs/sync-model.md).
+		const linked = scoped.keys.filter((key) => linkOutOfHome(key) !== undefined)
+		const scope = scoped.keys.filter((key) => !linked.includes(key))
 		// …and so is one that cannot be read here (a FIFO, a directory where the file should be).
-		const owned = scoped.skipped.filter((skip) => scoped.elsewhere.includes(skip.key) || isNotRegularWhy(skip.why))
+		const owned = [
+			...scoped.skipped.filter((skip) => scoped.elsewhere.includes(skip.key) || isNotRegularWhy(skip.why)),
+			...linked.map((key) => ({ key, why: 'a symbolic link out of your home directory: never read or sent' }))
+		]
 		const local = readLocal(scope)
 		const locals = localEntries(t.key, remote?.files, local)
 		const kept = keptFrom(locals.map((o) => o.entry))

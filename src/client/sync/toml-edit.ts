@@ -175,7 +175,8 @@ function span(
 		if (at.header && samePath(at.key, path)) {
 			let end = i + 1
 			while (end < lines.length && !((info[end] as Line).header && !under((info[end] as Line).key, path))) end++
-			while (end > i + 1 && (lines[end - 1] as string).trim() === '') end--
+			// Blank lines and comments after the table's last key are not its: they stay (docs/sync-model.md).
+			while (end > i + 1 && /^\s*(#.*)?$/.test(lines[end - 1] as string)) end--
 			return { start: i, end }
 		}
 	}
@@ -259,6 +260,46 @@ export function tomlEditable(text: string, path: readonly string[]): boolean {
 	return ['cfgsync probe', MISSING].every((slot) => tomlEdit(text, path, slot as Slot) !== undefined)
 }
 
+/**
+ * A table set over a table: key by key, so its place, its comments and every
+ * key that did not change stay as they are (docs/sync-model.md: a local key
+ * masks values only, never the lines around them). Undefined when a key
+ * cannot be edited in place (an inline table).
+ */
+function tableEdit(
+	text: string,
+	path: readonly string[],
+	slot: Record<string, Json>,
+	like?: string
+): string | undefined {
+	const current = tomlGet(tomlValue(text), path)
+	if (!isObject(current)) return undefined
+	let out = text
+	for (const key of [...Object.keys(current), ...Object.keys(slot).filter((k) => !Object.hasOwn(current, k))]) {
+		const next = tomlEdit(out, [...path, key], Object.hasOwn(slot, key) ? (slot[key] as Json) : MISSING, like)
+		if (next === undefined) return undefined
+		out = next
+	}
+	return out
+}
+
+/** `key = value  # comment` with its value replaced, its key, spacing and comment kept; undefined when the line is no such line. */
+function withLineValue(line: string, slot: Json): string | undefined {
+	const eq = line.indexOf('=')
+	if (eq < 0) return undefined
+	const rest = line.slice(eq + 1)
+	const lead = /^\s*/.exec(rest)?.[0] ?? ''
+	let comment = ''
+	for (let at = rest.indexOf('#'); at >= 0; at = rest.indexOf('#', at + 1)) {
+		const before = rest.slice(0, at)
+		if (tomlValue(`x =${before}`) !== undefined) {
+			comment = `${/\s*$/.exec(before)?.[0] ?? ''}${rest.slice(at)}`
+			break
+		}
+	}
+	return `${line.slice(0, eq + 1)}${lead}${inline(slot)}${comment}`
+}
+
 /** `tomlSet` by editing lines only: undefined when that cannot give exactly the value asked for. */
 function tomlEdit(text: string, path: readonly string[], slot: Slot, like?: string): string | undefined {
 	const value = tomlValue(text)
@@ -268,9 +309,24 @@ function tomlEdit(text: string, path: readonly string[], slot: Slot, like?: stri
 		const parent = tomlGet(value, path.slice(0, i))
 		if (parent !== MISSING && !isObject(parent)) return undefined
 	}
+	if (isObject(slot)) {
+		const edited = tableEdit(text, path, slot, like)
+		if (edited !== undefined && sameExcept(asJson(tomlValue(edited)), asJson(value), path, slot)) return edited
+	}
 	const eol = eolOf(text)
 	const lines = stripBom(text).split(/\r?\n/)
 	const cut = span(lines, lineInfo(lines), path)
+	// A value set again on its one line: only the value changes, its comment stays.
+	if (cut?.table !== undefined && cut.end - cut.start === 1 && slot !== MISSING && !isObject(slot)) {
+		const line = withLineValue(lines[cut.start] as string, slot)
+		if (line !== undefined) {
+			lines[cut.start] = line
+			const edited = (hasBom(text) ? '\uFEFF' : '') + lines.join(eol)
+			const check = tomlValue(edited)
+			if (check !== undefined && sameExcept(asJson(check), asJson(value), path, slot)) return edited
+			lines.splice(0, lines.length, ...stripBom(text).split(/\r?\n/))
+		}
+	}
 	if (cut !== undefined) lines.splice(cut.start, cut.end - cut.start)
 	if (isObject(slot)) {
 		// A table is its own section, at the end of the file.
