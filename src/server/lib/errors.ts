@@ -4,6 +4,7 @@ export const ERROR_STATUS = {
 	unauthorized: 401,
 	plan_required: 403,
 	forbidden: 403,
+	read_only_key: 403,
 	not_found: 404,
 	conflict: 409,
 	precondition_failed: 412,

@@ -217,6 +217,8 @@ export interface CallerRow {
 	userId: string
 	email: string
 	username: string
+	/** A read-only key (0/1 on SQLite, a boolean on PostgreSQL: the hot lookup returns the column as stored). */
+	readOnly: boolean | number
 }
 
 /**
@@ -224,9 +226,11 @@ export interface CallerRow {
  * anyway: each column the per-request lookup returns costs time on every
  * request), or with a web session (docs/web.md).
  */
-export interface Caller extends CallerRow {
+export interface Caller extends Omit<CallerRow, 'readOnly'> {
 	keyHash?: string
 	sessionIdHash?: string
+	/** docs/api.md keys with a scope: a read-only key may read and stream, never write. A web session never is. */
+	readOnly?: boolean
 }
 
 export interface KeyRow {
@@ -235,6 +239,8 @@ export interface KeyRow {
 	device: string
 	createdAt: string
 	lastUsedAt: string | null
+	/** docs/api.md keys with a scope; a key issued without it reads and writes. */
+	readOnly?: boolean
 }
 
 export interface StoredKey extends KeyRow {

@@ -37,7 +37,7 @@ export const authRoutes = (auth: AuthService, gate: AuthPlugin, clientAddress: C
 				await auth.logout(actor)
 				return status(204)
 			},
-			{ actor: true, detail: { summary: 'Revoke the key used for this request' } }
+			{ signOut: true, detail: { summary: 'Revoke the key used for this request (read-only keys too)' } }
 		)
 		.get('/api/keys', ({ caller }) => auth.listKeys(caller), {
 			auth: true,
