@@ -64,7 +64,8 @@ const Key = z.strictObject({
 	device: z.string(),
 	createdAt: time,
 	lastUsedAt: time.nullable(),
-	current: z.boolean()
+	current: z.boolean(),
+	scope: z.enum(['read-write', 'read-only'])
 })
 const AuditEvent = z.strictObject({
 	id,
@@ -86,7 +87,8 @@ export const SHAPES = {
 		username: z.string(),
 		email: z.string(),
 		device: z.string(),
-		keyId: id
+		keyId: id,
+		scope: z.enum(['read-write', 'read-only'])
 	}),
 	logout: z.strictObject({
 		server: z.string(),
