@@ -41,6 +41,8 @@ export function testApp(
 		sealer?: ReturnType<typeof createSealer>
 		/** How the login slow-down waits (CONTRACT §5); tests record it instead of waiting. */
 		sleep?: AppDeps['sleep']
+		/** CONTRACT §5 quotas; the defaults when not given. */
+		quotas?: AppDeps['quotas']
 	} = {}
 ) {
 	const store = options.store ?? openTestStore()
@@ -57,7 +59,8 @@ export function testApp(
 		trustedProxies: options.trustedProxies,
 		events: options.events,
 		metricsToken: options.metricsToken,
-		sleep: options.sleep
+		sleep: options.sleep,
+		quotas: options.quotas
 	})
 	let counter = 0
 

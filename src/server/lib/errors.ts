@@ -9,6 +9,7 @@ export const ERROR_STATUS = {
 	conflict: 409,
 	precondition_failed: 412,
 	payload_too_large: 413,
+	quota_exceeded: 413,
 	unsupported_media_type: 415,
 	rate_limited: 429,
 	internal: 500,

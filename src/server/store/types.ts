@@ -346,7 +346,7 @@ export interface ThrottleLimits {
 	perAddress: number
 	/**
 	 * One login from all addresses together: never refused (CONTRACT §5, anyone could lock anyone out), only
-	 * slowed past it. The store counts that login's failures up to twice this, what the slow-down needs.
+	 * slowed past it (the store says how many that login has).
 	 */
 	perLogin: number
 }
@@ -356,8 +356,7 @@ export interface LoginFailureStore {
 	 * Takes a login attempt atomically: when both refusing scopes (login and
 	 * address, address) are under their limits since `since`, records this
 	 * attempt as a failure (a success clears it) and answers ok with how many
-	 * failures that login had since `since` from all addresses (counted up to
-	 * twice `limits.perLogin`). Otherwise records nothing and returns the time
+	 * failures that login had since `since` from all addresses. Otherwise records nothing and returns the time
 	 * of the failure that tipped the count, so the caller can say when to
 	 * retry. One transaction, so a parallel burst cannot slip past a limit.
 	 */
@@ -466,6 +465,13 @@ export interface ConfigStore {
 	 * contiguous and concurrent first pushes make one config.
 	 */
 	push(input: PushInput): Promise<PushResult>
+	/** CONTRACT §5 quotas: the bytes an owner (a user's personal configs, or a team) stores, all versions. */
+	storedBytes(owner: Owner): Promise<number>
+	/**
+	 * CONTRACT §5 push rate: when the user's n-th most recent stored push at or after `sinceId` (a time-ordered
+	 * id) happened, or undefined when they stored fewer than n since.
+	 */
+	nthPushSince(userId: string, sinceId: string, n: number): Promise<string | undefined>
 	/** Appends a version with already-known content (rollback); undefined when the config is gone. */
 	appendVersion(input: {
 		configId: string

@@ -84,6 +84,12 @@ const rows: Row[] = [
 		expect: { ...NO_KEY, ...ANY_VALID(200) }
 	},
 	{
+		route: 'GET /api/usage',
+		what: 'own storage and quotas',
+		request: () => ({ path: '/api/usage' }),
+		expect: { ...NO_KEY, ...ANY_VALID(200) }
+	},
+	{
 		route: 'GET /api/configs',
 		what: 'personal list',
 		request: () => ({ path: '/api/configs' }),

@@ -11,6 +11,8 @@ import {
 	type WebDeps
 } from '../kit'
 import { Alert, Csrf, Layout, Notice, PasswordField, type ViewContext } from '../layout'
+import type { Usage } from '../../../shared/api/configs'
+import { formatBytes } from '../../../shared/text'
 
 // The Account page (docs/web.md); Activity has its own page (activity.tsx).
 
@@ -18,15 +20,21 @@ export function AccountPage({
 	ctx,
 	email,
 	plan,
+	usage,
 	error,
 	notice
 }: {
 	ctx: ViewContext
 	email: string
 	plan: string
+	usage: Usage
 	error?: string
 	notice?: string
 }) {
+	const stored = (bytes: Usage['bytes']) =>
+		bytes.limit > 0
+			? `${formatBytes(bytes.used)} of ${formatBytes(bytes.limit)}`
+			: `${formatBytes(bytes.used)} (no limit)`
 	return (
 		<Layout ctx={ctx} title="Account">
 			<h1>Account</h1>
@@ -38,6 +46,17 @@ export function AccountPage({
 				<dd>{email}</dd>
 				<dt>Plan</dt>
 				<dd>{plan}</dd>
+				{/* CONTRACT §5 quotas: what is used, every version of every config counted. */}
+				<dt>Storage</dt>
+				<dd>{stored(usage.bytes)}</dd>
+				{usage.teams.map((team) => (
+					<>
+						<dt>Storage of {team.name}</dt>
+						<dd>{stored(team.bytes)}</dd>
+					</>
+				))}
+				<dt>Pushes</dt>
+				<dd>{usage.pushesPerMinute > 0 ? `at most ${usage.pushesPerMinute} pushes a minute` : 'no limit'}</dd>
 			</dl>
 			<p>
 				<a href="/activity">Your activity</a>: sign-ins, keys, pushes and team changes, with the device and address each
@@ -89,14 +108,23 @@ export function AccountPage({
 	)
 }
 
-export const accountPages = ({ sessions }: WebDeps) => ({
-	show: ({ request, web, view }: PageContext) =>
-		page(<AccountPage ctx={view} email={web.email} plan={web.plan} notice={noticeOf(request)} />),
+export const accountPages = ({ sessions, configs }: WebDeps) => ({
+	show: async ({ request, web, view }: PageContext) =>
+		page(
+			<AccountPage
+				ctx={view}
+				email={web.email}
+				plan={web.plan}
+				usage={await configs.usage(web)}
+				notice={noticeOf(request)}
+			/>
+		),
 
 	changePassword: ({ request, web, view, actor, body }: ChangeContext) =>
 		attempt(request, view, async () => {
+			const usage = await configs.usage(web)
 			const again = (error: string, statusCode: number, headers?: Record<string, string>) =>
-				page(<AccountPage ctx={view} email={web.email} plan={web.plan} error={error} />, {
+				page(<AccountPage ctx={view} email={web.email} plan={web.plan} usage={usage} error={error} />, {
 					status: statusCode,
 					headers
 				})
