@@ -102,7 +102,22 @@ export const SHAPES = {
 		server: z.string(),
 		profile: z.string(),
 		device: z.string().nullable(),
-		key: z.enum(['saved', 'CFGSYNC_API_KEY'])
+		key: z.enum(['saved', 'CFGSYNC_API_KEY']),
+		scope: z.enum(['read-write', 'read-only']).nullable(),
+		usage: z
+			.strictObject({
+				bytes: z.strictObject({ used: z.number(), limit: z.number() }),
+				pushesPerMinute: z.number(),
+				teams: z.array(
+					z.strictObject({
+						id,
+						slug: z.string(),
+						name: z.string(),
+						bytes: z.strictObject({ used: z.number(), limit: z.number() })
+					})
+				)
+			})
+			.nullable()
 	}),
 	keys: z.array(Key),
 	'keys revoke': z.strictObject({ revoked: z.strictObject({ id, device: z.string() }), current: z.boolean() }),
