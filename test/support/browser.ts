@@ -204,3 +204,24 @@ export async function closeAll(contexts: BrowserContext[], browser?: Browser, se
 	await browser?.close()
 	await server?.stop()
 }
+
+/**
+ * A wrong post to a sign-up link from this machine, as a browser on the site's own page sends it: what counts
+ * toward an address's sign-up budget (CONTRACT §5; opening a link never does).
+ */
+export const wrongSignupPost = (origin: string, probe: number) =>
+	fetch(`${origin}/join/${String(probe).padStart(43, 'z')}`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'null', 'sec-fetch-site': 'same-origin' },
+		body: new URLSearchParams({ email: 'probe@example.test', username: 'probe', password: 'probe-password' })
+	})
+
+/** Posts an empty form to `action` from the page, as its own form would (the page then shows the answer). */
+export const postFromPage = (page: Page, action: string) =>
+	page.evaluate((to) => {
+		const form = document.createElement('form')
+		form.method = 'post'
+		form.action = to
+		document.body.append(form)
+		form.submit()
+	}, action)

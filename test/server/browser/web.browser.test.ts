@@ -17,7 +17,9 @@ import {
 	SKIP_BROWSER_TESTS,
 	skipWithoutChromium,
 	requireChromium,
-	launchChromium
+	launchChromium,
+	postFromPage,
+	wrongSignupPost
 } from '../../support/browser'
 
 type View = (typeof FLOW_VIEWS)[number]
@@ -636,12 +638,19 @@ if (SKIP_BROWSER_TESTS) {
 			const setup = /"setup":"([^"]+)"/.exec(server.log())?.[1] as string
 			expect(setup).toBeDefined()
 			await shootAddress(bob, new URL(setup).pathname, 'error-410', view, 410, 'Setup address not usable')
-			// Probing sign-up links from one address: past its limit every one is a 429, until the window passes.
-			// The last thing this file does, since those failures count toward this address's sign-ins too.
+			// Wrong posts to sign-up links from one address (views never count, CONTRACT §5): past its budget every
+			// post is a 429, until the window passes. The last thing this file does.
 			let probes = 0
-			while ((await fetch(`${server.url}/join/${String(probes).padStart(43, 'x')}`)).status !== 429)
-				expect(++probes).toBeLessThan(40)
-			await shootAddress(bob, `/join/${'y'.repeat(43)}`, 'error-429', view, 429, 'Too many attempts')
+			while ((await wrongSignupPost(server.url, probes)).status !== 429) expect(++probes).toBeLessThan(40)
+			const limited = await bob.context().newPage()
+			try {
+				await limited.goto(`${server.url}/join/${'y'.repeat(43)}`)
+				await postFromPage(limited, `/join/${'y'.repeat(43)}`)
+				await limited.getByRole('heading', { name: 'Too many attempts', level: 1 }).waitFor()
+				await shoot(limited, 'error-429', view)
+			} finally {
+				await limited.close()
+			}
 			// The 4xx pages above were asked for on purpose; Chromium logs each.
 			problems.list = problems.list.filter((line) => !/status of (403|404|409|410|429)/.test(line))
 		})
