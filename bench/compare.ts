@@ -44,7 +44,11 @@ async function start(label: string, binary: string): Promise<{ server: Server; s
 			join(seeded.file, '..')
 		],
 		{
-			CFGSYNC_MASTER_KEY: seeded.masterKey
+			CFGSYNC_MASTER_KEY: seeded.masterKey,
+			// The push benchmark stores thousands of versions a second from one key: past CFGSYNC_QUOTA_PUSHES_PER_MINUTE
+			// it would time 429s. The storage check still runs (a cached count); docs/performance.md.
+			CFGSYNC_QUOTA_PUSHES_PER_MINUTE: '0',
+			CFGSYNC_QUOTA_BYTES: String(1024 ** 4)
 		}
 	)
 	return { server, seeded }

@@ -17,7 +17,7 @@ Usage:
   cfgsync-server user revoke-keys LOGIN                         revoke every key and web session of a user
   cfgsync-server user unlock LOGIN                              clear a user's failed-login counts
   cfgsync-server user remove LOGIN
-  cfgsync-server key issue LOGIN --device NAME                  print a new API key for a device
+  cfgsync-server key issue LOGIN --device NAME [--read-only]    print a new API key for a device (read-only: for CI)
   cfgsync-server invite create [--plan P] [--uses N] [--days D] print a sign-up link (default: 1 account, 7 days)
   cfgsync-server setup-link [--public-url URL]                  while no admin exists: a new setup address (24 h)
   cfgsync-server purge                                          remove teams deleted more than 30 days ago
@@ -103,12 +103,16 @@ Clears the user's failed-login counts from every address, ending a 429 lock-out.
 	'user remove': `Usage: cfgsync-server user remove LOGIN [--data-dir D]
 
 Removes the user with their keys, memberships and personal configs.`,
-	key: `Usage: cfgsync-server key issue LOGIN --device NAME [--data-dir D]
+	key: `Usage: cfgsync-server key issue LOGIN --device NAME [--read-only] [--data-dir D]
 
-Prints a new API key for that device, replacing its previous one (headless machines, scripts).`,
-	'key issue': `Usage: cfgsync-server key issue LOGIN --device NAME [--data-dir D]
+Prints a new API key for that device, replacing its previous one (headless machines, scripts).
+With --read-only the key reads and streams but never writes (every write answers 403
+read_only_key): what a CI job should hold.`,
+	'key issue': `Usage: cfgsync-server key issue LOGIN --device NAME [--read-only] [--data-dir D]
 
-Prints a new API key for that device, replacing its previous one (headless machines, scripts).`,
+Prints a new API key for that device, replacing its previous one (headless machines, scripts).
+With --read-only the key reads and streams but never writes (every write answers 403
+read_only_key): what a CI job should hold.`,
 	invite: `Usage: cfgsync-server invite create [--plan free|pro|team] [--uses N] [--days D] [--public-url URL] [--data-dir D]
 
 Prints a sign-up link: whoever opens it creates their own account on that plan (default

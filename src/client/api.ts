@@ -11,6 +11,7 @@ import {
 	PushResult,
 	type RollbackBody,
 	RolledBack,
+	Usage,
 	type VersionsQuery
 } from '../shared/api/configs'
 import {
@@ -279,6 +280,8 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 			}
 		},
 		me: () => get('/api/me', Me),
+		/** CONTRACT §5: what this account and its teams store, against the quotas. */
+		usage: () => get('/api/usage', Usage),
 		keys: {
 			list: () => get('/api/keys', z.array(KeyView)),
 			revoke: (id: string) => remove(`/api/keys/${encodeURIComponent(id)}`)

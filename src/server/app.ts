@@ -9,11 +9,12 @@ import { auditRoutes } from './modules/audit'
 import { createAuditService } from './modules/audit/service'
 import { authRoutes } from './modules/auth'
 import { createAuthService } from './modules/auth/service'
-import { configsRoutes } from './modules/configs'
+import { configsRoutes, usageRoutes } from './modules/configs'
 import { downloadRoutes } from './modules/download'
 import { createDownloads, embeddedClientPackage, type Downloads } from './modules/download/service'
 import { createConfigPolicy } from './modules/configs/policy'
 import { createConfigsService } from './modules/configs/service'
+import type { QuotaLimits } from './modules/configs/quota'
 import { createEventBroker, type EventBroker, type EventBrokerOptions } from './events/broker'
 import { eventsRoutes } from './events'
 import { healthRoutes } from './modules/health'
@@ -61,6 +62,8 @@ export interface AppDeps {
 	sleep?: (ms: number) => Promise<void>
 	/** The web pages' comparisons (docs/web.md): one per core at once, in worker threads; made by the app when not given. */
 	comparisons?: Comparisons
+	/** CONTRACT §5 quotas (CFGSYNC_QUOTA_BYTES, CFGSYNC_QUOTA_PUSHES_PER_MINUTE); the defaults when not given. */
+	quotas?: QuotaLimits
 }
 
 /** Builds the whole HTTP app; tests call it with an in-memory store and `app.handle(request)`. */
@@ -102,6 +105,7 @@ export function createApp(appDeps: AppDeps) {
 		.use(eventsRoutes(events, gate, closed))
 		.use(authRoutes(auth, gate, addressOf))
 		.use(configsRoutes(configs, gate))
+		.use(usageRoutes(configs, gate))
 		.use(teamsRoutes(teams, gate))
 		.use(invitationsRoutes(teams, gate))
 		.use(auditRoutes(audit, gate))

@@ -90,6 +90,9 @@ export const Config = z.object({
 	publicUrl: PublicUrl.optional(),
 	/** docs/operations.md: how long audit events are kept. */
 	auditRetentionDays: z.coerce.number().int().min(1).max(36_500),
+	/** CONTRACT §5 quotas: bytes stored per user or team, stored pushes a minute per user; 0 is no limit. */
+	quotaBytes: z.coerce.number().int().min(0),
+	quotaPushesPerMinute: z.coerce.number().int().min(0),
 	/** Processes serving one port (SO_REUSEPORT); 'auto' is one per core. */
 	workers: z.union([z.literal('auto'), z.coerce.number().int().min(1).max(64)])
 })
@@ -106,6 +109,8 @@ const ENV_NAMES: Record<string, string> = {
 	logLevel: 'CFGSYNC_LOG_LEVEL',
 	trustedProxies: 'CFGSYNC_TRUSTED_PROXIES',
 	auditRetentionDays: 'CFGSYNC_AUDIT_RETENTION_DAYS',
+	quotaBytes: 'CFGSYNC_QUOTA_BYTES',
+	quotaPushesPerMinute: 'CFGSYNC_QUOTA_PUSHES_PER_MINUTE',
 	metricsToken: 'CFGSYNC_METRICS_TOKEN',
 	backupDir: '--backup-dir / CFGSYNC_BACKUP_DIR',
 	backupSchedule: '--backup-schedule / CFGSYNC_BACKUP_SCHEDULE',
@@ -143,6 +148,8 @@ export function loadConfig(flags: ConfigFlags = {}, env: Record<string, string |
 				: undefined,
 		publicUrl: flags.publicUrl || env.CFGSYNC_PUBLIC_URL || undefined,
 		auditRetentionDays: env.CFGSYNC_AUDIT_RETENTION_DAYS ?? 365,
+		quotaBytes: env.CFGSYNC_QUOTA_BYTES ?? 256 * 1024 * 1024,
+		quotaPushesPerMinute: env.CFGSYNC_QUOTA_PUSHES_PER_MINUTE ?? 120,
 		workers: flags.workers ?? env.CFGSYNC_WORKERS ?? 1
 	})
 	if (!parsed.success) {

@@ -30,6 +30,10 @@ export const PASSWORD_MIN = 8
 export const TEAM_NAME_MAX = 50
 export const DEVICE_MAX = 100
 
+/** docs/api.md keys with a scope: what a key may do. A read-only key reads and streams, never writes. */
+export const KEY_SCOPES = ['read-write', 'read-only'] as const
+export type KeyScope = (typeof KEY_SCOPES)[number]
+
 export const DAY_MS = 24 * 60 * 60 * 1000
 /** SPEC: a soft-deleted team is removed for good after 30 days. */
 export const TEAM_RETENTION_MS = 30 * DAY_MS

@@ -18,3 +18,11 @@ export const hasFormatCharacters = (text: string): boolean => /\p{Cf}/u.test(tex
 /** What a refused name is told. */
 export const FORMAT_CHARACTERS_REFUSED =
 	'Invisible or direction-changing characters (Unicode format characters such as U+202E or U+200B) are not allowed.'
+
+/** A size for people: bytes, KiB or MiB (binary units, one decimal), as the quotas are shown. */
+export function formatBytes(bytes: number): string {
+	if (bytes < 1024) return `${bytes} byte${bytes === 1 ? '' : 's'}`
+	if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`
+	if (bytes < 1024 * 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`
+	return `${(bytes / (1024 * 1024 * 1024)).toFixed(1)} GiB`
+}

@@ -344,7 +344,7 @@ describe('keys and logout (docs/api.md)', () => {
 		expect(res.status).toBe(200)
 		expect(res.body).toHaveLength(2)
 		for (const key of res.body)
-			expect(Object.keys(key).sort()).toEqual(['createdAt', 'current', 'device', 'id', 'lastUsedAt'])
+			expect(Object.keys(key).sort()).toEqual(['createdAt', 'current', 'device', 'id', 'lastUsedAt', 'scope'])
 		expect(res.body.find((k: { device: string }) => k.device === 'test').current).toBe(true)
 		expect(res.body.find((k: { device: string }) => k.device === 'laptop')).toMatchObject({
 			id: laptop.id,

@@ -205,43 +205,23 @@ export async function closeAll(contexts: BrowserContext[], browser?: Browser, se
 	await server?.stop()
 }
 
-/** What a sign-up form posts: a new person's fields. */
-const newcomer = (name: string) => ({ email: `${name}@example.test`, username: name, password: `${name}-password-1` })
-
 /**
- * Spends this address's budget of wrong posts to sign-up links (CONTRACT §5: views never count, wrong
- * posts have a budget of their own), as a script probing links would: past it every post is a 429.
+ * A wrong post to a sign-up link from this machine, as a browser on the site's own page sends it: what counts
+ * toward an address's sign-up budget (CONTRACT §5; opening a link never does).
  */
-export async function spendSignupBudget(serverUrl: string): Promise<void> {
-	for (let probe = 0; probe < 40; probe++) {
-		const response = await fetch(`${serverUrl}/join/${String(probe).padStart(43, 'z')}`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'null', 'sec-fetch-site': 'same-origin' },
-			body: new URLSearchParams(newcomer(`probe${probe}`))
-		})
-		if (response.status === 429) return
-	}
-	throw new Error('40 wrong posts to sign-up links from one address were never refused with 429')
-}
+export const wrongSignupPost = (origin: string, probe: number) =>
+	fetch(`${origin}/join/${String(probe).padStart(43, 'z')}`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'null', 'sec-fetch-site': 'same-origin' },
+		body: new URLSearchParams({ email: 'probe@example.test', username: 'probe', password: 'probe-password' })
+	})
 
-/** Posts a sign-up form to `path` from `page` (on a page of the same server), as its browser would; the answer's status. */
-export async function postSignupFrom(page: Page, path: string): Promise<number | undefined> {
-	const answered = page.waitForResponse((response) => new URL(response.url()).pathname === path)
-	await page.evaluate(
-		({ action, fields }) => {
-			const form = document.createElement('form')
-			form.method = 'post'
-			form.action = action
-			for (const [name, value] of Object.entries(fields)) {
-				const input = document.createElement('input')
-				input.name = name
-				input.value = value
-				form.append(input)
-			}
-			document.body.append(form)
-			form.submit()
-		},
-		{ action: path, fields: newcomer('late') }
-	)
-	return (await answered).status()
-}
+/** Posts an empty form to `action` from the page, as its own form would (the page then shows the answer). */
+export const postFromPage = (page: Page, action: string) =>
+	page.evaluate((to) => {
+		const form = document.createElement('form')
+		form.method = 'post'
+		form.action = to
+		document.body.append(form)
+		form.submit()
+	}, action)

@@ -60,7 +60,9 @@ export async function startServer(
 ): Promise<Server> {
 	const proc = Bun.spawn([BINARY, 'serve', '--port', '0', '--host', '127.0.0.1', ...(options.args ?? [])], {
 		cwd: dir,
-		env: { PATH: process.env.PATH ?? '', ...options.env },
+		// Tests push from one user far faster than a person (hundreds a minute, to show nothing acknowledged is
+		// lost): the pushes a minute quota is off unless a test sets it (test/client/quotas.e2e.test.ts does).
+		env: { PATH: process.env.PATH ?? '', CFGSYNC_QUOTA_PUSHES_PER_MINUTE: '0', ...options.env },
 		stdin: 'ignore',
 		stdout: 'pipe',
 		stderr: 'pipe'

@@ -43,6 +43,8 @@ export function testApp(
 		sealer?: ReturnType<typeof createSealer>
 		/** How the login slow-down waits (CONTRACT §5); tests record it instead of waiting. */
 		sleep?: AppDeps['sleep']
+		/** CONTRACT §5 quotas; the defaults when not given. */
+		quotas?: AppDeps['quotas']
 	} = {}
 ) {
 	const store = options.store ?? openTestStore()
@@ -60,7 +62,8 @@ export function testApp(
 		events: options.events,
 		comparisons: options.comparisons,
 		metricsToken: options.metricsToken,
-		sleep: options.sleep
+		sleep: options.sleep,
+		quotas: options.quotas
 	})
 	let counter = 0
 

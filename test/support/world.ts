@@ -8,7 +8,7 @@ import type { Store } from '../../src/server/store/types'
  * team "crew" is owned by tom (team plan) with ann (pro) as admin, max (pro)
  * and fay (free) as members, and holds team config C; oscar (team plan) is
  * in no team; ivy (pro) is invited to crew as a member and has not answered.
- * Every config has two versions.
+ * Every config has two versions. aliceReadOnly and tomReadOnly are read-only keys of alice and tom.
  */
 export async function buildWorld(options: { store?: Store } = {}) {
 	const t = testApp(options)
@@ -50,6 +50,13 @@ export async function buildWorld(options: { store?: Store } = {}) {
 	const spare = await t.call('POST', '/api/auth/login', {
 		body: { login: 'alice', password: alice.password, device: 'spare' }
 	})
+	// Read-only keys (docs/api.md keys with a scope) of alice and of tom, crew's owner: what CI holds.
+	const readOnly = async (user: TestUser) =>
+		(
+			await t.call('POST', '/api/auth/login', {
+				body: { login: user.username, password: user.password, device: 'ci', scope: 'read-only' }
+			})
+		).body.apiKey as string
 
 	return {
 		t,
@@ -65,7 +72,9 @@ export async function buildWorld(options: { store?: Store } = {}) {
 			ann: ann.key,
 			max: max.key,
 			fay: fay.key,
-			ivy: ivy.key
+			ivy: ivy.key,
+			aliceReadOnly: await readOnly(alice),
+			tomReadOnly: await readOnly(tom)
 		},
 		team,
 		P,
@@ -99,6 +108,8 @@ export const CALLERS: CallerName[] = [
 	'ann',
 	'max',
 	'fay',
-	'ivy'
+	'ivy',
+	'aliceReadOnly',
+	'tomReadOnly'
 ]
 export type { TestApp }

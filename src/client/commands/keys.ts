@@ -8,7 +8,8 @@ import { defineCommand, type Input, YES } from './command'
 export const KEYS_HELP = `cfgsync keys
 cfgsync keys revoke DEVICE-OR-ID [--yes]
 
-This account's device keys (created and last used, as times from now). revoke
+This account's device keys (created and last used, as times from now, and
+whether each reads and writes or is read-only, as CI keys should be). revoke
 takes a device name or a key id; revoking the key this machine uses asks
 first (y/N), refuses without --yes when there is no terminal, and then logs
 this machine out.`
@@ -52,9 +53,10 @@ async function run({ values, positionals }: Input<typeof options>) {
 	}
 	if (values.json) return json(list)
 	table(
-		['DEVICE', 'CREATED', 'LAST USED', 'ID', ''],
+		['DEVICE', 'ACCESS', 'CREATED', 'LAST USED', 'ID', ''],
 		list.map((key) => [
 			safe(key.device),
+			key.scope === 'read-only' ? 'read-only' : 'read-write',
 			ago(key.createdAt),
 			ago(key.lastUsedAt),
 			key.id,

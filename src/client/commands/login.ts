@@ -11,12 +11,12 @@ import {
 } from '../credentials'
 import { ago, CliFailure, EXIT, failure, green, json, safe, say, warn } from '../output'
 import { shellWord } from '../report'
-import { DEVICE_MAX } from '../../shared/constants'
+import { DEVICE_MAX, type KeyScope } from '../../shared/constants'
 import { prompt, PromptCancelled, readStdin } from '../../shared/terminal'
 import { setTrusted, trustedDevices } from '../trust'
 import { defineCommand, type Input } from './command'
 
-export const LOGIN_HELP = `cfgsync login [--server URL] [--user LOGIN] [--device NAME] [--password-stdin | --with-token] [--profile NAME]
+export const LOGIN_HELP = `cfgsync login [--server URL] [--user LOGIN] [--device NAME] [--read-only] [--password-stdin | --with-token] [--profile NAME]
 
 Logs this device in and saves the server and a new API key in
 $XDG_CONFIG_HOME/cfgsync/credentials.json (mode 0600), or for --profile NAME
@@ -25,6 +25,9 @@ whatever is not given, and asks again after a wrong password (three tries).
 Without a terminal, pass the password on standard input with
 --password-stdin, or an existing API key with --with-token (for CI: the key
 from cfgsync-server key issue, read from standard input).
+--read-only makes a key that reads and streams but never writes: pull, sync
+and watch bring changes in, every push or change is refused. Give CI such a
+key: a leaked one cannot change anything (cfgsync keys shows each key's scope).
 --device defaults to the host name plus a short id made once for this
 machine (kept in $XDG_CONFIG_HOME/cfgsync/machine-id), e.g. "laptop-3f9a1c",
 so two machines with the same host name never share a device name. Logging
@@ -58,6 +61,7 @@ async function serverToUse(flag: string | undefined, profile: string, saved: Cre
 const options = {
 	user: { type: 'string' },
 	device: { type: 'string' },
+	'read-only': { type: 'boolean' },
 	'password-stdin': { type: 'boolean' },
 	'with-token': { type: 'boolean' }
 } as const
@@ -76,6 +80,13 @@ async function run({ values, positionals }: Input<typeof options>) {
 			EXIT.usage
 		)
 	}
+	if (withToken && values['read-only']) {
+		throw new CliFailure(
+			'--with-token uses the key as it was issued: leave out --read-only (cfgsync-server key issue LOGIN --device NAME --read-only makes a read-only key)',
+			EXIT.usage
+		)
+	}
+	const scope = values['read-only'] ? 'read-only' : 'read-write'
 	const profile = profileOption(values.profile) ?? DEFAULT_PROFILE
 	const saved = readCredentials(profile)
 	const server = await serverToUse(values.server, profile, saved)
@@ -104,8 +115,10 @@ async function run({ values, positionals }: Input<typeof options>) {
 	}
 	const result = withToken
 		? await loginWithToken(server)
-		: await loginWithPassword(server, values.user, values.device, values['password-stdin'] === true)
-	writeCredentials(result, profile)
+		: await loginWithPassword(server, values.user, values.device, values['password-stdin'] === true, scope)
+	// The scope is the server's to keep (GET /api/keys); the saved login stays as it was.
+	const { scope: _scope, ...credentials } = result
+	writeCredentials(credentials, profile)
 	const previous = saved && (saved.device !== result.device || saved.username !== result.username) ? saved : undefined
 	if (values.json)
 		json({
@@ -114,11 +127,12 @@ async function run({ values, positionals }: Input<typeof options>) {
 			username: result.username,
 			email: result.email,
 			device: result.device,
-			keyId: result.keyId
+			keyId: result.keyId,
+			scope: result.scope
 		})
 	else
 		say(
-			`${green('Logged in')} as ${safe(result.username)} <${safe(result.email)}> on ${server} (device "${safe(result.device)}"${profile === DEFAULT_PROFILE ? '' : `, profile "${profile}"`}).`
+			`${green('Logged in')} as ${safe(result.username)} <${safe(result.email)}> on ${server} (device "${safe(result.device)}"${result.scope === 'read-only' ? ', read-only key' : ''}${profile === DEFAULT_PROFILE ? '' : `, profile "${profile}"`}).`
 		)
 	if (previous) await notePreviousKey(server, result, previous)
 	if (interactive() && !values.json) await offerTrust(server, result)
@@ -181,8 +195,9 @@ async function loginWithPassword(
 	server: string,
 	user: string | undefined,
 	deviceFlag: string | undefined,
-	fromStdin: boolean
-): Promise<Credentials> {
+	fromStdin: boolean,
+	scope: KeyScope
+): Promise<Credentials & { scope: KeyScope }> {
 	const login = user ?? (await ask('Email or username: ', `${NO_TERMINAL} for your login: pass --user LOGIN`))
 	const device = (deviceFlag ?? defaultDevice()).slice(0, DEVICE_MAX)
 	const api = createApi(server)
@@ -196,7 +211,7 @@ async function loginWithPassword(
 					true
 				)
 		try {
-			issued = await api.auth.login({ login, password, device })
+			issued = await api.auth.login({ login, password, device, scope })
 		} catch (error) {
 			if (!(error instanceof ApiError)) throw error
 			// A wrong password typed at the terminal is asked again, as ssh and sudo do.
@@ -215,12 +230,13 @@ async function loginWithPassword(
 		keyId: issued.id,
 		device: issued.device,
 		username: me.username,
-		email: me.email
+		email: me.email,
+		scope
 	}
 }
 
 /** --with-token (docs/client.md): an existing key from standard input (CI), checked with the server before it is saved. */
-async function loginWithToken(server: string): Promise<Credentials> {
+async function loginWithToken(server: string): Promise<Credentials & { scope: KeyScope }> {
 	const key = (interactive() ? await ask('API key: ', '', true) : await readStdin()).trim()
 	if (!KEY_PATTERN.test(key))
 		throw new CliFailure(
@@ -235,7 +251,15 @@ async function loginWithToken(server: string): Promise<Credentials> {
 		})
 	const current = keys.find((k) => k.current)
 	if (!current) throw new CliFailure(`${server} did not say which device this key belongs to`)
-	return { server, apiKey: key, keyId: current.id, device: current.device, username: me.username, email: me.email }
+	return {
+		server,
+		apiKey: key,
+		keyId: current.id,
+		device: current.device,
+		username: me.username,
+		email: me.email,
+		scope: current.scope
+	}
 }
 
 async function whoIs(server: string, key: string): Promise<Me> {
@@ -270,7 +294,7 @@ export const login = defineCommand({
 	name: 'login',
 	group: 'Account',
 	summary: '',
-	usage: ['login [--server URL] [--user LOGIN] [--device NAME] [--password-stdin | --with-token]'],
+	usage: ['login [--server URL] [--user LOGIN] [--device NAME] [--read-only] [--password-stdin | --with-token]'],
 	help: LOGIN_HELP,
 	args: [],
 	options,

@@ -144,6 +144,7 @@ function serveHttp(
 		sealingAllowed: heartbeat.sealingAllowed,
 		trustedProxies: trustedProxiesOf(config, logger, worker),
 		metricsToken: config.metricsToken,
+		quotas: { bytes: config.quotaBytes, pushesPerMinute: config.quotaPushesPerMinute },
 		downloads: downloadsOf(config),
 		publicUrl: config.publicUrl,
 		peerAddress: (request) => app.server?.requestIP(request)?.address ?? 'unknown'

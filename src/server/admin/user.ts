@@ -144,7 +144,11 @@ export async function userCommand(args: string[]) {
 export async function keyCommand(args: string[]) {
 	const [sub, ...rest] = args
 	if (sub !== 'issue') throw usageError(sub ? `unknown key command "${sub}"` : 'missing key command (issue)')
-	const { values, positionals } = parseCommand(rest, { device: { type: 'string' }, ...dataDirOption })
+	const { values, positionals } = parseCommand(rest, {
+		device: { type: 'string' },
+		'read-only': { type: 'boolean' },
+		...dataDirOption
+	})
 	if (positionals.length !== 1) throw usageError(`expected LOGIN`)
 	// The rules of a device name at login (CONTRACT §5): trimmed, NFC, no control or format characters.
 	const parsed = LoginBody.shape.device.safeParse(values.device ?? '')
@@ -156,7 +160,12 @@ export async function keyCommand(args: string[]) {
 	const device = parsed.data
 	const issued = await withAdmin(values['data-dir'], async (admin) => {
 		const user = await admin.users.find(positionals[0]!)
-		return admin.issueKey(user.id, device, admin.event('key.issued', ADMIN_COMMAND, { subjectUserId: user.id }))
+		return admin.issueKey(
+			user.id,
+			device,
+			admin.event('key.issued', ADMIN_COMMAND, { subjectUserId: user.id }),
+			values['read-only'] ? 'read-only' : 'read-write'
+		)
 	})
 	process.stdout.write(`${issued.apiKey}\n`)
 }

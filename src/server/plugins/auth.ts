@@ -64,19 +64,38 @@ export function authPlugin(authenticator: Authenticator, addressOf: (request: Re
 		}
 		checkDeclaredLength(request, path)
 	}
+	const actorOf = (request: Request) => {
+		const caller = take(request)
+		const actor: Actor = { ...caller, address: addressOf(request) }
+		return { caller, actor }
+	}
 	return new Elysia({ name: 'auth' }).onRequest(authenticator.synchronous ? gate : awaitingGate).macro({
 		auth: {
 			resolve: ({ request }) => ({ caller: take(request) })
 		},
-		/** For routes that change something: the caller and where the request came from, for the audit log. */
+		/**
+		 * For routes that change something: the caller and where the request came from, for the audit log. A
+		 * read-only key is refused here (403 read_only_key, docs/api.md keys with a scope): every write route
+		 * declares `actor`, so no write can forget the check, and reads pay nothing for it.
+		 */
 		actor: {
 			resolve: ({ request }) => {
-				const caller = take(request)
-				const actor: Actor = { ...caller, address: addressOf(request) }
-				return { caller, actor }
+				const found = actorOf(request)
+				if (found.caller.readOnly) throw readOnlyRefusal()
+				return found
 			}
+		},
+		/** The one change a read-only key may make: signing itself out takes away only its own access. */
+		signOut: {
+			resolve: ({ request }) => actorOf(request)
 		}
 	})
 }
 
 export type AuthPlugin = ReturnType<typeof authPlugin>
+
+const readOnlyRefusal = () =>
+	new AppError(
+		'read_only_key',
+		'This key is read-only: it reads and streams but changes nothing. To push or change anything, use a key that reads and writes (cfgsync login without --read-only, or key issue without --read-only).'
+	)

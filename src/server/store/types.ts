@@ -217,6 +217,8 @@ export interface CallerRow {
 	userId: string
 	email: string
 	username: string
+	/** A read-only key (0/1 on SQLite, a boolean on PostgreSQL: the hot lookup returns the column as stored). */
+	readOnly: boolean | number
 }
 
 /**
@@ -224,9 +226,11 @@ export interface CallerRow {
  * anyway: each column the per-request lookup returns costs time on every
  * request), or with a web session (docs/web.md).
  */
-export interface Caller extends CallerRow {
+export interface Caller extends Omit<CallerRow, 'readOnly'> {
 	keyHash?: string
 	sessionIdHash?: string
+	/** docs/api.md keys with a scope: a read-only key may read and stream, never write. A web session never is. */
+	readOnly?: boolean
 }
 
 export interface KeyRow {
@@ -235,6 +239,8 @@ export interface KeyRow {
 	device: string
 	createdAt: string
 	lastUsedAt: string | null
+	/** docs/api.md keys with a scope; a key issued without it reads and writes. */
+	readOnly?: boolean
 }
 
 export interface StoredKey extends KeyRow {
@@ -355,7 +361,7 @@ export interface ThrottleLimits {
 	perAddress: number
 	/**
 	 * One login from all addresses together: never refused (CONTRACT §5, anyone could lock anyone out), only
-	 * slowed past it. The store counts that login's failures up to twice this, what the slow-down needs.
+	 * slowed past it (the store says how many that login has).
 	 */
 	perLogin: number
 }
@@ -365,8 +371,7 @@ export interface LoginFailureStore {
 	 * Takes a login attempt atomically: when both refusing scopes (login and
 	 * address, address) are under their limits since `since`, records this
 	 * attempt as a failure (a success clears it) and answers ok with how many
-	 * failures that login had since `since` from all addresses (counted up to
-	 * twice `limits.perLogin`). Otherwise records nothing and returns the time
+	 * failures that login had since `since` from all addresses. Otherwise records nothing and returns the time
 	 * of the failure that tipped the count, so the caller can say when to
 	 * retry. One transaction, so a parallel burst cannot slip past a limit.
 	 */
@@ -475,6 +480,13 @@ export interface ConfigStore {
 	 * contiguous and concurrent first pushes make one config.
 	 */
 	push(input: PushInput): Promise<PushResult>
+	/** CONTRACT §5 quotas: the bytes an owner (a user's personal configs, or a team) stores, all versions. */
+	storedBytes(owner: Owner): Promise<number>
+	/**
+	 * CONTRACT §5 push rate: when the user's n-th most recent stored push at or after `sinceId` (a time-ordered
+	 * id) happened, or undefined when they stored fewer than n since.
+	 */
+	nthPushSince(userId: string, sinceId: string, n: number): Promise<string | undefined>
 	/** Appends a version with already-known content (rollback); undefined when the config is gone. */
 	appendVersion(input: {
 		configId: string

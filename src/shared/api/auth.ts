@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { DEVICE_MAX } from '../constants'
+import { DEVICE_MAX, KEY_SCOPES } from '../constants'
 import { codePointLength, FORMAT_CHARACTERS_REFUSED, hasControlCharacters, hasFormatCharacters } from '../text'
 
 export const LoginBody = z.object({
@@ -15,7 +15,11 @@ export const LoginBody = z.object({
 		.refine((device) => codePointLength(device) <= DEVICE_MAX, `At most ${DEVICE_MAX} characters.`)
 		.refine((device) => !hasControlCharacters(device), 'Control characters are not allowed.')
 		.refine((device) => !hasFormatCharacters(device), FORMAT_CHARACTERS_REFUSED)
-		.describe('a name for this machine; one active key per device')
+		.describe('a name for this machine; one active key per device'),
+	scope: z
+		.enum(KEY_SCOPES, { error: `Must be one of ${KEY_SCOPES.join(', ')}.` })
+		.default('read-write')
+		.describe('read-only: a key that reads and streams but never writes (for CI)')
 })
 export type LoginBody = z.infer<typeof LoginBody>
 
@@ -32,7 +36,8 @@ export const KeyView = z.object({
 	device: z.string(),
 	createdAt: z.iso.datetime(),
 	lastUsedAt: z.iso.datetime().nullable(),
-	current: z.boolean().describe('true for the key this request was made with')
+	current: z.boolean().describe('true for the key this request was made with'),
+	scope: z.enum(KEY_SCOPES).describe('read-only keys read and stream but never write')
 })
 export type KeyView = z.infer<typeof KeyView>
 

@@ -164,3 +164,17 @@ export const PreconditionFailed = z.object({
 	currentVersion: z.number().int().nullable(),
 	currentHash: z.string().nullable()
 })
+
+/** CONTRACT §5 quotas: bytes stored (all versions) against the limit; 0 is no limit. */
+export const StorageUsage = z.object({
+	used: z.number().int().describe('bytes stored, every version of every config counted'),
+	limit: z.number().int().describe('CFGSYNC_QUOTA_BYTES; 0: no limit')
+})
+export const Usage = z.object({
+	bytes: StorageUsage.describe("the caller's personal configs"),
+	pushesPerMinute: z.number().int().describe('CFGSYNC_QUOTA_PUSHES_PER_MINUTE, per user; 0: no limit'),
+	teams: z
+		.array(z.object({ id: z.uuid(), slug: z.string(), name: z.string(), bytes: StorageUsage }))
+		.describe("each of the caller's teams: what its configs store")
+})
+export type Usage = z.infer<typeof Usage>

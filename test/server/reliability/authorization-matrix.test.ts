@@ -8,9 +8,10 @@ import { CALLERS, frozenWorld, type CallerName, type World } from '../../support
  * revoked key; alice (pro, owns P), fred (free, owns F), oscar (team plan, in
  * no team); in team "crew": tom owner (team plan), ann admin (pro), max member
  * (pro), fay member (free); ivy (pro) is invited to crew and has not answered,
- * so she sees nothing of it (docs/api.md).
+ * so she sees nothing of it (docs/api.md). aliceReadOnly and tomReadOnly hold
+ * read-only keys of alice and tom ('readonly' is 403 read_only_key).
  */
-type Expected = number | 'plan' | 'role'
+type Expected = number | 'plan' | 'role' | 'readonly'
 type Row = {
 	route: string
 	what: string
@@ -80,6 +81,12 @@ const rows: Row[] = [
 		route: 'GET /api/me',
 		what: 'identity',
 		request: () => ({ path: '/api/me' }),
+		expect: { ...NO_KEY, ...ANY_VALID(200) }
+	},
+	{
+		route: 'GET /api/usage',
+		what: 'own storage and quotas',
+		request: () => ({ path: '/api/usage' }),
 		expect: { ...NO_KEY, ...ANY_VALID(200) }
 	},
 	{
@@ -326,6 +333,17 @@ const rows: Row[] = [
 	}
 ]
 
+/**
+ * docs/api.md keys with a scope: a read-only key reads what its user reads and streams, and may sign itself
+ * out (the login route ignores any key); every other write is refused, whatever it targets.
+ */
+const READ_ONLY_MAY = new Set(['POST /api/auth/login', 'POST /api/auth/logout'])
+for (const row of rows) {
+	const refused = row.mutates === true && !READ_ONLY_MAY.has(row.route)
+	row.expect.aliceReadOnly = refused ? 'readonly' : row.expect.alice
+	row.expect.tomReadOnly = refused ? 'readonly' : row.expect.tom
+}
+
 const PUBLIC_ROUTES = [
 	'GET /healthz',
 	'GET /readyz',
@@ -383,6 +401,7 @@ describe('authorisation matrix (docs/api.md, §4)', () => {
 		expect({ caller, status: res.status }).toEqual({ caller, status })
 		if (expected === 'plan') expect(res.body.code).toBe('plan_required')
 		if (expected === 'role') expect(res.body.code).toBe('forbidden')
+		if (expected === 'readonly') expect(res.body.code).toBe('read_only_key')
 		if (res.status >= 400) expect(typeof res.body.error).toBe('string')
 		if (res.status === 401) expect(res.headers.get('www-authenticate')).toBe('Bearer')
 		cells++

@@ -64,7 +64,8 @@ const Key = z.strictObject({
 	device: z.string(),
 	createdAt: time,
 	lastUsedAt: time.nullable(),
-	current: z.boolean()
+	current: z.boolean(),
+	scope: z.enum(['read-write', 'read-only'])
 })
 const AuditEvent = z.strictObject({
 	id,
@@ -86,7 +87,8 @@ export const SHAPES = {
 		username: z.string(),
 		email: z.string(),
 		device: z.string(),
-		keyId: id
+		keyId: id,
+		scope: z.enum(['read-write', 'read-only'])
 	}),
 	logout: z.strictObject({
 		server: z.string(),
@@ -100,7 +102,22 @@ export const SHAPES = {
 		server: z.string(),
 		profile: z.string(),
 		device: z.string().nullable(),
-		key: z.enum(['saved', 'CFGSYNC_API_KEY'])
+		key: z.enum(['saved', 'CFGSYNC_API_KEY']),
+		scope: z.enum(['read-write', 'read-only']).nullable(),
+		usage: z
+			.strictObject({
+				bytes: z.strictObject({ used: z.number(), limit: z.number() }),
+				pushesPerMinute: z.number(),
+				teams: z.array(
+					z.strictObject({
+						id,
+						slug: z.string(),
+						name: z.string(),
+						bytes: z.strictObject({ used: z.number(), limit: z.number() })
+					})
+				)
+			})
+			.nullable()
 	}),
 	keys: z.array(Key),
 	'keys revoke': z.strictObject({ revoked: z.strictObject({ id, device: z.string() }), current: z.boolean() }),

@@ -26,7 +26,7 @@ export const authRoutes = (auth: AuthService, gate: AuthPlugin, clientAddress: C
 				detail: {
 					summary: 'Log in and get an API key for this device',
 					description:
-						'No bearer key needed; the body must be `application/json` (else 415) of at most 16 KiB. Logging in again from the same device revokes its previous key. Wrong login or password: 401. Within 15 minutes, after 10 failures for one login from one address, 30 from one address, or 100 for one login from all addresses: 429 with Retry-After.',
+						'No bearer key needed; the body must be `application/json` (else 415) of at most 16 KiB. Logging in again from the same device revokes its previous key. Wrong login or password: 401. Within 15 minutes, after 10 failures for one login from one address or 30 from one address: 429 with Retry-After. Failures for one login from many addresses never refuse it: past 100, its attempts are slowed (up to 5 s). `scope: read-only` makes a key that reads and streams but never writes.',
 					security: []
 				}
 			}
@@ -37,7 +37,7 @@ export const authRoutes = (auth: AuthService, gate: AuthPlugin, clientAddress: C
 				await auth.logout(actor)
 				return status(204)
 			},
-			{ actor: true, detail: { summary: 'Revoke the key used for this request' } }
+			{ signOut: true, detail: { summary: 'Revoke the key used for this request (read-only keys too)' } }
 		)
 		.get('/api/keys', ({ caller }) => auth.listKeys(caller), {
 			auth: true,

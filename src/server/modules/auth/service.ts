@@ -8,6 +8,7 @@ import type { PasswordHasher } from '../../lib/passwords'
 import type { AuditEvent, Caller, CallerRow, Store, UserRow } from '../../store/types'
 import { createAuditEvents, type Actor } from '../audit/event'
 import type { IssuedKey, KeyView, LoginBody } from '../../../shared/api/auth'
+import type { KeyScope } from '../../../shared/constants'
 
 /**
  * docs/api.md login throttling: failures allowed per scope within the window. Past `perLoginAddress` or
@@ -46,12 +47,26 @@ const unauthorized = (message: string) => new AppError('unauthorized', message)
 
 /** Stores a new key for (user, device), replacing that device's previous one (login, and the admin's `key issue`). */
 export function createKeyIssuer({ store, clock }: { store: Store; clock: Clock }) {
-	return async function issueKey(userId: string, device: string, audit?: AuditEvent): Promise<IssuedKey> {
+	return async function issueKey(
+		userId: string,
+		device: string,
+		audit?: AuditEvent,
+		scope: KeyScope = 'read-write'
+	): Promise<IssuedKey> {
 		const apiKey = generateApiKey()
 		const createdAt = toIso(clock.now())
 		const id = newId()
-		const event = audit && { ...audit, target: { type: 'key' as const, id, name: device } }
-		await store.keys.issue({ id, userId, device, keyHash: sha256Hex(apiKey), createdAt, lastUsedAt: null }, event)
+		const readOnly = scope === 'read-only'
+		const event = audit && {
+			...audit,
+			target: { type: 'key' as const, id, name: device },
+			details: readOnly ? { ...audit.details, scope } : audit.details
+		}
+		await store.keys.issue(
+			{ id, userId, device, keyHash: sha256Hex(apiKey), createdAt, lastUsedAt: null, readOnly },
+			event
+		)
+		// CONTRACT §3's body, as it was: the caller knows the scope it asked for; GET /api/keys shows it.
 		return { apiKey, id, device, createdAt }
 	}
 }
@@ -190,7 +205,7 @@ export function createAuthService({
 				logger.warn('key last-use not recorded', { errorName: error.name, errorMessage: error.message })
 			})
 		}
-		return { userId: row.userId, email: row.email, username: row.username, keyHash }
+		return { userId: row.userId, email: row.email, username: row.username, keyHash, readOnly: Boolean(row.readOnly) }
 	}
 
 	return {
@@ -239,7 +254,8 @@ export function createAuthService({
 					'login.succeeded',
 					{ userId: user.id, username: user.username, address },
 					{ details: { device: body.device } }
-				)
+				),
+				body.scope
 			)
 		},
 
@@ -256,7 +272,8 @@ export function createAuthService({
 				device: key.device,
 				createdAt: key.createdAt,
 				lastUsedAt: key.lastUsedAt,
-				current: key.keyHash === caller.keyHash
+				current: key.keyHash === caller.keyHash,
+				scope: key.readOnly ? ('read-only' as const) : ('read-write' as const)
 			}))
 		},
 

@@ -32,6 +32,7 @@ import {
 	ReadConditionHeaders,
 	RollbackBody,
 	RolledBack,
+	Usage,
 	VersionIdParams,
 	VersionsQuery
 } from '../../../shared/api/configs'
@@ -190,3 +191,15 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 			response: { 200: RolledBack },
 			detail: { summary: 'Restore a version as a new current version (Pro and Team plans)' }
 		})
+
+/** CONTRACT §5 quotas: what the caller and their teams store, against the limits (`cfgsync whoami` shows it). */
+export const usageRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
+	new Elysia({ tags: ['configs'] }).use(gate).get('/api/usage', ({ caller }) => configs.usage(caller), {
+		auth: true,
+		response: Usage,
+		detail: {
+			summary: 'What you and your teams store, and the quotas',
+			description:
+				'Bytes stored (every version of every config) by your personal configs and by each of your teams, against CFGSYNC_QUOTA_BYTES, and the pushes a minute allowed per user (CFGSYNC_QUOTA_PUSHES_PER_MINUTE); a limit of 0 is none.'
+		}
+	})

@@ -6,10 +6,11 @@ import { sha256Hex, type Sealer } from '../../lib/crypto'
 import { PENDING_KEY_META } from '../../lib/key-check'
 import { AppError } from '../../lib/errors'
 import { newId } from '../../lib/ids'
-import type { Caller, ConfigRow, PushCondition, Store, VersionWithData } from '../../store/types'
+import type { Caller, ConfigRow, Owner, PushCondition, Store, VersionWithData } from '../../store/types'
 import { createAuditEvents, type Actor } from '../audit/event'
-import type { LatestQuery, PushBody, RolledBack, VersionsQuery } from '../../../shared/api/configs'
+import type { LatestQuery, PushBody, RolledBack, Usage, VersionsQuery } from '../../../shared/api/configs'
 import type { ConfigPolicy } from './policy'
+import { createQuota, DEFAULT_QUOTAS, type QuotaLimits } from './quota'
 
 /** AAD of a version record: its ciphertext only opens in this row of this config (docs/operations.md). */
 const aad = (configId: string, versionId: string) => `${configId}:${versionId}`
@@ -25,6 +26,9 @@ export interface WithData<T> {
 	fields: T
 	data: Buffer
 }
+
+/** A version as stored is its JSON plus the nonce and tag of AES-256-GCM: what a quota check adds before sealing. */
+const SEALED_OVERHEAD = 28
 
 /** Versions read per query while a list streams: at most 8 × 512 KiB in memory per request. */
 const VERSION_PAGE = 8
@@ -52,7 +56,8 @@ export function createConfigsService({
 	clock,
 	policy,
 	metrics,
-	sealingAllowed = () => true
+	sealingAllowed = () => true,
+	quotas = DEFAULT_QUOTAS
 }: {
 	store: Store
 	sealer: Sealer
@@ -61,7 +66,30 @@ export function createConfigsService({
 	metrics?: { push(result: 'created' | 'updated' | 'unchanged'): void }
 	/** False while this server may have missed a key rotation (jobs/heartbeat.ts): it then seals nothing. */
 	sealingAllowed?: () => boolean
+	/** CONTRACT §5: CFGSYNC_QUOTA_BYTES and CFGSYNC_QUOTA_PUSHES_PER_MINUTE. */
+	quotas?: QuotaLimits
 }) {
+	const quota = createQuota({ store, clock, limits: quotas })
+	/**
+	 * CONTRACT §5 quotas, before a version is stored: the user's pushes a minute (`rate`) and the owner's
+	 * bytes. A refusal is only for a version that would be stored: a push of the current content changes
+	 * nothing and always goes through (looked up only on the way to a refusal).
+	 */
+	const withinQuota = async (
+		owner: Owner,
+		userId: string,
+		incoming: number,
+		rate: boolean,
+		unchanged: () => Promise<boolean>
+	) => {
+		try {
+			if (rate) await quota.checkRate(userId)
+			await quota.checkBytes(owner, incoming)
+		} catch (error) {
+			if (error instanceof AppError && (await unchanged())) return
+			throw error
+		}
+	}
 	const mustBeAbleToSeal = () => {
 		if (!sealingAllowed()) {
 			throw new AppError(
@@ -120,6 +148,23 @@ export function createConfigsService({
 	})
 
 	return {
+		/** CONTRACT §5: what the caller and each of their teams store, against the limits (GET /api/usage, Account). */
+		async usage(caller: Pick<Caller, 'userId'>): Promise<Usage> {
+			const teams = (await store.teams.listForUser(caller.userId)).filter((team) => team.deletedAt === null)
+			return {
+				bytes: { used: await quota.usedBytes({ userId: caller.userId, teamId: null }), limit: quotas.bytes },
+				pushesPerMinute: quotas.pushesPerMinute,
+				teams: await Promise.all(
+					teams.map(async (team) => ({
+						id: team.id,
+						slug: team.slug,
+						name: team.name,
+						bytes: { used: await quota.usedBytes({ userId: caller.userId, teamId: team.id }), limit: quotas.bytes }
+					}))
+				)
+			}
+		},
+
 		/**
 		 * SPEC push: 201 for a new config, 200 with the next version for changed
 		 * data, 200 noChange for identical content (key order aside). Data is
@@ -142,12 +187,22 @@ export function createConfigsService({
 			}
 			const owner = await policy.scope(actor, body.teamId, 'write')
 			mustBeAbleToSeal()
+			const incoming = Buffer.byteLength(dataJson, 'utf8') + SEALED_OVERHEAD
+			await withinQuota(owner, actor.userId, incoming, true, async () => {
+				const current = await store.configs.findByKey(owner, body.name, body.tool)
+				return current?.hash === hash
+			})
+			let sealedBytes = 0
 			const result = await store.configs.push({
 				owner,
 				name: body.name,
 				tool: body.tool,
 				hash,
-				seal: (configId, versionId, pending) => sealer.seal(dataJson, aad(configId, versionId), pending),
+				seal: (configId, versionId, pending) => {
+					const sealed = sealer.seal(dataJson, aad(configId, versionId), pending)
+					sealedBytes = sealed.byteLength
+					return sealed
+				},
 				newConfigId: newId(),
 				newVersionId: newId(),
 				at: toIso(clock.now()),
@@ -159,6 +214,7 @@ export function createConfigsService({
 			})
 			if (result.kind === 'created' || result.kind === 'updated' || result.kind === 'unchanged')
 				metrics?.push(result.kind)
+			if (result.kind === 'created' || result.kind === 'updated') quota.stored(owner, actor.userId, sealedBytes)
 			switch (result.kind) {
 				case 'created':
 				case 'updated': {
@@ -316,10 +372,18 @@ export function createConfigsService({
 			if (!target) throw new AppError('not_found', 'No such version of this config.')
 			const data = await open(id, target.id, target.sealed)
 			mustBeAbleToSeal()
+			// A rollback stores a version too: it counts against the owner's bytes (not against the pushes a minute).
+			const owner = { userId: config.userId, teamId: config.teamId }
+			await withinQuota(owner, actor.userId, data.byteLength + SEALED_OVERHEAD, false, async () => false)
+			let sealedBytes = 0
 			const appended = await store.configs.appendVersion({
 				configId: id,
 				hash: target.hash,
-				seal: (configId, newVersionId, pending) => sealer.seal(data, aad(configId, newVersionId), pending),
+				seal: (configId, newVersionId, pending) => {
+					const sealed = sealer.seal(data, aad(configId, newVersionId), pending)
+					sealedBytes = sealed.byteLength
+					return sealed
+				},
 				newVersionId: newId(),
 				at: toIso(clock.now()),
 				audit: event('config.rolled_back', actor, {
@@ -329,6 +393,7 @@ export function createConfigsService({
 				})
 			})
 			if (!appended) throw new AppError('not_found', 'No such config.')
+			quota.stored(owner, actor.userId, sealedBytes)
 			return {
 				id: appended.id,
 				version: appended.version,

@@ -1,5 +1,5 @@
 import type { SQL as BunSQL } from 'bun'
-import { and, asc, desc, eq, gt, isNull, lt, sql, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, gt, isNull, lt, sql, type SQL, gte, sum } from 'drizzle-orm'
 import { PENDING_KEY_META } from '../../lib/key-check'
 import { aliased, conditionFails, containsAny, type ListPage, visiblePage } from '../shared'
 import type {
@@ -19,7 +19,7 @@ import { auditStatement, writeAudit } from './audit'
 import type { PgDb } from './client'
 import { LOCK_SQL, lockKey } from './locks'
 import { hotRows, statement } from './rows'
-import { configs, configVersions, meta, teamMembers, teams } from './schema'
+import { auditEvents, configs, configVersions, meta, teamMembers, teams } from './schema'
 
 const configFields = {
 	id: configs.id,
@@ -173,7 +173,8 @@ export function postgresConfigs(db: PgDb, client: BunSQL): ConfigStore {
 			hash: p('hash'),
 			currentVersionId: p('versionId'),
 			createdAt: p('at'),
-			updatedAt: p('at')
+			updatedAt: p('at'),
+			storedBytes: p('bytes')
 		})
 	)
 	const insertVersion = statement(
@@ -193,7 +194,8 @@ export function postgresConfigs(db: PgDb, client: BunSQL): ConfigStore {
 				version: sql`${p('version')}`,
 				hash: sql`${p('hash')}`,
 				currentVersionId: sql`${p('versionId')}`,
-				updatedAt: sql`${p('at')}`
+				updatedAt: sql`${p('at')}`,
+				storedBytes: sql`${configs.storedBytes} + ${p('bytes')}`
 			})
 			.where(eq(configs.id, p('id')))
 	)
@@ -210,15 +212,9 @@ export function postgresConfigs(db: PgDb, client: BunSQL): ConfigStore {
 		at: string
 	): Promise<ConfigRow> => {
 		const version = current.version + 1
-		await insertVersion(tx, {
-			id: current.id,
-			versionId,
-			version,
-			hash,
-			data: seal(current.id, versionId, await pending(tx)),
-			at
-		})
-		await setCurrent(tx, { id: current.id, version, hash, versionId, at })
+		const data = seal(current.id, versionId, await pending(tx))
+		await insertVersion(tx, { id: current.id, versionId, version, hash, data, at })
+		await setCurrent(tx, { id: current.id, version, hash, versionId, at, bytes: data.byteLength })
 		return { ...current, version, hash, currentVersionId: versionId, updatedAt: at }
 	}
 
@@ -272,6 +268,7 @@ export function postgresConfigs(db: PgDb, client: BunSQL): ConfigStore {
 					createdAt: input.at,
 					updatedAt: input.at
 				}
+				const data = input.seal(configId, versionId, await pending(tx))
 				await insertConfig(tx, {
 					id: configId,
 					userId: owner.userId,
@@ -280,14 +277,15 @@ export function postgresConfigs(db: PgDb, client: BunSQL): ConfigStore {
 					tool: input.tool,
 					hash: input.hash,
 					versionId,
-					at: input.at
+					at: input.at,
+					bytes: data.byteLength
 				})
 				await insertVersion(tx, {
 					id: configId,
 					versionId,
 					version: 1,
 					hash: input.hash,
-					data: input.seal(configId, versionId, await pending(tx)),
+					data,
 					at: input.at
 				})
 				await auditVersion(tx, input.audit, configId, 1)
@@ -301,6 +299,36 @@ export function postgresConfigs(db: PgDb, client: BunSQL): ConfigStore {
 
 	return {
 		push,
+		// CONTRACT §5 quotas: summed over the owner's few configs, each of which keeps its versions' total.
+		storedBytes: async (owner) =>
+			Number(
+				(
+					await db
+						.select({ bytes: sum(configs.storedBytes) })
+						.from(configs)
+						.where(
+							owner.teamId === null
+								? and(eq(configs.userId, owner.userId), isNull(configs.teamId))
+								: eq(configs.teamId, owner.teamId)
+						)
+				)[0]?.bytes ?? 0
+			),
+		nthPushSince: async (userId, sinceId, n) =>
+			(
+				await db
+					.select({ at: auditEvents.at })
+					.from(auditEvents)
+					.where(
+						and(
+							eq(auditEvents.actorUserId, userId),
+							gte(auditEvents.id, sinceId),
+							eq(auditEvents.type, 'config.pushed')
+						)
+					)
+					.orderBy(desc(auditEvents.id))
+					.limit(1)
+					.offset(n - 1)
+			)[0]?.at,
 		appendVersion: (input) =>
 			begin(async (tx): Promise<VersionRow | undefined> => {
 				const [current] = await currentById(tx, { id: input.configId })

@@ -9,8 +9,13 @@ import { hotRows } from './rows'
 import { apiKeys, users } from './schema'
 
 export function postgresKeys(db: PgDb, client: BunSQL): KeyStore {
-	// Every authenticated request runs this: one indexed lookup joined to the user, three columns.
-	const callerFields = { userId: apiKeys.userId, email: users.email, username: users.username }
+	// Every authenticated request runs this: one indexed lookup joined to the user, three columns and the key's scope.
+	const callerFields = {
+		userId: apiKeys.userId,
+		email: users.email,
+		username: users.username,
+		readOnly: apiKeys.readOnly
+	}
 	const findCaller = hotRows<CallerRow>(
 		client,
 		db
@@ -25,7 +30,8 @@ export function postgresKeys(db: PgDb, client: BunSQL): KeyStore {
 		device: apiKeys.device,
 		createdAt: apiKeys.createdAt,
 		lastUsedAt: apiKeys.lastUsedAt,
-		keyHash: apiKeys.keyHash
+		keyHash: apiKeys.keyHash,
+		readOnly: apiKeys.readOnly
 	}
 	// The event is written before the key goes, so it still names the key's device.
 	const revoke = (where: SQL | undefined, event: AuditEvent | undefined) =>

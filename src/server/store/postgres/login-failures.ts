@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gt, lt, sql, type SQL } from 'drizzle-orm'
+import { and, count, desc, eq, gt, lt, type SQL } from 'drizzle-orm'
 import type { LoginFailureStore } from '../types'
 import { writeAudit } from './audit'
 import type { PgDb, PgTx } from './client'
@@ -41,14 +41,11 @@ export function postgresLoginFailures(db: PgDb): LoginFailureStore {
 					if (at !== undefined) tipped.push(at)
 				}
 				if (tipped.length > 0) return { ok: false as const, tippedAt: Math.max(...tipped) }
-				// A login's failures from all addresses, counted no further than the slow-down needs (bounded cost).
-				const recent = tx
-					.select({ one: sql`1` })
+				// A login's failures from all addresses in the window: a range of the (login_key, at) index.
+				const [counted] = await tx
+					.select({ n: count() })
 					.from(loginFailures)
 					.where(and(login, gt(loginFailures.at, since)))
-					.limit(limits.perLogin * 2)
-					.as('recent')
-				const [counted] = await tx.select({ n: count() }).from(recent)
 				await tx.insert(loginFailures).values({ loginKey: attempt.loginKey, address: attempt.address, at: attempt.at })
 				return { ok: true as const, loginFailures: counted?.n ?? 0 }
 			}),

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, isNull, lt, sql, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, gt, isNull, lt, sql, type SQL, gte, sum } from 'drizzle-orm'
 import type { Database } from 'bun:sqlite'
 import type {
 	AuditEvent,
@@ -21,7 +21,7 @@ import { changed } from './errors'
 import { hotRows } from './rows'
 import { aliased, conditionFails, containsAny, type ListPage, visiblePage } from '../shared'
 import { PENDING_KEY_META } from '../../lib/key-check'
-import { configs, configVersions, meta, teamMembers, teams } from './schema'
+import { auditEvents, configs, configVersions, meta, teamMembers, teams } from './schema'
 
 const configFields = {
 	id: configs.id,
@@ -163,7 +163,8 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 			hash: sql.placeholder('hash'),
 			currentVersionId: sql.placeholder('versionId'),
 			createdAt: sql.placeholder('at'),
-			updatedAt: sql.placeholder('at')
+			updatedAt: sql.placeholder('at'),
+			storedBytes: sql.placeholder('bytes')
 		})
 		.prepare()
 	const insertVersion = db
@@ -183,9 +184,36 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 			version: sql`${sql.placeholder('version')}`,
 			hash: sql`${sql.placeholder('hash')}`,
 			currentVersionId: sql`${sql.placeholder('versionId')}`,
-			updatedAt: sql`${sql.placeholder('at')}`
+			updatedAt: sql`${sql.placeholder('at')}`,
+			storedBytes: sql`${configs.storedBytes} + ${sql.placeholder('bytes')}`
 		})
 		.where(eq(configs.id, id))
+		.prepare()
+	// CONTRACT §5 quotas: what an owner stores, summed over its few configs (each keeps its versions' total).
+	const personalBytes = db
+		.select({ bytes: sum(configs.storedBytes) })
+		.from(configs)
+		.where(and(eq(configs.userId, userId), isNull(configs.teamId)))
+		.prepare()
+	const teamBytes = db
+		.select({ bytes: sum(configs.storedBytes) })
+		.from(configs)
+		.where(eq(configs.teamId, teamId))
+		.prepare()
+	// The n-th most recent push a user stored since an id (ids are time-ordered): the actor index, newest first.
+	const nthPush = db
+		.select({ at: auditEvents.at })
+		.from(auditEvents)
+		.where(
+			and(
+				eq(auditEvents.actorUserId, userId),
+				gte(auditEvents.id, sql.placeholder('sinceId')),
+				eq(auditEvents.type, 'config.pushed')
+			)
+		)
+		.orderBy(desc(auditEvents.id))
+		.limit(1)
+		.offset(sql.placeholder('offset'))
 		.prepare()
 	const deleteConfig = db.delete(configs).where(eq(configs.id, id)).prepare()
 	const versionsPage = db
@@ -219,8 +247,9 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 	/** Appends version n+1 to `current` and makes it current; the caller holds the write lock. */
 	const append = (current: ConfigRow, hash: string, seal: SealFor, versionId: string, at: string): ConfigRow => {
 		const version = current.version + 1
-		insertVersion.run({ id: current.id, versionId, version, hash, data: seal(current.id, versionId, pending()), at })
-		setCurrent.run({ id: current.id, version, hash, versionId, at })
+		const data = seal(current.id, versionId, pending())
+		insertVersion.run({ id: current.id, versionId, version, hash, data, at })
+		setCurrent.run({ id: current.id, version, hash, versionId, at, bytes: data.byteLength })
 		return { ...current, version, hash, currentVersionId: versionId, updatedAt: at }
 	}
 
@@ -244,6 +273,7 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 		if (!current) {
 			const configId = input.newConfigId
 			const versionId = input.newVersionId
+			const data = input.seal(configId, versionId, pending())
 			insertConfig.run({
 				id: configId,
 				userId: owner.userId,
@@ -252,14 +282,15 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 				tool: input.tool,
 				hash: input.hash,
 				versionId,
-				at: input.at
+				at: input.at,
+				bytes: data.byteLength
 			})
 			insertVersion.run({
 				id: configId,
 				versionId,
 				version: 1,
 				hash: input.hash,
-				data: input.seal(configId, versionId, pending()),
+				data,
 				at: input.at
 			})
 			auditVersion(input.audit, configId, 1)
@@ -348,6 +379,12 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 		// One immediate transaction, also for unchanged data: clients that know the hash skip such
 		// pushes themselves, so a read before it would only add a statement to the common case.
 		push: async (input) => pushTx.immediate(input),
+		storedBytes: async (owner) =>
+			Number(
+				(owner.teamId === null ? personalBytes.get({ userId: owner.userId }) : teamBytes.get({ teamId: owner.teamId }))
+					?.bytes ?? 0
+			),
+		nthPushSince: async (userId, sinceId, n) => nthPush.get({ userId, sinceId, offset: n - 1 })?.at,
 		appendVersion: async (input) => appendTx.immediate(input),
 		findByKey: async (owner, configName, configTool) =>
 			owner.teamId === null

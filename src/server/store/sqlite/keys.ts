@@ -8,8 +8,13 @@ import { aliased } from '../shared'
 import { apiKeys, users } from './schema'
 
 export function sqliteKeys(db: SqliteDb, sqlite: Database, audit: AuditWriter): KeyStore {
-	// Every authenticated request runs this: one indexed lookup joined to the user, three columns.
-	const callerFields = { userId: apiKeys.userId, email: users.email, username: users.username }
+	// Every authenticated request runs this: one indexed lookup joined to the user, three columns and the key's scope.
+	const callerFields = {
+		userId: apiKeys.userId,
+		email: users.email,
+		username: users.username,
+		readOnly: apiKeys.readOnly
+	}
 	const findCaller = hotRows<CallerRow>(
 		sqlite,
 		db
@@ -50,7 +55,8 @@ export function sqliteKeys(db: SqliteDb, sqlite: Database, audit: AuditWriter): 
 		device: apiKeys.device,
 		createdAt: apiKeys.createdAt,
 		lastUsedAt: apiKeys.lastUsedAt,
-		keyHash: apiKeys.keyHash
+		keyHash: apiKeys.keyHash,
+		readOnly: apiKeys.readOnly
 	}
 
 	return {

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, lt, sql, type SQL } from 'drizzle-orm'
+import { and, count, desc, eq, gt, lt, sql, type SQL } from 'drizzle-orm'
 import type { Database } from 'bun:sqlite'
 import type { AuditEvent, LoginFailureStore } from '../types'
 import type { AuditWriter } from './audit'
@@ -23,10 +23,8 @@ export function sqliteLoginFailures(db: SqliteDb, sqlite: Database, audit: Audit
 	const address = eq(loginFailures.address, sql.placeholder('address'))
 	const nthForLoginAddress = nth(and(loginKey, address))
 	const nthForAddress = nth(address)
-	// A login's failures from all addresses, counted no further than asked: what the slow-down needs, at bounded cost.
-	const countForLogin = sqlite.query<{ n: number }, [string, number, number]>(
-		'SELECT count(*) AS n FROM (SELECT 1 FROM login_failures WHERE login_key = ?1 AND at > ?2 LIMIT ?3)'
-	)
+	// A login's failures from all addresses in the window: a range of the (login_key, at) index, what the slow-down reads.
+	const countForLogin = db.select({ n: count() }).from(loginFailures).where(and(loginKey, since)).prepare()
 	const insert = db
 		.insert(loginFailures)
 		.values({ loginKey: sql.placeholder('loginKey'), address: sql.placeholder('address'), at: sql.placeholder('at') })
@@ -42,7 +40,7 @@ export function sqliteLoginFailures(db: SqliteDb, sqlite: Database, audit: Audit
 				nthForAddress.get({ ...values, offset: limits.perAddress - 1 })?.at
 			].filter((at): at is number => at !== undefined)
 			if (tipped.length > 0) return { ok: false, tippedAt: Math.max(...tipped) }
-			const loginFailures = countForLogin.get(attempt.loginKey, attempt.since, limits.perLogin * 2)?.n ?? 0
+			const loginFailures = countForLogin.get(values)?.n ?? 0
 			insert.run({ loginKey: attempt.loginKey, address: attempt.address, at: attempt.at })
 			return { ok: true, loginFailures }
 		}

@@ -12,6 +12,8 @@ import {
 	type WebDeps
 } from '../kit'
 import { Csrf, Layout, Notice, PasswordField, type ViewContext } from '../layout'
+import type { Usage } from '../../../shared/api/configs'
+import { formatBytes } from '../../../shared/text'
 
 // The Account page (docs/web.md); Activity has its own page (activity.tsx).
 
@@ -19,16 +21,22 @@ export function AccountPage({
 	ctx,
 	email,
 	plan,
+	usage,
 	notice,
 	form
 }: {
 	ctx: ViewContext
 	email: string
 	plan: string
+	usage: Usage
 	notice?: string
 	/** A failed "Change password", back after its redirect (forms.tsx): messages only, never a password. */
 	form?: FormState
 }) {
+	const stored = (bytes: Usage['bytes']) =>
+		bytes.limit > 0
+			? `${formatBytes(bytes.used)} of ${formatBytes(bytes.limit)}`
+			: `${formatBytes(bytes.used)} (no limit)`
 	return (
 		<Layout ctx={ctx} title="Account">
 			<h1>Account</h1>
@@ -40,6 +48,17 @@ export function AccountPage({
 				<dd>{email}</dd>
 				<dt>Plan</dt>
 				<dd>{plan}</dd>
+				{/* CONTRACT §5 quotas: what is used, every version of every config counted. */}
+				<dt>Storage</dt>
+				<dd>{stored(usage.bytes)}</dd>
+				{usage.teams.map((team) => (
+					<>
+						<dt>Storage of {team.name}</dt>
+						<dd>{stored(team.bytes)}</dd>
+					</>
+				))}
+				<dt>Pushes</dt>
+				<dd>{usage.pushesPerMinute > 0 ? `at most ${usage.pushesPerMinute} pushes a minute` : 'no limit'}</dd>
 			</dl>
 			<p>
 				<a href="/activity">Your activity</a>: sign-ins, keys, pushes and team changes, with the device and address each
@@ -98,11 +117,19 @@ export function AccountPage({
 const CHANGE_PASSWORD = 'change-password'
 
 export const accountPages = (deps: WebDeps) => ({
-	show: ({ request, web, view }: PageContext) => {
+	show: async ({ request, web, view }: PageContext) => {
 		const { state, headers } = formStateOf(deps, request, web, CHANGE_PASSWORD)
-		return page(<AccountPage ctx={view} email={web.email} plan={web.plan} notice={noticeOf(request)} form={state} />, {
-			headers
-		})
+		return page(
+			<AccountPage
+				ctx={view}
+				email={web.email}
+				plan={web.plan}
+				usage={await deps.configs.usage(web)}
+				notice={noticeOf(request)}
+				form={state}
+			/>,
+			{ headers }
+		)
 	},
 
 	changePassword: ({ request, web, view, actor, body }: ChangeContext) =>

@@ -42,6 +42,7 @@ export function DevicesList({ ctx, keys, focus }: { ctx: ViewContext; keys: KeyV
 					<thead>
 						<tr>
 							<th scope="col">Device</th>
+							<th scope="col">Access</th>
 							<th scope="col">Created</th>
 							<th scope="col">Last used</th>
 							<th scope="col">
@@ -55,6 +56,8 @@ export function DevicesList({ ctx, keys, focus }: { ctx: ViewContext; keys: KeyV
 								<th scope="row" data-label="Device">
 									{key.device}
 								</th>
+								{/* docs/web.md: each key's scope; a read-only key (for CI) reads and streams but changes nothing. */}
+								<td data-label="Access">{key.scope === 'read-only' ? 'Read-only' : 'Read and write'}</td>
 								<td data-label="Created">
 									<Time iso={key.createdAt} now={ctx.now} />
 								</td>
@@ -94,7 +97,8 @@ export function DevicesPage({ ctx, keys, notice }: { ctx: ViewContext; keys: Key
 			<p class="lead">
 				Each device that signed in with the cfgsync client has one key. Revoke a key you no longer use, or that was on a
 				lost machine: the API refuses it at once. A new machine? <InstallClientLink />, then run{' '}
-				<code>cfgsync login</code>.
+				<code>cfgsync login</code>. For CI, make a read-only key (<code>cfgsync login --read-only</code>): it can pull
+				but never change anything.
 			</p>
 			<ListStatus list={LIST.id} />
 			<DevicesList ctx={ctx} keys={keys} />
