@@ -306,12 +306,19 @@ describe('version history and rollback (Pro and Team plans)', () => {
 		const t = testApp()
 		const alice = await t.user('pro')
 		let id = ''
-		for (let v = 1; v <= 100; v++) id = (await push(t, alice, { data: { v } })).body.id
+		for (let v = 1; v <= 100; v++) {
+			t.clock.advance(1000)
+			id = (await push(t, alice, { data: { v } })).body.id
+		}
 		const get = (path: string) => t.call('GET', path, { key: alice.key })
 		const exactly100 = await get(`/api/configs/${id}/versions`)
 		expect(exactly100.body).toHaveLength(100)
 		expect(exactly100.headers.get('link')).toBeNull()
-		for (let v = 101; v <= 205; v++) await push(t, alice, { data: { v } })
+		// A second apart: within CFGSYNC_QUOTA_PUSHES_PER_MINUTE (CONTRACT §5).
+		for (let v = 101; v <= 205; v++) {
+			t.clock.advance(1000)
+			expect((await push(t, alice, { data: { v } })).status).toBe(200)
+		}
 		const seen: number[] = []
 		let path: string | undefined = `/api/configs/${id}/versions`
 		let pages = 0
