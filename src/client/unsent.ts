@@ -60,7 +60,7 @@ export async function localChanges(
 		const same =
 			base !== undefined &&
 			here !== undefined &&
-			(base.content !== undefined ? base.content === here : base.hash === fileHash(here))
+			(base.written === here || (base.content !== undefined ? base.content === here : base.hash === fileHash(here)))
 		if (same) continue
 		changes.push(
 			rules ? { key, base, local: here, kept: rules, here: ownValue(local, key) } : { key, base, local: here }

@@ -551,3 +551,55 @@ describe('a merge writes one stable key order (docs/sync-model.md)', () => {
 		)
 	})
 })
+
+describe('each machine keeps its formatting (docs/sync-model.md)', () => {
+	const key = '@Code/User/settings.json'
+	const tabs = (value: unknown) => `${JSON.stringify(value, null, '\t')}\n`
+	const spaces = (value: unknown) => `${JSON.stringify(value, null, 4)}\n`
+	const windows = (value: unknown) => `\uFEFF${JSON.stringify(value, null, 2).replace(/\n/g, '\r\n')}\r\n`
+	const sync = (sides: Sides) => reconcile(sides, decide(sides, hash).decisions, { mode: 'sync' }, hash)
+
+	for (const [name, format] of [
+		['4 spaces', spaces],
+		['a BOM and CRLF', windows]
+	] as const) {
+		test(`the server's change (in tabs) is written here in ${name}; the next sync changes nothing`, () => {
+			const before = { 'editor.tabSize': 2 }
+			const after = { 'editor.tabSize': 2, 'editor.wordWrap': 'on' }
+			// This machine's copy as last written here: the server's, in this machine's formatting.
+			const first = sync({
+				base: { [key]: { ...base(tabs(before)), written: format(before) } },
+				local: { [key]: format(before) },
+				remote: { [key]: tabs(after) },
+				scope: [key]
+			})
+			const written = first.writes[0]?.content
+			expect(written).toBe(format(after))
+			expect(first.push).toBeUndefined()
+			const again = sync({
+				base: first.base,
+				local: { [key]: written as string },
+				remote: { [key]: tabs(after) },
+				scope: [key]
+			})
+			expect(again.writes).toEqual([])
+			expect(again.push).toBeUndefined()
+		})
+
+		test(`first contact with the same settings in tabs on the server: ${name} stays, nothing to send`, () => {
+			const value = { 'editor.tabSize': 2, 'editor.wordWrap': 'on' }
+			const first = sync({ local: { [key]: format(value) }, remote: { [key]: tabs(value) }, scope: [key] })
+			expect(first.writes).toEqual([])
+			expect(first.push).toBeUndefined()
+			expect(first.unsent).toEqual([])
+			const again = sync({
+				base: first.base,
+				local: { [key]: format(value) },
+				remote: { [key]: tabs(value) },
+				scope: [key]
+			})
+			expect(again.writes).toEqual([])
+			expect(again.push).toBeUndefined()
+		})
+	}
+})

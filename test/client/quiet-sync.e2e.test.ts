@@ -101,4 +101,31 @@ describe('a sync nobody needed changes nothing', () => {
 		// twenty pulls is that; the read-merge-write cfgsync did before lost most of them.
 		expect(report.lost).toBeLessThanOrEqual(1)
 	}, 120_000)
+
+	test("each machine keeps its formatting: 4 spaces and BOM+CRLF stay through first contact and the other machine's changes; nothing is sent back for it", async () => {
+		const name = 'q3'
+		const [a, b, c] = (await machines(3)) as [Machine, Machine, Machine]
+		const path = '.config/Code/User/settings.json'
+		const tabs = (value: unknown) => `${JSON.stringify(value, null, '\t')}\n`
+		const spaces = (value: unknown) => `${JSON.stringify(value, null, 4)}\n`
+		const windows = (value: unknown) => `\uFEFF${JSON.stringify(value, null, 2).replace(/\n/g, '\r\n')}\r\n`
+		const first = { 'editor.tabSize': 2, 'editor.fontSize': 14 }
+		a.file(path, tabs(first))
+		expect((await a.cfgsync(['push', 'vscode', '--name', name])).code).toBe(0)
+		b.file(path, spaces(first))
+		c.file(path, windows(first))
+		for (const m of [b, c]) expect((await m.cfgsync(['sync', 'vscode', '--name', name, '--yes'])).code).toBe(0)
+		expect(b.file(path)).toBe(spaces(first))
+		expect(c.file(path)).toBe(windows(first))
+		const versions = await latest('vscode', name)
+		expect(versions).toBe(1)
+
+		const second = { ...first, 'editor.wordWrap': 'on' }
+		a.file(path, tabs(second))
+		expect((await a.cfgsync(['sync', 'vscode', '--name', name])).code).toBe(0)
+		for (const m of [b, c, b, c]) expect((await m.cfgsync(['sync', 'vscode', '--name', name, '--yes'])).code).toBe(0)
+		expect(b.file(path)).toBe(spaces(second))
+		expect(c.file(path)).toBe(windows(second))
+		expect(await latest('vscode', name)).toBe(2)
+	}, 60_000)
 })

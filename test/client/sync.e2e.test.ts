@@ -337,7 +337,7 @@ describe('sync scenarios against the compiled server', () => {
 		}
 	}, 120_000)
 
-	test('a UTF-8 BOM and CRLF line endings survive push and pull byte for byte; diff and status see a BOM-only change', async () => {
+	test('a UTF-8 BOM and CRLF line endings survive push and pull byte for byte; diff and status see a BOM-only change; another machine keeps its own', async () => {
 		const [a, b] = (await machines(ada)) as [Machine, Machine]
 		const name = ['--name', 's8']
 		a.file('.claude/settings.json', Buffer.from('\uFEFF{\r\n  "a": 1\r\n}', 'utf8'))
@@ -359,8 +359,11 @@ describe('sync scenarios against the compiled server', () => {
 		expect(status.code).toBe(1)
 		expect(status.stdout).toContain('local changes')
 		await a.cfgsync(['push', 'claude-code', ...name])
+		expect((await latest(ada, 'claude-code', 's8')).body.data.files['.claude/settings.json']).toBe('{\r\n  "a": 1\r\n}')
+		// Each machine keeps its formatting (docs/sync-model.md): B's copy keeps its BOM, and is in sync.
 		await b.cfgsync(['pull', 'claude-code', ...name])
-		expect(b.bytes('.claude/settings.json')?.[0]).toBe(0x7b)
+		expect(b.bytes('.claude/settings.json')?.[0]).toBe(0xef)
+		expect((await b.cfgsync(['status', 'claude-code', ...name])).code).toBe(0)
 	}, 60_000)
 
 	test("a team owner's push that adds a PreToolUse hook is shown and refused on a member's machine without a terminal unless --yes; a personal token is refused for a team push and noted once for a personal one", async () => {

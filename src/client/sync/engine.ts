@@ -1,4 +1,4 @@
-import { isJsonKey, mergeJsonText, parseJsonc, pathText, sameContent } from './json'
+import { inFormatOf, isJsonKey, mergeJsonText, parseJsonc, pathText, sameContent } from './json'
 import { EVERYWHERE_FILE, type Kept, type KeptFile, keptHere, masked } from './local-keys'
 import { syntaxError, whereText } from './syntax'
 import { clashedLines, hasClash, mergeLines, pick, splitLines, twoWay, withMarkers, type Region } from './text-merge'
@@ -18,6 +18,11 @@ export type Files = Record<string, string>
 export interface BaseFile {
 	content?: string
 	hash: string
+	/**
+	 * The file as written here, when it differs from `content` in formatting only (this machine's indentation,
+	 * line endings, BOM: docs/sync-model.md, "Each machine keeps its formatting"): here, it counts as unchanged.
+	 */
+	written?: string
 }
 
 export type Bases = Record<string, BaseFile>
@@ -80,6 +85,7 @@ export const copyMap = <T>(map: Record<string, T> | undefined): Record<string, T
 /** Is `content` what the base holds? (Both absent counts as the same.) */
 function atBase(base: BaseFile | undefined, content: string | undefined, hash: Hasher): boolean {
 	if (base === undefined || content === undefined) return base === undefined && content === undefined
+	if (base.written !== undefined && base.written === content) return true
 	return base.content !== undefined ? base.content === content : base.hash === hash(content)
 }
 
@@ -107,6 +113,8 @@ function judgeFile(
 	if (local === remote) return { kind: 'same' }
 	const localChanged = !atBase(base, local, hash)
 	const remoteChanged = !atBase(base, remote, hash)
+	// The server's version written here in this machine's formatting: nothing changed on either side.
+	if (!localChanged && !remoteChanged) return { kind: 'same' }
 	if (!remoteChanged) return { kind: 'local', content: local ?? null }
 	if (!localChanged) return { kind: 'remote', content: remote ?? null }
 	// No base: a new machine, or a file both sides created. It merges against an empty base, so that
@@ -127,7 +135,7 @@ function judgeFile(
 	const baseText = base?.content
 	if (isJsonKey(key)) {
 		const merged = mergeJsonText(baseText, local, remote)
-		// A new machine whose file adds nothing to the server's takes the server's bytes.
+		// A new machine whose file adds nothing to the server's takes the server's version, in its own formatting.
 		if (merged.ok)
 			return { kind: 'merged', content: base === undefined && sameContent(merged.text, remote) ? remote : merged.text }
 		if (merged.reason === 'keys') {
@@ -309,10 +317,19 @@ export function reconcile(sides: Sides, decisions: Decision[], options: Options,
 		if (!choice) return undefined
 		return choice.keys === undefined || choice.keys.includes(key) ? choice.side : undefined
 	}
-	const setBase = (key: string, content: string | null | undefined) => {
+	const setBase = (key: string, content: string | null | undefined, written?: string | null) => {
 		if (content === null || content === undefined) delete base[key]
-		else base[key] = baseOf(content, hash)
+		else
+			base[key] =
+				written === undefined || written === null || written === content
+					? baseOf(content, hash)
+					: { ...baseOf(content, hash), written }
 	}
+	/** The server's version of a JSON file as written here: in this machine's formatting (docs/sync-model.md). */
+	const inOurFormat = (d: Decision, content: string | null): string | null =>
+		content !== null && d.local !== undefined && d.kept === undefined && isJsonKey(d.key)
+			? inFormatOf(d.local, content)
+			: content
 	const write = (d: Decision, text: string | null, kind: WriteKind, keep = true) => {
 		// This machine's local keys go back into whatever is written here.
 		const content = d.kept && keep ? keptHere(d.key, text, d.here, d.kept) : text
@@ -341,12 +358,13 @@ export function reconcile(sides: Sides, decisions: Decision[], options: Options,
 		}
 		switch (v.kind) {
 			case 'same':
-				setBase(d.key, d.remote)
+				setBase(d.key, d.remote, d.kept === undefined ? d.local : undefined)
 				break
 			case 'remote':
 				if (pulls) {
-					write(d, v.content, 'updated')
-					setBase(d.key, v.content)
+					const here = inOurFormat(d, v.content)
+					write(d, here, 'updated')
+					setBase(d.key, v.content, here)
 				} else if (mode === 'push' || mode === 'resolve') unpulled.push(d)
 				break
 			case 'local':
@@ -362,14 +380,16 @@ export function reconcile(sides: Sides, decisions: Decision[], options: Options,
 				// settles it the same way.
 				if (d.base === undefined) {
 					if (mode === 'resolve' && side === undefined) break
-					write(d, v.content, 'merged')
+					// Nothing of this machine's beyond the server's: its version, in this machine's formatting.
+					const here = v.content === d.remote ? inOurFormat(d, v.content) : v.content
+					write(d, here, 'merged')
 					// push --force is the person saying to send this machine's side now.
 					if (pushes && side === 'mine') {
 						changes.set(d.key, v.content)
 						setBase(d.key, v.content)
 						break
 					}
-					setBase(d.key, d.remote)
+					setBase(d.key, d.remote, v.content === d.remote ? here : undefined)
 					if (v.content !== d.remote) unsent.push(d)
 					break
 				}

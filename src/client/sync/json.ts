@@ -748,3 +748,33 @@ export function mergeJsonText(base: string | undefined, local: string, remote: s
 	if (text === undefined) return { ok: false, conflicts: [[]], reason: 'edit' }
 	return { ok: true, text }
 }
+
+/** The unit an indented JSON text is laid out with (a tab, or N spaces), from its first indented line. */
+function indentUnit(text: string): string | undefined {
+	const lead = /\n([ \t]+)\S/.exec(text)?.[1]
+	if (lead === undefined) return undefined
+	return lead.startsWith('\t') ? '\t' : ' '.repeat(lead.length)
+}
+
+/**
+ * `remote` laid out in `local`'s formatting (docs/sync-model.md, "Each machine
+ * keeps its formatting"): its indentation unit, line endings and byte-order
+ * mark, every line's depth kept. `remote` itself when the two already agree,
+ * when either is not indented, or when the result would not hold the same
+ * value and comments.
+ */
+export function inFormatOf(local: string, remote: string): string {
+	const [localBody, remoteBody] = [stripBom(local), stripBom(remote)]
+	const [want, have] = [indentUnit(localBody), indentUnit(remoteBody)]
+	const eol = eolOf(localBody)
+	const bom = hasBom(local) ? BOM_TEXT : ''
+	if (want === have && eol === eolOf(remoteBody) && hasBom(local) === hasBom(remote)) return remote
+	if (want === undefined || have === undefined) return remote
+	const lines = remoteBody.split(/\r?\n/).map((line) => {
+		const lead = /^[ \t]*/.exec(line)?.[0] ?? ''
+		if (lead === '' || lead.length % have.length !== 0 || lead !== have.repeat(lead.length / have.length)) return line
+		return want.repeat(lead.length / have.length) + line.slice(lead.length)
+	})
+	const text = bom + lines.join(eol)
+	return sameContent(text, remote) ? text : remote
+}

@@ -9,7 +9,7 @@ import {
 	type Mode,
 	type Side
 } from '../../../src/client/sync/engine'
-import { isObject, parseJsonc, stableJson, type Json } from '../../../src/client/sync/json'
+import { inFormatOf, isJsonKey, isObject, parseJsonc, stableJson, type Json } from '../../../src/client/sync/json'
 import { contentHash, sha256 } from '../../../src/client/hash'
 
 /**
@@ -423,7 +423,15 @@ export function simulate(steps: Step[]): void {
 	if (violations.length > 0) throw new Error(violations.join('\n'))
 	for (const [i, m] of machines.entries()) {
 		const mine = Object.fromEntries(Object.entries(m.local).filter(([k]) => (FILES as readonly string[]).includes(k)))
-		if (JSON.stringify(Object.entries(mine).sort()) !== JSON.stringify(Object.entries(server.files ?? {}).sort())) {
+		// Each machine keeps its formatting (docs/sync-model.md): a JSON file may be the server's in this
+		// machine's indentation, line endings and BOM; anything else must be the server's, byte for byte.
+		const theirs = Object.fromEntries(
+			Object.entries(server.files ?? {}).map(([k, text]) => {
+				const here = mine[k]
+				return [k, here !== undefined && isJsonKey(k) && here === inFormatOf(here, text) ? here : text]
+			})
+		)
+		if (JSON.stringify(Object.entries(mine).sort()) !== JSON.stringify(Object.entries(theirs).sort())) {
 			throw new Error(
 				`machine ${i} did not converge: ${JSON.stringify(mine)} here, ${JSON.stringify(server.files)} on the server`
 			)
