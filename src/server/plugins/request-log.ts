@@ -124,29 +124,30 @@ export const requestLogPlugin = (
 		.onRequest(function startClock({ request }) {
 			tracker.start(request, addressOf(request))
 		})
-		.onAfterResponse({ as: 'global' }, ({ request, route: matched, set, responseValue }) => {
+		// `route` keeps its name: Elysia reads this function's source to decide what to build per request.
+		.onAfterResponse({ as: 'global' }, ({ request, route, set, responseValue }) => {
 			// Refused before routing (the auth gate), a known route still has its pattern; only paths no route has are unmatched.
-			const route = matched || routeOf(request.method, pathOf(request.url))
+			const pattern = route || routeOf(request.method, pathOf(request.url))
 			// A handler that returns a Response (304, streamed lists) sets its status there, not in `set`.
 			const status =
 				responseValue instanceof Response ? responseValue.status : typeof set.status === 'number' ? set.status : 200
 			// An event stream is counted but never timed as a request, and logged once, when it closes (streamClosed).
 			if (responseValue instanceof Response && isEventStream(responseValue)) {
-				metrics?.request(route, request.method, status, undefined)
+				metrics?.request(pattern, request.method, status, undefined)
 				return
 			}
 			const ms = tracker.elapsedMs(request)
 			logger.info('request', {
 				method: request.method,
 				// Unmatched requests have no route pattern; their path (without query, secrets redacted) is logged instead.
-				route: route || undefined,
-				path: route ? undefined : redactPath(pathOf(request.url)),
+				route: pattern || undefined,
+				path: pattern ? undefined : redactPath(pathOf(request.url)),
 				status,
 				ms,
 				client: tracker.clientOf(request),
 				requestId: tracker.idOf(request)
 			})
-			metrics?.request(route, request.method, status, ms)
+			metrics?.request(pattern, request.method, status, ms)
 			tracker.finish(request)
 		})
 

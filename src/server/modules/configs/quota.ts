@@ -95,11 +95,15 @@ export function createQuota({ store, clock, limits }: { store: Store; clock: Clo
 
 		/** A version of `bytes` was stored for `owner` by `userId`: both counters move. */
 		stored(owner: Owner, userId: string, bytes: number): void {
-			const now = clock.now()
 			const cached = usage.get(ownerKey(owner))
 			if (cached) cached.bytes += bytes
+			const limit = limits.pushesPerMinute
+			if (limit <= 0) return
+			// Only the newest `limit` times matter (the oldest of them says when the next push may go).
+			const now = clock.now()
 			const times = pushesOf(userId, now)
 			times.push(now)
+			if (times.length > limit) times.splice(0, times.length - limit)
 		},
 
 		/** What an owner stores now, from the database (the Account page, GET /api/usage). */
