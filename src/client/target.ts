@@ -41,3 +41,14 @@ export async function resolveTarget(s: Session, tool: Tool, values: { name?: str
 /** A config this machine syncs, from its state. */
 export const targetOf = (s: Session, state: SyncState): Target =>
 	target(s, state.username, state.tool, state.name, state.teamId, state.team)
+
+/** A team config under its team's current slug (a team renamed elsewhere is followed by its id: docs/sync-model.md). */
+export function withTeamSlug(t: Target, slug: string): Target {
+	if (t.teamId === undefined || t.team === slug) return t
+	return {
+		...t,
+		team: slug,
+		label: `${t.tool}/${t.name} of team ${slug}`,
+		args: `${t.name === DEFAULT_CONFIG_NAME ? '' : ` --name ${t.name}`} --team ${slug}`
+	}
+}

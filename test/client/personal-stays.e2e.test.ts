@@ -125,4 +125,18 @@ describe('personal stays personal', () => {
 		await ok(member, ['sync', '--yes'])
 		expect((await mine())[SETTINGS]).toBe(`${JSON.stringify({ theme: 'dark' }, null, 2)}\n`)
 	}, 90_000)
+
+	test('a team renamed on another machine: status names the new slug and its suggested command works', async () => {
+		const { owner, admin } = await team('acme4')
+		owner.file(SETTINGS, `${JSON.stringify({ theme: 'dark' }, null, 2)}\n`)
+		await ok(owner, ['push', 'claude-code', '--team', 'acme4', join(owner.home, SETTINGS)])
+		await ok(admin, ['pull', 'claude-code', '--team', 'acme4', '--yes'])
+		await ok(owner, ['team', 'rename', 'acme4', 'Acme Four', '--slug', 'acme-four'])
+		admin.file(SETTINGS, `${JSON.stringify({ theme: 'light' }, null, 2)}\n`)
+		const status = await admin.cfgsync(['status'])
+		expect(status.stdout).toContain('of team acme-four')
+		expect(status.stdout + status.stderr).not.toContain('acme4')
+		const pushed = await admin.cfgsync(['push', 'claude-code', '--team', 'acme-four'])
+		expect({ code: pushed.code, stderr: pushed.stderr }).toMatchObject({ code: 0 })
+	}, 90_000)
 })

@@ -7,6 +7,7 @@ import { outcomeFailure, printLines, reportJson } from '../report'
 import { teamsFirst } from '../ownership'
 import { home } from '../paths'
 import { type Report, resolveTarget, type Target, targetOf } from '../run'
+import { withTeamSlug } from '../target'
 import { DIR_MARK, isToolPath, localDir, toolFilesText } from '../scope'
 import { allStates } from '../state'
 import { homeRelative, shown } from '../tools'
@@ -73,14 +74,43 @@ export async function targetsFor(
 		const tool = toolArg(positionals[0], command)
 		const synced = allStates(s.server, await s.username()).filter((state) => state.tool === tool)
 		return synced.length > 0
-			? teamsFirst(synced.map((state) => targetOf(s, state)))
+			? teamsFirst(
+					await currentSlugs(
+						s,
+						synced.map((state) => targetOf(s, state))
+					)
+				)
 			: [await resolveTarget(s, tool, values)]
 	}
 	if (positionals[0] !== undefined) return [await resolveTarget(s, toolArg(positionals[0], command), values)]
 	if (values.name || values.team)
 		throw new CliFailure(`--name and --team need a TOOL: cfgsync ${command} TOOL --name N --team SLUG`, EXIT.usage)
 	// Team configs first: what they hold on this machine is left out of the personal ones (docs/sync-model.md).
-	return teamsFirst(allStates(s.server, await s.username()).map((state) => targetOf(s, state)))
+	return teamsFirst(
+		await currentSlugs(
+			s,
+			allStates(s.server, await s.username()).map((state) => targetOf(s, state))
+		)
+	)
+}
+
+/**
+ * Team configs under their teams' current slugs: the client follows a team by
+ * id, so one renamed elsewhere is named (and its commands suggested) by its
+ * new slug. Offline, or when the server cannot say, the slugs last seen stay.
+ */
+async function currentSlugs(s: Session, targets: Target[]): Promise<Target[]> {
+	if (!targets.some((t) => t.teamId !== undefined)) return targets
+	let slugs: Map<string, string>
+	try {
+		slugs = new Map((await s.run((api) => api.teams.list())).map((team) => [team.id, team.slug]))
+	} catch {
+		return targets
+	}
+	return targets.map((t) => {
+		const slug = t.teamId === undefined ? undefined : slugs.get(t.teamId)
+		return slug === undefined ? t : withTeamSlug(t, slug)
+	})
 }
 
 /** One version by number: versions below V+1, at most one. */
