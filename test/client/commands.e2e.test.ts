@@ -191,7 +191,7 @@ describe('keys and login', () => {
 		const laptop = await loggedIn(ada, 'revoke-laptop')
 		const phone = await loggedIn(ada, 'revoke-old')
 		const listed = await laptop.cfgsync(['keys'])
-		expect(listed.stdout).toMatch(/revoke-laptop\s+just now\s+just now\s+[0-9a-f-]{36}\s+\(this machine\)/)
+		expect(listed.stdout).toMatch(/revoke-laptop\s+read-write\s+just now\s+just now\s+[0-9a-f-]{36}\s+\(this machine\)/)
 		expect(listed.stdout).not.toMatch(/\d{4}-\d{2}-\d{2}T/)
 		// The issue: revoke needed the UUID. Now the device name does.
 		const other = await laptop.cfgsync(['keys', 'revoke', 'revoke-old'])
