@@ -603,3 +603,15 @@ describe('each machine keeps its formatting (docs/sync-model.md)', () => {
 		})
 	}
 })
+
+describe('keybindings: an entry the other side added stays where it put it', () => {
+	test('added between two entries there, it is written between them here', () => {
+		const a = { key: 'ctrl+a', command: 'a' }
+		const b = { key: 'ctrl+b', command: 'b' }
+		const c = { key: 'ctrl+c', command: 'c' }
+		const mine = { key: 'ctrl+m', command: 'm' }
+		const text = (list: unknown[]) => `${JSON.stringify(list, null, 2)}\n`
+		const merged = mergeJsonText(text([a, c]), text([a, c, mine]), text([a, b, c]))
+		expect(merged.ok && JSON.parse(merged.text)).toEqual([a, b, c, mine])
+	})
+})

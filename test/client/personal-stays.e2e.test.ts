@@ -139,4 +139,23 @@ describe('personal stays personal', () => {
 		const pushed = await admin.cfgsync(['push', 'claude-code', '--team', 'acme-four'])
 		expect({ code: pushed.code, stderr: pushed.stderr }).toMatchObject({ code: 0 })
 	}, 90_000)
+
+	test("watch on a terminal asks there about someone else's change, and writes it on yes", async () => {
+		const { owner, admin } = await team('acme5')
+		owner.file(SETTINGS, `${JSON.stringify({ theme: 'dark' }, null, 2)}\n`)
+		await ok(owner, ['push', 'claude-code', '--team', 'acme5', join(owner.home, SETTINGS)])
+		await ok(admin, ['pull', 'claude-code', '--team', 'acme5', '--yes'])
+		const changed = `${JSON.stringify({ theme: 'dark', env: { TEAM_REGION: 'eu' } }, null, 2)}\n`
+		owner.file(SETTINGS, changed)
+		await ok(owner, ['push', 'claude-code', '--team', 'acme5'])
+		const watched = await admin.terminal(
+			['watch', 'claude-code', '--team', 'acme5'],
+			[
+				{ after: 'Write this file?', type: 'y\r' },
+				{ after: '1 updated', type: '\x03' }
+			]
+		)
+		expect(watched.output).not.toContain('There is no terminal to ask on')
+		expect(admin.file(SETTINGS)).toBe(changed)
+	}, 90_000)
 })

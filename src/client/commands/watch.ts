@@ -171,7 +171,8 @@ async function run({ values, positionals }: Input<typeof options>) {
 		try {
 			const report = await runOne(s, w.t, {
 				mode: 'sync',
-				interactive: false,
+				// On a terminal, watch asks there about someone else's changes (docs/sync-model.md).
+				interactive: !isJsonMode() && process.stdin.isTTY === true,
 				yes: values.yes,
 				allowSecrets: values['allow-secrets'],
 				localOnly: w.t.teamId !== undefined ? members.get(w.t.teamId) : undefined

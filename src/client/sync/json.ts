@@ -254,9 +254,11 @@ export function mergedOrder(local: string[], remote: string[]): string[] {
 }
 
 /**
- * keybindings.json: entries removed on the server are removed here, entries
- * added on the server are appended; local order and local additions stay. An
- * entry edited on both sides ends up twice rather than lost.
+ * keybindings.json: entries removed on the server are removed here; the rest
+ * in the server's order, an entry only this side added right after the one
+ * it follows here, so an entry the server added stays where it put it
+ * (docs/sync-model.md). An entry edited on both sides ends up twice rather
+ * than lost.
  */
 function mergeEntries(base: Json[], local: Json[], remote: Json[]): Json[] {
 	const ids = (list: Json[]) => new Set(list.map(stableJson))
@@ -269,7 +271,16 @@ function mergeEntries(base: Json[], local: Json[], remote: Json[]): Json[] {
 		const id = stableJson(entry)
 		return !inBase.has(id) && !inLocal.has(id)
 	})
-	return [...kept, ...added]
+	// One order, as for an object's keys (mergedOrder): the server's, each entry only this side has after the
+	// one it follows here; entries written twice keep the old way (this side's order, the server's additions last).
+	const keptIds = kept.map(stableJson)
+	const remoteIds = remote
+		.filter((entry) => !(inBase.has(stableJson(entry)) && !inLocal.has(stableJson(entry))))
+		.map(stableJson)
+	if (new Set(keptIds).size !== keptIds.length || new Set(remoteIds).size !== remoteIds.length)
+		return [...kept, ...added]
+	const byId = new Map([...kept, ...remote].map((entry) => [stableJson(entry), entry]))
+	return mergedOrder(keptIds, remoteIds).map((id) => byId.get(id) as Json)
 }
 
 interface Comment {
