@@ -91,6 +91,8 @@ export function backUpBeforeUpgrade(config: Config): string | undefined {
 	const newestKnown = migrations[migrations.length - 1]?.folderMillis ?? 0
 	const database = new Database(file, { readonly: true })
 	try {
+		// Another instance may be migrating it this moment (two first starts at once): wait as the store does.
+		database.run('PRAGMA busy_timeout = 5000')
 		const table = database
 			.query<{ name: string }, []>(
 				"SELECT name FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'"
