@@ -22,6 +22,9 @@ import {
 	withRetiredKey
 } from '../lib/key-check'
 import { HEARTBEAT_MS, LIVE_WITHIN_MS } from '../jobs/heartbeat'
+
+/** §10: an instance heard from within this long must acknowledge a rotation's new key. */
+const ROLL_CALL_MS = 60_000
 import { ADMIN_COMMAND, createAuditEvents } from '../modules/audit/event'
 import { SETUP_TOKEN_META, type Store } from '../store/types'
 import { giveToDataDirOwner } from '../lib/ownership'
@@ -57,7 +60,9 @@ export async function rekeyCommand(args: string[]) {
 	const waitSeconds = values['wait-seconds'] === undefined ? 60 : Number(values['wait-seconds'])
 	if (!Number.isInteger(waitSeconds) || waitSeconds < 0 || waitSeconds > 3600)
 		throw usageError('--wait-seconds takes a number of seconds (0-3600)')
-	const config = loadConfig({ dataDir: values['data-dir'] })
+	// One batch at a time: two connections are plenty, and leave the fleet's share to the servers.
+	const configured = loadConfig({ dataDir: values['data-dir'] })
+	const config = { ...configured, databasePool: Math.min(configured.databasePool, 2) }
 	const oldKey = keyOrFail(() => readMasterKey(config))
 	if (!oldKey)
 		throw new CliError(
@@ -118,6 +123,8 @@ export async function rekeyCommand(args: string[]) {
 			await store.meta.set(PENDING_KEY_META, sealPendingKey(old, newKey))
 		} else process.stderr.write('cfgsync-server: finishing a key rotation that was interrupted\n')
 
+		// §10: every instance heard from in the last minute takes the new key before anything is re-encrypted.
+		await rollCall(store, next.keyId(), waitSeconds, 'before')
 		const resealed = await resealAll(store, old, next, batch)
 		// The fleet's kept setup address is sealed too: dropped, its link stays usable; the next start makes a new one.
 		await store.meta.delete(SETUP_TOKEN_META)
@@ -145,20 +152,37 @@ export async function rekeyCommand(args: string[]) {
  * the command, with the rotation left pending (safe: run rekey again).
  */
 async function retireOldKey(store: Store, newKeyId: string, waitSeconds: number) {
+	await rollCall(store, newKeyId, waitSeconds, 'after')
+	await store.meta.delete(PENDING_KEY_META)
+}
+
+/**
+ * §10 "a fleet during a rolling upgrade": waits until every instance with a heartbeat in the last
+ * ROLL_CALL_MS reports sealing under the new key. One that does not within the wait (paused with
+ * SIGSTOP, hung, or of a release that does not take part in rotations) stops rekey, named: before the
+ * re-encryption nothing was re-encrypted; after it the rotation stays pending, which is safe.
+ */
+async function rollCall(store: Store, newKeyId: string, waitSeconds: number, stage: 'before' | 'after') {
 	const deadline = Date.now() + waitSeconds * 1000
 	for (;;) {
-		const behind = (await store.instances.seenSince(Date.now() - LIVE_WITHIN_MS)).filter(
-			(server) => server.keyId !== newKeyId
-		)
-		if (behind.length === 0) break
-		if (Date.now() >= deadline) {
+		const now = Date.now()
+		const behind = (await store.instances.seenSince(now - ROLL_CALL_MS)).filter((server) => server.keyId !== newKeyId)
+		if (behind.length === 0) return
+		if (now >= deadline) {
+			const named = behind
+				.map(
+					(server) =>
+						`instance ${server.id} (last heartbeat ${Math.max(0, Math.round((now - server.seenAt) / 1000))} s ago${now - server.seenAt > LIVE_WITHIN_MS ? ', paused or stopped' : ''})`
+				)
+				.join(', ')
 			throw new CliError(
-				`${behind.length} running server${behind.length === 1 ? ' has' : 's have'} not switched to the new key within ${waitSeconds} s (are they stuck?); the rotation stays pending and safe: restart them, then run rekey again to finish`
+				stage === 'before'
+					? `${named} did not take the new key within ${waitSeconds} s: a paused or hung server, or one of a release that does not take part in key rotations; nothing was re-encrypted. Resume, upgrade or stop it (a stopped one is forgotten a minute after its last heartbeat), then run rekey again`
+					: `${named} did not switch to the new key within ${waitSeconds} s; the rotation stays pending and safe: resume, restart or stop it, then run rekey again to finish`
 			)
 		}
 		await Bun.sleep(HEARTBEAT_MS / 4)
 	}
-	await store.meta.delete(PENDING_KEY_META)
 }
 
 const keyOrFail = <T>(read: () => T): T => {

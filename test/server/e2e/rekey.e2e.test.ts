@@ -281,28 +281,43 @@ describe('key rotation with several instances (docs/operations.md)', () => {
 		90_000
 	)
 
-	test('an instance paused through the whole roll call is not waited for; resumed, it refuses writes and stops rather than seal under the retired key', async () => {
+	test('a frozen instance (SIGSTOP) stops rekey before anything is re-encrypted, named; resumed, the rotation finishes', async () => {
 		const dir = emptyDir()
-		const env = { CFGSYNC_MASTER_KEY: randomBytes(32).toString('base64') }
+		const oldKey = randomBytes(32)
+		const env = { CFGSYNC_MASTER_KEY: oldKey.toString('base64') }
 		const a = await startServer(dir, { env })
 		const paused = await startServer(dir, { env })
 		servers.push(a, paused)
 		const dave = await userWithKey(dir, 'dave', 'pro', env)
-		expect((await api(a, 'POST', '/api/configs', dave.key, { name: 'c', data: { v: 1 } })).status).toBe(201)
+		for (let v = 1; v <= 5; v++)
+			expect((await api(a, 'POST', '/api/configs', dave.key, { name: 'c', data: { v } })).status).toBeLessThan(300)
 		paused.proc.kill('SIGSTOP')
-		const rekey = await run(dir, ['rekey'], { env })
-		expect(rekey.code).toBe(0)
+		const refused = await run(dir, ['rekey', '--wait-seconds', '3'], { env })
+		expect(refused.code).toBe(1)
+		expect(refused.stderr.trim().split('\n')).toHaveLength(1)
+		expect(refused.stderr).toContain('instance ')
+		expect(refused.stderr).toContain('nothing was re-encrypted')
+		// Every version stored before still opens under the old key: none was re-encrypted.
+		const before = countOpening(join(dir, 'data', 'cfgsync.db'), oldKey, oldKey)
+		expect(before).toMatchObject({ total: 5, underKey: 5 })
+
 		paused.proc.kill('SIGCONT')
-		const write = await fetch(`${paused.url}/api/configs`, {
-			method: 'POST',
-			headers: { authorization: `Bearer ${dave.key}`, 'content-type': 'application/json' },
-			body: JSON.stringify({ name: 'c', data: { v: 'from the paused one' } })
-		}).catch(() => undefined)
-		expect(write?.status ?? 503).toBe(503)
-		expect(await paused.proc.exited).toBe(1)
-		expect(paused.log()).toContain('the master key was rotated')
-		// Everything stored opens under the new key: the running instance reads it.
-		expect((await api(a, 'GET', '/api/configs/latest?name=c&tool=claude-code', dave.key)).body.data).toEqual({ v: 1 })
+		const finished = await run(dir, ['rekey'], { env })
+		expect(finished.stderr).toContain('finishing a key rotation that was interrupted')
+		expect(finished.code).toBe(0)
+		for (const server of [a, paused])
+			expect((await api(server, 'GET', '/api/configs/latest?name=c&tool=claude-code', dave.key)).body.data).toEqual({
+				v: 5
+			})
+		const newKey = Buffer.from(
+			finished.stdout.split('\n').find((line) => /^[A-Za-z0-9+/]{43}=$/.test(line)) as string,
+			'base64'
+		)
+		expect(countOpening(join(dir, 'data', 'cfgsync.db'), newKey, oldKey)).toEqual({
+			total: 5,
+			underKey: 5,
+			underOther: 0
+		})
 	}, 60_000)
 })
 

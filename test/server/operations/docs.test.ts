@@ -19,6 +19,9 @@ test('upgrading and rolling back: what is backed up, how to go back, what a mixe
 	expect(upgrade).toContain('cfgsync-server restore')
 	expect(upgrade).toContain('pg_dump')
 	expect(upgrade).toContain('A mixed fleet')
+	// rekey-fleet.test.ts and rekey.e2e.test.ts
+	expect(upgrade).toContain('`rekey` refuses to re-encrypt anything')
+	expect(OPERATIONS).toContain('**Roll call:** before anything is re-encrypted')
 	// build-identity.test.ts
 	expect(upgrade).toContain('cfgsync_build_info{version,commit,schema}')
 })

@@ -4,6 +4,7 @@ import { canonicalJson, InexactValueError } from '../../../shared/content-hash'
 import { DATA_MAX_BYTES } from '../../../shared/constants'
 import { sha256Hex, type Sealer } from '../../lib/crypto'
 import { PENDING_KEY_META } from '../../lib/key-check'
+import type { Logger } from '../../lib/log'
 import { AppError } from '../../lib/errors'
 import { newId } from '../../lib/ids'
 import type { Caller, ConfigRow, Owner, PushCondition, Store, VersionWithData } from '../../store/types'
@@ -56,11 +57,14 @@ export function createConfigsService({
 	clock,
 	policy,
 	metrics,
+	logger,
 	sealingAllowed = () => true,
 	quotas = DEFAULT_QUOTAS
 }: {
 	store: Store
 	sealer: Sealer
+	/** Where an unreadable version is named (§10). */
+	logger?: Pick<Logger, 'error'>
 	clock: Clock
 	policy: ConfigPolicy
 	metrics?: { push(result: 'created' | 'updated' | 'unchanged'): void }
@@ -114,7 +118,16 @@ export function createConfigsService({
 	async function learnAndOpen(configId: string, versionId: string, sealed: Uint8Array): Promise<Buffer> {
 		const pending = await store.meta.get(PENDING_KEY_META)
 		if (pending !== undefined) sealer.learn(pending)
-		return sealer.openBytes(sealed, aad(configId, versionId))
+		try {
+			return sealer.openBytes(sealed, aad(configId, versionId))
+		} catch {
+			// §10: one version no key opens (damaged, or sealed under a key this server lacks) fails alone, named once.
+			logger?.error('a stored version does not open under any key this server holds', { configId, versionId })
+			throw new AppError(
+				'unreadable',
+				'This version cannot be decrypted on this server (its record is damaged or was sealed under another master key); the other versions are unaffected. The server log names it.'
+			)
+		}
 	}
 	const event = createAuditEvents(clock)
 	/** How a config is named in the audit log: never its data. */
