@@ -188,6 +188,7 @@ function serveHttp(
 
 	onShutdown(logger, async () => {
 		for (const job of jobs) job.stop()
+		await jobsFinished(jobs, logger)
 		// Open event streams would hold the stop below for its whole grace period: they end first (clients reconnect).
 		broker.close()
 		const forced = setTimeout(() => {
@@ -380,12 +381,36 @@ async function supervise(config: Config, logger: Logger, store: Store, sealer: S
 	onShutdown(logger, async () => {
 		stopping = true
 		for (const job of jobs) job.stop()
+		await jobsFinished(jobs, logger)
 		for (const child of children) child.kill('SIGTERM')
 		await Promise.all([...children].map((child) => child.exited))
 		await heartbeat.stop()
 		store.close()
 		unregister()
 	})
+}
+
+/** How long a stop waits for a job under way (a backup of a large database) before leaving it. */
+const JOB_GRACE_MS = 60_000
+
+/**
+ * A stop lets a job under way finish: a scheduled backup copies and checks on a thread of its own
+ * (CONTRACT §16), and a process that exits under it would leave its half-written file behind.
+ */
+async function jobsFinished(jobs: Cron[], logger: Logger): Promise<void> {
+	const deadline = Date.now() + JOB_GRACE_MS
+	while (jobs.some((job) => job.isBusy())) {
+		if (Date.now() > deadline) {
+			logger.warn('a scheduled job did not finish in time; stopping anyway', {
+				jobs: jobs
+					.filter((job) => job.isBusy())
+					.map((job) => job.name ?? 'unnamed')
+					.join(', ')
+			})
+			return
+		}
+		await Bun.sleep(50)
+	}
 }
 
 /** A port nothing listens on now, for `--port 0` with several workers (they must all bind the same one). */
