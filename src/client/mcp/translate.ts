@@ -2,7 +2,7 @@ import type { Tool } from '../../shared/constants'
 import { isJsonKey, isObject, type Json, MISSING, parseJsonc, type Slot } from '../sync/json'
 import { valueAt, withValue } from '../sync/local-keys'
 import { tomlSet, tomlValue } from '../sync/toml-edit'
-import type { McpTable, McpTransport } from '../tools/descriptor'
+import { type McpServer, type McpTable, type McpTransport, serverIn } from '../../shared/mcp-tables'
 import { DESCRIPTORS } from '../tools/registry'
 
 /**
@@ -14,15 +14,8 @@ import { DESCRIPTORS } from '../tools/registry'
  * nothing outside the entry changes.
  */
 
-/** A server as every tool means it. `unknown`: an entry no table reads (kept as it is, never rewritten). */
-export interface McpServer {
-	transport: McpTransport | 'unknown'
-	command?: string
-	args?: string[]
-	env?: Record<string, string>
-	url?: string
-	headers?: Record<string, string>
-}
+/** The shape every tool's entry is read into (src/shared/mcp-tables.ts, which the web application reads too). */
+export type { McpServer } from '../../shared/mcp-tables'
 
 const TRANSPORT_WORDS: Record<McpTransport, string> = { stdio: 'stdio (a program)', http: 'HTTP', sse: 'SSE' }
 export const transportText = (t: McpServer['transport']): string =>
@@ -30,51 +23,8 @@ export const transportText = (t: McpServer['transport']): string =>
 
 export const tableOf = (tool: Tool): McpTable => DESCRIPTORS[tool].mcpTable
 
-const asText = (value: Json | undefined): string | undefined =>
-	typeof value === 'string'
-		? value
-		: typeof value === 'number' || typeof value === 'boolean'
-			? String(value)
-			: undefined
-
-function textMap(value: Json | undefined): Record<string, string> | undefined {
-	if (!isObject(value)) return undefined
-	const out: Record<string, string> = {}
-	for (const key of Object.keys(value)) out[key] = asText(value[key]) ?? JSON.stringify(value[key])
-	return out
-}
-
-/** Which transport an entry is: its type field when the tool writes one, else the fields it has. */
-function transportOf(table: McpTable, entry: Record<string, Json>): McpServer['transport'] {
-	const typed = table.type ? entry[table.type.field] : undefined
-	if (typeof typed === 'string' && table.type) {
-		const found = (Object.keys(table.type.values) as McpTransport[]).find((t) => table.type?.values[t] === typed)
-		return found ?? 'unknown'
-	}
-	if (table.stdio && typeof entry[table.stdio.command] === 'string') return 'stdio'
-	if (table.http && typeof entry[table.http.url] === 'string') return 'http'
-	if (table.sse && typeof entry[table.sse.url] === 'string') return 'sse'
-	return 'unknown'
-}
-
 /** One entry of a tool as a server. */
-export function serverOf(tool: Tool, entry: Json): McpServer {
-	const table = tableOf(tool)
-	if (!isObject(entry)) return { transport: 'unknown' }
-	const transport = transportOf(table, entry)
-	if (transport === 'stdio' && table.stdio) {
-		const args = entry[table.stdio.args]
-		return {
-			transport,
-			command: asText(entry[table.stdio.command]),
-			args: Array.isArray(args) ? args.map((a) => asText(a) ?? JSON.stringify(a)) : [],
-			env: textMap(entry[table.stdio.env]) ?? {}
-		}
-	}
-	const remote = transport === 'http' ? table.http : transport === 'sse' ? table.sse : undefined
-	if (remote) return { transport, url: asText(entry[remote.url]), headers: textMap(entry[remote.headers]) ?? {} }
-	return { transport: 'unknown' }
-}
+export const serverOf = (tool: Tool, entry: Json): McpServer => serverIn(tableOf(tool), entry)
 
 /** The parsed file (JSON with comments, or TOML); undefined when it does not parse. */
 export function parsedFile(tool: Tool, text: string): Json | undefined {

@@ -1,3 +1,4 @@
+import { MCP_TABLES } from '../../shared/mcp-tables'
 import { everywhere, type ToolDescriptor } from './descriptor'
 
 /**
@@ -31,13 +32,5 @@ export const claudeCode: ToolDescriptor = {
 		}
 	],
 	// `claude mcp add` writes the transport as `type`; an entry without one is a program (stdio).
-	mcpTable: {
-		file: '.claude.json#mcpServers',
-		path: ['mcpServers'],
-		label: 'Claude Code',
-		type: { field: 'type', values: { stdio: 'stdio', http: 'http', sse: 'sse' } },
-		stdio: { command: 'command', args: 'args', env: 'env' },
-		http: { url: 'url', headers: 'headers' },
-		sse: { url: 'url', headers: 'headers' }
-	}
+	mcpTable: MCP_TABLES['claude-code']
 }

@@ -1,3 +1,4 @@
+import { MCP_TABLES } from '../../shared/mcp-tables'
 import { everywhere, type ToolDescriptor } from './descriptor'
 
 /** Codex CLI: ~/.codex/config.toml and its memory file. */
@@ -30,12 +31,5 @@ export const codex: ToolDescriptor = {
 	// `[mcp_servers.NAME]` tables: every field of one counts (command, args, url, env, cwd …).
 	mcp: [{ file: '.codex/config.toml', path: ['mcp_servers'], runs: 'entry', secrets: ['env', 'http_headers'] }],
 	// No transport field: a `command` is a program, a `url` streamable HTTP (Codex has no SSE client).
-	mcpTable: {
-		file: '.codex/config.toml',
-		path: ['mcp_servers'],
-		label: 'Codex',
-		stdio: { command: 'command', args: 'args', env: 'env' },
-		http: { url: 'url', headers: 'http_headers' },
-		lacks: { sse: 'Codex speaks streamable HTTP to remote servers, not SSE' }
-	}
+	mcpTable: MCP_TABLES.codex
 }

@@ -1,3 +1,4 @@
+import { MCP_TABLES } from '../../shared/mcp-tables'
 import { everywhere, type ToolDescriptor } from './descriptor'
 import { EDITOR_INERT, EDITOR_WIDENS, editorFiles } from './editor'
 
@@ -15,12 +16,5 @@ export const cursor: ToolDescriptor = {
 		{ file: '.cursor/mcp.json', path: ['mcpServers'], runs: ['command', 'args', 'url'], secrets: ['env', 'headers'] }
 	],
 	// A `url` alone: Cursor picks the transport itself, so an entry cannot say SSE.
-	mcpTable: {
-		file: '.cursor/mcp.json',
-		path: ['mcpServers'],
-		label: 'Cursor',
-		stdio: { command: 'command', args: 'args', env: 'env' },
-		http: { url: 'url', headers: 'headers' },
-		lacks: { sse: 'Cursor entries name a url without a transport, so an SSE server cannot be told from HTTP there' }
-	}
+	mcpTable: MCP_TABLES.cursor
 }

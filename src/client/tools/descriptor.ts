@@ -1,5 +1,9 @@
 import type { Tool } from '../../shared/constants'
+import type { McpTable } from '../../shared/mcp-tables'
 import type { EditorApp, Os } from '../sync/paths'
+
+/** The MCP translation tables live in shared: the web application shows the servers too. */
+export type { McpTable, McpTransport } from '../../shared/mcp-tables'
 
 /**
  * What cfgsync knows about one tool, in one place (docs/architecture.md: a
@@ -102,36 +106,6 @@ export interface McpServers {
 	/** The fields of an entry whose values the server receives as credentials (environment, headers). */
 	secrets: readonly string[]
 }
-
-/**
- * The translation table of a tool's MCP entries: where `cfgsync mcp` keeps
- * its servers and how one entry spells each transport. Every tool's entries
- * are read into one shape (transport, command, args, env, url, headers) and
- * written back in the tool's own spelling; a transport the table lacks is one
- * the tool cannot hold, and the command says so instead of writing it.
- */
-export interface McpTable {
-	/** The file, as a key of the config's files (`.claude.json#mcpServers` for a part). */
-	file: string
-	/** The path to the servers object in that file. */
-	path: KeyPath
-	/** The tool's name for the product, in messages. */
-	label: string
-	/**
-	 * The field that names the transport and its value for each, when the tool
-	 * writes one; without it, the transport is read from which fields an entry has.
-	 */
-	type?: { field: string; values: Partial<Record<McpTransport, string>> }
-	/** A program started by the tool: its command, arguments and environment fields. */
-	stdio?: { command: string; args: string; env: string }
-	/** Streamable HTTP: the url field and the headers field. */
-	http?: { url: string; headers: string }
-	/** Server-sent events (the older remote transport), when the tool can tell it from HTTP. */
-	sse?: { url: string; headers: string }
-	/** Why the tool cannot hold a transport its table lacks. */
-	lacks?: Partial<Record<McpTransport, string>>
-}
-export type McpTransport = 'stdio' | 'http' | 'sse'
 
 /** The same files and directories on every OS cfgsync runs on. */
 export const everywhere = (files: readonly string[], dirs: readonly string[] = []): Record<Os, Places> => {

@@ -1,3 +1,4 @@
+import { MCP_TABLES } from '../../shared/mcp-tables'
 import { everywhere, type ToolDescriptor } from './descriptor'
 
 /** Gemini CLI: ~/.gemini (settings, memory); settings in the older flat form and the nested one. */
@@ -25,12 +26,5 @@ export const geminiCli: ToolDescriptor = {
 		}
 	],
 	// No transport field: `httpUrl` is streamable HTTP, `url` SSE.
-	mcpTable: {
-		file: '.gemini/settings.json',
-		path: ['mcpServers'],
-		label: 'Gemini CLI',
-		stdio: { command: 'command', args: 'args', env: 'env' },
-		http: { url: 'httpUrl', headers: 'headers' },
-		sse: { url: 'url', headers: 'headers' }
-	}
+	mcpTable: MCP_TABLES['gemini-cli']
 }

@@ -1,3 +1,4 @@
+import { MCP_TABLES } from '../../shared/mcp-tables'
 import { editorKey } from '../sync/paths'
 import { everywhere, type ToolDescriptor } from './descriptor'
 import { EDITOR_INERT, EDITOR_WIDENS, editorFiles } from './editor'
@@ -36,13 +37,5 @@ export const vscode: ToolDescriptor = {
 		}
 	],
 	// The user mcp.json: `servers`, each with a required `type`.
-	mcpTable: {
-		file: editorKey('Code', 'mcp.json'),
-		path: ['servers'],
-		label: 'VS Code',
-		type: { field: 'type', values: { stdio: 'stdio', http: 'http', sse: 'sse' } },
-		stdio: { command: 'command', args: 'args', env: 'env' },
-		http: { url: 'url', headers: 'headers' },
-		sse: { url: 'url', headers: 'headers' }
-	}
+	mcpTable: MCP_TABLES.vscode
 }

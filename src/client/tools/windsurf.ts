@@ -1,3 +1,4 @@
+import { MCP_TABLES } from '../../shared/mcp-tables'
 import { everywhere, type ToolDescriptor } from './descriptor'
 import { EDITOR_INERT, EDITOR_WIDENS, editorFiles } from './editor'
 
@@ -23,14 +24,5 @@ export const windsurf: ToolDescriptor = {
 		}
 	],
 	// `serverUrl` for a remote server, the transport chosen by Windsurf.
-	mcpTable: {
-		file: '.codeium/windsurf/mcp_config.json',
-		path: ['mcpServers'],
-		label: 'Windsurf',
-		stdio: { command: 'command', args: 'args', env: 'env' },
-		http: { url: 'serverUrl', headers: 'headers' },
-		lacks: {
-			sse: 'Windsurf entries name a serverUrl without a transport, so an SSE server cannot be told from HTTP there'
-		}
-	}
+	mcpTable: MCP_TABLES.windsurf
 }

@@ -1,4 +1,6 @@
 import { LOCAL_KEYS_FILE, localKeysOf, onlyFiles } from '../../../shared/config-files'
+import { maskArgs, maskText } from '../../../shared/mask'
+import { type McpServer, serversInFile, tableForFile } from '../../../shared/mcp-tables'
 import { AppError } from '../../lib/errors'
 import type { VersionAuthor } from '../../modules/audit/service'
 import { blocksOf } from '../diff'
@@ -372,6 +374,7 @@ export function ConfigPage({
 			<History ctx={ctx} config={config} />
 			<h2 id="current-data">Current data</h2>
 			<LocalKeys data={config.data} />
+			<McpServers data={config.data} />
 			<DataBlocks data={config.data} />
 		</Layout>
 	)
@@ -408,6 +411,86 @@ function LocalKeys({ data }: { data: unknown }) {
 					</li>
 				))}
 			</ul>
+		</section>
+	)
+}
+
+/** How many MCP servers the page lists: a file holding more (pushed by a script, say) shows its first ones. */
+const MAX_MCP_SERVERS = 200
+
+const TRANSPORT_NAMES: Record<McpServer['transport'], string> = {
+	stdio: 'stdio',
+	http: 'HTTP',
+	sse: 'SSE',
+	unknown: 'not readable'
+}
+
+/** What a server runs or where it connects, with anything that looks like a credential masked. */
+function runsText(server: McpServer): string {
+	if (server.transport === 'stdio') return [maskText(server.command ?? ''), ...maskArgs(server.args ?? [])].join(' ')
+	return maskText(server.url ?? '')
+}
+
+/**
+ * The MCP servers the config's files hold (CONTRACT.md §15), read with each tool's table
+ * (src/shared/mcp-tables.ts), read only: name, transport, command or url. Env and header values
+ * never show, only their names; a url's password, key-like query values and token-like arguments
+ * are masked (src/shared/mask.ts). `cfgsync mcp` on a machine changes them.
+ */
+function McpServers({ data }: { data: unknown }) {
+	const files = onlyFiles(data)
+	if (files === undefined) return null
+	const rows = Object.keys(files)
+		.sort()
+		.flatMap((file) => {
+			const table = tableForFile(file)
+			return table ? serversInFile(table, files[file] as string).map(([name, server]) => ({ file, name, server })) : []
+		})
+	if (rows.length === 0) return null
+	const shown = rows.slice(0, MAX_MCP_SERVERS)
+	return (
+		<section class="mcp-servers" aria-labelledby="mcp-servers">
+			<h3 id="mcp-servers">MCP servers</h3>
+			<p class="muted">
+				Read only; <code>cfgsync mcp</code> changes them on a machine. Values of env and headers are not shown, and
+				anything that looks like a credential is masked.
+			</p>
+			<table class="stack-on-phone">
+				<thead>
+					<tr>
+						<th scope="col">Server</th>
+						<th scope="col">Transport</th>
+						<th scope="col">Command or url</th>
+						<th scope="col">Env or headers</th>
+						<th scope="col">File</th>
+					</tr>
+				</thead>
+				<tbody>
+					{shown.map(({ file, name, server }) => {
+						const names = Object.keys((server.transport === 'stdio' ? server.env : server.headers) ?? {})
+						return (
+							<tr>
+								<th scope="row" data-label="Server">
+									{name}
+								</th>
+								<td data-label="Transport">{TRANSPORT_NAMES[server.transport]}</td>
+								<td data-label="Command or url">
+									{server.transport === 'unknown' ? '' : <code>{runsText(server)}</code>}
+								</td>
+								<td data-label="Env or headers">{names.length > 0 ? names.join(', ') : 'none'}</td>
+								<td data-label="File">
+									<code>{file}</code>
+								</td>
+							</tr>
+						)
+					})}
+				</tbody>
+			</table>
+			{rows.length > shown.length ? (
+				<p class="muted">
+					Showing the first {shown.length} of {rows.length} servers.
+				</p>
+			) : null}
 		</section>
 	)
 }
