@@ -1,4 +1,5 @@
-import { parse as parseJsonc, type ParseError } from 'jsonc-parser'
+// The ESM build, as src/client/sync/json.ts says why: the Node package's bundle cannot follow the UMD one.
+import { parse as parseJsonc, type ParseError } from 'jsonc-parser/lib/esm/main.js'
 import { parse as parseToml } from 'smol-toml'
 import type { Tool } from './constants'
 
