@@ -264,8 +264,10 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 		let path: string | undefined = first
 		while (path !== undefined && items.length < wanted) {
 			const reply: Reply<unknown> = await call('GET', path)
-			items.push(...checked(z.array(item), 'GET', path, reply.body))
-			path = nextPage(reply.headers.get('link'))
+			const page: z.output<M>[] = checked(z.array(item), 'GET', path, reply.body)
+			items.push(...page)
+			// An empty page ends the list, whatever its Link says: a server linking to itself cannot spin us.
+			path = page.length === 0 ? undefined : nextPage(reply.headers.get('link'))
 		}
 		return items.slice(0, wanted)
 	}

@@ -54,6 +54,8 @@ const server = Bun.serve({
 				from + 60 < 130 ? { link: `</api/teams/big/members?limit=60&after=${from + 60}>; rel="next"` } : {}
 			return Response.json(page, { headers })
 		}
+		if (url.pathname.endsWith('/looping/versions'))
+			return Response.json([], { headers: { link: `<${url.pathname}>; rel="next"` } })
 		if (url.pathname.endsWith('/hostile/versions'))
 			return Response.json([version(1)], { headers: { link: `<${other.url}api/x>; rel="next"` } })
 		// Pages of at most 100, whatever was asked: a server may give less than the limit.
@@ -110,5 +112,10 @@ describe('the client follows the pages of a list (CONTRACT §16)', () => {
 		const api = createApi(server.url.href, 'cs_key')
 		const detail = await api.teams.get('big')
 		expect(detail.members.map((m) => m.username)).toEqual(Array.from({ length: 130 }, (_, i) => `m${i}`))
+	})
+
+	test('an empty page that links to itself ends the list instead of looping', async () => {
+		const api = createApi(server.url.href, 'cs_key')
+		expect(await api.configs.versions('looping', { limit: 1000 })).toEqual([])
 	})
 })
