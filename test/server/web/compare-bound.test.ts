@@ -89,7 +89,7 @@ describe('bounded in total: one comparison per slot, the others wait briefly', (
 	})
 
 	test('the Compare page, with every slot taken for longer than a comparison waits: 503 with Retry-After, saying what to do', async () => {
-		const { run, finish } = held()
+		const { run, finish, started } = held()
 		const w = webApp({ comparisons: createComparisons({ slots: 1, waitMs: 50, run }) })
 		const alice = await w.user('pro', 'alice')
 		const id = await push(w, alice, { files: { a: 'one\n' } }, { name: 'c' })
@@ -98,6 +98,8 @@ describe('bounded in total: one comparison per slot, the others wait briefly', (
 		const path = `/configs/${id}/compare?from=${versions[1]?.id}&to=${versions[0]?.id}`
 		const browser = await w.signIn(alice)
 		const busy = w.get(path, browser)
+		// The first holds the slot before the second asks (on PostgreSQL its reads may otherwise come second).
+		while (started.length === 0) await Bun.sleep(5)
 		const refused = await w.get(path, browser)
 		expect(refused.status).toBe(503)
 		expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
