@@ -91,6 +91,18 @@ if (SKIP_BROWSER_TESTS) {
 					})
 				).status
 			).toBe(201)
+			// alice: a Codex config whose file holds two MCP servers, one with a secret (masked on the page).
+			const withServers = await api(server, 'POST', '/api/configs', alice.key, {
+				name: 'agents',
+				tool: 'codex',
+				data: {
+					files: {
+						'.codex/config.toml':
+							'[mcp_servers.github]\ncommand = "npx"\nargs = ["-y", "@modelcontextprotocol/server-github"]\n\n[mcp_servers.github.env]\nGITHUB_TOKEN = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"\n\n[mcp_servers.search]\nurl = "https://search.example.com/mcp"\n'
+					}
+				}
+			})
+			expect(withServers.status).toBe(201)
 			const keys = await api(server, 'GET', '/api/keys', alice.key)
 			const aliceKeyId: string = keys.body[0].id
 			const bobId = (await api(server, 'GET', '/api/me', bob.key)).body.id as string
@@ -159,6 +171,7 @@ if (SKIP_BROWSER_TESTS) {
 				{ role: 'newcomer', name: 'a config that is not there', open: `/configs/${crypto.randomUUID()}` },
 				{ role: 'owner', name: 'configs', open: '/configs' },
 				{ role: 'owner', name: 'a config', open: config },
+				{ role: 'owner', name: 'a config holding MCP servers', open: `/configs/${withServers.body.id}` },
 				{ role: 'owner', name: 'compare', open: `${config}/compare?from=${oldest}&to=${newest}` },
 				{
 					role: 'owner',
