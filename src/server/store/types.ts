@@ -545,6 +545,10 @@ export interface TeamRow {
 export interface MembersPage {
 	after?: { joinedAt: string; id: string }
 	limit: number
+	/** Only members of this role (the owners, to tell whether one is the only one). */
+	role?: Role
+	/** Only this user's membership. */
+	userId?: string
 }
 
 export interface MemberRow {

@@ -127,6 +127,19 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 			}
 		},
 
+		/** The ids of at most two owners: enough to tell whether one of them is the only one. */
+		async ownerIds(caller: Caller, slug: string) {
+			const { team } = await membership(caller, slug)
+			return (await store.teams.members(team.id, { limit: 2, role: 'owner' })).map((owner) => owner.userId)
+		},
+
+		/** One member of the team, wherever they are in its pages; undefined when they are not in it. */
+		async member(caller: Caller, slug: string, userId: string) {
+			const { team } = await membership(caller, slug)
+			const [found] = await store.teams.members(team.id, { limit: 1, userId })
+			return found && memberView(found)
+		},
+
 		/** Admin or owner; changes only the fields given (a new name keeps the slug); the old slug stays reserved. */
 		async update(actor: Actor, slug: string, changes: PatchTeamBody) {
 			const { team, role } = await membership(actor, slug)

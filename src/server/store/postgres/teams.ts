@@ -162,7 +162,9 @@ export function postgresTeams(db: PgDb): TeamStore {
 				.where(
 					and(
 						eq(teamMembers.teamId, teamId),
-						after && sql`(${teamMembers.joinedAt}, ${teamMembers.id}) > (${after.joinedAt}, ${after.id})`
+						after && sql`(${teamMembers.joinedAt}, ${teamMembers.id}) > (${after.joinedAt}, ${after.id})`,
+						page?.role && eq(teamMembers.role, page.role),
+						page?.userId === undefined ? undefined : eq(teamMembers.userId, page.userId)
 					)
 				)
 				.orderBy(asc(teamMembers.joinedAt), asc(teamMembers.id))

@@ -301,7 +301,9 @@ export function sqliteTeams(db: SqliteDb, sqlite: Database, audit: AuditWriter):
 				.where(
 					and(
 						eq(teamMembers.teamId, teamId),
-						after && sql`(${teamMembers.joinedAt}, ${teamMembers.id}) > (${after.joinedAt}, ${after.id})`
+						after && sql`(${teamMembers.joinedAt}, ${teamMembers.id}) > (${after.joinedAt}, ${after.id})`,
+						page?.role && eq(teamMembers.role, page.role),
+						page?.userId === undefined ? undefined : eq(teamMembers.userId, page.userId)
 					)
 				)
 				.orderBy(asc(teamMembers.joinedAt), asc(teamMembers.id))

@@ -18,7 +18,7 @@ import {
 	ADD_MEMBER,
 	INVITATIONS,
 	InvitationsList,
-	isSoleOwner,
+	membersAfterOf,
 	mayCancel,
 	MEMBERS,
 	MembersList,
@@ -126,7 +126,7 @@ export const teamChangePages = (deps: WebDeps) => {
 			attempt(request, view, async () => {
 				// In place: the members again, focus back on this row's Save, and what happened said in the status region.
 				const list = async (message: string, error?: string, statusCode = 200) => {
-					const team = await teamPageData(web, params.slug)
+					const team = await teamPageData(web, params.slug, membersAfterOf(request))
 					return inPlace(
 						MEMBERS,
 						<MembersList
@@ -152,8 +152,7 @@ export const teamChangePages = (deps: WebDeps) => {
 					throw error
 				}
 				if (!isHtmx(request)) return redirect(`/teams/${params.slug}?notice=role`)
-				const team = await teamPageData(web, params.slug)
-				const member = team.members.find((candidate) => candidate.userId === params.userId)
+				const member = await teams.member(web, params.slug, params.userId)
 				return list(
 					member ? `${member.username} is now ${role === 'member' ? 'a' : 'an'} ${role}.` : 'The role was changed.'
 				)
@@ -165,7 +164,9 @@ export const teamChangePages = (deps: WebDeps) => {
 				if (params.userId === web.userId) return redirect(`/teams/${params.slug}/leave`)
 				const team = await teamPageData(web, params.slug)
 				const invitation = team.invitations?.find((candidate) => candidate.userId === params.userId)
-				const member = team.members.find((candidate) => candidate.userId === params.userId)
+				const member =
+					team.members.find((candidate) => candidate.userId === params.userId) ??
+					(await teams.member(web, params.slug, params.userId))
 				if (!invitation && !member)
 					throw new AppError(
 						'not_found',
@@ -205,13 +206,19 @@ export const teamChangePages = (deps: WebDeps) => {
 		removeMember: ({ request, web, view, actor, params }: ChangeContext & OnMember) =>
 			attempt(request, view, async () => {
 				const self = params.userId === web.userId
-				const before = self ? undefined : await teamPageData(web, params.slug)
+				const before = self ? undefined : await teamPageData(web, params.slug, membersAfterOf(request))
 				await teams.removeMember(actor, params.slug, params.userId)
 				if (!before)
 					return isHtmx(request)
 						? new Response(null, { headers: { 'hx-redirect': '/teams?notice=left', 'cache-control': 'no-store' } })
 						: redirect('/teams?notice=left')
-				if (isHtmx(request)) return removedInPlace(view, before, await teamPageData(web, params.slug), params.userId)
+				if (isHtmx(request))
+					return removedInPlace(
+						view,
+						before,
+						await teamPageData(web, params.slug, membersAfterOf(request)),
+						params.userId
+					)
 				const wasInvitation = before.invitations?.some((invitation) => invitation.userId === params.userId)
 				return redirect(`/teams/${params.slug}?notice=${wasInvitation ? 'invitation-cancelled' : 'removed'}`)
 			}),
@@ -223,8 +230,9 @@ export const teamChangePages = (deps: WebDeps) => {
 		leavePage: ({ request, web, view, params }: PageContext & OnTeam) =>
 			attempt(request, view, async () => {
 				const team = await teams.get(web, params.slug)
-				const me = team.members.find((member) => member.userId === web.userId)
-				if (me && isSoleOwner(team.members, me)) return page(<SoleOwnerPage ctx={view} team={team} />, { status: 409 })
+				const owners = await teams.ownerIds(web, params.slug)
+				if (owners.length === 1 && owners[0] === web.userId)
+					return page(<SoleOwnerPage ctx={view} team={team} />, { status: 409 })
 				return page(
 					<ConfirmPage
 						ctx={view}

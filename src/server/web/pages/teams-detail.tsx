@@ -1,5 +1,5 @@
 import { ROLES, type Role } from '../../../shared/constants'
-import { type Invitation, MEMBERS_IN_DETAIL, type TeamMember } from '../../../shared/api/teams'
+import { type Invitation, MEMBERS_IN_DETAIL, MembersQuery, type TeamMember } from '../../../shared/api/teams'
 import { FieldError, FormAlert, fieldState, formStateOf, type FormState } from '../forms'
 import { attempt, noticeOf, page, type PageContext, type WebDeps } from '../kit'
 import {
@@ -28,7 +28,12 @@ export interface TeamPageData {
 	slug: string
 	createdAt: string
 	userRole: Role
+	/** The members this page shows: all of them, or one page of a large team's (`membersPage`). */
 	members: TeamMember[]
+	/** A large team's members come MEMBERS_IN_DETAIL at a time: the cursor this page starts after, and the next one's. */
+	membersPage?: { after?: string; next?: string }
+	/** At most two owners' ids, wherever they are in the pages: enough to tell whether one is the only one. */
+	owners: string[]
 	invitations?: Invitation[]
 	configs: ConfigRowView[]
 	userId: string
@@ -43,6 +48,7 @@ const mayRemove = (viewer: Role, target: Role) => viewer === 'owner' || (viewer 
 export const mayCancel = (viewer: Role, invitation: Invitation) => viewer === 'owner' || invitation.role === 'member'
 
 type TeamView = Pick<TeamPageData, 'slug' | 'name' | 'userRole' | 'userId'>
+type MembersView = TeamView & Pick<TeamPageData, 'members' | 'membersPage' | 'owners'>
 
 /** Which control of a row takes the focus after an in-place change: its action (Remove, Leave) or its Save. */
 export type RowFocus = { id: string; on: 'action' | 'save' }
@@ -51,8 +57,25 @@ export type RowFocus = { id: string; on: 'action' | 'save' }
  * True when `member` is the team's only owner: the API refuses to let them leave (a team keeps an owner), so their
  * row says so instead of offering "Leave".
  */
-export const isSoleOwner = (members: TeamMember[], member: TeamMember) =>
-	member.role === 'owner' && !members.some((other) => other.role === 'owner' && other.userId !== member.userId)
+export const isSoleOwner = (owners: string[], member: TeamMember) =>
+	member.role === 'owner' && owners.length === 1 && owners[0] === member.userId
+
+/**
+ * The members page a request is on: `?after=` of its address, or for an htmx change the address of the page it
+ * came from (so a change swaps in the page the person is looking at). A cursor that is none is the first page.
+ */
+export function membersAfterOf(request: Request): string | undefined {
+	const from = (address: string | null) => {
+		if (!address) return undefined
+		try {
+			return new URL(address, 'http://localhost').searchParams.get('after') ?? undefined
+		} catch {
+			return undefined
+		}
+	}
+	const after = from(request.url) ?? from(request.headers.get('hx-current-url'))
+	return after !== undefined && MembersQuery.shape.after.safeParse(after).success ? after : undefined
+}
 
 /** True when the member's row offers the viewer any control (so it can take the focus). */
 export const rowHasControl = (team: TeamView, member: TeamMember) =>
@@ -152,7 +175,7 @@ export function MembersList({
 	error
 }: {
 	ctx: ViewContext
-	team: TeamView & { members: TeamMember[] }
+	team: MembersView
 	focus?: RowFocus
 	error?: { userId: string; message: string }
 }) {
@@ -178,11 +201,23 @@ export function MembersList({
 							member={member}
 							focus={focus?.id === member.userId ? focus.on : undefined}
 							error={error?.userId === member.userId ? error.message : undefined}
-							soleOwner={isSoleOwner(team.members, member)}
+							soleOwner={isSoleOwner(team.owners, member)}
 						/>
 					))}
 				</tbody>
 			</table>
+			{team.membersPage ? (
+				<nav class="pager" aria-label="Pages of members">
+					{team.membersPage.after !== undefined ? (
+						<a href={`/teams/${team.slug}#members-heading`}>First members</a>
+					) : null}
+					{team.membersPage.next !== undefined ? (
+						<a href={`/teams/${team.slug}?after=${encodeURIComponent(team.membersPage.next)}#members-heading`}>
+							More members
+						</a>
+					) : null}
+				</nav>
+			) : null}
 		</div>
 	)
 }
@@ -399,24 +434,24 @@ export const RENAME = 'rename'
 export const teamPages = (deps: WebDeps) => {
 	const { teams, configs, audit, events } = deps
 	/** The team as its page shows it: the caller's view of it (404 when they are not in it) with its configs. */
-	async function teamPageData(caller: PageContext['web'], slug: string): Promise<TeamPageData> {
+	async function teamPageData(caller: PageContext['web'], slug: string, after?: string): Promise<TeamPageData> {
 		const liveFrom = await events.cursor()
 		const detail = await teams.get(caller, slug)
 		const list = (await configs.list(caller, detail.id)).configs
-		// The page lists every member, as before the API's team answer was cut at 100 (CONTRACT §16).
+		// A team of up to MEMBERS_IN_DETAIL members is one page; a larger one is shown a page at a time, so the page
+		// stays small at thousands of members (docs/web.md).
 		let members = detail.members
-		if (members.length >= MEMBERS_IN_DETAIL) {
-			members = []
-			let after: string | undefined
-			do {
-				const page = await teams.members(caller, slug, { limit: 1000, after })
-				members.push(...page.members)
-				after = page.next
-			} while (after !== undefined)
+		let membersPage: TeamPageData['membersPage']
+		if (members.length >= MEMBERS_IN_DETAIL || after !== undefined) {
+			const page = await teams.members(caller, slug, { limit: MEMBERS_IN_DETAIL, after })
+			members = page.members
+			membersPage = { after, next: page.next }
 		}
 		return {
 			...detail,
 			members,
+			membersPage,
+			owners: await teams.ownerIds(caller, slug),
 			liveFrom,
 			userId: caller.userId,
 			invitations: 'invitations' in detail ? detail.invitations : undefined,
@@ -431,7 +466,12 @@ export const teamPages = (deps: WebDeps) => {
 			attempt(request, view, async () => {
 				const { state, headers } = formStateOf(deps, request, web, [ADD_MEMBER, RENAME])
 				return page(
-					<TeamPage ctx={view} team={await teamPageData(web, params.slug)} notice={noticeOf(request)} form={state} />,
+					<TeamPage
+						ctx={view}
+						team={await teamPageData(web, params.slug, membersAfterOf(request))}
+						notice={noticeOf(request)}
+						form={state}
+					/>,
 					{ headers }
 				)
 			}),
