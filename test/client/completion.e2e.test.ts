@@ -106,7 +106,6 @@ describe('cfgsync completion', () => {
 		expect(await bash(['team', 'role', 'tab-team', 'ben', ''])).toEqual(['admin', 'member', 'owner'])
 		expect(await bash(['team', 'invite', 'tab-team', 'ben', '--role', ''])).toEqual(['admin', 'member'])
 		expect(await bash(['keys', ''])).toEqual(['list', 'revoke'])
-		expect(await bash(['mcp', 'copy', '--from', 'c'])).toEqual(['claude-code', 'codex', 'cursor'])
 		expect(await bash(['invitations', 'a'])).toEqual(['accept'])
 		expect(await bash(['completion', ''])).toEqual(['bash', 'fish', 'zsh'])
 		expect(await bash(['log', '--type', 'config.p'])).toEqual(['config.pushed'])

@@ -52,7 +52,7 @@ const options = {
 	env: { type: 'string', multiple: true },
 	header: { type: 'string', multiple: true },
 	url: { type: 'string' },
-	from: { type: 'string', completes: 'tool' },
+	from: { type: 'string' },
 	sse: { type: 'boolean' },
 	'allow-secrets': { type: 'boolean' },
 	...TEAM,
