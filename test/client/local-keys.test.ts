@@ -221,6 +221,25 @@ describe('local keys in the engine: masked on the way out, kept on the way in', 
 		expect(out.push?.[TOML]).toBe('# codex\nmodel = "team" # here\n\n[tui]\ntheme = "dark"\n')
 	})
 
+	test('TOML: a local table the server lacks stays where it is in the file through a pull', () => {
+		const fs = '[mcp_servers.fs]\ncommand = "npx"\nargs = ["fs"]\n'
+		const b = '# codex\nmodel = "o3"\n\n[tui]\ntheme = "light"\n'
+		const local = `# codex\nmodel = "o3"\n\n${fs}\n[tui]\ntheme = "light"\n`
+		const remote = '# codex\nmodel = "o3"\n\n[tui]\ntheme = "dark"\n# theirs\n'
+		const out = run('sync', [{ key: TOML, base: b, local, remote }], [{ file: TOML, path: ['mcp_servers', 'fs'] }])
+		expect(out.conflicts).toEqual([])
+		expect(written(out, TOML)).toBe(`# codex\nmodel = "o3"\n\n${fs}\n[tui]\ntheme = "dark"\n# theirs\n`)
+		expect(out.push).toBeUndefined()
+	})
+
+	test('TOML: a local key in the middle keeps the shared comment on its line and the lines around it', () => {
+		const b = '# codex\nmodel = "o3" # the team model\nsandbox = "on"\n'
+		const local = '# codex\nmodel = "mine" # the team model\nsandbox = "on"\n'
+		const remote = '# codex\nmodel = "o4" # the team model\nsandbox = "off"\n'
+		const out = run('sync', [{ key: TOML, base: b, local, remote }], [{ file: TOML, path: ['model'] }])
+		expect(written(out, TOML)).toBe('# codex\nmodel = "mine" # the team model\nsandbox = "off"\n')
+	})
+
 	test("TOML: a push sends the server's value of a local key in a table", () => {
 		const b = '[tui]\ntheme = "light"\nsize = 1\n'
 		const out = run(

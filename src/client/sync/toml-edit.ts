@@ -234,6 +234,44 @@ function beside(
 }
 
 /**
+ * A table `like` has as a section of its own (`[a.b]` and its sub-tables), copied with its comments into `lines`
+ * where it sits in `like`: before the next section there that `lines` has too, else after the one before it, else
+ * before the first section (a local table put back through a pull stays in its place, docs/sync-model.md).
+ */
+function sectionAsIn(lines: string[], like: string | undefined, path: readonly string[]): string[] | undefined {
+	if (like === undefined) return undefined
+	const theirs = stripBom(like).split(/\r?\n/)
+	const theirInfo = lineInfo(theirs)
+	const cut = span(theirs, theirInfo, path)
+	if (cut === undefined || cut.table !== undefined) return undefined
+	const block = theirs.slice(cut.start, cut.end)
+	const info = lineInfo(lines)
+	const headerAt = (key: string[] | undefined) =>
+		key === undefined ? -1 : info.findIndex((line) => line.header && samePath(line.key, key))
+	let at: number | undefined
+	for (let i = cut.end; i < theirs.length && at === undefined; i++) {
+		const line = theirInfo[i] as Line
+		if (line.header && line.key !== undefined && !under(line.key, path) && headerAt(line.key) >= 0)
+			at = headerAt(line.key)
+	}
+	for (let i = cut.start - 1; i >= 0 && at === undefined; i--) {
+		const line = theirInfo[i] as Line
+		if (!line.header || line.key === undefined || headerAt(line.key) < 0) continue
+		at = span(lines, info, line.key)?.end
+	}
+	if (at === undefined) {
+		const first = info.findIndex((line) => line.header)
+		at = first >= 0 ? first : lines.length
+		while (at === lines.length && at > 0 && (lines[at - 1] as string).trim() === '') at--
+	}
+	const out = [...lines]
+	const before = at > 0 && (out[at - 1] as string).trim() !== '' ? [''] : []
+	const after = at < out.length && (out[at] as string).trim() !== '' ? [''] : at === out.length ? [''] : []
+	out.splice(at, 0, ...before, ...block, ...after)
+	return out
+}
+
+/**
  * The text with the value at `path` set (MISSING: removed). Undefined when the
  * value cannot be put there (a parent that is not a table).
  */
@@ -327,7 +365,19 @@ function tomlEdit(text: string, path: readonly string[], slot: Slot, like?: stri
 			lines.splice(0, lines.length, ...stripBom(text).split(/\r?\n/))
 		}
 	}
-	if (cut !== undefined) lines.splice(cut.start, cut.end - cut.start)
+	if (cut !== undefined) {
+		// A section taken out takes one of the blank lines around it, so the lines left read as before it was added.
+		const blank = (i: number) => i >= 0 && i < lines.length && (lines[i] as string).trim() === ''
+		const extra =
+			cut.table === undefined && blank(cut.start - 1) && (blank(cut.end) || cut.end === lines.length) ? 1 : 0
+		lines.splice(cut.start - extra, cut.end - cut.start + extra)
+	}
+	const placed = cut === undefined && isObject(slot) ? sectionAsIn(lines, like, path) : undefined
+	if (placed !== undefined) {
+		const edited = (hasBom(text) ? '\uFEFF' : '') + placed.join(eol)
+		const check = tomlValue(edited)
+		if (check !== undefined && sameExcept(asJson(check), asJson(value), path, slot)) return edited
+	}
 	if (isObject(slot)) {
 		// A table is its own section, at the end of the file.
 		while (lines.length > 0 && (lines.at(-1) as string).trim() === '') lines.pop()
