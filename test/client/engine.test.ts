@@ -614,4 +614,22 @@ describe('keybindings: an entry the other side added stays where it put it', () 
 		const merged = mergeJsonText(text([a, c]), text([a, c, mine]), text([a, b, c]))
 		expect(merged.ok && JSON.parse(merged.text)).toEqual([a, b, c, mine])
 	})
+
+	test('its comment comes with it, and the comments here stay above the entries they were above', () => {
+		const base = '[\n  // open\n  { "key": "ctrl+a", "command": "a" },\n  { "key": "ctrl+c", "command": "c" }\n]\n'
+		const here = base.replace('}\n]', '},\n  // mine: my own\n  { "key": "ctrl+m", "command": "m" }\n]')
+		const there = base.replace(
+			'  { "key": "ctrl+c"',
+			'  // build: the team\'s build\n  { "key": "ctrl+b", "command": "b" },\n  { "key": "ctrl+c"'
+		)
+		const merged = mergeJsonText(base, here, there)
+		expect(merged.ok).toBe(true)
+		const text = merged.ok ? merged.text : ''
+		// Each comment is followed by its own entry, with no other entry between them.
+		const entryAfter = (comment: string) => /"key": "([^"]+)"/.exec(text.slice(text.indexOf(comment)))?.[1]
+		expect(entryAfter('// open')).toBe('ctrl+a')
+		expect(entryAfter("// build: the team's build")).toBe('ctrl+b')
+		expect(entryAfter('// mine: my own')).toBe('ctrl+m')
+		expect(text.indexOf('"ctrl+b"')).toBeLessThan(text.indexOf('"ctrl+c"'))
+	})
 })
