@@ -32,7 +32,7 @@ beforeAll(async () => {
 }, 60_000)
 
 test(
-	`three machines (an owner's two, a member's one), ${steps} random steps (seed ${seed}): no acknowledged version changes, no edit is lost but by choice, settling keeps every change that did not clash, the machines converge byte for byte, no stray file, no personal file in the team config, a member's changes stay local, no unreviewed change is written`,
+	`three machines (an owner's two, a member's one), ${steps} random steps (seed ${seed}): no acknowledged version changes, no edit is lost but by choice, settling keeps every change that did not clash, the machines converge byte for byte, no stray file, no personal file in the team config, a member's changes stay local, no unreviewed change is written, a machine's own keys and formatting stay its own`,
 	async () => {
 		console.log(`model test: seed ${seed}, ${steps} steps (replay with CFGSYNC_MODEL_SEED=${seed})`)
 		const model = new Model(server, users, seed)

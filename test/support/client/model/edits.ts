@@ -49,8 +49,6 @@ export const tokensIn = (text: string | undefined): Set<string> => new Set(text?
 
 export const minus = (a: Set<string>, b: Set<string>) => [...a].filter((t) => !b.has(t))
 
-const FORMAT = { formattingOptions: { insertSpaces: true, tabSize: 2, eol: '\n' } }
-
 /** The value of JSON-with-comments text, undefined when it does not parse. */
 export function parseJsonc(text: string): unknown {
 	const errors: ParseError[] = []
@@ -81,7 +79,14 @@ export interface Edited {
 }
 
 /** Sets (or, sometimes, removes) one key, keeping the rest of the text as it is. */
-export function editKey(text: string, path: string, random: Random, token: () => string): Edited | undefined {
+export function editKey(
+	text: string,
+	path: string,
+	random: Random,
+	token: () => string,
+	tabSize = 2
+): Edited | undefined {
+	const FORMAT = { formattingOptions: { insertSpaces: true, tabSize, eol: '\n' } }
 	const value = parseJsonc(text)
 	if (value === undefined) return undefined
 	const key = random.pick(KEYS[path] ?? [])
@@ -159,3 +164,14 @@ export function editLine(text: string, random: Random, token: () => string): Edi
 	}
 	return { text: `${lines.join('\n')}${ends ? '\n' : ''}`, what }
 }
+
+/** Lines indented by something other than whole units of `unit` spaces (a file laid out in 4 spaces that got 2). */
+export const offIndent = (text: string, unit: number): string[] =>
+	text.split('\n').filter((line) => {
+		const lead = /^[ \t]*/.exec(line)?.[0] ?? ''
+		return lead.includes('\t') || lead.length % unit !== 0
+	})
+
+/** The text with each line's indentation of `unit` spaces a level written as 2 spaces a level: formatting aside. */
+export const inTwoSpaces = (text: string, unit: number): string =>
+	text.replace(/^ +/gm, (lead) => ' '.repeat((lead.length / unit) * 2))

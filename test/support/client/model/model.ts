@@ -2,7 +2,7 @@ import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { api, type Server } from '../../harness'
 import { login, machine, type Machine, type User } from '../machines'
-import { editComment, editKey, editLine, minus, parseJsonc, Tokens, tokensIn } from './edits'
+import { editComment, editKey, editLine, inTwoSpaces, minus, offIndent, parseJsonc, Tokens, tokensIn } from './edits'
 import { droppable, leavesOf, movesEveryBase, mustKeep, wrongConflict } from './judge'
 import { Random } from './random'
 import { Trace } from './trace'
@@ -101,6 +101,19 @@ const TOOL_DIRS = ['.gemini', '.claude']
 const CRASH_POINTS = ['write:1', 'write:2', 'write:3', 'temporary:1', 'temporary:2', 'pushed']
 
 const shown = (path: string) => `~/${path}`
+
+/**
+ * Each machine keeps its formatting (docs/sync-model.md): B lays out its Gemini settings in 4 spaces a level where
+ * the others use 2, and every merge must write there in 4.
+ */
+const GEMINI_SETTINGS = '.gemini/settings.json'
+const indentOf = (machine: string, path: string) => (machine === 'B' && path === GEMINI_SETTINGS ? 4 : 2)
+
+/** Each machine's own MCP server in ~/.claude.json, which it keeps to itself with `cfgsync local`. */
+const privateServer = (machine: string) => ({
+	name: `private-${machine.toLowerCase()}`,
+	value: { type: 'http', url: `https://private.example/kept-on-${machine.toLowerCase()}-only` }
+})
 
 function docsOf(stdout: string): Doc[] {
 	try {
@@ -218,6 +231,11 @@ export class Model {
 			const logged = await login(m, this.users[spec.user], `model-${spec.name}`)
 			if (logged.code !== 0) throw new ModelFailure(`login on ${spec.name} failed: ${logged.stderr}`)
 			for (const [path, content] of Object.entries(PLANTED)) m.file(path, content)
+			// An MCP server of this machine's own, kept to itself with `cfgsync local` before anything is synced.
+			const own = privateServer(spec.name)
+			m.file(CLAUDE_JSON, `${JSON.stringify({ numStartups: 0, mcpServers: { [own.name]: own.value } }, null, 2)}\n`)
+			const kept = await m.cfgsync(['local', 'claude-code', `~/${CLAUDE_JSON}:mcpServers.${own.name}`])
+			if (kept.code !== 0) throw new ModelFailure(`cfgsync local on ${spec.name} failed: ${kept.stderr}`)
 			this.machines.push(m)
 			this.bases.push({ gemini: new Set(), personal: new Set(), team: new Set() })
 			this.edited.push(new Set())
@@ -246,7 +264,7 @@ export class Model {
 		this.teamId = (await api(this.server, 'GET', `/api/teams/${TEAM_SLUG}`, this.users.ada.key)).body.id
 
 		const t = (who: string, path: string, what: string) => this.tokens.make(0, who, path, what)
-		this.write(0, '.gemini/settings.json', [
+		const gemini = [
 			'{',
 			`  // note ${t('A', '.gemini/settings.json', 'comment')}`,
 			`  "alpha": "${t('A', '.gemini/settings.json', 'alpha')}",`,
@@ -257,7 +275,16 @@ export class Model {
 			'  }',
 			'}',
 			''
-		])
+		]
+		this.write(0, GEMINI_SETTINGS, gemini)
+		// B has the same settings before its first sync, laid out in 4 spaces: first contact keeps them so.
+		const b = this.specs.findIndex((s) => s.name === 'B')
+		if (b >= 0)
+			this.write(
+				b,
+				GEMINI_SETTINGS,
+				gemini.map((line) => line.replace(/^ +/, (lead) => lead + lead))
+			)
 		this.write(0, '.gemini/GEMINI.md', [
 			'# Gemini notes',
 			...[1, 2, 3, 4, 5, 6].map(() => `- ${t('A', '.gemini/GEMINI.md', 'line')}`),
@@ -1007,7 +1034,7 @@ export class Model {
 				const text = readText(m.home, path)
 				if (text === undefined) return note(`(no ${shown(path)} here: nothing to edit)`)
 				const edited = kind.endsWith('Key')
-					? editKey(text, path, r, token(path, 'key'))
+					? editKey(text, path, r, token(path, 'key'), indentOf(name, path))
 					: editComment(text, r, token(path, 'comment'))
 				if (!edited) {
 					this.violate(`${name}: ${shown(path)} does not parse as JSON with comments: ${excerpt(text)}`)
@@ -1147,6 +1174,15 @@ export class Model {
 				add(stored.version === config?.latest ? [current, anywhere] : [anywhere], stored.raw)
 		}
 
+		// 7. A key a machine keeps to itself (`cfgsync local`) never reaches the server, in any config or version.
+		for (const id of STORE_IDS)
+			for (const [version, stored] of view[id]?.versions ?? [])
+				for (const spec of this.specs)
+					if (stored.raw.includes(privateServer(spec.name).value.url))
+						this.violate(
+							`${id}'s version ${version} holds ${spec.name}'s own MCP server, a key that machine keeps to itself (cfgsync local)`
+						)
+
 		// 6. One file, one owner; a config holds only its tool's files (and none the model never made); edits
 		// cross no line between people: a member's never reach the team config, nobody's reach another's own.
 		for (const id of STORE_IDS) {
@@ -1185,6 +1221,22 @@ export class Model {
 		for (let mi = 0; mi < this.machines.length; mi++) {
 			const m = this.machines[mi] as Machine
 			const name = this.names[mi] as string
+			// 7. ...and it stays on its machine as it was, whatever was pulled or merged.
+			const own = privateServer(name)
+			const servers = (parseJsonc(readText(m.home, CLAUDE_JSON) ?? '') as { mcpServers?: Record<string, unknown> })
+				?.mcpServers
+			if (JSON.stringify(servers?.[own.name]) !== JSON.stringify(own.value))
+				this.violate(
+					`${name}: ~/${CLAUDE_JSON}'s own MCP server ${own.name} (kept here with cfgsync local) is ${excerpt(JSON.stringify(servers?.[own.name]))}`
+				)
+			// 8. Each machine keeps its formatting: a file laid out in 4 spaces here stays so through every merge.
+			const gemini = readText(m.home, GEMINI_SETTINGS)
+			const unit = indentOf(name, GEMINI_SETTINGS)
+			const off = gemini === undefined ? [] : offIndent(gemini, unit)
+			if (off.length > 0)
+				this.violate(
+					`${name}: ${shown(GEMINI_SETTINGS)} is laid out in ${unit} spaces a level here, but now holds ${excerpt(off.slice(0, 3).join('\n'))}: a merge writes in this machine's formatting`
+				)
 			// 5. Nothing outside the tools' files is written.
 			for (const [path, content] of Object.entries(PLANTED))
 				if (readText(m.home, path) !== content)
@@ -1253,7 +1305,12 @@ export class Model {
 				for (const [path, content] of expected) {
 					const bytes = m.bytes(path)
 					if (!bytes) this.violate(`${name}: ${shown(path)} is on the server but not here after settling`)
-					else if (!bytes.equals(Buffer.from(content, 'utf8')))
+					else if (
+						indentOf(name, path) === 2
+							? !bytes.equals(Buffer.from(content, 'utf8'))
+							: inTwoSpaces(bytes.toString('utf8'), indentOf(name, path)) !==
+								inTwoSpaces(content, offIndent(content, 4).length === 0 ? 4 : 2)
+					)
 						this.violate(
 							`${name}: ${shown(path)} differs from the server's latest after settling: here ${excerpt(bytes.toString('utf8'))}, server ${excerpt(content)}`
 						)
@@ -1265,9 +1322,10 @@ export class Model {
 				const personal = view[this.storeOf(mi, 'personal') as StoreId]
 				const part = personal?.versions.get(personal.latest)?.files[CLAUDE_PART]
 				const text = readText(m.home, CLAUDE_JSON)
-				const servers = (parseJsonc(text ?? '') as { mcpServers?: unknown } | undefined)?.mcpServers
+				const { [privateServer(name).name]: _, ...servers } =
+					(parseJsonc(text ?? '') as { mcpServers?: Record<string, unknown> } | undefined)?.mcpServers ?? {}
 				const wanted = part === undefined ? undefined : (parseJsonc(part) as { mcpServers?: unknown }).mcpServers
-				if (JSON.stringify(servers) !== JSON.stringify(wanted))
+				if (JSON.stringify(servers) !== JSON.stringify(wanted ?? {}))
 					this.violate(
 						`${name}: ~/${CLAUDE_JSON}'s mcpServers differ from the server's latest after settling (order counts): here ${excerpt(JSON.stringify(servers))}, server ${excerpt(JSON.stringify(wanted))}`
 					)
