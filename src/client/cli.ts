@@ -12,6 +12,7 @@ import {
 	runSubcommand,
 	usageProblem
 } from './commands/command'
+import { createApi, type Fetch, timeoutMs } from './api'
 import { complete } from './commands/completion'
 import { REGISTRY } from './commands/index'
 import { session, suggest } from './context'
@@ -29,7 +30,10 @@ import { CliFailure, EXIT, printer, safe, setJsonMode } from './output'
 /** What a command line runs with: the IO, and how a session is opened (by default from the saved login and env). */
 export interface Factory {
 	io: IO
+	/** Opens the session the flags choose (default: from the saved login and the IO's environment). */
 	session?: Input<Options>['session']
+	/** Sends the requests (default: the global fetch; a test passes the server app's handler). */
+	fetch?: Fetch
 }
 
 const EXIT_HELP = `Exit status: 0 ok, 1 error, 2 usage (unknown command, option or argument, bad value,
@@ -174,7 +178,9 @@ export async function runCli(args: string[], factory: Factory): Promise<number> 
 			registry: REGISTRY,
 			io,
 			out: printer(io, asJson),
-			session: factory.session ?? ((flags) => session(flags, io.env))
+			session: factory.session ?? ((flags) => session(flags, io.env, factory.fetch)),
+			api: (server, key) =>
+				createApi(server, key, { timeoutMs: timeoutMs(io.env.CFGSYNC_TIMEOUT), fetch: factory.fetch })
 		}
 		await (command.run ? command.run(input) : runSubcommand(command, input))
 		return Number(process.exitCode ?? EXIT.ok)

@@ -1,4 +1,5 @@
 import type { parseArgs } from 'node:util'
+import type { Api } from '../api'
 import type { Session } from '../context'
 import type { IO } from '../io'
 import { CliFailure, EXIT, type Printer, safe } from '../output'
@@ -102,7 +103,8 @@ export interface Args<O extends Options> {
 /**
  * What a command's run receives: its command line, and what it runs with
  * (as the GitHub CLI's Factory) — its IO, a printer bound to that IO and
- * to --json, and the session of the server and login the flags choose.
+ * to --json, the session of the server and login the flags choose, and
+ * the API of a server for what comes before a session (login).
  * main.ts gives the process's; an in-process test gives fakes
  * (test/support/client-io.ts).
  */
@@ -110,6 +112,8 @@ export interface Input<O extends Options> extends Args<O> {
 	io: IO
 	out: Printer
 	session: (flags: { server?: string; profile?: string }) => Session
+	/** The API of a server before any login is chosen (login itself), with a key or none. */
+	api: (server: string, key?: string) => Api
 }
 
 export interface Command<O extends Options = Options> {
