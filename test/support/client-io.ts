@@ -76,6 +76,9 @@ export function fakeIO(options: FakeIOOptions = {}): FakeIO {
 	}
 }
 
+/** Requests to `app`'s own handler, as the client's api sends them. */
+const handlerOf = (t: TestApp) => (url: string, init: RequestInit) => t.app.handle(new Request(url, init))
+
 /** A session as `user` on the in-process `app`: its requests are the app's own handler, no socket. */
 export function sessionOn(t: TestApp, user: TestUser, server = 'http://cfgsync.test'): () => Session {
 	const credentials: Credentials = {
@@ -93,7 +96,7 @@ export function sessionOn(t: TestApp, user: TestUser, server = 'http://cfgsync.t
 			key: user.key,
 			credentials,
 			keySource: 'saved',
-			fetch: (url, init) => t.app.handle(new Request(url, init))
+			fetch: handlerOf(t)
 		})
 }
 
@@ -104,19 +107,21 @@ export interface Ran {
 	io: FakeIO
 }
 
-/** `cfgsync ARGS` in process as `user` on `app` (or with no session, for what needs none), on a fake IO. */
+/**
+ * `cfgsync ARGS` in process on a fake IO: as `user` on `app`, or on `app` with
+ * the login saved in the test's home (HOME and XDG_* as test/support/client/home.ts sets them).
+ */
 export async function cfgsync(
 	args: string[],
 	options: FakeIOOptions & { app?: TestApp; user?: TestUser } = {}
 ): Promise<Ran> {
 	const { app, user } = options
 	const io = fakeIO({ ...options, now: options.now ?? app?.clock.now() })
-	const session =
-		app && user
-			? sessionOn(app, user)
-			: () => {
-					throw new Error('this in-process run has no server: pass app and user')
-				}
-	const code = await runCli(args, { io, session })
+	const code = await runCli(args, {
+		io,
+		// As `user`; with the app alone, from the login saved in the test's home (cfgsync login in process saves one).
+		...(app && user ? { session: sessionOn(app, user) } : {}),
+		...(app ? { fetch: handlerOf(app) } : {})
+	})
 	return { code, ...io.written(), io }
 }
