@@ -172,7 +172,11 @@ export async function runCli(args: string[], factory: Factory): Promise<number> 
 				EXIT.usage
 			)
 		}
+		let exitCode: number | undefined
 		const input: Input<typeof command.options> = {
+			setExitCode: (code) => {
+				exitCode = code
+			},
 			values,
 			positionals,
 			registry: REGISTRY,
@@ -183,7 +187,8 @@ export async function runCli(args: string[], factory: Factory): Promise<number> 
 				createApi(server, key, { timeoutMs: timeoutMs(io.env.CFGSYNC_TIMEOUT), fetch: factory.fetch })
 		}
 		await (command.run ? command.run(input) : runSubcommand(command, input))
-		return Number(process.exitCode ?? EXIT.ok)
+		// process.exitCode: what the commands not yet given setExitCode set (status, diff, mcp add).
+		return exitCode ?? Number(process.exitCode ?? EXIT.ok)
 	} catch (error) {
 		const failure =
 			error instanceof CliFailure ? error : new CliFailure(error instanceof Error ? error.message : String(error))

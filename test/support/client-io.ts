@@ -3,6 +3,7 @@ import { runCli } from '../../src/client/cli'
 import { connect, type Session } from '../../src/client/context'
 import type { Credentials } from '../../src/client/credentials'
 import type { IO } from '../../src/client/io'
+import { setJsonMode } from '../../src/client/output'
 import type { TestApp, TestUser } from './helpers'
 
 /**
@@ -117,11 +118,18 @@ export async function cfgsync(
 ): Promise<Ran> {
 	const { app, user } = options
 	const io = fakeIO({ ...options, now: options.now ?? app?.clock.now() })
-	const code = await runCli(args, {
-		io,
-		// As `user`; with the app alone, from the login saved in the test's home (cfgsync login in process saves one).
-		...(app && user ? { session: sessionOn(app, user) } : {}),
-		...(app ? { fetch: handlerOf(app) } : {})
-	})
-	return { code, ...io.written(), io }
+	// What the program sets once for its one command line is put back, so the next run and the test runner start clean.
+	const exitCode = process.exitCode
+	try {
+		const code = await runCli(args, {
+			io,
+			// As `user`; with the app alone, from the login saved in the test's home (cfgsync login in process saves one).
+			...(app && user ? { session: sessionOn(app, user) } : {}),
+			...(app ? { fetch: handlerOf(app) } : {})
+		})
+		return { code, ...io.written(), io }
+	} finally {
+		process.exitCode = exitCode
+		setJsonMode(false)
+	}
 }

@@ -114,6 +114,8 @@ export interface Input<O extends Options> extends Args<O> {
 	session: (flags: { server?: string; profile?: string }) => Session
 	/** The API of a server before any login is chosen (login itself), with a key or none. */
 	api: (server: string, key?: string) => Api
+	/** The exit status of a run that ends without a failure to throw (`diff --exit-code` finding changes). */
+	setExitCode: (code: number) => void
 }
 
 export interface Command<O extends Options = Options> {
