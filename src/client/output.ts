@@ -13,7 +13,7 @@ const CODES: Record<number, string> = { 1: 'error', 2: 'usage', 3: 'conflict', 4
 /**
  * --json for this command: stdout carries one JSON document, and stderr only
  * JSON lines (`{"warning"}` notes, then `{"error","code"}` on failure), so a
- * script can parse both. Set once by main.
+ * script can parse both. Set by cli.ts for each command line.
  */
 let jsonMode = false
 export const setJsonMode = (on: boolean) => {
@@ -92,7 +92,7 @@ export function printer(io: IO, asJson: boolean): Printer {
 	}
 }
 
-/** The process's printer, for code not yet given a command's own (it follows --json as main set it). */
+/** The process's printer, for code not yet given a command's own (run.ts, report.ts, ...): it follows --json as cli.ts set it. */
 const processPrinter = () => printer(PROCESS_IO, jsonMode)
 const processPaint =
 	(colour: 'green' | 'yellow' | 'red' | 'dim' | 'bold') =>

@@ -1,5 +1,4 @@
 import { describe, expect, test } from 'bun:test'
-import { TEAM_HELP } from '../../src/client/commands/team'
 import { EXIT } from '../../src/client/output'
 import { cfgsync } from '../support/client-io'
 import { homePerTest } from '../support/client/home'
@@ -11,6 +10,26 @@ import { testApp } from '../support/helpers'
  */
 
 homePerTest('team-in-process')
+
+const TEAM_HELP = `cfgsync team list                          (also: cfgsync teams)
+cfgsync team create NAME [--slug S]
+cfgsync team show SLUG
+cfgsync team invite SLUG LOGIN [--role admin|member]   (also: team add)
+cfgsync team role SLUG LOGIN owner|admin|member
+cfgsync team remove SLUG LOGIN
+cfgsync team leave SLUG
+cfgsync team rename SLUG NAME [--slug NEW]
+cfgsync team delete SLUG [--yes]
+
+Teams and their members. LOGIN is a username or an email. Nobody joins
+without accepting: invite sends an invitation (it expires after 7 days) and
+the person runs cfgsync invitations accept SLUG. Owners invite admins and
+members, admins invite members; role is for owners (also on a pending
+invitation); remove takes a member out or cancels an invitation; a team
+always keeps an owner. rename keeps the slug unless --slug is given (the old
+one stays reserved for the team for 30 days). delete asks first (y/N), and
+without a terminal needs --yes; the team disappears for every member at once
+and is removed for good after 30 days.`
 
 const EXIT_HELP = `Exit status: 0 ok, 1 error, 2 usage (unknown command, option or argument, bad value,
 a --server without http:// or https://, --yes needed without a terminal), 3 conflict
@@ -125,7 +144,10 @@ describe('cfgsync team, in process', () => {
 		})
 	})
 
-	test('--help is the declared text', async () => {
-		expect(await cfgsync(['team', '--help'])).toMatchObject({ code: 0, stdout: `${TEAM_HELP}\n\n${EXIT_HELP}\n` })
+	test('--help: a line per subcommand from its entry, then what teams are', async () => {
+		const help = await cfgsync(['team', '--help'])
+		expect(help).toMatchObject({ code: 0, stderr: '' })
+		expect(help.stdout).toBe(`${TEAM_HELP}\n\n${EXIT_HELP}\n`)
+		expect((await cfgsync(['help', 'team'])).stdout).toBe(help.stdout)
 	})
 })

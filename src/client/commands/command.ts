@@ -68,8 +68,29 @@ export interface Subcommand<O extends Options = Options> {
 	 * shows them; given, the dispatch refuses missing (or blank) and extra arguments.
 	 */
 	usage?: string
+	/** A note after its line in the command's help (`(also: cfgsync teams)`). */
+	aside?: string
+	/** Another name of `aliasOf`: dispatched and completed, but no line of its own in the help. */
+	aliasOf?: string
 	/** Runs it, given the words after its own. */
 	run?(input: Input<O>): Promise<void>
+}
+
+/** Where a subcommand's aside starts in the help, or 3 spaces after a longer line (as in the overview). */
+const ASIDE_COLUMN = 43
+
+/** The help's first lines: `cfgsync COMMAND USAGE`, one per subcommand that declares a usage, with its aside. */
+export function subcommandLines(
+	command: string,
+	subcommands: readonly Pick<Subcommand, 'usage' | 'aside' | 'aliasOf'>[]
+): string {
+	return subcommands
+		.filter((sub) => sub.usage !== undefined && sub.aliasOf === undefined)
+		.map((sub) => {
+			const line = `cfgsync ${command} ${sub.usage}`
+			return sub.aside ? `${line.padEnd(Math.max(ASIDE_COLUMN, line.length + 3))}${sub.aside}` : line
+		})
+		.join('\n')
 }
 
 /** Options every command takes. */
@@ -133,8 +154,6 @@ export interface Command<O extends Options = Options> {
 	subcommands?: readonly Subcommand<O>[]
 	/** The subcommand run when none is named (`cfgsync keys` is `keys list`). */
 	defaultSubcommand?: string
-	/** The usage error when no subcommand is named and there is no default. */
-	whichSubcommand?: string
 	/** Takes its words unparsed and no common options (completion prints a script, not a result). */
 	raw?: true
 	/** Runs it; without one, its subcommands' runs are dispatched to (runSubcommand). */
@@ -152,8 +171,11 @@ export const defineCommand = <const O extends Options>(command: Command<O>): Com
 export async function runSubcommand<O extends Options>(command: Command<O>, input: Input<O>): Promise<void> {
 	const [word = command.defaultSubcommand, ...rest] = input.positionals
 	const sub = command.subcommands?.find((s) => s.name === word)
-	if (word === undefined || !sub?.run)
-		throw new CliFailure(command.whichSubcommand ?? `see cfgsync ${command.name} --help`, EXIT.usage)
+	if (word === undefined || !sub?.run) {
+		const names = (command.subcommands ?? []).filter((s) => s.aliasOf === undefined).map((s) => s.name)
+		const listed = names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : names.join('')
+		throw new CliFailure(`which ${command.name} command? ${listed} (see cfgsync ${command.name} --help)`, EXIT.usage)
+	}
 	const values = input.values as Record<string, unknown>
 	for (const [long, spec] of Object.entries<OptionSpec>(command.options))
 		if (spec.for && !spec.for.includes(sub.name) && values[long] !== undefined)

@@ -7,19 +7,9 @@ import { withLock } from '../lock'
 import { forgetTeam } from '../ownership'
 import { renameTeamInStates } from '../state'
 import { INVITED_ROLES, type InvitedRole, type Role, ROLES } from '../../shared/constants'
-import { type Arg, defineCommand, type Input, runSubcommand, YES } from './command'
+import { type Arg, defineCommand, type Input, runSubcommand, type Subcommand, subcommandLines, YES } from './command'
 
-export const TEAM_HELP = `cfgsync team list                          (also: cfgsync teams)
-cfgsync team create NAME [--slug S]
-cfgsync team show SLUG
-cfgsync team invite SLUG LOGIN [--role admin|member]   (also: team add)
-cfgsync team role SLUG LOGIN owner|admin|member
-cfgsync team remove SLUG LOGIN
-cfgsync team leave SLUG
-cfgsync team rename SLUG NAME [--slug NEW]
-cfgsync team delete SLUG [--yes]
-
-Teams and their members. LOGIN is a username or an email. Nobody joins
+const TEAM_ABOUT = `Teams and their members. LOGIN is a username or an email. Nobody joins
 without accepting: invite sends an invitation (it expires after 7 days) and
 the person runs cfgsync invitations accept SLUG. Owners invite admins and
 members, admins invite members; role is for owners (also on a pending
@@ -263,6 +253,30 @@ const LOGIN: Arg = { name: 'LOGIN' }
 /** A team's name: every word left, joined (`team create My Team`). */
 const NAME: Arg = { name: 'NAME', repeats: true }
 
+const SUBCOMMANDS: readonly Subcommand<typeof options>[] = [
+	{ name: 'list', args: [], usage: 'list', aside: '(also: cfgsync teams)', run: list },
+	{ name: 'create', args: [NAME], usage: 'create NAME [--slug S]', run: create },
+	{ name: 'show', args: [SLUG], usage: 'show SLUG', run: show },
+	{
+		name: 'invite',
+		args: [SLUG, LOGIN],
+		usage: 'invite SLUG LOGIN [--role admin|member]',
+		aside: '(also: team add)',
+		run: invite
+	},
+	{ name: 'add', args: [SLUG, LOGIN], usage: 'add SLUG LOGIN [--role admin|member]', aliasOf: 'invite', run: invite },
+	{
+		name: 'role',
+		args: [SLUG, LOGIN, { name: 'ROLE', completes: 'role' }],
+		usage: 'role SLUG LOGIN owner|admin|member',
+		run: role
+	},
+	{ name: 'remove', args: [SLUG, LOGIN], usage: 'remove SLUG LOGIN', run: remove },
+	{ name: 'leave', args: [SLUG], usage: 'leave SLUG', run: leave },
+	{ name: 'rename', args: [SLUG, NAME], usage: 'rename SLUG NAME [--slug NEW]', run: rename },
+	{ name: 'delete', args: [SLUG], usage: 'delete SLUG [--yes]', run: deleteTeam }
+]
+
 export const team = defineCommand({
 	name: 'team',
 	group: 'Teams',
@@ -271,27 +285,9 @@ export const team = defineCommand({
 		'team list | create NAME [--slug S] | show SLUG | invite SLUG LOGIN [--role admin|member]',
 		'team role SLUG LOGIN ROLE | remove SLUG LOGIN | leave SLUG | rename SLUG NAME [--slug NEW] | delete SLUG [--yes]'
 	],
-	help: TEAM_HELP,
+	help: `${subcommandLines('team', SUBCOMMANDS)}\n\n${TEAM_ABOUT}`,
 	args: [],
-	whichSubcommand:
-		'which team command? list, create, show, invite, role, remove, leave, rename or delete (see cfgsync team --help)',
-	subcommands: [
-		{ name: 'list', args: [], usage: 'list', run: list },
-		{ name: 'create', args: [NAME], usage: 'create NAME [--slug S]', run: create },
-		{ name: 'show', args: [SLUG], usage: 'show SLUG', run: show },
-		{ name: 'invite', args: [SLUG, LOGIN], usage: 'invite SLUG LOGIN [--role admin|member]', run: invite },
-		{ name: 'add', args: [SLUG, LOGIN], usage: 'add SLUG LOGIN [--role admin|member]', run: invite },
-		{
-			name: 'role',
-			args: [SLUG, LOGIN, { name: 'ROLE', completes: 'role' }],
-			usage: 'role SLUG LOGIN owner|admin|member',
-			run: role
-		},
-		{ name: 'remove', args: [SLUG, LOGIN], usage: 'remove SLUG LOGIN', run: remove },
-		{ name: 'leave', args: [SLUG], usage: 'leave SLUG', run: leave },
-		{ name: 'rename', args: [SLUG, NAME], usage: 'rename SLUG NAME [--slug NEW]', run: rename },
-		{ name: 'delete', args: [SLUG], usage: 'delete SLUG [--yes]', run: deleteTeam }
-	],
+	subcommands: SUBCOMMANDS,
 	options
 })
 
