@@ -34,6 +34,20 @@ describe('cfgsync login, in process', () => {
 		expect(asJson).toMatchObject({ username: 'olga', server: SERVER, device: 'laptop', key: 'saved' })
 	})
 
+	test('logout revokes the key and forgets it; the next command is not logged in', async () => {
+		const t = testApp()
+		const olga = await t.user('pro', 'olga')
+		const args = ['login', '--server', SERVER, '--user', 'olga', '--device', 'laptop', '--password-stdin']
+		expect((await cfgsync(args, { app: t, stdin: olga.password })).code).toBe(0)
+		const logout = await cfgsync(['logout'], { app: t })
+		expect(logout.code).toBe(0)
+		expect(logout.stdout).toStartWith(`Logged out: the key of device "laptop" is revoked on ${SERVER} and `)
+		expect((await cfgsync(['whoami'], { app: t })).code).toBe(EXIT.auth)
+		expect((await cfgsync(['logout', '--json'], { app: t })).stderr).toBe(
+			'{"error":"not logged in and no server: run cfgsync login --server URL (or set CFGSYNC_SERVER)","code":"not_logged_in"}\n'
+		)
+	})
+
 	test('without a terminal, a password must come on standard input', async () => {
 		const t = testApp()
 		const refused = await cfgsync(['login', '--server', SERVER], { app: t })

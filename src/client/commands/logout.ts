@@ -1,4 +1,4 @@
-import { ApiError, createApi } from '../api'
+import { ApiError } from '../api'
 import { chooseLogin, noMore } from '../context'
 import { credentialsFile, DEFAULT_PROFILE, deleteCredentials } from '../credentials'
 import { CliFailure, EXIT, explain, safe } from '../output'
@@ -14,7 +14,7 @@ key on this machine only (the key stays active on the server).`
 
 const options = { local: { type: 'boolean' } } as const
 
-async function run({ values, positionals, io, out }: Input<typeof options>) {
+async function run({ values, positionals, io, out, api }: Input<typeof options>) {
 	noMore(positionals, 0, 'logout')
 	const { profile, credentials } = chooseLogin(values, io.env)
 	if (!credentials)
@@ -36,7 +36,7 @@ async function run({ values, positionals, io, out }: Input<typeof options>) {
 	}
 	try {
 		// The saved key, never CFGSYNC_API_KEY: logout ends this device's login.
-		await createApi(server, credentials.apiKey).auth.logout()
+		await api(server, credentials.apiKey).auth.logout()
 	} catch (error) {
 		if (!(error instanceof ApiError)) throw error
 		if (error.code === 'unauthorized') {
