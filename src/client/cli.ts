@@ -27,7 +27,7 @@ import { CliFailure, EXIT, printer, safe, setJsonMode } from './output'
  * process on a fake IO and session (test/support/client-io.ts).
  */
 
-/** What a command line runs with: the IO, and how a session is opened (by default from the saved login and env). */
+/** What a command line runs with, as the GitHub CLI's Factory: its IO, how a session is opened, how requests go out. */
 export interface Factory {
 	io: IO
 	/** Opens the session the flags choose (default: from the saved login and the IO's environment). */
