@@ -122,12 +122,17 @@ export interface Limits {
 	timeoutMs?: number
 	/** The largest answer accepted, in bytes (default 16 MiB). */
 	maxBytes?: number
+	/** What sends a request (default the global fetch; an in-process test passes the server app's handler). */
+	fetch?: Fetch
 }
+
+export type Fetch = (url: string, init: RequestInit) => Promise<Response>
 
 export function createApi(server: string, key?: string, limits: Limits = {}) {
 	const base = server.replace(/\/+$/, '')
 	const timeout = limits.timeoutMs ?? timeoutMs() ?? DEFAULT_TIMEOUT_SECONDS * 1000
 	const maxBytes = limits.maxBytes ?? MAX_RESPONSE_BYTES
+	const request = limits.fetch ?? fetch
 	const seconds = `${Math.round(timeout / 100) / 10} s`
 	const timedOut = () =>
 		new ApiError(
@@ -192,7 +197,7 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 		let text: string
 		try {
 			try {
-				response = await fetch(`${base}${path}`, {
+				response = await request(`${base}${path}`, {
 					method,
 					headers,
 					body: payload,
