@@ -14,6 +14,7 @@ import {
 	Usage,
 	type VersionsQuery
 } from '../shared/api/configs'
+import { type ErrorCode, isErrorCode } from '../shared/api/errors'
 import {
 	type AddMemberBody,
 	type CreateTeamBody,
@@ -59,11 +60,18 @@ type Body<T extends z.ZodType> = z.input<T>
 /** A query as the server reads it once parsed. */
 type Query<T extends z.ZodType> = z.output<T>
 
-/** A failed call: the server's error code (docs/api.md) or `unreachable` when no answer came. */
+/**
+ * What a failed call's code can be: the server's (src/shared/api/errors.ts, docs/api.md#errors),
+ * `unreachable` when no answer came, `bad_response` when it was not a cfgsync answer, `unknown` when the
+ * server sent a code this client does not know (it stays in the error's `body.code`).
+ */
+export type ApiErrorCode = ErrorCode | 'unreachable' | 'bad_response' | 'unknown'
+
+/** A failed call: its code, and the server's sentence. */
 export class ApiError extends Error {
 	constructor(
 		readonly status: number,
-		readonly code: string,
+		readonly code: ApiErrorCode,
 		message: string,
 		readonly body: Record<string, unknown> = {}
 	) {
@@ -224,10 +232,10 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 			)
 		}
 		if (response.status >= 400 && !options.ok?.includes(response.status)) {
-			const error = (body ?? {}) as { error?: string; code?: string }
+			const error = (body ?? {}) as { error?: string; code?: unknown }
 			throw new ApiError(
 				response.status,
-				error.code ?? 'unknown',
+				isErrorCode(error.code) ? error.code : 'unknown',
 				error.error ?? `HTTP ${response.status}`,
 				body as Record<string, unknown>
 			)
