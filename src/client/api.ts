@@ -8,6 +8,7 @@ import {
 	type LatestQuery,
 	type ListQuery,
 	type PushBody,
+	type PushCondition,
 	PushResult,
 	type RollbackBody,
 	RolledBack,
@@ -85,9 +86,6 @@ export interface Reply<T> {
 	headers: Headers
 	body: T
 }
-
-/** How a push names the version it was judged against: If-Match its hash, or If-None-Match * to create. */
-export type PushCondition = { ifMatch: string } | { ifNoneMatch: '*' }
 
 export type Api = ReturnType<typeof createApi>
 
@@ -318,9 +316,11 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 				if (reply.status === 404) return undefined
 				return checked(LatestConfig, 'GET', path, reply.body)
 			},
+			/** How a push names the version it was judged against: If-Match its hash, or If-None-Match * to create. */
 			push: async (body: Body<typeof PushBody>, condition: PushCondition) => {
-				const headers: Record<string, string> =
-					'ifMatch' in condition ? { 'if-match': `"${condition.ifMatch}"` } : { 'if-none-match': condition.ifNoneMatch }
+				const headers: Record<string, string> = {}
+				if (condition.ifMatch) headers['if-match'] = entityTags(condition.ifMatch)
+				if (condition.ifNoneMatch) headers['if-none-match'] = entityTags(condition.ifNoneMatch)
 				return checked(PushResult, 'POST', ROUTES.configs, (await call('POST', ROUTES.configs, { body, headers })).body)
 			},
 			/** Up to `limit` versions, highest first, following the server's `rel="next"` pages (CONTRACT §16). */
@@ -411,6 +411,9 @@ export function connectionProblem(error: unknown): string {
 		return 'the secure connection failed (its certificate was not accepted, or it does not speak https on that port). Check the address: http:// or https://'
 	return `the connection failed${/^[A-Z_]+$/.test(code) ? ` (${code})` : ''}. Check that the server is running and reachable`
 }
+
+/** Hashes as an If-Match or If-None-Match value: each quoted, or `*`. */
+const entityTags = (tags: string[] | '*') => (tags === '*' ? '*' : tags.map((tag) => `"${tag}"`).join(', '))
 
 export const query = (params: Record<string, string | number | undefined>) => {
 	const entries = Object.entries(params).filter(([, value]) => value !== undefined) as [string, string | number][]

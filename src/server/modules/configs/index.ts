@@ -15,7 +15,6 @@ import {
 import type { AuthPlugin } from '../../plugins/auth'
 import { headerParameters } from '../../plugins/openapi'
 import { jsonBody } from '../../plugins/json-body'
-import type { PushCondition } from '../../store/types'
 import {
 	ConfigIdParams,
 	ConfigSummary,
@@ -26,6 +25,7 @@ import {
 	ListQuery,
 	PreconditionFailed,
 	PushBody,
+	type PushCondition,
 	PushConditionHeaders,
 	PushResult,
 	PushStored,
