@@ -144,6 +144,10 @@ export const SERVE_FLAGS = (Object.keys(SETTINGS) as SettingName[]).filter(
 	(name): name is ServeFlag => setting(name).flag !== undefined && !setting(name).flag?.everyCommand
 )
 
+/** serve's parsed flags (`values['data-dir']`) by setting (`dataDir`), as config.ts's loadConfig takes them. */
+export const serveFlagValues = (values: Record<string, unknown>): { [K in ServeFlag]?: string } =>
+	Object.fromEntries(SERVE_FLAGS.map((name) => [name, values[SETTINGS[name].flag.name]]))
+
 /** `--port N`, `--workers N|auto`. */
 export const flagWithValue = (name: SettingName) => {
 	const flag = setting(name).flag

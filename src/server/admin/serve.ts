@@ -26,7 +26,7 @@ import type { Store } from '../store/types'
 import { createEventBroker } from '../events/broker'
 import { CliError, parseCommand, usageError } from './io'
 import { SERVE_OPTIONS } from './commands'
-import { SERVE_FLAGS, SETTINGS } from '../settings'
+import { serveFlagValues } from '../settings'
 
 const SHUTDOWN_GRACE_MS = 10_000
 /** Set by the primary for the processes it spawns. */
@@ -40,9 +40,7 @@ const WORKER_ENV = 'CFGSYNC_WORKER_OF'
 export async function serveCommand(args: string[]) {
 	const { values, positionals } = parseCommand(args, SERVE_OPTIONS)
 	if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`)
-	const config = loadConfig(
-		Object.fromEntries(SERVE_FLAGS.map((name) => [name, (values as Record<string, string>)[SETTINGS[name].flag.name]]))
-	)
+	const config = loadConfig(serveFlagValues(values))
 	if (config.databaseUrl !== undefined && config.backupDir !== undefined) {
 		throw new CliError(
 			`--backup-dir writes SQLite backups, but ${PG_DUMP_ADVICE}; start without --backup-dir / CFGSYNC_BACKUP_DIR`
