@@ -132,7 +132,11 @@ export interface ErrorContext {
 export function failure(error: ApiError, context: ErrorContext): CliFailure {
 	const message = explain(error, context)
 	if (error.code === 'unauthorized') return new CliFailure(message, EXIT.auth)
-	return new CliFailure(message, EXIT.error, error.code)
+	return new CliFailure(
+		message,
+		EXIT.error,
+		error.code === 'unknown' ? String(error.body.code ?? 'unknown') : error.code
+	)
 }
 
 /** Every server error code as a sentence; the server's own words are escaped before they reach the terminal. */

@@ -485,7 +485,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 			...(t.teamId ? { teamId: t.teamId } : {})
 		}
 		// If-Match: the version judged against; nothing pushed in between is ever replaced unseen (docs/sync-model.md).
-		const condition = remote ? { ifMatch: remote.hash } : { ifNoneMatch: '*' as const }
+		const condition = remote ? { ifMatch: [remote.hash] } : { ifNoneMatch: '*' as const }
 		let version: number
 		try {
 			const result = await s.api.configs.push(body, condition)

@@ -254,7 +254,7 @@ async function everywhere(s: Session, t: Target, remote: Remote | undefined, ent
 	else files[EVERYWHERE_FILE] = everywhereText(after)
 	const body = { name: t.name, tool: t.tool, data: { files }, ...(t.teamId ? { teamId: t.teamId } : {}) }
 	try {
-		const result = await s.api.configs.push(body, { ifMatch: remote.hash })
+		const result = await s.api.configs.push(body, { ifMatch: [remote.hash] })
 		return { version: ('version' in result ? result.version : undefined) ?? remote.version + 1, files }
 	} catch (error) {
 		if (error instanceof ApiError && error.code === 'precondition_failed')

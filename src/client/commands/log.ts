@@ -13,8 +13,8 @@ admins only). --type keeps one kind of event (config.pushed, login.failed,
 key.revoked, …); --limit N events per page (default 30, at most 200);
 --before ID continues after the last event of the previous page.`
 
-/** Short words for the event types a person reads most. */
-const WORDS: Record<string, string> = {
+/** Short words for the event types a person reads most; the others are shown as they are named. */
+const WORDS: Partial<Record<AuditType, string>> = {
 	'login.succeeded': 'logged in',
 	'login.failed': 'failed login',
 	'key.issued': 'key issued',

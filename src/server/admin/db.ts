@@ -10,6 +10,7 @@ import { describeUrl, isPostgresUrl } from '../store/postgres/client'
 import { openSqliteStore } from '../store/sqlite'
 import type { Store } from '../store/types'
 import { CliError, parseCommand, usageError } from './io'
+import { OPTIONS } from './commands'
 
 /**
  * docs/operations.md `db copy --to URL`: moves an install between engines (SQLite →
@@ -19,7 +20,7 @@ import { CliError, parseCommand, usageError } from './io'
 export async function dbCommand(args: string[]) {
 	const [sub, ...rest] = args
 	if (sub !== 'copy') throw usageError(sub === undefined ? 'expected copy' : `unknown db command "${sub}"`)
-	const { values, positionals } = parseCommand(rest, { 'data-dir': { type: 'string' }, to: { type: 'string' } })
+	const { values, positionals } = parseCommand(rest, OPTIONS['db copy'])
 	if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`)
 	if (!values.to) throw usageError('expected --to URL (a postgres:// URL or a SQLite file path)')
 	// One page at a time: two connections each side are plenty.

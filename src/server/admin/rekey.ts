@@ -29,6 +29,7 @@ import { ADMIN_COMMAND, createAuditEvents } from '../modules/audit/event'
 import { SETUP_TOKEN_META, type Store } from '../store/types'
 import { giveToDataDirOwner } from '../lib/ownership'
 import { CliError, parseCommand, usageError } from './io'
+import { OPTIONS } from './commands'
 
 /**
  * docs/operations.md `rekey`: re-encrypts every sealed record and the check value
@@ -47,12 +48,7 @@ import { CliError, parseCommand, usageError } from './io'
  *      with it refuses, saying the key was rotated.
  */
 export async function rekeyCommand(args: string[]) {
-	const { values, positionals } = parseCommand(args, {
-		'data-dir': { type: 'string' },
-		'new-key-file': { type: 'string' },
-		batch: { type: 'string' },
-		'wait-seconds': { type: 'string' }
-	})
+	const { values, positionals } = parseCommand(args, OPTIONS.rekey)
 	if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`)
 	const batch = values.batch === undefined ? 500 : Number(values.batch)
 	if (!Number.isInteger(batch) || batch < 1 || batch > 100_000)

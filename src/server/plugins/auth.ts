@@ -3,6 +3,7 @@ import { AppError } from '../lib/errors'
 import { bodyLimitOf, hasValidHost, pathOf } from '../lib/http'
 import type { Actor } from '../modules/audit/event'
 import type { Caller } from '../store/types'
+import { ROUTES } from '../../shared/api/routes'
 import { tooLarge } from './json-body'
 
 export interface Authenticator {
@@ -13,7 +14,7 @@ export interface Authenticator {
 }
 
 /** docs/api.md: every /api path needs a key, known route or not, except login. */
-const needsKey = (path: string): boolean => (path === '/api' || path.startsWith('/api/')) && path !== '/api/auth/login'
+const needsKey = (path: string): boolean => (path === '/api' || path.startsWith('/api/')) && path !== ROUTES.login
 
 /**
  * the key is checked in `onRequest`, before Elysia parses or

@@ -35,6 +35,16 @@ export const PushBody = z.object({
 })
 export type PushBody = z.infer<typeof PushBody>
 
+/**
+ * A conditional push (docs/api.md, RFC 9110): `ifMatch` holds when the config exists and its current
+ * hash is listed (`*`: exists at all); `ifNoneMatch` holds when it does not exist or its hash is not
+ * listed (`*`: create only). The client sends it as the headers below; the server reads them into it.
+ */
+export interface PushCondition {
+	ifMatch?: string[] | '*'
+	ifNoneMatch?: string[] | '*'
+}
+
 /** Headers the conditional requests read (documented in OpenAPI; read from the request directly). */
 export const PushConditionHeaders = z.object({
 	'if-match': z

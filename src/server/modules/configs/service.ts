@@ -7,9 +7,16 @@ import { PENDING_KEY_META } from '../../lib/key-check'
 import type { Logger } from '../../lib/log'
 import { AppError } from '../../lib/errors'
 import { newId } from '../../lib/ids'
-import type { Caller, ConfigRow, Owner, PushCondition, Store, VersionWithData } from '../../store/types'
+import type { Caller, ConfigRow, Owner, Store, VersionWithData } from '../../store/types'
 import { createAuditEvents, type Actor } from '../audit/event'
-import type { LatestQuery, PushBody, RolledBack, Usage, VersionsQuery } from '../../../shared/api/configs'
+import type {
+	LatestQuery,
+	PushBody,
+	PushCondition,
+	RolledBack,
+	Usage,
+	VersionsQuery
+} from '../../../shared/api/configs'
 import type { ConfigPolicy } from './policy'
 import { createQuota, DEFAULT_QUOTAS, type QuotaLimits } from './quota'
 
