@@ -18,6 +18,7 @@ import type { QuotaLimits } from './modules/configs/quota'
 import { createEventBroker, type EventBroker, type EventBrokerOptions } from './events/broker'
 import { eventsRoutes } from './events'
 import { healthRoutes } from './modules/health'
+import { createHealthService } from './modules/health/service'
 import { createAppMetrics, type AppMetrics } from './modules/health/metrics'
 import { invitationsRoutes, teamsRoutes } from './modules/teams'
 import { createTeamsService } from './modules/teams/service'
@@ -101,7 +102,7 @@ export function createApp(appDeps: AppDeps) {
 		.onAfterResponse({ as: 'global' }, ({ request }) => {
 			if (request.method !== 'GET' && request.method !== 'HEAD') void events.changed()
 		})
-		.use(healthRoutes(deps))
+		.use(healthRoutes({ health: createHealthService(deps), metrics: deps.metrics, metricsToken: deps.metricsToken }))
 		.use(eventsRoutes(events, gate, closed))
 		.use(authRoutes(auth, gate, addressOf))
 		.use(configsRoutes(configs, gate))

@@ -1,4 +1,5 @@
 import { type Column, or, sql, type SQL } from 'drizzle-orm'
+import { SEARCH_MAX_LENGTH } from '../lib/search'
 import type { PushCondition, UserActivityRow, UserRow, VisibleConfigRow } from './types'
 
 export type { ListPage } from './types'
@@ -52,8 +53,7 @@ export function conditionFails(condition: PushCondition | undefined, current: { 
 	return false
 }
 
-/** docs/web.md, search: at most this many characters of a search are used, so a query costs the same whatever is typed. */
-export const SEARCH_MAX_LENGTH = 100
+export { SEARCH_MAX_LENGTH } from '../lib/search'
 
 /**
  * A search as a case-insensitive `LIKE` pattern (both engines compare it with `lower(column)`): `%`, `_` and

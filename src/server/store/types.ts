@@ -26,11 +26,15 @@ export interface Store {
 	tables: TableAccess
 	/** True when the database answers. */
 	ping(): Promise<boolean>
+	/** What a failed ping means, for the log (`/healthz`): "the SQLite file is gone, replaced or damaged". */
+	downReason: string
+	/** True when `keys.findCaller` answers synchronously (SQLite), so the auth gate need not await it. */
+	findsCallerSynchronously: boolean
 	/** What the metrics report (docs/operations.md): row counts and the database's size on disk. */
 	stats(): Promise<{ users: number; configs: number; versions: number; databaseBytes: number }>
 	/** Writes a consistent copy of the database to `file` (which must not exist). */
 	backup(file: string): Promise<void>
-	/** How the event broker learns that another process wrote to the feed (src/server/events/signals.ts). */
+	/** How the event broker learns that another process wrote to the feed (src/server/store/change-signal.ts). */
 	changeSignal: ChangeSignalSource
 	close(): void
 }
@@ -233,6 +237,11 @@ export interface Caller extends Omit<CallerRow, 'readOnly'> {
 	readOnly?: boolean
 }
 
+/** A person acting through the API (with a key) or the web application (with a session), and where from. */
+export interface Actor extends Caller {
+	address: string
+}
+
 export interface KeyRow {
 	id: string
 	userId: string
@@ -253,7 +262,7 @@ export interface KeyStore {
 	 * Synchronous on SQLite on purpose (the auth gate's synchronous key lookup, docs/architecture.md): the gate
 	 * answers before Elysia parses anything, and awaiting it cost every request
 	 * several percent of its CPU. On PostgreSQL it is a network round trip, so a
-	 * promise; the gate awaits only there (`Store.engine`).
+	 * promise; the gate awaits only there (`Store.findsCallerSynchronously`).
 	 */
 	findCaller(keyHash: string): CallerRow | undefined | Promise<CallerRow | undefined>
 	/** Sets the key's lastUsedAt unless it is already newer than `staleBefore`. */

@@ -228,7 +228,7 @@ export function createAuthService({
 		},
 
 		/** Whether `authenticate` answers synchronously (SQLite), so the gate need not await it. */
-		synchronous: store.engine === 'sqlite',
+		synchronous: store.findsCallerSynchronously,
 
 		checkPassword,
 

@@ -15,7 +15,6 @@ import {
 import type { AuthPlugin } from '../../plugins/auth'
 import { headerParameters } from '../../plugins/openapi'
 import { jsonBody } from '../../plugins/json-body'
-import type { PushCondition } from '../../store/types'
 import {
 	ConfigIdParams,
 	ConfigSummary,
@@ -36,7 +35,7 @@ import {
 	VersionIdParams,
 	VersionsQuery
 } from '../../../shared/api/configs'
-import type { ConfigsService, WithData } from './service'
+import type { ConfigsService, PushCondition, WithData } from './service'
 
 /** docs/api.md: If-Match compares strongly, If-None-Match weakly (RFC 9110 §13.1). */
 function pushCondition(headers: Headers): PushCondition | undefined {

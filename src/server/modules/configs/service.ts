@@ -1,4 +1,3 @@
-import type { ListPage } from '../../store/shared'
 import { toIso, type Clock } from '../../lib/clock'
 import { canonicalJson, InexactValueError } from '../../../shared/content-hash'
 import { DATA_MAX_BYTES } from '../../../shared/constants'
@@ -7,7 +6,10 @@ import { PENDING_KEY_META } from '../../lib/key-check'
 import type { Logger } from '../../lib/log'
 import { AppError } from '../../lib/errors'
 import { newId } from '../../lib/ids'
-import type { Caller, ConfigRow, Owner, PushCondition, Store, VersionWithData } from '../../store/types'
+import type { Caller, ConfigRow, ListPage, Owner, PushCondition, Store, VersionWithData } from '../../store/types'
+
+/** What the routes and pages pass through to this service: a push's condition, a list's page. */
+export type { ListPage, PushCondition } from '../../store/types'
 import { createAuditEvents, type Actor } from '../audit/event'
 import type { LatestQuery, PushBody, RolledBack, Usage, VersionsQuery } from '../../../shared/api/configs'
 import type { ConfigPolicy } from './policy'

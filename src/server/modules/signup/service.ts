@@ -7,6 +7,9 @@ import { newId } from '../../lib/ids'
 import type { Logger } from '../../lib/log'
 import type { PasswordHasher } from '../../lib/passwords'
 import type { AuditActor, SignupKind, SignupLinkRow, SignupLinkView, Store, UserRow } from '../../store/types'
+
+/** A link's kind and the admin page's view of it, as this service hands them to the pages. */
+export type { SignupKind, SignupLinkView } from '../../store/types'
 import { ADMIN_COMMAND, createAuditEvents, type Actor } from '../audit/event'
 import type { AuthService } from '../auth/service'
 import { Email, Password, PlanName, Username } from '../../../shared/api/users'

@@ -63,6 +63,8 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 		// SQLite answers small reads from its page cache, so a file broken or replaced under a running
 		// server would go unnoticed: the file itself must still start like a database and be the one opened.
 		ping: async () => ping.get()?.ok === 1 && (fileAtOpen === undefined || fileIsIntact(file, fileAtOpen)),
+		downReason: 'the SQLite file is gone, replaced or damaged',
+		findsCallerSynchronously: true,
 		async stats() {
 			const count = (table: string) =>
 				sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()?.n ?? 0
