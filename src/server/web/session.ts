@@ -82,5 +82,3 @@ export function createWebGate(sessions: SessionsService) {
 		}
 	}
 }
-
-export type WebGate = ReturnType<typeof createWebGate>

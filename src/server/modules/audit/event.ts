@@ -31,5 +31,3 @@ export const createAuditEvents =
 		// The id carries the event's time, so paging and retention can go by id alone.
 		return { id: newIdAt(now), at: toIso(now), type, actor: 'email' in actor ? auditActorOf(actor) : actor, ...rest }
 	}
-
-export type AuditEvents = ReturnType<typeof createAuditEvents>

@@ -110,5 +110,3 @@ export function createQuota({ store, clock, limits }: { store: Store; clock: Clo
 		usedBytes: (owner: Owner): Promise<number> => fresh(owner)
 	}
 }
-
-export type Quota = ReturnType<typeof createQuota>
