@@ -77,7 +77,7 @@ const SERVER = join(SRC, 'server')
 /** The layer of a file under src/server, by its path there. */
 function layerOf(path: string): string {
 	if (path === 'build-info.ts' || path.startsWith('lib/')) return 'lib'
-	if (path === 'store/types.ts' || path === 'store/change-signal.ts') return 'store face'
+	if (['store/types.ts', 'store/change-signal.ts', 'store/unavailable.ts'].includes(path)) return 'store face'
 	if (/^store\/(sqlite|postgres)\//.test(path)) return 'engine'
 	if (path.startsWith('store/')) return 'store'
 	if (/^modules\/[^/]+\/index\.tsx?$/.test(path)) return 'route'
