@@ -82,7 +82,7 @@ export type PushCondition = { ifMatch: string } | { ifNoneMatch: '*' }
 
 export type Api = ReturnType<typeof createApi>
 
-/** The server's page size when none is asked for, and the largest it gives (CONTRACT §16). */
+/** The server's page size when none is asked for, and the largest it gives (docs/performance.md). */
 const PAGE = 100
 const MAX_PAGE = 1000
 /** Where following a list's pages stops: far past any real list, short of a server that never ends one. */
@@ -282,14 +282,14 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 			}
 		},
 		me: () => get('/api/me', Me),
-		/** CONTRACT §5: what this account and its teams store, against the quotas. */
+		/** docs/operations.md: what this account and its teams store, against the quotas. */
 		usage: () => get('/api/usage', Usage),
 		keys: {
 			list: () => get('/api/keys', z.array(KeyView)),
 			revoke: (id: string) => remove(`/api/keys/${encodeURIComponent(id)}`)
 		},
 		configs: {
-			/** Every config of the caller or a team, page after page (CONTRACT §16). */
+			/** Every config of the caller or a team, page after page (docs/performance.md). */
 			list: (params: Partial<Query<typeof ListQuery>>) =>
 				pages(`/api/configs${query({ ...params, limit: MAX_PAGE })}`, ConfigSummary, MAX_LISTED),
 			latest: (params: Query<typeof LatestQuery>) => get(`/api/configs/latest${query(params)}`, LatestConfig),
@@ -315,7 +315,7 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 					'ifMatch' in condition ? { 'if-match': `"${condition.ifMatch}"` } : { 'if-none-match': condition.ifNoneMatch }
 				return checked(PushResult, 'POST', '/api/configs', (await call('POST', '/api/configs', { body, headers })).body)
 			},
-			/** Up to `limit` versions, highest first, following the server's `rel="next"` pages (CONTRACT §16). */
+			/** Up to `limit` versions, highest first, following the server's `rel="next"` pages (docs/performance.md). */
 			versions: (id: string, params: Partial<Query<typeof VersionsQuery>>) =>
 				pages(
 					`/api/configs/${id}/versions${query({ ...params, limit: Math.min(params.limit ?? PAGE, MAX_PAGE) })}`,

@@ -59,11 +59,11 @@ export interface AppDeps {
 	events?: EventBrokerOptions
 	/** The event broker, when the caller must end its streams at shutdown; made by the app when not given. */
 	broker?: EventBroker
-	/** How a slowed login waits (CONTRACT §5, modules/auth/service.ts); tests record the waits instead. */
+	/** How a slowed login waits (docs/operations.md, modules/auth/service.ts); tests record the waits instead. */
 	sleep?: (ms: number) => Promise<void>
 	/** The web pages' comparisons (docs/web.md): one per core at once, in worker threads; made by the app when not given. */
 	comparisons?: Comparisons
-	/** CONTRACT §5 quotas (CFGSYNC_QUOTA_BYTES, CFGSYNC_QUOTA_PUSHES_PER_MINUTE); the defaults when not given. */
+	/** Quotas (docs/operations.md: CFGSYNC_QUOTA_BYTES, CFGSYNC_QUOTA_PUSHES_PER_MINUTE); the defaults when not given. */
 	quotas?: QuotaLimits
 }
 

@@ -66,7 +66,7 @@ async function openConfigured(config: Config, options: OpenOptions = {}): Promis
 }
 
 /**
- * §10: before an existing SQLite database is migrated, a copy of it as it was:
+ * docs/operations.md: before an existing SQLite database is migrated, a copy of it as it was:
  * `pre-upgrade-<old schema>-<time>.db` in the backup directory (else the data directory), 0600,
  * made with VACUUM INTO (whole or not at all). The way back after an upgrade (docs/operations.md,
  * "Rolling back"). Nothing when there is nothing to migrate, or no database yet. Returns the file.

@@ -150,7 +150,7 @@ export async function keyCommand(args: string[]) {
 		...dataDirOption
 	})
 	if (positionals.length !== 1) throw usageError(`expected LOGIN`)
-	// The rules of a device name at login (CONTRACT §5): trimmed, NFC, no control or format characters.
+	// The rules of a device name at login (docs/api.md): trimmed, NFC, no control or format characters.
 	const parsed = LoginBody.shape.device.safeParse(values.device ?? '')
 	if (!parsed.success) {
 		throw usageError(

@@ -13,7 +13,7 @@ export const ERROR_STATUS = {
 	unsupported_media_type: 415,
 	rate_limited: 429,
 	internal: 500,
-	/** A stored version that no key this server holds opens (§10): that version alone answers it. */
+	/** A stored version that no key this server holds opens (docs/operations.md): that version alone answers it. */
 	unreadable: 500,
 	unavailable: 503
 } as const

@@ -21,7 +21,7 @@ const Readiness = z.object({
 })
 
 /**
- * docs/api.md and §10: `/healthz` (liveness: the database answers), `/readyz`
+ * docs/api.md and docs/operations.md: `/healthz` (liveness: the database answers), `/readyz`
  * (for load balancers: the database answers and the master key opens its
  * check value and the newest stored version; 503 otherwise), `/metrics` (Prometheus text, only with
  * CFGSYNC_METRICS_TOKEN set, and only for that bearer token).

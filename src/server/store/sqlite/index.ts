@@ -99,7 +99,7 @@ async function backupTo(sqlite: Database, file: string, target: string) {
 		openSync(temporary, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, 0o600)
 	)
 	try {
-		// Off the request path (CONTRACT §16); a database in memory (tests) has no file another thread can open.
+		// Off the request path (docs/performance.md); a database in memory (tests) has no file another thread can open.
 		if (file === ':memory:') sqlite.run('VACUUM INTO ?', [temporary])
 		else await offThread({ kind: 'vacuum-into', source: file, target: temporary })
 		linkSync(temporary, target)

@@ -1,3 +1,4 @@
+// Over 500 lines: a sentence for each of the 34 audit types (SENTENCES), beside the page and handlers that show them.
 import type { ComponentChildren } from 'preact'
 import { z } from 'zod'
 import type { AuditEventView, AuditType } from '../../../shared/api/audit'

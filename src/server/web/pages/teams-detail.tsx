@@ -403,7 +403,7 @@ export const teamPages = (deps: WebDeps) => {
 		const liveFrom = await events.cursor()
 		const detail = await teams.get(caller, slug)
 		const list = (await configs.list(caller, detail.id)).configs
-		// The page lists every member, as before the API's team answer was cut at 100 (CONTRACT §16).
+		// The page lists every member, as before the API's team answer was cut at 100 (docs/performance.md).
 		let members = detail.members
 		if (members.length >= MEMBERS_IN_DETAIL) {
 			members = []
