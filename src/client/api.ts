@@ -89,7 +89,7 @@ export interface Reply<T> {
 
 export type Api = ReturnType<typeof createApi>
 
-/** The server's page size when none is asked for, and the largest it gives (CONTRACT §16). */
+/** The server's page size when none is asked for, and the largest it gives (docs/performance.md). */
 const PAGE = 100
 const MAX_PAGE = 1000
 /** Where following a list's pages stops: far past any real list, short of a server that never ends one. */
@@ -293,14 +293,14 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 			}
 		},
 		me: () => get(ROUTES.me, Me),
-		/** CONTRACT §5: what this account and its teams store, against the quotas. */
+		/** docs/operations.md: what this account and its teams store, against the quotas. */
 		usage: () => get(ROUTES.usage, Usage),
 		keys: {
 			list: () => get(ROUTES.keys, z.array(KeyView)),
 			revoke: (id: string) => remove(apiPath(ROUTES.key, { id }))
 		},
 		configs: {
-			/** Every config of the caller or a team, page after page (CONTRACT §16). */
+			/** Every config of the caller or a team, page after page (docs/performance.md). */
 			list: (params: Partial<Query<typeof ListQuery>>) =>
 				pages(`${ROUTES.configs}${query({ ...params, limit: MAX_PAGE })}`, ConfigSummary, MAX_LISTED),
 			latest: (params: Query<typeof LatestQuery>) => get(`${ROUTES.latestConfig}${query(params)}`, LatestConfig),
@@ -328,7 +328,7 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 				if (condition.ifNoneMatch) headers['if-none-match'] = entityTags(condition.ifNoneMatch)
 				return checked(PushResult, 'POST', ROUTES.configs, (await call('POST', ROUTES.configs, { body, headers })).body)
 			},
-			/** Up to `limit` versions, highest first, following the server's `rel="next"` pages (CONTRACT §16). */
+			/** Up to `limit` versions, highest first, following the server's `rel="next"` pages (docs/performance.md). */
 			versions: (id: string, params: Partial<Query<typeof VersionsQuery>>) =>
 				pages(
 					`${apiPath(ROUTES.versions, { id })}${query({ ...params, limit: Math.min(params.limit ?? PAGE, MAX_PAGE) })}`,

@@ -81,7 +81,7 @@ export const Config = z.object({
 	publicUrl: PublicUrl.optional(),
 	/** docs/operations.md: how long audit events are kept. */
 	auditRetentionDays: z.coerce.number().int().min(1).max(36_500),
-	/** CONTRACT §5 quotas: bytes stored per user or team, stored pushes a minute per user; 0 is no limit. */
+	/** Quotas (docs/operations.md): bytes stored per user or team, stored pushes a minute per user; 0 is no limit. */
 	quotaBytes: z.coerce.number().int().min(0),
 	quotaPushesPerMinute: z.coerce.number().int().min(0),
 	/** Processes serving one port (SO_REUSEPORT); 'auto' is one per core. */

@@ -151,7 +151,7 @@ async function run(input: Input<typeof options>) {
 }
 
 /**
- * On a terminal, login offers to trust the account's other devices with code (CONTRACT §11): their changes
+ * On a terminal, login offers to trust the account's other devices with code (docs/sync-model.md): their changes
  * to personal configs' settings that run code or widen what a tool may do are otherwise asked about first.
  * One question for all of them, none by default (a CI key is better left untrusted).
  */

@@ -51,7 +51,7 @@ export async function dbCommand(args: string[]) {
 		try {
 			figures = await copyDatabase(source, target)
 		} catch (error) {
-			// §10: a failed copy leaves the target as it found it, empty, and says why in one line.
+			// docs/operations.md: a failed copy leaves the target as it found it, empty, and says why in one line.
 			const emptied = await target.tables.clear().then(
 				() => 'the target was emptied again',
 				() => `the target could not be emptied again: empty ${targetName} by hand before the next try`

@@ -99,7 +99,7 @@ function onShutdown(logger: Logger, stop: () => Promise<void>) {
 	}
 	process.on('SIGTERM', () => void shutdown('SIGTERM'))
 	process.on('SIGINT', () => void shutdown('SIGINT'))
-	// §10: a closed terminal or a stray `kill -HUP` must not stop a server (Bun's default would exit 129, no drain).
+	// docs/operations.md: a closed terminal or a stray `kill -HUP` must not stop a server (Bun's default would exit 129, no drain).
 	process.on('SIGHUP', () => logger.warn('SIGHUP received and ignored: SIGTERM or SIGINT stops the server'))
 }
 
@@ -185,7 +185,7 @@ function serveHttp(
 	})
 }
 
-/** The scheduled jobs of the process that runs them: the purge (docs/api.md) and, with a backup directory, backups (§10). */
+/** The scheduled jobs of the process that runs them: the purge (docs/api.md) and, with a backup directory, backups (docs/operations.md). */
 function startJobs(
 	config: Config,
 	deps: { store: Store; sealer: Sealer; clock: Clock; logger: Logger; metrics: AppMetrics }
@@ -377,7 +377,7 @@ const JOB_GRACE_MS = 60_000
 
 /**
  * A stop lets a job under way finish: a scheduled backup copies and checks on a thread of its own
- * (CONTRACT §16), and a process that exits under it would leave its half-written file behind.
+ * (docs/performance.md), and a process that exits under it would leave its half-written file behind.
  */
 async function jobsFinished(jobs: Cron[], logger: Logger): Promise<void> {
 	const deadline = Date.now() + JOB_GRACE_MS

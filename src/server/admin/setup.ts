@@ -9,7 +9,7 @@ import { CliError, parseCommand, usageError } from './io'
 import { displayHost } from './serve'
 
 /**
- * `cfgsync-server setup-link` (§10): while no admin exists, prints a fresh setup address for the
+ * `cfgsync-server setup-link` (docs/operations.md): while no admin exists, prints a fresh setup address for the
  * fleet and ends every older one. It lives 24 hours, and dies when any user is made admin.
  */
 export async function setupLinkCommand(args: string[]) {

@@ -134,7 +134,7 @@ export async function keyCommand(args: string[]) {
 	if (sub !== 'issue') throw usageError(sub ? `unknown key command "${sub}"` : 'missing key command (issue)')
 	const { values, positionals } = parseCommand(rest, OPTIONS['key issue'])
 	if (positionals.length !== 1) throw usageError(`expected LOGIN`)
-	// The rules of a device name at login (CONTRACT §5): trimmed, NFC, no control or format characters.
+	// The rules of a device name at login (docs/api.md): trimmed, NFC, no control or format characters.
 	const parsed = LoginBody.shape.device.safeParse(values.device ?? '')
 	if (!parsed.success) {
 		throw usageError(

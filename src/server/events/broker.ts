@@ -1,7 +1,7 @@
 import { SESSION_IDLE_MS } from '../../shared/constants'
 import type { AuditType } from '../../shared/api/audit-types'
 import type { AuditRow, Caller, FeedRow, Store } from '../store/types'
-import { watchFeed } from './signals'
+import { watchFeed } from '../store/change-signal'
 
 /** docs/api.md "Live changes": a user may hold this many streams on one instance. */
 export const STREAMS_PER_USER = 20
@@ -141,7 +141,7 @@ async function sessionDeadline(store: Store, idHash: string, now: () => number):
  * The event streams of this process (docs/api.md "Live changes"). The audit log is the feed: every change is
  * recorded there in its own transaction and numbered in commit order, and that number is the stream's cursor.
  * The feed is read after the streams' cursors whenever `changed()` is called (after a write here), when another
- * process signals a commit (events/signals.ts), and on a timer while streams are open; each event goes to each
+ * process signals a commit (store/change-signal.ts), and on a timer while streams are open; each event goes to each
  * stream whose caller may see it now: authorisation is decided at delivery, never when the event was written.
  */
 export function createEventBroker(store: Store, options: EventBrokerOptions = {}) {

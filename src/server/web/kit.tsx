@@ -5,7 +5,6 @@ import { readFileSync } from 'node:fs'
 import type { VNode } from 'preact'
 import { render } from 'preact-render-to-string'
 import type { ZodError } from 'zod'
-import { AuditQuery } from '../../shared/api/audit'
 import type { StreamClosed } from '../events'
 import type { EventBroker } from '../events/broker'
 import type { Clock } from '../lib/clock'
@@ -174,12 +173,6 @@ export const isHtmx = (request: Request) => request.headers.get('hx-request') ==
 /** Only a path of this site: never `//elsewhere` or a full URL (no open redirect). */
 export const safeNext = (next: string | null | undefined): string | undefined =>
 	next && /^\/(?![/\\])[^\s]*$/.test(next) && !next.startsWith('/sign-') ? next : undefined
-
-/** The `before` cursor of an activity page, when it is a valid one. */
-export const beforeOf = (request: Request): string | undefined => {
-	const parsed = AuditQuery.safeParse({ before: new URL(request.url).searchParams.get('before') ?? undefined })
-	return parsed.success ? parsed.data.before : undefined
-}
 
 export const redirect = (location: string, headers: Record<string, string> = {}) =>
 	new Response(null, { status: 303, headers: { location, ...NO_STORE, ...headers } })

@@ -84,5 +84,3 @@ export function createWebGate(sessions: SessionsService) {
 		}
 	}
 }
-
-export type WebGate = ReturnType<typeof createWebGate>

@@ -1,4 +1,4 @@
-// docs/web.md, round 3 (CONTRACT §8 "nothing lost in a form"): a failed form answers with a redirect to its
+// docs/web.md, round 3 ("nothing lost in a form"): a failed form answers with a redirect to its
 // page (reload and Back never send it again), which shows the message next to its field (aria-invalid,
 // aria-describedby), puts the focus there (autofocus), keeps every value but passwords, and shows it once.
 import { describe, expect, test } from 'bun:test'

@@ -7,7 +7,7 @@ import { SlugParams } from '../../../shared/api/teams'
 import type { AuditService } from './service'
 
 /**
- * A page of events and, when more remain, `Link: <…>; rel="next"` (CONTRACT §16): one event past the
+ * A page of events and, when more remain, `Link: <…>; rel="next"` (docs/performance.md): one event past the
  * page is read to know, and the next page starts before the page's last.
  */
 async function page(

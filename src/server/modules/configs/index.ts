@@ -193,7 +193,7 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 			detail: { summary: 'Restore a version as a new current version (Pro and Team plans)' }
 		})
 
-/** CONTRACT §5 quotas: what the caller and their teams store, against the limits (`cfgsync whoami` shows it). */
+/** Quotas (docs/operations.md): what the caller and their teams store, against the limits (`cfgsync whoami` shows it). */
 export const usageRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 	new Elysia({ tags: ['configs'] }).use(gate).get(ROUTES.usage, ({ caller }) => configs.usage(caller), {
 		auth: true,
