@@ -60,7 +60,7 @@ export const ReadConditionHeaders = z.object({
 		.describe('"<hash>" you already have: 304 with no body while it is still current')
 })
 
-/** A page's size: 100 unless asked, at most 1,000 (CONTRACT §16). */
+/** A page's size: 100 unless asked, at most 1,000. (docs/api.md, pagination) */
 export const PageLimit = z.coerce
 	.number()
 	.int()
@@ -175,7 +175,7 @@ export const PreconditionFailed = z.object({
 	currentHash: z.string().nullable()
 })
 
-/** CONTRACT §5 quotas: bytes stored (all versions) against the limit; 0 is no limit. */
+/** Quotas (docs/operations.md): bytes stored (all versions) against the limit; 0 is no limit. */
 export const StorageUsage = z.object({
 	used: z.number().int().describe('bytes stored, every version of every config counted'),
 	limit: z.number().int().describe('CFGSYNC_QUOTA_BYTES; 0: no limit')
