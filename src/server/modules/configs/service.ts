@@ -350,9 +350,8 @@ export function createConfigsService({
 			}
 		},
 
-		/** SPEC get by id: the full Config object. */
 		/**
-		 * The config with its current data. `orUnreadable` (the web page, which shows the history too):
+		 * SPEC get by id: the full Config object, with its current data. `orUnreadable` (the web page, which shows the history too):
 		 * a current version no key opens gives `data` null and `unreadable` (still logged) instead of a 500.
 		 */
 		async get(

@@ -19,7 +19,8 @@ export interface ConnectOptions {
 /**
  * Bun's pool has no minimum: when it needs a connection and has none idle it opens up to `max` at
  * once. Closing those idle this long brings a server at rest back to the one or two it uses (its
- * heartbeat's, its change listener's), as node-postgres does by default (docs/postgresql.md).
+ * heartbeat's and its jobs'; a LISTEN for open event streams is one more), as node-postgres does by
+ * default (docs/postgresql.md).
  */
 export const IDLE_CONNECTION_SECONDS = 10
 /** How the server's connections are told apart in pg_stat_activity, unless the URL names another. */
