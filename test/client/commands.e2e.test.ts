@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
 import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync } from 'node:fs'
 import { join } from 'node:path'
 import { api, emptyDir, run, serversOfThisFile, startServer, type Server } from '../support/harness'
@@ -120,6 +121,32 @@ describe('configs', () => {
 		expect(m.file('.gemini/GEMINI.md')).toBe('be brief\n')
 		expect((await m.cfgsync(['status', 'gemini-cli', '-n', 'gone'])).stdout).toContain('not on the server')
 		expect((await m.cfgsync(['delete', 'gemini-cli', '-n', 'gone', '--yes'])).stderr).toContain('does not exist')
+	}, 60_000)
+
+	test('a version the server cannot decrypt: history still lists it; rollback to it and diff against it refuse by name', async () => {
+		const m = await loggedIn(ada)
+		m.file('.gemini/settings.json', '{"v":1}\n')
+		expect((await m.cfgsync(['push', 'gemini-cli', '-n', 'sealed'])).code).toBe(0)
+		m.file('.gemini/settings.json', '{"v":2}\n')
+		expect((await m.cfgsync(['push', 'gemini-cli', '-n', 'sealed'])).code).toBe(0)
+		// Version 1's record damaged in the server's file (as if sealed under a master key the server lacks).
+		const database = new Database(join(dir, 'data', 'cfgsync.db'))
+		database.run(
+			"UPDATE config_versions SET data = randomblob(length(data)) WHERE version = 1 AND config_id = (SELECT id FROM configs WHERE name = 'sealed' AND tool = 'gemini-cli')"
+		)
+		database.close()
+		const history = await m.cfgsync(['history', 'gemini-cli', '-n', 'sealed'])
+		expect(history.code).toBe(0)
+		expect(history.stdout).toMatch(/\n\s*1\s+just now/)
+		for (const args of [
+			['rollback', 'gemini-cli', '-n', 'sealed', '--to', '1'],
+			['diff', 'gemini-cli', '-n', 'sealed', '--from', '1']
+		]) {
+			const refused = await m.cfgsync(args)
+			expect(refused.code).toBe(1)
+			expect(refused.stderr).toContain('version 1 of gemini-cli/sealed cannot be decrypted on the server')
+		}
+		expect((await api(server, 'GET', '/api/configs/latest?name=sealed&tool=gemini-cli', ada.key)).body.version).toBe(2)
 	}, 60_000)
 
 	test('history shows who pushed each version from which device (audit log); a team member is told why it cannot', async () => {

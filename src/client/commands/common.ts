@@ -117,6 +117,10 @@ async function currentSlugs(s: Session, targets: Target[]): Promise<Target[]> {
 export async function versionByNumber(s: Session, configId: string, number: number, t: Target): Promise<ConfigVersion> {
 	const found = (await s.run((api) => api.configs.versions(configId, { limit: 1, before: number + 1 })))[0]
 	if (!found || found.version !== number) throw new CliFailure(`${t.label} has no version ${number}`)
+	if (found.unreadable)
+		throw new CliFailure(
+			`version ${number} of ${t.label} cannot be decrypted on the server (its record is damaged or was sealed under another master key; the server's log names it): choose another version`
+		)
 	return found
 }
 

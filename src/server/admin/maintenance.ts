@@ -1,4 +1,4 @@
-import { chmodSync, constants, copyFileSync, existsSync, readdirSync, renameSync, rmSync } from 'node:fs'
+import { accessSync, chmodSync, constants, copyFileSync, existsSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { PG_DUMP_ADVICE } from '../store/postgres'
 import { DATABASE_FILE, ensureDataDir, liveServers, masterKeySource, readMasterKey } from '../boot'
@@ -6,12 +6,13 @@ import { loadConfig } from '../config'
 import { createSealer } from '../lib/crypto'
 import { ADMIN_COMMAND } from '../modules/audit/event'
 import { openDatabase } from '../store/sqlite/client'
+import { backupTo } from '../store/sqlite'
 import { verifySqliteBackup } from '../store/sqlite/verify'
 import { housekeeping } from '../jobs/purge'
 import { giveToDataDirOwner } from '../lib/ownership'
 import { LOCK_FILE, takeExclusiveLock } from '../lib/data-dir-lock'
 import { CliError, parseCommand, usageError } from './io'
-import { withAdmin } from './context'
+import { refuseMalformedKey, withAdmin } from './context'
 import { OPTIONS } from './commands'
 import { givenValue } from '../settings'
 
@@ -27,19 +28,59 @@ export async function backupCommand(args: string[]) {
 	const { values, positionals } = parseCommand(args, OPTIONS.backup)
 	if (positionals.length !== 1) throw usageError(`expected FILE`)
 	const target = resolve(positionals[0]!)
-	await withAdmin(values['data-dir'], async (admin) => {
-		try {
-			await admin.store.backup(target)
-			giveToDataDirOwner(admin.config.dataDir, [target])
-			await admin.store.audit.record(
-				admin.event('backup.written', ADMIN_COMMAND, { target: { type: 'server', name: target } })
-			)
-		} catch (error) {
-			throw new CliError(`backup to ${target} failed: ${(error as Error).message}`)
-		}
-	})
+	const config = loadConfig({ dataDir: values['data-dir'] })
+	if (config.databaseUrl === undefined && !writable(config.dataDir, join(config.dataDir, DATABASE_FILE)))
+		await backupReadOnly(config, target)
+	else
+		await withAdmin(values['data-dir'], async (admin) => {
+			try {
+				await admin.store.backup(target)
+				giveToDataDirOwner(admin.config.dataDir, [target])
+				await admin.store.audit.record(
+					admin.event('backup.written', ADMIN_COMMAND, { target: { type: 'server', name: target } })
+				)
+			} catch (error) {
+				throw new CliError(`backup to ${target} failed: ${(error as Error).message}`)
+			}
+		})
 	process.stdout.write(
 		`backup written to ${target} (the master key is not in it: keep master.key or CFGSYNC_MASTER_KEY safe separately)\n`
+	)
+}
+
+const writable = (...paths: string[]) =>
+	paths.every((path) => {
+		try {
+			accessSync(path, constants.W_OK)
+			return true
+		} catch (error) {
+			// A database that is not there is the usual command's to report.
+			return (error as NodeJS.ErrnoException).code === 'ENOENT'
+		}
+	})
+
+/**
+ * docs/operations.md `backup` from a data directory this process may only read (a read-only mount, a
+ * directory of another user): a copy read through a read-only connection, written elsewhere, with nothing
+ * written in the data directory, so not in the audit log either (said on stderr). With no WAL file beside
+ * it, no server is writing it (one would have made that file) and SQLite is told the file cannot change,
+ * since it could not make its lock files there.
+ */
+async function backupReadOnly(config: ReturnType<typeof loadConfig>, target: string) {
+	refuseMalformedKey(config)
+	const file = join(config.dataDir, DATABASE_FILE)
+	if (!existsSync(file))
+		throw new CliError(
+			`no database at ${file}: check --data-dir (or CFGSYNC_DATA_DIR, now ${config.dataDir}); nothing was created`
+		)
+	try {
+		await backupTo(file, target, { immutable: !existsSync(`${file}-wal`) })
+		giveToDataDirOwner(config.dataDir, [target])
+	} catch (error) {
+		throw new CliError(`backup to ${target} failed: ${(error as Error).message}`)
+	}
+	process.stderr.write(
+		`cfgsync-server: ${config.dataDir} is read-only here: the backup was made through a read-only connection and is not in the audit log\n`
 	)
 }
 

@@ -21,7 +21,7 @@ import {
 	sealKeyCheck,
 	withRetiredKey
 } from '../lib/key-check'
-import { HEARTBEAT_MS, LIVE_WITHIN_MS } from '../jobs/heartbeat'
+import { describeInstance, HEARTBEAT_MS, LIVE_WITHIN_MS } from '../jobs/heartbeat'
 
 /** docs/operations.md: an instance heard from within this long must acknowledge a rotation's new key. */
 const ROLL_CALL_MS = 60_000
@@ -168,7 +168,7 @@ async function rollCall(store: Store, newKeyId: string, waitSeconds: number, sta
 			const named = behind
 				.map(
 					(server) =>
-						`instance ${server.id} (last heartbeat ${Math.max(0, Math.round((now - server.seenAt) / 1000))} s ago${now - server.seenAt > LIVE_WITHIN_MS ? ', paused or stopped' : ''})`
+						`${describeInstance(server.id)}; last heartbeat ${Math.max(0, Math.round((now - server.seenAt) / 1000))} s ago${now - server.seenAt > LIVE_WITHIN_MS ? ', paused or stopped' : ''})`
 				)
 				.join(', ')
 			throw new CliError(

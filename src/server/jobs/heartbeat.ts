@@ -1,3 +1,5 @@
+import { hostname } from 'node:os'
+import { buildInfo } from '../build-info'
 import type { Clock } from '../lib/clock'
 import type { Sealer } from '../lib/crypto'
 import { newId } from '../lib/ids'
@@ -16,6 +18,29 @@ export const LIVE_WITHIN_MS = 5000
 export const SEAL_WITHIN_MS = 3000
 
 /**
+ * A server's id in `server_instances` says where to find it: `host=H pid=P build=VERSION+COMMIT id=R`,
+ * R random (pids repeat across hosts and restarts). So `rekey`, stopping for a server that did not take
+ * the new key, names something an operator can look for; nothing else reads the parts.
+ */
+export function instanceId(): string {
+	const { version, commit } = buildInfo()
+	return `host=${hostname().replace(/\s/g, '_') || 'unknown'} pid=${process.pid} build=${version}+${commit} id=${newId().slice(0, 8)}`
+}
+
+const ID_PARTS = /^host=(\S+) pid=(\d+) build=([^+\s]+)\+(\S+) id=\S+$/
+
+/**
+ * How `rekey` names an instance: host, pid and build from an id of this release (or later); an id of
+ * another form is a release from before instances named themselves, which says nothing more.
+ */
+export function describeInstance(id: string): string {
+	const parts = ID_PARTS.exec(id)
+	if (!parts) return `instance ${id} (reports no host, pid or version: a release older than this one`
+	const [, host, pid, version, commit] = parts
+	return `instance on ${host} (pid ${pid}, cfgsync-server ${version} commit ${commit}`
+}
+
+/**
  * docs/operations.md key rotation, the servers' side. Every second a server (each worker too) takes a
  * rotation's new key as soon as `rekey` stores it, then reports that it lives and which key it seals
  * with, so `rekey` retires the old key only when every live server has switched. A server that finds
@@ -27,7 +52,7 @@ export function startHeartbeat(
 	deps: { store: Store; sealer: Sealer; clock: Clock; logger: Logger },
 	onKeyLost: () => void
 ) {
-	const id = newId()
+	const id = instanceId()
 	let keyId = deps.sealer.keyId()
 	let lost = false
 	// Boot has just read the database with this key.

@@ -162,7 +162,11 @@ export const ConfigVersion = z.object({
 	hash: z.string(),
 	data,
 	createdAt: timestamp,
-	isCurrent: z.boolean()
+	isCurrent: z.boolean(),
+	unreadable: z.literal(true).optional().meta({
+		description:
+			'in a list only: no key the server holds opens this version (a damaged record, or sealed under another master key); its data is null, and GET of it answers 500 unreadable'
+	})
 })
 export type ConfigVersion = z.infer<typeof ConfigVersion>
 export const RolledBack = ConfigVersion.omit({ data: true })

@@ -1,10 +1,11 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
+import { Database } from 'bun:sqlite'
 import { randomBytes } from 'node:crypto'
-import { existsSync, readdirSync } from 'node:fs'
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { until } from '../../support/eventually'
-import { api, emptyDir, serversOfThisFile, startServer, userWithKey } from '../../support/harness'
+import { api, BINARY, emptyDir, serversOfThisFile, startServer, userWithKey } from '../../support/harness'
 import { newPostgresDatabase, postgresAnswers, TEST_DATABASE_URL } from '../../support/engine'
 
 /** Issue 37 on the compiled binary: what only a real process shows on a bad day (docs/operations.md). */
@@ -23,6 +24,55 @@ describe('signals', () => {
 		expect(readdirSync(join(dir, 'data')).filter((name) => name.endsWith('.pid'))).toEqual([])
 		expect(existsSync(join(dir, 'data', 'cfgsync.db'))).toBe(true)
 	})
+})
+
+/** Runs the binary as `nobody` when this process is root (root writes anywhere: the test would see nothing). */
+async function runAsDataDirUser(cwd: string, args: string[], env: Record<string, string>) {
+	const asNobody = process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : []
+	const proc = Bun.spawn([...asNobody, BINARY, ...args], {
+		cwd,
+		env: { PATH: process.env.PATH ?? '', ...env },
+		stdout: 'pipe',
+		stderr: 'pipe'
+	})
+	const [stdout, stderr, code] = await Promise.all([
+		new Response(proc.stdout).text(),
+		new Response(proc.stderr).text(),
+		proc.exited
+	])
+	return { code, stdout, stderr }
+}
+
+describe('backup from a read-only data directory', () => {
+	test('with the directory 0555 and the database 0644 (not ours to chmod), backup writes the copy elsewhere and changes nothing there', async () => {
+		const dir = emptyDir()
+		const env = { CFGSYNC_MASTER_KEY: randomBytes(32).toString('base64') }
+		const server = await startServer(dir, { env })
+		const alice = await userWithKey(dir, 'alice', 'pro', env)
+		expect((await api(server, 'POST', '/api/configs', alice.key, { name: 'c', data: { v: 1 } })).status).toBe(201)
+		expect(await server.stop('SIGTERM')).toBe(0)
+		const data = join(dir, 'data')
+		const out = join(dir, 'out')
+		mkdirSync(out)
+		// Readable by anyone, writable by no one but root: as a data directory mounted read-only, or another user's.
+		chmodSync(join(data, 'cfgsync.db'), 0o644)
+		chmodSync(data, 0o555)
+		chmodSync(dir, 0o755)
+		if (process.getuid?.() === 0) chownSync(out, 65534, 65534)
+		const before = readdirSync(data).sort()
+		const backup = await runAsDataDirUser(dir, ['backup', join(out, 'copy.db'), '--data-dir', data], env)
+		chmodSync(data, 0o700)
+		expect(backup.stderr).not.toContain('chmod')
+		expect(backup.code).toBe(0)
+		expect(backup.stdout).toContain('backup written')
+		expect(backup.stderr).toContain('read-only')
+		expect(readdirSync(data).sort()).toEqual(before)
+		expect(statSync(join(data, 'cfgsync.db')).mode & 0o777).toBe(0o644)
+		expect(statSync(join(out, 'copy.db')).mode & 0o777).toBe(0o600)
+		const copy = new Database(join(out, 'copy.db'), { readonly: true })
+		expect(copy.query<{ n: number }, []>('SELECT count(*) AS n FROM config_versions').get()?.n).toBe(1)
+		copy.close()
+	}, 30_000)
 })
 
 const postgres = await postgresAnswers()

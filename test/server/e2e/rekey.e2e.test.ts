@@ -3,8 +3,9 @@ import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
 import { randomBytes } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { hostname } from 'node:os'
 import { join } from 'node:path'
-import { createSealer, openPendingKey, parseMasterKey } from '../../../src/server/lib/crypto'
+import { createSealer, masterKeyId, openPendingKey, parseMasterKey } from '../../../src/server/lib/crypto'
 import { newPostgresDatabase, postgresAnswers, TEST_DATABASE_URL } from '../../support/engine'
 import {
 	allPages,
@@ -295,7 +296,10 @@ describe('key rotation with several instances (docs/operations.md)', () => {
 		const refused = await run(dir, ['rekey', '--wait-seconds', '3'], { env })
 		expect(refused.code).toBe(1)
 		expect(refused.stderr.trim().split('\n')).toHaveLength(1)
-		expect(refused.stderr).toContain('instance ')
+		// Named so an operator finds it: its host, pid and build, and how long ago it was last heard from.
+		expect(refused.stderr).toContain(`instance on ${hostname()} (pid ${paused.proc.pid}, cfgsync-server `)
+		expect(refused.stderr).toMatch(/last heartbeat \d+ s ago/)
+		expect(refused.stderr).not.toContain(`pid ${a.proc.pid}`)
 		expect(refused.stderr).toContain('nothing was re-encrypted')
 		// Every version stored before still opens under the old key: none was re-encrypted.
 		const before = countOpening(join(dir, 'data', 'cfgsync.db'), oldKey, oldKey)
@@ -317,6 +321,72 @@ describe('key rotation with several instances (docs/operations.md)', () => {
 			total: 5,
 			underKey: 5,
 			underOther: 0
+		})
+	}, 60_000)
+})
+
+describe.skipIf(!postgres && process.env.CI !== 'true')('rekey with an older release running (PostgreSQL)', () => {
+	/**
+	 * An instance of an older release on the same database, emulated through the real table: every second
+	 * it writes its heartbeat row as such a release does (a bare random id, no host, pid or build; the id of
+	 * the key it seals with), and it never takes a rotation's new key. A current instance runs beside it.
+	 */
+	test('rekey exits 1 naming it and re-encrypts nothing; once it has stopped, rekey finishes', async () => {
+		const oldKey = randomBytes(32)
+		const url = await newPostgresDatabase()
+		const env = { CFGSYNC_MASTER_KEY: oldKey.toString('base64'), CFGSYNC_DATABASE_URL: url, CFGSYNC_DATABASE_POOL: '2' }
+		const dir = emptyDir()
+		const current = await startServer(dir, { env })
+		servers.push(current)
+		const erin = await userWithKey(dir, 'erin', 'pro', env)
+		for (let v = 1; v <= 5; v++)
+			expect((await api(current, 'POST', '/api/configs', erin.key, { name: 'c', data: { v } })).status).toBeLessThan(
+				300
+			)
+
+		const older = new SQL({ url, max: 1 })
+		const olderId = crypto.randomUUID()
+		let beating = true
+		const beat = () =>
+			older.unsafe(
+				'INSERT INTO server_instances (id, key_id, seen_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET key_id = excluded.key_id, seen_at = excluded.seen_at',
+				[olderId, masterKeyId(oldKey), Date.now()]
+			)
+		await beat()
+		const heartbeats = (async () => {
+			while (beating) {
+				await Bun.sleep(1000)
+				if (beating) await beat()
+			}
+		})()
+		try {
+			const refused = await run(dir, ['rekey', '--wait-seconds', '3'], { env })
+			expect(refused.code).toBe(1)
+			expect(refused.stderr.trim().split('\n')).toHaveLength(1)
+			expect(refused.stderr).toContain(`instance ${olderId} (reports no host, pid or version`)
+			expect(refused.stderr).toContain('nothing was re-encrypted')
+			// The current instance took the new key: it is not the one named.
+			expect(refused.stderr).not.toContain(`pid ${current.proc.pid}`)
+			const rows = await postgresRows(url)
+			expect(rows.versions).toHaveLength(5)
+			expect(openedBy(oldKey, rows).filter((what) => what.startsWith('version '))).toHaveLength(5)
+			expect((await api(current, 'GET', '/api/configs/latest?name=c&tool=claude-code', erin.key)).body.data).toEqual({
+				v: 5
+			})
+		} finally {
+			beating = false
+			await heartbeats
+			// It stops as such a release does: its row goes with it.
+			await older.unsafe('DELETE FROM server_instances WHERE id = $1', [olderId])
+			await older.close()
+		}
+		const finished = await run(dir, ['rekey'], { env })
+		expect(finished.stderr).toContain('finishing a key rotation that was interrupted')
+		expect(finished.code).toBe(0)
+		const after = await postgresRows(url)
+		expect(openedBy(oldKey, after)).toEqual([])
+		expect((await api(current, 'GET', '/api/configs/latest?name=c&tool=claude-code', erin.key)).body.data).toEqual({
+			v: 5
 		})
 	}, 60_000)
 })

@@ -1,7 +1,10 @@
 import { describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
 import { Database } from 'bun:sqlite'
+import { hostname } from 'node:os'
 import { join } from 'node:path'
+import { buildInfo } from '../../../src/server/build-info'
+import { instanceId } from '../../../src/server/jobs/heartbeat'
 import { openWithMasterKey } from '../../../src/server/boot'
 import { loadConfig } from '../../../src/server/config'
 import { newPostgresDatabase, TEST_ENGINE } from '../../support/engine'
@@ -16,6 +19,31 @@ import { tempDir } from '../../support/temp'
 const KEY = Buffer.alloc(32, 3).toString('base64')
 
 describe('rekey with an instance that does not take the new key', () => {
+	test('names a current instance by host, pid, build and the age of its last heartbeat', async () => {
+		const dataDir = tempDir('rekey-fleet')
+		const databaseUrl = TEST_ENGINE === 'postgres' ? await newPostgresDatabase() : undefined
+		const config = { ...loadConfig({ dataDir }), databaseUrl, masterKey: KEY, databasePool: 2 }
+		const { store } = await openWithMasterKey(config)
+		// A frozen server of this release: its last report, 8 s ago, under the old key.
+		const id = instanceId()
+		await store.instances.report({ id, keyId: 'its-old-key', seenAt: Date.now() - 8_000 })
+		store.close()
+		const env: Record<string, string> = {
+			CFGSYNC_MASTER_KEY: KEY,
+			...(databaseUrl ? { CFGSYNC_DATABASE_URL: databaseUrl } : {})
+		}
+		const refused = await serverCli(['rekey', '--wait-seconds', '1', '--data-dir', dataDir], env)
+		expect(refused.code).toBe(1)
+		expect(refused.stderr.trim().split('\n')).toHaveLength(1)
+		const { version, commit } = buildInfo()
+		expect(refused.stderr).toContain(
+			`instance on ${hostname()} (pid ${process.pid}, cfgsync-server ${version} commit ${commit}; last heartbeat `
+		)
+		// Its report was 8 s old when rekey began, and rekey waited a second for it.
+		expect(Number(/last heartbeat (\d+) s ago, paused or stopped\)/.exec(refused.stderr)?.[1])).toBeWithin(8, 25)
+		expect(refused.stderr).not.toContain(id)
+	}, 30_000)
+
 	test('exits 1 naming it, re-encrypts nothing, and finishes once that instance is gone', async () => {
 		const dataDir = tempDir('rekey-fleet')
 		const databaseUrl = TEST_ENGINE === 'postgres' ? await newPostgresDatabase() : undefined
@@ -44,6 +72,8 @@ describe('rekey with an instance that does not take the new key', () => {
 		expect(refused.code).toBe(1)
 		expect(refused.stderr.trim().split('\n')).toHaveLength(1)
 		expect(refused.stderr).toContain('instance older-release-instance')
+		expect(refused.stderr).toContain('reports no host, pid or version')
+		expect(Number(/last heartbeat (\d+) s ago/.exec(refused.stderr)?.[1])).toBeWithin(20, 35)
 		expect(refused.stderr).toContain('nothing was re-encrypted')
 		// The key check is still the old key's: a server starts with it as before.
 		;(await openWithMasterKey(config)).store.close()

@@ -43,7 +43,19 @@ const SEALED_OVERHEAD = 28
 /** Versions read per query while a list streams: at most 8 × 512 KiB in memory per request. */
 const VERSION_PAGE = 8
 
-export type VersionView = WithData<{ id: string; version: number; hash: string; createdAt: string; isCurrent: boolean }>
+export type VersionView = WithData<{
+	id: string
+	version: number
+	hash: string
+	createdAt: string
+	isCurrent: boolean
+	/** In a list only: no key this server holds opens it (docs/operations.md); its `data` is then `null`. */
+	unreadable?: true
+}>
+
+/** What a listed version no key opens carries as its data. */
+const NULL_DATA = Buffer.from('null')
+const EMPTY = Buffer.alloc(0)
 
 export type Conditional<T> = { notModified: true; hash: string } | ({ notModified: false; hash: string } & T)
 
@@ -125,17 +137,38 @@ export function createConfigsService({
 		}
 	}
 	async function learnAndOpen(configId: string, versionId: string, sealed: Uint8Array): Promise<Buffer> {
-		const pending = await store.meta.get(PENDING_KEY_META)
-		if (pending !== undefined) sealer.learn(pending)
-		try {
-			return sealer.openBytes(sealed, aad(configId, versionId))
-		} catch {
+		const opened = await learnAndTry(configId, versionId, sealed)
+		if (opened === undefined) {
 			// docs/operations.md: one version no key opens (damaged, or sealed under a key this server lacks) fails alone, named once.
 			logger?.error('a stored version does not open under any key this server holds', { configId, versionId })
 			throw new AppError(
 				'unreadable',
 				'This version cannot be decrypted on this server (its record is damaged or was sealed under another master key); the other versions are unaffected. The server log names it.'
 			)
+		}
+		return opened
+	}
+	/** The plaintext once any pending rotation key is learned; undefined when no key this server holds opens it. */
+	async function learnAndTry(configId: string, versionId: string, sealed: Uint8Array): Promise<Buffer | undefined> {
+		const pending = await store.meta.get(PENDING_KEY_META)
+		if (pending !== undefined) sealer.learn(pending)
+		try {
+			return sealer.openBytes(sealed, aad(configId, versionId))
+		} catch {
+			return undefined
+		}
+	}
+	/**
+	 * A version in a list: one no key opens is marked, its data `null`, and the list goes on (docs/operations.md). Not
+	 * logged here: a history is read again and again; GET of the version itself answers 500 and logs it.
+	 */
+	const listedView = async (version: VersionWithData, currentVersionId: string): Promise<VersionView> => {
+		const fields = fieldsOf(version, currentVersionId)
+		try {
+			return { fields, data: sealer.openBytes(version.sealed, aad(version.configId, version.id)) }
+		} catch {
+			const data = await learnAndTry(version.configId, version.id, version.sealed)
+			return data === undefined ? { fields: { ...fields, unreadable: true }, data: NULL_DATA } : { fields, data }
 		}
 	}
 	const event = createAuditEvents(clock)
@@ -158,14 +191,15 @@ export function createConfigsService({
 		return config
 	}
 
+	const fieldsOf = (version: VersionWithData, currentVersionId: string): VersionView['fields'] => ({
+		id: version.id,
+		version: version.version,
+		hash: version.hash,
+		createdAt: version.createdAt,
+		isCurrent: version.id === currentVersionId
+	})
 	const versionView = async (version: VersionWithData, currentVersionId: string): Promise<VersionView> => ({
-		fields: {
-			id: version.id,
-			version: version.version,
-			hash: version.hash,
-			createdAt: version.createdAt,
-			isCurrent: version.id === currentVersionId
-		},
+		fields: fieldsOf(version, currentVersionId),
 		data: await open(version.configId, version.id, version.sealed)
 	})
 
@@ -325,19 +359,29 @@ export function createConfigsService({
 			}
 		},
 
-		/** docs/api.md, get by id: the full Config object. */
-		async get(caller: Caller, id: string, ifNoneMatch: string[] | '*' | undefined) {
+		/**
+		 * docs/api.md, get by id: the full Config object, with its current data. `orUnreadable` (the web page, which shows the history too):
+		 * a current version no key opens gives `data` null and `unreadable` (still logged) instead of a 500.
+		 */
+		async get(
+			caller: Caller,
+			id: string,
+			ifNoneMatch: string[] | '*' | undefined,
+			{ orUnreadable = false }: { orUnreadable?: boolean } = {}
+		) {
 			const config = await store.configs.findById(id)
 			if (!config) throw new AppError('not_found', 'No such config.')
 			await policy.authorize(caller, config, 'read')
 			if (matchesAny(ifNoneMatch, config.hash)) return { notModified: true as const, hash: config.hash }
 			const { sealed, ...fields } = config
-			return {
-				notModified: false as const,
-				hash: config.hash,
-				fields,
-				data: await open(config.id, config.currentVersionId, sealed)
+			let data: Buffer
+			try {
+				data = await open(config.id, config.currentVersionId, sealed)
+			} catch (error) {
+				if (!orUnreadable || !(error instanceof AppError) || error.code !== 'unreadable') throw error
+				return { notModified: false as const, hash: config.hash, fields, data: NULL_DATA, unreadable: true as const }
 			}
+			return { notModified: false as const, hash: config.hash, fields, data }
 		},
 
 		/** Deletes the config and all its versions (one statement: the cascade is atomic). */
@@ -360,8 +404,14 @@ export function createConfigsService({
 		 * as the consumer asks for them, so a long history of large versions
 		 * is never held in memory whole. Versions never change once written,
 		 * so paging by number is consistent with the list as it was at the start.
+		 * With `decrypt: false` (pages that show only the fields) nothing is opened and `data` is empty.
 		 */
-		async versions(caller: Caller, id: string, page: VersionsQuery): Promise<VersionsPage> {
+		async versions(
+			caller: Caller,
+			id: string,
+			page: VersionsQuery,
+			{ decrypt = true }: { decrypt?: boolean } = {}
+		): Promise<VersionsPage> {
 			const config = await visible(caller, id, 'history')
 			// The numbers alone (no data) say whether more remain, before the first byte is sent.
 			const numbers = await store.configs.versionNumbers(id, { before: page.before, limit: page.limit + 1 })
@@ -371,7 +421,10 @@ export function createConfigsService({
 				let before = page.before
 				while (remaining > 0) {
 					const batch = await store.configs.listVersions(id, { before, limit: Math.min(remaining, VERSION_PAGE) })
-					for (const version of batch) yield await versionView(version, config.currentVersionId)
+					for (const version of batch)
+						yield decrypt
+							? await listedView(version, config.currentVersionId)
+							: { fields: fieldsOf(version, config.currentVersionId), data: EMPTY }
 					if (batch.length < VERSION_PAGE) return
 					remaining -= batch.length
 					before = (batch[batch.length - 1] as VersionWithData).version

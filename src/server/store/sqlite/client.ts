@@ -1,6 +1,6 @@
 import { Database } from 'bun:sqlite'
 import { drizzle } from 'drizzle-orm/bun-sqlite'
-import { chmodSync, closeSync, existsSync, openSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, openSync, statSync } from 'node:fs'
 import * as schema from './schema'
 
 export type SqliteDb = ReturnType<typeof drizzleFor>
@@ -19,7 +19,7 @@ export function openDatabase(file: string): Database {
 	if (file !== ':memory:') {
 		switchToWal(sqlite)
 		// SQLite gives the WAL and shared-memory files the database file's mode; older ones may predate that.
-		for (const companion of [`${file}-wal`, `${file}-shm`]) if (existsSync(companion)) chmodSync(companion, 0o600)
+		for (const companion of [`${file}-wal`, `${file}-shm`]) if (existsSync(companion)) tighten(companion)
 	}
 	// In WAL mode a killed process loses no commit; only a power cut can lose the last few, never corrupting the file.
 	sqlite.run('PRAGMA synchronous = NORMAL')
@@ -58,7 +58,22 @@ function makePrivate(file: string) {
 	} catch (error) {
 		if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
 	}
-	chmodSync(file, 0o600)
+	tighten(file)
+}
+
+/**
+ * 0600, changed only when it is not: a file that already is needs no write (a read-only mount, a
+ * directory another user owns). One this process may not change is left to its owner's server, which
+ * tightens it at its start.
+ */
+function tighten(file: string) {
+	if ((statSync(file).mode & 0o777) === 0o600) return
+	try {
+		chmodSync(file, 0o600)
+	} catch (error) {
+		const code = (error as NodeJS.ErrnoException).code
+		if (code !== 'EPERM' && code !== 'EROFS') throw error
+	}
 }
 
 /** Reads and writes `meta` values on the raw connection (inside the migration transaction). */

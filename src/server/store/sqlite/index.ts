@@ -80,7 +80,7 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 				databaseBytes: pages?.size ?? 0
 			}
 		},
-		backup: (target) => backupTo(sqlite, file, target),
+		backup: (target) => backupTo(file === ':memory:' ? sqlite : file, target),
 		changeSignal: { engine: 'sqlite', dataVersion: () => dataVersion.get()?.data_version ?? 0 },
 		close: () => sqlite.close()
 	}
@@ -93,15 +93,19 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
  * target; the finished copy is then hard-linked to the target name, which
  * fails if anything (a file or a link) is there, so the target appears whole or not at all.
  */
-async function backupTo(sqlite: Database, file: string, target: string) {
+export async function backupTo(
+	source: Database | string,
+	target: string,
+	options: { immutable?: boolean } = {}
+): Promise<void> {
 	const temporary = `${target}.${process.pid}-${randomBytes(4).toString('hex')}.partial`
 	closeSync(
 		openSync(temporary, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, 0o600)
 	)
 	try {
 		// Off the request path (docs/performance.md); a database in memory (tests) has no file another thread can open.
-		if (file === ':memory:') sqlite.run('VACUUM INTO ?', [temporary])
-		else await offThread({ kind: 'vacuum-into', source: file, target: temporary })
+		if (typeof source !== 'string') source.run('VACUUM INTO ?', [temporary])
+		else await offThread({ kind: 'vacuum-into', source, target: temporary, immutable: options.immutable })
 		linkSync(temporary, target)
 	} catch (error) {
 		if ((error as NodeJS.ErrnoException).code === 'EEXIST')

@@ -4,7 +4,8 @@
  * for 6.5 s). A thread a job: backups are rare and a thread costs milliseconds to start.
  */
 export type SqliteJob =
-	| { kind: 'vacuum-into'; source: string; target: string }
+	/** `immutable`: the source cannot change now (read-only, no WAL): SQLite then needs no lock or shared-memory file. */
+	| { kind: 'vacuum-into'; source: string; target: string; immutable?: boolean }
 	| { kind: 'integrity-check'; file: string }
 
 export type SqliteJobResult = { ok: true; rows: string[] } | { ok: false; error: string }

@@ -3,7 +3,7 @@
 // for seconds at a gigabyte. On the server's thread they stopped every request meanwhile; here the
 // server's connection goes on serving (WAL lets this connection read its snapshot while others write).
 // One message in, one out; the thread is ended by off-thread.ts.
-import { Database } from 'bun:sqlite'
+import { constants, Database } from 'bun:sqlite'
 import type { SqliteJob, SqliteJobResult } from './off-thread'
 
 declare const self: Worker
@@ -13,7 +13,12 @@ self.onmessage = (event: MessageEvent<SqliteJob>) => {
 	let result: SqliteJobResult
 	try {
 		if (job.kind === 'vacuum-into') {
-			const db = new Database(job.source, { readonly: true })
+			const db = job.immutable
+				? new Database(
+						`file:${encodeURI(job.source).replace(/[?#]/g, encodeURIComponent)}?immutable=1`,
+						constants.SQLITE_OPEN_READONLY | constants.SQLITE_OPEN_URI
+					)
+				: new Database(job.source, { readonly: true })
 			try {
 				db.run('PRAGMA busy_timeout = 5000')
 				db.run('VACUUM INTO ?', [job.target])

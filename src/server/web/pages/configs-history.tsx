@@ -141,7 +141,9 @@ export const configsHistoryPages = ({ configs, policy, comparisons }: WebDeps) =
 			if (config.notModified) throw new AppError('internal', 'unexpected 304')
 			const whitespace: Whitespace = query.get('ws') === 'ignore' ? 'ignore' : 'show'
 			const versions: CompareData['versions'] = []
-			for await (const version of (await configs.versions(web, params.id, { limit: PICKER_VERSIONS })).versions)
+			for await (const version of (
+				await configs.versions(web, params.id, { limit: PICKER_VERSIONS }, { decrypt: false })
+			).versions)
 				versions.push({ id: version.fields.id, version: version.fields.version })
 			for (const chosen of [from, to])
 				if (!versions.some((version) => version.id === chosen.fields.id))

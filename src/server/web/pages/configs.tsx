@@ -220,6 +220,8 @@ export interface ConfigPageData {
 	updatedAt: string
 	team: { name: string; slug: string } | null
 	data: unknown
+	/** No key the server holds opens the current version (docs/operations.md): the page says so in place of the data. */
+	unreadable?: boolean
 	/** undefined when the plan has no history (the reason is in historyNote). */
 	versions?: VersionRowView[]
 	olderThan?: number
@@ -375,9 +377,18 @@ export function ConfigPage({
 			<h2 id="history">History</h2>
 			<History ctx={ctx} config={config} />
 			<h2 id="current-data">Current data</h2>
-			<LocalKeys data={config.data} />
-			<McpServers data={config.data} />
-			<DataBlocks data={config.data} />
+			{config.unreadable ? (
+				<p class="muted">
+					The current version cannot be decrypted on this server (its record is damaged or was sealed under another
+					master key); the server log names it. The other versions are unaffected: roll back to one, or push again.
+				</p>
+			) : (
+				<>
+					<LocalKeys data={config.data} />
+					<McpServers data={config.data} />
+					<DataBlocks data={config.data} />
+				</>
+			)}
 		</Layout>
 	)
 }
@@ -508,7 +519,7 @@ export const configsPages = ({ configs, policy, teams, audit, events }: WebDeps)
 		before: number | undefined
 	): Promise<ConfigPageData> {
 		const liveFrom = await events.cursor()
-		const found = await configs.get(caller, id, undefined)
+		const found = await configs.get(caller, id, undefined, { orUnreadable: true })
 		if (found.notModified) throw new AppError('internal', 'unexpected 304')
 		const { fields } = found
 		const team =
@@ -522,7 +533,7 @@ export const configsPages = ({ configs, policy, teams, audit, events }: WebDeps)
 		const limit = 50
 		if (historyAllowed) {
 			versions = []
-			const page = await configs.versions(caller, id, { limit, before })
+			const page = await configs.versions(caller, id, { limit, before }, { decrypt: false })
 			for await (const version of page.versions) versions.push(version.fields)
 			olderThan = page.next
 			const authors = await audit.versionAuthors(caller, fields, versions)
@@ -541,6 +552,7 @@ export const configsPages = ({ configs, policy, teams, audit, events }: WebDeps)
 			updatedAt: fields.updatedAt,
 			team: team ? { name: team.name, slug: team.slug } : null,
 			data: parseData(found.data),
+			unreadable: 'unreadable' in found,
 			versions,
 			olderThan,
 			authorsNote,
