@@ -393,8 +393,18 @@ export const Expands = ({
  * says whether it worked (app.js, data-copy). Hidden without a script, which it needs; the text stays
  * selectable. `label` finishes its accessible name ("Copy Install command").
  */
-export const CopyButton = ({ target, label }: { target: string; label: string }) => (
+export const CopyButton = ({
+	target,
+	label,
+	children
+}: {
+	target: string
+	label: string
+	/** Other tools of the same text, before "Copy" (a file's "Download"). */
+	children?: ComponentChildren
+}) => (
 	<div class="file-tools">
+		{children}
 		<button type="button" class="secondary small" data-copy={target} hidden>
 			Copy<span class="visually-hidden"> {label}</span>
 		</button>

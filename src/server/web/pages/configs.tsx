@@ -137,13 +137,32 @@ function endOfLines(text: string, count: number): number {
  * the text stays selectable). Each part is a focusable region, as its long lines scroll sideways: the
  * first named by the file's heading, the rest by its lines.
  */
-function FileText({ id, label, labelledBy, text }: { id: string; label: string; labelledBy?: string; text: string }) {
+function FileText({
+	id,
+	label,
+	labelledBy,
+	text,
+	download
+}: {
+	id: string
+	label: string
+	labelledBy?: string
+	text: string
+	/** Where the file itself (or, for data that is no file set, the version's JSON) is downloaded. */
+	download?: string
+}) {
 	const cut = endOfLines(text, COLLAPSED_LINES)
 	const rest = text.slice(cut)
 	const total = rest === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0)
 	return (
 		<>
-			<CopyButton target={id} label={label} />
+			<CopyButton target={id} label={label}>
+				{download ? (
+					<a class="button secondary small" href={download} download>
+						Download<span class="visually-hidden"> {label}</span>
+					</a>
+				) : null}
+			</CopyButton>
 			<div id={id} class="file-text">
 				<ScrollableText labelledBy={labelledBy} label={label}>
 					<code>{text.slice(0, cut)}</code>
@@ -170,11 +189,14 @@ function FileText({ id, label, labelledBy, text }: { id: string; label: string; 
 export function DataBlocks({
 	data,
 	level = 3,
-	idPrefix = 'file'
+	idPrefix = 'file',
+	download
 }: {
 	data: unknown
 	level?: 2 | 3
 	idPrefix?: string
+	/** The version's download address (docs/web.md): each file gets "Download", as `?file=PATH` of it. */
+	download?: string
 }) {
 	const Heading = level === 2 ? 'h2' : 'h3'
 	return (
@@ -191,6 +213,13 @@ export function DataBlocks({
 						label={block.path ?? 'Config data'}
 						labelledBy={block.path !== null ? `${idPrefix}-${index}` : undefined}
 						text={block.text}
+						download={
+							download === undefined
+								? undefined
+								: block.path === null
+									? download
+									: `${download}?file=${encodeURIComponent(block.path)}`
+						}
 					/>
 				</section>
 			))}
@@ -226,6 +255,9 @@ export interface ConfigPageData {
 	authorsNote?: string
 	canRollBack: boolean
 }
+
+/** A version's data as a file (configs-history.tsx, download); `?file=PATH` gives one file of it. */
+const downloadHref = (configId: string, versionId: string) => `/configs/${configId}/versions/${versionId}/download`
 
 /** "alice from laptop", and for a rollback what it restored; or that the activity log no longer has it. */
 function Author({ author }: { author?: VersionAuthor }) {
@@ -297,6 +329,9 @@ function History({ ctx, config }: { ctx: ViewContext; config: ConfigPageData }) 
 										) : null}
 									</>
 								)}
+								<a class="button secondary" href={downloadHref(config.id, version.id)} download>
+									Download<span class="visually-hidden"> version {version.version}</span>
+								</a>
 							</td>
 						</tr>
 					))}
@@ -375,7 +410,7 @@ export function ConfigPage({
 			<h2 id="current-data">Current data</h2>
 			<LocalKeys data={config.data} />
 			<McpServers data={config.data} />
-			<DataBlocks data={config.data} />
+			<DataBlocks data={config.data} download={downloadHref(config.id, config.currentVersionId)} />
 		</Layout>
 	)
 }

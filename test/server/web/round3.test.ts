@@ -1,0 +1,69 @@
+// docs/web.md, round 3 (CONTRACT §8): each file and each version can be downloaded from a config's page; a new
+// server's `/` says how to make its first admin; shown-once secrets have "Copy"; notices travel in a one-time
+// cookie, never in the URL, and show commands as code; configs are named by tool first; a free plan's refusal
+// says whom to ask.
+import { describe, expect, test } from 'bun:test'
+import { push, textOf, webApp } from '../../support/web'
+
+/** The ids of a config's versions, by number. */
+async function versionIds(w: ReturnType<typeof webApp>, key: string, id: string) {
+	const versions = (await w.call('GET', `/api/configs/${id}/versions`, { key })).body as {
+		id: string
+		version: number
+	}[]
+	return (n: number) => versions.find((version) => version.version === n)?.id as string
+}
+
+describe('downloads from a config page (docs/web.md)', () => {
+	test('"Download version N" on each history row gives that version as {"files"} JSON', async () => {
+		const w = webApp()
+		const alice = await w.user('pro', 'alice')
+		const id = await push(w, alice, { files: { 'a.txt': 'one\n' } }, { name: 'main' })
+		await push(w, alice, { files: { 'a.txt': 'two\n' } }, { name: 'main' })
+		const v = await versionIds(w, alice.key, id)
+		const browser = await w.signIn(alice)
+		const page = await w.get(`/configs/${id}`, browser)
+		expect(textOf(page.html)).toContain('Download version 1')
+		expect(textOf(page.html)).toContain('Download version 2')
+		for (const n of [1, 2]) {
+			const href = `/configs/${id}/versions/${v(n)}/download`
+			expect(page.html).toContain(`href="${href}"`)
+			const file = await w.get(href, browser)
+			expect(file.status).toBe(200)
+			expect(JSON.parse(file.html)).toEqual({ files: { 'a.txt': n === 1 ? 'one\n' : 'two\n' } })
+		}
+	})
+
+	test('"Download" on each file gives the file itself, on a free plan too; another file name is a 404', async () => {
+		const w = webApp()
+		const ann = await w.user('free', 'ann')
+		const id = await push(
+			w,
+			ann,
+			{ files: { '.claude/settings.json': '{"a": 1}\n', 'CLAUDE.md': '# Rules\n' } },
+			{ name: 'main' }
+		)
+		const browser = await w.signIn(ann)
+		const page = await w.get(`/configs/${id}`, browser)
+		const current = (await w.call('GET', `/api/configs/${id}`, { key: ann.key })).body.currentVersionId as string
+		for (const [path, name, text] of [
+			['.claude/settings.json', 'settings.json', '{"a": 1}\n'],
+			['CLAUDE.md', 'CLAUDE.md', '# Rules\n']
+		] as const) {
+			const href = `/configs/${id}/versions/${current}/download?file=${encodeURIComponent(path)}`
+			expect(page.html).toContain(`href="${href.replace(/&/g, '&amp;')}"`)
+			expect(textOf(page.html)).toContain(`Download ${path}`)
+			const file = await w.get(href, browser)
+			expect(file.status).toBe(200)
+			expect(file.html).toBe(text)
+			expect(file.headers.get('content-type')).toStartWith('text/plain')
+			expect(file.headers.get('content-disposition')).toBe(`attachment; filename="${name}"`)
+			expect(file.headers.get('cache-control')).toBe('no-store')
+		}
+		const missing = await w.get(`/configs/${id}/versions/${current}/download?file=nope.txt`, browser)
+		expect(missing.status).toBe(404)
+		// Someone else's config stays a 404.
+		const bob = await w.signIn(await w.user('pro', 'bob'))
+		expect((await w.get(`/configs/${id}/versions/${current}/download?file=CLAUDE.md`, bob)).status).toBe(404)
+	})
+})
