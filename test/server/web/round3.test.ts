@@ -67,3 +67,21 @@ describe('downloads from a config page (docs/web.md)', () => {
 		expect((await w.get(`/configs/${id}/versions/${current}/download?file=CLAUDE.md`, bob)).status).toBe(404)
 	})
 })
+
+describe('first start (docs/web.md)', () => {
+	test("a new server's / says where the setup address is and how to make a new one, never to ask the admin", async () => {
+		const w = webApp()
+		const first = await w.get('/')
+		expect(first.status).toBe(200)
+		const text = textOf(first.html)
+		expect(text).toContain('no admin yet')
+		expect(text).toContain("server's output")
+		expect(first.html).toContain('<code>cfgsync-server setup-link</code>')
+		expect(text).not.toMatch(/ask the server.s admin/i)
+		// Once a user exists, `/` is the sign-in page as before.
+		await w.user('team', 'alice')
+		const later = textOf((await w.get('/')).html)
+		expect(later).toContain('Username or email')
+		expect(later).not.toContain('setup-link')
+	})
+})

@@ -365,7 +365,9 @@ describe('no open sign-up (docs/web.md)', () => {
 			expect({ path, status: (await w.get(path)).status }).toEqual({ path, status: expected })
 		}
 		expect((await w.store.users.list()).length).toBe(before)
-		// The sign-in page says how accounts are made.
+		// The sign-in page says how accounts are made (once a user exists: before, `/` says how to make the first admin).
+		expect(textOf((await w.get('/')).html)).toContain('cfgsync-server setup-link')
+		await w.user('team', 'someone')
 		expect(textOf((await w.get('/')).html)).toContain('sign-up link')
 	})
 })
