@@ -412,6 +412,20 @@ export const CopyButton = ({
 	</div>
 )
 
+/**
+ * A secret shown once (a sign-up link, a one-time password: docs/web.md), with "Copy" beside it; the text stays
+ * selectable (`user-select: all`) for a browser without a script or a clipboard. `label` names it ("Copy New
+ * sign-up link").
+ */
+export const Secret = ({ id, label, value }: { id: string; label: string; value: string }) => (
+	<>
+		<CopyButton target={id} label={label} />
+		<p id={id}>
+			<code class="secret">{value}</code>
+		</p>
+	</>
+)
+
 /** The link to /download that every empty state of "nothing synced yet" and the Devices page carry (docs/web.md). */
 export const InstallClientLink = () => <a href="/download">Install the client</a>
 

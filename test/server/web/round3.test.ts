@@ -3,7 +3,7 @@
 // cookie, never in the URL, and show commands as code; configs are named by tool first; a free plan's refusal
 // says whom to ask.
 import { describe, expect, test } from 'bun:test'
-import { push, textOf, webApp } from '../../support/web'
+import { push, setCookieOf, textOf, webApp, withCookie } from '../../support/web'
 
 /** The ids of a config's versions, by number. */
 async function versionIds(w: ReturnType<typeof webApp>, key: string, id: string) {
@@ -83,5 +83,31 @@ describe('first start (docs/web.md)', () => {
 		const later = textOf((await w.get('/')).html)
 		expect(later).toContain('Username or email')
 		expect(later).not.toContain('setup-link')
+	})
+})
+
+/** The secret on a page has a "Copy" button whose target holds it (docs/web.md: shown-once secrets have Copy). */
+function expectCopyable(html: string, name: string) {
+	const target = /data-copy="([^"]+)"[^>]*>Copy<span class="visually-hidden"> ([^<]+)<\/span>/g
+	const found = [...html.matchAll(target)].find((match) => match[2] === name)
+	expect(found).toBeDefined()
+	expect(html).toMatch(new RegExp(`id="${found?.[1]}"[^>]*><code class="secret">`))
+}
+
+describe('shown-once secrets have "Copy" (docs/web.md)', () => {
+	test('a new sign-up link and a one-time password', async () => {
+		const w = webApp()
+		const root = await w.signIn(await w.admin('root'))
+		const made = await w.post('/admin/links', root, { plan: 'team', uses: '1', days: '7' })
+		const link = await w.get('/admin', root, withCookie(root, 'cfgsync_flash', setCookieOf(made, 'cfgsync_flash')!))
+		expectCopyable(link.html, 'New sign-up link')
+		const added = await w.post('/admin/users', root, {
+			email: 'new@example.test',
+			username: 'newbie',
+			plan: 'pro',
+			password: ''
+		})
+		const otp = await w.get('/admin', root, withCookie(root, 'cfgsync_flash', setCookieOf(added, 'cfgsync_flash')!))
+		expectCopyable(otp.html, 'New password for newbie')
 	})
 })
