@@ -2,6 +2,7 @@ import type { ZodError } from 'zod'
 import { AppError } from '../lib/errors'
 import type { WebCaller } from '../modules/sessions/service'
 import { redirect, type WebDeps } from './kit'
+import { Sentence } from './layout'
 import { readCookie } from './session'
 
 // One pattern for every form that fails (docs/web.md, round 3: nothing lost in a form). The post answers
@@ -120,7 +121,7 @@ export function FieldError({ state, form, name, id }: { state?: FormState; form:
 	const message = state?.form === form ? state.errors[name] : undefined
 	return message === undefined ? null : (
 		<p id={`${id}-error`} class="alert inline field-error">
-			{message}
+			<Sentence text={message} />
 		</p>
 	)
 }
@@ -129,6 +130,6 @@ export function FieldError({ state, form, name, id }: { state?: FormState; form:
 export const FormAlert = ({ state, form }: { state?: FormState; form: string }) =>
 	state?.form === form && state.general ? (
 		<p class="alert" role="alert">
-			{state.general}
+			<Sentence text={state.general} />
 		</p>
 	) : null

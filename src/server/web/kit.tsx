@@ -24,7 +24,7 @@ import type { TeamsService } from '../modules/teams/service'
 import type { UsersService } from '../modules/users/service'
 import cssFile from './assets/app.css' with { type: 'file' }
 import scriptFile from './assets/app.js' with { type: 'file' }
-import { ErrorPage, ListHeading, type ListId, type ViewContext } from './layout'
+import { ErrorPage, ListHeading, type ListId, Sentence, type ViewContext } from './layout'
 import { createWebGate, CSRF_FIELD, FLASH_COOKIE, ownOrigin, readCookie } from './session'
 
 // What every page handler uses (docs/web.md): the services, the responses a
@@ -102,8 +102,43 @@ export const NOTICES: Record<string, string> = {
 	'link-revoked': 'The sign-up link was revoked: it no longer works.'
 }
 
+/**
+ * The notice a page shows once (docs/web.md: notices after a redirect come from a one-time cookie, never the
+ * URL): its name, from the cookie the redirect set. The page that reads it clears it (`pageResponse`), so a
+ * reload or a bookmark does not show it again. Only our own fixed sentences: an unknown name shows nothing.
+ */
 export const noticeOf = (request: Request) =>
-	NOTICES[new URL(request.url).searchParams.get('notice') ?? ''] ?? undefined
+	NOTICES[readCookie(request.headers.get('cookie'), NOTICE_COOKIE) ?? ''] ?? undefined
+
+/** The cookie a notice travels in to the page a redirect leads to: a name of NOTICES, one minute, read once. */
+export const NOTICE_COOKIE = 'cfgsync_notice'
+const noticeCookie = (name: string, secure: boolean) =>
+	`${NOTICE_COOKIE}=${name}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${name === '' ? 0 : 60}${secure ? '; Secure' : ''}`
+
+/**
+ * Handlers name the notice of their redirect as `?notice=NAME` on its address (or htmx's `hx-redirect`);
+ * before the answer leaves, the name moves into the one-time cookie and out of the address. A whole page
+ * answered to a request that carried the cookie clears it: that page has shown it.
+ */
+function oneTimeNotice(request: Request, response: Response, secure: boolean): Response {
+	for (const header of ['location', 'hx-redirect']) {
+		const location = response.headers.get(header)
+		if (location === null || !location.startsWith('/')) continue
+		const url = new URL(location, 'http://local')
+		const name = url.searchParams.get('notice')
+		if (name === null) continue
+		url.searchParams.delete('notice')
+		response.headers.set(header, url.pathname + url.search + url.hash)
+		if (NOTICES[name] !== undefined) response.headers.append('set-cookie', noticeCookie(name, secure))
+		return response
+	}
+	const carried = readCookie(request.headers.get('cookie'), NOTICE_COOKIE)
+	const wholePage =
+		!isHtmx(request) && response.status < 300 && (response.headers.get('content-type') ?? '').startsWith('text/html')
+	if (carried !== undefined && carried !== '' && wholePage)
+		response.headers.append('set-cookie', noticeCookie('', secure))
+	return response
+}
 
 export const ASSET_PREFIX = '/assets'
 const versioned = (file: string) => sha256Hex(readFileSync(file)).slice(0, 12)
@@ -132,12 +167,16 @@ export const htmxScript = ({ request }: { request: Request }) => htmxScriptOf(re
 /** Pages and fragments compressed for the browser that asked (docs/web.md): a `mapResponse` hook of the web routes. */
 // Declared `async` so that Elysia awaits it: a plain arrow returning a promise left that promise as the request's
 // response value, and the access log and the metrics then read 200 for pages that answered 401, 404 or 410.
-export const compressPage = async ({ request, responseValue }: { request: Request; responseValue: unknown }) =>
-	// Only text worth compressing is mapped: anything else (the /events stream) stays the handler's own
-	// response, which the access log and the metrics recognise as a stream.
-	responseValue instanceof Response && isCompressible(responseValue.headers.get('content-type'))
-		? compressedResponse(request, responseValue)
-		: undefined
+// Before that, a notice named on a redirect moves into its one-time cookie (oneTimeNotice).
+export const pageResponse =
+	(https: (request: Request) => boolean) =>
+	async ({ request, responseValue }: { request: Request; responseValue: unknown }) => {
+		if (!(responseValue instanceof Response)) return undefined
+		const response = oneTimeNotice(request, responseValue, https(request))
+		// Only text worth compressing is mapped: anything else (the /events stream) stays the handler's own
+		// response, which the access log and the metrics recognise as a stream.
+		return isCompressible(response.headers.get('content-type')) ? compressedResponse(request, response) : undefined
+	}
 
 /** The view context of a request: who is looking (none when signed out), now, the assets, the path. */
 export const viewContext =
@@ -200,7 +239,7 @@ export function failure(request: Request, view: ViewContext, error: unknown): Re
 	if (isHtmx(request)) {
 		return fragment(
 			<p class="alert" role="alert">
-				{error.message}
+				<Sentence text={error.message} />
 			</p>,
 			{ status: error.status, headers: { ...headers, 'hx-retarget': '#alerts', 'hx-reswap': 'innerHTML' } }
 		)

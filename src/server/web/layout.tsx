@@ -88,10 +88,18 @@ export const SavedChoice = (props: {
 	</form>
 )
 
+/**
+ * A sentence of ours or of a service, where a command is written between backticks ("run `cfgsync login`"):
+ * each such part is shown as code, never with the backticks themselves (docs/web.md). Text stays text.
+ */
+export const Sentence = ({ text }: { text: string }) => (
+	<>{text.split('`').map((part, index) => (index % 2 === 1 && part !== '' ? <code>{part}</code> : part))}</>
+)
+
 export const Alert = ({ message }: { message?: string }) =>
 	message ? (
 		<p class="alert" role="alert">
-			{message}
+			<Sentence text={message} />
 		</p>
 	) : null
 
@@ -145,7 +153,7 @@ export const PasswordField = ({
 export const Notice = ({ message }: { message?: string }) =>
 	message ? (
 		<p class="notice" role="status">
-			{message}
+			<Sentence text={message} />
 		</p>
 	) : null
 

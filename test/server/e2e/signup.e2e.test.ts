@@ -58,7 +58,8 @@ describe('first start and sign-up on the compiled binary (docs/web.md)', () => {
 
 		const made = await fetch(setup, form({ email: 'ada@example.test', username: 'ada', password: 'ada-password-1' }))
 		expect(made.status).toBe(303)
-		expect(made.headers.get('location')).toBe('/admin?notice=first-admin')
+		expect(made.headers.get('location')).toBe('/admin')
+		expect(made.headers.get('set-cookie')).toContain('cfgsync_notice=first-admin')
 		const cookie = /cfgsync_session=([^;]+)/.exec(made.headers.get('set-cookie') ?? '')?.[1]
 		const admin = await fetch(`${server.url}/admin`, { headers: { cookie: `cfgsync_session=${cookie}` } })
 		expect(admin.status).toBe(200)

@@ -111,3 +111,56 @@ describe('shown-once secrets have "Copy" (docs/web.md)', () => {
 		expectCopyable(otp.html, 'New password for newbie')
 	})
 })
+
+describe('notices after a redirect come from a one-time cookie, not the URL (docs/web.md)', () => {
+	test('Create team: the redirect carries no notice; the next page shows it once and clears it; a URL shows none', async () => {
+		const w = webApp()
+		const alice = await w.signIn(await w.user('team', 'alice'))
+		const made = await w.post('/teams', alice, { name: 'Crew' })
+		expect(made.status).toBe(303)
+		expect(made.headers.get('location')).toBe('/teams/crew')
+		const notice = setCookieOf(made, 'cfgsync_notice')
+		expect(notice).toBe('created')
+		expect(made.headers.get('set-cookie')).toMatch(/cfgsync_notice=created; Path=\/; HttpOnly; SameSite=Lax/)
+		const shown = await w.get('/teams/crew', alice, withCookie(alice, 'cfgsync_notice', notice!))
+		expect(shown.html).toContain('<p class="notice" role="status">The team was created.</p>')
+		expect(setCookieOf(shown, 'cfgsync_notice')).toBe('')
+		// A reload (no cookie now) and an old address with ?notice= show nothing.
+		expect((await w.get('/teams/crew', alice)).html).not.toContain('class="notice"')
+		expect((await w.get('/teams/crew?notice=created', alice)).html).not.toContain('class="notice"')
+		// An unknown name shows nothing.
+		const unknown = await w.get('/teams/crew', alice, withCookie(alice, 'cfgsync_notice', '%3Cb%3E'))
+		expect(unknown.html).not.toContain('class="notice"')
+	})
+
+	test('signing out: the sign-in page says so once', async () => {
+		const w = webApp()
+		const alice = await w.signIn(await w.user('team', 'alice'))
+		const out = await w.post('/sign-out', alice)
+		expect(out.headers.get('location')).toBe('/')
+		const notice = setCookieOf(out, 'cfgsync_notice')
+		expect(notice).toBe('signed-out')
+		expect(setCookieOf(out, 'cfgsync_session')).toBe('')
+		const landed = await w.get('/', undefined, { cookie: `cfgsync_notice=${notice}` })
+		expect(textOf(landed.html)).toContain('You are signed out')
+		expect(setCookieOf(landed, 'cfgsync_notice')).toBe('')
+	})
+
+	test('a command in a notice is code, never literal backticks', async () => {
+		const w = webApp()
+		const alice = await w.signIn(await w.user('team', 'alice'))
+		const changed = await w.post('/account/password', alice, {
+			current: alice.user.password,
+			new: 'a-new-password-1',
+			signOutDevices: 'yes'
+		})
+		expect(changed.headers.get('location')).toBe('/account')
+		const shown = await w.get(
+			'/account',
+			alice,
+			withCookie(alice, 'cfgsync_notice', setCookieOf(changed, 'cfgsync_notice')!)
+		)
+		expect(shown.html).toContain('<code>cfgsync login</code>')
+		expect(textOf(shown.html)).not.toContain('`')
+	})
+})
