@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact'
+import { MCP_TABLES } from '../../shared/mcp-tables'
 import { CSRF_FIELD } from './session'
 
 /** Who is looking, and what every page needs besides its own data. */
@@ -433,6 +434,17 @@ export const Secret = ({ id, label, value }: { id: string; label: string; value:
 		</p>
 	</>
 )
+
+/** A tool as people name it ("Claude Code"); a tool this server does not know, as stored. */
+export const toolLabel = (tool: string): string =>
+	(MCP_TABLES as Record<string, { label: string }>)[tool]?.label ?? tool
+
+/**
+ * A config as lists and titles name it (docs/web.md): its tool first, as most configs are named "default"
+ * ("Claude Code · default").
+ */
+export const configTitle = (config: { tool: string; name: string }): string =>
+	`${toolLabel(config.tool)} · ${config.name}`
 
 /** The link to /download that every empty state of "nothing synced yet" and the Devices page carry (docs/web.md). */
 export const InstallClientLink = () => <a href="/download">Install the client</a>

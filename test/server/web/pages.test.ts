@@ -21,10 +21,10 @@ const pages: PageRow[] = [
 		what: 'configs: personal and team configs',
 		expect: {
 			signedOut: 303,
-			member: ok(['<h1>Configs</h1>', '>shared</a>'], ['>mine</a>']),
-			admin: ok(['>shared</a>'], ['>mine</a>']),
-			owner: ok(['>shared</a>', '>mine</a>']),
-			serverAdmin: ok(['Nothing synced yet'], ['>shared</a>', '>mine</a>'])
+			member: ok(['<h1>Configs</h1>', ' · shared</a>'], [' · mine</a>']),
+			admin: ok([' · shared</a>'], [' · mine</a>']),
+			owner: ok([' · shared</a>', ' · mine</a>']),
+			serverAdmin: ok(['Nothing synced yet'], [' · shared</a>', ' · mine</a>'])
 		}
 	},
 	{
@@ -93,7 +93,7 @@ const pages: PageRow[] = [
 		expect: {
 			signedOut: 303,
 			member: ok(
-				['mike@example.test', '>Leave</button>', '>shared</a>'],
+				['mike@example.test', '>Leave</button>', ' · shared</a>'],
 				[
 					'>Add member</button>',
 					'>Rename</button>',

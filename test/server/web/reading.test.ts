@@ -189,8 +189,8 @@ describe('the comparison page (docs/web.md)', () => {
 		const { w, id, v1, v2, browser } = await reading()
 		const page = await w.get(`/configs/${id}/compare?from=${v1}&to=${v2}`, browser)
 		expect(page.status).toBe(200)
-		expect(/<title>([^<]*)<\/title>/.exec(page.html)?.[1]).toContain('main (claude-code)')
-		expect(textOf(/<h1>([\s\S]*?)<\/h1>/.exec(page.html)?.[1] ?? '')).toBe('main claude-code : version 1 → version 2')
+		expect(/<title>([^<]*)<\/title>/.exec(page.html)?.[1]).toContain('Claude Code · main')
+		expect(textOf(/<h1>([\s\S]*?)<\/h1>/.exec(page.html)?.[1] ?? '')).toBe('Claude Code · main: version 1 → version 2')
 		const form =
 			/<form method="get" action="\/configs\/[^"]+\/compare" class="compare-form"[^>]*>([\s\S]*?)<\/form>/.exec(
 				page.html

@@ -164,3 +164,36 @@ describe('notices after a redirect come from a one-time cookie, not the URL (doc
 		expect(textOf(shown.html)).not.toContain('`')
 	})
 })
+
+describe('the live notice stays visible when the page is scrolled (docs/web.md)', () => {
+	test('the stylesheet makes a shown live notice sticky at the top', async () => {
+		const w = webApp()
+		const css = (await w.get('/assets/app.css')).html
+		const rule = /\.live-notice:not\(:empty\)\s*\{([^}]*)\}/.exec(css)?.[1] ?? ''
+		expect(rule).toContain('position: sticky')
+		expect(rule).toMatch(/top: [\d.]+rem/)
+	})
+})
+
+describe('configs are named by tool first in lists and titles (docs/web.md)', () => {
+	test('the list, a team page, a config page and its comparison say "Claude Code · default"', async () => {
+		const w = webApp()
+		const alice = await w.user('team', 'alice')
+		const id = await push(w, alice, { files: { a: '1\n' } }, { tool: 'claude-code' })
+		await push(w, alice, { files: { a: '2\n' } }, { tool: 'claude-code' })
+		await push(w, alice, { files: { a: '1\n' } }, { tool: 'cursor' })
+		const browser = await w.signIn(alice)
+		const list = await w.get('/configs', browser)
+		expect(list.html).toContain(`<a href="/configs/${id}">Claude Code · default</a>`)
+		expect(list.html).toMatch(/<a href="\/configs\/[^"]+">Cursor · default<\/a>/)
+		const page = await w.get(`/configs/${id}`, browser)
+		expect(page.html).toContain('<title>Claude Code · default · cfgsync</title>')
+		expect(page.html).toContain('<h1>Claude Code · default</h1>')
+		const v = await versionIds(w, alice.key, id)
+		const compare = await w.get(`/configs/${id}/compare?from=${v(1)}&to=${v(2)}`, browser)
+		expect(compare.html).toContain('<title>Compare Claude Code · default, version 1 → 2 · cfgsync</title>')
+		expect(textOf(/<h1>([\s\S]*?)<\/h1>/.exec(compare.html)?.[1] ?? '')).toBe(
+			'Claude Code · default: version 1 → version 2'
+		)
+	})
+})

@@ -14,7 +14,7 @@ import {
 	type PageContext,
 	type WebDeps
 } from '../kit'
-import { ConfirmPage, Layout, type ViewContext } from '../layout'
+import { ConfirmPage, configTitle, Layout, type ViewContext } from '../layout'
 import { parseData } from './configs'
 
 // Comparing two versions of a config and rolling back to one (docs/web.md).
@@ -70,14 +70,13 @@ export function ComparePage({ ctx, compare }: { ctx: ViewContext; compare: Compa
 	return (
 		<Layout
 			ctx={ctx}
-			title={`Compare ${compare.name} (${compare.tool}), version ${compare.from.version} → ${compare.to.version}`}
+			title={`Compare ${configTitle(compare)}, version ${compare.from.version} → ${compare.to.version}`}
 		>
 			<p class="crumbs">
-				<a href="/configs">Configs</a> / <a href={`/configs/${compare.configId}`}>{compare.name}</a>
+				<a href="/configs">Configs</a> / <a href={`/configs/${compare.configId}`}>{configTitle(compare)}</a>
 			</p>
 			<h1>
-				{compare.name} <span class="muted">{compare.tool}</span>: version {compare.from.version} → version{' '}
-				{compare.to.version}
+				{configTitle(compare)}: version {compare.from.version} → version {compare.to.version}
 			</h1>
 			<ComparePickers compare={compare} />
 			<p class="legend">

@@ -7,6 +7,7 @@ import { blocksOf } from '../diff'
 import { attempt, noticeOf, page, type PageContext, type WebDeps } from '../kit'
 import {
 	Alert,
+	configTitle,
 	CopyButton,
 	Expands,
 	InstallClientLink,
@@ -30,7 +31,7 @@ export interface ConfigRowView {
 	team: { name: string; slug: string } | null
 }
 
-/** The configs table, also used on a team's page (without the team column). The tool is a badge by the name: several configs share a name. */
+/** The configs table, also used on a team's page (without the team column). Each config by its tool first: several share a name. */
 export function ConfigsTable({
 	ctx,
 	configs,
@@ -44,7 +45,7 @@ export function ConfigsTable({
 		<table class="stack-on-phone compact">
 			<thead>
 				<tr>
-					<th scope="col">Name and tool</th>
+					<th scope="col">Config</th>
 					{showTeam ? <th scope="col">Team</th> : null}
 					<th scope="col">Version</th>
 					<th scope="col">Updated</th>
@@ -54,7 +55,7 @@ export function ConfigsTable({
 				{configs.map((config) => (
 					<tr>
 						<th scope="row" data-label="Config">
-							<a href={`/configs/${config.id}`}>{config.name}</a> <span class="badge tool">{config.tool}</span>
+							<a href={`/configs/${config.id}`}>{configTitle(config)}</a>
 						</th>
 						{showTeam ? (
 							<td data-label="Team">
@@ -385,7 +386,7 @@ export function ConfigPage({
 	error?: string
 }) {
 	return (
-		<Layout ctx={ctx} title={`${config.name} (${config.tool})`}>
+		<Layout ctx={ctx} title={configTitle(config)}>
 			<p class="crumbs">
 				<a href="/configs">Configs</a>
 				{config.team ? (
@@ -395,9 +396,7 @@ export function ConfigPage({
 					</>
 				) : null}
 			</p>
-			<h1>
-				{config.name} <span class="muted">{config.tool}</span>
-			</h1>
+			<h1>{configTitle(config)}</h1>
 			<Notice message={notice} />
 			<LiveNotice watch={`config:${config.id}`} from={config.liveFrom} />
 			<Alert message={error} />
