@@ -197,12 +197,15 @@ if (SKIP_BROWSER_TESTS) {
 				const line31 = page.getByText('key31: value number 31')
 				expect(await line31.isVisible()).toBe(false)
 				// A real button: collapsed, it says so; it opens the rest, and folds it again.
-				const showAll = page.getByRole('button', { name: /Show all/ })
+				const showAll = page.locator('button.show-all')
 				expect(await showAll.getAttribute('aria-expanded')).toBe('false')
+				expect(await page.getByRole('button', { name: 'Show all of settings.yaml (300 lines)' }).count()).toBe(1)
 				expect(await page.locator(`#${await showAll.getAttribute('aria-controls')}`).isHidden()).toBe(true)
 				await showAll.click()
 				expect(await showAll.getAttribute('aria-expanded')).toBe('true')
 				expect(await line31.isVisible()).toBe(true)
+				// Open, it says what it does now (CONTRACT §8, round 3).
+				expect(await page.getByRole('button', { name: 'Show less of settings.yaml', exact: true }).count()).toBe(1)
 				await showAll.focus()
 				await page.keyboard.press('Enter')
 				expect(await line31.isVisible()).toBe(false)

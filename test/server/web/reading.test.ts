@@ -154,7 +154,8 @@ describe("a config's page (docs/web.md)", () => {
 		expect(button).toContain(`aria-controls="${restId}"`)
 		expect(button).toContain('data-collapses')
 		expect(button).not.toMatch(/\shidden[\s>]/)
-		expect(textOf(button as string).trim()).toBe('Show all of settings.yaml (300 lines)')
+		// Both labels: the stylesheet shows the one that fits aria-expanded ("Show less" once open).
+		expect(textOf(button as string).trim()).toBe('Show all of settings.yaml (300 lines) Show less of settings.yaml')
 		expect(page.html).not.toContain('<details')
 		expect(`${shown}${rest}`).toBe(lines(300, '    ', (i) => (i === 150 ? 'key150: value amended 150' : undefined)))
 		expect(page.html).toContain(

@@ -197,3 +197,20 @@ describe('configs are named by tool first in lists and titles (docs/web.md)', ()
 		)
 	})
 })
+
+describe('"Show all" says "Show less" when open (docs/web.md)', () => {
+	test('the button holds both labels; the stylesheet shows the one that fits aria-expanded', async () => {
+		const w = webApp()
+		const alice = await w.user('pro', 'alice')
+		const text = Array.from({ length: 40 }, (_, i) => `line ${i + 1}`).join('\n')
+		const id = await push(w, alice, { files: { 'long.txt': text } }, { name: 'main' })
+		const page = await w.get(`/configs/${id}`, await w.signIn(alice))
+		const button = /<button[^>]*class="link show-all"[^>]*>([\s\S]*?)<\/button>/.exec(page.html)?.[1] ?? ''
+		expect(button).toContain('<span class="when-folded">Show all')
+		expect(button).toContain('<span class="when-open">Show less<span class="visually-hidden"> of long.txt</span>')
+		const css = (await w.get('/assets/app.css')).html
+		expect(css).toMatch(
+			/\[aria-expanded="true"\] > \.when-folded,\s*\[aria-expanded="false"\] > \.when-open \{\s*display: none;/
+		)
+	})
+})

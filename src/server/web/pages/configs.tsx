@@ -171,7 +171,12 @@ function FileText({
 				{rest === '' ? null : (
 					<>
 						<Expands controls={`${id}-rest`} class="link show-all">
-							Show all<span class="visually-hidden"> of {label}</span> ({total} lines)
+							<span class="when-folded">
+								Show all<span class="visually-hidden"> of {label}</span> ({total} lines)
+							</span>
+							<span class="when-open">
+								Show less<span class="visually-hidden"> of {label}</span>
+							</span>
 						</Expands>
 						<ScrollableText id={`${id}-rest`} label={`${label}, lines ${COLLAPSED_LINES + 1} to ${total}`} hidden>
 							<code>{rest}</code>
