@@ -214,3 +214,20 @@ describe('"Show all" says "Show less" when open (docs/web.md)', () => {
 		)
 	})
 })
+
+describe("a free plan's refusal says whom to ask (docs/web.md)", () => {
+	test("the config page, a comparison refused, and the API say to ask the server's admin", async () => {
+		const w = webApp()
+		const ann = await w.user('free', 'ann')
+		const id = await push(w, ann, { files: { a: '1\n' } })
+		const browser = await w.signIn(ann)
+		const ask = /ask (this|the) server.s admin/
+		expect(textOf((await w.get(`/configs/${id}`, browser)).html)).toMatch(ask)
+		const current = (await w.call('GET', `/api/configs/${id}`, { key: ann.key })).body.currentVersionId as string
+		const refused = await w.get(`/configs/${id}/compare?from=${current}&to=${current}`, browser)
+		expect(refused.status).toBe(403)
+		expect(textOf(refused.html)).toMatch(ask)
+		const api = await w.call('GET', `/api/configs/${id}/versions`, { key: ann.key })
+		expect(api.body.error).toMatch(ask)
+	})
+})

@@ -203,7 +203,7 @@ export const configsHistoryPages = ({ configs, policy, comparisons }: WebDeps) =
 			if (!(await policy.can(web, config.fields, 'rollback'))) {
 				throw new AppError(
 					'forbidden',
-					'Rolling back this config needs the Pro or Team plan and, for a team config, the admin or owner role.'
+					"Rolling back this config needs the Pro or Team plan (ask this server's admin to change your plan) and, for a team config, the admin or owner role (ask the team's owner)."
 				)
 			}
 			return page(

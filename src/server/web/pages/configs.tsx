@@ -583,7 +583,7 @@ export const configsPages = ({ configs, policy, teams, audit, events }: WebDeps)
 			authorsNote,
 			historyNote: historyAllowed
 				? undefined
-				: 'Version history, comparing versions and rollback need the Pro or Team plan.',
+				: "Version history, comparing versions and rollback need the Pro or Team plan: ask this server's admin (whoever gave you your account) to change your plan.",
 			canRollBack: await policy.can(caller, fields, 'rollback')
 		}
 	}
