@@ -224,7 +224,9 @@ if (SKIP_BROWSER_TESTS) {
 					name: 'sticky',
 					// Still long: the next view's page opens it too.
 					data: {
-						files: { 'long.txt': `${Array.from({ length: 400 }, (_, i) => `pushed at ${view.width}: ${i}`).join('\n')}\n` }
+						files: {
+							'long.txt': `${Array.from({ length: 400 }, (_, i) => `pushed at ${view.width}: ${i}`).join('\n')}\n`
+						}
 					}
 				})
 				expect(changed.status).toBeLessThan(300)

@@ -231,3 +231,25 @@ describe("a free plan's refusal says whom to ask (docs/web.md)", () => {
 		expect(api.body.error).toMatch(ask)
 	})
 })
+
+describe('a notice after an htmx redirect travels the same way (docs/web.md)', () => {
+	test('leaving a team in place: hx-redirect to /teams without the notice, which the cookie carries', async () => {
+		const w = webApp()
+		const alice = await w.signIn(await w.user('team', 'alice'))
+		const bobUser = await w.user('team', 'bob')
+		const bob = await w.signIn(bobUser)
+		await w.post('/teams', alice, { name: 'Crew' })
+		expect((await w.post('/teams/crew/members', alice, { login: 'bob', role: 'member' })).status).toBe(303)
+		expect((await w.post('/invitations/crew/accept', bob)).status).toBe(303)
+		const left = await w.post(
+			`/teams/crew/members/${bobUser.id}/remove`,
+			bob,
+			{ confirmed: 'yes' },
+			{ headers: { 'hx-request': 'true' } }
+		)
+		expect(left.headers.get('hx-redirect')).toBe('/teams')
+		expect(setCookieOf(left, 'cfgsync_notice')).toBe('left')
+		const teams = await w.get('/teams', bob, withCookie(bob, 'cfgsync_notice', 'left'))
+		expect(textOf(teams.html)).toContain('You left the team.')
+	})
+})
