@@ -162,6 +162,11 @@ describe('notices after a redirect come from a one-time cookie, not the URL (doc
 		)
 		expect(shown.html).toContain('<code>cfgsync login</code>')
 		expect(textOf(shown.html)).not.toContain('`')
+		// A service's refusal too: an unknown setup address names the command that prints a new one.
+		const dead = await w.get(`/setup/${'z'.repeat(43)}`)
+		expect(dead.status).toBe(404)
+		expect(dead.html).toContain('<code>cfgsync-server setup-link</code>')
+		expect(textOf(dead.html)).not.toContain('`')
 	})
 })
 
