@@ -355,10 +355,14 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		const why = owned.length > 0 ? `; ${owned.map((skip) => `${safe(shown(skip.key))} is ${skip.why}`).join('; ')}` : ''
 		// Files a left team config synced here are there, only not taken in unnamed: name the push that takes them.
 		const left = owned.filter((skip) => skip.why.startsWith('left here')).map((skip) => skip.key)
+		// A tool's folder over the caps was left out whole: that, not "no files", is why nothing is sent.
+		const over = report.skipped.filter((skip) => scoped.excluded.includes(skip.key))
 		throw new CliFailure(
 			left.length > 0
 				? `nothing to send in ${t.label} without naming files${why}. To make ${left.length === 1 ? 'it' : 'them'} part of this config: cfgsync push ${t.tool}${t.args}${safe(pathWords(left))}`
-				: `no ${t.tool} configuration files found (looked for ${looked.map(shown).join(', ')})${why}`
+				: over.length > 0
+					? `nothing to send in ${t.label}: ${over.map((skip) => `${safe(shown(skip.key))} holds ${skip.why}`).join('; ')}${why}. Push the files you need by name (cfgsync push ${t.tool} PATH...), or move some out of it.`
+					: `no ${t.tool} configuration files found (looked for ${looked.map(shown).join(', ')})${why}`
 		)
 	}
 

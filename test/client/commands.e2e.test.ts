@@ -556,6 +556,16 @@ describe("the tools' real files", () => {
 		expect(named.stderr).toContain('nothing was done')
 	}, 90_000)
 
+	test('a tool whose only files are a folder over the cap says the cap, not that it found no files (issue 39)', async () => {
+		const m = await loggedIn(ada)
+		m.file('.cursor/rules/big.mdc', `${'x'.repeat(312 * 1024)}\n`)
+		const pushed = await m.cfgsync(['push', 'cursor', '-n', 'over-cap'])
+		expect(pushed.code).toBe(1)
+		expect(pushed.stderr).not.toContain('no cursor configuration files found')
+		expect(pushed.stderr).toContain('~/.cursor/rules holds 1 file, 313 KiB: more than cfgsync syncs from one directory')
+		expect(pushed.stderr).toContain('256 KiB')
+	}, 90_000)
+
 	test('~/.claude.json: only mcpServers is synced, merged back into the rest of the file without touching its other keys', async () => {
 		// Ada's two machines trust each other with code (docs/sync-model.md): MCP servers are such settings.
 		const [a, b] = (await ownMachines(server, ada, 2, 'mcp')) as [Machine, Machine]

@@ -41,6 +41,8 @@ export interface Server {
 	dir: string
 	/** Every line the server wrote to stdout so far. */
 	log: () => string
+	/** Every line it wrote to stderr so far (plain text for people: the first start's setup banner). */
+	errors: () => string
 	stop: (signal?: NodeJS.Signals) => Promise<number>
 }
 
@@ -94,6 +96,7 @@ export async function startServer(
 		url,
 		dir,
 		log: () => output,
+		errors: () => errors,
 		async stop(signal = 'SIGTERM') {
 			if (proc.exitCode === null) proc.kill(signal)
 			return proc.exited

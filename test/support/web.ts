@@ -129,3 +129,23 @@ export async function shownAfter(w: WebApp | ReturnType<typeof webApp>, who: Bro
 	expect(carried).toBeTruthy()
 	return w.get(failed.headers.get('location') as string, { cookie: `${who.cookie}; cfgsync_form=${carried}` })
 }
+
+/**
+ * A redirect followed as a browser does: to its location, with the session (the one it set, else `who`'s) and the
+ * one-time cookies it set (the notice, a flash), so the page shows what the redirect meant it to (docs/web.md).
+ */
+export async function redirectedTo(
+	w: { get: ReturnType<typeof webApp>['get'] },
+	answer: Page,
+	who?: { cookie: string }
+): Promise<Page> {
+	expect(answer.status).toBe(303)
+	const cookies: string[] = []
+	const session = setCookieOf(answer, 'cfgsync_session') || who?.cookie
+	if (session) cookies.push(`cfgsync_session=${session}`)
+	for (const name of ['cfgsync_notice', 'cfgsync_flash']) {
+		const value = setCookieOf(answer, name)
+		if (value) cookies.push(`${name}=${value}`)
+	}
+	return w.get(answer.headers.get('location') as string, undefined, { cookie: cookies.join('; ') })
+}

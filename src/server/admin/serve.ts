@@ -247,14 +247,17 @@ async function announceSetup(
 		const token = await signups.openSetup(config.defaultPlan)
 		if (token === undefined) return
 		const base = config.publicUrl ?? `http://${displayHost(config.host)}:${port}`
+		const setup = `${base}/setup/${token}`
 		logger.warn('no user yet: open the setup address in a browser to create the first admin', {
-			setup: `${base}/setup/${token}`,
+			setup,
 			...(config.publicUrl === undefined
 				? {
 						hint: 'set CFGSYNC_PUBLIC_URL (--public-url) to the address people use, such as https://cfgsync.example.com, so that the addresses this server prints work for them'
 					}
 				: {})
 		})
+		// Every stdout line is JSON (docs/operations.md), so the line for people goes to stderr.
+		process.stderr.write(setupBanner(setup))
 	} catch (error) {
 		logger.error('could not make a setup address', {
 			errorName: (error as Error).name,
@@ -262,6 +265,13 @@ async function announceSetup(
 		})
 	}
 }
+
+/**
+ * The setup address as plain text for whoever started the server (docs/web.md, first start), besides
+ * its JSON log line: what the page at `/` of a server with no user points to.
+ */
+export const setupBanner = (setup: string): string =>
+	`cfgsync: no user yet. Open this address in a browser to create the first admin: ${setup} (it lasts 24 hours; run cfgsync-server setup-link for a new one)\n`
 
 /** The listening address as a browser on this machine reaches it: any-address shown as loopback. */
 export function displayHost(host: string): string {

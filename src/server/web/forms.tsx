@@ -3,6 +3,7 @@ import { AppError } from '../lib/errors'
 import type { WebCaller } from '../modules/sessions/service'
 import { redirect, type WebDeps } from './kit'
 import { ANY_FORM, FORM_COOKIE, formCookie as cookie, MAX_VALUE } from './form-cookie'
+import { Sentence } from './layout'
 import { readCookie } from './session'
 
 // One pattern for every form that fails (docs/web.md, round 3: nothing lost in a form). The post answers
@@ -114,7 +115,7 @@ export function FieldError({ state, form, name, id }: { state?: FormState; form:
 	const message = state?.form === form ? state.errors[name] : undefined
 	return message === undefined ? null : (
 		<p id={`${id}-error`} class="alert inline field-error">
-			{message}
+			<Sentence text={message} />
 		</p>
 	)
 }
@@ -123,6 +124,6 @@ export function FieldError({ state, form, name, id }: { state?: FormState; form:
 export const FormAlert = ({ state, form }: { state?: FormState; form: string }) =>
 	state?.form === form && state.general ? (
 		<p class="alert" role="alert">
-			{state.general}
+			<Sentence text={state.general} />
 		</p>
 	) : null

@@ -23,7 +23,7 @@ import type { TeamsService } from '../modules/teams/service'
 import type { UsersService } from '../modules/users/service'
 import cssFile from './assets/app.css' with { type: 'file' }
 import scriptFile from './assets/app.js' with { type: 'file' }
-import { ErrorPage, ListHeading, type ListId, type ViewContext } from './layout'
+import { ErrorPage, ListHeading, type ListId, Sentence, type ViewContext } from './layout'
 import { carriedFormCookie } from './form-cookie'
 import { createWebGate, CSRF_FIELD, FLASH_COOKIE, ownOrigin, PAGE_FIELD, readCookie, SESSION_COOKIE } from './session'
 
@@ -105,8 +105,43 @@ export const NOTICES: Record<string, string> = {
 	'link-revoked': 'The sign-up link was revoked: it no longer works.'
 }
 
+/**
+ * The notice a page shows once (docs/web.md: notices after a redirect come from a one-time cookie, never the
+ * URL): its name, from the cookie the redirect set. The page that reads it clears it (`pageResponse`), so a
+ * reload or a bookmark does not show it again. Only our own fixed sentences: an unknown name shows nothing.
+ */
 export const noticeOf = (request: Request) =>
-	NOTICES[new URL(request.url).searchParams.get('notice') ?? ''] ?? undefined
+	NOTICES[readCookie(request.headers.get('cookie'), NOTICE_COOKIE) ?? ''] ?? undefined
+
+/** The cookie a notice travels in to the page a redirect leads to: a name of NOTICES, one minute, read once. */
+export const NOTICE_COOKIE = 'cfgsync_notice'
+const noticeCookie = (name: string, secure: boolean) =>
+	`${NOTICE_COOKIE}=${name}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${name === '' ? 0 : 60}${secure ? '; Secure' : ''}`
+
+/**
+ * Handlers name the notice of their redirect as `?notice=NAME` on its address (or htmx's `hx-redirect`);
+ * before the answer leaves, the name moves into the one-time cookie and out of the address. A whole page
+ * answered to a request that carried the cookie clears it: that page has shown it.
+ */
+function oneTimeNotice(request: Request, response: Response, secure: boolean): Response {
+	for (const header of ['location', 'hx-redirect']) {
+		const location = response.headers.get(header)
+		if (location === null || !location.startsWith('/')) continue
+		const url = new URL(location, 'http://local')
+		const name = url.searchParams.get('notice')
+		if (name === null) continue
+		url.searchParams.delete('notice')
+		response.headers.set(header, url.pathname + url.search + url.hash)
+		if (NOTICES[name] !== undefined) response.headers.append('set-cookie', noticeCookie(name, secure))
+		return response
+	}
+	const carried = readCookie(request.headers.get('cookie'), NOTICE_COOKIE)
+	const wholePage =
+		!isHtmx(request) && response.status < 300 && (response.headers.get('content-type') ?? '').startsWith('text/html')
+	if (carried !== undefined && carried !== '' && wholePage)
+		response.headers.append('set-cookie', noticeCookie('', secure))
+	return response
+}
 
 export const ASSET_PREFIX = '/assets'
 const versioned = (file: string) => sha256Hex(readFileSync(file)).slice(0, 12)
@@ -135,12 +170,16 @@ export const htmxScript = ({ request }: { request: Request }) => htmxScriptOf(re
 /** Pages and fragments compressed for the browser that asked (docs/web.md): a `mapResponse` hook of the web routes. */
 // Declared `async` so that Elysia awaits it: a plain arrow returning a promise left that promise as the request's
 // response value, and the access log and the metrics then read 200 for pages that answered 401, 404 or 410.
-export const compressPage = async ({ request, responseValue }: { request: Request; responseValue: unknown }) =>
-	// Only text worth compressing is mapped: anything else (the /events stream) stays the handler's own
-	// response, which the access log and the metrics recognise as a stream.
-	responseValue instanceof Response && isCompressible(responseValue.headers.get('content-type'))
-		? compressedResponse(request, responseValue)
-		: undefined
+// Before that, a notice named on a redirect moves into its one-time cookie (oneTimeNotice).
+export const pageResponse =
+	(https: (request: Request) => boolean) =>
+	async ({ request, responseValue }: { request: Request; responseValue: unknown }) => {
+		if (!(responseValue instanceof Response)) return undefined
+		const response = oneTimeNotice(request, responseValue, https(request))
+		// Only text worth compressing is mapped: anything else (the /events stream) stays the handler's own
+		// response, which the access log and the metrics recognise as a stream.
+		return isCompressible(response.headers.get('content-type')) ? compressedResponse(request, response) : undefined
+	}
 
 /** The view context of a request: who is looking (none when signed out), now, the assets, the path. */
 export const viewContext =
@@ -197,7 +236,7 @@ export function failure(request: Request, view: ViewContext, error: unknown): Re
 	if (isHtmx(request)) {
 		return fragment(
 			<p class="alert" role="alert">
-				{error.message}
+				<Sentence text={error.message} />
 			</p>,
 			{ status: error.status, headers: { ...headers, 'hx-retarget': '#alerts', 'hx-reswap': 'innerHTML' } }
 		)
@@ -279,25 +318,26 @@ type Set = { headers: Record<string, unknown> }
  * session ended comes back to its page, filled in again (forms.tsx, carriedFormCookie), and sign-in says why.
  */
 function signedOut(deps: Pick<WebDeps, 'sessions' | 'https'>, request: Request, set: Set, body?: unknown) {
+	// A session cookie that no longer opens a session: it ended, and sign-in says so (a one-time notice).
 	const ended = readCookie(request.headers.get('cookie'), SESSION_COOKIE) !== undefined
-	const back = (page: string | undefined, notice: string) =>
-		page !== undefined && page !== '/'
-			? `/?next=${encodeURIComponent(page)}${ended ? `&notice=${notice}` : ''}`
-			: `/${ended ? `?notice=${notice}` : ''}`
+	const cookies: string[] = []
+	const back = (page: string | undefined, notice: string) => {
+		if (ended) cookies.push(noticeCookie(notice, deps.https(request)))
+		return page !== undefined && page !== '/' ? `/?next=${encodeURIComponent(page)}` : '/'
+	}
 	if (isHtmx(request)) {
 		const from = request.headers.get('hx-current-url')
 		set.headers['hx-redirect'] = back(from ? safeNext(pathOf(from)) : undefined, 'session-ended')
-		return status(401, '')
-	}
-	const path = pathOf(request.url)
-	if (request.method === 'GET') set.headers.location = back(path + new URL(request.url).search, 'session-ended')
-	else {
+	} else if (request.method === 'GET') {
+		set.headers.location = back(pathOf(request.url) + new URL(request.url).search, 'session-ended')
+	} else {
 		const page = safeNext(field(body, PAGE_FIELD))
 		set.headers.location = back(page, 'session-ended-form')
-		if (page !== undefined) set.headers['set-cookie'] = carriedFormCookie(deps, request, body, page)
+		if (page !== undefined) cookies.push(carriedFormCookie(deps, request, body, page))
 	}
+	if (cookies.length > 0) set.headers['set-cookie'] = cookies
 	Object.assign(set.headers, NO_STORE)
-	return status(303, '')
+	return status(isHtmx(request) ? 401 : 303, '')
 }
 
 /** A macro's refusal: the error page, with the headers of every HTML page, and a 403. */

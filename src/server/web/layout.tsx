@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact'
+import { MCP_TABLES } from '../../shared/mcp-tables'
 import { CSRF_FIELD, PAGE_FIELD } from './session'
 
 /** Who is looking, and what every page needs besides its own data. */
@@ -94,10 +95,18 @@ export const SavedChoice = (props: {
 	</form>
 )
 
+/**
+ * A sentence of ours or of a service, where a command is written between backticks ("run `cfgsync login`"):
+ * each such part is shown as code, never with the backticks themselves (docs/web.md). Text stays text.
+ */
+export const Sentence = ({ text }: { text: string }) => (
+	<>{text.split('`').map((part, index) => (index % 2 === 1 && part !== '' ? <code>{part}</code> : part))}</>
+)
+
 export const Alert = ({ message }: { message?: string }) =>
 	message ? (
 		<p class="alert" role="alert">
-			{message}
+			<Sentence text={message} />
 		</p>
 	) : null
 
@@ -151,7 +160,7 @@ export const PasswordField = ({
 export const Notice = ({ message }: { message?: string }) =>
 	message ? (
 		<p class="notice" role="status">
-			{message}
+			<Sentence text={message} />
 		</p>
 	) : null
 
@@ -399,14 +408,49 @@ export const Expands = ({
  * says whether it worked (app.js, data-copy). Hidden without a script, which it needs; the text stays
  * selectable. `label` finishes its accessible name ("Copy Install command").
  */
-export const CopyButton = ({ target, label }: { target: string; label: string }) => (
+export const CopyButton = ({
+	target,
+	label,
+	children
+}: {
+	target: string
+	label: string
+	/** Other tools of the same text, before "Copy" (a file's "Download"). */
+	children?: ComponentChildren
+}) => (
 	<div class="file-tools">
+		{children}
 		<button type="button" class="secondary small" data-copy={target} hidden>
 			Copy<span class="visually-hidden"> {label}</span>
 		</button>
 		<span id={`${target}-status`} class="copy-status" role="status"></span>
 	</div>
 )
+
+/**
+ * A secret shown once (a sign-up link, a one-time password: docs/web.md), with "Copy" beside it; the text stays
+ * selectable (`user-select: all`) for a browser without a script or a clipboard. `label` names it ("Copy New
+ * sign-up link").
+ */
+export const Secret = ({ id, label, value }: { id: string; label: string; value: string }) => (
+	<>
+		<CopyButton target={id} label={label} />
+		<p id={id}>
+			<code class="secret">{value}</code>
+		</p>
+	</>
+)
+
+/** A tool as people name it ("Claude Code"); a tool this server does not know, as stored. */
+export const toolLabel = (tool: string): string =>
+	(MCP_TABLES as Record<string, { label: string }>)[tool]?.label ?? tool
+
+/**
+ * A config as lists and titles name it (docs/web.md): its tool first, as most configs are named "default"
+ * ("Claude Code · default").
+ */
+export const configTitle = (config: { tool: string; name: string }): string =>
+	`${toolLabel(config.tool)} · ${config.name}`
 
 /** The link to /download that every empty state of "nothing synced yet" and the Devices page carry (docs/web.md). */
 export const InstallClientLink = () => <a href="/download">Install the client</a>

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { readForm } from '../plugins/json-body'
-import { ASSET_PREFIX, appScript, compressPage, htmxScript, stylesheet, webKit, type WebDeps } from './kit'
+import { ASSET_PREFIX, appScript, htmxScript, pageResponse, stylesheet, webKit, type WebDeps } from './kit'
 import { accountPages } from './pages/account'
 import { activityPages } from './pages/activity'
 import { adminPages } from './pages/admin'
@@ -47,8 +47,9 @@ export function webRoutes(deps: WebDeps) {
 			// Every form is read through the counting reader, before the session and CSRF checks (docs/operations.md: body limits).
 			.onParse(readForm)
 			.use(webKit(deps))
-			// Pages and fragments go out compressed when the browser accepts it (docs/web.md); the assets compress themselves, once.
-			.mapResponse(compressPage)
+			// Pages and fragments go out compressed when the browser accepts it (docs/web.md), a redirect's notice in its
+			// one-time cookie; the assets compress themselves, once.
+			.mapResponse(pageResponse(deps.https))
 			.get(`${ASSET_PREFIX}/app.css`, stylesheet)
 			.get(`${ASSET_PREFIX}/htmx.min.js`, htmxScript)
 			.get(`${ASSET_PREFIX}/app.js`, appScript)

@@ -163,7 +163,16 @@ if (SKIP_BROWSER_TESTS) {
 				{ role: 'signed out', name: 'an address that is no page (404)', open: '/no/such/page' },
 				{ role: 'newcomer', name: 'an address that is no page, signed in (404)', open: '/settings' },
 				{ role: 'newcomer', name: 'download, signed in', open: '/download' },
-				{ role: 'signed out', name: 'signed out', open: '/?notice=signed-out' },
+				{
+					// The notice signing out leaves for the next page (a one-time cookie, never the URL).
+					role: 'signed out',
+					name: 'signed out',
+					open: async (page) => {
+						await page.context().addCookies([{ name: 'cfgsync_notice', value: 'signed-out', url: server.url }])
+						await page.goto(`${server.url}/`)
+						await page.getByText('You are signed out').waitFor()
+					}
+				},
 				{ role: 'newcomer', name: 'configs, empty', open: '/configs' },
 				{ role: 'newcomer', name: 'teams, an invitation', open: '/teams' },
 				{ role: 'newcomer', name: 'activity', open: '/activity' },

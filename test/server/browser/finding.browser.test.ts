@@ -110,17 +110,9 @@ if (SKIP_BROWSER_TESTS) {
 				await page.waitForURL(/\/configs\?page=2$/)
 				expect(await rows(page).count()).toBe(14)
 				expect(await page.getByRole('link', { name: 'Next' }).count()).toBe(0)
-				// The four "default" configs, each with its tool on the same line as its name.
-				for (const tool of ['claude-code', 'cursor', 'vscode', 'codex']) {
-					// Stacked on a phone, the cells are no longer a table's to the accessibility tree: found by markup.
-					const cell = page.locator('th[scope="row"]').filter({ hasText: new RegExp(`^\\s*default\\s+${tool}\\s*$`) })
-					await cell.waitFor()
-					const badge = cell.locator('.badge.tool')
-					const [name, tag] = [await cell.getByRole('link').boundingBox(), await badge.boundingBox()]
-					expect(
-						Math.abs((name?.y ?? 0) + (name?.height ?? 0) / 2 - ((tag?.y ?? 0) + (tag?.height ?? 0) / 2))
-					).toBeLessThan(8)
-				}
+				// The four "default" configs, each named by its tool first, so each link says which it is.
+				for (const tool of ['Claude Code', 'Cursor', 'VS Code', 'Codex'])
+					expect(await page.getByRole('link', { name: `${tool} · default`, exact: true }).count()).toBe(1)
 				await page.getByRole('link', { name: 'Previous' }).click()
 				await page.waitForURL(/\/configs$/)
 				expect(await rows(page).count()).toBe(50)

@@ -127,7 +127,7 @@ if (SKIP_BROWSER_TESTS) {
 			expect(await notice.textContent()).toBe(`work (claude-code): version ${version} was pushed from laptop — Reload`)
 			expect(await axeViolations(page)).toEqual([])
 			await Promise.all([page.waitForEvent('load'), notice.getByRole('button', { name: 'Reload' }).click()])
-			const row = page.locator('tbody tr', { has: page.getByRole('link', { name: 'work', exact: true }) })
+			const row = page.locator('tbody tr', { has: page.getByRole('link', { name: 'Claude Code · work', exact: true }) })
 			expect(await row.locator('td[data-label="Version"]').textContent()).toBe(String(version))
 		})
 

@@ -26,6 +26,8 @@ if (SKIP_BROWSER_TESTS) {
 		const problems: Problems = { list: [] }
 		const contexts: BrowserContext[] = []
 		let alice: { name: string; password: string; key: string }
+		let root: { name: string; password: string; key: string }
+		let stickyId = ''
 		let configId = ''
 		const versionIds: string[] = []
 
@@ -34,7 +36,7 @@ if (SKIP_BROWSER_TESTS) {
 			const dir = emptyDir()
 			server = await startServer(dir)
 			alice = await userWithKey(dir, 'alice')
-			await userWithKey(dir, 'root')
+			root = await userWithKey(dir, 'root')
 			expect((await run(dir, ['user', 'set-admin', 'root', 'on'])).code).toBe(0)
 			// A long file with a one-line change in its middle: the comparison starts with a fold row.
 			const lines = Array.from({ length: 400 }, (_, index) => `line ${index + 1}: ${'x'.repeat(20)}`)
@@ -48,6 +50,12 @@ if (SKIP_BROWSER_TESTS) {
 				expect(pushed.status).toBeLessThan(300)
 				configId = pushed.body.id
 			}
+			// A long config for the live notice to be scrolled away from.
+			const sticky = await api(server, 'POST', '/api/configs', alice.key, {
+				name: 'sticky',
+				data: { files: { 'long.txt': `${lines.join('\n')}\n` } }
+			})
+			stickyId = sticky.body.id
 			const versions = await api(server, 'GET', `/api/configs/${configId}/versions`, alice.key)
 			for (const version of versions.body) versionIds.push(version.id)
 			browser = await launchChromium()
@@ -71,6 +79,12 @@ if (SKIP_BROWSER_TESTS) {
 			await page.getByLabel('Password', { exact: true }).fill(who.password)
 			await page.getByRole('button', { name: 'Sign in' }).click()
 			await page.getByRole('heading', { name: 'Configs', level: 1 }).waitFor()
+		}
+
+		/** The part of `box` inside the viewport's height: the whole of it when fully in view. */
+		const inView = async (page: Page, box: { y: number; height: number } | null) => {
+			const height = page.viewportSize()?.height ?? 0
+			return box !== null && box.y >= 0 && box.y + box.height <= height
 		}
 
 		for (const view of FLOW_VIEWS) {
@@ -149,6 +163,77 @@ if (SKIP_BROWSER_TESTS) {
 					expect(await page.getByRole('link', { name: 'Show side by side' }).isVisible()).toBe(false)
 					expect(await page.getByText('Showing side by side').isVisible()).toBe(false)
 				} else expect(await offer.isVisible()).toBe(true)
+			})
+
+			test(`${at}: a config page downloads each file itself and each version`, async () => {
+				const page = await open(view)
+				await signIn(page, alice)
+				await page.goto(`${server.url}/configs/${configId}`)
+				const [file] = await Promise.all([
+					page.waitForEvent('download'),
+					page.getByRole('link', { name: 'Download settings.txt', exact: true }).click()
+				])
+				expect(file.suggestedFilename()).toBe('settings.txt')
+				const [version] = await Promise.all([
+					page.waitForEvent('download'),
+					page.getByRole('link', { name: 'Download version 1', exact: true }).click()
+				])
+				expect(version.suggestedFilename()).toBe('work-claude-code-v1.json')
+			})
+
+			test(`${at}: a new sign-up link has Copy, and copies the link`, async () => {
+				const page = await open(view)
+				await signIn(page, root)
+				await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url })
+				await page.goto(`${server.url}/admin`)
+				await page
+					.getByRole('form', { name: 'Invite people' })
+					.getByRole('button', { name: 'Create sign-up link' })
+					.click()
+				const card = page.getByRole('region', { name: 'New sign-up link' })
+				await card.waitFor()
+				const link = ((await card.locator('code').textContent()) ?? '').trim()
+				await page.getByRole('button', { name: 'Copy New sign-up link' }).click()
+				await card.getByText('Copied.').waitFor()
+				expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(link)
+			})
+
+			test(`${at}: a notice shows once: not in the address, and not again on reload`, async () => {
+				const page = await open(view)
+				await signIn(page, alice)
+				await page.goto(`${server.url}/teams`)
+				const form = page.getByRole('form', { name: 'Create team' })
+				await form.getByLabel('Name').fill(`Heralds ${view.width}`)
+				await form.getByRole('button', { name: 'Create team' }).click()
+				await page.getByText('The team was created.').waitFor()
+				expect(new URL(page.url()).search).toBe('')
+				await page.reload()
+				await page.getByRole('heading', { name: `Heralds ${view.width}`, level: 1 }).waitFor()
+				expect(await page.getByText('The team was created.').count()).toBe(0)
+			})
+
+			test(`${at}: the live notice stays in view when the page is scrolled; "Show all" says "Show less" once open`, async () => {
+				const page = await open(view)
+				await signIn(page, alice)
+				await page.goto(`${server.url}/configs/${stickyId}`)
+				const toggle = page.locator('button.show-all')
+				await toggle.click()
+				expect(await page.getByRole('button', { name: 'Show less of long.txt', exact: true }).count()).toBe(1)
+				await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight))
+				const changed = await api(server, 'POST', '/api/configs', alice.key, {
+					name: 'sticky',
+					// Still long: the next view's page opens it too.
+					data: {
+						files: {
+							'long.txt': `${Array.from({ length: 400 }, (_, i) => `pushed at ${view.width}: ${i}`).join('\n')}\n`
+						}
+					}
+				})
+				expect(changed.status).toBeLessThan(300)
+				const notice = page.locator('.live-notice')
+				await notice.getByRole('button', { name: 'Reload' }).waitFor()
+				expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(500)
+				expect(await inView(page, await notice.boundingBox())).toBe(true)
 			})
 
 			test(`${at}: a failed form comes back by a redirect, the message by its field, focus there, values kept`, async () => {

@@ -83,6 +83,13 @@ if (SKIP_BROWSER_TESTS) {
 
 				// First start: the setup address makes the first admin and signs them in.
 				const admin = await personAt(server, width, scheme)
+				// Before that, `/` says where the setup address is, never to ask an admin (CONTRACT §8, round 3).
+				await admin.goto(`${server.url}/`)
+				await admin.getByRole('heading', { name: 'Set up this server', level: 1 }).waitFor()
+				expect(await admin.getByText('cfgsync-server setup-link').count()).toBe(1)
+				expect(await admin.getByText(/ask the server.s admin/i).count()).toBe(0)
+				await fits(admin, 'first start')
+				await admin.screenshot({ path: shot('first-start'), fullPage: true })
 				await admin.goto(setup)
 				await admin.getByRole('heading', { name: 'Create the first admin', level: 1 }).waitFor()
 				await fits(admin, 'setup')

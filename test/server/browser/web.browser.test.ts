@@ -279,7 +279,7 @@ if (SKIP_BROWSER_TESTS) {
 					await page.emulateMedia({ colorScheme: view.scheme })
 				}
 				await page.getByRole('link', { name: 'Compare version 1', exact: true }).click()
-				await page.getByRole('heading', { name: 'work claude-code: version 1 → version 2', level: 1 }).waitFor()
+				await page.getByRole('heading', { name: 'Claude Code · work: version 1 → version 2', level: 1 }).waitFor()
 				expect(await page.locator('table.diff del').count()).toBeGreaterThan(0)
 				expect(await page.locator('table.diff ins').count()).toBeGreaterThan(0)
 				await shoot(page, 'compare', view)

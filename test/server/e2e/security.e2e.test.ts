@@ -78,6 +78,7 @@ describe('security hardening on the compiled binary', () => {
 			url,
 			dir,
 			log: () => output,
+			errors: () => '',
 			stop: async (signal = 'SIGTERM') => (proc.kill(signal), proc.exited)
 		})
 		const alice = await userWithKey(dir, 'alice')

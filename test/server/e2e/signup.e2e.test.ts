@@ -44,6 +44,12 @@ describe('first start and sign-up on the compiled binary (docs/web.md)', () => {
 		expect(setup).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/setup/[A-Za-z0-9_-]{43}$`))
 		expect(printed[0]?.hint).toContain('CFGSYNC_PUBLIC_URL')
 		expect(server.log().split(setup).length - 1).toBe(1)
+		// For people, the same address as a plain-text line; stdout stays JSON lines only (docs/operations.md).
+		expect(server.errors()).toContain(`Open this address in a browser to create the first admin: ${setup} `)
+		expect(server.errors()).toContain('cfgsync-server setup-link')
+		for (const line of server.log().split('\n').filter(Boolean)) expect(line).toStartWith('{')
+		// Its `/` says where that address is, to whoever opens it.
+		expect(await (await fetch(server.url)).text()).toContain('Set up this server')
 
 		const page = await fetch(setup)
 		expect(page.status).toBe(200)
@@ -52,7 +58,8 @@ describe('first start and sign-up on the compiled binary (docs/web.md)', () => {
 
 		const made = await fetch(setup, form({ email: 'ada@example.test', username: 'ada', password: 'ada-password-1' }))
 		expect(made.status).toBe(303)
-		expect(made.headers.get('location')).toBe('/admin?notice=first-admin')
+		expect(made.headers.get('location')).toBe('/admin')
+		expect(made.headers.get('set-cookie')).toContain('cfgsync_notice=first-admin')
 		const cookie = /cfgsync_session=([^;]+)/.exec(made.headers.get('set-cookie') ?? '')?.[1]
 		const admin = await fetch(`${server.url}/admin`, { headers: { cookie: `cfgsync_session=${cookie}` } })
 		expect(admin.status).toBe(200)
@@ -66,6 +73,7 @@ describe('first start and sign-up on the compiled binary (docs/web.md)', () => {
 		const next = await startServer(dir)
 		servers.push(next)
 		expect(await setupLines(next, false)).toEqual([])
+		expect(next.errors()).not.toContain('/setup/')
 		const list = await run(dir, ['user', 'list', '--json'])
 		expect(JSON.parse(list.stdout)).toMatchObject([{ username: 'ada', isAdmin: true }])
 	})

@@ -352,7 +352,7 @@ describe('forged requests change nothing (docs/web.md)', () => {
 		const world = fresh()
 		const response = await world.w.post(`/teams/crew/rename`, world.browsers.owner, { name: 'Crew', slug: 'crew-x' })
 		expect(response.status).toBe(303)
-		expect(response.headers.get('location')).toBe('/teams/crew-x?notice=renamed')
+		expect(response.headers.get('location')).toBe('/teams/crew-x')
 	})
 
 	test('a request that is no browser’s (no Origin, no Sec-Fetch-Site) is decided by the token alone', async () => {

@@ -98,7 +98,7 @@ describe('Configs: search and pages (docs/web.md)', () => {
 		expect(found).not.toContain('shared-secret')
 	})
 
-	test('four configs named "default" are told apart by their tool, shown by the name', async () => {
+	test('four configs named "default" are told apart by their tool, named first', async () => {
 		const w = webApp()
 		const alice = await w.user('team', 'alice')
 		for (const tool of ['claude-code', 'cursor', 'vscode', 'codex']) await push(w, alice, { tool }, { tool })
@@ -106,13 +106,14 @@ describe('Configs: search and pages (docs/web.md)', () => {
 		const rows = rowsOf(page)
 		expect(rows).toHaveLength(4)
 		const tools = rows.map((row) => /<th scope="row"[^>]*>[\s\S]*?<\/th>/.exec(row)?.[0] ?? '')
+		// The link itself says which (docs/web.md): read alone, each names its config.
 		expect(tools.map((cell) => textOf(cell).replace(/\s+/g, ' ').trim())).toEqual([
-			'default claude-code',
-			'default codex',
-			'default cursor',
-			'default vscode'
+			'Claude Code · default',
+			'Codex · default',
+			'Cursor · default',
+			'VS Code · default'
 		])
-		for (const cell of tools) expect(cell).toContain('class="badge tool"')
+		for (const cell of tools) expect(cell).toMatch(/<a href="\/configs\/[^"]+">[^<]+ · default<\/a>/)
 	})
 })
 

@@ -110,7 +110,8 @@ describe('a session that ends mid-form loses nothing (docs/web.md)', () => {
 		expect(carried).toBeTruthy()
 		// What was typed travels sealed, never readable in the cookie.
 		expect(decodeURIComponent(carried ?? '')).not.toContain('Night Shift')
-		const signIn = await w.get(location, undefined, { cookie: `cfgsync_form=${carried}` })
+		const notice = setCookieOf(posted, 'cfgsync_notice')
+		const signIn = await w.get(location, undefined, { cookie: `cfgsync_form=${carried}; cfgsync_notice=${notice}` })
 		expect(textOf(signIn.html)).toContain('Your session ended')
 		expect(signIn.html).toContain('name="next" value="/teams"')
 		const signedIn = await w.post(

@@ -2,7 +2,7 @@
 // focus on the next row's control (or its heading), a sentence in the list's status region, and how
 // a refusal reaches the page: the list with the row's alert, or the alert region.
 import { describe, expect, test } from 'bun:test'
-import { textOf } from '../../support/web'
+import { redirectedTo, textOf } from '../../support/web'
 import { buildWorld } from '../../support/web-world'
 
 const HTMX = { 'hx-request': 'true' }
@@ -92,7 +92,7 @@ describe('htmx fragments', () => {
 		const { w, browsers, users } = await buildWorld()
 		const changed = await w.post(`/teams/crew/members/${users.max.id}/role`, browsers.owner, { role: 'admin' })
 		expect(changed.status).toBe(303)
-		expect(changed.headers.get('location')).toBe('/teams/crew?notice=role')
-		expect((await w.get('/teams/crew?notice=role', browsers.owner)).html).toContain('The role was changed.')
+		expect(changed.headers.get('location')).toBe('/teams/crew')
+		expect((await redirectedTo(w, changed, browsers.owner)).html).toContain('The role was changed.')
 	})
 })

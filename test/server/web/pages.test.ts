@@ -21,10 +21,10 @@ const pages: PageRow[] = [
 		what: 'configs: personal and team configs',
 		expect: {
 			signedOut: 303,
-			member: ok(['<h1>Configs</h1>', '>shared</a>'], ['>mine</a>']),
-			admin: ok(['>shared</a>'], ['>mine</a>']),
-			owner: ok(['>shared</a>', '>mine</a>']),
-			serverAdmin: ok(['Nothing synced yet'], ['>shared</a>', '>mine</a>'])
+			member: ok(['<h1>Configs</h1>', ' · shared</a>'], [' · mine</a>']),
+			admin: ok([' · shared</a>'], [' · mine</a>']),
+			owner: ok([' · shared</a>', ' · mine</a>']),
+			serverAdmin: ok(['Nothing synced yet'], [' · shared</a>', ' · mine</a>'])
 		}
 	},
 	{
@@ -93,7 +93,7 @@ const pages: PageRow[] = [
 		expect: {
 			signedOut: 303,
 			member: ok(
-				['mike@example.test', '>Leave</button>', '>shared</a>'],
+				['mike@example.test', '>Leave</button>', ' · shared</a>'],
 				[
 					'>Add member</button>',
 					'>Rename</button>',
@@ -423,7 +423,7 @@ describe('every page, for every kind of caller (docs/web.md)', () => {
 		expect(fragment.html).toContain('Show in one column')
 		const gone = await world.w.get(path, { cookie: 'A'.repeat(43) }, { 'hx-request': 'true' })
 		expect(gone.status).toBe(401)
-		expect(gone.headers.get('hx-redirect')).toBe('/?notice=session-ended')
+		expect(gone.headers.get('hx-redirect')).toBe('/')
 	})
 
 	test('assets are served from the binary, cacheable by their hashed URL; the OpenAPI document does not list the pages', async () => {

@@ -154,7 +154,8 @@ describe("a config's page (docs/web.md)", () => {
 		expect(button).toContain(`aria-controls="${restId}"`)
 		expect(button).toContain('data-collapses')
 		expect(button).not.toMatch(/\shidden[\s>]/)
-		expect(textOf(button as string).trim()).toBe('Show all of settings.yaml (300 lines)')
+		// Both labels: the stylesheet shows the one that fits aria-expanded ("Show less" once open).
+		expect(textOf(button as string).trim()).toBe('Show all of settings.yaml (300 lines) Show less of settings.yaml')
 		expect(page.html).not.toContain('<details')
 		expect(`${shown}${rest}`).toBe(lines(300, '    ', (i) => (i === 150 ? 'key150: value amended 150' : undefined)))
 		expect(page.html).toContain(
@@ -189,8 +190,8 @@ describe('the comparison page (docs/web.md)', () => {
 		const { w, id, v1, v2, browser } = await reading()
 		const page = await w.get(`/configs/${id}/compare?from=${v1}&to=${v2}`, browser)
 		expect(page.status).toBe(200)
-		expect(/<title>([^<]*)<\/title>/.exec(page.html)?.[1]).toContain('main (claude-code)')
-		expect(textOf(/<h1>([\s\S]*?)<\/h1>/.exec(page.html)?.[1] ?? '')).toBe('main claude-code : version 1 → version 2')
+		expect(/<title>([^<]*)<\/title>/.exec(page.html)?.[1]).toContain('Claude Code · main')
+		expect(textOf(/<h1>([\s\S]*?)<\/h1>/.exec(page.html)?.[1] ?? '')).toBe('Claude Code · main: version 1 → version 2')
 		const form =
 			/<form method="get" action="\/configs\/[^"]+\/compare" class="compare-form"[^>]*>([\s\S]*?)<\/form>/.exec(
 				page.html

@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'bun:test'
 import { createSignupService } from '../../../src/server/modules/signup/service'
 import { fastPasswords } from '../../support/helpers'
-import { push, textOf, webApp, type Browser } from '../../support/web'
+import { push, redirectedTo, textOf, webApp, type Browser } from '../../support/web'
 import { buildWorld } from '../../support/web-world'
 
 /** The opening tag of the element with this id. */
@@ -117,12 +117,12 @@ describe('signing in and out (docs/web.md)', () => {
 		const alice = await w.signIn(await w.user('free', 'alice'))
 		const out = await w.post('/sign-out', alice)
 		expect(out.status).toBe(303)
-		const landed = await w.get(out.headers.get('location') ?? '')
+		const landed = await redirectedTo(w, out)
 		expect(landed.status).toBe(200)
 		expect(landed.html).toMatch(/<p class="notice" role="status">You are signed out\. Sign in again below\.<\/p>/)
 		expect(textOf(landed.html)).toContain('Sign in')
 		// Only our own fixed sentences: an unknown notice shows nothing.
-		expect((await w.get('/?notice=%3Cb%3Ehi')).html).not.toContain('role="status"')
+		expect((await w.get('/', undefined, { cookie: 'cfgsync_notice=%3Cb%3Ehi' })).html).not.toContain('role="status"')
 	})
 })
 

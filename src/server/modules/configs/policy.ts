@@ -40,7 +40,10 @@ export function createConfigPolicy(store: Store) {
 			if (role === undefined) return notFound()
 		}
 		if (NEEDS_HISTORY_PLAN[action] && !HISTORY_PLANS.includes(await planOf(store, caller))) {
-			return new AppError('plan_required', 'Version history and rollback need the Pro or Team plan.')
+			return new AppError(
+				'plan_required',
+				"Version history and rollback need the Pro or Team plan: ask the server's admin to change your plan."
+			)
 		}
 		if (role !== undefined && RANK[role] < RANK[TEAM_ROLE_NEEDED[action]]) {
 			return new AppError('forbidden', `This needs the ${TEAM_ROLE_NEEDED[action]} role or higher in the team.`)

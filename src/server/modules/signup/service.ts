@@ -227,6 +227,9 @@ export function createSignupService({
 			}
 		},
 
+		/** True when any user exists: until then `/` says how to make the first admin (docs/web.md, first start). */
+		hasUsers: (): Promise<boolean> => store.signups.hasUsers(),
+
 		/** A sign-up link (the Admin page's "Invite people", or `invite create`); the token is returned once. */
 		async createLink(input: NewSignupLinkRequest, by: Actor | AuditActor = ADMIN_COMMAND) {
 			const parsed = NewSignupLink.safeParse(input)

@@ -15,7 +15,8 @@ for (const button of document.querySelectorAll('button[data-reveals]')) {
 	button.hidden = false
 }
 
-// The "Copy" button of each file on a config's page (docs/web.md): copies the whole file, the lines
+// The "Copy" button of each file on a config's page, of a command on /download and of a secret shown once
+// (docs/web.md): copies the whole file, the lines
 // behind "Show all" too (folded or not), and says in the file's status region whether it worked. Hidden without a
 // script for the same reason; the text stays selectable either way.
 /** The Clipboard API where the page is a secure context and allows it, else the selection and execCommand. */
@@ -45,8 +46,11 @@ for (const button of document.querySelectorAll('button[data-copy]')) {
 	const status = document.getElementById(`${id}-status`)
 	if (!source) continue
 	button.addEventListener('click', async () => {
-		// The file's text parts (the first lines, and those behind "Show all"), without the button between them.
-		const text = [...source.querySelectorAll('pre')].map((part) => part.textContent ?? '').join('')
+		// The file's text parts (the first lines, and those behind "Show all"), without the button between them;
+		// a secret shown once (no pre) is its own text.
+		const parts = [...source.querySelectorAll('pre')]
+		const text =
+			parts.length > 0 ? parts.map((part) => part.textContent ?? '').join('') : (source.textContent ?? '').trim()
 		const copied = await copyText(text, source)
 		if (status)
 			status.textContent = copied

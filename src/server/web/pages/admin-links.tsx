@@ -1,7 +1,7 @@
 import { PLANS } from '../../../shared/constants'
 import { linkState, SIGNUP_DEFAULTS, type SignupLinkView } from '../../modules/signup/service'
 import { attempt, page, redirect, type ChangeContext, type PageContext, type WebDeps } from '../kit'
-import { ConfirmPage, Csrf, Time, type ViewContext } from '../layout'
+import { ConfirmPage, Csrf, Secret, Time, type ViewContext } from '../layout'
 
 // The Admin page's "Invite people" (docs/web.md): sign-up links made, listed and revoked.
 
@@ -133,9 +133,7 @@ export function NewLink({ url, uses, days }: { url: string; uses: number; days: 
 				Good for {uses} account{uses === 1 ? '' : 's'} within {days} day{days === 1 ? '' : 's'}. Send it over a channel
 				you trust; it is shown only this once (you can revoke it below).
 			</p>
-			<p>
-				<code class="secret">{url}</code>
-			</p>
+			<Secret id="new-link-secret" label="New sign-up link" value={url} />
 		</section>
 	)
 }

@@ -15,7 +15,7 @@ import {
 	type PageContext,
 	type WebDeps
 } from '../kit'
-import { Alert, Csrf, Layout, ListHeading, ListStatus, Notice, type ViewContext } from '../layout'
+import { Alert, Csrf, Layout, ListHeading, ListStatus, Notice, Secret, type ViewContext } from '../layout'
 import { InvitePeople, NewLink } from './admin-links'
 import { USERS, UsersList, type UsersPage, usersPageOf, UsersSearch } from './admin-users'
 import { listQueryOf } from '../lists'
@@ -56,9 +56,11 @@ export function AdminPage({
 						Give it to them over a channel you trust; it is shown only this once. Every key and web session of theirs
 						has ended.
 					</p>
-					<p>
-						<code class="secret">{oneTimePassword.password}</code>
-					</p>
+					<Secret
+						id="otp-secret"
+						label={`New password for ${oneTimePassword.username}`}
+						value={oneTimePassword.password}
+					/>
 				</section>
 			) : null}
 			{newLink ? <NewLink {...newLink} /> : null}

@@ -1,3 +1,4 @@
+import { onlyFiles } from '../../../shared/config-files'
 import { AppError } from '../../lib/errors'
 import { type Comparisons, ComparisonsBusy } from '../comparisons'
 import type { Whitespace } from '../diff'
@@ -13,7 +14,8 @@ import {
 	type PageContext,
 	type WebDeps
 } from '../kit'
-import { ConfirmPage, Layout, type ViewContext } from '../layout'
+import { ConfirmPage, configTitle, Layout, type ViewContext } from '../layout'
+import { parseData } from './configs'
 
 // Comparing two versions of a config and rolling back to one (docs/web.md).
 
@@ -68,14 +70,13 @@ export function ComparePage({ ctx, compare }: { ctx: ViewContext; compare: Compa
 	return (
 		<Layout
 			ctx={ctx}
-			title={`Compare ${compare.name} (${compare.tool}), version ${compare.from.version} → ${compare.to.version}`}
+			title={`Compare ${configTitle(compare)}, version ${compare.from.version} → ${compare.to.version}`}
 		>
 			<p class="crumbs">
-				<a href="/configs">Configs</a> / <a href={`/configs/${compare.configId}`}>{compare.name}</a>
+				<a href="/configs">Configs</a> / <a href={`/configs/${compare.configId}`}>{configTitle(compare)}</a>
 			</p>
 			<h1>
-				{compare.name} <span class="muted">{compare.tool}</span>: version {compare.from.version} → version{' '}
-				{compare.to.version}
+				{configTitle(compare)}: version {compare.from.version} → version {compare.to.version}
 			</h1>
 			<ComparePickers compare={compare} />
 			<p class="legend">
@@ -90,6 +91,10 @@ export function ComparePage({ ctx, compare }: { ctx: ViewContext; compare: Compa
 /** A file name for a download: the config's name and tool and the version, in characters every system accepts. */
 const fileNameOf = (name: string, tool: string, version: number) =>
 	`${`${name}-${tool}`.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 100)}-v${version}.json`
+
+/** A file's own name (its path's last part) in characters every system accepts. */
+const safeFileName = (path: string) =>
+	(path.split('/').pop() ?? '').replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 100) || 'file.txt'
 
 /** How many versions the comparison's pickers offer: the newest page of the history, as on the config's page. */
 const PICKER_VERSIONS = 50
@@ -112,16 +117,38 @@ async function compared(comparisons: Comparisons, older: Uint8Array, newer: Uint
 }
 
 export const configsHistoryPages = ({ configs, policy, comparisons }: WebDeps) => ({
-	/** One version's data as a file (docs/web.md: what a comparison too large to make here offers); never cached. */
+	/**
+	 * One version's data as a file (docs/web.md: "Download version N" on each history row, and what a comparison
+	 * too large to make here offers), or with `?file=PATH` that one file itself ("Download" by each file). The
+	 * current version needs no history (a free plan downloads what its page shows); never cached.
+	 */
 	download: ({ request, web, view, params }: PageContext & { params: { id: string; versionId: string } }) =>
 		attempt(request, view, async () => {
-			const version = await configs.version(web, params.id, params.versionId)
 			const config = await configs.get(web, params.id, undefined)
 			if (config.notModified) throw new AppError('internal', 'unexpected 304')
-			return new Response(new Uint8Array(version.data), {
+			const { name, tool, currentVersionId, version: currentNumber } = config.fields
+			const version =
+				params.versionId === currentVersionId
+					? { data: config.data, number: currentNumber }
+					: await configs
+							.version(web, params.id, params.versionId)
+							.then((found) => ({ data: found.data, number: found.fields.version }))
+			const file = new URL(request.url).searchParams.get('file')
+			if (file === null) {
+				return new Response(new Uint8Array(version.data), {
+					headers: {
+						'content-type': 'application/json;charset=utf-8',
+						'content-disposition': `attachment; filename="${fileNameOf(name, tool, version.number)}"`,
+						'cache-control': 'no-store'
+					}
+				})
+			}
+			const text = onlyFiles(parseData(version.data))?.[file]
+			if (typeof text !== 'string') throw new AppError('not_found', 'This version has no file of that name.')
+			return new Response(text, {
 				headers: {
-					'content-type': 'application/json;charset=utf-8',
-					'content-disposition': `attachment; filename="${fileNameOf(config.fields.name, config.fields.tool, version.fields.version)}"`,
+					'content-type': 'text/plain;charset=utf-8',
+					'content-disposition': `attachment; filename="${safeFileName(file)}"`,
 					'cache-control': 'no-store'
 				}
 			})
@@ -178,7 +205,7 @@ export const configsHistoryPages = ({ configs, policy, comparisons }: WebDeps) =
 			if (!(await policy.can(web, config.fields, 'rollback'))) {
 				throw new AppError(
 					'forbidden',
-					'Rolling back this config needs the Pro or Team plan and, for a team config, the admin or owner role.'
+					"Rolling back this config needs the Pro or Team plan (ask this server's admin to change your plan) and, for a team config, the admin or owner role (ask the team's owner)."
 				)
 			}
 			return page(

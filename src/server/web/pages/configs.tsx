@@ -9,6 +9,7 @@ import { blocksOf } from '../diff'
 import { attempt, noticeOf, page, type PageContext, type WebDeps } from '../kit'
 import {
 	Alert,
+	configTitle,
 	CopyButton,
 	Expands,
 	InstallClientLink,
@@ -32,7 +33,7 @@ export interface ConfigRowView {
 	team: { name: string; slug: string } | null
 }
 
-/** The configs table, also used on a team's page (without the team column). The tool is a badge by the name: several configs share a name. */
+/** The configs table, also used on a team's page (without the team column). Each config by its tool first: several share a name. */
 export function ConfigsTable({
 	ctx,
 	configs,
@@ -46,7 +47,7 @@ export function ConfigsTable({
 		<table class="stack-on-phone compact">
 			<thead>
 				<tr>
-					<th scope="col">Name and tool</th>
+					<th scope="col">Config</th>
 					{showTeam ? <th scope="col">Team</th> : null}
 					<th scope="col">Version</th>
 					<th scope="col">Updated</th>
@@ -56,7 +57,7 @@ export function ConfigsTable({
 				{configs.map((config) => (
 					<tr>
 						<th scope="row" data-label="Config">
-							<a href={`/configs/${config.id}`}>{config.name}</a> <span class="badge tool">{config.tool}</span>
+							<a href={`/configs/${config.id}`}>{configTitle(config)}</a>
 						</th>
 						{showTeam ? (
 							<td data-label="Team">
@@ -139,13 +140,32 @@ function endOfLines(text: string, count: number): number {
  * the text stays selectable). Each part is a focusable region, as its long lines scroll sideways: the
  * first named by the file's heading, the rest by its lines.
  */
-function FileText({ id, label, labelledBy, text }: { id: string; label: string; labelledBy?: string; text: string }) {
+function FileText({
+	id,
+	label,
+	labelledBy,
+	text,
+	download
+}: {
+	id: string
+	label: string
+	labelledBy?: string
+	text: string
+	/** Where the file itself (or, for data that is no file set, the version's JSON) is downloaded. */
+	download?: string
+}) {
 	const cut = endOfLines(text, COLLAPSED_LINES)
 	const rest = text.slice(cut)
 	const total = rest === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0)
 	return (
 		<>
-			<CopyButton target={id} label={label} />
+			<CopyButton target={id} label={label}>
+				{download ? (
+					<a class="button secondary small" href={download} download>
+						Download<span class="visually-hidden"> {label}</span>
+					</a>
+				) : null}
+			</CopyButton>
 			<div id={id} class="file-text">
 				<ScrollableText labelledBy={labelledBy} label={label}>
 					<code>{text.slice(0, cut)}</code>
@@ -153,7 +173,12 @@ function FileText({ id, label, labelledBy, text }: { id: string; label: string; 
 				{rest === '' ? null : (
 					<>
 						<Expands controls={`${id}-rest`} class="link show-all">
-							Show all<span class="visually-hidden"> of {label}</span> ({total} lines)
+							<span class="when-folded">
+								Show all<span class="visually-hidden"> of {label}</span> ({total} lines)
+							</span>
+							<span class="when-open">
+								Show less<span class="visually-hidden"> of {label}</span>
+							</span>
 						</Expands>
 						<ScrollableText id={`${id}-rest`} label={`${label}, lines ${COLLAPSED_LINES + 1} to ${total}`} hidden>
 							<code>{rest}</code>
@@ -172,11 +197,14 @@ function FileText({ id, label, labelledBy, text }: { id: string; label: string; 
 export function DataBlocks({
 	data,
 	level = 3,
-	idPrefix = 'file'
+	idPrefix = 'file',
+	download
 }: {
 	data: unknown
 	level?: 2 | 3
 	idPrefix?: string
+	/** The version's download address (docs/web.md): each file gets "Download", as `?file=PATH` of it. */
+	download?: string
 }) {
 	const Heading = level === 2 ? 'h2' : 'h3'
 	return (
@@ -193,6 +221,13 @@ export function DataBlocks({
 						label={block.path ?? 'Config data'}
 						labelledBy={block.path !== null ? `${idPrefix}-${index}` : undefined}
 						text={block.text}
+						download={
+							download === undefined
+								? undefined
+								: block.path === null
+									? download
+									: `${download}?file=${encodeURIComponent(block.path)}`
+						}
 					/>
 				</section>
 			))}
@@ -230,6 +265,9 @@ export interface ConfigPageData {
 	authorsNote?: string
 	canRollBack: boolean
 }
+
+/** A version's data as a file (configs-history.tsx, download); `?file=PATH` gives one file of it. */
+const downloadHref = (configId: string, versionId: string) => `/configs/${configId}/versions/${versionId}/download`
 
 /** "alice from laptop", and for a rollback what it restored; or that the activity log no longer has it. */
 function Author({ author }: { author?: VersionAuthor }) {
@@ -301,6 +339,9 @@ function History({ ctx, config }: { ctx: ViewContext; config: ConfigPageData }) 
 										) : null}
 									</>
 								)}
+								<a class="button secondary" href={downloadHref(config.id, version.id)} download>
+									Download<span class="visually-hidden"> version {version.version}</span>
+								</a>
 							</td>
 						</tr>
 					))}
@@ -354,7 +395,7 @@ export function ConfigPage({
 	error?: string
 }) {
 	return (
-		<Layout ctx={ctx} title={`${config.name} (${config.tool})`}>
+		<Layout ctx={ctx} title={configTitle(config)}>
 			<p class="crumbs">
 				<a href="/configs">Configs</a>
 				{config.team ? (
@@ -364,9 +405,7 @@ export function ConfigPage({
 					</>
 				) : null}
 			</p>
-			<h1>
-				{config.name} <span class="muted">{config.tool}</span>
-			</h1>
+			<h1>{configTitle(config)}</h1>
 			<Notice message={notice} />
 			<LiveNotice watch={`config:${config.id}`} from={config.liveFrom} />
 			<Alert message={error} />
@@ -386,7 +425,7 @@ export function ConfigPage({
 				<>
 					<LocalKeys data={config.data} />
 					<McpServers data={config.data} />
-					<DataBlocks data={config.data} />
+					<DataBlocks data={config.data} download={downloadHref(config.id, config.currentVersionId)} />
 				</>
 			)}
 		</Layout>
@@ -558,7 +597,7 @@ export const configsPages = ({ configs, policy, teams, audit, events }: WebDeps)
 			authorsNote,
 			historyNote: historyAllowed
 				? undefined
-				: 'Version history, comparing versions and rollback need the Pro or Team plan.',
+				: "Version history, comparing versions and rollback need the Pro or Team plan: ask this server's admin (whoever gave you your account) to change your plan.",
 			canRollBack: await policy.can(caller, fields, 'rollback')
 		}
 	}

@@ -56,7 +56,31 @@ export function SignInPage({
 	)
 }
 
-export const sessionPages = ({ sessions, clock, addressOf, https }: WebDeps) => {
+/**
+ * `/` on a server with no user yet (docs/web.md, first start): whoever opens it is the one who started the
+ * server, so it says where the setup address was printed and how to print a new one.
+ */
+export function FirstStartPage({ ctx }: { ctx: ViewContext }) {
+	return (
+		<Layout ctx={ctx} title="Set up this server">
+			<section class="narrow">
+				<h1>Set up this server</h1>
+				<p>
+					This server has no admin yet. When it started, it printed a <strong>setup address</strong> in the server's
+					output: a line "Open this address in a browser to create the first admin", and the same address as{' '}
+					<code>"setup"</code> in its JSON log line. Open that address in this browser to create the first admin
+					account.
+				</p>
+				<p>
+					No longer at hand, or older than 24 hours? Run <code>cfgsync-server setup-link</code> on the server (with the
+					same <code>--data-dir</code> or <code>--database-url</code>): it prints a new one.
+				</p>
+			</section>
+		</Layout>
+	)
+}
+
+export const sessionPages = ({ sessions, signups, clock, addressOf, https }: WebDeps) => {
 	const viewOf = viewContext(clock)
 	const gate = createWebGate(sessions)
 	return {
@@ -64,6 +88,7 @@ export const sessionPages = ({ sessions, clock, addressOf, https }: WebDeps) => 
 		signInPage: async ({ request }: { request: Request }) => {
 			const caller = await gate.caller(request)
 			if (caller) return redirect('/configs')
+			if (!(await signups.hasUsers())) return page(<FirstStartPage ctx={viewOf(request)} />)
 			const next = safeNext(new URL(request.url).searchParams.get('next'))
 			return page(<SignInPage ctx={viewOf(request)} next={next} notice={noticeOf(request)} />)
 		},
