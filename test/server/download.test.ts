@@ -103,10 +103,11 @@ describe('GET /download', () => {
 			expect({ path, status: response.status }).toEqual({ path, status: 404 })
 			expect(await response.text()).not.toContain('master key')
 		}
-		// `%2e%2e` is a dot segment: the URL itself becomes `/`, the web application's sign-in page, never a file.
+		// `%2e%2e` is a dot segment: the URL itself becomes `/`, the web application's first page (sign-in, or
+		// "Set up this server" while it has no user), never a file.
 		const dots = await get('/download/%2e%2e')
 		expect(dots.headers.get('content-type')).toStartWith('text/html')
-		expect(await dots.text()).toContain('Sign in')
+		expect(await dots.text()).toMatch(/<title>(Sign in|Set up this server) · cfgsync<\/title>/)
 		// A file replaced in place is hashed again.
 		writeFileSync(join(dir, 'cfgsync-linux-x64'), 'ELF rebuilt, longer')
 		expect(await (await get('/download/SHA256SUMS')).text()).toContain(
