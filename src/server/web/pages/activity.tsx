@@ -229,6 +229,12 @@ export function sentenceOf(event: AuditEventView, reader: Reader): ComponentChil
 					{who} deleted the team <TeamRef event={event} reader={reader} />
 				</>
 			)
+		case 'team.restored':
+			return (
+				<>
+					{who} restored the deleted team <TeamRef event={event} reader={reader} />
+				</>
+			)
 		case 'invitation.sent':
 			return (
 				<>
