@@ -84,6 +84,7 @@ export function webRoutes(deps: WebDeps) {
 			// Teams and invitations
 			.get('/teams', teams.list, { page: true })
 			.post('/teams', teams.create, { change: true })
+			.post('/teams/:slug/restore', teams.restore, { change: true })
 			.post('/invitations/:slug/accept', teams.accept, { change: true })
 			.post('/invitations/:slug/decline', teams.decline, { change: true })
 			.get('/teams/:slug', team.show, { page: true })
