@@ -11,7 +11,7 @@ import type { TableAccess } from './tables'
 export interface Store {
 	/** Which database engine holds the data (docs/postgresql.md). */
 	engine: 'sqlite' | 'postgres'
-	users: UserStore
+	users: UserStore & UserCount
 	keys: KeyStore
 	sessions: SessionStore
 	signups: SignupStore
@@ -172,6 +172,12 @@ export interface UserActivityRow extends UserRow {
 	keyCount: number
 	/** The latest use of any of their keys or web sessions. */
 	lastSeenAt: string | null
+}
+
+/** What the Admin page counts (docs/web.md); apart from UserStore, and added to it by each engine's index. */
+export interface UserCount {
+	/** How many users there are; with a search, how many `listWithActivity` finds with it. */
+	count(search?: string): Promise<number>
 }
 
 export interface UserStore {

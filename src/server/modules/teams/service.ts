@@ -203,8 +203,7 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 		 */
 		async restore(actor: Actor, slug: string) {
 			const held = await store.teams.deletedHolder(slug, actor.userId)
-			if (held?.role !== 'owner')
-				throw new AppError('not_found', `You have no deleted team "${slug}" to restore.`)
+			if (held?.role !== 'owner') throw new AppError('not_found', `You have no deleted team "${slug}" to restore.`)
 			const at = now()
 			const restored = await store.teams.restore(
 				held.team.id,

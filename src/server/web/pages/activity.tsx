@@ -433,7 +433,8 @@ export function ActivityPage({
 	search,
 	reader,
 	pager,
-	back
+	back,
+	lead = 'Sign-ins, keys, pushes and team changes, newest first, with where each came from.'
 }: {
 	ctx: ViewContext
 	title: string
@@ -443,6 +444,7 @@ export function ActivityPage({
 	reader: Reader
 	pager: ActivityPager
 	back?: { href: string; label: string }
+	lead?: string
 }) {
 	return (
 		<Layout ctx={ctx} title={search === '' ? title : `${title}: “${search}”`}>
@@ -452,7 +454,7 @@ export function ActivityPage({
 				</p>
 			) : null}
 			<h1>{title}</h1>
-			<p class="lead">Sign-ins, keys, pushes and team changes, newest first, with where each came from.</p>
+			<p class="lead">{lead}</p>
 			<SearchForm
 				action={path}
 				search={search}
