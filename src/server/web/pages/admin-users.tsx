@@ -190,7 +190,7 @@ export function UsersList({ ctx, list, focus }: { ctx: ViewContext; list: UsersP
 			) : users.length === 0 && query.search !== '' ? (
 				<NoMatch search={query.search} path="/admin" />
 			) : (
-				<table class="stack-on-phone compact" aria-labelledby="users-heading">
+				<table class="stack-on-phone compact users" aria-labelledby="users-heading">
 					<thead>
 						<tr>
 							<th scope="col">Email</th>
