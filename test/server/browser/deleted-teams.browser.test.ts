@@ -25,6 +25,7 @@ if (SKIP_BROWSER_TESTS) {
 		const problems: Problems = { list: [] }
 		const contexts: BrowserContext[] = []
 		let alice: { name: string; password: string; key: string }
+		let bobId = ''
 
 		beforeAll(async () => {
 			requireChromium()
@@ -39,7 +40,9 @@ if (SKIP_BROWSER_TESTS) {
 				expect(
 					(await api(server, 'POST', `/api/teams/${slug}/members`, alice.key, { login: 'bob', role: 'member' })).status
 				).toBe(201)
-				expect((await api(server, 'POST', `/api/invitations/${slug}/accept`, bob.key)).status).toBe(200)
+				const joined = await api(server, 'POST', `/api/invitations/${slug}/accept`, bob.key)
+				expect(joined.status).toBe(200)
+				bobId = joined.body.userId
 			}
 			browser = await launchChromium()
 		}, 120_000)
@@ -77,8 +80,8 @@ if (SKIP_BROWSER_TESTS) {
 				await row.getByRole('button', { name: `Restore Crew ${view.width}` }).click()
 				await page.waitForURL(new RegExp(`/teams/${slug}`))
 				await page.getByText('The team was restored').waitFor()
-				await page.getByRole('rowheader', { name: 'bob', exact: true }).waitFor()
-			})
+				await page.locator(`#member-${bobId}`).getByText('bob', { exact: true }).waitFor()
+			}, 60_000)
 		}
 
 		test('no page logged an error, broke the Content-Security-Policy, or reached another origin', () => {
