@@ -31,19 +31,6 @@ import {
 
 export const USERS = { id: 'users', title: 'Users' } as const
 
-/** An email that may break after its "@" first, where a narrow column needs it to (the users table fits its page). */
-function EmailText({ email }: { email: string }) {
-	const at = email.lastIndexOf('@')
-	if (at < 0) return <>{email}</>
-	return (
-		<>
-			{email.slice(0, at + 1)}
-			<wbr />
-			{email.slice(at + 1)}
-		</>
-	)
-}
-
 /** Which control of a user's row takes the focus after an in-place change. */
 export type UserFocus = { id: string; on: 'plan' | 'revoke-keys' | 'action' }
 
@@ -63,7 +50,7 @@ export function UserRow({
 	return (
 		<tr id={`user-${user.id}`}>
 			<th scope="row" data-label="Email" class="email">
-				<EmailText email={user.email} />
+				{user.email}
 			</th>
 			<td data-label="Username">{user.username}</td>
 			<td data-label="Plan">
