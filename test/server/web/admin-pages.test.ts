@@ -86,8 +86,14 @@ describe("the server's activity (/admin/activity)", () => {
 		const searched = await w.get('/admin/activity?q=alice', browser)
 		expect(searched.html).toContain('alice pushed')
 		expect(searched.html).not.toContain('bob pushed')
-		// Not a server admin: refused, as every Admin page is.
-		expect((await w.get('/admin/activity', await w.signIn(alice))).status).toBe(403)
+		// Not a server admin: refused, as every Admin page is, and not pointed to it from their own Activity.
+		const aliceBrowser = await w.signIn(alice)
+		expect((await w.get('/admin/activity', aliceBrowser)).status).toBe(403)
+		expect((await w.get('/activity', aliceBrowser)).html).not.toContain('href="/admin/activity"')
+		// A server admin's own Activity says where everyone's events are.
+		expect((await w.get('/activity', browser)).html).toContain(
+			'every user\'s are in <a href="/admin/activity">Server activity</a>'
+		)
 		// Admin links it, and it leads back.
 		expect(second.html).toContain('<a href="/admin">Admin</a>')
 	})

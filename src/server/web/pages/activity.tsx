@@ -434,7 +434,8 @@ export function ActivityPage({
 	reader,
 	pager,
 	back,
-	lead = 'Sign-ins, keys, pushes and team changes, newest first, with where each came from.'
+	lead = 'Sign-ins, keys, pushes and team changes, newest first, with where each came from.',
+	aside
 }: {
 	ctx: ViewContext
 	title: string
@@ -445,6 +446,8 @@ export function ActivityPage({
 	pager: ActivityPager
 	back?: { href: string; label: string }
 	lead?: string
+	/** A line under the lead (a server admin's way to everyone's events). */
+	aside?: ComponentChildren
 }) {
 	return (
 		<Layout ctx={ctx} title={search === '' ? title : `${title}: “${search}”`}>
@@ -455,6 +458,7 @@ export function ActivityPage({
 			) : null}
 			<h1>{title}</h1>
 			<p class="lead">{lead}</p>
+			{aside ? <p>{aside}</p> : null}
 			<SearchForm
 				action={path}
 				search={search}
@@ -629,6 +633,13 @@ export const activityPages = (deps: WebDeps) => ({
 					search={search}
 					reader={{ viewerId: web.userId, links }}
 					pager={pager}
+					aside={
+						web.isAdmin ? (
+							<>
+								These are your own events; every user's are in <a href="/admin/activity">Server activity</a>.
+							</>
+						) : undefined
+					}
 				/>
 			)
 		})
