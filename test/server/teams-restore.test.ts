@@ -2,9 +2,19 @@
 import { describe, expect, test } from 'bun:test'
 import { purgeDeletedTeams } from '../../src/server/jobs/purge'
 import { silentLogger } from '../../src/server/lib/log'
-import { testApp } from '../support/helpers'
+import { testApp, type TestApp, type TestUser } from '../support/helpers'
+import { readFrames } from '../support/sse'
 
 const DAY = 24 * 60 * 60 * 1000
+
+/** An open GET /api/events, read frame by frame. */
+async function openStream(t: TestApp, user: TestUser) {
+	const response = await t.app.handle(
+		new Request('http://localhost/api/events', { headers: { authorization: `Bearer ${user.key}` } })
+	)
+	expect(response.status).toBe(200)
+	return readFrames(response)
+}
 
 /** "Acme" with an owner, an admin and a member, a team config at version 2, then deleted by its owner. */
 async function deletedAcme() {
@@ -102,5 +112,22 @@ describe('restoring a deleted team (POST /api/teams/:slug/restore)', () => {
 		const byOutsider = await t.call('POST', '/api/teams', { key: outsider.key, body: { name: 'Acme' } })
 		expect(byOutsider.status).toBe(409)
 		expect(byOutsider.body.error).toBe('The slug "acme" is already taken; choose another name.')
+	})
+
+	test("its members' event streams hear it as a membership again (removed: false); others hear nothing", async () => {
+		const t = testApp({ events: { pollMs: 50, keepAliveMs: 100 } })
+		const owner = await t.user('team', 'owner')
+		const member = await t.user('pro', 'member')
+		const outsider = await t.user('pro', 'outsider')
+		await t.call('POST', '/api/teams', { key: owner.key, body: { name: 'Acme' } })
+		await t.join(owner, 'acme', member)
+		expect((await t.call('DELETE', '/api/teams/acme', { key: owner.key })).status).toBe(204)
+		const [members, outsiders] = [await openStream(t, member), await openStream(t, outsider)]
+		expect((await t.call('POST', '/api/teams/acme/restore', { key: owner.key })).status).toBe(200)
+		expect((await members.take(1)).map((frame) => [frame.event, frame.data])).toEqual([
+			['membership', { teamSlug: 'acme', removed: false }]
+		])
+		expect(await outsiders.collect()).toEqual([])
+		for (const stream of [members, outsiders]) await stream.cancel()
 	})
 })
