@@ -1,6 +1,6 @@
 // One user's Activity page at N audit events (N=1000000 bun bench/audit-scan.ts): a user who did a tenth of
 // the events, one who did the rest, and one with a single event at the very start of the log. Before the
-// two-scan read (CONTRACT §16) the last took 0.9 s at a million events for limit=1; docs/performance.md.
+// two-scan read (docs/performance.md) the last took 0.9 s at a million events for limit=1; docs/performance.md.
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

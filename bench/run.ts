@@ -1,3 +1,4 @@
+// Over 500 lines: every scenario of the benchmark and the one table they make, so a run reads top to bottom.
 // npm run bench: cfgsync's compiled binary against a bare Bun.serve (the floor)
 // and a hand-written Bun + bun:sqlite server doing the same hot paths (the
 // ceiling), all driven by wrk on 127.0.0.1 in the same run. Prints one table.

@@ -1,4 +1,4 @@
-// npm run bench:scale (CONTRACT §16): does a request cost the same at 10k, 100k and 1M stored versions?
+// npm run bench:scale (docs/performance.md): does a request cost the same at 10k, 100k and 1M stored versions?
 // Seeds each size through the store (bench/seed.ts: configs of 10 versions over 1,000 users, plus the
 // bench user's hot configs), starts the compiled server on it and measures, one request at a time,
 // each request's p50 and p99; then the jobs: a scheduled backup (with latest's p99 while it runs),

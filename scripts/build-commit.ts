@@ -1,5 +1,5 @@
 /**
- * Prints the `--define` that embeds the commit in a build (§10 "every build says what it is"):
+ * Prints the `--define` that embeds the commit in a build (docs/operations.md "What every build is"):
  * `npm run build:server` and `build:client` pass it to `bun build`; build-package.ts and
  * build-release.ts import `commitDefine`. CI builds from a clone, so git answers; a build
  * outside a checkout says `unknown` rather than failing.

@@ -67,3 +67,111 @@ test('no import cycles', () => {
 	for (const file of graph.keys()) visit(file)
 	expect(cycles).toEqual([])
 })
+
+// Inside the server, the layer table of docs/architecture.md ("Import rules"): each layer and what it may import
+// of the server's own files, and which packages only some layers may use. Type-only imports count: a page that
+// names a store row type still reaches under its service.
+
+const SERVER = join(SRC, 'server')
+
+/** The layer of a file under src/server, by its path there. */
+function layerOf(path: string): string {
+	if (path === 'build-info.ts' || path.startsWith('lib/')) return 'lib'
+	if (['store/types.ts', 'store/change-signal.ts', 'store/unavailable.ts'].includes(path)) return 'store face'
+	if (/^store\/(sqlite|postgres)\//.test(path)) return 'engine'
+	if (path.startsWith('store/')) return 'store'
+	if (/^modules\/[^/]+\/index\.tsx?$/.test(path)) return 'route'
+	if (path.startsWith('modules/')) return 'service'
+	const top = path.split('/')[0] as string
+	if (['plugins', 'events', 'web', 'admin', 'jobs'].includes(top)) return top
+	return 'entry' // app.ts, boot.ts, config.ts: they put the layers together
+}
+
+/** What each layer may import of the server's files, by layer ("entry" files may import any). */
+const MAY_IMPORT: Record<string, string[]> = {
+	lib: ['lib'],
+	'store face': ['store face', 'store', 'lib'],
+	store: ['store face', 'store', 'engine', 'lib'],
+	engine: ['store face', 'store', 'engine', 'lib'],
+	service: ['service', 'store face', 'lib'],
+	route: ['service', 'plugins', 'lib'],
+	plugins: ['plugins', 'store face', 'lib'],
+	events: ['events', 'plugins', 'store face', 'lib'],
+	web: ['web', 'service', 'events', 'plugins', 'lib'],
+	admin: ['admin', 'entry', 'jobs', 'events', 'service', 'store face', 'store', 'engine', 'lib'],
+	jobs: ['jobs', 'service', 'store face', 'store', 'engine', 'lib']
+}
+
+/** Packages only some layers may import. */
+const PACKAGE_LAYERS: [RegExp, string[]][] = [
+	[/^(elysia|@elysiajs\/)/, ['route', 'plugins', 'events', 'web', 'entry']],
+	[/^(drizzle-orm|bun:sqlite$)/, ['store face', 'store', 'engine']]
+]
+
+const IMPORT_STATEMENT =
+	/^\s*(?:import|export)\b[^'";]*?\bfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm
+
+/** Each server file's import statements: the specifier and, for a file of ours, its path under src/server. */
+const serverImports = sourceFiles(SERVER).map((file) => {
+	const text = readFileSync(file, 'utf8')
+	const specifiers = [...text.matchAll(IMPORT_STATEMENT)].map((match) => (match[1] ?? match[2] ?? match[3]) as string)
+	return {
+		path: relative(SERVER, file),
+		imports: specifiers.map((specifier) => {
+			const target = specifier.startsWith('.') ? resolveImport(file, specifier) : undefined
+			return { specifier, path: target?.startsWith(`${SERVER}/`) ? relative(SERVER, target) : undefined }
+		})
+	}
+})
+
+test('inside the server, each layer imports only the layers below it (docs/architecture.md, the layer table)', () => {
+	const broken: string[] = []
+	for (const { path, imports } of serverImports) {
+		const layer = layerOf(path)
+		const allowed = MAY_IMPORT[layer]
+		for (const target of imports) {
+			if (target.path === undefined || allowed === undefined) continue
+			const to = layerOf(target.path)
+			const sameModule = path.split('/').slice(0, 2).join('/') === target.path.split('/').slice(0, 2).join('/')
+			// A route imports its own module's service; a service imports its own module's files and other modules'
+			// services, never a route.
+			const ok =
+				layer === 'route'
+					? (to === 'service' && sameModule) || (to !== 'service' && allowed.includes(to))
+					: allowed.includes(to)
+			// The one page a module serves (/download) is drawn in the frame every page shares.
+			const frame = path === 'modules/download/page.tsx' && target.path === 'web/layout.tsx'
+			if (!ok && !frame) broken.push(`${path} (${layer}) → ${target.path} (${to})`)
+		}
+	}
+	expect(broken).toEqual([])
+})
+
+test('elysia only in routes, plugins, events and web; drizzle-orm and bun:sqlite only in store/', () => {
+	const broken: string[] = []
+	for (const { path, imports } of serverImports) {
+		for (const { specifier } of imports) {
+			for (const [pattern, layers] of PACKAGE_LAYERS) {
+				if (pattern.test(specifier) && !layers.includes(layerOf(path))) broken.push(`${path} → ${specifier}`)
+			}
+		}
+	}
+	expect(broken).toEqual([])
+})
+
+test("engine-specific code lives in store/: only boot.ts, admin/ and jobs/ open an engine's store, nothing else asks which engine it is", () => {
+	const broken: string[] = []
+	for (const { path, imports } of serverImports) {
+		if (path.startsWith('store/')) continue
+		const opener = path === 'boot.ts' || path.startsWith('admin/') || path.startsWith('jobs/')
+		for (const target of imports) {
+			if (target.path !== undefined && layerOf(target.path) === 'engine' && !opener)
+				broken.push(`${path} → ${target.path}`)
+		}
+		const code = readFileSync(join(SERVER, path), 'utf8')
+			.replace(/\/\*[\s\S]*?\*\//g, '')
+			.replace(/^\s*\/\/.*$/gm, '')
+		if (/\.engine\b/.test(code)) broken.push(`${path} reads .engine`)
+	}
+	expect(broken).toEqual([])
+})

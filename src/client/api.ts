@@ -8,12 +8,15 @@ import {
 	type LatestQuery,
 	type ListQuery,
 	type PushBody,
+	type PushCondition,
 	PushResult,
 	type RollbackBody,
 	RolledBack,
 	Usage,
 	type VersionsQuery
 } from '../shared/api/configs'
+import { type ErrorCode, isErrorCode } from '../shared/api/errors'
+import { apiPath, ROUTES } from '../shared/api/routes'
 import {
 	type AddMemberBody,
 	type CreateTeamBody,
@@ -59,11 +62,18 @@ type Body<T extends z.ZodType> = z.input<T>
 /** A query as the server reads it once parsed. */
 type Query<T extends z.ZodType> = z.output<T>
 
-/** A failed call: the server's error code (docs/api.md) or `unreachable` when no answer came. */
+/**
+ * What a failed call's code can be: the server's (src/shared/api/errors.ts, docs/api.md#errors),
+ * `unreachable` when no answer came, `bad_response` when it was not a cfgsync answer, `unknown` when the
+ * server sent a code this client does not know (it stays in the error's `body.code`).
+ */
+export type ApiErrorCode = ErrorCode | 'unreachable' | 'bad_response' | 'unknown'
+
+/** A failed call: its code, and the server's sentence. */
 export class ApiError extends Error {
 	constructor(
 		readonly status: number,
-		readonly code: string,
+		readonly code: ApiErrorCode,
 		message: string,
 		readonly body: Record<string, unknown> = {}
 	) {
@@ -77,12 +87,9 @@ export interface Reply<T> {
 	body: T
 }
 
-/** How a push names the version it was judged against: If-Match its hash, or If-None-Match * to create. */
-export type PushCondition = { ifMatch: string } | { ifNoneMatch: '*' }
-
 export type Api = ReturnType<typeof createApi>
 
-/** The server's page size when none is asked for, and the largest it gives (CONTRACT §16). */
+/** The server's page size when none is asked for, and the largest it gives (docs/performance.md). */
 const PAGE = 100
 const MAX_PAGE = 1000
 /** Where following a list's pages stops: far past any real list, short of a server that never ends one. */
@@ -122,12 +129,17 @@ export interface Limits {
 	timeoutMs?: number
 	/** The largest answer accepted, in bytes (default 16 MiB). */
 	maxBytes?: number
+	/** What sends a request (default the global fetch; an in-process test passes the server app's handler). */
+	fetch?: Fetch
 }
+
+export type Fetch = (url: string, init: RequestInit) => Promise<Response>
 
 export function createApi(server: string, key?: string, limits: Limits = {}) {
 	const base = server.replace(/\/+$/, '')
 	const timeout = limits.timeoutMs ?? timeoutMs() ?? DEFAULT_TIMEOUT_SECONDS * 1000
 	const maxBytes = limits.maxBytes ?? MAX_RESPONSE_BYTES
+	const request = limits.fetch ?? fetch
 	const seconds = `${Math.round(timeout / 100) / 10} s`
 	const timedOut = () =>
 		new ApiError(
@@ -192,7 +204,7 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 		let text: string
 		try {
 			try {
-				response = await fetch(`${base}${path}`, {
+				response = await request(`${base}${path}`, {
 					method,
 					headers,
 					body: payload,
@@ -224,10 +236,10 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 			)
 		}
 		if (response.status >= 400 && !options.ok?.includes(response.status)) {
-			const error = (body ?? {}) as { error?: string; code?: string }
+			const error = (body ?? {}) as { error?: string; code?: unknown }
 			throw new ApiError(
 				response.status,
-				error.code ?? 'unknown',
+				isErrorCode(error.code) ? error.code : 'unknown',
 				error.error ?? `HTTP ${response.status}`,
 				body as Record<string, unknown>
 			)
@@ -253,7 +265,6 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 	const remove = async (path: string): Promise<void> => {
 		await call<undefined>('DELETE', path)
 	}
-	const slug = (value: string) => encodeURIComponent(value)
 	/**
 	 * A list read page by page along `Link: <…>; rel="next"` (RFC 8288) until `wanted` items came or no
 	 * next page remains. Only a link to this server's own /api/ is followed: a hostile answer cannot send
@@ -275,24 +286,24 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 	return {
 		base,
 		auth: {
-			login: (body: Body<typeof LoginBody>) => send('POST', '/api/auth/login', IssuedKey, body),
+			login: (body: Body<typeof LoginBody>) => send('POST', ROUTES.login, IssuedKey, body),
 			/** Revokes the key the call is made with. */
 			logout: async (): Promise<void> => {
-				await call<undefined>('POST', '/api/auth/logout')
+				await call<undefined>('POST', ROUTES.logout)
 			}
 		},
-		me: () => get('/api/me', Me),
-		/** CONTRACT §5: what this account and its teams store, against the quotas. */
-		usage: () => get('/api/usage', Usage),
+		me: () => get(ROUTES.me, Me),
+		/** docs/operations.md: what this account and its teams store, against the quotas. */
+		usage: () => get(ROUTES.usage, Usage),
 		keys: {
-			list: () => get('/api/keys', z.array(KeyView)),
-			revoke: (id: string) => remove(`/api/keys/${encodeURIComponent(id)}`)
+			list: () => get(ROUTES.keys, z.array(KeyView)),
+			revoke: (id: string) => remove(apiPath(ROUTES.key, { id }))
 		},
 		configs: {
-			/** Every config of the caller or a team, page after page (CONTRACT §16). */
+			/** Every config of the caller or a team, page after page (docs/performance.md). */
 			list: (params: Partial<Query<typeof ListQuery>>) =>
-				pages(`/api/configs${query({ ...params, limit: MAX_PAGE })}`, ConfigSummary, MAX_LISTED),
-			latest: (params: Query<typeof LatestQuery>) => get(`/api/configs/latest${query(params)}`, LatestConfig),
+				pages(`${ROUTES.configs}${query({ ...params, limit: MAX_PAGE })}`, ConfigSummary, MAX_LISTED),
+			latest: (params: Query<typeof LatestQuery>) => get(`${ROUTES.latestConfig}${query(params)}`, LatestConfig),
 			/**
 			 * The latest version for a poll: undefined when the config does not
 			 * exist, `unchanged` when `etag` is still its hash (304).
@@ -301,7 +312,7 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 				params: Query<typeof LatestQuery>,
 				etag?: string
 			): Promise<LatestConfig | undefined | 'unchanged'> => {
-				const path = `/api/configs/latest${query(params)}`
+				const path = `${ROUTES.latestConfig}${query(params)}`
 				const reply = await call('GET', path, {
 					ok: [404],
 					headers: etag ? { 'if-none-match': `"${etag}"` } : {}
@@ -310,46 +321,52 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 				if (reply.status === 404) return undefined
 				return checked(LatestConfig, 'GET', path, reply.body)
 			},
+			/** How a push names the version it was judged against: If-Match its hash, or If-None-Match * to create. */
 			push: async (body: Body<typeof PushBody>, condition: PushCondition) => {
-				const headers: Record<string, string> =
-					'ifMatch' in condition ? { 'if-match': `"${condition.ifMatch}"` } : { 'if-none-match': condition.ifNoneMatch }
-				return checked(PushResult, 'POST', '/api/configs', (await call('POST', '/api/configs', { body, headers })).body)
+				const headers: Record<string, string> = {}
+				if (condition.ifMatch) headers['if-match'] = entityTags(condition.ifMatch)
+				if (condition.ifNoneMatch) headers['if-none-match'] = entityTags(condition.ifNoneMatch)
+				return checked(PushResult, 'POST', ROUTES.configs, (await call('POST', ROUTES.configs, { body, headers })).body)
 			},
-			/** Up to `limit` versions, highest first, following the server's `rel="next"` pages (CONTRACT §16). */
+			/** Up to `limit` versions, highest first, following the server's `rel="next"` pages (docs/performance.md). */
 			versions: (id: string, params: Partial<Query<typeof VersionsQuery>>) =>
 				pages(
-					`/api/configs/${id}/versions${query({ ...params, limit: Math.min(params.limit ?? PAGE, MAX_PAGE) })}`,
+					`${apiPath(ROUTES.versions, { id })}${query({ ...params, limit: Math.min(params.limit ?? PAGE, MAX_PAGE) })}`,
 					ConfigVersion,
 					params.limit ?? PAGE
 				),
 			rollback: (id: string, body: Body<typeof RollbackBody>) =>
-				send('POST', `/api/configs/${id}/rollback`, RolledBack, body),
-			remove: (id: string) => remove(`/api/configs/${id}`)
+				send('POST', apiPath(ROUTES.rollback, { id }), RolledBack, body),
+			remove: (id: string) => remove(apiPath(ROUTES.config, { id }))
 		},
 		teams: {
-			list: () => get('/api/teams', z.array(TeamListItem)),
-			create: (body: Body<typeof CreateTeamBody>) => send('POST', '/api/teams', TeamCreated, body),
+			list: () => get(ROUTES.teams, z.array(TeamListItem)),
+			create: (body: Body<typeof CreateTeamBody>) => send('POST', ROUTES.teams, TeamCreated, body),
 			/** A team with all its members: past the first 100 the rest come from …/members, page after page. */
 			get: async (team: string) => {
-				const detail = await get(`/api/teams/${slug(team)}`, TeamDetail)
+				const detail = await get(apiPath(ROUTES.team, { slug: team }), TeamDetail)
 				if (detail.members.length < MEMBERS_IN_DETAIL) return detail
-				const members = await pages(`/api/teams/${slug(team)}/members?limit=${MAX_PAGE}`, TeamMember, MAX_LISTED)
+				const members = await pages(
+					`${apiPath(ROUTES.members, { slug: team })}?limit=${MAX_PAGE}`,
+					TeamMember,
+					MAX_LISTED
+				)
 				return { ...detail, members }
 			},
 			update: (team: string, body: Body<typeof PatchTeamBody>) =>
-				send('PATCH', `/api/teams/${slug(team)}`, TeamCreated, body),
-			remove: (team: string) => remove(`/api/teams/${slug(team)}`),
+				send('PATCH', apiPath(ROUTES.team, { slug: team }), TeamCreated, body),
+			remove: (team: string) => remove(apiPath(ROUTES.team, { slug: team })),
 			invite: (team: string, body: Body<typeof AddMemberBody>) =>
-				send('POST', `/api/teams/${slug(team)}/members`, Invitation, body),
+				send('POST', apiPath(ROUTES.members, { slug: team }), Invitation, body),
 			setRole: (team: string, userId: string, body: Body<typeof SetRoleBody>) =>
-				send('PATCH', `/api/teams/${slug(team)}/members/${userId}`, RoleChanged, body),
+				send('PATCH', apiPath(ROUTES.member, { slug: team, userId }), RoleChanged, body),
 			/** Removes a member, leaves, or cancels an invitation. */
-			removeMember: (team: string, userId: string) => remove(`/api/teams/${slug(team)}/members/${userId}`)
+			removeMember: (team: string, userId: string) => remove(apiPath(ROUTES.member, { slug: team, userId }))
 		},
 		invitations: {
-			list: () => get('/api/invitations', z.array(Invitation)),
-			accept: (team: string) => send('POST', `/api/invitations/${slug(team)}/accept`, TeamMember),
-			decline: (team: string) => remove(`/api/invitations/${slug(team)}`)
+			list: () => get(ROUTES.invitations, z.array(Invitation)),
+			accept: (team: string) => send('POST', apiPath(ROUTES.acceptInvitation, { teamSlug: team }), TeamMember),
+			decline: (team: string) => remove(apiPath(ROUTES.invitation, { teamSlug: team }))
 		},
 		/**
 		 * GET /api/events, kept open until `signal` aborts or it ends for good
@@ -368,7 +385,7 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 			/** Your own audit log, or with `team` a team's. */
 			list: (params: Query<typeof AuditQuery>, team?: string) =>
 				pages(
-					`${team === undefined ? '/api/audit' : `/api/teams/${slug(team)}/audit`}${query(params)}`,
+					`${team === undefined ? ROUTES.audit : apiPath(ROUTES.teamAudit, { slug: team })}${query(params)}`,
 					AuditEventView,
 					params.limit
 				)
@@ -399,6 +416,9 @@ export function connectionProblem(error: unknown): string {
 		return 'the secure connection failed (its certificate was not accepted, or it does not speak https on that port). Check the address: http:// or https://'
 	return `the connection failed${/^[A-Z_]+$/.test(code) ? ` (${code})` : ''}. Check that the server is running and reachable`
 }
+
+/** Hashes as an If-Match or If-None-Match value: each quoted, or `*`. */
+const entityTags = (tags: string[] | '*') => (tags === '*' ? '*' : tags.map((tag) => `"${tag}"`).join(', '))
 
 export const query = (params: Record<string, string | number | undefined>) => {
 	const entries = Object.entries(params).filter(([, value]) => value !== undefined) as [string, string | number][]

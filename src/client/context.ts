@@ -1,5 +1,13 @@
 import { TOOLS, type Tool } from '../shared/constants'
-import { ApiError, createApi, DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS, timeoutMs, type Api } from './api'
+import {
+	ApiError,
+	type Api,
+	createApi,
+	DEFAULT_TIMEOUT_SECONDS,
+	type Fetch,
+	MAX_TIMEOUT_SECONDS,
+	timeoutMs
+} from './api'
 import {
 	checkProfile,
 	credentialsFile,
@@ -9,6 +17,9 @@ import {
 	type Credentials
 } from './credentials'
 import { CliFailure, EXIT, failure, safe } from './output'
+
+/** The environment a command reads (its IO's). */
+type Env = Readonly<Record<string, string | undefined>>
 
 /** Extra positional arguments are a usage error, never silently ignored. */
 export function noMore(positionals: string[], allowed: number, command: string): void {
@@ -81,11 +92,11 @@ export function checkServer(url: string, source: string): string {
  * How long one request may take, from CFGSYNC_TIMEOUT (seconds, default 30):
  * a bad value is a usage error naming the variable, before anything is done.
  */
-export function requestTimeout(): number {
-	const ms = timeoutMs()
+export function requestTimeout(env: Env = process.env): number {
+	const ms = timeoutMs(env.CFGSYNC_TIMEOUT)
 	if (ms === undefined)
 		throw new CliFailure(
-			`CFGSYNC_TIMEOUT is "${safe(process.env.CFGSYNC_TIMEOUT ?? '')}": give the seconds to wait for the server, a number above 0 and up to ${MAX_TIMEOUT_SECONDS} (default ${DEFAULT_TIMEOUT_SECONDS}), or unset it`,
+			`CFGSYNC_TIMEOUT is "${safe(env.CFGSYNC_TIMEOUT ?? '')}": give the seconds to wait for the server, a number above 0 and up to ${MAX_TIMEOUT_SECONDS} (default ${DEFAULT_TIMEOUT_SECONDS}), or unset it`,
 			EXIT.usage
 		)
 	return ms
@@ -96,18 +107,18 @@ export function requestTimeout(): number {
  * that talks to a server asks this first (login, logout, and the session of
  * all others), so CFGSYNC_TIMEOUT is checked here too.
  */
-export function profileOption(flag: string | undefined): string | undefined {
-	requestTimeout()
+export function profileOption(flag: string | undefined, env: Env = process.env): string | undefined {
+	requestTimeout(env)
 	if (flag !== undefined) return checkProfile(flag, '--profile')
-	const env = process.env.CFGSYNC_PROFILE
-	return env ? checkProfile(env, 'CFGSYNC_PROFILE') : undefined
+	const named = env.CFGSYNC_PROFILE
+	return named ? checkProfile(named, 'CFGSYNC_PROFILE') : undefined
 }
 
 /** The server named by --server or CFGSYNC_SERVER, checked; undefined when neither is set. */
-export function serverOption(flag: string | undefined): string | undefined {
+export function serverOption(flag: string | undefined, env: Env = process.env): string | undefined {
 	if (flag !== undefined) return checkServer(flag, '--server')
-	const env = process.env.CFGSYNC_SERVER
-	return env ? checkServer(env, 'CFGSYNC_SERVER') : undefined
+	const named = env.CFGSYNC_SERVER
+	return named ? checkServer(named, 'CFGSYNC_SERVER') : undefined
 }
 
 /** The command that logs this profile in, for messages. */
@@ -125,12 +136,12 @@ export interface Login {
  * profile when it is for the server asked for (or no server is asked for);
  * else the profile saved for that server (per-server credentials).
  */
-export function chooseLogin(flags: { server?: string; profile?: string }): Login {
-	const named = profileOption(flags.profile)
+export function chooseLogin(flags: { server?: string; profile?: string }, env: Env = process.env): Login {
+	const named = profileOption(flags.profile, env)
 	const flagServer = flags.server !== undefined ? checkServer(flags.server, '--server') : undefined
 	if (named !== undefined) {
 		const credentials = readCredentials(named)
-		const server = flagServer ?? credentials?.server ?? serverOption(undefined)
+		const server = flagServer ?? credentials?.server ?? serverOption(undefined, env)
 		if (!server)
 			throw new CliFailure(
 				`profile "${named}" is not logged in: run cfgsync login --server URL --profile ${named}`,
@@ -139,7 +150,7 @@ export function chooseLogin(flags: { server?: string; profile?: string }): Login
 			)
 		return { profile: named, server, credentials }
 	}
-	const wanted = serverOption(flags.server)
+	const wanted = serverOption(flags.server, env)
 	const fallback = readCredentials()
 	if (wanted === undefined || fallback === undefined || fallback.server === wanted) {
 		const server = wanted ?? fallback?.server
@@ -180,10 +191,10 @@ export const KEY_PATTERN = /^cs_[0-9a-f]{64}$/
  * when it is refused). A --server no profile is logged in to is refused
  * rather than sending a key to another host.
  */
-export function session(flags: { server?: string; profile?: string }): Session {
-	const chosen = chooseLogin(flags)
+export function session(flags: { server?: string; profile?: string }, env: Env = process.env, fetch?: Fetch): Session {
+	const chosen = chooseLogin(flags, env)
 	const { server, profile } = chosen
-	const envKey = process.env.CFGSYNC_API_KEY
+	const envKey = env.CFGSYNC_API_KEY
 	let key: string
 	let credentials: Credentials | undefined
 	if (envKey) {
@@ -221,8 +232,33 @@ export function session(flags: { server?: string; profile?: string }): Session {
 		}
 		key = credentials.apiKey
 	}
-	const api = createApi(server, key, { timeoutMs: requestTimeout() })
-	const keySource = envKey ? ('env' as const) : ('saved' as const)
+	return connect({
+		server,
+		profile,
+		key,
+		credentials,
+		keySource: envKey ? 'env' : 'saved',
+		timeoutMs: requestTimeout(env),
+		fetch
+	})
+}
+
+/**
+ * A session on a server with a key, once the login is chosen: what
+ * `session` ends with, and what an in-process test starts from
+ * (its `fetch` then the server app's own handler).
+ */
+export function connect(options: {
+	server: string
+	profile: string
+	key: string
+	credentials?: Credentials
+	keySource: 'saved' | 'env'
+	timeoutMs?: number
+	fetch?: Fetch
+}): Session {
+	const { server, profile, credentials, keySource } = options
+	const api = createApi(server, options.key, { timeoutMs: options.timeoutMs, fetch: options.fetch })
 	const run = async <T>(call: (api: Api) => Promise<T>, what?: string): Promise<T> => {
 		try {
 			return await call(api)
@@ -231,7 +267,7 @@ export function session(flags: { server?: string; profile?: string }): Session {
 			throw error
 		}
 	}
-	let user: string | undefined = envKey ? undefined : credentials?.username
+	let user: string | undefined = keySource === 'env' ? undefined : credentials?.username
 	return {
 		server,
 		profile,

@@ -1,3 +1,5 @@
+// Over 500 lines: every read and write the client makes to a person's files, so the safety rules (symbolic links,
+// files that are not regular, atomic writes, backups) are checked in one place.
 import { randomBytes } from 'node:crypto'
 import {
 	accessSync,

@@ -1,3 +1,4 @@
+import { ROUTES } from '../shared/api/routes'
 import { createSseParser, MAX_EVENT_CHARS, type ServerEvent, StreamTooLarge } from './sse'
 
 /**
@@ -113,7 +114,7 @@ async function once(
 		if (lastId !== undefined) headers['last-event-id'] = lastId
 		let response: Response
 		try {
-			response = await fetch(`${options.base}/api/events`, {
+			response = await fetch(`${options.base}${ROUTES.events}`, {
 				headers,
 				redirect: 'error',
 				signal: controller.signal
@@ -134,7 +135,7 @@ async function once(
 			controller.abort()
 			return { kind: 'unauthorized' }
 		}
-		if (response.status === 404) return unsupported(`${options.base} has no live changes (GET /api/events: 404)`)
+		if (response.status === 404) return unsupported(`${options.base} has no live changes (GET ${ROUTES.events}: 404)`)
 		if (response.status === 429)
 			return unsupported(`${options.base} refused another live stream: too many are open for you (429)`)
 		if (response.status !== 200) {
@@ -142,7 +143,7 @@ async function once(
 			return { kind: 'failed', why: `${options.base} answered the live stream with HTTP ${response.status}` }
 		}
 		if (!/^text\/event-stream\b/i.test(response.headers.get('content-type') ?? '') || !response.body)
-			return unsupported(`${options.base} did not answer GET /api/events with an event stream`)
+			return unsupported(`${options.base} did not answer GET ${ROUTES.events} with an event stream`)
 
 		const idleMs = options.idleMs ?? 60_000
 		const openedAt = Date.now()

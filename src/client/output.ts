@@ -1,4 +1,5 @@
 import type { ApiError } from './api'
+import { type IO, PROCESS_IO, type Stream } from './io'
 import { printable } from './sync/text'
 
 /**
@@ -12,7 +13,7 @@ const CODES: Record<number, string> = { 1: 'error', 2: 'usage', 3: 'conflict', 4
 /**
  * --json for this command: stdout carries one JSON document, and stderr only
  * JSON lines (`{"warning"}` notes, then `{"error","code"}` on failure), so a
- * script can parse both. Set once by main.
+ * script can parse both. Set by cli.ts for each command line.
  */
 let jsonMode = false
 export const setJsonMode = (on: boolean) => {
@@ -33,16 +34,75 @@ export class CliFailure extends Error {
 	}
 }
 
-const colourOn = (stream: NodeJS.WriteStream) => stream.isTTY === true && !process.env.NO_COLOR
-const paint =
-	(code: number) =>
-	(text: string, stream: NodeJS.WriteStream = process.stdout) =>
-		colourOn(stream) ? `\x1b[${code}m${text}\x1b[0m` : text
-export const green = paint(32)
-export const yellow = paint(33)
-export const red = paint(31)
-export const dim = paint(2)
-export const bold = paint(1)
+/** The words a command prints with, bound to its IO and to --json. */
+export interface Printer {
+	/** A line on stdout. */
+	say(line?: string): void
+	/** A warning on stderr, yellow (a JSON warning line with --json). */
+	warn(line: string): void
+	/** A note for the person on stderr (a JSON warning line with --json). */
+	notice(text: string): void
+	/** One JSON document on stdout. */
+	json(value: unknown): void
+	/** A plain-text table on stdout, columns padded to their widest cell. */
+	table(header: string[], rows: string[][]): void
+	/** Colours, on when the stream they are for (stdout unless told) is a terminal and NO_COLOR is unset. */
+	green: Paint
+	yellow: Paint
+	red: Paint
+	dim: Paint
+	bold: Paint
+	/** A time for a person, from the IO's clock (see `ago`). */
+	ago(iso: string | null | undefined): string
+}
+
+type Paint = (text: string, stream?: Stream) => string
+
+export function printer(io: IO, asJson: boolean): Printer {
+	const paint =
+		(code: number): Paint =>
+		(text, stream = io.stdout) =>
+			stream.isTTY === true && !io.env.NO_COLOR ? `\x1b[${code}m${text}\x1b[0m` : text
+	const yellowOf = paint(33)
+	const boldOf = paint(1)
+	const say = (line = '') => void io.stdout.write(`${line}\n`)
+	return {
+		say,
+		warn: (line) =>
+			void io.stderr.write(asJson ? `${JSON.stringify({ warning: line })}\n` : `${yellowOf(line, io.stderr)}\n`),
+		notice: (text) => void io.stderr.write(asJson ? `${JSON.stringify({ warning: text })}\n` : `${text}\n`),
+		json: (value) => void io.stdout.write(`${JSON.stringify(value, null, 2)}\n`),
+		table(header, rows) {
+			const all = [header, ...rows]
+			const widths = header.map((_, i) => Math.max(...all.map((row) => (row[i] ?? '').length)))
+			const line = (row: string[]) =>
+				row
+					.map((cell, i) => cell.padEnd(widths[i] as number))
+					.join('  ')
+					.trimEnd()
+			say(boldOf(line(header)))
+			for (const row of rows) say(line(row))
+		},
+		green: paint(32),
+		yellow: yellowOf,
+		red: paint(31),
+		dim: paint(2),
+		bold: boldOf,
+		ago: (iso) => ago(iso, io.now())
+	}
+}
+
+/** The process's printer, for code not yet given a command's own (run.ts, report.ts, ...): it follows --json as cli.ts set it. */
+const processPrinter = () => printer(PROCESS_IO, jsonMode)
+const processPaint =
+	(colour: 'green' | 'yellow' | 'red' | 'dim' | 'bold') =>
+	(text: string, stream: Stream = process.stdout) =>
+		processPrinter()[colour](text, stream)
+export const green = processPaint('green')
+export const yellow = processPaint('yellow')
+export const red = processPaint('red')
+export const dim = processPaint('dim')
+export const bold = processPaint('bold')
 
 /** Text from the server (file names, messages, content) with control characters escaped, so it cannot drive the terminal. */
 export const safe = printable
@@ -50,34 +110,14 @@ export const safe = printable
 /** "a member", "an admin", "an owner". */
 export const article = (word: string) => `${/^[aeiou]/i.test(word) ? 'an' : 'a'} ${word}`
 
-export const say = (line = '') => void process.stdout.write(`${line}\n`)
-export const warn = (line: string) =>
-	void process.stderr.write(jsonMode ? `${JSON.stringify({ warning: line })}\n` : `${yellow(line, process.stderr)}\n`)
+export const say = (line = '') => processPrinter().say(line)
+export const warn = (line: string) => processPrinter().warn(line)
 /** A note for the person on stderr (a JSON warning line with --json). */
-export const notice = (text: string) =>
-	void process.stderr.write(jsonMode ? `${JSON.stringify({ warning: text })}\n` : `${text}\n`)
-export const json = (value: unknown) => void process.stdout.write(`${JSON.stringify(value, null, 2)}\n`)
+export const notice = (text: string) => processPrinter().notice(text)
+export const json = (value: unknown) => processPrinter().json(value)
 
 /** A plain-text table, columns padded to their widest cell. */
-export function table(header: string[], rows: string[][]) {
-	const all = [header, ...rows]
-	const widths = header.map((_, i) => Math.max(...all.map((row) => (row[i] ?? '').length)))
-	say(
-		bold(
-			header
-				.map((cell, i) => cell.padEnd(widths[i] as number))
-				.join('  ')
-				.trimEnd()
-		)
-	)
-	for (const row of rows)
-		say(
-			row
-				.map((cell, i) => cell.padEnd(widths[i] as number))
-				.join('  ')
-				.trimEnd()
-		)
-}
+export const table = (header: string[], rows: string[][]) => processPrinter().table(header, rows)
 
 export interface ErrorContext {
 	server: string
@@ -92,7 +132,11 @@ export interface ErrorContext {
 export function failure(error: ApiError, context: ErrorContext): CliFailure {
 	const message = explain(error, context)
 	if (error.code === 'unauthorized') return new CliFailure(message, EXIT.auth)
-	return new CliFailure(message, EXIT.error, error.code)
+	return new CliFailure(
+		message,
+		EXIT.error,
+		error.code === 'unknown' ? String(error.body.code ?? 'unknown') : error.code
+	)
 }
 
 /** Every server error code as a sentence; the server's own words are escaped before they reach the terminal. */

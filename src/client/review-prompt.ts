@@ -3,7 +3,7 @@ import type { FileReview } from './sync/review'
 import { shown } from './tools'
 
 /**
- * How a review is put before the person (CONTRACT §11, "the review hides
+ * How a review is put before the person (docs/sync-model.md, "the review hides
  * nothing"): the changes that run code or widen what a tool may do first,
  * file by file, then every other change; every change, each value whole. A
  * line longer than the width (a terminal's) wraps onto indented

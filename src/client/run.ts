@@ -1,3 +1,5 @@
+// Over 500 lines: one sync step of every sync command (runOne), from gathering to writing, with the review, trust
+// and secret checks it holds a write for; issue 36 point 1 splits it into phases.
 import { prompt, PromptCancelled } from '../shared/terminal'
 import { ApiError } from './api'
 import type { Session } from './context'
@@ -373,7 +375,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 		}
 		accepted = remember(accepted, reviewed.accepted, (key) => ownValue(outcome.base, key) !== undefined, fileHash)
 	}
-	// A personal config: code from a device this machine does not trust is reviewed like a team's (CONTRACT §11).
+	// A personal config: code from a device this machine does not trust is reviewed like a team's (docs/sync-model.md).
 	let reviewFrom = state?.reviewFrom
 	if (!t.teamId && remote) {
 		const reviewed = await reviewDevices(s, t, state, remote, outcome.writes, options)
@@ -485,7 +487,7 @@ export async function runOne(s: Session, t: Target, options: RunOptions, attempt
 			...(t.teamId ? { teamId: t.teamId } : {})
 		}
 		// If-Match: the version judged against; nothing pushed in between is ever replaced unseen (docs/sync-model.md).
-		const condition = remote ? { ifMatch: remote.hash } : { ifNoneMatch: '*' as const }
+		const condition = remote ? { ifMatch: [remote.hash] } : { ifNoneMatch: '*' as const }
 		let version: number
 		try {
 			const result = await s.api.configs.push(body, condition)
@@ -745,7 +747,7 @@ async function askAbout(
  * tool may do (a settings file's `runsCode`, `widens` or MCP keys; not a
  * memory or command file), made by a device this machine does not trust, is
  * reviewed like a team's
- * (CONTRACT §11, docs/sync-model.md "Another device is someone else for
+ * (docs/sync-model.md "Another device is someone else for
  * code"). Who made it is read from the versions since this machine's base
  * (the caller's activity log names each version's device); a file held once
  * remembers those devices (`waiting`), so a trusted device's version on top
@@ -776,7 +778,7 @@ async function reviewDevices(
 				!wasAccepted(state?.acceptedFiles, w.key, w.content, fileHash)
 		)
 		.map((w) => ({ write: w, review: reviewWrite(t.tool, w.key, w.before, w.content) }))
-		// Settings only (CONTRACT §11): memory, command, agent and rule files are not settings, so pass as own.
+		// Settings only (docs/sync-model.md): memory, command, agent and rule files are not settings, so pass as own.
 		.filter((r) => r.review.runsCode && isSettingsFile(r.write.key))
 	const done = (result: { held?: Held; accepted: Write[] } = { accepted: [] }) => ({
 		...result,
@@ -809,7 +811,7 @@ async function reviewDevices(
 }
 
 /**
- * Puts a review before the person, whole (CONTRACT §11): on a terminal that
+ * Puts a review before the person, whole (docs/sync-model.md): on a terminal that
  * will be asked, wrapped to its width and through the pager when longer than
  * the screen; otherwise printed whole on stderr with the file names.
  */

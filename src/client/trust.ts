@@ -7,7 +7,7 @@ import { CliFailure } from './output'
 import { configDir } from './paths'
 
 /**
- * Devices this machine trusts with code (CONTRACT §11, "another device is
+ * Devices this machine trusts with code (docs/sync-model.md, "another device is
  * someone else for code"): a personal config's change that runs code or
  * widens what a tool may do, pushed from another device of the same user, is
  * reviewed like a team's unless that device is trusted here. Kept per server

@@ -18,6 +18,7 @@ import type { QuotaLimits } from './modules/configs/quota'
 import { createEventBroker, type EventBroker, type EventBrokerOptions } from './events/broker'
 import { eventsRoutes } from './events'
 import { healthRoutes } from './modules/health'
+import { createHealthService } from './modules/health/service'
 import { createAppMetrics, type AppMetrics } from './modules/health/metrics'
 import { invitationsRoutes, teamsRoutes } from './modules/teams'
 import { createTeamsService } from './modules/teams/service'
@@ -58,11 +59,11 @@ export interface AppDeps {
 	events?: EventBrokerOptions
 	/** The event broker, when the caller must end its streams at shutdown; made by the app when not given. */
 	broker?: EventBroker
-	/** How a slowed login waits (CONTRACT §5, modules/auth/service.ts); tests record the waits instead. */
+	/** How a slowed login waits (docs/operations.md, modules/auth/service.ts); tests record the waits instead. */
 	sleep?: (ms: number) => Promise<void>
 	/** The web pages' comparisons (docs/web.md): one per core at once, in worker threads; made by the app when not given. */
 	comparisons?: Comparisons
-	/** CONTRACT §5 quotas (CFGSYNC_QUOTA_BYTES, CFGSYNC_QUOTA_PUSHES_PER_MINUTE); the defaults when not given. */
+	/** Quotas (docs/operations.md: CFGSYNC_QUOTA_BYTES, CFGSYNC_QUOTA_PUSHES_PER_MINUTE); the defaults when not given. */
 	quotas?: QuotaLimits
 }
 
@@ -101,7 +102,7 @@ export function createApp(appDeps: AppDeps) {
 		.onAfterResponse({ as: 'global' }, ({ request }) => {
 			if (request.method !== 'GET' && request.method !== 'HEAD') void events.changed()
 		})
-		.use(healthRoutes(deps))
+		.use(healthRoutes({ health: createHealthService(deps), metrics: deps.metrics, metricsToken: deps.metricsToken }))
 		.use(eventsRoutes(events, gate, closed))
 		.use(authRoutes(auth, gate, addressOf))
 		.use(configsRoutes(configs, gate))
@@ -138,5 +139,3 @@ export function createApp(appDeps: AppDeps) {
 		)
 	return app
 }
-
-export type App = ReturnType<typeof createApp>

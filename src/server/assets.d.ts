@@ -12,7 +12,7 @@ declare module '*.sql' {
 	const text: string
 	export default text
 }
-// The web application's assets (src/server/web/assets.ts), embedded the same way.
+// The web application's assets (src/server/web/assets/, loaded by web/kit.tsx), embedded the same way.
 declare module 'htmx.org/dist/htmx.min.js' {
 	const path: string
 	export default path

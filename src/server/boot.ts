@@ -1,16 +1,4 @@
-import { Database } from 'bun:sqlite'
-import {
-	chmodSync,
-	closeSync,
-	constants,
-	existsSync,
-	mkdirSync,
-	openSync,
-	readdirSync,
-	readFileSync,
-	rmSync,
-	writeFileSync
-} from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Config } from './config'
 import { createSealer, generateMasterKey, openPendingKey, parseMasterKey, type Sealer } from './lib/crypto'
@@ -23,8 +11,7 @@ import {
 	sealKeyCheck
 } from './lib/key-check'
 import { describeUrl } from './store/postgres/url'
-import { migrations } from './store/sqlite/migrations'
-import { schemaOf } from './build-info'
+import { backUpSqliteBeforeUpgrade, PreUpgradeBackupError } from './store/sqlite/pre-upgrade'
 import { giveToDataDirOwner } from './lib/ownership'
 import { openSqliteStore } from './store/sqlite'
 import type { OpenOptions, Store } from './store/types'
@@ -79,7 +66,7 @@ async function openConfigured(config: Config, options: OpenOptions = {}): Promis
 }
 
 /**
- * §10: before an existing SQLite database is migrated, a copy of it as it was:
+ * docs/operations.md: before an existing SQLite database is migrated, a copy of it as it was:
  * `pre-upgrade-<old schema>-<time>.db` in the backup directory (else the data directory), 0600,
  * made with VACUUM INTO (whole or not at all). The way back after an upgrade (docs/operations.md,
  * "Rolling back"). Nothing when there is nothing to migrate, or no database yet. Returns the file.
@@ -87,44 +74,15 @@ async function openConfigured(config: Config, options: OpenOptions = {}): Promis
 export function backUpBeforeUpgrade(config: Config): string | undefined {
 	if (config.databaseUrl !== undefined) return undefined
 	const file = join(config.dataDir, DATABASE_FILE)
-	if (!existsSync(file)) return undefined
-	const newestKnown = migrations[migrations.length - 1]?.folderMillis ?? 0
-	const database = new Database(file, { readonly: true })
 	try {
-		// Another instance may be creating or migrating it this moment (two first starts at once): wait as the store does.
-		database.run('PRAGMA busy_timeout = 5000')
-		const table = database
-			.query<{ name: string }, []>(
-				"SELECT name FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'"
-			)
-			.get()
-		if (table === null) return undefined
-		const recorded = database
-			.query<{ n: number; newest: number | null }, []>(
-				'SELECT count(*) AS n, max(created_at) AS newest FROM __drizzle_migrations'
-			)
-			.get()
-		if (!recorded || recorded.newest === null || Number(recorded.newest) >= newestKnown) return undefined
-		const dir = config.backupDir ?? config.dataDir
-		if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 })
-		const target = join(
-			dir,
-			`pre-upgrade-${schemaOf('sqlite', recorded.n)}-${new Date().toISOString().replace(/[:.]/g, '-')}.db`
-		)
-		closeSync(openSync(target, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, 0o600))
-		try {
-			database.run('VACUUM INTO ?', [target])
-		} catch (error) {
-			rmSync(target, { force: true })
-			throw new BootError(
-				`could not back up ${file} before upgrading it (${(error as Error).message}); nothing was changed: free some space or set --backup-dir, then start again`
-			)
-		}
-		chmodSync(target, 0o600)
-		giveToDataDirOwner(config.dataDir, [target])
+		const target = backUpSqliteBeforeUpgrade(file, config.backupDir ?? config.dataDir)
+		if (target !== undefined) giveToDataDirOwner(config.dataDir, [target])
 		return target
-	} finally {
-		database.close()
+	} catch (error) {
+		if (!(error instanceof PreUpgradeBackupError)) throw error
+		throw new BootError(
+			`could not back up ${file} before upgrading it (${error.message}); nothing was changed: free some space or set --backup-dir, then start again`
+		)
 	}
 }
 

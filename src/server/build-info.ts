@@ -19,7 +19,7 @@ export const schemaOf = (engine: 'sqlite' | 'postgres', applied: number): number
 /** Checked by the tests: the PostgreSQL list is the SQLite list less the migrations its first one folds in. */
 export const POSTGRES_SCHEMA = postgresJournal.entries.length + POSTGRES_SCHEMA_OFFSET
 
-/** §10 "every build says what it is": what --version, cfgsync_build_info and /readyz report. */
+/** docs/operations.md "What every build is": what --version, cfgsync_build_info and /readyz report. */
 export const buildInfo = () => ({ version: packageJson.version, commit: buildCommit(), schema: SCHEMA })
 
 /** `cfgsync-server VERSION (commit SHORTSHA, schema N)`. */

@@ -3,19 +3,10 @@ import { Cron } from 'croner'
 import { z } from 'zod'
 import { parseTrustedProxies } from './lib/client-address'
 import { PLANS } from '../shared/constants'
+import { givenValue, type ServeFlag, SETTINGS, type SettingName, settingName } from './settings'
 
-/** Where each setting comes from, highest priority first: flag, then environment, then default. */
-export interface ConfigFlags {
-	port?: string
-	host?: string
-	dataDir?: string
-	workers?: string
-	backupDir?: string
-	backupSchedule?: string
-	backupKeep?: string
-	downloadsDir?: string
-	publicUrl?: string
-}
+/** The flags serve was given (settings.ts): each wins over its environment variables, which win over its default. */
+export type ConfigFlags = { [K in ServeFlag]?: string }
 
 /** A croner pattern (5 fields, or 6 with seconds first). */
 const CronPattern = z.string().superRefine((pattern, context) => {
@@ -90,7 +81,7 @@ export const Config = z.object({
 	publicUrl: PublicUrl.optional(),
 	/** docs/operations.md: how long audit events are kept. */
 	auditRetentionDays: z.coerce.number().int().min(1).max(36_500),
-	/** CONTRACT §5 quotas: bytes stored per user or team, stored pushes a minute per user; 0 is no limit. */
+	/** Quotas (docs/operations.md): bytes stored per user or team, stored pushes a minute per user; 0 is no limit. */
 	quotaBytes: z.coerce.number().int().min(0),
 	quotaPushesPerMinute: z.coerce.number().int().min(0),
 	/** Processes serving one port (SO_REUSEPORT); 'auto' is one per core. */
@@ -98,64 +89,43 @@ export const Config = z.object({
 })
 export type Config = Readonly<z.infer<typeof Config>>
 
-/** The variable a person sets for each setting, so an error names what they can fix. */
-const ENV_NAMES: Record<string, string> = {
-	port: '--port / CFGSYNC_PORT',
-	host: '--host / CFGSYNC_HOST',
-	dataDir: '--data-dir / CFGSYNC_DATA_DIR',
-	databaseUrl: '--database-url / CFGSYNC_DATABASE_URL',
-	databasePool: 'CFGSYNC_DATABASE_POOL',
-	defaultPlan: 'CFGSYNC_DEFAULT_PLAN',
-	logLevel: 'CFGSYNC_LOG_LEVEL',
-	trustedProxies: 'CFGSYNC_TRUSTED_PROXIES',
-	auditRetentionDays: 'CFGSYNC_AUDIT_RETENTION_DAYS',
-	quotaBytes: 'CFGSYNC_QUOTA_BYTES',
-	quotaPushesPerMinute: 'CFGSYNC_QUOTA_PUSHES_PER_MINUTE',
-	metricsToken: 'CFGSYNC_METRICS_TOKEN',
-	backupDir: '--backup-dir / CFGSYNC_BACKUP_DIR',
-	backupSchedule: '--backup-schedule / CFGSYNC_BACKUP_SCHEDULE',
-	backupKeep: '--backup-keep / CFGSYNC_BACKUP_KEEP',
-	downloadsDir: '--downloads-dir / CFGSYNC_DOWNLOADS_DIR',
-	publicUrl: '--public-url / CFGSYNC_PUBLIC_URL',
-	workers: '--workers / CFGSYNC_WORKERS'
-}
-
 const truthy = (value: string | undefined) => value !== undefined && /^(1|true|yes|on)$/i.test(value)
 
 /** Reads flags and environment once, at start; a bad value is one clear error. */
 export function loadConfig(flags: ConfigFlags = {}, env: Record<string, string | undefined> = process.env): Config {
+	const given = (name: SettingName) => givenValue(name, (flags as Record<string, string | undefined>)[name], env)
+	const path = (name: SettingName) => {
+		const value = given(name)
+		return value ? resolve(value) : undefined
+	}
 	const parsed = Config.safeParse({
-		port: flags.port ?? env.CFGSYNC_PORT ?? env.PORT ?? 8787,
-		host: flags.host ?? env.CFGSYNC_HOST ?? '0.0.0.0',
-		dataDir: resolve(flags.dataDir ?? env.CFGSYNC_DATA_DIR ?? './data'),
-		databaseUrl: env.CFGSYNC_DATABASE_URL || undefined,
-		databasePool: env.CFGSYNC_DATABASE_POOL || 10,
-		masterKey: env.CFGSYNC_MASTER_KEY || undefined,
-		defaultPlan: env.CFGSYNC_DEFAULT_PLAN ?? 'team',
-		logLevel: env.CFGSYNC_LOG_LEVEL ?? 'info',
-		trustedProxies: env.CFGSYNC_TRUSTED_PROXIES ?? '',
-		trustProxy: truthy(env.CFGSYNC_TRUST_PROXY),
-		metricsToken: env.CFGSYNC_METRICS_TOKEN || undefined,
-		backupDir:
-			(flags.backupDir ?? env.CFGSYNC_BACKUP_DIR)
-				? resolve((flags.backupDir ?? env.CFGSYNC_BACKUP_DIR) as string)
-				: undefined,
-		backupSchedule: flags.backupSchedule ?? env.CFGSYNC_BACKUP_SCHEDULE ?? '0 3 * * *',
-		backupKeep: flags.backupKeep ?? env.CFGSYNC_BACKUP_KEEP ?? 14,
-		downloadsDir:
-			(flags.downloadsDir ?? env.CFGSYNC_DOWNLOADS_DIR)
-				? resolve((flags.downloadsDir ?? env.CFGSYNC_DOWNLOADS_DIR) as string)
-				: undefined,
-		publicUrl: flags.publicUrl || env.CFGSYNC_PUBLIC_URL || undefined,
-		auditRetentionDays: env.CFGSYNC_AUDIT_RETENTION_DAYS ?? 365,
-		quotaBytes: env.CFGSYNC_QUOTA_BYTES ?? 256 * 1024 * 1024,
-		quotaPushesPerMinute: env.CFGSYNC_QUOTA_PUSHES_PER_MINUTE ?? 120,
-		workers: flags.workers ?? env.CFGSYNC_WORKERS ?? 1
-	})
+		port: given('port') ?? 8787,
+		host: given('host') ?? '0.0.0.0',
+		dataDir: resolve(given('dataDir') ?? './data'),
+		databaseUrl: given('databaseUrl'),
+		databasePool: given('databasePool') ?? 10,
+		masterKey: given('masterKey'),
+		defaultPlan: given('defaultPlan') ?? 'team',
+		logLevel: given('logLevel') ?? 'info',
+		trustedProxies: given('trustedProxies') ?? '',
+		trustProxy: truthy(given('trustProxy')),
+		metricsToken: given('metricsToken'),
+		backupDir: path('backupDir'),
+		backupSchedule: given('backupSchedule') ?? '0 3 * * *',
+		backupKeep: given('backupKeep') ?? 14,
+		downloadsDir: path('downloadsDir'),
+		publicUrl: given('publicUrl'),
+		auditRetentionDays: given('auditRetentionDays') ?? 365,
+		quotaBytes: given('quotaBytes') ?? 256 * 1024 * 1024,
+		quotaPushesPerMinute: given('quotaPushesPerMinute') ?? 120,
+		workers: given('workers') ?? 1
+	} satisfies Record<SettingName, unknown>)
 	if (!parsed.success) {
 		const issue = parsed.error.issues[0]
 		const setting = String(issue?.path[0] ?? '')
-		throw new Error(`invalid setting ${ENV_NAMES[setting] ?? setting}: ${issue?.message ?? 'invalid'}`)
+		throw new Error(
+			`invalid setting ${setting in SETTINGS ? settingName(setting as SettingName) : setting}: ${issue?.message ?? 'invalid'}`
+		)
 	}
 	return Object.freeze(parsed.data)
 }

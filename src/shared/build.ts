@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
 /**
- * The commit this program was built from (§10 "every build says what it is"). `npm run build`
+ * The commit this program was built from (docs/operations.md "What every build is"). `npm run build`
  * (scripts/build-commit.ts) defines CFGSYNC_COMMIT in both binaries and the npm package; run from
  * source, it is asked of git once, when first wanted.
  */

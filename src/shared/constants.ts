@@ -35,7 +35,7 @@ export const KEY_SCOPES = ['read-write', 'read-only'] as const
 export type KeyScope = (typeof KEY_SCOPES)[number]
 
 export const DAY_MS = 24 * 60 * 60 * 1000
-/** SPEC: a soft-deleted team is removed for good after 30 days. */
+/** docs/api.md: a soft-deleted team is removed for good after 30 days. */
 export const TEAM_RETENTION_MS = 30 * DAY_MS
 /** docs/api.md: an invitation expires after 7 days. */
 export const INVITATION_TTL_MS = 7 * DAY_MS

@@ -5,7 +5,7 @@ import type { Tool } from './constants'
 
 /**
  * Where each tool keeps its MCP servers and how one entry spells each
- * transport (CONTRACT.md §15, docs/client.md "MCP servers"). The data lives
+ * transport (docs/client.md "MCP servers in every tool"). The data lives
  * here, in shared, because two programs read it: the client's descriptors
  * (src/client/tools/, each `mcpTable` is its row of MCP_TABLES) and its
  * `cfgsync mcp` commands, which also write entries; and the web

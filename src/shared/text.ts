@@ -11,7 +11,7 @@ export const hasControlCharacters = (text: string): boolean => /\p{Cc}/u.test(te
 /**
  * Unicode format characters (`\p{Cf}`): bidirectional overrides and isolates (U+202E turns "gpj.exe" into what
  * reads as "exe.jpg"), zero-width spaces and joiners, soft hyphens. Invisible, they make one name pass for another,
- * so names shown to other people refuse them (CONTRACT §5).
+ * so names shown to other people refuse them (docs/api.md).
  */
 export const hasFormatCharacters = (text: string): boolean => /\p{Cf}/u.test(text)
 

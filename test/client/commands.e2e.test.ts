@@ -246,7 +246,7 @@ describe('keys and login', () => {
 			[
 				{ after: 'Password: ', type: 'wrong-password\r' },
 				{ after: 'Password: ', type: `${ada.password}\r` },
-				// Then it offers to trust ada's other devices with code (CONTRACT §11): none.
+				// Then it offers to trust ada's other devices with code (docs/sync-model.md): none.
 				{ after: 'Enter for none: ', type: '\r' }
 			]
 		)
@@ -530,7 +530,7 @@ describe("the tools' real files", () => {
 	}, 90_000)
 
 	test('~/.claude.json: only mcpServers is synced, merged back into the rest of the file without touching its other keys', async () => {
-		// Ada's two machines trust each other with code (CONTRACT §11): MCP servers are such settings.
+		// Ada's two machines trust each other with code (docs/sync-model.md): MCP servers are such settings.
 		const [a, b] = (await ownMachines(server, ada, 2, 'mcp')) as [Machine, Machine]
 		const fileA = {
 			numStartups: 12,

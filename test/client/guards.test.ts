@@ -40,7 +40,7 @@ function standIn(files?: Record<string, string>) {
 				return { version, hash: server.config.hash }
 			}
 		},
-		// Who this machine is and who pushed what (device trust, CONTRACT §11): this key's device, no events.
+		// Who this machine is and who pushed what (device trust, docs/sync-model.md): this key's device, no events.
 		keys: { list: async () => [{ device: 'laptop', current: true }] },
 		audit: { list: async () => [] }
 	}

@@ -23,7 +23,7 @@ beforeAll(async () => {
 const stored = async (tool: string, name: string): Promise<Record<string, string>> =>
 	(await api(server, 'GET', `/api/configs/latest?name=${name}&tool=${tool}`, ada.key)).body.data.files
 
-/** Ada's machines, which trust each other with code (CONTRACT §11: she ran `cfgsync trust` on each). */
+/** Ada's machines, which trust each other with code (docs/sync-model.md: she ran `cfgsync trust` on each). */
 const machines = (count = 2): Promise<Machine[]> => ownMachines(server, ada, count, 'm')
 
 /** What a person sees of a run: both streams, to search for messages. */

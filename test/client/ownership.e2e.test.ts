@@ -62,7 +62,7 @@ describe('one file, one owner on a machine', () => {
 		const { owner, admin, id } = await team('acme')
 		const other = machine(server)
 		await login(other, ada, `o2-${Math.random().toString(36).slice(2, 8)}`)
-		// Both are ada's: her other machine trusts this one with code (CONTRACT §11), as she would.
+		// Both are ada's: her other machine trusts this one with code (docs/sync-model.md), as she would.
 		await ok(other, ['trust', JSON.parse(owner.file('.config/cfgsync/credentials.json') as string).device])
 
 		// ada's personal config, on two machines.

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { createApi, nextPage } from '../../src/client/api'
 
 /**
- * CONTRACT §16: lists come in pages, and the client follows `Link: <…>; rel="next"` until it has what
+ * docs/performance.md: lists come in pages, and the client follows `Link: <…>; rel="next"` until it has what
  * it asked for — only along this server's own /api/ paths, so a hostile answer cannot lead the key away.
  */
 

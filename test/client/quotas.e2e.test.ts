@@ -4,7 +4,7 @@ import { login, machine } from '../support/client/machines'
 
 const servers = serversOfThisFile()
 
-/** CONTRACT §5 quotas on the compiled binaries: the variables, the refusals as the client shows them, whoami. */
+/** Quotas (docs/operations.md) on the compiled binaries: the variables, the refusals as the client shows them, whoami. */
 describe('quotas (CFGSYNC_QUOTA_BYTES, CFGSYNC_QUOTA_PUSHES_PER_MINUTE)', () => {
 	test('whoami shows what is stored against the limits; past the pushes a minute a push is refused, naming the limit', async () => {
 		const dir = emptyDir()

@@ -4,7 +4,7 @@ import { login, machine, serverWithUsers } from '../support/client/machines'
 
 const servers = serversOfThisFile()
 
-/** CONTRACT §11 "Keys with a scope", on the compiled binaries: what a CI job holds reads, and changes nothing. */
+/** docs/api.md "keys with a scope", on the compiled binaries: what a CI job holds reads, and changes nothing. */
 describe('read-only keys (cfgsync login --read-only, cfgsync-server key issue --read-only)', () => {
 	test('key issue --read-only makes a key that pulls but cannot push; keys shows each key’s scope', async () => {
 		const { server, dir, ada } = await serverWithUsers(servers)

@@ -269,7 +269,7 @@ describe('the diff shown', () => {
 	})
 
 	// Quadratic work on these would take minutes; linear takes a second or two, on a busy machine too.
-	// CONTRACT §11: nothing is behind "N more", so the output grows with the content, linearly.
+	// docs/sync-model.md: nothing is behind "N more", so the output grows with the content, linearly.
 	test('hostile content: every change shown, linear time (many keys, deep nesting, long keys, one long line)', () => {
 		const many = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, i]))
 		let started = performance.now()

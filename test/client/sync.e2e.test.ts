@@ -36,7 +36,7 @@ const latest = async (user: User, tool: string, name: string, teamId?: string) =
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`
 
 /** Two machines of one user, logged in. */
-/** Machines of one user, which trust each other with code (CONTRACT §11: the user ran `cfgsync trust` on each). */
+/** Machines of one user, which trust each other with code (docs/sync-model.md: the user ran `cfgsync trust` on each). */
 const machines = (user: User, count = 2): Promise<Machine[]> => ownMachines(server, user, count, 'm')
 
 const backupsOf = (m: Machine) => {
@@ -325,7 +325,7 @@ describe('sync scenarios against the compiled server', () => {
 		for (let round = 0; round < 16; round++) {
 			const m = machine(server)
 			expect((await login(m, cy, `par-${round}`)).code).toBe(0)
-			// The pushes come from cy's key "e2e", her other machine here (CONTRACT §11): two of these files do not parse.
+			// The pushes come from cy's key "e2e", her other machine here (docs/sync-model.md): two of these files do not parse.
 			expect((await m.cfgsync(['trust', 'e2e'])).code).toBe(0)
 			await push(round, 1)
 			const first = await Promise.all(tools.map(([tool]) => m.cfgsync(['pull', tool, '--name', 's7'])))

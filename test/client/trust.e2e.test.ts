@@ -5,7 +5,7 @@ import { until } from '../support/eventually'
 import { login, machine, serverWithUsers, type Machine, type User } from '../support/client/machines'
 
 /**
- * CONTRACT §11, "another device is someone else for code", with the compiled
+ * docs/sync-model.md, "another device is someone else for code", with the compiled
  * client and no terminal: a personal config's change that runs code or
  * widens what a tool may do, pushed from another device of the same user (a
  * CI key from `key issue`), is held for review by `sync` and `watch` unless

@@ -261,7 +261,7 @@ describe('login throttling (docs/api.md, 429)', () => {
 		expect(burst.filter((r) => r.status === 401)).toHaveLength(10)
 		expect(burst.filter((r) => r.status === 429)).toHaveLength(30)
 
-		// From many addresses each gets its 10 per login, slowed past 100 failures of that login (CONTRACT §5).
+		// From many addresses each gets its 10 per login, slowed past 100 failures of that login (docs/operations.md).
 		let n = 0
 		const waits: number[] = []
 		const many = testApp({ address: () => `10.${n >> 8}.${n++ & 255}.2`, sleep: async (ms) => void waits.push(ms) })

@@ -314,7 +314,7 @@ describe('version history and rollback (Pro and Team plans)', () => {
 		const exactly100 = await get(`/api/configs/${id}/versions`)
 		expect(exactly100.body).toHaveLength(100)
 		expect(exactly100.headers.get('link')).toBeNull()
-		// A second apart: within CFGSYNC_QUOTA_PUSHES_PER_MINUTE (CONTRACT §5).
+		// A second apart: within CFGSYNC_QUOTA_PUSHES_PER_MINUTE (docs/operations.md).
 		for (let v = 101; v <= 205; v++) {
 			t.clock.advance(1000)
 			expect((await push(t, alice, { data: { v } })).status).toBe(200)

@@ -69,7 +69,7 @@ describe('GET /download', () => {
 		expect(page).toContain(sha('ELF pretend'))
 		expect(page).not.toContain('linked-out')
 		expect(page).not.toContain('.hidden')
-		// X-Forwarded-Proto from a peer that is no trusted proxy is ignored (docs/api.md; test/public-url.test.ts covers trusted proxies).
+		// X-Forwarded-Proto from a peer that is no trusted proxy is ignored (docs/api.md; test/server/public-url.test.ts covers trusted proxies).
 		expect(await (await get('/download', { host: 'sync.example.org', 'x-forwarded-proto': 'https' })).text()).toContain(
 			'npm install -g http://sync.example.org/download/cfgsync.tgz'
 		)

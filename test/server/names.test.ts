@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { webApp } from '../support/web'
 
 /**
- * CONTRACT §5: names shown to other people refuse Unicode format characters (a right-to-left override makes
+ * docs/api.md: names shown to other people refuse Unicode format characters (a right-to-left override makes
  * "gpj.exe" read as "exe.jpg"; a zero-width space makes two names look the same) and are stored in NFC,
  * with a 400 that names the field.
  */

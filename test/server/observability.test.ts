@@ -12,7 +12,7 @@ import { buildInfo } from '../../src/server/build-info'
 
 const buildLabels = () => ({ ...buildInfo(), schema: String(buildInfo().schema) })
 
-/** docs/api.md and §10 for operators: what the access log, /metrics and the error log say. */
+/** docs/api.md and docs/operations.md for operators: what the access log, /metrics and the error log say. */
 const TOKEN = 'metrics-token-for-tests-0123456789'
 
 const logged = (lines: string[]) => lines.map((line) => JSON.parse(line) as Record<string, unknown>)

@@ -102,7 +102,7 @@ test('no request-path statement scans a table (EXPLAIN QUERY PLAN)', async () =>
 	await store.teams.invitationsForUser(world.users.ivy.id, new Date().toISOString())
 	await store.teams.pruneReservationsAndInvitations(new Date().toISOString(), new Date().toISOString())
 	await store.jobs.claim('purge', Date.now())
-	// CONTRACT §5 quotas: an owner's stored bytes and a user's recent pushes.
+	// Quotas (docs/operations.md): an owner's stored bytes and a user's recent pushes.
 	await store.configs.storedBytes({ userId: world.users.tom.id, teamId: null })
 	await store.configs.storedBytes({ userId: world.users.tom.id, teamId: world.team.id })
 	await store.configs.nthPushSince(world.users.tom.id, '00000000-0000-7000-8000-000000000000', 120)

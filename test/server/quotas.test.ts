@@ -3,7 +3,7 @@ import { loadConfig } from '../../src/server/config'
 import { textOf, webApp } from '../support/web'
 
 /**
- * CONTRACT §5 quotas: CFGSYNC_QUOTA_BYTES (256 MiB stored per user or team by default) and
+ * Quotas (docs/operations.md): CFGSYNC_QUOTA_BYTES (256 MiB stored per user or team by default) and
  * CFGSYNC_QUOTA_PUSHES_PER_MINUTE (120 per user): 413 quota_exceeded or 429 rate_limited with Retry-After,
  * naming the limit; the Account page and GET /api/usage (what `cfgsync whoami` shows) say what is used.
  */

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { textOf, webApp } from '../support/web'
 
 /**
- * CONTRACT §11 "Keys with a scope": a read-only key reads and streams but never writes; every write answers
+ * docs/api.md "keys with a scope": a read-only key reads and streams but never writes; every write answers
  * 403 read_only_key. What a CI job should hold: a leaked one cannot change anything.
  */
 describe('read-only keys (CONTRACT §11)', () => {

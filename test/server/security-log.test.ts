@@ -64,7 +64,7 @@ describe('refused setup and sign-up links in the security log (docs/web.md)', ()
 			origin: 'null',
 			'sec-fetch-site': 'same-origin'
 		}
-		// A view is not a use (CONTRACT §5: an <img> on any site must not get an office banned): no line.
+		// A view is not a use (docs/operations.md: an <img> on any site must not get an office banned): no line.
 		for (const path of [`/join/${token}`, `/setup/${token}`]) expect((await t.call('GET', path)).status).toBe(404)
 		for (const path of [`/join/${token}`, `/setup/${token}`])
 			expect((await t.call('POST', path, { body: new URLSearchParams(form).toString(), headers })).status).toBe(404)

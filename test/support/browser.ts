@@ -25,7 +25,7 @@ const ROOT = resolve(import.meta.dir, '..', '..')
 /** Every page at both widths (CFGSYNC_SCREENSHOTS puts them elsewhere); the README and docs/web.md show a few of them (copied into docs/screenshots). */
 export const SCREENSHOTS = process.env.CFGSYNC_SCREENSHOTS ?? join(ROOT, 'dist', 'screenshots')
 
-/** What a page must never do (docs/api.md, §8): log an error, break the CSP, reach another origin, scroll sideways or open a browser dialog. */
+/** What a page must never do (docs/api.md, docs/web.md): log an error, break the CSP, reach another origin, scroll sideways or open a browser dialog. */
 export interface Problems {
 	list: string[]
 }
@@ -207,7 +207,7 @@ export async function closeAll(contexts: BrowserContext[], browser?: Browser, se
 
 /**
  * A wrong post to a sign-up link from this machine, as a browser on the site's own page sends it: what counts
- * toward an address's sign-up budget (CONTRACT §5; opening a link never does).
+ * toward an address's sign-up budget (docs/operations.md; opening a link never does).
  */
 export const wrongSignupPost = (origin: string, probe: number) =>
 	fetch(`${origin}/join/${String(probe).padStart(43, 'z')}`, {

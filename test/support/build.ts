@@ -3,7 +3,7 @@ import packageJson from '../../package.json' with { type: 'json' }
 import { sourceCommit } from '../../src/shared/build'
 import { SCHEMA } from '../../src/server/build-info'
 
-/** What a build made from this checkout says it is (§10): the binaries under test were built from it. */
+/** What a build made from this checkout says it is (docs/operations.md): the binaries under test were built from it. */
 const ROOT = resolve(import.meta.dir, '..', '..')
 export const checkoutCommit = () => sourceCommit(ROOT)
 export const serverVersionLine = () =>

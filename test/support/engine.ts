@@ -4,7 +4,7 @@ import { copyFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { applyMigrations } from '../../src/server/store/postgres/migrate'
 import { migrations } from '../../src/server/store/postgres/migrations'
-import { openPostgresStore } from '../../src/server/store/postgres'
+import { openPostgresStore, POSTGRES_DOWN_REASON } from '../../src/server/store/postgres'
 import { openSqliteStore } from '../../src/server/store/sqlite'
 import type { Store } from '../../src/server/store/types'
 import { TEST_DATABASE_URL } from './postgres-url'
@@ -134,6 +134,8 @@ function lazyStore(opening: Promise<Store>): Store {
 		instances: part('instances'),
 		tables: part('tables'),
 		ping: () => opening.then((store) => store.ping()),
+		downReason: POSTGRES_DOWN_REASON,
+		findsCallerSynchronously: false,
 		stats: () => opening.then((store) => store.stats()),
 		backup: (file: string) => opening.then((store) => store.backup(file)),
 		changeSignal: {

@@ -119,7 +119,7 @@ export async function userWithKey(dir: string, name: string, plan = 'team', env:
 }
 
 /** fetch with a bearer key and a JSON body. */
-/** Every item of a paged list (CONTRACT §16), following `Link: <…>; rel="next"` from `path`. */
+/** Every item of a paged list (docs/performance.md), following `Link: <…>; rel="next"` from `path`. */
 export async function allPages<T = unknown>(server: Server, path: string, key?: string): Promise<T[]> {
 	const items: T[] = []
 	let next: string | undefined = path

@@ -41,9 +41,9 @@ export function testApp(
 		metricsToken?: string
 		/** The sealer of another app whose database this one opens (a copy of a frozen world). */
 		sealer?: ReturnType<typeof createSealer>
-		/** How the login slow-down waits (CONTRACT §5); tests record it instead of waiting. */
+		/** How the login slow-down waits (docs/operations.md); tests record it instead of waiting. */
 		sleep?: AppDeps['sleep']
-		/** CONTRACT §5 quotas; the defaults when not given. */
+		/** Quotas (docs/operations.md); the defaults when not given. */
 		quotas?: AppDeps['quotas']
 	} = {}
 ) {

@@ -1,4 +1,8 @@
 import type { parseArgs } from 'node:util'
+import type { Api } from '../api'
+import type { Session } from '../context'
+import type { IO } from '../io'
+import { CliFailure, EXIT, type Printer, safe } from '../output'
 
 /**
  * What a client command is: one descriptor per command, from which main.ts
@@ -36,6 +40,9 @@ export interface OptionSpec {
 	/** May be given several times (`--tool claude-code --tool codex`): its value is the list. */
 	multiple?: true
 	completes?: Completes
+	/** The subcommands that take it; given to another, the command fails with `misplaced` (exit 2). */
+	for?: readonly string[]
+	misplaced?: string
 }
 export type Options = Record<string, OptionSpec>
 
@@ -47,9 +54,43 @@ export interface Arg {
 	repeats?: true
 }
 
-export interface Subcommand {
+/**
+ * A subcommand (`team invite`, `keys revoke`): declared once, it feeds
+ * completion, the "did you mean" for a wrong word, and — when it has a run —
+ * the dispatch, which checks its arguments' count before running it.
+ */
+export interface Subcommand<O extends Options = Options> {
 	name: string
+	/** Its arguments after the subcommand's word; a repeated last one takes all the words left. */
 	args: readonly Arg[]
+	/**
+	 * Its words after `cfgsync COMMAND`, as the message for a missing argument
+	 * shows them; given, the dispatch refuses missing (or blank) and extra arguments.
+	 */
+	usage?: string
+	/** A note after its line in the command's help (`(also: cfgsync teams)`). */
+	aside?: string
+	/** Another name of `aliasOf`: dispatched and completed, but no line of its own in the help. */
+	aliasOf?: string
+	/** Runs it, given the words after its own. */
+	run?(input: Input<O>): Promise<void>
+}
+
+/** Where a subcommand's aside starts in the help, or 3 spaces after a longer line (as in the overview). */
+const ASIDE_COLUMN = 43
+
+/** The help's first lines: `cfgsync COMMAND USAGE`, one per subcommand that declares a usage, with its aside. */
+export function subcommandLines(
+	command: string,
+	subcommands: readonly Pick<Subcommand, 'usage' | 'aside' | 'aliasOf'>[]
+): string {
+	return subcommands
+		.filter((sub) => sub.usage !== undefined && sub.aliasOf === undefined)
+		.map((sub) => {
+			const line = `cfgsync ${command} ${sub.usage}`
+			return sub.aside ? `${line.padEnd(Math.max(ASIDE_COLUMN, line.length + 3))}${sub.aside}` : line
+		})
+		.join('\n')
 }
 
 /** Options every command takes. */
@@ -72,12 +113,30 @@ type Parsed<O extends Options> = ReturnType<
 	typeof parseArgs<{ args: string[]; options: typeof COMMON & O; allowPositionals: true; strict: true }>
 >
 
-/** What a command's run receives: its options parsed (the common ones too), its positional words, and the registry. */
-export interface Input<O extends Options> {
+/** A command line as parsed: its options (the common ones too), its positional words, and the registry. */
+export interface Args<O extends Options> {
 	values: Parsed<O>['values']
 	positionals: string[]
 	/** Every command, for the commands that describe the others (completion). */
 	registry: readonly Command[]
+}
+
+/**
+ * What a command's run receives: its command line, and what it runs with
+ * (as the GitHub CLI's Factory) — its IO, a printer bound to that IO and
+ * to --json, the session of the server and login the flags choose, and
+ * the API of a server for what comes before a session (login).
+ * main.ts gives the process's; an in-process test gives fakes
+ * (test/support/client-io.ts).
+ */
+export interface Input<O extends Options> extends Args<O> {
+	io: IO
+	out: Printer
+	session: (flags: { server?: string; profile?: string }) => Session
+	/** The API of a server before any login is chosen (login itself), with a key or none. */
+	api: (server: string, key?: string) => Api
+	/** The exit status of a run that ends without a failure to throw (`diff --exit-code` finding changes). */
+	setExitCode: (code: number) => void
 }
 
 export interface Command<O extends Options = Options> {
@@ -92,14 +151,45 @@ export interface Command<O extends Options = Options> {
 	options: O
 	args: readonly Arg[]
 	/** Completed as the first argument; main refuses another word there with "did you mean". */
-	subcommands?: readonly Subcommand[]
+	subcommands?: readonly Subcommand<O>[]
+	/** The subcommand run when none is named (`cfgsync keys` is `keys list`). */
+	defaultSubcommand?: string
 	/** Takes its words unparsed and no common options (completion prints a script, not a result). */
 	raw?: true
-	run(input: Input<O>): Promise<void>
+	/** Runs it; without one, its subcommands' runs are dispatched to (runSubcommand). */
+	run?(input: Input<O>): Promise<void>
 }
 
 /** A command descriptor, its options' types carried into run. */
 export const defineCommand = <const O extends Options>(command: Command<O>): Command<O> => command
+
+/**
+ * Runs the subcommand the first word names: an option another subcommand
+ * takes is refused, then a count of arguments its usage does not allow,
+ * before its run is given the words after it.
+ */
+export async function runSubcommand<O extends Options>(command: Command<O>, input: Input<O>): Promise<void> {
+	const [word = command.defaultSubcommand, ...rest] = input.positionals
+	const sub = command.subcommands?.find((s) => s.name === word)
+	if (word === undefined || !sub?.run) {
+		const names = (command.subcommands ?? []).filter((s) => s.aliasOf === undefined).map((s) => s.name)
+		const listed = names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : names.join('')
+		throw new CliFailure(`which ${command.name} command? ${listed} (see cfgsync ${command.name} --help)`, EXIT.usage)
+	}
+	const values = input.values as Record<string, unknown>
+	for (const [long, spec] of Object.entries<OptionSpec>(command.options))
+		if (spec.for && !spec.for.includes(sub.name) && values[long] !== undefined)
+			throw new CliFailure(spec.misplaced ?? `--${long} is for ${command.name} ${spec.for.join(', ')}`, EXIT.usage)
+	if (sub.usage !== undefined) {
+		const count = sub.args.length
+		if (rest.length < count || rest.slice(0, count).some((w) => w.trim() === ''))
+			throw new CliFailure(`cfgsync ${command.name} ${sub.usage}`, EXIT.usage)
+		const extra = rest[count]
+		if (!sub.args[count - 1]?.repeats && extra !== undefined)
+			throw new CliFailure(`unexpected argument "${safe(extra)}" (see cfgsync ${command.name} --help)`, EXIT.usage)
+	}
+	await sub.run({ ...input, positionals: rest })
+}
 
 /** The arguments most config commands take. */
 export const TOOL: Arg = { name: 'TOOL', completes: 'tool' }

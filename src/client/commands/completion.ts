@@ -3,6 +3,7 @@ import { DEFAULT_CONFIG_NAME, INVITED_ROLES, ROLES, type Tool, TOOLS } from '../
 import { profiles } from '../credentials'
 import { settingWords } from '../local-keys'
 import { serverNamesHere } from '../mcp/here'
+import { type IO, PROCESS_IO } from '../io'
 import { CliFailure, EXIT, safe } from '../output'
 import { everyState } from '../state'
 import { COMMON, defineCommand, type Arg, type Command, type Completes, type Input, type Options } from './command'
@@ -398,7 +399,7 @@ export function completionScript(shell: string, registry: readonly Command[]): s
 const options = {} as const
 
 // Takes its words unparsed: it prints a script, so --json and the common options are refused with their own messages.
-async function run({ positionals: args, registry }: Input<typeof options>) {
+async function run({ positionals: args, registry, io }: Input<typeof options>) {
 	if (args.includes('--json'))
 		throw new CliFailure('completion prints a shell script: --json does not apply', EXIT.usage)
 	const extra = args.find((arg) => arg.startsWith('-'))
@@ -409,7 +410,7 @@ async function run({ positionals: args, registry }: Input<typeof options>) {
 	if (shell === undefined) throw new CliFailure('which shell? cfgsync completion bash|zsh|fish', EXIT.usage)
 	const script = completionScript(shell, registry)
 	if (script === undefined) throw new CliFailure(`no completion for "${safe(shell)}": bash, zsh or fish`, EXIT.usage)
-	process.stdout.write(script)
+	io.stdout.write(script)
 }
 
 export const completion = defineCommand({
@@ -425,7 +426,7 @@ export const completion = defineCommand({
 })
 
 /** The hidden `cfgsync __complete names [TOOL] | teams | profiles`: candidates from this machine only. */
-export async function complete(args: string[]) {
+export async function complete(args: string[], io: IO = PROCESS_IO) {
 	const [what, tool] = args
 	const states = everyState()
 	let out: string[] = []
@@ -436,7 +437,7 @@ export async function complete(args: string[]) {
 	else if (what === 'tools') out = [...TOOLS]
 	else if (what === 'keys' && TOOLS.includes(tool as Tool)) out = settingWords(tool as Tool)
 	else if (what === 'mcp-servers') out = serverNamesHere()
-	process.stdout.write(
+	io.stdout.write(
 		[...new Set(out)]
 			.sort()
 			.map((word) => `${word}\n`)

@@ -1,8 +1,7 @@
 import { confirm } from '../ask'
-import { noMore, session, tool as toolArg } from '../context'
+import { noMore, tool as toolArg } from '../context'
 import { asFileSet } from '../files'
 import { withLock } from '../lock'
-import { json, say } from '../output'
 import { resolveTarget } from '../run'
 import { forgetState, getState } from '../state'
 import { defineCommand, type Input, TARGET, TOOL, YES } from './command'
@@ -16,7 +15,7 @@ config; on other machines, sync says it is gone.`
 
 const options = { ...TARGET, ...YES } as const
 
-async function run({ values, positionals }: Input<typeof options>) {
+async function run({ values, positionals, io, out, session }: Input<typeof options>) {
 	const tool = toolArg(positionals[0], 'delete')
 	noMore(positionals, 1, 'delete')
 	const s = session(values)
@@ -26,14 +25,15 @@ async function run({ values, positionals }: Input<typeof options>) {
 	await confirm(
 		`Delete ${t.label} (version ${latest.version}, ${count} file${count === 1 ? '' : 's'}) from ${s.server}, with all its versions? This cannot be undone`,
 		`cfgsync delete ${tool}${t.args}`,
-		values.yes
+		values.yes,
+		io
 	)
 	await s.run((api) => api.configs.remove(latest.id), t.label)
 	const synced = getState(t.key) !== undefined
 	if (synced) await withLock('delete', async () => forgetState(t.key))
 	if (values.json)
-		return json({ deleted: { id: latest.id, tool, name: t.name, team: t.team ?? null, version: latest.version } })
-	say(
+		return out.json({ deleted: { id: latest.id, tool, name: t.name, team: t.team ?? null, version: latest.version } })
+	out.say(
 		`Deleted ${t.label} from ${s.server}.${synced ? ' Its files on this machine are untouched, and this machine no longer syncs it.' : ''}`
 	)
 }

@@ -1,10 +1,10 @@
 import { DEFAULT_CONFIG_NAME } from '../../shared/constants'
 import { confirm } from '../ask'
-import { type Session, session, tool as toolArg } from '../context'
+import { type Session, tool as toolArg } from '../context'
 import { applyWrites, refusedWrites } from '../files'
 import { fileHash } from '../hash'
 import { withLock } from '../lock'
-import { CliFailure, dim, EXIT, green, json, red, safe, say } from '../output'
+import { CliFailure, EXIT, safe } from '../output'
 import { capped, fileList, pathArgs } from '../report'
 import { fetchRemote, type Remote, resolveTarget, type Target, targetOf } from '../run'
 import { allStates, backupRoot } from '../state'
@@ -51,7 +51,7 @@ const WORDS: Record<Action, string> = {
 	deleted: 'never synced: to be deleted'
 }
 
-async function run({ values, positionals }: Input<typeof options>) {
+async function run({ values, positionals, io, out, session }: Input<typeof options>) {
 	const tool = toolArg(positionals[0], 'discard')
 	const named = positionals.length > 1 ? toolPathKeys(tool, positionals.slice(1), 'discard') : undefined
 	const s = session(values)
@@ -62,8 +62,8 @@ async function run({ values, positionals }: Input<typeof options>) {
 			`This machine does not sync ${t.label}, so it has no synced version to go back to. To take the server's: cfgsync pull ${tool}${t.args} --force`
 		)
 	if (changes.length === 0) {
-		if (values.json) return json({ config: configOf(t), discarded: [], refused: [], backups: null })
-		return say(`No unsent changes in ${t.label}${named ? ' to those files' : ''}: nothing to discard.`)
+		if (values.json) return out.json({ config: configOf(t), discarded: [], refused: [], backups: null })
+		return out.say(`No unsent changes in ${t.label}${named ? ' to those files' : ''}: nothing to discard.`)
 	}
 	// The synced version of each file: the base's content, or (state from an older client, hashes only) the server's
 	// copy when the server still holds the version last synced here.
@@ -102,25 +102,26 @@ async function run({ values, positionals }: Input<typeof options>) {
 	const refused = refusedWrites(writes)
 	const doing = writes.filter((w) => !refused.has(w.key))
 	const kept = changes.filter((c) => !refused.has(c.key))
-	if (!values.json) capped(kept, (c) => `  ${red('<')} ${safe(shown(c.key))} (${WORDS[actionOf(c)]})`, 'files')
+	if (!values.json) capped(kept, (c) => `  ${out.red('<')} ${safe(shown(c.key))} (${WORDS[actionOf(c)]})`, 'files')
 	await confirm(
 		`Drop this machine's unsent changes to ${doing.length} file${doing.length === 1 ? '' : 's'} of ${t.label} (each is backed up first)?`,
 		`cfgsync discard ${tool}${t.args}${named ? pathArgs(named) : ''}`,
-		values.yes
+		values.yes,
+		io
 	)
 	const root = backupRoot(t.key)
 	const backedUp = await withLock('discard', async () => applyWrites(doing, root).backedUp)
 	const backups = backedUp > 0 ? root : null
 	if (values.json) {
-		json({
+		out.json({
 			config: configOf(t),
 			discarded: kept.map((c) => ({ path: c.key, file: shown(c.key), action: actionOf(c) })),
 			refused: [...refused].map(([key, why]) => ({ path: key, file: shown(key), why })),
 			backups
 		})
 	} else {
-		say(
-			`${green('Discarded')} this machine's unsent changes to ${kept.length} file${kept.length === 1 ? '' : 's'} of ${t.label}; they are as last synced here (version ${state.version}).${backups ? dim(` The previous files are in ${backups}`) : ''}`
+		out.say(
+			`${out.green('Discarded')} this machine's unsent changes to ${kept.length} file${kept.length === 1 ? '' : 's'} of ${t.label}; they are as last synced here (version ${state.version}).${backups ? out.dim(` The previous files are in ${backups}`) : ''}`
 		)
 	}
 	if (refused.size > 0)

@@ -1,5 +1,5 @@
-import { noMore, session } from '../context'
-import { ago, CliFailure, dim, EXIT, green, json, safe, say, table } from '../output'
+import { noMore } from '../context'
+import { CliFailure, EXIT, safe } from '../output'
 import { defineCommand, type Input } from './command'
 
 export const INVITATIONS_HELP = `cfgsync invitations
@@ -10,33 +10,41 @@ Your pending team invitations; accept one to join the team with the role it name
 
 const options = {} as const
 
-async function run({ values, positionals }: Input<typeof options>) {
-	const [sub, slug] = positionals
-	noMore(positionals, sub === 'accept' || sub === 'decline' ? 2 : 1, 'invitations')
+type InvitationsInput = Input<typeof options>
+
+async function list({ values, positionals, out, session }: InvitationsInput) {
+	noMore(positionals, 0, 'invitations')
 	const s = session(values)
-	if (sub === undefined || sub === 'list') {
-		const list = await s.run((api) => api.invitations.list())
-		if (values.json) return json(list)
-		if (list.length === 0) return say('No pending invitations.')
-		table(
-			['TEAM', 'NAME', 'ROLE', 'INVITED BY', 'EXPIRES'],
-			list.map((i) => [safe(i.teamSlug), safe(i.teamName), safe(i.role), safe(i.invitedBy), ago(i.expiresAt)])
-		)
-		return say(dim('Accept one with: cfgsync invitations accept SLUG (or decline SLUG)'))
-	}
-	if (!slug) throw new CliFailure(`which team? cfgsync invitations ${sub} SLUG (see cfgsync invitations)`, EXIT.usage)
-	const what = `An invitation to "${slug}"`
-	if (sub === 'accept') {
-		const member = await s.run((api) => api.invitations.accept(slug), what)
-		if (values.json) return json(member)
-		return say(
-			`${green('Joined')} ${safe(slug)} as ${safe(member.role)}. Its configs: cfgsync list --team ${safe(slug)}`
-		)
-	}
-	await s.run((api) => api.invitations.decline(slug), what)
-	if (values.json) return json({ team: slug, declined: true })
-	say(`Declined the invitation to ${safe(slug)}.`)
+	const invitations = await s.run((api) => api.invitations.list())
+	if (values.json) return out.json(invitations)
+	if (invitations.length === 0) return out.say('No pending invitations.')
+	out.table(
+		['TEAM', 'NAME', 'ROLE', 'INVITED BY', 'EXPIRES'],
+		invitations.map((i) => [safe(i.teamSlug), safe(i.teamName), safe(i.role), safe(i.invitedBy), out.ago(i.expiresAt)])
+	)
+	out.say(out.dim('Accept one with: cfgsync invitations accept SLUG (or decline SLUG)'))
 }
+
+/** accept or decline: the team is asked for after the session, as a missing word is only a usage error once logged in. */
+const answer =
+	(sub: 'accept' | 'decline') =>
+	async ({ values, positionals, out, session }: InvitationsInput) => {
+		const [slug] = positionals
+		noMore(positionals, 1, 'invitations')
+		const s = session(values)
+		if (!slug) throw new CliFailure(`which team? cfgsync invitations ${sub} SLUG (see cfgsync invitations)`, EXIT.usage)
+		const what = `An invitation to "${slug}"`
+		if (sub === 'accept') {
+			const member = await s.run((api) => api.invitations.accept(slug), what)
+			if (values.json) return out.json(member)
+			return out.say(
+				`${out.green('Joined')} ${safe(slug)} as ${safe(member.role)}. Its configs: cfgsync list --team ${safe(slug)}`
+			)
+		}
+		await s.run((api) => api.invitations.decline(slug), what)
+		if (values.json) return out.json({ team: slug, declined: true })
+		out.say(`Declined the invitation to ${safe(slug)}.`)
+	}
 
 export const invitations = defineCommand({
 	name: 'invitations',
@@ -45,11 +53,11 @@ export const invitations = defineCommand({
 	usage: ['invitations | invitations accept SLUG | invitations decline SLUG'],
 	help: INVITATIONS_HELP,
 	args: [],
+	defaultSubcommand: 'list',
 	subcommands: [
-		{ name: 'list', args: [] },
-		{ name: 'accept', args: [{ name: 'SLUG' }] },
-		{ name: 'decline', args: [{ name: 'SLUG' }] }
+		{ name: 'list', args: [], run: list },
+		{ name: 'accept', args: [{ name: 'SLUG' }], run: answer('accept') },
+		{ name: 'decline', args: [{ name: 'SLUG' }], run: answer('decline') }
 	],
-	options,
-	run
+	options
 })

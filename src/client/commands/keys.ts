@@ -1,7 +1,7 @@
 import { confirm } from '../ask'
-import { loginCommand, noMore, session } from '../context'
+import { loginCommand, noMore } from '../context'
 import { deleteCredentials } from '../credentials'
-import { ago, CliFailure, dim, EXIT, json, safe, say, table } from '../output'
+import { CliFailure, EXIT, safe } from '../output'
 import { shellWord } from '../report'
 import { defineCommand, type Input, YES } from './command'
 
@@ -16,54 +16,59 @@ this machine out.`
 
 const options = { ...YES } as const
 
-async function run({ values, positionals }: Input<typeof options>) {
-	const [sub, which] = positionals
-	noMore(positionals, sub === 'revoke' ? 2 : 1, 'keys')
+type KeysInput = Input<typeof options>
+
+async function list({ values, positionals, out, session }: KeysInput) {
+	noMore(positionals, 0, 'keys')
 	const s = session(values)
-	const list = await s.run((api) => api.keys.list())
-	if (sub === 'revoke') {
-		if (!which)
-			throw new CliFailure('which key? cfgsync keys revoke DEVICE-OR-ID (cfgsync keys lists them)', EXIT.usage)
-		const folded = list.filter((k) => k.device.toLowerCase() === which.toLowerCase())
-		const key =
-			list.find((k) => k.id === which) ??
-			list.find((k) => k.device === which) ??
-			(folded.length === 1 ? folded[0] : undefined)
-		if (!key)
-			throw new CliFailure(
-				`no key of yours has the device name or id "${safe(which)}" (cfgsync keys lists them)`,
-				EXIT.error,
-				'not_found'
-			)
-		if (key.current) {
-			await confirm(
-				`Revoke the key this machine is using (device "${safe(key.device)}")? This machine will be logged out`,
-				`cfgsync keys revoke ${shellWord(which)}`,
-				values.yes
-			)
-		}
-		await s.run((api) => api.keys.revoke(key.id), `Key ${key.id}`)
-		// A revoked key is of no use: forget it here too, so the next command says "not logged in".
-		const loggedOut = key.current && s.credentials?.keyId === key.id
-		if (loggedOut) deleteCredentials(s.profile)
-		if (values.json) return json({ revoked: { id: key.id, device: key.device }, current: key.current })
-		say(`Revoked the key of device "${safe(key.device)}" (${key.id}).`)
-		if (loggedOut) say(`This machine is logged out: ${loginCommand(s.profile)} logs in again.`)
-		return
-	}
-	if (values.json) return json(list)
-	table(
+	const keys = await s.run((api) => api.keys.list())
+	if (values.json) return out.json(keys)
+	out.table(
 		['DEVICE', 'ACCESS', 'CREATED', 'LAST USED', 'ID', ''],
-		list.map((key) => [
+		keys.map((key) => [
 			safe(key.device),
 			key.scope === 'read-only' ? 'read-only' : 'read-write',
-			ago(key.createdAt),
-			ago(key.lastUsedAt),
+			out.ago(key.createdAt),
+			out.ago(key.lastUsedAt),
 			key.id,
 			key.current ? '(this machine)' : ''
 		])
 	)
-	say(dim('Revoke one with: cfgsync keys revoke DEVICE'))
+	out.say(out.dim('Revoke one with: cfgsync keys revoke DEVICE'))
+}
+
+async function revoke({ values, positionals, io, out, session }: KeysInput) {
+	const [which] = positionals
+	noMore(positionals, 1, 'keys')
+	const s = session(values)
+	const keys = await s.run((api) => api.keys.list())
+	if (!which) throw new CliFailure('which key? cfgsync keys revoke DEVICE-OR-ID (cfgsync keys lists them)', EXIT.usage)
+	const folded = keys.filter((k) => k.device.toLowerCase() === which.toLowerCase())
+	const key =
+		keys.find((k) => k.id === which) ??
+		keys.find((k) => k.device === which) ??
+		(folded.length === 1 ? folded[0] : undefined)
+	if (!key)
+		throw new CliFailure(
+			`no key of yours has the device name or id "${safe(which)}" (cfgsync keys lists them)`,
+			EXIT.error,
+			'not_found'
+		)
+	if (key.current) {
+		await confirm(
+			`Revoke the key this machine is using (device "${safe(key.device)}")? This machine will be logged out`,
+			`cfgsync keys revoke ${shellWord(which)}`,
+			values.yes,
+			io
+		)
+	}
+	await s.run((api) => api.keys.revoke(key.id), `Key ${key.id}`)
+	// A revoked key is of no use: forget it here too, so the next command says "not logged in".
+	const loggedOut = key.current && s.credentials?.keyId === key.id
+	if (loggedOut) deleteCredentials(s.profile)
+	if (values.json) return out.json({ revoked: { id: key.id, device: key.device }, current: key.current })
+	out.say(`Revoked the key of device "${safe(key.device)}" (${key.id}).`)
+	if (loggedOut) out.say(`This machine is logged out: ${loginCommand(s.profile)} logs in again.`)
 }
 
 export const keys = defineCommand({
@@ -73,10 +78,10 @@ export const keys = defineCommand({
 	usage: ['keys | keys revoke DEVICE-OR-ID [--yes]'],
 	help: KEYS_HELP,
 	args: [],
+	defaultSubcommand: 'list',
 	subcommands: [
-		{ name: 'list', args: [] },
-		{ name: 'revoke', args: [{ name: 'DEVICE-OR-ID' }] }
+		{ name: 'list', args: [], run: list },
+		{ name: 'revoke', args: [{ name: 'DEVICE-OR-ID' }], run: revoke }
 	],
-	options,
-	run
+	options
 })

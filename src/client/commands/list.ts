@@ -1,5 +1,5 @@
-import { noMore, session, teamId } from '../context'
-import { ago, json, safe, say, table } from '../output'
+import { noMore, teamId } from '../context'
+import { safe } from '../output'
 import { defineCommand, type Input, TEAM } from './command'
 
 export const LIST_HELP = `cfgsync list [--team SLUG]
@@ -8,17 +8,17 @@ Your configs on the server, or a team's: tool, name, version, and when it was la
 
 const options = { ...TEAM } as const
 
-async function run({ values, positionals }: Input<typeof options>) {
+async function run({ values, positionals, out, session }: Input<typeof options>) {
 	noMore(positionals, 0, 'list')
 	const s = session(values)
 	const id = await teamId(s, values.team)
 	const configs = await s.run((api) => api.configs.list({ teamId: id }))
-	if (values.json) return json(configs)
+	if (values.json) return out.json(configs)
 	if (configs.length === 0)
-		return say(values.team ? `Team ${safe(values.team)} has no configs yet.` : 'No configs yet: cfgsync push TOOL.')
-	table(
+		return out.say(values.team ? `Team ${safe(values.team)} has no configs yet.` : 'No configs yet: cfgsync push TOOL.')
+	out.table(
 		['TOOL', 'NAME', 'VERSION', 'UPDATED'],
-		configs.map((c) => [safe(c.tool), safe(c.name), String(c.version), ago(c.updatedAt)])
+		configs.map((c) => [safe(c.tool), safe(c.name), String(c.version), out.ago(c.updatedAt)])
 	)
 }
 

@@ -1,11 +1,11 @@
 import { join } from 'node:path'
 import type { Tool } from '../../shared/constants'
 import { ApiError } from '../api'
-import { type Session, session, tool as toolArg } from '../context'
+import { type Session, tool as toolArg } from '../context'
 import { readLocal } from '../files'
 import { withLock } from '../lock'
 import { type Located, localEntries, localJson, machineEntries, setMachineEntries } from '../local-keys'
-import { CliFailure, EXIT, failure, green, json, safe, say, warn } from '../output'
+import { CliFailure, EXIT, failure, safe, type Printer } from '../output'
 import { home } from '../paths'
 import { fetchRemote, type Remote, resolveTarget, type Target } from '../run'
 import { isToolFile } from '../scope'
@@ -163,17 +163,17 @@ const WHERE: Record<Located['origin'], string> = {
 }
 
 /** The server's copy; offline, this machine's own list still works (only --everywhere needs the server). */
-async function remoteOf(s: Session, t: Target, needed: boolean): Promise<Remote | undefined> {
+async function remoteOf(s: Session, t: Target, needed: boolean, out: Printer): Promise<Remote | undefined> {
 	try {
 		return (await fetchRemote(s, t)) as Remote | undefined
 	} catch (error) {
 		if (needed || !(error instanceof CliFailure) || error.code !== 'unreachable') throw error
-		warn(`${error.message}: the keys local on every machine (the config's own list) are not known offline.`)
+		out.warn(`${error.message}: the keys local on every machine (the config's own list) are not known offline.`)
 		return undefined
 	}
 }
 
-async function run({ values, positionals }: Input<typeof options>) {
+async function run({ values, positionals, out, session }: Input<typeof options>) {
 	const tool = toolArg(positionals[0], 'local')
 	const words = positionals.slice(1)
 	if (words.length === 0 && (values.remove || values.everywhere))
@@ -183,7 +183,7 @@ async function run({ values, positionals }: Input<typeof options>) {
 		)
 	const s = session(values)
 	const t = await resolveTarget(s, tool, values)
-	const remote = await remoteOf(s, t, values.everywhere === true)
+	const remote = await remoteOf(s, t, values.everywhere === true, out)
 	const synced = Object.keys(getState(t.key)?.files ?? {})
 	const local = readLocal(
 		knownFiles(tool)
@@ -191,17 +191,18 @@ async function run({ values, positionals }: Input<typeof options>) {
 			.concat(synced)
 	)
 	const list = () => localEntries(t.key, remote?.files, local)
-	if (words.length === 0) return show(t, list(), values.json)
+	if (words.length === 0) return show(t, list(), values.json, out)
 	const files = keyedFiles(tool, remote?.files, local, synced)
 	const entries = words.map((word) => entryFor(tool, word, files, remote?.files, local))
 	if (values.everywhere) {
 		const done = await everywhere(s, t, remote, entries, values.remove === true)
-		if (values.json) return json({ config: configOf(t), local: localEntries(t.key, done.files, local).map(localJson) })
+		if (values.json)
+			return out.json({ config: configOf(t), local: localEntries(t.key, done.files, local).map(localJson) })
 		const it = entries.length === 1 ? 'it' : 'them'
-		return say(
+		return out.say(
 			values.remove
-				? `${green('Shared again')} on every machine: ${entries.map(named).join(', ')} (version ${done.version} of ${t.label}). A machine that made ${it} local itself keeps ${it} so.`
-				: `${green('Local on every machine')} that syncs ${t.label}: ${entries.map(named).join(', ')} (version ${done.version}).`
+				? `${out.green('Shared again')} on every machine: ${entries.map(named).join(', ')} (version ${done.version} of ${t.label}). A machine that made ${it} local itself keeps ${it} so.`
+				: `${out.green('Local on every machine')} that syncs ${t.label}: ${entries.map(named).join(', ')} (version ${done.version}).`
 		)
 	}
 	await withLock('local', async () => {
@@ -229,11 +230,11 @@ async function run({ values, positionals }: Input<typeof options>) {
 			setMachineEntries(t.key, added)
 		}
 	})
-	if (values.json) return json({ config: configOf(t), local: list().map(localJson) })
-	say(
+	if (values.json) return out.json({ config: configOf(t), local: list().map(localJson) })
+	out.say(
 		values.remove
-			? `${green('Shared again')}: ${entries.map(named).join(', ')} of ${t.label} sync${entries.length === 1 ? 's' : ''} like the other keys from the next sync.`
-			: `${green('Local to this machine')}: ${entries.map(named).join(', ')} of ${t.label}: never sent, never written over by a pull.`
+			? `${out.green('Shared again')}: ${entries.map(named).join(', ')} of ${t.label} sync${entries.length === 1 ? 's' : ''} like the other keys from the next sync.`
+			: `${out.green('Local to this machine')}: ${entries.map(named).join(', ')} of ${t.label}: never sent, never written over by a pull.`
 	)
 }
 
@@ -253,7 +254,7 @@ async function everywhere(s: Session, t: Target, remote: Remote | undefined, ent
 	else files[EVERYWHERE_FILE] = everywhereText(after)
 	const body = { name: t.name, tool: t.tool, data: { files }, ...(t.teamId ? { teamId: t.teamId } : {}) }
 	try {
-		const result = await s.api.configs.push(body, { ifMatch: remote.hash })
+		const result = await s.api.configs.push(body, { ifMatch: [remote.hash] })
 		return { version: ('version' in result ? result.version : undefined) ?? remote.version + 1, files }
 	} catch (error) {
 		if (error instanceof ApiError && error.code === 'precondition_failed')
@@ -264,14 +265,14 @@ async function everywhere(s: Session, t: Target, remote: Remote | undefined, ent
 	}
 }
 
-function show(t: Target, found: Located[], asJson: boolean | undefined) {
-	if (asJson) return json({ config: configOf(t), local: found.map(localJson) })
+function show(t: Target, found: Located[], asJson: boolean | undefined, out: Printer) {
+	if (asJson) return out.json({ config: configOf(t), local: found.map(localJson) })
 	if (found.length === 0)
-		return say(
+		return out.say(
 			`No key of ${t.label} is local: every key syncs. To keep one to this machine: cfgsync local ${t.tool}${t.args} KEY`
 		)
-	say(`Local keys of ${t.label} (never sent, never written over by a pull):`)
-	for (const o of found) say(`  ${safe(named(o.entry))}  (local on ${WHERE[o.origin]})`)
+	out.say(`Local keys of ${t.label} (never sent, never written over by a pull):`)
+	for (const o of found) out.say(`  ${safe(named(o.entry))}  (local on ${WHERE[o.origin]})`)
 }
 
 const configOf = (t: Target) => ({ tool: t.tool, name: t.name, team: t.team ?? t.teamId ?? null })

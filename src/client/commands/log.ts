@@ -1,6 +1,6 @@
 import type { AuditEventView } from '../api'
-import { noMore, session } from '../context'
-import { ago, CliFailure, dim, EXIT, json, safe, say, table } from '../output'
+import { noMore } from '../context'
+import { CliFailure, EXIT, safe } from '../output'
 import type { AuditType } from '../../shared/api/audit-types'
 import { defineCommand, type Input, TEAM } from './command'
 
@@ -13,8 +13,8 @@ admins only). --type keeps one kind of event (config.pushed, login.failed,
 key.revoked, …); --limit N events per page (default 30, at most 200);
 --before ID continues after the last event of the previous page.`
 
-/** Short words for the event types a person reads most. */
-const WORDS: Record<string, string> = {
+/** Short words for the event types a person reads most; the others are shown as they are named. */
+const WORDS: Partial<Record<AuditType, string>> = {
 	'login.succeeded': 'logged in',
 	'login.failed': 'failed login',
 	'key.issued': 'key issued',
@@ -51,7 +51,7 @@ const options = {
 	before: { type: 'string' }
 } as const
 
-async function run({ values, positionals }: Input<typeof options>) {
+async function run({ values, positionals, out, session }: Input<typeof options>) {
 	noMore(positionals, 0, 'log')
 	const limit = Number(values.limit ?? '30')
 	if (!Number.isInteger(limit) || limit < 1 || limit > 200)
@@ -78,12 +78,12 @@ async function run({ values, positionals }: Input<typeof options>) {
 		}
 		throw error
 	}
-	if (values.json) return json(events)
-	if (events.length === 0) return say(values.before ? 'No older events.' : 'No events.')
-	table(
+	if (values.json) return out.json(events)
+	if (events.length === 0) return out.say(values.before ? 'No older events.' : 'No events.')
+	out.table(
 		['WHEN', 'WHO', 'DEVICE', 'EVENT', 'WHAT', 'FROM', 'DETAILS'],
 		events.map((e) => [
-			ago(e.at),
+			out.ago(e.at),
 			safe(e.actor.username ?? '-'),
 			safe(e.actor.device ?? '-'),
 			WORDS[e.type] ?? safe(e.type),
@@ -94,7 +94,9 @@ async function run({ values, positionals }: Input<typeof options>) {
 	)
 	const last = events[events.length - 1]
 	if (events.length === limit && last)
-		say(dim(`Older events: cfgsync log${values.team ? ` --team ${safe(values.team)}` : ''} --before ${last.id}`))
+		out.say(
+			out.dim(`Older events: cfgsync log${values.team ? ` --team ${safe(values.team)}` : ''} --before ${last.id}`)
+		)
 }
 
 export const log = defineCommand({

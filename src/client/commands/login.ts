@@ -1,4 +1,5 @@
-import { ApiError, createApi, type IssuedKey, type Me } from '../api'
+import { ApiError, type IssuedKey, type Me } from '../api'
+import type { IO } from '../io'
 import { ask, interactive } from '../ask'
 import { checkServer, KEY_PATTERN, noMore, profileOption, serverOption } from '../context'
 import {
@@ -9,10 +10,10 @@ import {
 	readCredentials,
 	writeCredentials
 } from '../credentials'
-import { ago, CliFailure, EXIT, failure, green, json, safe, say, warn } from '../output'
+import { CliFailure, EXIT, failure, type Printer, safe } from '../output'
 import { shellWord } from '../report'
 import { DEVICE_MAX, type KeyScope } from '../../shared/constants'
-import { prompt, PromptCancelled, readStdin } from '../../shared/terminal'
+import { PromptCancelled } from '../../shared/terminal'
 import { setTrusted, trustedDevices } from '../trust'
 import { defineCommand, type Input } from './command'
 
@@ -40,20 +41,30 @@ CFGSYNC_PROFILE=work); a --server that a profile is logged in to picks it.`
 const NO_TERMINAL = 'there is no terminal to ask on'
 
 /** The server to log in to: --server, else CFGSYNC_SERVER or the profile's, else asked (again until it has a scheme). */
-async function serverToUse(flag: string | undefined, profile: string, saved: Credentials | undefined): Promise<string> {
+async function serverToUse(
+	flag: string | undefined,
+	profile: string,
+	saved: Credentials | undefined,
+	{ io }: Input<typeof options>
+): Promise<string> {
 	if (flag !== undefined) return checkServer(flag, '--server')
 	const known =
 		profile === DEFAULT_PROFILE
-			? (serverOption(undefined) ?? saved?.server)
-			: (saved?.server ?? serverOption(undefined))
+			? (serverOption(undefined, io.env) ?? saved?.server)
+			: (saved?.server ?? serverOption(undefined, io.env))
 	if (known) return known
 	for (;;) {
-		const typed = await ask('Server URL: ', `which server? ${NO_TERMINAL}: pass --server URL (or set CFGSYNC_SERVER)`)
+		const typed = await ask(
+			'Server URL: ',
+			`which server? ${NO_TERMINAL}: pass --server URL (or set CFGSYNC_SERVER)`,
+			false,
+			io
+		)
 		try {
 			return checkServer(typed, 'the server URL')
 		} catch (error) {
 			if (!(error instanceof CliFailure)) throw error
-			process.stderr.write(`${error.message}\n`)
+			io.stderr.write(`${error.message}\n`)
 		}
 	}
 }
@@ -66,7 +77,8 @@ const options = {
 	'with-token': { type: 'boolean' }
 } as const
 
-async function run({ values, positionals }: Input<typeof options>) {
+async function run(input: Input<typeof options>) {
+	const { values, positionals, io, out } = input
 	noMore(positionals, 0, 'login')
 	const withToken = values['with-token'] === true
 	if (withToken && values['password-stdin'])
@@ -87,9 +99,9 @@ async function run({ values, positionals }: Input<typeof options>) {
 		)
 	}
 	const scope = values['read-only'] ? 'read-only' : 'read-write'
-	const profile = profileOption(values.profile) ?? DEFAULT_PROFILE
+	const profile = profileOption(values.profile, io.env) ?? DEFAULT_PROFILE
 	const saved = readCredentials(profile)
-	const server = await serverToUse(values.server, profile, saved)
+	const server = await serverToUse(values.server, profile, saved, input)
 	// One profile holds one login: another server's saved login is never dropped with its key still active.
 	if (saved && saved.server !== server) {
 		const other = profiles().find((name) => readCredentials(name)?.server === server)
@@ -101,7 +113,7 @@ async function run({ values, positionals }: Input<typeof options>) {
 			EXIT.usage
 		)
 	}
-	if (!interactive() && !withToken && !values['password-stdin']) {
+	if (!interactive(io) && !withToken && !values['password-stdin']) {
 		const missing = [
 			values.user === undefined ? '--user LOGIN' : undefined,
 			'the password on standard input with --password-stdin'
@@ -114,14 +126,14 @@ async function run({ values, positionals }: Input<typeof options>) {
 		)
 	}
 	const result = withToken
-		? await loginWithToken(server)
-		: await loginWithPassword(server, values.user, values.device, values['password-stdin'] === true, scope)
+		? await loginWithToken(server, input)
+		: await loginWithPassword(server, values.user, values.device, values['password-stdin'] === true, scope, input)
 	// The scope is the server's to keep (GET /api/keys); the saved login stays as it was.
 	const { scope: _scope, ...credentials } = result
 	writeCredentials(credentials, profile)
 	const previous = saved && (saved.device !== result.device || saved.username !== result.username) ? saved : undefined
 	if (values.json)
-		json({
+		out.json({
 			server,
 			profile,
 			username: result.username,
@@ -131,20 +143,20 @@ async function run({ values, positionals }: Input<typeof options>) {
 			scope: result.scope
 		})
 	else
-		say(
-			`${green('Logged in')} as ${safe(result.username)} <${safe(result.email)}> on ${server} (device "${safe(result.device)}"${result.scope === 'read-only' ? ', read-only key' : ''}${profile === DEFAULT_PROFILE ? '' : `, profile "${profile}"`}).`
+		out.say(
+			`${out.green('Logged in')} as ${safe(result.username)} <${safe(result.email)}> on ${server} (device "${safe(result.device)}"${result.scope === 'read-only' ? ', read-only key' : ''}${profile === DEFAULT_PROFILE ? '' : `, profile "${profile}"`}).`
 		)
-	if (previous) await notePreviousKey(server, result, previous)
-	if (interactive() && !values.json) await offerTrust(server, result)
+	if (previous) await notePreviousKey(server, result, previous, input)
+	if (interactive(io) && !values.json) await offerTrust(server, result, input)
 }
 
 /**
- * On a terminal, login offers to trust the account's other devices with code (CONTRACT §11): their changes
+ * On a terminal, login offers to trust the account's other devices with code (docs/sync-model.md): their changes
  * to personal configs' settings that run code or widen what a tool may do are otherwise asked about first.
  * One question for all of them, none by default (a CI key is better left untrusted).
  */
-async function offerTrust(server: string, now: Credentials): Promise<void> {
-	const keys = await createApi(server, now.apiKey)
+async function offerTrust(server: string, now: Credentials, { io, out, api }: Input<typeof options>): Promise<void> {
+	const keys = await api(server, now.apiKey)
 		.keys.list()
 		.catch(() => undefined)
 	const trusted = trustedDevices(server, now.username)
@@ -153,26 +165,28 @@ async function offerTrust(server: string, now: Credentials): Promise<void> {
 		if (!key.current && key.device !== now.device && !trusted.includes(key.device))
 			if (!others.some((o) => o.device === key.device)) others.push(key)
 	if (others.length === 0) return
-	say(
+	out.say(
 		`Your other devices' changes to settings of your personal configs that run code or widen what a tool may do (hooks, permissions, env, MCP servers) are shown and asked about first, unless this machine trusts the device (cfgsync trust DEVICE, any time):`
 	)
 	others.sort((a, b) => (a.device < b.device ? -1 : 1))
 	for (const [i, key] of others.entries())
-		say(`  ${i + 1}  ${safe(key.device)} (${key.lastUsedAt ? `last used ${ago(key.lastUsedAt)}` : 'never used'})`)
-	const chosen = await chooseDevices(others.length)
+		out.say(
+			`  ${i + 1}  ${safe(key.device)} (${key.lastUsedAt ? `last used ${out.ago(key.lastUsedAt)}` : 'never used'})`
+		)
+	const chosen = await chooseDevices(others.length, io, out)
 	for (const i of chosen) {
 		const device = (others[i] as { device: string }).device
 		setTrusted(server, now.username, device, true)
-		say(`Trusted device "${safe(device)}".`)
+		out.say(`Trusted device "${safe(device)}".`)
 	}
 }
 
 /** Asks which of `count` listed devices to trust: their numbers, "all", or nothing (the default); asks again on anything else. */
-async function chooseDevices(count: number): Promise<number[]> {
+async function chooseDevices(count: number, io: IO, out: Printer): Promise<number[]> {
 	for (;;) {
 		let answer: string | undefined
 		try {
-			answer = await prompt(`Trust which of them with code? Their numbers (1 3), "all", or Enter for none: `)
+			answer = await io.stdin.prompt(`Trust which of them with code? Their numbers (1 3), "all", or Enter for none: `)
 		} catch (error) {
 			if (error instanceof PromptCancelled) return []
 			throw error
@@ -187,7 +201,7 @@ async function chooseDevices(count: number): Promise<number[]> {
 		const numbers = words.map(Number)
 		if (numbers.every((n) => Number.isInteger(n) && n >= 1 && n <= count))
 			return [...new Set(numbers.map((n) => n - 1))]
-		say(`Answer with numbers from 1 to ${count}, "all", or nothing.`)
+		out.say(`Answer with numbers from 1 to ${count}, "all", or nothing.`)
 	}
 }
 
@@ -196,19 +210,22 @@ async function loginWithPassword(
 	user: string | undefined,
 	deviceFlag: string | undefined,
 	fromStdin: boolean,
-	scope: KeyScope
+	scope: KeyScope,
+	{ io, api: apiOf }: Input<typeof options>
 ): Promise<Credentials & { scope: KeyScope }> {
-	const login = user ?? (await ask('Email or username: ', `${NO_TERMINAL} for your login: pass --user LOGIN`))
+	const login =
+		user ?? (await ask('Email or username: ', `${NO_TERMINAL} for your login: pass --user LOGIN`, false, io))
 	const device = (deviceFlag ?? defaultDevice()).slice(0, DEVICE_MAX)
-	const api = createApi(server)
+	const api = apiOf(server)
 	let issued: IssuedKey | undefined
 	for (let attempt = 1; !issued; attempt++) {
 		const password = fromStdin
-			? await readStdin()
+			? await io.stdin.read()
 			: await ask(
 					'Password: ',
 					`${NO_TERMINAL} for the password: pass it on standard input with --password-stdin, or an API key with --with-token`,
-					true
+					true,
+					io
 				)
 		try {
 			issued = await api.auth.login({ login, password, device, scope })
@@ -216,14 +233,14 @@ async function loginWithPassword(
 			if (!(error instanceof ApiError)) throw error
 			// A wrong password typed at the terminal is asked again, as ssh and sudo do.
 			if (error.code === 'unauthorized' && !fromStdin && attempt < 3) {
-				process.stderr.write('Wrong login or password; try again.\n')
+				io.stderr.write('Wrong login or password; try again.\n')
 				continue
 			}
 			if (error.code === 'unauthorized') throw new CliFailure('Wrong login or password.', EXIT.auth)
 			throw failure(error, { server })
 		}
 	}
-	const me = await whoIs(server, issued.apiKey)
+	const me = await whoIs(server, issued.apiKey, apiOf)
 	return {
 		server,
 		apiKey: issued.apiKey,
@@ -236,15 +253,18 @@ async function loginWithPassword(
 }
 
 /** --with-token (docs/client.md): an existing key from standard input (CI), checked with the server before it is saved. */
-async function loginWithToken(server: string): Promise<Credentials & { scope: KeyScope }> {
-	const key = (interactive() ? await ask('API key: ', '', true) : await readStdin()).trim()
+async function loginWithToken(
+	server: string,
+	{ io, api }: Input<typeof options>
+): Promise<Credentials & { scope: KeyScope }> {
+	const key = (interactive(io) ? await ask('API key: ', '', true, io) : await io.stdin.read()).trim()
 	if (!KEY_PATTERN.test(key))
 		throw new CliFailure(
 			'--with-token reads an API key from standard input: cs_ followed by 64 hex digits (cfgsync-server key issue LOGIN --device NAME prints one)',
 			EXIT.usage
 		)
-	const me = await whoIs(server, key)
-	const keys = await createApi(server, key)
+	const me = await whoIs(server, key, api)
+	const keys = await api(server, key)
 		.keys.list()
 		.catch((error) => {
 			throw error instanceof ApiError ? failure(error, { server }) : error
@@ -262,9 +282,9 @@ async function loginWithToken(server: string): Promise<Credentials & { scope: Ke
 	}
 }
 
-async function whoIs(server: string, key: string): Promise<Me> {
+async function whoIs(server: string, key: string, api: Input<typeof options>['api']): Promise<Me> {
 	try {
-		return await createApi(server, key).me()
+		return await api(server, key).me()
 	} catch (error) {
 		if (error instanceof ApiError && error.code === 'unauthorized')
 			throw new CliFailure(`${server} refused this key (revoked, or not one of this server's keys).`, EXIT.auth)
@@ -274,18 +294,23 @@ async function whoIs(server: string, key: string): Promise<Me> {
 }
 
 /** Logging in under a new device name leaves the previous key active; say so, and how to revoke it. */
-async function notePreviousKey(server: string, now: Credentials, previous: Credentials): Promise<void> {
+async function notePreviousKey(
+	server: string,
+	now: Credentials,
+	previous: Credentials,
+	{ out, api }: Input<typeof options>
+): Promise<void> {
 	if (previous.username === now.username) {
-		const keys = await createApi(server, now.apiKey)
+		const keys = await api(server, now.apiKey)
 			.keys.list()
 			.catch(() => undefined)
 		if (keys && !keys.some((k) => k.id === previous.keyId)) return
-		warn(
+		out.warn(
 			`The key this machine used before (device "${safe(previous.device)}") is still active on ${server}. If nothing else uses it, revoke it: cfgsync keys revoke ${shellWord(previous.device)}`
 		)
 		return
 	}
-	warn(
+	out.warn(
 		`This machine was logged in as ${safe(previous.username)} (device "${safe(previous.device)}"); that key is still active on ${server}. Revoke it from that account: cfgsync keys revoke ${shellWord(previous.device)} while logged in as ${safe(previous.username)}, or on the Devices page of the web application.`
 	)
 }

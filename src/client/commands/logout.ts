@@ -1,7 +1,7 @@
-import { ApiError, createApi } from '../api'
+import { ApiError } from '../api'
 import { chooseLogin, noMore } from '../context'
 import { credentialsFile, DEFAULT_PROFILE, deleteCredentials } from '../credentials'
-import { CliFailure, EXIT, explain, json, safe, say, warn } from '../output'
+import { CliFailure, EXIT, explain, safe } from '../output'
 import { shellWord } from '../report'
 import { defineCommand, type Input } from './command'
 
@@ -14,9 +14,9 @@ key on this machine only (the key stays active on the server).`
 
 const options = { local: { type: 'boolean' } } as const
 
-async function run({ values, positionals }: Input<typeof options>) {
+async function run({ values, positionals, io, out, api }: Input<typeof options>) {
 	noMore(positionals, 0, 'logout')
-	const { profile, credentials } = chooseLogin(values)
+	const { profile, credentials } = chooseLogin(values, io.env)
 	if (!credentials)
 		throw new CliFailure(
 			`not logged in${profile === DEFAULT_PROFILE ? '' : ` (profile "${profile}")`}`,
@@ -26,17 +26,17 @@ async function run({ values, positionals }: Input<typeof options>) {
 	const { server, device } = credentials
 	const elsewhere = `revoke it from another logged-in machine (cfgsync keys revoke ${shellWord(device)}) or on the Devices page of the web application (${server})`
 	const done = (key: 'revoked' | 'already_revoked' | 'still_active', text: string) => {
-		if (values.json) json({ server, profile, device, key })
-		else say(text)
+		if (values.json) out.json({ server, profile, device, key })
+		else out.say(text)
 	}
 	if (values.local) {
 		deleteCredentials(profile)
-		warn(`The key of device "${safe(device)}" is still active on ${server}: ${elsewhere}.`)
+		out.warn(`The key of device "${safe(device)}" is still active on ${server}: ${elsewhere}.`)
 		return done('still_active', `Forgot the login on this machine (${credentialsFile(profile)} deleted).`)
 	}
 	try {
 		// The saved key, never CFGSYNC_API_KEY: logout ends this device's login.
-		await createApi(server, credentials.apiKey).auth.logout()
+		await api(server, credentials.apiKey).auth.logout()
 	} catch (error) {
 		if (!(error instanceof ApiError)) throw error
 		if (error.code === 'unauthorized') {

@@ -2,7 +2,7 @@ import { add } from '../mcp/add'
 import { copy, remove } from '../mcp/copy'
 import { list } from '../mcp/list'
 import { CliFailure, EXIT, safe } from '../output'
-import { defineCommand, type Input, TEAM, YES } from './command'
+import { type Args, defineCommand, TEAM, YES } from './command'
 
 export const MCP_HELP = `cfgsync mcp list [--tool T]...
 cfgsync mcp add NAME [--tool T]... [--env KEY[=VALUE]]... -- COMMAND [ARGS...]
@@ -59,7 +59,8 @@ const options = {
 	...YES
 } as const
 
-async function run({ values, positionals }: Input<typeof options>) {
+// Its subcommands (src/client/mcp/) print on the process's IO: run needs only its command line.
+async function run({ values, positionals }: Args<typeof options>) {
 	const [sub, ...rest] = positionals
 	if (sub === undefined)
 		throw new CliFailure('which? cfgsync mcp list|add|remove|copy (see cfgsync mcp --help)', EXIT.usage)
@@ -73,22 +74,25 @@ async function run({ values, positionals }: Input<typeof options>) {
 	if (sub === 'copy') return copy(values, rest)
 }
 
-export const mcp = defineCommand({
-	name: 'mcp',
-	group: 'Sync',
-	summary: 'MCP servers in every tool',
-	usage: [
-		'mcp list | add NAME [--tool T]... -- COMMAND [ARGS...] | add NAME --url URL',
-		'mcp remove NAME [--tool T]... | copy --from TOOL [NAME...]'
-	],
-	help: MCP_HELP,
-	args: [],
-	subcommands: [
-		{ name: 'list', args: [] },
-		{ name: 'add', args: [{ name: 'NAME', completes: 'mcp-server' }] },
-		{ name: 'remove', args: [{ name: 'NAME', completes: 'mcp-server' }] },
-		{ name: 'copy', args: [{ name: 'NAME', completes: 'mcp-server', repeats: true }] }
-	],
-	options,
+export const mcp = {
+	...defineCommand({
+		name: 'mcp',
+		group: 'Sync',
+		summary: 'MCP servers in every tool',
+		usage: [
+			'mcp list | add NAME [--tool T]... -- COMMAND [ARGS...] | add NAME --url URL',
+			'mcp remove NAME [--tool T]... | copy --from TOOL [NAME...]'
+		],
+		help: MCP_HELP,
+		args: [],
+		subcommands: [
+			{ name: 'list', args: [] },
+			{ name: 'add', args: [{ name: 'NAME', completes: 'mcp-server' }] },
+			{ name: 'remove', args: [{ name: 'NAME', completes: 'mcp-server' }] },
+			{ name: 'copy', args: [{ name: 'NAME', completes: 'mcp-server', repeats: true }] }
+		],
+		options,
+		run
+	}),
 	run
-})
+}

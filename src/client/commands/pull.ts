@@ -1,7 +1,6 @@
-import { session, tool as toolArg } from '../context'
+import { tool as toolArg } from '../context'
 import { withLock } from '../lock'
 import { memberNote } from '../ownership'
-import { dim, green, say } from '../output'
 import { summary } from '../report'
 import { resolveTarget, runOne } from '../run'
 import { defineCommand, FORCE, type Input, PATHS, TARGET, TOOL, YES } from './command'
@@ -29,7 +28,7 @@ they were and named (exit 1): --yes writes them.`
 
 const options = { ...TARGET, 'dry-run': { type: 'boolean' }, ...FORCE, ...YES } as const
 
-async function run({ values, positionals }: Input<typeof options>) {
+async function run({ values, positionals, out, session }: Input<typeof options>) {
 	const tool = toolArg(positionals[0], 'pull')
 	const named = positionals.length > 1 ? toolPathKeys(tool, positionals.slice(1), 'pull') : undefined
 	const s = session(values)
@@ -49,11 +48,11 @@ async function run({ values, positionals }: Input<typeof options>) {
 		const idle =
 			report.writes.length + report.conflicts.length + report.unsent.length + report.refused.length === 0 &&
 			!report.held
-		if (idle) return say(`${t.label} is up to date (version ${report.remoteVersion}).`)
-		say(
-			`${report.dryRun ? 'Would pull' : green('Pulled')} ${t.label} version ${report.remoteVersion}: ${summary(report)}.`
+		if (idle) return out.say(`${t.label} is up to date (version ${report.remoteVersion}).`)
+		out.say(
+			`${report.dryRun ? 'Would pull' : out.green('Pulled')} ${t.label} version ${report.remoteVersion}: ${summary(report)}.`
 		)
-		if (report.backups) say(dim(`Previous copies are in ${report.backups}`))
+		if (report.backups) out.say(out.dim(`Previous copies are in ${report.backups}`))
 	})
 }
 

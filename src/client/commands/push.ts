@@ -1,7 +1,7 @@
-import { session, tool as toolArg } from '../context'
+import { tool as toolArg } from '../context'
 import { DIR_MAX_BYTES, DIR_MAX_FILES, readLocal } from '../files'
 import { withLock } from '../lock'
-import { CliFailure, EXIT, green, say } from '../output'
+import { CliFailure, EXIT } from '../output'
 import { refuseMemberPush } from '../ownership'
 import { resolveTarget, runOne } from '../run'
 import { DIR_MARK } from '../scope'
@@ -46,7 +46,7 @@ const options = {
 	'dry-run': { type: 'boolean' }
 } as const
 
-async function run({ values, positionals }: Input<typeof options>) {
+async function run({ values, positionals, out, session }: Input<typeof options>) {
 	const tool = toolArg(positionals[0], 'push')
 	const named = positionals.length > 1 ? toolPathKeys(tool, positionals.slice(1), 'push') : undefined
 	if (values.only && !named)
@@ -79,15 +79,15 @@ async function run({ values, positionals }: Input<typeof options>) {
 	finish(report, values.json, () => {
 		if (report.pushed) {
 			const n = report.pushed.files.length
-			say(
-				`${green('Pushed')} ${t.label} as version ${report.pushed.version} (${n} file${n === 1 ? '' : 's'}, ${report.sent.length} sent).`
+			out.say(
+				`${out.green('Pushed')} ${t.label} as version ${report.pushed.version} (${n} file${n === 1 ? '' : 's'}, ${report.sent.length} sent).`
 			)
 		} else if (report.dryRun && report.sent.length > 0)
-			say(
+			out.say(
 				`Would push ${t.label}: ${report.sent.length} file${report.sent.length === 1 ? '' : 's'} to send (dry run: nothing was sent or written).`
 			)
 		else if (report.conflicts.length === 0 && report.invalid.length === 0)
-			say(
+			out.say(
 				report.remoteVersion === undefined
 					? `No ${tool} files to send for ${t.label} (dry run).`
 					: `${t.label} is already up to date on the server (version ${report.remoteVersion}); nothing ${report.dryRun ? 'to send' : 'sent'}.`

@@ -1,7 +1,7 @@
-import { session, tool as toolArg } from '../context'
+import { tool as toolArg } from '../context'
 import { withLock } from '../lock'
 import { memberNote } from '../ownership'
-import { CliFailure, EXIT, safe, say } from '../output'
+import { CliFailure, EXIT, safe } from '../output'
 import { conflictText, pathArgs } from '../report'
 import { conflictMarkerLine, MARK_MINE, MARK_SPLIT, markTheirs } from '../sync/text-merge'
 import { shown } from '../tools'
@@ -33,7 +33,7 @@ const options = {
 	...YES
 } as const
 
-async function run({ values, positionals }: Input<typeof options>) {
+async function run({ values, positionals, out, session }: Input<typeof options>) {
 	const tool = toolArg(positionals[0], 'resolve')
 	const chosen = [values.mine && 'mine', values.theirs && 'theirs', values.edit && 'edit'].filter(Boolean)
 	if (chosen.length !== 1)
@@ -59,26 +59,26 @@ async function run({ values, positionals }: Input<typeof options>) {
 			if (report.settled.length === 0 && report.held) return
 			const unmarkable = side === 'edit' ? report.conflicts.filter((d) => !named || named.includes(d.key)) : []
 			for (const d of unmarkable)
-				say(
+				out.say(
 					`No conflict markers can be written into ${safe(shown(d.key))} (${conflictText(d)}): choose a side for it with --mine or --theirs.`
 				)
 			if (report.settled.length === 0) {
 				if (unmarkable.length === 0)
-					say(`Nothing to resolve in ${t.label}: no conflicts${named ? ' in those files' : ''}.`)
+					out.say(`Nothing to resolve in ${t.label}: no conflicts${named ? ' in those files' : ''}.`)
 				return
 			}
 			if (side === 'edit') {
 				const marked = report.writes.filter((w) => w.kind === 'marked')
 				for (const w of marked)
-					say(
+					out.say(
 						`Wrote conflict markers into ${safe(shown(w.key))}${w.content ? ` (the first at line ${conflictMarkerLine(w.content)})` : ''}.`
 					)
-				say(
+				out.say(
 					`Between "${MARK_MINE}" and "${MARK_SPLIT}" is this machine's text, then the server's up to "${markTheirs(report.remoteVersion)}". Keep what you want, delete the marker lines, then send it: cfgsync push ${tool}${t.args}`
 				)
 				return
 			}
-			say(
+			out.say(
 				side === 'theirs'
 					? `Took the server's side in ${t.label}.${report.backups ? ` The previous files are in ${report.backups}` : ''}`
 					: member !== undefined

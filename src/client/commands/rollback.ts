@@ -1,5 +1,5 @@
-import { noMore, type Session, session, tool as toolArg } from '../context'
-import { CliFailure, EXIT, green, json, say } from '../output'
+import { noMore, type Session, tool as toolArg } from '../context'
+import { CliFailure, EXIT } from '../output'
 import { fileList } from '../report'
 import { resolveTarget, type Target } from '../run'
 import { localChanges } from '../unsent'
@@ -12,7 +12,7 @@ Makes a new version holding VERSION's content (Pro and Team plans; admins for te
 
 const options = { ...TARGET, to: { type: 'string' } } as const
 
-async function run({ values, positionals }: Input<typeof options>) {
+async function run({ values, positionals, out, session }: Input<typeof options>) {
 	const tool = toolArg(positionals[0], 'rollback')
 	noMore(positionals, 1, 'rollback')
 	const to = asNumber(values.to, '--to')
@@ -23,9 +23,9 @@ async function run({ values, positionals }: Input<typeof options>) {
 	const latest = await s.run((api) => api.configs.latest(t.latest), t.label)
 	const target = await versionByNumber(s, latest.id, to, t)
 	const rolled = await s.run((api) => api.configs.rollback(latest.id, { versionId: target.id }))
-	if (values.json) return json(rolled)
-	say(
-		`${green('Rolled back')} ${t.label}: version ${rolled.version} now holds what version ${to} held. ${await applyHere(s, t, rolled.version)}`
+	if (values.json) return out.json(rolled)
+	out.say(
+		`${out.green('Rolled back')} ${t.label}: version ${rolled.version} now holds what version ${to} held. ${await applyHere(s, t, rolled.version)}`
 	)
 }
 

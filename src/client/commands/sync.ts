@@ -1,7 +1,7 @@
 import { confirm, interactive } from '../ask'
-import { session, tool as toolArg } from '../context'
+import { tool as toolArg } from '../context'
 import { withLock } from '../lock'
-import { ago, CliFailure, EXIT, json, notice, say, warn } from '../output'
+import { CliFailure, EXIT, type Printer } from '../output'
 import { memberTeams, teamsFirst } from '../ownership'
 import { type RemoteConfig, unsyncedConfigs } from '../remote-configs'
 import { LIST_CAP, outcomeFailure, printLines, reportJson, summary, worst } from '../report'
@@ -30,7 +30,7 @@ const options = {
 	'all-remote': { type: 'boolean' }
 } as const
 
-async function run({ values, positionals }: Input<typeof options>) {
+async function run({ values, positionals, io, out, session }: Input<typeof options>) {
 	const tools = positionals.map((word) => toolArg(word, 'sync'))
 	const s = session(values)
 	const targets = await targetsFor(s, 'sync', tools, values)
@@ -48,21 +48,21 @@ async function run({ values, positionals }: Input<typeof options>) {
 	if (values['all-remote']) targets.push(...offered.map((c) => c.target))
 	else if (targets.length === 0) {
 		if (offered.length === 0) {
-			if (values.json) return json([])
-			return say(
+			if (values.json) return out.json([])
+			return out.say(
 				`This machine syncs no config${tools.length > 0 ? ` of ${tools.join(', ')}` : ''} yet, and ${s.server} holds none it could sync: cfgsync push TOOL sends one from here.`
 			)
 		}
 		const command = `cfgsync sync${tools.map((tool) => ` ${tool}`).join('')} --all-remote${flags}`
-		if (values.json || !interactive()) {
+		if (values.json || !interactive(io)) {
 			if (values.json) {
-				notice(`${offeredText(offered)} To start syncing them: ${command}`)
-				return json([])
+				out.notice(`${offeredText(offered, out)} To start syncing them: ${command}`)
+				return out.json([])
 			}
-			return say(`${offeredText(offered)}\nTo start syncing them here: ${command}`)
+			return out.say(`${offeredText(offered, out)}\nTo start syncing them here: ${command}`)
 		}
-		say(offeredText(offered))
-		await confirm('Start syncing them on this machine', command.replace(/ --all-remote/, ''), false)
+		out.say(offeredText(offered, out))
+		await confirm('Start syncing them on this machine', command.replace(/ --all-remote/, ''), false, io)
 		targets.push(...offered.map((c) => c.target))
 	}
 	// Team configs first (the configs taken on from the server too), so a personal config leaves out their files.
@@ -85,14 +85,14 @@ async function run({ values, positionals }: Input<typeof options>) {
 					documents.push(reportJson(report))
 					// Scripts see these files under "unsent"; the warning says why they were not sent.
 					if (report.localOnly && report.unsent.length > 0)
-						warn(`${t.label}: changes here to ${report.unsent.length} file(s) stay local: ${report.localOnly}.`)
+						out.warn(`${t.label}: changes here to ${report.unsent.length} file(s) stay local: ${report.localOnly}.`)
 				} else {
-					say(`${t.label}:`)
+					out.say(`${t.label}:`)
 					printLines(report)
 					const pushed = report.pushed ? `; pushed version ${report.pushed.version}` : ''
 					const kept =
 						report.localOnly && report.unsent.length > 0 ? `; ${report.unsent.length} changed here, kept local` : ''
-					say(`  ${report.dryRun ? 'would sync' : 'synced'}: ${summary(report)}${pushed}${kept}.`)
+					out.say(`  ${report.dryRun ? 'would sync' : 'synced'}: ${summary(report)}${pushed}${kept}.`)
 				}
 				const problem = outcomeFailure(report)
 				if (problem) failures.push(problem)
@@ -105,16 +105,16 @@ async function run({ values, positionals }: Input<typeof options>) {
 						error: error.message,
 						code: error.code
 					})
-				else warn(`${t.label}: ${error.message}`)
+				else out.warn(`${t.label}: ${error.message}`)
 			}
 		}
 	}
 	if (values['dry-run']) await runAll()
 	else await withLock('sync', runAll)
-	if (values.json) json(documents)
+	if (values.json) out.json(documents)
 	if (!values['all-remote'] && offered.length > 0 && targets.length > 0) {
 		const n = offered.length
-		notice(
+		out.notice(
 			`${s.server} also holds ${n} config${n === 1 ? '' : 's'} this machine does not sync: ${offered
 				.slice(0, LIST_CAP)
 				.map((c) => c.target.label)
@@ -135,11 +135,11 @@ async function run({ values, positionals }: Input<typeof options>) {
 }
 
 /** The configs offered to a machine that syncs none of them yet, one line each. */
-function offeredText(offered: RemoteConfig[]): string {
+function offeredText(offered: RemoteConfig[], out: Printer): string {
 	const n = offered.length
 	const lines = offered
 		.slice(0, LIST_CAP)
-		.map((c) => `  ${c.target.label} (version ${c.version}, last pushed ${ago(c.updatedAt)})`)
+		.map((c) => `  ${c.target.label} (version ${c.version}, last pushed ${out.ago(c.updatedAt)})`)
 	if (n > LIST_CAP) lines.push(`  … and ${n - LIST_CAP} more`)
 	return `This machine does not sync ${n === 1 ? 'this config' : `these ${n} configs`} the server holds yet:\n${lines.join('\n')}`
 }

@@ -1,5 +1,5 @@
-import { noMore, session } from '../context'
-import { CliFailure, dim, EXIT, json, safe, say, table } from '../output'
+import { noMore } from '../context'
+import { CliFailure, EXIT, safe } from '../output'
 import { setTrusted, trustedDevices } from '../trust'
 import { shellWord } from '../words'
 import { defineCommand, type Input } from './command'
@@ -24,7 +24,7 @@ const options = { list: { type: 'boolean' }, remove: { type: 'boolean' } } as co
 /** The web application's pushes and rollbacks carry this device name (docs/api.md). */
 const WEB = 'web'
 
-async function run({ values, positionals }: Input<typeof options>) {
+async function run({ values, positionals, out, session }: Input<typeof options>) {
 	const s = session(values)
 	const username = await s.username()
 	if (values.list) {
@@ -39,12 +39,12 @@ async function run({ values, positionals }: Input<typeof options>) {
 				: trusted.includes(device)
 					? 'trusted'
 					: 'not trusted'
-		if (values.json) return json(devices.map((device) => ({ device, trust: state(device) })))
-		table(
+		if (values.json) return out.json(devices.map((device) => ({ device, trust: state(device) })))
+		out.table(
 			['DEVICE', 'TRUST'],
 			devices.map((device) => [safe(device), state(device)])
 		)
-		say(dim('Trust one with: cfgsync trust DEVICE; stop with: cfgsync trust --remove DEVICE'))
+		out.say(out.dim('Trust one with: cfgsync trust DEVICE; stop with: cfgsync trust --remove DEVICE'))
 		return
 	}
 	const [device] = positionals
@@ -53,8 +53,8 @@ async function run({ values, positionals }: Input<typeof options>) {
 		throw new CliFailure('which device? cfgsync trust DEVICE (cfgsync trust --list shows your devices)', EXIT.usage)
 	if (values.remove) {
 		const removed = setTrusted(s.server, username, device, false)
-		if (values.json) return json({ device, trusted: false, changed: removed })
-		say(
+		if (values.json) return out.json({ device, trusted: false, changed: removed })
+		out.say(
 			removed
 				? `This machine no longer trusts device "${safe(device)}": its changes that run code are asked about first.`
 				: `Device "${safe(device)}" was not trusted here; nothing changed.`
@@ -73,8 +73,8 @@ async function run({ values, positionals }: Input<typeof options>) {
 			'not_found'
 		)
 	const added = setTrusted(s.server, username, name, true)
-	if (values.json) return json({ device: name, trusted: true, changed: added })
-	say(
+	if (values.json) return out.json({ device: name, trusted: true, changed: added })
+	out.say(
 		`This machine now trusts device "${safe(name)}": its changes to your personal configs are written without asking, as this machine's own are. Undo with: cfgsync trust --remove ${shellWord(name)}`
 	)
 }

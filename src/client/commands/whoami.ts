@@ -1,7 +1,7 @@
 import { ApiError } from '../api'
-import { noMore, session } from '../context'
+import { noMore } from '../context'
 import { DEFAULT_PROFILE } from '../credentials'
-import { json, safe, say } from '../output'
+import { safe } from '../output'
 import type { Usage } from '../../shared/api/configs'
 import { formatBytes } from '../../shared/text'
 import { defineCommand, type Input } from './command'
@@ -20,7 +20,7 @@ const stored = (bytes: Usage['bytes']) =>
 		? `${formatBytes(bytes.used)} of ${formatBytes(bytes.limit)}`
 		: `${formatBytes(bytes.used)} (no limit)`
 
-async function run({ values, positionals }: Input<typeof options>) {
+async function run({ values, positionals, out, session }: Input<typeof options>) {
 	noMore(positionals, 0, 'whoami')
 	const s = session(values)
 	const me = await s.run((api) => api.me())
@@ -32,7 +32,7 @@ async function run({ values, positionals }: Input<typeof options>) {
 		return s.run(() => Promise.reject(error))
 	})
 	if (values.json)
-		return json({
+		return out.json({
 			username: me.username,
 			email: me.email,
 			server: s.server,
@@ -50,11 +50,11 @@ async function run({ values, positionals }: Input<typeof options>) {
 	]
 		.filter(Boolean)
 		.join(', ')
-	say(`${safe(me.username)} <${safe(me.email)}> on ${s.server}${where ? ` (${where})` : ''}`)
+	out.say(`${safe(me.username)} <${safe(me.email)}> on ${s.server}${where ? ` (${where})` : ''}`)
 	if (usage) {
-		say(`Storage: ${stored(usage.bytes)}`)
-		for (const team of usage.teams) say(`Storage of team ${safe(team.name)}: ${stored(team.bytes)}`)
-		say(`Pushes: ${usage.pushesPerMinute > 0 ? `at most ${usage.pushesPerMinute} a minute` : 'no limit'}`)
+		out.say(`Storage: ${stored(usage.bytes)}`)
+		for (const team of usage.teams) out.say(`Storage of team ${safe(team.name)}: ${stored(team.bytes)}`)
+		out.say(`Pushes: ${usage.pushesPerMinute > 0 ? `at most ${usage.pushesPerMinute} a minute` : 'no limit'}`)
 	}
 }
 

@@ -1,3 +1,5 @@
+// Over 500 lines: the JSON(C) three-way merge is one piece (parse, merge by key, carry the comments over, write back
+// only the edits), and its helpers share the parse tree and serve nothing else.
 // jsonc-parser's package.json points bundlers that target Node at its UMD build, whose
 // require() calls a bundle cannot follow; its ES module build bundles cleanly.
 import {

@@ -27,7 +27,7 @@ import { findSecrets } from './secrets'
  * memory files), a settings file that does not parse — is shown as a diff of
  * what changes and asked about first.
  *
- * The review hides nothing (CONTRACT §11): every change is shown, each value
+ * The review hides nothing (docs/sync-model.md): every change is shown, each value
  * whole, and what runs code or widens what a tool may do comes first.
  *
  * Pure functions, linear in the content's size whoever wrote it: each key is
@@ -65,7 +65,7 @@ const formatOf = (key: string): Format => (isJsonKey(key) ? 'json' : /\.toml$/i.
 /**
  * A settings file (JSON or TOML), as opposed to a file whose text is itself
  * what the tool reads (commands, agents, rules, memory files). Another
- * device's change is reviewed only in settings (CONTRACT §11).
+ * device's change is reviewed only in settings (docs/sync-model.md).
  */
 export const isSettingsFile = (key: string): boolean => formatOf(key) !== 'text'
 
@@ -256,7 +256,7 @@ function label(path: string[], under: { key: ReviewedKey; depth: number }): stri
 	return 'an MCP server'
 }
 
-/** A value as compact JSON, whole (CONTRACT §11: never cut), secret-looking strings replaced. */
+/** A value as compact JSON, whole (docs/sync-model.md: never cut), secret-looking strings replaced. */
 function preview(value: Json, secrets: ReadonlySet<string>): string {
 	const parts: string[] = []
 	const visit = (item: Json): void => {

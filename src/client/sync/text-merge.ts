@@ -6,6 +6,8 @@
  * endings, so a merge gives every untouched line back byte for byte.
  */
 
+import { diffArrays } from 'diff'
+
 /** A run of lines both sides agree on, or a clash: this machine's lines and the server's for one place. */
 export type Region = { ok: string[] } | { mine: string[]; theirs: string[] }
 
@@ -22,14 +24,17 @@ export function splitLines(text: string): string[] {
 }
 
 /**
- * How many cells the longest-common-subsequence table may have. Content may
- * come from the server, and nothing run on it may take long or take much
- * memory (docs/client.md): past this (about 2,000 × 2,000 lines that differ,
- * once the lines common to the start and the end are set aside), a file is
- * not merged line by line and stays a whole-file conflict. (node-diff3's own
- * LCS took minutes on 4,000 lines of repeated content, so it is not used.)
+ * Bounds on a diff. Content may come from the server, and nothing run on it
+ * may take long or take much memory (docs/client.md): once the lines common to
+ * the start and the end are set aside, what is left of the two versions may
+ * be at most about 2,000 × 2,000 lines (MAX_CELLS, their product), and they
+ * may differ by at most MAX_EDITS lines added and removed. Past either, a
+ * file is not merged line by line and stays a whole-file conflict.
+ * (node-diff3's own LCS took minutes on 4,000 lines of repeated content, so
+ * it is not used.)
  */
 const MAX_CELLS = 4_000_000
+const MAX_EDITS = 2_000
 
 /** `o[oStart, oEnd)` became `x[start, end)`. */
 export interface Hunk {
@@ -40,9 +45,9 @@ export interface Hunk {
 }
 
 /**
- * Where `x` differs from `o`, as hunks in order (a longest common subsequence
- * by dynamic programming over what is left between the common start and
- * end). Undefined when that is too large; `equal` compares two items.
+ * Where `x` differs from `o`, as hunks in order: jsdiff's `diffArrays` (a
+ * Myers diff) over what is left between the common start and end. Undefined
+ * when that is too large; `equal` compares two items.
  */
 export function diffHunks<T>(o: T[], x: T[], equal: (a: T, b: T) => boolean = (a, b) => a === b): Hunk[] | undefined {
 	let prefix = 0
@@ -59,38 +64,33 @@ export function diffHunks<T>(o: T[], x: T[], equal: (a: T, b: T) => boolean = (a
 	if (n === 0 && m === 0) return []
 	if (n === 0 || m === 0) return [{ oStart: prefix, oEnd: prefix + n, start: prefix, end: prefix + m }]
 	if ((n + 1) * (m + 1) > MAX_CELLS) return undefined
-	// lcs[i * (m + 1) + j]: the longest common subsequence of the middles' suffixes from i and j.
-	const width = m + 1
-	const lcs = new Uint16Array((n + 1) * width)
-	for (let i = n - 1; i >= 0; i--)
-		for (let j = m - 1; j >= 0; j--)
-			lcs[i * width + j] = equal(o[prefix + i] as T, x[prefix + j] as T)
-				? (lcs[(i + 1) * width + j + 1] as number) + 1
-				: Math.max(lcs[(i + 1) * width + j] as number, lcs[i * width + j + 1] as number)
+	const changes = diffArrays(o.slice(prefix, prefix + n), x.slice(prefix, prefix + m), {
+		comparator: equal,
+		maxEditLength: MAX_EDITS
+	})
+	if (changes === undefined) return undefined
 	const hunks: Hunk[] = []
 	let open: Hunk | undefined
-	let [i, j] = [0, 0]
-	const close = () => {
-		if (open) hunks.push(open)
-		open = undefined
-	}
-	while (i < n || j < m) {
-		if (i < n && j < m && equal(o[prefix + i] as T, x[prefix + j] as T)) {
-			close()
-			i++
-			j++
+	let [i, j] = [prefix, prefix]
+	for (const change of changes) {
+		const count = change.value.length
+		if (!change.added && !change.removed) {
+			if (open) hunks.push(open)
+			open = undefined
+			i += count
+			j += count
 			continue
 		}
-		open ??= { oStart: prefix + i, oEnd: prefix + i, start: prefix + j, end: prefix + j }
-		if (j >= m || (i < n && (lcs[(i + 1) * width + j] as number) >= (lcs[i * width + j + 1] as number))) {
-			i++
-			open.oEnd++
+		open ??= { oStart: i, oEnd: i, start: j, end: j }
+		if (change.removed) {
+			i += count
+			open.oEnd = i
 		} else {
-			j++
-			open.end++
+			j += count
+			open.end = j
 		}
 	}
-	close()
+	if (open) hunks.push(open)
 	return hunks
 }
 

@@ -30,7 +30,7 @@ export async function withAdmin<T>(
 	const config = { ...configured, databasePool: Math.min(configured.databasePool, ADMIN_POOL) }
 	refuseMalformedKey(config)
 	const store = await openStore(config, (file) => {
-		// §10: only serve, user add, invite create and restore make a database; a misspelt --data-dir is an error elsewhere.
+		// docs/operations.md: only serve, user add, invite create and restore make a database; a misspelt --data-dir is an error elsewhere.
 		if (!creates)
 			throw new CliError(
 				`no database at ${file}: check --data-dir (or CFGSYNC_DATA_DIR, now ${config.dataDir}); nothing was created`
@@ -56,7 +56,7 @@ export function databaseFiles(config: Config): string[] {
 	return [database, `${database}-wal`, `${database}-shm`]
 }
 
-/** §10: a malformed CFGSYNC_MASTER_KEY (or master.key) is refused by every command, even one that needs no key. */
+/** docs/operations.md: a malformed CFGSYNC_MASTER_KEY (or master.key) is refused by every command, even one that needs no key. */
 export function refuseMalformedKey(config: Config) {
 	try {
 		readMasterKey(config)

@@ -10,6 +10,7 @@ import { describeUrl, isPostgresUrl } from '../store/postgres/client'
 import { openSqliteStore } from '../store/sqlite'
 import type { Store } from '../store/types'
 import { CliError, parseCommand, usageError } from './io'
+import { OPTIONS } from './commands'
 
 /**
  * docs/operations.md `db copy --to URL`: moves an install between engines (SQLite →
@@ -19,7 +20,7 @@ import { CliError, parseCommand, usageError } from './io'
 export async function dbCommand(args: string[]) {
 	const [sub, ...rest] = args
 	if (sub !== 'copy') throw usageError(sub === undefined ? 'expected copy' : `unknown db command "${sub}"`)
-	const { values, positionals } = parseCommand(rest, { 'data-dir': { type: 'string' }, to: { type: 'string' } })
+	const { values, positionals } = parseCommand(rest, OPTIONS['db copy'])
 	if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`)
 	if (!values.to) throw usageError('expected --to URL (a postgres:// URL or a SQLite file path)')
 	// One page at a time: two connections each side are plenty.
@@ -50,7 +51,7 @@ export async function dbCommand(args: string[]) {
 		try {
 			figures = await copyDatabase(source, target)
 		} catch (error) {
-			// §10: a failed copy leaves the target as it found it, empty, and says why in one line.
+			// docs/operations.md: a failed copy leaves the target as it found it, empty, and says why in one line.
 			const emptied = await target.tables.clear().then(
 				() => 'the target was emptied again',
 				() => `the target could not be emptied again: empty ${targetName} by hand before the next try`

@@ -1,6 +1,8 @@
 import { PLANS } from '../../shared/constants'
 import { SIGNUP_DEFAULTS } from '../modules/signup/service'
 import { withAdmin } from './context'
+import { OPTIONS } from './commands'
+import { SETTINGS } from '../settings'
 import { parseCommand, usageError } from './io'
 import { displayHost } from './serve'
 
@@ -12,15 +14,9 @@ export async function inviteCommand(args: string[]) {
 	const [sub, ...rest] = args
 	if (sub !== 'create')
 		throw usageError(sub === undefined ? 'invite needs a command: create' : `unknown invite command "${sub}"`)
-	const { values, positionals } = parseCommand(rest, {
-		plan: { type: 'string' },
-		uses: { type: 'string' },
-		days: { type: 'string' },
-		'public-url': { type: 'string' },
-		'data-dir': { type: 'string' }
-	})
+	const { values, positionals } = parseCommand(rest, OPTIONS['invite create'])
 	if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`)
-	const plan = values.plan ?? process.env.CFGSYNC_DEFAULT_PLAN ?? 'team'
+	const plan = values.plan ?? process.env[SETTINGS.defaultPlan.env[0]] ?? 'team'
 	if (!PLANS.includes(plan as (typeof PLANS)[number]))
 		throw usageError(`unknown plan "${plan}": use one of ${PLANS.join(', ')}`)
 	for (const name of ['uses', 'days'] as const) {

@@ -12,9 +12,11 @@ import { giveToDataDirOwner } from '../lib/ownership'
 import { LOCK_FILE, takeExclusiveLock } from '../lib/data-dir-lock'
 import { CliError, parseCommand, usageError } from './io'
 import { withAdmin } from './context'
+import { OPTIONS } from './commands'
+import { givenValue } from '../settings'
 
 export async function purgeCommand(args: string[]) {
-	const { values } = parseCommand(args, { 'data-dir': { type: 'string' } })
+	const { values } = parseCommand(args, OPTIONS.purge)
 	const count = await withAdmin(values['data-dir'], (admin) => housekeeping(admin))
 	process.stdout.write(
 		count === 0 ? 'nothing to purge\n' : `purged ${count} team${count === 1 ? '' : 's'} deleted more than 30 days ago\n`
@@ -22,7 +24,7 @@ export async function purgeCommand(args: string[]) {
 }
 
 export async function backupCommand(args: string[]) {
-	const { values, positionals } = parseCommand(args, { 'data-dir': { type: 'string' } })
+	const { values, positionals } = parseCommand(args, OPTIONS.backup)
 	if (positionals.length !== 1) throw usageError(`expected FILE`)
 	const target = resolve(positionals[0]!)
 	await withAdmin(values['data-dir'], async (admin) => {
@@ -62,8 +64,8 @@ export function refuseWhileServed(dataDir: string, command: 'restore' | 'db copy
 
 /** For container HEALTHCHECKs on images without curl: exit 0 when /healthz answers 200. */
 export async function healthcheckCommand(args: string[]) {
-	const { values } = parseCommand(args, { url: { type: 'string' } })
-	const port = process.env.CFGSYNC_PORT ?? process.env.PORT ?? '8787'
+	const { values } = parseCommand(args, OPTIONS.healthcheck)
+	const port = givenValue('port', undefined, process.env) ?? '8787'
 	const url = values.url ?? `http://127.0.0.1:${port}/healthz`
 	const response = await fetch(url, { signal: AbortSignal.timeout(3000) }).catch((error: Error) => {
 		throw new CliError(`${url}: ${error.message}`)
@@ -79,7 +81,7 @@ export async function healthcheckCommand(args: string[]) {
  * of the backup in its place (the backup file itself is left as it was).
  */
 export async function restoreCommand(args: string[]) {
-	const { values, positionals } = parseCommand(args, { 'data-dir': { type: 'string' } })
+	const { values, positionals } = parseCommand(args, OPTIONS.restore)
 	if (positionals.length !== 1) throw usageError('expected FILE')
 	const backup = resolve(positionals[0]!)
 	const config = loadConfig({ dataDir: values['data-dir'] })

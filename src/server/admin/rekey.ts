@@ -23,12 +23,13 @@ import {
 } from '../lib/key-check'
 import { HEARTBEAT_MS, LIVE_WITHIN_MS } from '../jobs/heartbeat'
 
-/** §10: an instance heard from within this long must acknowledge a rotation's new key. */
+/** docs/operations.md: an instance heard from within this long must acknowledge a rotation's new key. */
 const ROLL_CALL_MS = 60_000
 import { ADMIN_COMMAND, createAuditEvents } from '../modules/audit/event'
 import { SETUP_TOKEN_META, type Store } from '../store/types'
 import { giveToDataDirOwner } from '../lib/ownership'
 import { CliError, parseCommand, usageError } from './io'
+import { OPTIONS } from './commands'
 
 /**
  * docs/operations.md `rekey`: re-encrypts every sealed record and the check value
@@ -47,12 +48,7 @@ import { CliError, parseCommand, usageError } from './io'
  *      with it refuses, saying the key was rotated.
  */
 export async function rekeyCommand(args: string[]) {
-	const { values, positionals } = parseCommand(args, {
-		'data-dir': { type: 'string' },
-		'new-key-file': { type: 'string' },
-		batch: { type: 'string' },
-		'wait-seconds': { type: 'string' }
-	})
+	const { values, positionals } = parseCommand(args, OPTIONS.rekey)
 	if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`)
 	const batch = values.batch === undefined ? 500 : Number(values.batch)
 	if (!Number.isInteger(batch) || batch < 1 || batch > 100_000)
@@ -123,7 +119,7 @@ export async function rekeyCommand(args: string[]) {
 			await store.meta.set(PENDING_KEY_META, sealPendingKey(old, newKey))
 		} else process.stderr.write('cfgsync-server: finishing a key rotation that was interrupted\n')
 
-		// §10: every instance heard from in the last minute takes the new key before anything is re-encrypted.
+		// docs/operations.md: every instance heard from in the last minute takes the new key before anything is re-encrypted.
 		await rollCall(store, next.keyId(), waitSeconds, 'before')
 		const resealed = await resealAll(store, old, next, batch)
 		// The fleet's kept setup address is sealed too: dropped, its link stays usable; the next start makes a new one.
@@ -157,7 +153,7 @@ async function retireOldKey(store: Store, newKeyId: string, waitSeconds: number)
 }
 
 /**
- * §10 "a fleet during a rolling upgrade": waits until every instance with a heartbeat in the last
+ * docs/operations.md "A mixed fleet during a rolling upgrade": waits until every instance with a heartbeat in the last
  * ROLL_CALL_MS reports sealing under the new key. One that does not within the wait (paused with
  * SIGSTOP, hung, or of a release that does not take part in rotations) stops rekey, named: before the
  * re-encryption nothing was re-encrypted; after it the rotation stays pending, which is safe.

@@ -25,6 +25,8 @@ import { createSignupService } from '../modules/signup/service'
 import type { Store } from '../store/types'
 import { createEventBroker } from '../events/broker'
 import { CliError, parseCommand, usageError } from './io'
+import { SERVE_OPTIONS } from './commands'
+import { serveFlagValues } from '../settings'
 
 const SHUTDOWN_GRACE_MS = 10_000
 /** Set by the primary for the processes it spawns. */
@@ -36,29 +38,9 @@ const WORKER_ENV = 'CFGSYNC_WORKER_OF'
  * and supervises N worker processes serving one port through SO_REUSEPORT.
  */
 export async function serveCommand(args: string[]) {
-	const { values, positionals } = parseCommand(args, {
-		port: { type: 'string', short: 'p' },
-		host: { type: 'string' },
-		'data-dir': { type: 'string' },
-		workers: { type: 'string' },
-		'backup-dir': { type: 'string' },
-		'backup-schedule': { type: 'string' },
-		'backup-keep': { type: 'string' },
-		'downloads-dir': { type: 'string' },
-		'public-url': { type: 'string' }
-	})
+	const { values, positionals } = parseCommand(args, SERVE_OPTIONS)
 	if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`)
-	const config = loadConfig({
-		port: values.port,
-		host: values.host,
-		dataDir: values['data-dir'],
-		workers: values.workers,
-		backupDir: values['backup-dir'],
-		backupSchedule: values['backup-schedule'],
-		backupKeep: values['backup-keep'],
-		downloadsDir: values['downloads-dir'],
-		publicUrl: values['public-url']
-	})
+	const config = loadConfig(serveFlagValues(values))
 	if (config.databaseUrl !== undefined && config.backupDir !== undefined) {
 		throw new CliError(
 			`--backup-dir writes SQLite backups, but ${PG_DUMP_ADVICE}; start without --backup-dir / CFGSYNC_BACKUP_DIR`
@@ -117,7 +99,7 @@ function onShutdown(logger: Logger, stop: () => Promise<void>) {
 	}
 	process.on('SIGTERM', () => void shutdown('SIGTERM'))
 	process.on('SIGINT', () => void shutdown('SIGINT'))
-	// §10: a closed terminal or a stray `kill -HUP` must not stop a server (Bun's default would exit 129, no drain).
+	// docs/operations.md: a closed terminal or a stray `kill -HUP` must not stop a server (Bun's default would exit 129, no drain).
 	process.on('SIGHUP', () => logger.warn('SIGHUP received and ignored: SIGTERM or SIGINT stops the server'))
 }
 
@@ -203,7 +185,7 @@ function serveHttp(
 	})
 }
 
-/** The scheduled jobs of the process that runs them: the purge (docs/api.md) and, with a backup directory, backups (§10). */
+/** The scheduled jobs of the process that runs them: the purge (docs/api.md) and, with a backup directory, backups (docs/operations.md). */
 function startJobs(
 	config: Config,
 	deps: { store: Store; sealer: Sealer; clock: Clock; logger: Logger; metrics: AppMetrics }
@@ -395,7 +377,7 @@ const JOB_GRACE_MS = 60_000
 
 /**
  * A stop lets a job under way finish: a scheduled backup copies and checks on a thread of its own
- * (CONTRACT §16), and a process that exits under it would leave its half-written file behind.
+ * (docs/performance.md), and a process that exits under it would leave its half-written file behind.
  */
 async function jobsFinished(jobs: Cron[], logger: Logger): Promise<void> {
 	const deadline = Date.now() + JOB_GRACE_MS

@@ -4,18 +4,16 @@ import { KEY_CHECK, opensKeyCheck } from '../lib/key-check'
 import { createPasswordHasher } from '../lib/passwords'
 import { createSignupService } from '../modules/signup/service'
 import { withAdmin } from './context'
+import { OPTIONS } from './commands'
 import { CliError, parseCommand, usageError } from './io'
 import { displayHost } from './serve'
 
 /**
- * `cfgsync-server setup-link` (§10): while no admin exists, prints a fresh setup address for the
+ * `cfgsync-server setup-link` (docs/operations.md): while no admin exists, prints a fresh setup address for the
  * fleet and ends every older one. It lives 24 hours, and dies when any user is made admin.
  */
 export async function setupLinkCommand(args: string[]) {
-	const { values, positionals } = parseCommand(args, {
-		'public-url': { type: 'string' },
-		'data-dir': { type: 'string' }
-	})
+	const { values, positionals } = parseCommand(args, OPTIONS['setup-link'])
 	if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`)
 	const made = await withAdmin(
 		values['data-dir'],

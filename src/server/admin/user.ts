@@ -3,9 +3,8 @@ import { LoginBody } from '../../shared/api/auth'
 import { parseCommand, passwordFrom, usageError } from './io'
 import { ADMIN_COMMAND } from '../modules/audit/event'
 import { withAdmin } from './context'
-
-const passwordOptions = { password: { type: 'string' }, 'password-stdin': { type: 'boolean' } } as const
-const dataDirOption = { 'data-dir': { type: 'string' } } as const
+import { OPTIONS } from './commands'
+import { SETTINGS } from '../settings'
 
 function plan(value: string | undefined, fallback?: string): Plan {
 	const name = value ?? fallback
@@ -24,16 +23,9 @@ export async function userCommand(args: string[]) {
 	const [sub, ...rest] = args
 	switch (sub) {
 		case 'add': {
-			const { values } = parseCommand(rest, {
-				email: { type: 'string' },
-				username: { type: 'string' },
-				plan: { type: 'string' },
-				admin: { type: 'boolean' },
-				...passwordOptions,
-				...dataDirOption
-			})
+			const { values } = parseCommand(rest, OPTIONS['user add'])
 			if (!values.email || !values.username) throw usageError(`user add needs --email and --username`)
-			const chosenPlan = plan(values.plan, process.env.CFGSYNC_DEFAULT_PLAN || 'team')
+			const chosenPlan = plan(values.plan, process.env[SETTINGS.defaultPlan.env[0]] || 'team')
 			const password = await passwordFrom(values)
 			const user = await withAdmin(
 				values['data-dir'],
@@ -52,7 +44,7 @@ export async function userCommand(args: string[]) {
 			return
 		}
 		case 'list': {
-			const { values } = parseCommand(rest, { ...dataDirOption, json: { type: 'boolean' } })
+			const { values } = parseCommand(rest, OPTIONS['user list'])
 			const users = await withAdmin(values['data-dir'], (admin) => admin.users.list())
 			if (values.json) {
 				process.stdout.write(`${JSON.stringify(users, null, 2)}\n`)
@@ -73,18 +65,14 @@ export async function userCommand(args: string[]) {
 			return
 		}
 		case 'set-plan': {
-			const { values, positionals } = parseCommand(rest, dataDirOption)
+			const { values, positionals } = parseCommand(rest, OPTIONS['user set-plan'])
 			const [login, planName] = one(positionals, 2, 'LOGIN and PLAN')
 			const user = await withAdmin(values['data-dir'], (admin) => admin.users.setPlan(login!, plan(planName)))
 			process.stdout.write(`${user.username} is now on the ${user.plan} plan\n`)
 			return
 		}
 		case 'passwd': {
-			const { values, positionals } = parseCommand(rest, {
-				...passwordOptions,
-				...dataDirOption,
-				'revoke-keys': { type: 'boolean' }
-			})
+			const { values, positionals } = parseCommand(rest, OPTIONS['user passwd'])
 			const [login] = one(positionals, 1, 'LOGIN')
 			// Fail on an unknown user before asking for a password.
 			await withAdmin(values['data-dir'], (admin) => admin.users.find(login!))
@@ -98,7 +86,7 @@ export async function userCommand(args: string[]) {
 			return
 		}
 		case 'set-admin': {
-			const { values, positionals } = parseCommand(rest, dataDirOption)
+			const { values, positionals } = parseCommand(rest, OPTIONS['user set-admin'])
 			const [login, setting] = one(positionals, 2, 'LOGIN and on or off')
 			if (setting !== 'on' && setting !== 'off') throw usageError(`set-admin takes on or off, not "${setting}"`)
 			const user = await withAdmin(values['data-dir'], (admin) => admin.users.setAdmin(login!, setting === 'on'))
@@ -108,7 +96,7 @@ export async function userCommand(args: string[]) {
 			return
 		}
 		case 'revoke-keys': {
-			const { values, positionals } = parseCommand(rest, dataDirOption)
+			const { values, positionals } = parseCommand(rest, OPTIONS['user revoke-keys'])
 			const [login] = one(positionals, 1, 'LOGIN')
 			const { user, revokedKeys, endedSessions } = await withAdmin(values['data-dir'], (admin) =>
 				admin.users.revokeKeys(login!)
@@ -119,14 +107,14 @@ export async function userCommand(args: string[]) {
 			return
 		}
 		case 'unlock': {
-			const { values, positionals } = parseCommand(rest, dataDirOption)
+			const { values, positionals } = parseCommand(rest, OPTIONS['user unlock'])
 			const [login] = one(positionals, 1, 'LOGIN')
 			const { user, cleared } = await withAdmin(values['data-dir'], (admin) => admin.users.unlock(login!))
 			process.stdout.write(`cleared ${plural(cleared, 'failed login')} of ${user.username}; they can log in again\n`)
 			return
 		}
 		case 'remove': {
-			const { values, positionals } = parseCommand(rest, dataDirOption)
+			const { values, positionals } = parseCommand(rest, OPTIONS['user remove'])
 			const [login] = one(positionals, 1, 'LOGIN')
 			const user = await withAdmin(values['data-dir'], (admin) => admin.users.remove(login!))
 			process.stdout.write(`removed ${user.username} (${user.email})\n`)
@@ -144,13 +132,9 @@ export async function userCommand(args: string[]) {
 export async function keyCommand(args: string[]) {
 	const [sub, ...rest] = args
 	if (sub !== 'issue') throw usageError(sub ? `unknown key command "${sub}"` : 'missing key command (issue)')
-	const { values, positionals } = parseCommand(rest, {
-		device: { type: 'string' },
-		'read-only': { type: 'boolean' },
-		...dataDirOption
-	})
+	const { values, positionals } = parseCommand(rest, OPTIONS['key issue'])
 	if (positionals.length !== 1) throw usageError(`expected LOGIN`)
-	// The rules of a device name at login (CONTRACT §5): trimmed, NFC, no control or format characters.
+	// The rules of a device name at login (docs/api.md): trimmed, NFC, no control or format characters.
 	const parsed = LoginBody.shape.device.safeParse(values.device ?? '')
 	if (!parsed.success) {
 		throw usageError(

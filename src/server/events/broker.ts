@@ -1,6 +1,7 @@
 import { SESSION_IDLE_MS } from '../../shared/constants'
+import type { AuditType } from '../../shared/api/audit-types'
 import type { AuditRow, Caller, FeedRow, Store } from '../store/types'
-import { watchFeed } from './signals'
+import { watchFeed } from '../store/change-signal'
 
 /** docs/api.md "Live changes": a user may hold this many streams on one instance. */
 export const STREAMS_PER_USER = 20
@@ -46,7 +47,7 @@ interface Stream {
 }
 
 // Events after which a key or a session may no longer be valid: each stream's is looked up again.
-const REVOKING = new Set([
+const REVOKING: ReadonlySet<AuditType> = new Set<AuditType>([
 	'key.revoked',
 	'keys.revoked',
 	'user.removed',
@@ -58,11 +59,19 @@ const REVOKING = new Set([
 	'key.issued'
 ])
 /** Revoking events that concern only the user they name: other users' streams are no lookup (logins are frequent). */
-const REPLACING = new Set(['login.succeeded', 'key.issued'])
+const REPLACING: ReadonlySet<AuditType> = new Set<AuditType>(['login.succeeded', 'key.issued'])
 /** How often streams whose credential has a deadline (a web session's idle or absolute expiry) are looked at. */
 const EXPIRY_CHECK_MS = 250
-const CONFIG_EVENTS = new Set(['config.pushed', 'config.rolled_back', 'config.deleted'])
-const MEMBERSHIP_EVENTS = new Set(['invitation.accepted', 'member.removed', 'member.left'])
+const CONFIG_EVENTS: ReadonlySet<AuditType> = new Set<AuditType>([
+	'config.pushed',
+	'config.rolled_back',
+	'config.deleted'
+])
+const MEMBERSHIP_EVENTS: ReadonlySet<AuditType> = new Set<AuditType>([
+	'invitation.accepted',
+	'member.removed',
+	'member.left'
+])
 
 const frame = (seq: number, event: string, data: unknown) =>
 	`id: ${seq}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`
@@ -132,7 +141,7 @@ async function sessionDeadline(store: Store, idHash: string, now: () => number):
  * The event streams of this process (docs/api.md "Live changes"). The audit log is the feed: every change is
  * recorded there in its own transaction and numbered in commit order, and that number is the stream's cursor.
  * The feed is read after the streams' cursors whenever `changed()` is called (after a write here), when another
- * process signals a commit (events/signals.ts), and on a timer while streams are open; each event goes to each
+ * process signals a commit (store/change-signal.ts), and on a timer while streams are open; each event goes to each
  * stream whose caller may see it now: authorisation is decided at delivery, never when the event was written.
  */
 export function createEventBroker(store: Store, options: EventBrokerOptions = {}) {

@@ -3,6 +3,7 @@ import { AppError } from '../lib/errors'
 import type { AuthPlugin } from '../plugins/auth'
 import type { Caller } from '../store/types'
 import type { EventBroker } from './broker'
+import { ROUTES } from '../../shared/api/routes'
 
 /** Called once when a stream ends, for its access-log line (plugins/request-log.ts `streamClosed`). */
 export type StreamClosed = (request: Request, route: string) => void
@@ -39,9 +40,9 @@ export const eventsRoutes = (broker: EventBroker, gate: AuthPlugin, closed: Stre
 	new Elysia({ tags: ['events'] })
 		.use(gate)
 		.get(
-			'/api/events',
+			ROUTES.events,
 			({ caller, request, server }) =>
-				eventStreamResponse(broker, caller, request, server, () => closed(request, '/api/events')),
+				eventStreamResponse(broker, caller, request, server, () => closed(request, ROUTES.events)),
 			{
 				auth: true,
 				detail: {

@@ -8,7 +8,7 @@ import { scheduleLeased } from './schedule'
 
 /**
  * How many rows one statement of the purge or the retention prune removes; between two batches the
- * server answers requests (CONTRACT §16: a 500,000-version team was one 1.4 s transaction).
+ * server answers requests (docs/performance.md: a 500,000-version team was one 1.4 s transaction).
  */
 export const PURGE_BATCH = 2000
 
@@ -16,7 +16,7 @@ export const PURGE_BATCH = 2000
 const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /**
- * SPEC: a soft-deleted team is removed for good 30 days after deletion, with
+ * docs/api.md: a soft-deleted team is removed for good 30 days after deletion, with
  * its memberships, configs and versions. Its old versions go first, in batches
  * that let requests in between; then one transaction removes the team with the
  * rest. A crash mid-way leaves a team that is deleted for everyone either way,
@@ -67,7 +67,7 @@ export async function housekeeping(deps: JobDeps): Promise<number> {
 }
 
 /**
- * docs/api.md: hourly, once across instances (§9), and at start: each instance
+ * docs/api.md: hourly, once across instances (docs/postgresql.md), and at start: each instance
  * catches up on its own when it starts (the work is idempotent, so two at once only repeat it).
  */
 export function schedulePurge(deps: JobDeps): Cron {

@@ -1,29 +1,6 @@
-/** docs/api.md: every error code the API can answer, with its HTTP status. */
-export const ERROR_STATUS = {
-	invalid_request: 400,
-	unauthorized: 401,
-	plan_required: 403,
-	forbidden: 403,
-	read_only_key: 403,
-	not_found: 404,
-	conflict: 409,
-	precondition_failed: 412,
-	payload_too_large: 413,
-	quota_exceeded: 413,
-	unsupported_media_type: 415,
-	rate_limited: 429,
-	internal: 500,
-	/** A stored version that no key this server holds opens (§10): that version alone answers it. */
-	unreadable: 500,
-	unavailable: 503
-} as const
+import { ERROR_STATUS, type ErrorCode, type ErrorDetail } from '../../shared/api/errors'
 
-export type ErrorCode = keyof typeof ERROR_STATUS
-
-export interface ErrorDetail {
-	path: string
-	message: string
-}
+export type { ErrorCode, ErrorDetail }
 
 /**
  * The one error type services throw. The message is for a person and is sent

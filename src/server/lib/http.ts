@@ -1,7 +1,8 @@
+import { ROUTES } from '../../shared/api/routes'
 import { BODY_MAX_BYTES, LOGIN_BODY_MAX_BYTES } from '../../shared/constants'
 
-/** Paths whose bodies are a person's login and password (docs/api.md, §8): 16 KiB is plenty. */
-const SMALL_BODY_PATHS = new Set(['/api/auth/login', '/sign-in'])
+/** Paths whose bodies are a person's login and password (docs/api.md, docs/web.md): 16 KiB is plenty. */
+const SMALL_BODY_PATHS = new Set<string>([ROUTES.login, '/sign-in'])
 
 /**
  * docs/api.md: the most body a request to `path` may send: 16 KiB for the

@@ -86,7 +86,7 @@ export const silentLogger: Logger = {
 export const CONSOLE_LOG_EVERY_MS = 10_000
 
 /**
- * §10: every line a server writes is JSON, the database driver's own messages included (Bun.SQL
+ * docs/operations.md: every line a server writes is JSON, the database driver's own messages included (Bun.SQL
  * writes `bun:sql LISTEN … failed, retrying: …` with console.warn while PostgreSQL is down). The
  * console is routed into `logger` as `{"msg":"runtime message","text":…}`, each distinct message at
  * most once per CONSOLE_LOG_EVERY_MS with how many were left out since. Returns the function that undoes it.

@@ -126,5 +126,3 @@ export function createMetrics() {
 		}
 	}
 }
-
-export type Metrics = ReturnType<typeof createMetrics>

@@ -1,7 +1,7 @@
 import { chownSync, existsSync, lstatSync, statSync } from 'node:fs'
 
 /**
- * §10: an admin command run as root (as the docs' examples may be read) leaves every file it creates
+ * docs/operations.md: an admin command run as root (as the docs' examples may be read) leaves every file it creates
  * or replaces owned by the data directory's owner, so the service user can open it afterwards. A
  * no-op unless this process is root and the directory belongs to someone else; links are never followed.
  */

@@ -1,19 +1,19 @@
 import { Elysia } from 'elysia'
 import { AppError } from '../lib/errors'
 import { bodyLimitOf, hasValidHost, pathOf } from '../lib/http'
-import type { Actor } from '../modules/audit/event'
-import type { Caller } from '../store/types'
+import type { Actor, Caller } from '../store/types'
+import { ROUTES } from '../../shared/api/routes'
 import { tooLarge } from './json-body'
 
 export interface Authenticator {
 	/** The caller holding the bearer key of this Authorization header; throws 401. A promise unless `synchronous`. */
 	authenticate(authorization: string | null): Caller | Promise<Caller>
-	/** True when `authenticate` never returns a promise (the SQLite store). */
+	/** True when `authenticate` never returns a promise (`Store.findsCallerSynchronously`). */
 	synchronous: boolean
 }
 
 /** docs/api.md: every /api path needs a key, known route or not, except login. */
-const needsKey = (path: string): boolean => (path === '/api' || path.startsWith('/api/')) && path !== '/api/auth/login'
+const needsKey = (path: string): boolean => (path === '/api' || path.startsWith('/api/')) && path !== ROUTES.login
 
 /**
  * the key is checked in `onRequest`, before Elysia parses or

@@ -65,7 +65,7 @@ export interface DeclaredRoute {
 
 /**
  * The route pattern a path would have reached, for requests refused before routing (a bad key, a database that
- * does not answer in the auth gate, a body over its limit): CONTRACT §5 counts them under their route, never
+ * does not answer in the auth gate, a body over its limit): the metrics count them under their route (docs/operations.md), never
  * `unmatched`. Only those requests ask, so it is built on first use; a pattern with more literal segments wins
  * (`/api/configs/latest` before `/api/configs/:id`). Undefined for a path no route has.
  */

@@ -4,7 +4,7 @@ import type { Store } from './types'
 const PAGE = 1000
 /**
  * About how many bytes a page may hold: pages of versions shrink to it, so a copy's memory stays the
- * same whatever the database's size or its versions' (CONTRACT §16: under 300 MB; 1,000 versions of
+ * same whatever the database's size or its versions' (docs/performance.md: under 300 MB; 1,000 versions of
  * 512 KiB were half a gigabyte in one page).
  */
 const PAGE_BYTES = 8 * 1024 * 1024
@@ -73,7 +73,7 @@ export async function rowsAlreadyIn(target: Store): Promise<string[]> {
 }
 
 /**
- * `db copy` (docs/operations.md, §9): every row of every table from `source` into the
+ * `db copy` (docs/operations.md, docs/postgresql.md): every row of every table from `source` into the
  * empty `target`, sealed data as it is (the same master key opens both), a
  * page at a time; then both sides are counted and hashed table by table.
  */

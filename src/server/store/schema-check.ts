@@ -2,7 +2,7 @@ import { SCHEMA, schemaOf } from '../build-info'
 import type { Migration } from './sqlite/migrations'
 
 /**
- * §10: a binary refuses a database whose schema is newer than it knows (an accidental downgrade),
+ * docs/operations.md: a binary refuses a database whose schema is newer than it knows (an accidental downgrade),
  * before it writes anything: the rows it would write (audit rows without feed numbers, say) are
  * ones the newer release misreads. Thrown from the migration step of either engine.
  */

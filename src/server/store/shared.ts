@@ -1,4 +1,5 @@
 import { type Column, or, sql, type SQL } from 'drizzle-orm'
+import { SEARCH_MAX_LENGTH } from '../lib/search'
 import type { PushCondition, UserActivityRow, UserRow, VisibleConfigRow } from './types'
 
 export type { ListPage } from './types'
@@ -52,8 +53,7 @@ export function conditionFails(condition: PushCondition | undefined, current: { 
 	return false
 }
 
-/** docs/web.md, search: at most this many characters of a search are used, so a query costs the same whatever is typed. */
-export const SEARCH_MAX_LENGTH = 100
+export { SEARCH_MAX_LENGTH } from '../lib/search'
 
 /**
  * A search as a case-insensitive `LIKE` pattern (both engines compare it with `lower(column)`): `%`, `_` and
@@ -77,7 +77,7 @@ export function containsAny(columns: Column[], search: string | undefined): SQL 
  * One page of a user's audit events — those they did and those done to them — from two index-ordered
  * scans (`by actor` and `by subject`, each at most a page), merged by id. A single `actor OR subject`
  * condition makes both engines walk the whole log newest first for a user with few events (0.9 s at a
- * million events for limit=1; CONTRACT §16). `scan` reads one side in the page's order; an event that
+ * million events for limit=1; docs/performance.md). `scan` reads one side in the page's order; an event that
  * is both the user's and done to them comes once.
  */
 export async function userAuditPage<Row extends { id: string }>(
@@ -107,7 +107,7 @@ function visibleOrder(a: VisibleConfigRow, b: VisibleConfigRow): number {
 /**
  * A page of the configs a user sees (docs/web.md), from one index-ordered scan per scope — their personal
  * configs and each live team's — each reading no more than the page's end, merged in the page's order.
- * Sorting every config the user can see before the offset grew with the server (CONTRACT §16).
+ * Sorting every config the user can see before the offset grew with the server (docs/performance.md).
  */
 export async function visiblePage(
 	scopes: (() => Promise<VisibleConfigRow[]>)[],

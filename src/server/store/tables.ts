@@ -1,9 +1,9 @@
 import { asc, count, gt, is, Table, type Column } from 'drizzle-orm'
 
 /**
- * Whole tables, engine-blind, for `db copy` (docs/operations.md, §9): rows as plain
+ * Whole tables, engine-blind, for `db copy` (docs/operations.md, docs/postgresql.md): rows as plain
  * objects keyed by the schema's field names, which are the same on both
- * engines (test/store/schema-parity.test.ts), so a row read from one inserts
+ * engines (test/server/store/schema-parity.test.ts), so a row read from one inserts
  * into the other unchanged, sealed data included.
  */
 export interface TableAccess {

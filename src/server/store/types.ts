@@ -1,3 +1,5 @@
+// Over 500 lines: the whole Store interface, every method both engines implement and every row type the services
+// see, in one place so the two engines are held to the same contract.
 import type { InvitedRole, Plan, Role, Tool } from '../../shared/constants'
 import type { TableAccess } from './tables'
 
@@ -26,11 +28,15 @@ export interface Store {
 	tables: TableAccess
 	/** True when the database answers. */
 	ping(): Promise<boolean>
+	/** What a failed ping means, for the log (`/healthz`): "the SQLite file is gone, replaced or damaged". */
+	downReason: string
+	/** True when `keys.findCaller` answers synchronously (SQLite), so the auth gate need not await it. */
+	findsCallerSynchronously: boolean
 	/** What the metrics report (docs/operations.md): row counts and the database's size on disk. */
 	stats(): Promise<{ users: number; configs: number; versions: number; databaseBytes: number }>
 	/** Writes a consistent copy of the database to `file` (which must not exist). */
 	backup(file: string): Promise<void>
-	/** How the event broker learns that another process wrote to the feed (src/server/events/signals.ts). */
+	/** How the event broker learns that another process wrote to the feed (src/server/store/change-signal.ts). */
 	changeSignal: ChangeSignalSource
 	close(): void
 }
@@ -193,7 +199,7 @@ export interface UserStore {
 	setAdmin(id: string, isAdmin: boolean, audit?: AuditEvent): Promise<boolean>
 	/**
 	 * Sets the password and, in the same transaction, ends the user's web
-	 * sessions but `keepSession` (docs/operations.md, §8) and, with `revokeKeys`, revokes every key.
+	 * sessions but `keepSession` (docs/operations.md, docs/web.md) and, with `revokeKeys`, revokes every key.
 	 */
 	setPassword(
 		id: string,
@@ -239,6 +245,11 @@ export interface Caller extends Omit<CallerRow, 'readOnly'> {
 	readOnly?: boolean
 }
 
+/** A person acting through the API (with a key) or the web application (with a session), and where from. */
+export interface Actor extends Caller {
+	address: string
+}
+
 export interface KeyRow {
 	id: string
 	userId: string
@@ -259,7 +270,7 @@ export interface KeyStore {
 	 * Synchronous on SQLite on purpose (the auth gate's synchronous key lookup, docs/architecture.md): the gate
 	 * answers before Elysia parses anything, and awaiting it cost every request
 	 * several percent of its CPU. On PostgreSQL it is a network round trip, so a
-	 * promise; the gate awaits only there (`Store.engine`).
+	 * promise; the gate awaits only there (`Store.findsCallerSynchronously`).
 	 */
 	findCaller(keyHash: string): CallerRow | undefined | Promise<CallerRow | undefined>
 	/** Sets the key's lastUsedAt unless it is already newer than `staleBefore`. */
@@ -343,7 +354,7 @@ export interface SignupStore {
 	 */
 	redeem(tokenHash: string, now: string, user: UserRow, audit: AuditEvent[]): Promise<'created' | 'taken' | 'gone'>
 	/**
-	 * The fleet's one setup address (§10), in one transaction: while no admin exists, the usable setup
+	 * The fleet's one setup address (docs/operations.md), in one transaction: while no admin exists, the usable setup
 	 * link whose sealed token is kept (in `meta`) is returned as it is; when there is none, or `fresh`,
 	 * `link` is made with `sealedToken` and every other setup link is revoked. Undefined when an admin exists.
 	 */
@@ -366,7 +377,7 @@ export interface ThrottleLimits {
 	/** One client address, whatever the login: refused past it. */
 	perAddress: number
 	/**
-	 * One login from all addresses together: never refused (CONTRACT §5, anyone could lock anyone out), only
+	 * One login from all addresses together: never refused (docs/operations.md, anyone could lock anyone out), only
 	 * slowed past it (the store says how many that login has).
 	 */
 	perLogin: number
@@ -486,10 +497,10 @@ export interface ConfigStore {
 	 * contiguous and concurrent first pushes make one config.
 	 */
 	push(input: PushInput): Promise<PushResult>
-	/** CONTRACT §5 quotas: the bytes an owner (a user's personal configs, or a team) stores, all versions. */
+	/** Quotas (docs/operations.md): the bytes an owner (a user's personal configs, or a team) stores, all versions. */
 	storedBytes(owner: Owner): Promise<number>
 	/**
-	 * CONTRACT §5 push rate: when the user's n-th most recent stored push at or after `sinceId` (a time-ordered
+	 * The push rate (docs/operations.md): when the user's n-th most recent stored push at or after `sinceId` (a time-ordered
 	 * id) happened, or undefined when they stored fewer than n since.
 	 */
 	nthPushSince(userId: string, sinceId: string, n: number): Promise<string | undefined>

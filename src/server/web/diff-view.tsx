@@ -3,7 +3,7 @@ import { DIFF_LIMITS, sideBySide, type DiffLine, type FileDiff, type Gap, type W
 import { Expands } from './layout'
 
 // What a comparison of two versions shows (docs/web.md). Rendered in the comparison's worker thread
-// (web/compare-worker.ts), so that the thread answering requests never spends its time on a large diff.
+// (web/compare-worker.tsx), so that the thread answering requests never spends its time on a large diff.
 
 const Sign = ({ kind }: { kind: DiffLine['kind'] }) => (
 	<span class="sign" aria-hidden="true">

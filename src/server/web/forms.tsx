@@ -2,6 +2,7 @@ import type { ZodError } from 'zod'
 import { AppError } from '../lib/errors'
 import type { WebCaller } from '../modules/sessions/service'
 import { redirect, type WebDeps } from './kit'
+import { ANY_FORM, FORM_COOKIE, formCookie as cookie, MAX_VALUE } from './form-cookie'
 import { readCookie } from './session'
 
 // One pattern for every form that fails (docs/web.md, round 3: nothing lost in a form). The post answers
@@ -9,11 +10,6 @@ import { readCookie } from './session'
 // what was typed (never a password) and the message of each field in a one-time cookie sealed to the
 // session. That page shows each message next to its field (aria-invalid, aria-describedby), puts the focus
 // in the first invalid field (autofocus), and clears the cookie: a reload shows the form clean.
-
-/** The cookie that carries a failed form to its page: sealed to the session, HttpOnly, five minutes. */
-export const FORM_COOKIE = 'cfgsync_form'
-/** What is kept of each typed value: enough for any field of ours, and the sealed cookie stays small. */
-const MAX_VALUE = 500
 
 /** A failed form as its page shows it again. */
 export interface FormState {
@@ -35,9 +31,6 @@ export function fieldOfZod(error: ZodError, fallback: string): { field: string; 
 }
 
 type FormDeps = Pick<WebDeps, 'sessions' | 'https'>
-
-const cookie = (value: string, secure: boolean, maxAge: number) =>
-	`${FORM_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure ? '; Secure' : ''}`
 
 /**
  * After a failed post: back to `location` (a 303), with what was typed and why it failed. `passwords`
@@ -91,7 +84,8 @@ export function formStateOf(
 		const state = JSON.parse(opened) as FormState & { at?: string }
 		const forms = Array.isArray(form) ? form : [form]
 		const url = new URL(request.url)
-		if (!forms.includes(state.form) || state.at !== url.pathname + url.search) return { headers: {} }
+		if (!(forms.includes(state.form) || state.form === ANY_FORM) || state.at !== url.pathname + url.search)
+			return { headers: {} }
 		return { state, headers: { 'set-cookie': cookie('', deps.https(request), 0) } }
 	} catch {
 		return { headers: {} }
@@ -103,7 +97,7 @@ export function formStateOf(
  * message (and hint) in aria-describedby, and autofocus when it is the first invalid field.
  */
 export function fieldState(state: FormState | undefined, form: string, name: string, id: string, hint?: string) {
-	const mine = state?.form === form ? state : undefined
+	const mine = state?.form === form || state?.form === ANY_FORM ? state : undefined
 	const message = mine?.errors[name]
 	const first = mine !== undefined && Object.keys(mine.errors)[0] === name
 	const describedBy = [message !== undefined ? `${id}-error` : undefined, hint].filter(Boolean).join(' ')

@@ -5,7 +5,6 @@ import { readFileSync } from 'node:fs'
 import type { VNode } from 'preact'
 import { render } from 'preact-render-to-string'
 import type { ZodError } from 'zod'
-import { AuditQuery } from '../../shared/api/audit'
 import type { StreamClosed } from '../events'
 import type { EventBroker } from '../events/broker'
 import type { Clock } from '../lib/clock'
@@ -25,7 +24,8 @@ import type { UsersService } from '../modules/users/service'
 import cssFile from './assets/app.css' with { type: 'file' }
 import scriptFile from './assets/app.js' with { type: 'file' }
 import { ErrorPage, ListHeading, type ListId, type ViewContext } from './layout'
-import { createWebGate, CSRF_FIELD, FLASH_COOKIE, ownOrigin, readCookie } from './session'
+import { carriedFormCookie } from './form-cookie'
+import { createWebGate, CSRF_FIELD, FLASH_COOKIE, ownOrigin, PAGE_FIELD, readCookie, SESSION_COOKIE } from './session'
 
 // What every page handler uses (docs/web.md): the services, the responses a
 // page gives (page, fragment, redirect, failure), and the gates as macros.
@@ -75,6 +75,9 @@ export interface ChangeContext extends PageContext {
 /** Fixed messages shown after a change (the query names one; nothing from it is echoed). */
 export const NOTICES: Record<string, string> = {
 	'signed-out': 'You are signed out. Sign in again below.',
+	'session-ended': 'Your session ended. Sign in again to go on.',
+	'session-ended-form':
+		'Your session ended before your form was sent, so nothing was changed. Sign in again: the form comes back as you filled it in (passwords aside), to send it again.',
 	revoked: 'The key was revoked: that device can no longer reach the server.',
 	password: 'Your password was changed. Your other web sessions were signed out; your devices keep their keys.',
 	'password-devices':
@@ -172,12 +175,6 @@ export const isHtmx = (request: Request) => request.headers.get('hx-request') ==
 /** Only a path of this site: never `//elsewhere` or a full URL (no open redirect). */
 export const safeNext = (next: string | null | undefined): string | undefined =>
 	next && /^\/(?![/\\])[^\s]*$/.test(next) && !next.startsWith('/sign-') ? next : undefined
-
-/** The `before` cursor of an activity page, when it is a valid one. */
-export const beforeOf = (request: Request): string | undefined => {
-	const parsed = AuditQuery.safeParse({ before: new URL(request.url).searchParams.get('before') ?? undefined })
-	return parsed.success ? parsed.data.before : undefined
-}
 
 export const redirect = (location: string, headers: Record<string, string> = {}) =>
 	new Response(null, { status: 303, headers: { location, ...NO_STORE, ...headers } })
@@ -279,15 +276,28 @@ export function formError(error: ZodError, labels: Record<string, string>): AppE
 
 type Set = { headers: Record<string, unknown> }
 
-/** Signed out (or the session ended): to the sign-in page, coming back here afterwards. */
-function signedOut(request: Request, set: Set) {
+/**
+ * Signed out (or the session ended): to the sign-in page, coming back here afterwards. A form posted after its
+ * session ended comes back to its page, filled in again (forms.tsx, carriedFormCookie), and sign-in says why.
+ */
+function signedOut(deps: Pick<WebDeps, 'sessions' | 'https'>, request: Request, set: Set, body?: unknown) {
+	const ended = readCookie(request.headers.get('cookie'), SESSION_COOKIE) !== undefined
+	const back = (page: string | undefined, notice: string) =>
+		page !== undefined && page !== '/'
+			? `/?next=${encodeURIComponent(page)}${ended ? `&notice=${notice}` : ''}`
+			: `/${ended ? `?notice=${notice}` : ''}`
 	if (isHtmx(request)) {
-		set.headers['hx-redirect'] = '/'
+		const from = request.headers.get('hx-current-url')
+		set.headers['hx-redirect'] = back(from ? safeNext(pathOf(from)) : undefined, 'session-ended')
 		return status(401, '')
 	}
 	const path = pathOf(request.url)
-	set.headers.location =
-		request.method === 'GET' && path !== '/' ? `/?next=${encodeURIComponent(path + new URL(request.url).search)}` : '/'
+	if (request.method === 'GET') set.headers.location = back(path + new URL(request.url).search, 'session-ended')
+	else {
+		const page = safeNext(field(body, PAGE_FIELD))
+		set.headers.location = back(page, 'session-ended-form')
+		if (page !== undefined) set.headers['set-cookie'] = carriedFormCookie(deps, request, body, page)
+	}
 	Object.assign(set.headers, NO_STORE)
 	return status(303, '')
 }
@@ -318,7 +328,7 @@ export const webKit = (deps: Pick<WebDeps, 'sessions' | 'clock' | 'addressOf' | 
 		page: {
 			resolve: async ({ request, set }) => {
 				const caller = await gate.caller(request)
-				if (!caller) return signedOut(request, set)
+				if (!caller) return signedOut(deps, request, set)
 				return { web: caller, view: viewOf(request, caller) }
 			}
 		},
@@ -326,7 +336,7 @@ export const webKit = (deps: Pick<WebDeps, 'sessions' | 'clock' | 'addressOf' | 
 		change: {
 			resolve: async ({ request, set, body }) => {
 				const caller = await gate.caller(request)
-				if (!caller) return signedOut(request, set)
+				if (!caller) return signedOut(deps, request, set, body)
 				const view = viewOf(request, caller)
 				if (
 					!gate.allowsChange(request, caller, optionalField(body, CSRF_FIELD), ownOrigin(request, deps.https(request)))
@@ -345,7 +355,7 @@ export const webKit = (deps: Pick<WebDeps, 'sessions' | 'clock' | 'addressOf' | 
 		admin: {
 			resolve: async ({ request, set }) => {
 				const caller = await gate.caller(request)
-				if (!caller) return signedOut(request, set)
+				if (!caller) return signedOut(deps, request, set)
 				if (!caller.isAdmin) return forbidden(viewOf(request, caller), set, 'The Admin area is for server admins.')
 				return {}
 			}

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact'
-import { CSRF_FIELD } from './session'
+import { CSRF_FIELD, PAGE_FIELD } from './session'
 
 /** Who is looking, and what every page needs besides its own data. */
 export interface ViewContext {
@@ -43,9 +43,15 @@ const NAV = [
 	{ href: '/account', label: 'Account' }
 ]
 
-/** The hidden field with the session's CSRF token: every form that changes something carries it. */
+/**
+ * The hidden fields every form that changes something carries: the session's CSRF token, and the page the form
+ * is on, where a session that ended before the form was sent brings the person back after signing in (forms.tsx).
+ */
 export const Csrf = ({ ctx }: { ctx: ViewContext }) => (
-	<input type="hidden" name={CSRF_FIELD} value={ctx.user?.csrfToken ?? ''} />
+	<>
+		<input type="hidden" name={CSRF_FIELD} value={ctx.user?.csrfToken ?? ''} />
+		<input type="hidden" name={PAGE_FIELD} value={ctx.path} />
+	</>
 )
 
 /**

@@ -1,4 +1,5 @@
-import { type ListPage, SEARCH_MAX_LENGTH } from '../store/shared'
+import { SEARCH_MAX_LENGTH } from '../lib/search'
+import type { ListPage } from '../modules/configs/service'
 
 // Long lists (docs/web.md, search and pages): Configs, the Admin page's users and Activity have a "Search" field
 // and show 50 rows a page, with "Next" and "Previous" links. Both are query parameters, so a page can be

@@ -8,6 +8,8 @@ export const SESSION_COOKIE = 'cfgsync_session'
 export const FLASH_COOKIE = 'cfgsync_flash'
 /** Where a form carries the per-session CSRF token, and where an htmx request does. */
 export const CSRF_FIELD = '_csrf'
+/** The page a form is on (layout.tsx, Csrf), for coming back to it after signing in again. */
+export const PAGE_FIELD = '_page'
 export const CSRF_HEADER = 'x-csrf-token'
 
 /** One cookie's value from a Cookie header, or undefined. */
@@ -82,5 +84,3 @@ export function createWebGate(sessions: SessionsService) {
 		}
 	}
 }
-
-export type WebGate = ReturnType<typeof createWebGate>

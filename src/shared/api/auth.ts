@@ -8,7 +8,7 @@ export const LoginBody = z.object({
 	device: z
 		.string()
 		.trim()
-		// Stored composed (NFC): "Café" typed two ways is one name (CONTRACT §5).
+		// Stored composed (NFC): "Café" typed two ways is one name (docs/api.md).
 		.normalize('NFC')
 		.min(1, 'Name this device.')
 		.max(DEVICE_MAX * 2)

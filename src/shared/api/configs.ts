@@ -35,6 +35,16 @@ export const PushBody = z.object({
 })
 export type PushBody = z.infer<typeof PushBody>
 
+/**
+ * A conditional push (docs/api.md, RFC 9110): `ifMatch` holds when the config exists and its current
+ * hash is listed (`*`: exists at all); `ifNoneMatch` holds when it does not exist or its hash is not
+ * listed (`*`: create only). The client sends it as the headers below; the server reads them into it.
+ */
+export interface PushCondition {
+	ifMatch?: string[] | '*'
+	ifNoneMatch?: string[] | '*'
+}
+
 /** Headers the conditional requests read (documented in OpenAPI; read from the request directly). */
 export const PushConditionHeaders = z.object({
 	'if-match': z
@@ -50,7 +60,7 @@ export const ReadConditionHeaders = z.object({
 		.describe('"<hash>" you already have: 304 with no body while it is still current')
 })
 
-/** A page's size: 100 unless asked, at most 1,000 (CONTRACT §16). */
+/** A page's size: 100 unless asked, at most 1,000. (docs/api.md, pagination) */
 export const PageLimit = z.coerce
 	.number()
 	.int()
@@ -165,7 +175,7 @@ export const PreconditionFailed = z.object({
 	currentHash: z.string().nullable()
 })
 
-/** CONTRACT §5 quotas: bytes stored (all versions) against the limit; 0 is no limit. */
+/** Quotas (docs/operations.md): bytes stored (all versions) against the limit; 0 is no limit. */
 export const StorageUsage = z.object({
 	used: z.number().int().describe('bytes stored, every version of every config counted'),
 	limit: z.number().int().describe('CFGSYNC_QUOTA_BYTES; 0: no limit')

@@ -8,7 +8,7 @@ const required = (message: string) => (issue: { input: unknown }) => (issue.inpu
 export const TeamName = z
 	.string({ error: required('Must be a string.') })
 	.trim()
-	// Stored composed (NFC): "Café" typed two ways is one name (CONTRACT §5).
+	// Stored composed (NFC): "Café" typed two ways is one name (docs/api.md).
 	.normalize('NFC')
 	.min(1, 'Give the team a name.')
 	.max(TEAM_NAME_MAX * 2)
@@ -46,7 +46,7 @@ export type SetRoleBody = z.infer<typeof SetRoleBody>
 
 // Path slugs are not validated beyond being text: an unknown or malformed slug is simply not found.
 export const SlugParams = z.object({ slug: z.string() })
-/** How many members GET /api/teams/:slug carries (CONTRACT §16); the rest through GET /api/teams/:slug/members. */
+/** How many members GET /api/teams/:slug carries (docs/api.md, pagination); the rest through GET /api/teams/:slug/members. */
 export const MEMBERS_IN_DETAIL = 100
 
 export const MembersQuery = z.object({

@@ -283,7 +283,7 @@ if (SKIP_BROWSER_TESTS) {
 				{ role: 'signed out', name: 'a sign-up link that does not exist', open: `/join/${'x'.repeat(43)}` },
 				{ role: 'signed out', name: 'a setup address no longer usable (410)', open: setupPath },
 				{
-					// Last: only wrong posts count (CONTRACT §5, views never do), 30 from this address; then even a
+					// Last: only wrong posts count (docs/operations.md, views never do), 30 from this address; then even a
 					// post from the page itself is the 429 page.
 					role: 'signed out',
 					name: 'too many attempts (429)',

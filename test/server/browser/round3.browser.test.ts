@@ -1,4 +1,4 @@
-// docs/web.md, round 3 (CONTRACT §8 "no dead ends, nothing lost in a form"), in Debian's Chromium against the
+// docs/web.md, round 3 ("no dead ends, nothing lost in a form"), in Debian's Chromium against the
 // compiled binary, at 1280 px light and 390 px dark: an unknown address is the application's 404 page with a
 // way home; the Admin 403 leads home; /download has the header, fits a phone and copies its command; the
 // comparison keeps its line numbers narrow and offers side by side only where it fits.

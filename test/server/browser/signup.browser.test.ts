@@ -87,7 +87,7 @@ if (SKIP_BROWSER_TESTS) {
 				await admin.getByRole('heading', { name: 'Create the first admin', level: 1 }).waitFor()
 				await fits(admin, 'setup')
 				await admin.screenshot({ path: shot('setup'), fullPage: true })
-				// The form by its name (CONTRACT §8): labelled by its heading.
+				// The form by its name (docs/web.md): labelled by its heading.
 				const setupForm = admin.getByRole('form', { name: 'Create the first admin' })
 				await fill(setupForm, { Email: 'ada@example.test', Username: 'ada', Password: 'ada-password-1' })
 				await setupForm.getByRole('button', { name: 'Create admin' }).click()

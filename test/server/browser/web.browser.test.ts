@@ -641,7 +641,7 @@ if (SKIP_BROWSER_TESTS) {
 			const setup = /"setup":"([^"]+)"/.exec(server.log())?.[1] as string
 			expect(setup).toBeDefined()
 			await shootAddress(bob, new URL(setup).pathname, 'error-410', view, 410, 'Setup address not usable')
-			// Wrong posts to sign-up links from one address (views never count, CONTRACT §5): past its budget every
+			// Wrong posts to sign-up links from one address (views never count, docs/operations.md): past its budget every
 			// post is a 429, until the window passes. The last thing this file does.
 			let probes = 0
 			while ((await wrongSignupPost(server.url, probes)).status !== 429) expect(++probes).toBeLessThan(40)

@@ -7,7 +7,7 @@ import { until } from '../../support/eventually'
 import { api, emptyDir, serversOfThisFile, startServer, userWithKey } from '../../support/harness'
 import { newPostgresDatabase, postgresAnswers, TEST_DATABASE_URL } from '../../support/engine'
 
-/** Issue 37 on the compiled binary: what only a real process shows on a bad day (CONTRACT §10). */
+/** Issue 37 on the compiled binary: what only a real process shows on a bad day (docs/operations.md). */
 const servers = serversOfThisFile()
 
 describe('signals', () => {

@@ -34,7 +34,7 @@ async function answers(server: Server, key: string) {
 	return seen
 }
 
-// docs/operations.md, §9 on the compiled binary: an install moved to PostgreSQL and back serves what it served.
+// docs/operations.md, docs/postgresql.md on the compiled binary: an install moved to PostgreSQL and back serves what it served.
 describe.skipIf(!available && process.env.CI !== 'true')('db copy on the compiled binary', () => {
 	test('SQLite → PostgreSQL → SQLite: each copy prints matching figures and then serves the same answers; a second copy into a filled database is refused', async () => {
 		const dir = emptyDir()

@@ -5,7 +5,7 @@ import { newPostgresDatabase, TEST_ENGINE } from '../../support/engine'
 import { serverCli } from '../../support/source-cli'
 import { tempDir } from '../../support/temp'
 
-/** §10: only serve, user add, invite create and restore create a database; a bad master key is refused by all. */
+/** docs/operations.md: only serve, user add, invite create and restore create a database; a bad master key is refused by all. */
 const KEY = Buffer.alloc(32, 7).toString('base64')
 
 describe.skipIf(TEST_ENGINE === 'postgres')('a command run on a data directory with no database (SQLite)', () => {

@@ -7,7 +7,7 @@ import { POSTGRES_SCHEMA, SCHEMA } from '../../../src/server/build-info'
 import { fastPasswords, testApp } from '../../support/helpers'
 import { parsePrometheus } from '../../support/prometheus'
 
-/** §10 "Every build says what it is": version, commit and schema, alike in --version, build_info and /readyz. */
+/** docs/operations.md "What every build is": version, commit and schema, alike in --version, build_info and /readyz. */
 const ROOT = resolve(import.meta.dir, '..', '..', '..')
 const TOKEN = 'metrics-token-for-tests-0123456789'
 const headCommit = () =>

@@ -14,7 +14,7 @@ import type { Store } from '../../../src/server/store/types'
 import { memoryLogger, routeConsoleTo } from '../../../src/server/lib/log'
 
 /**
- * §10 and issue 37.4: a database that stops answering is one `error` line per 10 s naming the cause,
+ * docs/operations.md and issue 37.4: a database that stops answering is one `error` line per 10 s naming the cause,
  * never an "unhandled error" with a stack per request, and its 500s are counted under their routes.
  */
 const TOKEN = 'metrics-token-for-tests-0123456789'

@@ -9,7 +9,7 @@ import { serverCli } from '../../support/source-cli'
 import { tempDir } from '../../support/temp'
 
 /**
- * §10 and issue 37.1: `rekey` in a mixed fleet. An instance with a heartbeat in the last minute that does
+ * docs/operations.md and issue 37.1: `rekey` in a mixed fleet. An instance with a heartbeat in the last minute that does
  * not take the new key (an older release that reports no keys it learns, a frozen process) stops it
  * before anything is re-encrypted, exit 1, naming it.
  */

@@ -6,7 +6,7 @@ import { loadConfig } from '../../../src/server/config'
 import { serverCli } from '../../support/source-cli'
 import { tempDir } from '../../support/temp'
 
-/** §10: admin commands run as root leave what they create or replace owned by the data directory's owner. */
+/** docs/operations.md: admin commands run as root leave what they create or replace owned by the data directory's owner. */
 const SERVICE_USER = { uid: 65534, gid: 65534 } // nobody:nogroup
 const asRoot = process.getuid?.() === 0
 

@@ -8,7 +8,7 @@ import { serverCli } from '../../support/source-cli'
 import { tempDir } from '../../support/temp'
 import { textOf, webApp, type WebApp } from '../../support/web'
 
-/** §10 last bullet and issue 35.11: one setup address per fleet; `setup-link`; it dies after 24 h and with any admin. */
+/** docs/operations.md and issue 35.11: one setup address per fleet; `setup-link`; it dies after 24 h and with any admin. */
 const DAY = 86_400_000
 
 /** An instance of the fleet starting: the signup service as `serve` makes it (one per instance, one shared store). */

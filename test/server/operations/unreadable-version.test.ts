@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test'
 import { testApp } from '../../support/helpers'
 
-/** §10 and issue 37.1: a version that cannot be opened never takes its config down. */
+/** docs/operations.md and issue 37.1: a version that cannot be opened never takes its config down. */
 test('one unreadable version answers 500 unreadable alone, named in one log line; latest and the others still answer', async () => {
 	const t = testApp()
 	const alice = await t.user('pro')

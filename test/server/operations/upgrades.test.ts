@@ -15,7 +15,7 @@ import { newPostgresDatabase, TEST_ENGINE } from '../../support/engine'
 import { serverCli } from '../../support/source-cli'
 import { tempDir } from '../../support/temp'
 
-/** §10 and issue 37.3: no downgrade writes; a backup before every upgrade; clean db copy failures. */
+/** docs/operations.md and issue 37.3: no downgrade writes; a backup before every upgrade; clean db copy failures. */
 const KEY = Buffer.alloc(32, 5).toString('base64')
 const event = createAuditEvents(systemClock)
 

@@ -3,7 +3,7 @@ import { CALLERS, frozenWorld, type CallerName, type World } from '../../support
 
 /**
  * The authorisation promise, as one table: for every endpoint and every kind
- * of caller, the status docs/api.md and §4 require. 'plan' is 403
+ * of caller, the status docs/api.md requires. 'plan' is 403
  * plan_required, 'role' is 403 forbidden. Callers: no key, a malformed key, a
  * revoked key; alice (pro, owns P), fred (free, owns F), oscar (team plan, in
  * no team); in team "crew": tom owner (team plan), ann admin (pro), max member

@@ -6,7 +6,7 @@ import { testApp } from '../../support/helpers'
 /**
  * A user's Activity is what they did and what was done to them. The store reads it as two index-ordered
  * scans merged (an `actor OR subject` condition walked the whole log for a user with few events;
- * CONTRACT §16). Checked against a model: every page, either direction, is exactly the model's.
+ * docs/performance.md). Checked against a model: every page, either direction, is exactly the model's.
  */
 describe("a user's audit pages (CONTRACT §16)", () => {
 	test('match the model for any mix of events, cursor and limit; an event both did and done to the user comes once', async () => {

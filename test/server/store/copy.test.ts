@@ -8,7 +8,7 @@ import { testApp } from '../../support/helpers'
 import { tempDir } from '../../support/temp'
 
 /**
- * `db copy` in bounded memory (CONTRACT §16: under 300 MB whatever the database's size): pages of large
+ * `db copy` in bounded memory (docs/performance.md: under 300 MB whatever the database's size): pages of large
  * versions shrink to about 8 MiB, and a table's digest is one running sum, not a list of every row's hash.
  */
 describe('db copy in bounded memory', () => {

@@ -4,7 +4,7 @@ import { testApp } from '../../support/helpers'
 
 /**
  * The Configs page reads one index-ordered scan per scope (personal, each live team) and merges them
- * (CONTRACT §16: sorting every visible config before the offset grew with the server). Held to a model:
+ * (docs/performance.md: sorting every visible config before the offset grew with the server). Held to a model:
  * every page, with or without a search, is the model's slice; a deleted team's configs never show.
  */
 describe('the configs a user sees, page by page', () => {

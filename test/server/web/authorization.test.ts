@@ -1,5 +1,5 @@
 // Every form action of the web application, for every kind of caller: the same
-// rules as the API (docs/api.md, §3), and a forged request changes nothing (docs/web.md).
+// rules as the API (docs/api.md), and a forged request changes nothing (docs/web.md).
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { sha256Hex } from '../../../src/server/lib/crypto'
 import { CALLERS, changes, frozenWorld, type CallerName, type World } from '../../support/web-world'

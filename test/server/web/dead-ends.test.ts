@@ -1,4 +1,4 @@
-// docs/web.md, round 3 (CONTRACT §8 "no dead ends"): an address outside /api that matches nothing is the
+// docs/web.md, round 3 ("no dead ends"): an address outside /api that matches nothing is the
 // application's HTML 404 page (title, lang, a heading, a link home), /api keeps its JSON; no error page links to
 // itself (the Admin 403 leads home); /download has the application's header and navigation, a "Copy" for its
 // command and says only what an end user does.

@@ -1,8 +1,8 @@
-// docs/web.md, round 3 (CONTRACT §8 "nothing lost in a form"): a failed form answers with a redirect to its
+// docs/web.md, round 3 ("nothing lost in a form"): a failed form answers with a redirect to its
 // page (reload and Back never send it again), which shows the message next to its field (aria-invalid,
 // aria-describedby), puts the focus there (autofocus), keeps every value but passwords, and shows it once.
 import { describe, expect, test } from 'bun:test'
-import { setCookieOf, webApp, type Browser, type Page } from '../../support/web'
+import { setCookieOf, textOf, webApp, type Browser, type Page } from '../../support/web'
 
 /** The opening tag of the element with this id. */
 const tagOf = (html: string, id: string) => new RegExp(`<[a-z]+[^>]*\\sid="${id}"[^>]*>`).exec(html)?.[0] ?? ''
@@ -87,5 +87,75 @@ describe('one pattern for failed forms (docs/web.md)', () => {
 		const { shown } = await followed(w, alice, failed)
 		expectInvalid(shown.html, 'rename-slug', '')
 		expect(tagOf(shown.html, 'rename-name')).toContain('value="New crew"')
+	})
+})
+
+describe('a session that ends mid-form loses nothing (docs/web.md)', () => {
+	test('Create team posted after signing out elsewhere: sign-in says why and comes back, with the typed values', async () => {
+		const w = webApp()
+		const alice = await w.user('team', 'alice')
+		const tab = await w.signIn(alice)
+		// Signed out in another tab: this tab's session is gone, its form still on screen.
+		expect((await w.post('/sign-out', tab)).status).toBe(303)
+		const posted = await w.post(
+			'/teams',
+			tab,
+			// The form's hidden fields say which page it is on (layout.tsx, Csrf).
+			{ name: 'Night Shift', slug: 'night', _page: '/teams' }
+		)
+		expect(posted.status).toBe(303)
+		const location = posted.headers.get('location') ?? ''
+		expect(location).toStartWith('/?next=%2Fteams')
+		const carried = setCookieOf(posted, 'cfgsync_form')
+		expect(carried).toBeTruthy()
+		// What was typed travels sealed, never readable in the cookie.
+		expect(decodeURIComponent(carried ?? '')).not.toContain('Night Shift')
+		const signIn = await w.get(location, undefined, { cookie: `cfgsync_form=${carried}` })
+		expect(textOf(signIn.html)).toContain('Your session ended')
+		expect(signIn.html).toContain('name="next" value="/teams"')
+		const signedIn = await w.post(
+			'/sign-in',
+			undefined,
+			{ login: 'alice', password: alice.password, next: '/teams' },
+			{ headers: { cookie: `cfgsync_form=${carried}` } }
+		)
+		expect(signedIn.status).toBe(303)
+		expect(signedIn.headers.get('location')).toBe('/teams')
+		const session = setCookieOf(signedIn, 'cfgsync_session') as string
+		const resealed = setCookieOf(signedIn, 'cfgsync_form') as string
+		expect(resealed).toBeTruthy()
+		const back = await w.get('/teams', undefined, { cookie: `cfgsync_session=${session}; cfgsync_form=${resealed}` })
+		expect(back.status).toBe(200)
+		expect(back.html).toContain('value="Night Shift"')
+		expect(back.html).toContain('value="night"')
+		// Nothing was created behind the person's back: the form waits for them to send it.
+		expect((await w.call('GET', '/api/teams/night', { key: alice.key })).status).toBe(404)
+	})
+
+	test('a password typed before the session ended is never carried', async () => {
+		const w = webApp()
+		const alice = await w.user('team', 'alice')
+		const tab = await w.signIn(alice)
+		await w.post('/sign-out', tab)
+		const posted = await w.post('/account/password', tab, {
+			current: alice.password,
+			new: 'a new long password',
+			confirm: 'a new long password',
+			_page: '/account'
+		})
+		const carried = setCookieOf(posted, 'cfgsync_form')
+		const signedIn = await w.post(
+			'/sign-in',
+			undefined,
+			{ login: 'alice', password: alice.password, next: '/account' },
+			{ headers: { cookie: `cfgsync_form=${carried}` } }
+		)
+		const session = setCookieOf(signedIn, 'cfgsync_session') as string
+		const resealed = setCookieOf(signedIn, 'cfgsync_form')
+		const back = await w.get('/account', undefined, {
+			cookie: `cfgsync_session=${session}${resealed ? `; cfgsync_form=${resealed}` : ''}`
+		})
+		expect(back.html).not.toContain('a new long password')
+		expect(back.html).not.toContain(alice.password)
 	})
 })

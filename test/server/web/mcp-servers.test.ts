@@ -1,4 +1,4 @@
-// docs/web.md, a config's page: the MCP servers its files hold (issue 41 point 8, CONTRACT.md §15),
+// docs/web.md, a config's page: the MCP servers its files hold (issue 41 point 8, docs/client.md "MCP servers in every tool"),
 // each with its name, transport and command or url, read only and never showing a secret.
 import { describe, expect, test } from 'bun:test'
 import { push, textOf, webApp } from '../../support/web'

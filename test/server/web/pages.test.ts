@@ -438,7 +438,7 @@ describe('every page, for every kind of caller (docs/web.md)', () => {
 		expect(fragment.html).toContain('Show in one column')
 		const gone = await world.w.get(path, { cookie: 'A'.repeat(43) }, { 'hx-request': 'true' })
 		expect(gone.status).toBe(401)
-		expect(gone.headers.get('hx-redirect')).toBe('/')
+		expect(gone.headers.get('hx-redirect')).toBe('/?notice=session-ended')
 	})
 
 	test('assets are served from the binary, cacheable by their hashed URL; the OpenAPI document does not list the pages', async () => {

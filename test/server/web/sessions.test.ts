@@ -102,7 +102,8 @@ describe('web sessions (docs/web.md)', () => {
 		}
 		w.clock.advance(DAY + 60_000)
 		expect((await w.get('/configs', idle)).status).toBe(303)
-		expect((await w.post('/teams', idle, { name: 'Late' })).headers.get('location')).toBe('/')
+		// Sign-in says why; the form's values come back on its page (forms.test.ts).
+		expect((await w.post('/teams', idle, { name: 'Late' })).headers.get('location')).toBe('/?notice=session-ended-form')
 		expect((await w.get('/configs', busy)).status).toBe(200)
 		for (let day = 8; day < 30; day += 5) {
 			w.clock.advance(5 * DAY)
@@ -111,7 +112,7 @@ describe('web sessions (docs/web.md)', () => {
 		w.clock.advance(2 * DAY)
 		const expired = await w.get('/devices', busy)
 		expect(expired.status).toBe(303)
-		expect(expired.headers.get('location')).toBe('/?next=%2Fdevices')
+		expect(expired.headers.get('location')).toBe('/?next=%2Fdevices&notice=session-ended')
 	})
 
 	test('signing out deletes the session on the server: the old cookie is refused afterwards', async () => {

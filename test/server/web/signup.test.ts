@@ -498,7 +498,7 @@ describe('the audit log records setup and sign-up (docs/operations.md)', () => {
 		}
 		const path = await makeLink(w, admin, { plan: 'pro' })
 		expect((await w.post(path, undefined, person('zoe'))).status).toBe(303)
-		// Only a use is refused and audited; a view of the used-up link is not (CONTRACT §5).
+		// Only a use is refused and audited; a view of the used-up link is not (docs/operations.md).
 		await w.get(path)
 		await w.post(path, undefined, person('late'))
 		const id = (await w.store.signups.listJoin(1))[0]?.id as string

@@ -145,7 +145,7 @@ export const login = (m: Machine, user: { name: string; password: string }, devi
 /**
  * `count` machines of one person, logged in as `user` (devices `PREFIX0-…`, `PREFIX1-…`), each trusting the
  * others with code, and the devices in `alsoTrusted` (the user's `e2e` key, when the test pushes through the API
- * as another machine of theirs would), as the person does with `cfgsync trust DEVICE` (CONTRACT §11).
+ * as another machine of theirs would), as the person does with `cfgsync trust DEVICE` (docs/sync-model.md).
  */
 export async function ownMachines(
 	server: Server,

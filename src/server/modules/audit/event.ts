@@ -1,11 +1,8 @@
 import { toIso, type Clock } from '../../lib/clock'
 import { newIdAt } from '../../lib/ids'
-import type { AuditActor, AuditEvent, AuditType, Caller } from '../../store/types'
+import type { Actor, AuditActor, AuditEvent, AuditType } from '../../store/types'
 
-/** A person acting through the API (with a key) or the web application (with a session), and where from. */
-export interface Actor extends Caller {
-	address: string
-}
+export type { Actor } from '../../store/types'
 
 /** The server binary's admin commands act as nobody in particular, from the machine itself. */
 export const ADMIN_COMMAND: AuditActor = { userId: null, username: null, via: 'admin command', address: null }
@@ -34,5 +31,3 @@ export const createAuditEvents =
 		// The id carries the event's time, so paging and retention can go by id alone.
 		return { id: newIdAt(now), at: toIso(now), type, actor: 'email' in actor ? auditActorOf(actor) : actor, ...rest }
 	}
-
-export type AuditEvents = ReturnType<typeof createAuditEvents>

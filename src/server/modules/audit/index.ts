@@ -2,11 +2,12 @@ import { Elysia } from 'elysia'
 import { z } from 'zod'
 import type { AuthPlugin } from '../../plugins/auth'
 import { AuditEventView, AuditQuery } from '../../../shared/api/audit'
+import { apiPath, ROUTES } from '../../../shared/api/routes'
 import { SlugParams } from '../../../shared/api/teams'
 import type { AuditService } from './service'
 
 /**
- * A page of events and, when more remain, `Link: <…>; rel="next"` (CONTRACT §16): one event past the
+ * A page of events and, when more remain, `Link: <…>; rel="next"` (docs/performance.md): one event past the
  * page is read to know, and the next page starts before the page's last.
  */
 async function page(
@@ -30,7 +31,7 @@ async function page(
 export const auditRoutes = (audit: AuditService, gate: AuthPlugin) =>
 	new Elysia({ tags: ['audit'] })
 		.use(gate)
-		.get('/api/audit', ({ caller, query, set }) => page('/api/audit', query, (q) => audit.mine(caller, q), set), {
+		.get(ROUTES.audit, ({ caller, query, set }) => page(ROUTES.audit, query, (q) => audit.mine(caller, q), set), {
 			auth: true,
 			query: AuditQuery,
 			response: z.array(AuditEventView),
@@ -41,14 +42,9 @@ export const auditRoutes = (audit: AuditService, gate: AuthPlugin) =>
 			}
 		})
 		.get(
-			'/api/teams/:slug/audit',
+			ROUTES.teamAudit,
 			({ caller, params, query, set }) =>
-				page(
-					`/api/teams/${encodeURIComponent(params.slug)}/audit`,
-					query,
-					(q) => audit.team(caller, params.slug, q),
-					set
-				),
+				page(apiPath(ROUTES.teamAudit, params), query, (q) => audit.team(caller, params.slug, q), set),
 			{
 				auth: true,
 				params: SlugParams,

@@ -4,6 +4,7 @@ import type { AuthPlugin } from '../../plugins/auth'
 import { NO_STORE } from '../../lib/http'
 import { loginJsonBody } from '../../plugins/json-body'
 import { IssuedKey, KeyIdParams, KeyView, LoginBody, Me } from '../../../shared/api/auth'
+import { ROUTES } from '../../../shared/api/routes'
 import type { AuthService } from './service'
 
 /** Where a request came from, for login throttling (the socket address unless a proxy is trusted). */
@@ -13,7 +14,7 @@ export const authRoutes = (auth: AuthService, gate: AuthPlugin, clientAddress: C
 	new Elysia({ tags: ['auth'] })
 		.use(gate)
 		.post(
-			'/api/auth/login',
+			ROUTES.login,
 			async ({ body, request, set, status }) => {
 				const issued = await auth.login(body, clientAddress(request))
 				Object.assign(set.headers, NO_STORE)
@@ -32,27 +33,27 @@ export const authRoutes = (auth: AuthService, gate: AuthPlugin, clientAddress: C
 			}
 		)
 		.post(
-			'/api/auth/logout',
+			ROUTES.logout,
 			async ({ actor, status }) => {
 				await auth.logout(actor)
 				return status(204)
 			},
 			{ signOut: true, detail: { summary: 'Revoke the key used for this request (read-only keys too)' } }
 		)
-		.get('/api/keys', ({ caller }) => auth.listKeys(caller), {
+		.get(ROUTES.keys, ({ caller }) => auth.listKeys(caller), {
 			auth: true,
 			response: z.array(KeyView),
 			detail: { summary: "The caller's active keys (never the keys themselves)" }
 		})
 		.delete(
-			'/api/keys/:id',
+			ROUTES.key,
 			async ({ actor, params, status }) => {
 				await auth.revokeKey(actor, params.id)
 				return status(204)
 			},
 			{ actor: true, params: KeyIdParams, detail: { summary: 'Revoke one of your keys' } }
 		)
-		.get('/api/me', ({ caller }) => ({ email: caller.email, username: caller.username }), {
+		.get(ROUTES.me, ({ caller }) => ({ email: caller.email, username: caller.username }), {
 			auth: true,
 			response: Me,
 			detail: { summary: 'Who the key belongs to', tags: ['identity'] }

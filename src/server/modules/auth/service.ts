@@ -13,7 +13,7 @@ import type { KeyScope } from '../../../shared/constants'
 /**
  * docs/api.md login throttling: failures allowed per scope within the window. Past `perLoginAddress` or
  * `perAddress` attempts are refused (429); past `perLogin` (one login from all addresses) they are only slowed,
- * so nobody can lock another person out by guessing from many addresses (CONTRACT §5).
+ * so nobody can lock another person out by guessing from many addresses (docs/operations.md).
  */
 export const THROTTLE = {
 	windowMs: 15 * 60 * 1000,
@@ -66,7 +66,7 @@ export function createKeyIssuer({ store, clock }: { store: Store; clock: Clock }
 			{ id, userId, device, keyHash: sha256Hex(apiKey), createdAt, lastUsedAt: null, readOnly },
 			event
 		)
-		// CONTRACT §3's body, as it was: the caller knows the scope it asked for; GET /api/keys shows it.
+		// The login answer docs/api.md gives, as it was: the caller knows the scope it asked for; GET /api/keys shows it.
 		return { apiKey, id, device, createdAt }
 	}
 }
@@ -117,7 +117,7 @@ export function createAuthService({
 	 * Takes an attempt, counted as a failure until it succeeds, or refuses with
 	 * 429 while the address or the (login, address) pair has too many recent failures. Taking it
 	 * before the password is checked keeps a parallel burst within the limit. A login with many recent
-	 * failures from all addresses is never refused, only slowed (CONTRACT §5): the attempt waits
+	 * failures from all addresses is never refused, only slowed (docs/operations.md): the attempt waits
 	 * (loginSlowDownMs) before its password is checked, outside any transaction.
 	 */
 	async function takeAttempt(
@@ -228,13 +228,13 @@ export function createAuthService({
 		},
 
 		/** Whether `authenticate` answers synchronously (SQLite), so the gate need not await it. */
-		synchronous: store.engine === 'sqlite',
+		synchronous: store.findsCallerSynchronously,
 
 		checkPassword,
 
 		/**
 		 * docs/web.md: posts to the setup and sign-up pages are throttled like sign-in, in a budget of their own
-		 * (CONTRACT §5): an attempt on `key` (a link's token hash) from `address` is taken as a failure before the
+		 * (docs/operations.md): an attempt on `key` (a link's token hash) from `address` is taken as a failure before the
 		 * link is checked, counted per link and address and per address under a key of its own, so they never
 		 * spend the address's sign-in budget, nor sign-ins theirs; 429 past it. `succeeded` clears it again.
 		 */

@@ -15,7 +15,6 @@ import {
 import type { AuthPlugin } from '../../plugins/auth'
 import { headerParameters } from '../../plugins/openapi'
 import { jsonBody } from '../../plugins/json-body'
-import type { PushCondition } from '../../store/types'
 import {
 	ConfigIdParams,
 	ConfigSummary,
@@ -26,6 +25,7 @@ import {
 	ListQuery,
 	PreconditionFailed,
 	PushBody,
+	type PushCondition,
 	PushConditionHeaders,
 	PushResult,
 	PushStored,
@@ -36,6 +36,7 @@ import {
 	VersionIdParams,
 	VersionsQuery
 } from '../../../shared/api/configs'
+import { apiPath, ROUTES } from '../../../shared/api/routes'
 import type { ConfigsService, WithData } from './service'
 
 /** docs/api.md: If-Match compares strongly, If-None-Match weakly (RFC 9110 §13.1). */
@@ -56,10 +57,10 @@ const readHeaders = headerParameters(ReadConditionHeaders)
 const pushHeaders = headerParameters(PushConditionHeaders)
 
 export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
-	new Elysia({ prefix: '/api/configs', tags: ['configs'] })
+	new Elysia({ tags: ['configs'] })
 		.use(gate)
 		.get(
-			'',
+			ROUTES.configs,
 			async ({ caller, query, set }) => {
 				const page = await configs.list(caller, query.teamId, query)
 				if (page.next !== undefined) {
@@ -68,7 +69,7 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 						limit: String(query.limit),
 						after: page.next
 					})
-					set.headers.link = `</api/configs?${next}>; rel="next"`
+					set.headers.link = `<${ROUTES.configs}?${next}>; rel="next"`
 				}
 				return page.configs
 			},
@@ -80,7 +81,7 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 			}
 		)
 		.get(
-			'/latest',
+			ROUTES.latestConfig,
 			async ({ caller, query, request, set }) => {
 				const result = await configs.latest(caller, query, readCondition(request.headers))
 				if (result.notModified) return asIs(set, notModified(result.hash))
@@ -99,7 +100,7 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 			}
 		)
 		.post(
-			'',
+			ROUTES.configs,
 			async ({ actor, body, request, set, status }) => {
 				const result = await configs.push(actor, body, pushCondition(request.headers))
 				set.headers.etag = etagOf(result.hash)
@@ -119,7 +120,7 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 			}
 		)
 		.get(
-			'/:id',
+			ROUTES.config,
 			async ({ caller, params, request, set }) => {
 				const result = await configs.get(caller, params.id, readCondition(request.headers))
 				if (result.notModified) return asIs(set, notModified(result.hash))
@@ -137,7 +138,7 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 			}
 		)
 		.delete(
-			'/:id',
+			ROUTES.config,
 			async ({ actor, params, status }) => {
 				await configs.remove(actor, params.id)
 				return status(204)
@@ -145,14 +146,14 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 			{ actor: true, params: ConfigIdParams, detail: { summary: 'Delete a config and all its versions' } }
 		)
 		.get(
-			'/:id/versions',
+			ROUTES.versions,
 			async ({ caller, params, query }) => {
 				const { versions, next } = await configs.versions(caller, params.id, query)
 				// RFC 8288; a path, so the link is right behind any proxy whatever Host it was reached by.
 				const link: Record<string, string> =
 					next === undefined
 						? {}
-						: { link: `</api/configs/${params.id}/versions?limit=${query.limit}&before=${next}>; rel="next"` }
+						: { link: `<${apiPath(ROUTES.versions, params)}?limit=${query.limit}&before=${next}>; rel="next"` }
 				return jsonArrayResponse(
 					(async function* () {
 						for await (const version of versions) yield withData(version)
@@ -173,7 +174,7 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 			}
 		)
 		.get(
-			'/:id/versions/:versionId',
+			ROUTES.version,
 			async ({ caller, params }) =>
 				jsonResponse(withData(await configs.version(caller, params.id, params.versionId)), { headers: NO_STORE }),
 			{
@@ -183,7 +184,7 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 				detail: { summary: 'One version (Pro and Team plans)' }
 			}
 		)
-		.post('/:id/rollback', ({ actor, params, body }) => configs.rollback(actor, params.id, body.versionId), {
+		.post(ROUTES.rollback, ({ actor, params, body }) => configs.rollback(actor, params.id, body.versionId), {
 			...jsonBody,
 			actor: true,
 			params: ConfigIdParams,
@@ -192,9 +193,9 @@ export const configsRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
 			detail: { summary: 'Restore a version as a new current version (Pro and Team plans)' }
 		})
 
-/** CONTRACT §5 quotas: what the caller and their teams store, against the limits (`cfgsync whoami` shows it). */
+/** Quotas (docs/operations.md): what the caller and their teams store, against the limits (`cfgsync whoami` shows it). */
 export const usageRoutes = (configs: ConfigsService, gate: AuthPlugin) =>
-	new Elysia({ tags: ['configs'] }).use(gate).get('/api/usage', ({ caller }) => configs.usage(caller), {
+	new Elysia({ tags: ['configs'] }).use(gate).get(ROUTES.usage, ({ caller }) => configs.usage(caller), {
 		auth: true,
 		response: Usage,
 		detail: {

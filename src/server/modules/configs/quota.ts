@@ -4,7 +4,7 @@ import { uuidv7Floor } from '../../lib/ids'
 import type { Owner, Store } from '../../store/types'
 import { formatBytes } from '../../../shared/text'
 
-/** CONTRACT §5 quotas: bytes stored per user (personal configs) or team, and stored pushes a minute per user; 0 is no limit. */
+/** Quotas (docs/operations.md): bytes stored per user (personal configs) or team, and stored pushes a minute per user; 0 is no limit. */
 export interface QuotaLimits {
 	bytes: number
 	pushesPerMinute: number
@@ -110,5 +110,3 @@ export function createQuota({ store, clock, limits }: { store: Store; clock: Clo
 		usedBytes: (owner: Owner): Promise<number> => fresh(owner)
 	}
 }
-
-export type Quota = ReturnType<typeof createQuota>

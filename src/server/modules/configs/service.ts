@@ -1,4 +1,3 @@
-import type { ListPage } from '../../store/shared'
 import { toIso, type Clock } from '../../lib/clock'
 import { canonicalJson, InexactValueError } from '../../../shared/content-hash'
 import { DATA_MAX_BYTES } from '../../../shared/constants'
@@ -7,9 +6,19 @@ import { PENDING_KEY_META } from '../../lib/key-check'
 import type { Logger } from '../../lib/log'
 import { AppError } from '../../lib/errors'
 import { newId } from '../../lib/ids'
-import type { Caller, ConfigRow, Owner, PushCondition, Store, VersionWithData } from '../../store/types'
+import type { Caller, ConfigRow, ListPage, Owner, Store, VersionWithData } from '../../store/types'
+
+/** What the routes and pages pass through to this service: a list's page. */
+export type { ListPage } from '../../store/types'
 import { createAuditEvents, type Actor } from '../audit/event'
-import type { LatestQuery, PushBody, RolledBack, Usage, VersionsQuery } from '../../../shared/api/configs'
+import type {
+	LatestQuery,
+	PushBody,
+	PushCondition,
+	RolledBack,
+	Usage,
+	VersionsQuery
+} from '../../../shared/api/configs'
 import type { ConfigPolicy } from './policy'
 import { createQuota, DEFAULT_QUOTAS, type QuotaLimits } from './quota'
 
@@ -63,19 +72,19 @@ export function createConfigsService({
 }: {
 	store: Store
 	sealer: Sealer
-	/** Where an unreadable version is named (§10). */
+	/** Where an unreadable version is named (docs/operations.md). */
 	logger?: Pick<Logger, 'error'>
 	clock: Clock
 	policy: ConfigPolicy
 	metrics?: { push(result: 'created' | 'updated' | 'unchanged'): void }
 	/** False while this server may have missed a key rotation (jobs/heartbeat.ts): it then seals nothing. */
 	sealingAllowed?: () => boolean
-	/** CONTRACT §5: CFGSYNC_QUOTA_BYTES and CFGSYNC_QUOTA_PUSHES_PER_MINUTE. */
+	/** docs/operations.md: CFGSYNC_QUOTA_BYTES and CFGSYNC_QUOTA_PUSHES_PER_MINUTE. */
 	quotas?: QuotaLimits
 }) {
 	const quota = createQuota({ store, clock, limits: quotas })
 	/**
-	 * CONTRACT §5 quotas, before a version is stored: the user's pushes a minute (`rate`) and the owner's
+	 * Quotas (docs/operations.md), before a version is stored: the user's pushes a minute (`rate`) and the owner's
 	 * bytes. A refusal is only for a version that would be stored: a push of the current content changes
 	 * nothing and always goes through (looked up only on the way to a refusal).
 	 */
@@ -121,7 +130,7 @@ export function createConfigsService({
 		try {
 			return sealer.openBytes(sealed, aad(configId, versionId))
 		} catch {
-			// §10: one version no key opens (damaged, or sealed under a key this server lacks) fails alone, named once.
+			// docs/operations.md: one version no key opens (damaged, or sealed under a key this server lacks) fails alone, named once.
 			logger?.error('a stored version does not open under any key this server holds', { configId, versionId })
 			throw new AppError(
 				'unreadable',
@@ -161,7 +170,7 @@ export function createConfigsService({
 	})
 
 	return {
-		/** CONTRACT §5: what the caller and each of their teams store, against the limits (GET /api/usage, Account). */
+		/** docs/operations.md: what the caller and each of their teams store, against the limits (GET /api/usage, Account). */
 		async usage(caller: Pick<Caller, 'userId'>): Promise<Usage> {
 			const teams = (await store.teams.listForUser(caller.userId)).filter((team) => team.deletedAt === null)
 			return {
@@ -179,7 +188,7 @@ export function createConfigsService({
 		},
 
 		/**
-		 * SPEC push: 201 for a new config, 200 with the next version for changed
+		 * docs/api.md, push: 201 for a new config, 200 with the next version for changed
 		 * data, 200 noChange for identical content (key order aside). Data is
 		 * checked (400, 413) before access (404, 403), as docs/api.md orders them.
 		 */
@@ -297,7 +306,7 @@ export function createConfigsService({
 			}))
 		},
 
-		/** SPEC latest by name and tool; `ifNoneMatch` lets a poller get 304 without the data being decrypted. */
+		/** docs/api.md, latest by name and tool; `ifNoneMatch` lets a poller get 304 without the data being decrypted. */
 		async latest(
 			caller: Caller,
 			query: LatestQuery,
@@ -316,7 +325,7 @@ export function createConfigsService({
 			}
 		},
 
-		/** SPEC get by id: the full Config object. */
+		/** docs/api.md, get by id: the full Config object. */
 		async get(caller: Caller, id: string, ifNoneMatch: string[] | '*' | undefined) {
 			const config = await store.configs.findById(id)
 			if (!config) throw new AppError('not_found', 'No such config.')

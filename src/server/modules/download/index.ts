@@ -3,8 +3,7 @@ import packageJson from '../../../../package.json' with { type: 'json' }
 import { compressedResponse } from '../../lib/compression'
 import { AppError } from '../../lib/errors'
 import { htmlResponse, NO_STORE } from '../../lib/http'
-import type { ViewContext } from '../../web/layout'
-import { downloadPage } from './page'
+import { type DownloadPageData, downloadPage } from './page'
 import { PACKAGE_NAME, SUMS_NAME, type Downloads } from './service'
 
 const attachment = (name: string, type: string) => ({
@@ -25,7 +24,7 @@ export const downloadRoutes = (
 	downloads: Downloads,
 	originOf: (request: Request) => string,
 	/** The web application's view of a request (signed in or not), so the page has its header and navigation. */
-	viewOf: (request: Request) => Promise<ViewContext>
+	viewOf: (request: Request) => Promise<DownloadPageData['view']>
 ) =>
 	new Elysia({ tags: ['download'] })
 		// The page goes out compressed when the browser accepts it, like the application's (docs/web.md); the files are not text.

@@ -7,6 +7,9 @@ import { newId } from '../../lib/ids'
 import type { Logger } from '../../lib/log'
 import type { PasswordHasher } from '../../lib/passwords'
 import type { AuditActor, SignupKind, SignupLinkRow, SignupLinkView, Store, UserRow } from '../../store/types'
+
+/** A link's kind and the admin page's view of it, as this service hands them to the pages. */
+export type { SignupKind, SignupLinkView } from '../../store/types'
 import { ADMIN_COMMAND, createAuditEvents, type Actor } from '../audit/event'
 import type { AuthService } from '../auth/service'
 import { Email, Password, PlanName, Username } from '../../../shared/api/users'
@@ -17,7 +20,7 @@ const MAX_USES = 1000
 const MAX_DAYS = 365
 /** Sign-up links the Admin page lists, newest first. */
 const LISTED_LINKS = 50
-/** §10: a setup address dies after 24 hours (and when any user is made admin). */
+/** docs/operations.md: a setup address dies after 24 hours (and when any user is made admin). */
 const SETUP_LIFETIME_MS = 24 * 3600_000
 /** What the kept setup token is sealed with, so it cannot be moved to another purpose. */
 const SETUP_AAD = 'cfgsync setup address'
@@ -113,7 +116,7 @@ export function createSignupService({
 	store: Store
 	clock: Clock
 	passwords: PasswordHasher
-	/** Seals the fleet's setup address (§10), so every instance prints the one the first made. */
+	/** Seals the fleet's setup address (docs/operations.md), so every instance prints the one the first made. */
 	sealer?: Pick<Sealer, 'seal' | 'open'>
 	/** The sign-in throttle (docs/api.md), which the pages share; the admin command, which only makes links, has none. */
 	auth?: Pick<AuthService, 'throttle'>
@@ -131,7 +134,7 @@ export function createSignupService({
 		if (!TOKEN_PATTERN.test(token)) return 'unknown'
 		const link = await store.signups.find(sha256Hex(token))
 		if (!link || link.kind !== kind) return 'unknown'
-		// A setup link revoked while no admin exists was ended by a newer one (§10): "ended", not "has an admin".
+		// A setup link revoked while no admin exists was ended by a newer one (docs/operations.md): "ended", not "has an admin".
 		if (kind === 'setup' && (await store.signups.hasAdmin())) return 'admin_exists'
 		const state = linkState(link, clock.now())
 		return state === 'active' ? link : state
@@ -250,7 +253,7 @@ export function createSignupService({
 		},
 
 		/**
-		 * The link behind a page view: usable, or a DeadLink. A view never counts (CONTRACT §5): any site can make
+		 * The link behind a page view: usable, or a DeadLink. A view never counts (docs/operations.md): any site can make
 		 * a visitor's browser open links (`<img src=…/join/x>`), so a view spends no budget, writes no audit event
 		 * and no security-log line (a fail2ban jail would ban the visitor's whole office); only a use (redeem) does.
 		 */

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia'
 import { z } from 'zod'
 import type { AuthPlugin } from '../../plugins/auth'
 import { jsonBody } from '../../plugins/json-body'
+import { apiPath, ROUTES } from '../../../shared/api/routes'
 import {
 	AddMemberBody,
 	CreateTeamBody,
@@ -21,36 +22,40 @@ import {
 import type { TeamsService } from './service'
 
 export const teamsRoutes = (teams: TeamsService, gate: AuthPlugin) =>
-	new Elysia({ prefix: '/api/teams', tags: ['teams'] })
+	new Elysia({ tags: ['teams'] })
 		.use(gate)
-		.get('', ({ caller }) => teams.list(caller), {
+		.get(ROUTES.teams, ({ caller }) => teams.list(caller), {
 			auth: true,
 			response: z.array(TeamListItem),
 			detail: { summary: 'Your teams, with your role in each' }
 		})
-		.post('', async ({ actor, body, status }) => status(201, await teams.create(actor, body.name, body.slug)), {
-			...jsonBody,
-			actor: true,
-			body: CreateTeamBody,
-			response: { 201: TeamCreated },
-			detail: {
-				summary: 'Create a team (Team plan); you become its owner',
-				description:
-					'The slug is made from the name unless `slug` is given; 409 when it is taken, also by a deleted team.'
+		.post(
+			ROUTES.teams,
+			async ({ actor, body, status }) => status(201, await teams.create(actor, body.name, body.slug)),
+			{
+				...jsonBody,
+				actor: true,
+				body: CreateTeamBody,
+				response: { 201: TeamCreated },
+				detail: {
+					summary: 'Create a team (Team plan); you become its owner',
+					description:
+						'The slug is made from the name unless `slug` is given; 409 when it is taken, also by a deleted team.'
+				}
 			}
-		})
-		.get('/:slug', ({ caller, params }) => teams.get(caller, params.slug), {
+		)
+		.get(ROUTES.team, ({ caller, params }) => teams.get(caller, params.slug), {
 			auth: true,
 			params: SlugParams,
 			response: TeamDetail,
 			detail: { summary: 'A team with its members (members only)' }
 		})
 		.get(
-			'/:slug/members',
+			ROUTES.members,
 			async ({ caller, params, query, set }) => {
 				const page = await teams.members(caller, params.slug, query)
 				if (page.next !== undefined)
-					set.headers.link = `</api/teams/${encodeURIComponent(params.slug)}/members?${new URLSearchParams({ limit: String(query.limit), after: page.next })}>; rel="next"`
+					set.headers.link = `<${apiPath(ROUTES.members, params)}?${new URLSearchParams({ limit: String(query.limit), after: page.next })}>; rel="next"`
 				return page.members
 			},
 			{
@@ -64,7 +69,7 @@ export const teamsRoutes = (teams: TeamsService, gate: AuthPlugin) =>
 				}
 			}
 		)
-		.patch('/:slug', ({ actor, params, body }) => teams.update(actor, params.slug, body), {
+		.patch(ROUTES.team, ({ actor, params, body }) => teams.update(actor, params.slug, body), {
 			...jsonBody,
 			actor: true,
 			params: SlugParams,
@@ -76,7 +81,7 @@ export const teamsRoutes = (teams: TeamsService, gate: AuthPlugin) =>
 			}
 		})
 		.delete(
-			'/:slug',
+			ROUTES.team,
 			async ({ actor, params, status }) => {
 				await teams.remove(actor, params.slug)
 				return status(204)
@@ -98,7 +103,7 @@ export const teamsRoutes = (teams: TeamsService, gate: AuthPlugin) =>
 			}
 		})
 		.post(
-			'/:slug/members',
+			ROUTES.members,
 			async ({ actor, params, body, status }) => status(201, await teams.invite(actor, params.slug, body)),
 			{
 				...jsonBody,
@@ -113,22 +118,18 @@ export const teamsRoutes = (teams: TeamsService, gate: AuthPlugin) =>
 				}
 			}
 		)
-		.patch(
-			'/:slug/members/:userId',
-			({ actor, params, body }) => teams.setRole(actor, params.slug, params.userId, body.role),
-			{
-				...jsonBody,
-				actor: true,
-				params: MemberParams,
-				body: SetRoleBody,
-				response: RoleChanged,
-				detail: {
-					summary: "Change a member's role, or a pending invitation's (owner); the last owner cannot be demoted"
-				}
+		.patch(ROUTES.member, ({ actor, params, body }) => teams.setRole(actor, params.slug, params.userId, body.role), {
+			...jsonBody,
+			actor: true,
+			params: MemberParams,
+			body: SetRoleBody,
+			response: RoleChanged,
+			detail: {
+				summary: "Change a member's role, or a pending invitation's (owner); the last owner cannot be demoted"
 			}
-		)
+		})
 		.delete(
-			'/:slug/members/:userId',
+			ROUTES.member,
 			async ({ actor, params, status }) => {
 				await teams.removeMember(actor, params.slug, params.userId)
 				return status(204)
@@ -144,21 +145,21 @@ export const teamsRoutes = (teams: TeamsService, gate: AuthPlugin) =>
 
 /** docs/api.md: the caller's own invitations, to accept or decline. */
 export const invitationsRoutes = (teams: TeamsService, gate: AuthPlugin) =>
-	new Elysia({ prefix: '/api/invitations', tags: ['teams'] })
+	new Elysia({ tags: ['teams'] })
 		.use(gate)
-		.get('', ({ caller }) => teams.invitations(caller), {
+		.get(ROUTES.invitations, ({ caller }) => teams.invitations(caller), {
 			auth: true,
 			response: z.array(Invitation),
 			detail: { summary: 'Your pending team invitations, newest first' }
 		})
-		.post('/:teamSlug/accept', ({ actor, params }) => teams.accept(actor, params.teamSlug), {
+		.post(ROUTES.acceptInvitation, ({ actor, params }) => teams.accept(actor, params.teamSlug), {
 			actor: true,
 			params: InvitationParams,
 			response: TeamMember,
 			detail: { summary: 'Accept an invitation: you join with the invited role' }
 		})
 		.delete(
-			'/:teamSlug',
+			ROUTES.invitation,
 			async ({ actor, params, status }) => {
 				await teams.decline(actor, params.teamSlug)
 				return status(204)

@@ -26,7 +26,7 @@ const invitationView = ({ teamId: _, ...invitation }: InvitationRow): Invitation
 })
 
 /**
- * Teams, their members and invitations (SPEC, docs/api.md and §4). Non-members
+ * Teams, their members and invitations (docs/api.md). Non-members
  * get 404 for everything about a team, invitees included until they accept; a
  * soft-deleted team is gone for everyone at once.
  */
@@ -112,7 +112,7 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 		/** Members for every member; pending invitations for owners and admins too. */
 		async get(caller: Caller, slug: string) {
 			const { team, role } = await membership(caller, slug)
-			// SPEC's `members` array: the first 100 (CONTRACT §16); GET …/members pages through them all.
+			// docs/api.md's `members` array: the first 100 (docs/performance.md); GET …/members pages through them all.
 			const members = await store.teams.members(team.id, { limit: MEMBERS_IN_DETAIL })
 			const detail = {
 				id: team.id,

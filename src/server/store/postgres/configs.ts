@@ -299,7 +299,7 @@ export function postgresConfigs(db: PgDb, client: BunSQL): ConfigStore {
 
 	return {
 		push,
-		// CONTRACT §5 quotas: summed over the owner's few configs, each of which keeps its versions' total.
+		// Quotas (docs/operations.md): summed over the owner's few configs, each of which keeps its versions' total.
 		storedBytes: async (owner) =>
 			Number(
 				(

@@ -18,6 +18,9 @@ import * as schema from './schema'
 import { tableAccess } from '../tables'
 
 /** Why `backup` and scheduled backups do not apply here (docs/postgresql.md). */
+/** What a failed ping means on PostgreSQL (`Store.downReason`). */
+export const POSTGRES_DOWN_REASON = 'the PostgreSQL database does not answer'
+
 export const PG_DUMP_ADVICE =
 	'the database is PostgreSQL: back it up with pg_dump (for example `pg_dump --format=custom --file cfgsync.dump "$CFGSYNC_DATABASE_URL"`), and keep the master key beside it'
 
@@ -69,6 +72,8 @@ export async function openPostgresStore(url: string, options: OpenOptions & Conn
 				return false
 			}
 		},
+		downReason: POSTGRES_DOWN_REASON,
+		findsCallerSynchronously: false,
 		async stats() {
 			const [row] = await db.execute<{ users: number; configs: number; versions: number; bytes: number }>(sql`
 				SELECT (SELECT count(*)::int FROM users) AS users, (SELECT count(*)::int FROM configs) AS configs,

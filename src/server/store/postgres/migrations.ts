@@ -9,7 +9,7 @@ import type { Migration } from '../sqlite/migrations'
 /**
  * Every PostgreSQL migration drizzle-kit generated (drizzle-postgres.config.ts),
  * embedded so the compiled binary needs no files beside it. One line per
- * migration; test/migrations.test.ts checks this list against the journal.
+ * migration; test/server/migrations.test.ts checks this list against the journal.
  */
 export const embeddedSql: Record<string, string> = {
 	'0000_init': m0000,

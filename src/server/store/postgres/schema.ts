@@ -4,7 +4,7 @@ import { INVITED_ROLES, PLANS, ROLES, TOOLS } from '../../../shared/constants'
 
 /**
  * The PostgreSQL twin of `../sqlite/schema.ts` (docs/postgresql.md): the same tables,
- * columns, nullability and indexes, checked by test/store/schema-parity.test.ts.
+ * columns, nullability and indexes, checked by test/server/store/schema-parity.test.ts.
  * Timestamps stay ISO 8601 text, so rows are the same on both engines.
  */
 
@@ -146,7 +146,7 @@ export const configs = pgTable(
 		currentVersionId: text('current_version_id').notNull(),
 		createdAt: text('created_at').notNull(),
 		updatedAt: text('updated_at').notNull(),
-		/** The bytes of all its versions as stored, kept by push and rollback: what the storage quota adds up (CONTRACT §5). */
+		/** The bytes of all its versions as stored, kept by push and rollback: what the storage quota adds up (docs/operations.md). */
 		storedBytes: bigint('stored_bytes', { mode: 'number' }).notNull().default(0)
 	},
 	(t) => [

@@ -94,7 +94,7 @@ const reservedByOther = async (tx: PgTx, slug: string, teamId: string, since: st
 const lockTeam = async (tx: PgTx, where: SQL | undefined) =>
 	(await tx.select(teamFields).from(teams).where(where).for('update'))[0] as TeamRow | undefined
 
-/** Teams, members and invitations on PostgreSQL (docs/api.md, §9). */
+/** Teams, members and invitations on PostgreSQL (docs/api.md, docs/postgresql.md). */
 export function postgresTeams(db: PgDb): TeamStore {
 	/** One write with its audit event, in one transaction; the event only when something changed. */
 	const audited = (write: (tx: PgTx) => Promise<unknown[]>, event: AuditEvent | undefined) =>

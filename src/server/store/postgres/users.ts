@@ -68,7 +68,7 @@ export function postgresUsers(db: PgDb): UserStore {
 		findById: (id) => byId(db, id),
 		list: async () => (await db.select(userFields).from(users).orderBy(asc(users.createdAt))) as UserRow[],
 		async listWithActivity(page) {
-			// The page's users first, then the key and session figures of those users alone (CONTRACT §16).
+			// The page's users first, then the key and session figures of those users alone (docs/performance.md).
 			const query = db
 				.select(userFields)
 				.from(users)
@@ -109,7 +109,7 @@ export function postgresUsers(db: PgDb): UserStore {
 					0
 				)
 					return undefined
-				// docs/operations.md, §8: any password change ends the user's other web sessions.
+				// docs/operations.md, docs/web.md: any password change ends the user's other web sessions.
 				const keep = options.keepSession
 				const endedSessions = (
 					await tx

@@ -189,7 +189,7 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 		})
 		.where(eq(configs.id, id))
 		.prepare()
-	// CONTRACT §5 quotas: what an owner stores, summed over its few configs (each keeps its versions' total).
+	// Quotas (docs/operations.md): what an owner stores, summed over its few configs (each keeps its versions' total).
 	const personalBytes = db
 		.select({ bytes: sum(configs.storedBytes) })
 		.from(configs)

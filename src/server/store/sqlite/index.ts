@@ -64,6 +64,8 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 		// SQLite answers small reads from its page cache, so a file broken or replaced under a running
 		// server would go unnoticed: the file itself must still start like a database and be the one opened.
 		ping: async () => ping.get()?.ok === 1 && (fileAtOpen === undefined || fileIsIntact(file, fileAtOpen)),
+		downReason: 'the SQLite file is gone, replaced or damaged',
+		findsCallerSynchronously: true,
 		async stats() {
 			const count = (table: string) =>
 				sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()?.n ?? 0
@@ -98,7 +100,7 @@ async function backupTo(sqlite: Database, file: string, target: string) {
 		openSync(temporary, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, 0o600)
 	)
 	try {
-		// Off the request path (CONTRACT §16); a database in memory (tests) has no file another thread can open.
+		// Off the request path (docs/performance.md); a database in memory (tests) has no file another thread can open.
 		if (file === ':memory:') sqlite.run('VACUUM INTO ?', [temporary])
 		else await offThread({ kind: 'vacuum-into', source: file, target: temporary })
 		linkSync(temporary, target)

@@ -1,6 +1,6 @@
 /**
  * Runs a backup's heavy SQLite work (the copy, the integrity check) on a Worker so the event loop keeps
- * answering requests meanwhile (CONTRACT §16: at a 1 GB database a scheduled backup stopped the server
+ * answering requests meanwhile (docs/performance.md: at a 1 GB database a scheduled backup stopped the server
  * for 6.5 s). A thread a job: backups are rare and a thread costs milliseconds to start.
  */
 export type SqliteJob =

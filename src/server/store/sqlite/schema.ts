@@ -15,7 +15,7 @@ export const users = sqliteTable(
 		usernameKey: text('username_key').notNull(),
 		passwordHash: text('password_hash'),
 		plan: text('plan', { enum: PLANS }).notNull(),
-		/** Server admins see the web application's Admin page (docs/operations.md, §8). */
+		/** Server admins see the web application's Admin page (docs/operations.md, docs/web.md). */
 		isAdmin: integer('is_admin', { mode: 'boolean' }).notNull().default(false),
 		createdAt: text('created_at').notNull()
 	},
@@ -146,7 +146,7 @@ export const configs = sqliteTable(
 		currentVersionId: text('current_version_id').notNull(),
 		createdAt: text('created_at').notNull(),
 		updatedAt: text('updated_at').notNull(),
-		/** The bytes of all its versions as stored, kept by push and rollback: what the storage quota adds up (CONTRACT §5). */
+		/** The bytes of all its versions as stored, kept by push and rollback: what the storage quota adds up (docs/operations.md). */
 		storedBytes: integer('stored_bytes').notNull().default(0)
 	},
 	(t) => [

@@ -71,7 +71,7 @@ export function sqliteUsers(db: SqliteDb, sqlite: Database, audit: AuditWriter):
 			event: AuditEvent | undefined
 		) => {
 			if (changed(db.update(users).set({ passwordHash }).where(eq(users.id, id)).run()) === 0) return undefined
-			// docs/operations.md, §8: any password change ends the user's other web sessions.
+			// docs/operations.md, docs/web.md: any password change ends the user's other web sessions.
 			const endedSessions = endSessions(id, options.keepSession)
 			const revokedKeys = options.revokeKeys ? changed(db.delete(apiKeys).where(eq(apiKeys.userId, id)).run()) : 0
 			audit(event && { ...event, details: { ...event.details, revokedKeys, endedSessions } })
@@ -146,7 +146,7 @@ export function sqliteUsers(db: SqliteDb, sqlite: Database, audit: AuditWriter):
 		findById: async (id) => byId.get({ id }) as UserRow | undefined,
 		list: async () => db.select(userFields).from(users).orderBy(asc(users.createdAt)).all() as UserRow[],
 		async listWithActivity(page) {
-			// The page's users first, then the key and session figures of those users alone (CONTRACT §16: a
+			// The page's users first, then the key and session figures of those users alone (docs/performance.md: a
 			// GROUP BY over every key and session for each page grew with the server).
 			const found = db
 				.select(userFields)

@@ -7,7 +7,7 @@ import { migrations } from './migrations'
 export type BackupProblem = string | undefined
 
 /**
- * Checks a SQLite copy before it is trusted (docs/operations.md, §10): the file is
+ * Checks a SQLite copy before it is trusted (docs/operations.md): the file is
  * intact (`PRAGMA integrity_check`), its migrations are this binary's (all of
  * them with `exact`, else a prefix: an older backup is migrated when opened),
  * and the master key opens its check value, so its sealed data can be read.

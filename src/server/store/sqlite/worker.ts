@@ -1,4 +1,4 @@
-// The heavy, read-only SQLite work of a backup, run on a thread of its own (CONTRACT §16): `VACUUM INTO`
+// The heavy, read-only SQLite work of a backup, run on a thread of its own (docs/performance.md): `VACUUM INTO`
 // copies a snapshot of a large database and `PRAGMA integrity_check` reads every page of the copy, each
 // for seconds at a gigabyte. On the server's thread they stopped every request meanwhile; here the
 // server's connection goes on serving (WAL lets this connection read its snapshot while others write).

@@ -48,7 +48,7 @@ export function AccountPage({
 				<dd>{email}</dd>
 				<dt>Plan</dt>
 				<dd>{plan}</dd>
-				{/* CONTRACT §5 quotas: what is used, every version of every config counted. */}
+				{/* Quotas (docs/operations.md): what is used, every version of every config counted. */}
 				<dt>Storage</dt>
 				<dd>{stored(usage.bytes)}</dd>
 				{usage.teams.map((team) => (

@@ -1,6 +1,7 @@
+// Over 500 lines: a sentence for each of the 34 audit types (SENTENCES), beside the page and handlers that show them.
 import type { ComponentChildren } from 'preact'
 import { z } from 'zod'
-import type { AuditEventView } from '../../../shared/api/audit'
+import type { AuditEventView, AuditType } from '../../../shared/api/audit'
 import { AppError } from '../../lib/errors'
 import type { ActivityQuery } from '../../modules/audit/service'
 import { attempt, page, type PageContext, type WebDeps } from '../kit'
@@ -132,285 +133,275 @@ const REASONS: Record<string, string> = {
 	unknown_login: 'no account has that email or username'
 }
 
-/** One event as a sentence, from the reader's side ("You pushed …", "alice invited you to Crew"). */
-export function sentenceOf(event: AuditEventView, reader: Reader): ComponentChildren {
-	const who = actorOf(event, reader)
-	const them = subjectOf(event, reader)
-	const whose = whoseOf(them)
-	const role = detail(event, 'role')
-	switch (event.type) {
-		case 'login.succeeded':
+/** What a sentence is made from: the event, who reads it, who did it, whom it concerns, and the role it names. */
+interface SentenceParts {
+	event: AuditEventView
+	reader: Reader
+	who: string
+	them: string
+	whose: string
+	role: string | undefined
+}
+
+/** Each kind of event as a sentence: a Record, so a new audit type is a type error until it has one. */
+const SENTENCES: Record<AuditType, (parts: SentenceParts) => ComponentChildren> = {
+	'login.succeeded': ({ event, reader, who }) => (
+		<>
+			{who} signed in with the cfgsync client on{' '}
+			<DeviceRef name={detail(event, 'device') ?? 'a device'} keyId={event.target?.id} reader={reader} />
+		</>
+	),
+	'login.failed': ({ event }) => {
+		const reason = detail(event, 'reason') ?? ''
+		const where = detail(event, 'via') === 'web' ? 'on the web' : 'from the cfgsync client'
+		return `Sign-in ${where} refused: ${REASONS[reason] ?? reason.replaceAll('_', ' ')}`
+	},
+	'key.issued': ({ event, reader, who }) => (
+		<>
+			{who} issued a key for{' '}
+			<DeviceRef name={event.target?.name ?? 'a device'} keyId={event.target?.id} reader={reader} />
+		</>
+	),
+	'session.started': ({ who }) => `${who} signed in on the web`,
+	'session.ended': ({ who }) => `${who} signed out on the web`,
+	'key.revoked': ({ event, reader, who }) => {
+		if (detail(event, 'reason') === 'logout')
+			return `${who} signed out the cfgsync client on “${event.actor.device ?? 'a device'}”`
+		return (
+			<>
+				{who} revoked the key of{' '}
+				<DeviceRef name={event.target?.name ?? 'a device'} keyId={event.target?.id} reader={reader} />
+			</>
+		)
+	},
+	'keys.revoked': ({ event, reader, who, whose }) => (
+		<>
+			{who} revoked all of{' '}
+			<PersonRef event={event} reader={reader}>
+				{whose} keys and web sessions
+			</PersonRef>
+		</>
+	),
+	'password.changed': ({ event, reader, who }) => (
+		<>
+			{who} changed{' '}
+			<PersonRef event={event} reader={reader}>
+				{who === 'You' ? 'your' : 'their'} password
+			</PersonRef>
+		</>
+	),
+	'config.pushed': ({ event, reader, who }) => (
+		<>
+			{who} pushed <ConfigRef event={event} reader={reader} />
+			{detail(event, 'version') ? ` version ${detail(event, 'version')}` : ''}
+			<InTeam event={event} reader={reader} />
+		</>
+	),
+	'config.rolled_back': ({ event, reader, who }) => (
+		<>
+			{who} rolled <ConfigRef event={event} reader={reader} /> back to version {detail(event, 'restored') ?? '?'}
+			<InTeam event={event} reader={reader} />
+		</>
+	),
+	'config.deleted': ({ event, reader, who }) => (
+		<>
+			{who} deleted <ConfigRef event={event} reader={reader} />
+			<InTeam event={event} reader={reader} />
+		</>
+	),
+	'team.created': ({ event, reader, who }) => (
+		<>
+			{who} created the team <TeamRef event={event} reader={reader} />
+		</>
+	),
+	'team.renamed': ({ event, reader, who }) => (
+		<>
+			{who} renamed the team <TeamRef event={event} reader={reader} />
+		</>
+	),
+	'team.deleted': ({ event, reader, who }) => (
+		<>
+			{who} deleted the team <TeamRef event={event} reader={reader} />
+		</>
+	),
+	'team.restored': ({ event, reader, who }) => (
+		<>
+			{who} restored the deleted team <TeamRef event={event} reader={reader} />
+		</>
+	),
+	'invitation.sent': ({ event, reader, who, them, role }) => (
+		<>
+			{who} invited{' '}
+			<PersonRef event={event} reader={reader}>
+				{them}
+			</PersonRef>
+			<InTeam event={event} reader={reader} word="to" />
+			{role ? ` as ${role}` : ''}
+		</>
+	),
+	'invitation.changed': ({ event, reader, who, whose }) => (
+		<>
+			{who} changed{' '}
+			<PersonRef event={event} reader={reader}>
+				{whose} invitation
+			</PersonRef>
+			<InTeam event={event} reader={reader} word="to" />
+			{detail(event, 'to') ? ` to ${detail(event, 'to')}` : ''}
+		</>
+	),
+	'invitation.accepted': ({ event, reader, who }) => (
+		<>
+			{who} accepted an invitation and joined
+			{event.teamId !== null && event.teamId === reader.teamId ? ' the team' : ''}
+			<InTeam event={event} reader={reader} word="" />
+		</>
+	),
+	'invitation.declined': ({ event, reader, who }) => (
+		<>
+			{who} declined an invitation
+			<InTeam event={event} reader={reader} word="to" />
+		</>
+	),
+	'invitation.cancelled': ({ event, reader, who, whose }) => (
+		<>
+			{who} cancelled{' '}
+			<PersonRef event={event} reader={reader}>
+				{whose} invitation
+			</PersonRef>
+			<InTeam event={event} reader={reader} word="to" />
+		</>
+	),
+	'member.role_changed': ({ event, reader, who, whose }) => (
+		<>
+			{who} changed{' '}
+			<PersonRef event={event} reader={reader}>
+				{whose} role
+			</PersonRef>
+			<InTeam event={event} reader={reader} />
+		</>
+	),
+	'member.removed': ({ event, reader, who, them }) => (
+		<>
+			{who} removed{' '}
+			<PersonRef event={event} reader={reader}>
+				{them}
+			</PersonRef>
+			<InTeam event={event} reader={reader} word="from" />
+		</>
+	),
+	'member.left': ({ event, reader, who }) => (
+		<>
+			{who} left
+			{event.teamId !== null && event.teamId === reader.teamId ? ' the team' : ''}
+			<InTeam event={event} reader={reader} word="" />
+		</>
+	),
+	'user.created': ({ event, reader, who, them, whose }) => {
+		const plan = detail(event, 'plan') ? ` on the ${detail(event, 'plan')} plan` : ''
+		if (detail(event, 'through'))
 			return (
 				<>
-					{who} signed in with the cfgsync client on{' '}
-					<DeviceRef name={detail(event, 'device') ?? 'a device'} keyId={event.target?.id} reader={reader} />
-				</>
-			)
-		case 'login.failed': {
-			const reason = detail(event, 'reason') ?? ''
-			const where = detail(event, 'via') === 'web' ? 'on the web' : 'from the cfgsync client'
-			return `Sign-in ${where} refused: ${REASONS[reason] ?? reason.replaceAll('_', ' ')}`
-		}
-		case 'key.issued':
-			return (
-				<>
-					{who} issued a key for{' '}
-					<DeviceRef name={event.target?.name ?? 'a device'} keyId={event.target?.id} reader={reader} />
-				</>
-			)
-		case 'session.started':
-			return `${who} signed in on the web`
-		case 'session.ended':
-			return `${who} signed out on the web`
-		case 'key.revoked':
-			if (detail(event, 'reason') === 'logout')
-				return `${who} signed out the cfgsync client on “${event.actor.device ?? 'a device'}”`
-			return (
-				<>
-					{who} revoked the key of{' '}
-					<DeviceRef name={event.target?.name ?? 'a device'} keyId={event.target?.id} reader={reader} />
-				</>
-			)
-		case 'keys.revoked':
-			return (
-				<>
-					{who} revoked all of{' '}
-					<PersonRef event={event} reader={reader}>
-						{whose} keys and web sessions
-					</PersonRef>
-				</>
-			)
-		case 'password.changed':
-			return (
-				<>
-					{who} changed{' '}
-					<PersonRef event={event} reader={reader}>
-						{who === 'You' ? 'your' : 'their'} password
-					</PersonRef>
-				</>
-			)
-		case 'config.pushed':
-			return (
-				<>
-					{who} pushed <ConfigRef event={event} reader={reader} />
-					{detail(event, 'version') ? ` version ${detail(event, 'version')}` : ''}
-					<InTeam event={event} reader={reader} />
-				</>
-			)
-		case 'config.rolled_back':
-			return (
-				<>
-					{who} rolled <ConfigRef event={event} reader={reader} /> back to version {detail(event, 'restored') ?? '?'}
-					<InTeam event={event} reader={reader} />
-				</>
-			)
-		case 'config.deleted':
-			return (
-				<>
-					{who} deleted <ConfigRef event={event} reader={reader} />
-					<InTeam event={event} reader={reader} />
-				</>
-			)
-		case 'team.created':
-			return (
-				<>
-					{who} created the team <TeamRef event={event} reader={reader} />
-				</>
-			)
-		case 'team.renamed':
-			return (
-				<>
-					{who} renamed the team <TeamRef event={event} reader={reader} />
-				</>
-			)
-		case 'team.deleted':
-			return (
-				<>
-					{who} deleted the team <TeamRef event={event} reader={reader} />
-				</>
-			)
-		case 'team.restored':
-			return (
-				<>
-					{who} restored the deleted team <TeamRef event={event} reader={reader} />
-				</>
-			)
-		case 'invitation.sent':
-			return (
-				<>
-					{who} invited{' '}
-					<PersonRef event={event} reader={reader}>
-						{them}
-					</PersonRef>
-					<InTeam event={event} reader={reader} word="to" />
-					{role ? ` as ${role}` : ''}
-				</>
-			)
-		case 'invitation.changed':
-			return (
-				<>
-					{who} changed{' '}
-					<PersonRef event={event} reader={reader}>
-						{whose} invitation
-					</PersonRef>
-					<InTeam event={event} reader={reader} word="to" />
-					{detail(event, 'to') ? ` to ${detail(event, 'to')}` : ''}
-				</>
-			)
-		case 'invitation.accepted':
-			return (
-				<>
-					{who} accepted an invitation and joined
-					{event.teamId !== null && event.teamId === reader.teamId ? ' the team' : ''}
-					<InTeam event={event} reader={reader} word="" />
-				</>
-			)
-		case 'invitation.declined':
-			return (
-				<>
-					{who} declined an invitation
-					<InTeam event={event} reader={reader} word="to" />
-				</>
-			)
-		case 'invitation.cancelled':
-			return (
-				<>
-					{who} cancelled{' '}
-					<PersonRef event={event} reader={reader}>
-						{whose} invitation
-					</PersonRef>
-					<InTeam event={event} reader={reader} word="to" />
-				</>
-			)
-		case 'member.role_changed':
-			return (
-				<>
-					{who} changed{' '}
-					<PersonRef event={event} reader={reader}>
-						{whose} role
-					</PersonRef>
-					<InTeam event={event} reader={reader} />
-				</>
-			)
-		case 'member.removed':
-			return (
-				<>
-					{who} removed{' '}
-					<PersonRef event={event} reader={reader}>
-						{them}
-					</PersonRef>
-					<InTeam event={event} reader={reader} word="from" />
-				</>
-			)
-		case 'member.left':
-			return (
-				<>
-					{who} left
-					{event.teamId !== null && event.teamId === reader.teamId ? ' the team' : ''}
-					<InTeam event={event} reader={reader} word="" />
-				</>
-			)
-		case 'user.created': {
-			const plan = detail(event, 'plan') ? ` on the ${detail(event, 'plan')} plan` : ''
-			if (detail(event, 'through'))
-				return (
-					<>
-						{who === 'You' ? (
-							'You'
-						) : (
-							<PersonRef event={event} reader={reader}>
-								{them}
-							</PersonRef>
-						)}{' '}
-						signed up through {detail(event, 'through') === 'setup address' ? 'the setup address' : 'a sign-up link'}
-						{plan}
-					</>
-				)
-			return (
-				<>
-					{who} created{' '}
-					<PersonRef event={event} reader={reader}>
-						{whose} account
-					</PersonRef>
+					{who === 'You' ? (
+						'You'
+					) : (
+						<PersonRef event={event} reader={reader}>
+							{them}
+						</PersonRef>
+					)}{' '}
+					signed up through {detail(event, 'through') === 'setup address' ? 'the setup address' : 'a sign-up link'}
 					{plan}
 				</>
 			)
-		}
-		case 'user.plan_changed':
-			return (
-				<>
-					{who} changed{' '}
-					<PersonRef event={event} reader={reader}>
-						{whose} plan
-					</PersonRef>{' '}
-					from {detail(event, 'from') ?? '?'} to {detail(event, 'to') ?? '?'}
-				</>
-			)
-		case 'user.admin_changed': {
-			const person = (
+		return (
+			<>
+				{who} created{' '}
 				<PersonRef event={event} reader={reader}>
-					{them}
+					{whose} account
 				</PersonRef>
-			)
-			return detail(event, 'admin') === 'true' ? (
-				<>
-					{who} made {person} a server admin
-				</>
-			) : (
-				<>
-					{who} took the server admin role from {person}
-				</>
-			)
-		}
-		case 'user.password_reset':
-			return (
-				<>
-					{who} reset{' '}
-					<PersonRef event={event} reader={reader}>
-						{whose} password
-					</PersonRef>
-				</>
-			)
-		case 'user.unlocked':
-			return (
-				<>
-					{who} cleared{' '}
-					<PersonRef event={event} reader={reader}>
-						{whose} failed sign-ins
-					</PersonRef>
-				</>
-			)
-		case 'user.removed':
-			return `${who} removed ${whose} account`
-		case 'signup_link.created': {
-			const kind = detail(event, 'kind') === 'setup' ? 'a setup address' : 'a sign-up link'
-			const plan = detail(event, 'plan')
-			return (
-				<>
-					{who} made {kind} <SignupLinkRef event={event} reader={reader} />
-					{plan ? ` for the ${plan} plan` : ''}
-				</>
-			)
-		}
-		case 'signup_link.revoked':
-			return (
-				<>
-					{who} revoked a sign-up link <SignupLinkRef event={event} reader={reader} />
-				</>
-			)
-		case 'signup.refused': {
-			const reason = detail(event, 'reason')
-			return `A sign-up was refused${reason ? `: ${reason.replaceAll('_', ' ')}` : ''}`
-		}
-		case 'backup.written':
-			return `${who} wrote a backup of the server`
-		case 'backup.restored':
-			return `${who} restored the server from a backup`
-		case 'master_key.rotated':
-			return `${who} rotated the server's master key`
-		default:
-			return event.type
-	}
+				{plan}
+			</>
+		)
+	},
+	'user.plan_changed': ({ event, reader, who, whose }) => (
+		<>
+			{who} changed{' '}
+			<PersonRef event={event} reader={reader}>
+				{whose} plan
+			</PersonRef>{' '}
+			from {detail(event, 'from') ?? '?'} to {detail(event, 'to') ?? '?'}
+		</>
+	),
+	'user.admin_changed': ({ event, reader, who, them }) => {
+		const person = (
+			<PersonRef event={event} reader={reader}>
+				{them}
+			</PersonRef>
+		)
+		return detail(event, 'admin') === 'true' ? (
+			<>
+				{who} made {person} a server admin
+			</>
+		) : (
+			<>
+				{who} took the server admin role from {person}
+			</>
+		)
+	},
+	'user.password_reset': ({ event, reader, who, whose }) => (
+		<>
+			{who} reset{' '}
+			<PersonRef event={event} reader={reader}>
+				{whose} password
+			</PersonRef>
+		</>
+	),
+	'user.unlocked': ({ event, reader, who, whose }) => (
+		<>
+			{who} cleared{' '}
+			<PersonRef event={event} reader={reader}>
+				{whose} failed sign-ins
+			</PersonRef>
+		</>
+	),
+	'user.removed': ({ who, whose }) => `${who} removed ${whose} account`,
+	'signup_link.created': ({ event, reader, who }) => {
+		const kind = detail(event, 'kind') === 'setup' ? 'a setup address' : 'a sign-up link'
+		const plan = detail(event, 'plan')
+		return (
+			<>
+				{who} made {kind} <SignupLinkRef event={event} reader={reader} />
+				{plan ? ` for the ${plan} plan` : ''}
+			</>
+		)
+	},
+	'signup_link.revoked': ({ event, reader, who }) => (
+		<>
+			{who} revoked a sign-up link <SignupLinkRef event={event} reader={reader} />
+		</>
+	),
+	'signup.refused': ({ event }) => {
+		const reason = detail(event, 'reason')
+		return `A sign-up was refused${reason ? `: ${reason.replaceAll('_', ' ')}` : ''}`
+	},
+	'backup.written': ({ who }) => `${who} wrote a backup of the server`,
+	'backup.restored': ({ who }) => `${who} restored the server from a backup`,
+	'master_key.rotated': ({ who }) => `${who} rotated the server's master key`
+}
+
+/** One event as a sentence, from the reader's side ("You pushed …", "alice invited you to Crew"). */
+export function sentenceOf(event: AuditEventView, reader: Reader): ComponentChildren {
+	const them = subjectOf(event, reader)
+	const sentence = SENTENCES[event.type]
+	// A type this build does not know (written by a newer server sharing the database) is shown as it is.
+	if (sentence === undefined) return event.type
+	return sentence({
+		event,
+		reader,
+		who: actorOf(event, reader),
+		them,
+		whose: whoseOf(them),
+		role: detail(event, 'role')
+	})
 }
 
 /** Where it came from: the device (or "web") and the address. */

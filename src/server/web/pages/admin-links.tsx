@@ -1,6 +1,5 @@
 import { PLANS } from '../../../shared/constants'
-import { linkState, SIGNUP_DEFAULTS } from '../../modules/signup/service'
-import type { SignupLinkView } from '../../store/types'
+import { linkState, SIGNUP_DEFAULTS, type SignupLinkView } from '../../modules/signup/service'
 import { attempt, page, redirect, type ChangeContext, type PageContext, type WebDeps } from '../kit'
 import { ConfirmPage, Csrf, Time, type ViewContext } from '../layout'
 

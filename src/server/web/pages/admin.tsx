@@ -18,8 +18,8 @@ import {
 import { Alert, Csrf, Layout, ListHeading, ListStatus, Notice, type ViewContext } from '../layout'
 import { InvitePeople, NewLink } from './admin-links'
 import { USERS, UsersList, type UsersPage, usersPageOf, UsersSearch } from './admin-users'
-import type { SignupLinkView } from '../../store/types'
 import { listQueryOf } from '../lists'
+import type { SignupLinkView } from '../../modules/signup/service'
 
 // The Admin page (docs/web.md, server admins only): every user, adding one, and one-time passwords.
 

@@ -1,3 +1,5 @@
+// Over 500 lines: the Configs area's list, a config's page, its files and MCP servers, with their handlers; the
+// history and comparisons are configs-history.tsx.
 import { LOCAL_KEYS_FILE, localKeysOf, onlyFiles } from '../../../shared/config-files'
 import { maskArgs, maskText } from '../../../shared/mask'
 import { type McpServer, serversInFile, tableForFile } from '../../../shared/mcp-tables'
@@ -432,7 +434,7 @@ function runsText(server: McpServer): string {
 }
 
 /**
- * The MCP servers the config's files hold (CONTRACT.md §15), read with each tool's table
+ * The MCP servers the config's files hold (docs/client.md "MCP servers in every tool"), read with each tool's table
  * (src/shared/mcp-tables.ts), read only: name, transport, command or url. Env and header values
  * never show, only their names; a url's password, key-like query values and token-like arguments
  * are masked (src/shared/mask.ts). `cfgsync mcp` on a machine changes them.

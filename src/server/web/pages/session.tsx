@@ -1,4 +1,6 @@
 import { AppError } from '../../lib/errors'
+import { NO_STORE } from '../../lib/http'
+import { resealedFormCookie } from '../form-cookie'
 import { field, noticeOf, page, redirect, safeNext, viewContext, type ChangeContext, type WebDeps } from '../kit'
 import { Alert, Layout, Notice, PasswordField, type ViewContext } from '../layout'
 import { clearedSessionCookie, createWebGate, fromOwnPages, ownOrigin, sessionCookie } from '../session'
@@ -87,7 +89,13 @@ export const sessionPages = ({ sessions, clock, addressOf, https }: WebDeps) => 
 					addressOf(request),
 					request.headers.get('user-agent') ?? ''
 				)
-				return redirect(next ?? '/configs', { 'set-cookie': sessionCookie(signed.cookie, https(request)) })
+				const headers = new Headers({ location: next ?? '/configs', ...NO_STORE })
+				headers.append('set-cookie', sessionCookie(signed.cookie, https(request)))
+				// A form whose session ended before it was sent comes back filled in on its page (form-cookie.ts).
+				const caller = next === undefined ? undefined : await sessions.resolve(signed.cookie)
+				const carried = caller && next ? resealedFormCookie({ sessions, https }, request, caller, next) : undefined
+				if (carried !== undefined) headers.append('set-cookie', carried)
+				return new Response(null, { status: 303, headers })
 			} catch (error) {
 				if (error instanceof AppError && (error.code === 'unauthorized' || error.code === 'rate_limited')) {
 					return again(error.code === 'unauthorized' ? 'Wrong username, email or password.' : error.message, {

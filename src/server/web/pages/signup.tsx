@@ -1,6 +1,5 @@
 import { AppError } from '../../lib/errors'
-import { DeadLink } from '../../modules/signup/service'
-import type { SignupKind } from '../../store/types'
+import { DeadLink, type SignupKind } from '../../modules/signup/service'
 import { field, page, redirect, viewContext, type WebDeps } from '../kit'
 import { Alert, Layout, PasswordField, type ViewContext } from '../layout'
 import { fromOwnPages, ownOrigin, sessionCookie } from '../session'

@@ -1,6 +1,6 @@
 import { render } from 'preact-render-to-string'
-import type { DownloadFile } from '../../modules/download/service'
-import { CopyButton, Layout, type ViewContext } from '../layout'
+import { CopyButton, Layout, type ViewContext } from '../../web/layout'
+import type { DownloadFile } from './service'
 
 // GET /download (docs/client.md, installing it from your server): how to install the client from this server. Its route is the download
 // module's (public, in the OpenAPI document); this is the page it renders, in the application's layout (with

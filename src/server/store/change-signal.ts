@@ -1,4 +1,4 @@
-import type { ChangeSignalSource } from '../store/types'
+import type { ChangeSignalSource } from './types'
 
 /** docs/api.md "Live changes": how often a SQLite file is asked whether another process committed. */
 export const DATA_VERSION_MS = 100

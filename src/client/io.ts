@@ -1,0 +1,48 @@
+import { prompt, readStdin } from '../shared/terminal'
+
+/**
+ * What a command reads and writes besides files: its streams, whether a
+ * person is at a terminal, the environment and the clock. Commands are given
+ * one (as the GitHub CLI's IOStreams) instead of reaching for `process`, so a
+ * test runs a command in process with a fake one (test/support/client-io.ts).
+ */
+
+/** An output stream: what it is written with, and whether it is a terminal (colours). */
+export interface Stream {
+	write(text: string): unknown
+	readonly isTTY?: boolean
+}
+
+export interface Stdin {
+	/** Is a person at a terminal to ask? */
+	readonly isTTY: boolean
+	/** All of standard input, without its trailing newline (--password-stdin). */
+	read(): Promise<string>
+	/** Asks on the terminal (echoed on stderr); undefined without one; PromptCancelled on Ctrl-C. */
+	prompt(question: string, options?: { hidden?: boolean }): Promise<string | undefined>
+}
+
+export interface IO {
+	stdout: Stream
+	stderr: Stream
+	stdin: Stdin
+	/** CFGSYNC_SERVER, CFGSYNC_PROFILE, CFGSYNC_API_KEY, CFGSYNC_TIMEOUT, NO_COLOR. */
+	env: Readonly<Record<string, string | undefined>>
+	/** Milliseconds since the epoch, for "3 minutes ago". */
+	now(): number
+}
+
+/** The process's own: what the cfgsync program runs with. */
+export const PROCESS_IO: IO = {
+	stdout: process.stdout,
+	stderr: process.stderr,
+	stdin: {
+		get isTTY() {
+			return process.stdin.isTTY === true
+		},
+		read: readStdin,
+		prompt
+	},
+	env: process.env,
+	now: () => Date.now()
+}
