@@ -92,7 +92,7 @@ export const teamsRoutes = (teams: TeamsService, gate: AuthPlugin) =>
 				detail: { summary: 'Delete a team (owner); it is purged for good after 30 days' }
 			}
 		)
-		.post('/:slug/restore', ({ actor, params }) => teams.restore(actor, params.slug), {
+		.post(ROUTES.restoreTeam, ({ actor, params }) => teams.restore(actor, params.slug), {
 			actor: true,
 			params: SlugParams,
 			response: TeamCreated,
