@@ -377,7 +377,9 @@ describe('audit log: every state-changing endpoint records its event (docs/opera
 			'password.changed',
 			'backup.written',
 			'backup.restored',
-			'master_key.rotated'
+			'master_key.rotated',
+			// test/server/teams-restore.test.ts
+			'team.restored'
 		])
 		expect(AUDIT_TYPES.filter((type) => !covered.has(type) && !elsewhere.has(type))).toEqual([])
 	})

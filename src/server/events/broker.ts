@@ -267,11 +267,13 @@ export function createEventBroker(store: Store, options: EventBrokerOptions = {}
 					})
 				: undefined
 		}
-		if (row.type === 'team.deleted' && row.teamId !== null) {
-			// A deleted team's members are removed from it, all at once.
+		if ((row.type === 'team.deleted' || row.type === 'team.restored') && row.teamId !== null) {
+			// A deleted team's members are removed from it, all at once; a restored one's are back in it.
 			if (!(await lookups.members()).has(userId)) return undefined
 			const team = await lookups.team()
-			return team ? frame(row.seq, 'membership', { teamSlug: team.slug, removed: true }) : undefined
+			return team
+				? frame(row.seq, 'membership', { teamSlug: team.slug, removed: row.type === 'team.deleted' })
+				: undefined
 		}
 		if (MEMBERSHIP_EVENTS.has(row.type) && row.teamId !== null) {
 			const who = row.type === 'invitation.accepted' ? row.actorUserId : row.subjectUserId

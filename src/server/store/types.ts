@@ -13,7 +13,7 @@ import type { TableAccess } from './tables'
 export interface Store {
 	/** Which database engine holds the data (docs/postgresql.md). */
 	engine: 'sqlite' | 'postgres'
-	users: UserStore
+	users: UserStore & UserCount
 	keys: KeyStore
 	sessions: SessionStore
 	signups: SignupStore
@@ -178,6 +178,12 @@ export interface UserActivityRow extends UserRow {
 	keyCount: number
 	/** The latest use of any of their keys or web sessions. */
 	lastSeenAt: string | null
+}
+
+/** What the Admin page counts (docs/web.md); apart from UserStore, and added to it by each engine's index. */
+export interface UserCount {
+	/** How many users there are; with a search, how many `listWithActivity` finds with it. */
+	count(search?: string): Promise<number>
 }
 
 export interface UserStore {
@@ -629,6 +635,30 @@ export interface TeamStore {
 		audit?: AuditEvent
 	): Promise<TeamRow | 'conflict' | undefined>
 	softDelete(teamId: string, at: string, audit?: AuditEvent): Promise<boolean>
+	/**
+	 * Soft-deleted teams the user owns, deleted after `since` (so not yet due for the purge), the latest
+	 * deletion first: what the owner may still restore (docs/web.md).
+	 */
+	deletedOwnedBy(userId: string, since: string): Promise<(TeamRow & { deletedAt: string })[]>
+	/**
+	 * The soft-deleted team holding `slug` (until it is purged) and the user's role in it (undefined for
+	 * someone who was not a member); undefined when no deleted team holds it.
+	 */
+	deletedHolder(
+		slug: string,
+		userId: string
+	): Promise<{ team: TeamRow & { deletedAt: string }; role?: Role } | undefined>
+	/**
+	 * Undoes a soft delete of a team deleted after `since`, with its members and configs as they were:
+	 * 'conflict' when another team took its slug by a rename after `reservedSince`; undefined when the team
+	 * is not deleted, or is due for the purge.
+	 */
+	restore(
+		teamId: string,
+		since: string,
+		reservedSince: string,
+		audit?: AuditEvent
+	): Promise<TeamRow | 'conflict' | undefined>
 	/**
 	 * Invites a user, in one transaction: 'member' when they already are one,
 	 * 'invited' when an invitation is pending (an expired one is replaced).

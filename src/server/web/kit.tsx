@@ -91,7 +91,9 @@ export const NOTICES: Record<string, string> = {
 	removed: 'Removed.',
 	left: 'You left the team.',
 	renamed: 'The team was renamed.',
-	deleted: 'The team was deleted.',
+	deleted:
+		'The team was deleted. Until its purge, 30 days from now, its owners can restore it from this page with its members and configs.',
+	restored: 'The team was restored, with its members and configs as they were.',
 	'user-added': 'The user was added.',
 	plan: 'The plan was changed.',
 	'keys-revoked': 'Every key and web session of that user was revoked.',

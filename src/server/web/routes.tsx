@@ -4,6 +4,7 @@ import { ASSET_PREFIX, appScript, htmxScript, pageResponse, stylesheet, webKit, 
 import { accountPages } from './pages/account'
 import { activityPages } from './pages/activity'
 import { adminPages } from './pages/admin'
+import { adminActivityPages } from './pages/admin-activity'
 import { adminLinkPages } from './pages/admin-links'
 import { adminUserPages } from './pages/admin-users'
 import { configsPages } from './pages/configs'
@@ -38,6 +39,7 @@ export function webRoutes(deps: WebDeps) {
 	const admin = adminPages(deps)
 	const adminUsers = adminUserPages(deps)
 	const adminLinks = adminLinkPages(deps)
+	const adminActivity = adminActivityPages(deps)
 	const signup = signupPages(deps)
 	const events = eventPages(deps)
 
@@ -85,6 +87,7 @@ export function webRoutes(deps: WebDeps) {
 			// Teams and invitations
 			.get('/teams', teams.list, { page: true })
 			.post('/teams', teams.create, { change: true })
+			.post('/teams/:slug/restore', teams.restore, { change: true })
 			.post('/invitations/:slug/accept', teams.accept, { change: true })
 			.post('/invitations/:slug/decline', teams.decline, { change: true })
 			.get('/teams/:slug', team.show, { page: true })
@@ -106,6 +109,7 @@ export function webRoutes(deps: WebDeps) {
 
 			// Admin (server admins)
 			.get('/admin', admin.show, { page: true, admin: true })
+			.get('/admin/activity', adminActivity.show, { page: true, admin: true })
 			.post('/admin/users', admin.addUser, { change: true, admin: true })
 			.post('/admin/users/:id/plan', adminUsers.setPlan, { change: true, admin: true })
 			.get('/admin/users/:id/reset-password', adminUsers.confirm('reset-password'), { page: true, admin: true })

@@ -15,6 +15,7 @@ export const AUDIT_TYPES = [
 	'team.created',
 	'team.renamed',
 	'team.deleted',
+	'team.restored',
 	'invitation.sent',
 	'invitation.changed',
 	'invitation.accepted',

@@ -17,6 +17,7 @@ export const ROUTES = {
 	rollback: '/api/configs/:id/rollback',
 	teams: '/api/teams',
 	team: '/api/teams/:slug',
+	restoreTeam: '/api/teams/:slug/restore',
 	members: '/api/teams/:slug/members',
 	member: '/api/teams/:slug/members/:userId',
 	teamAudit: '/api/teams/:slug/audit',

@@ -75,6 +75,9 @@ if (SKIP_BROWSER_TESTS) {
 			const team = await api(server, 'POST', '/api/teams', alice.key, { name: 'Crew' })
 			expect(team.status).toBe(201)
 			const teamId: string = team.body.id
+			// alice also deleted a team, which her Teams page offers to restore until its purge.
+			expect((await api(server, 'POST', '/api/teams', alice.key, { name: 'Old Crew' })).status).toBe(201)
+			expect((await api(server, 'DELETE', '/api/teams/old-crew', alice.key)).status).toBe(204)
 			expect(
 				(await api(server, 'POST', '/api/teams/crew/members', alice.key, { login: 'bob', role: 'member' })).status
 			).toBe(201)
@@ -204,7 +207,7 @@ if (SKIP_BROWSER_TESTS) {
 						await page.getByRole('dialog').waitFor()
 					}
 				},
-				{ role: 'owner', name: 'teams', open: '/teams' },
+				{ role: 'owner', name: 'teams, with a deleted team to restore', open: '/teams' },
 				{
 					role: 'owner',
 					name: 'teams, a failed Create team (the message by its field)',
@@ -242,6 +245,9 @@ if (SKIP_BROWSER_TESTS) {
 				{ role: 'member', name: 'devices', open: '/devices' },
 				{ role: 'admin', name: 'admin', open: '/admin' },
 				{ role: 'admin', name: 'admin, searched', open: '/admin?q=bob' },
+				{ role: 'admin', name: 'admin, a page past the end', open: '/admin?page=99' },
+				{ role: 'admin', name: 'server activity', open: '/admin/activity' },
+				{ role: 'admin', name: 'server activity, searched', open: '/admin/activity?q=alice' },
 				{ role: 'admin', name: 'reset a password', open: `/admin/users/${bobId}/reset-password` },
 				{ role: 'admin', name: 'revoke keys', open: `/admin/users/${bobId}/revoke-keys` },
 				{ role: 'admin', name: 'remove a user', open: `/admin/users/${bobId}/remove` },

@@ -173,9 +173,33 @@ if (SKIP_BROWSER_TESTS) {
 				await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Admin' }).click()
 				await page.getByRole('heading', { name: 'Admin', level: 1 }).waitFor()
 				expect(await rows(page).count()).toBe(50)
+				await page.getByText('Users 1–50 of 62, page 1 of 2').waitFor()
+				// The table fits its page: no column pushed past the page's edge (it once spilled 52 px at 1280).
+				const spill = await page
+					.locator('table[aria-labelledby="users-heading"]')
+					.evaluate((table) => table.scrollWidth - (table.parentElement?.clientWidth ?? 0))
+				expect(spill).toBeLessThanOrEqual(0)
 				await page.getByRole('link', { name: 'Next' }).click()
 				await page.waitForURL(/\/admin\?page=2$/)
 				expect(await rows(page).count()).toBe(12)
+				await page.getByText('Users 51–62 of 62, page 2 of 2').waitFor()
+				// Past the end: said, with the last page a link away.
+				await page.goto(`${server.url}/admin?page=99`)
+				await page.getByText('There is no page 99: the 62 users fill 2 pages.').waitFor()
+				await page.getByRole('link', { name: 'Go to the last page (page 2)' }).click()
+				await page.waitForURL(/\/admin\?page=2$/)
+				expect(await rows(page).count()).toBe(12)
+				// "Invite people", below the users, is a link away from the top of the page (on a phone many screens down).
+				await page
+					.getByRole('navigation', { name: 'On this page' })
+					.getByRole('link', { name: 'Invite people' })
+					.click()
+				await page.waitForURL(/#invite-people$/)
+				const top = await page
+					.getByRole('heading', { name: 'Invite people', level: 2 })
+					.evaluate((heading) => heading.getBoundingClientRect().top)
+				expect(top).toBeGreaterThanOrEqual(0)
+				expect(top).toBeLessThan(page.viewportSize()?.height ?? 0)
 				await page.getByRole('link', { name: 'Previous' }).click()
 				await page.waitForURL(/\/admin$/)
 				await page.getByLabel('Search', { exact: true }).fill('person-05@')

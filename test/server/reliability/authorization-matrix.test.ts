@@ -244,6 +244,13 @@ const rows: Row[] = [
 		expect: { ...NO_KEY, ...TEAM(204, 'role', 'role', 'role', 404) }
 	},
 	{
+		route: 'POST /api/teams/:slug/restore',
+		what: 'restore crew, which is not deleted (test/server/teams-restore.test.ts: a deleted one)',
+		mutates: true,
+		request: (w) => ({ path: `/api/teams/${w.team.slug}/restore` }),
+		expect: { ...NO_KEY, ...TEAM(404, 404, 404, 404, 404) }
+	},
+	{
 		route: 'POST /api/teams/:slug/members',
 		what: 'add oscar as member',
 		mutates: true,

@@ -12,6 +12,8 @@ interface Row {
 	what: string
 	request: (world: World, caller: CallerName) => { path: string; fields?: Record<string, string> }
 	expect: Record<CallerName, Expected>
+	/** Brings each copy of the world to where the row starts (before what it records is read). */
+	prepare?: (world: World) => Promise<void>
 }
 
 const team = (_world: World) => '/teams/crew'
@@ -115,6 +117,15 @@ const rows: Row[] = [
 		what: 'delete the team (owner)',
 		request: (w) => ({ path: `${team(w)}/delete`, fields: { confirmed: 'yes', slug: 'crew' } }),
 		expect: { signedOut: 'signin', member: 403, admin: 403, owner: 'ok', serverAdmin: 404 }
+	},
+	{
+		route: 'POST /teams/:slug/restore',
+		what: 'restore the deleted team (owner; 404 for anyone else)',
+		prepare: async (w) => {
+			expect((await w.w.call('DELETE', '/api/teams/crew', { key: w.users.alice.key })).status).toBe(204)
+		},
+		request: (w) => ({ path: `${team(w)}/restore` }),
+		expect: { signedOut: 'signin', member: 404, admin: 404, owner: 'ok', serverAdmin: 404 }
 	},
 	{
 		route: 'POST /account/password',
@@ -282,9 +293,11 @@ describe('web form actions: the API’s authorisation matrix (docs/api.md, §8)'
 			// A refused caller changes nothing (checked for each), so the refused share one copy of the world;
 			// each caller the row lets through gets a copy of its own, closed after use.
 			const refused = fresh()
+			await row.prepare?.(refused)
 			for (const caller of CALLERS) {
 				const expected = row.expect[caller]
 				const world = expected === 'ok' ? fresh() : refused
+				if (world !== refused) await row.prepare?.(world)
 				const before = await changes(world)
 				const { path, fields } = row.request(world, caller)
 				const who = caller === 'signedOut' ? undefined : world.browsers[caller]

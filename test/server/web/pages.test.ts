@@ -215,6 +215,20 @@ const pages: PageRow[] = [
 		}
 	},
 	{
+		path: () => '/admin/activity',
+		what: "the server's activity: every user's events (server admin)",
+		expect: {
+			signedOut: 303,
+			member: 403,
+			admin: 403,
+			owner: 403,
+			serverAdmin: ok(
+				['<h1>Server activity</h1>', 'alice pushed', 'ann accepted an invitation', 'name="q"'],
+				['&quot;theme&quot;']
+			)
+		}
+	},
+	{
 		path: () => '/teams/crew/delete',
 		what: 'the team deletion confirmation, asking for the slug (owner)',
 		expect: {
@@ -309,6 +323,7 @@ describe('every page, for every kind of caller (docs/web.md)', () => {
 			'/account',
 			'/activity',
 			'/admin',
+			'/admin/activity',
 			'/admin/users/:id/reset-password',
 			'/admin/users/:id/revoke-keys',
 			'/admin/users/:id/remove',

@@ -92,6 +92,16 @@ export const teamsRoutes = (teams: TeamsService, gate: AuthPlugin) =>
 				detail: { summary: 'Delete a team (owner); it is purged for good after 30 days' }
 			}
 		)
+		.post(ROUTES.restoreTeam, ({ actor, params }) => teams.restore(actor, params.slug), {
+			actor: true,
+			params: SlugParams,
+			response: TeamCreated,
+			detail: {
+				summary: 'Restore a deleted team (owner), until it is purged',
+				description:
+					'Brings the team back with its members, invitations and configs as they were, up to 30 days after its deletion. Anyone but its owners: 404; 409 when its slug was taken meanwhile.'
+			}
+		})
 		.post(
 			ROUTES.members,
 			async ({ actor, params, body, status }) => status(201, await teams.invite(actor, params.slug, body)),

@@ -1,5 +1,5 @@
 import { toIso, type Clock } from '../../lib/clock'
-import { INVITATION_TTL_MS, SLUG_RESERVATION_MS, type Role } from '../../../shared/constants'
+import { INVITATION_TTL_MS, SLUG_RESERVATION_MS, TEAM_RETENTION_MS, type Role } from '../../../shared/constants'
 import { AppError } from '../../lib/errors'
 import { newId } from '../../lib/ids'
 import { slugify } from '../../../shared/slug'
@@ -55,6 +55,27 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 	}
 	/** Reservations of slugs given up after this moment still hold (docs/api.md: 30 days). */
 	const reservedSince = (at: number) => toIso(at - SLUG_RESERVATION_MS)
+	/** Teams deleted after this moment are not yet due for the purge, so their owners may restore them. */
+	const restorableSince = (at: number) => toIso(at - TEAM_RETENTION_MS)
+	/** When a team deleted at `deletedAt` is due for the purge (docs/api.md: 30 days). */
+	const purgeAtOf = (deletedAt: string) => toIso(Date.parse(deletedAt) + TEAM_RETENTION_MS)
+
+	/**
+	 * Why a slug cannot be had. A deleted team's own members learn that it holds the slug until its purge, and
+	 * whether they may restore it; anyone else only that it is taken, as for a live team they are not in.
+	 */
+	async function slugTaken(caller: Caller, slug: string, change: 'name' | 'slug'): Promise<AppError> {
+		const held = await store.teams.deletedHolder(slug, caller.userId)
+		if (held?.role !== undefined) {
+			const until = purgeAtOf(held.team.deletedAt)
+			const who = held.role === 'owner' ? 'you can restore it from your Teams page' : 'its owners can restore it'
+			return new AppError(
+				'conflict',
+				`The slug "${slug}" is held by your deleted team ${held.team.name} until ${until.slice(0, 10)}, when it is purged; ${who}, or choose another ${change}.`
+			)
+		}
+		return new AppError('conflict', `The slug "${slug}" is already taken; choose another ${change}.`)
+	}
 
 	return {
 		/** Team plan only; the creator becomes the owner; 409 when the generated slug is taken or reserved. */
@@ -79,12 +100,7 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 				reservedSince(at),
 				event('team.created', actor, { ...inTeam(team), details: { name } })
 			)
-			if (!created) {
-				throw new AppError(
-					'conflict',
-					`The slug "${slug}" is already taken; choose another ${chosenSlug === undefined ? 'name' : 'slug'}.`
-				)
-			}
+			if (!created) throw await slugTaken(actor, slug, chosenSlug === undefined ? 'name' : 'slug')
 			return { id: team.id, name: team.name, slug: team.slug }
 		},
 
@@ -167,6 +183,41 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 			requireRole(role, 'owner', 'delete the team')
 			if (!(await store.teams.softDelete(team.id, toIso(now()), event('team.deleted', actor, inTeam(team)))))
 				throw noTeam()
+		},
+
+		/** The caller's deleted teams they own and may still restore, with when each is purged; the latest deletion first. */
+		async deleted(caller: Caller) {
+			const teams = await store.teams.deletedOwnedBy(caller.userId, restorableSince(now()))
+			return teams.map(({ id, name, slug, deletedAt }) => ({
+				id,
+				name,
+				slug,
+				deletedAt,
+				purgeAt: purgeAtOf(deletedAt)
+			}))
+		},
+
+		/**
+		 * Owner only: brings a deleted team back, before its purge, with its members, invitations and configs
+		 * as they were. 404 for anyone else (a deleted team is gone for them); 409 when its slug was taken meanwhile.
+		 */
+		async restore(actor: Actor, slug: string) {
+			const held = await store.teams.deletedHolder(slug, actor.userId)
+			if (held?.role !== 'owner') throw new AppError('not_found', `You have no deleted team "${slug}" to restore.`)
+			const at = now()
+			const restored = await store.teams.restore(
+				held.team.id,
+				restorableSince(at),
+				reservedSince(at),
+				event('team.restored', actor, inTeam(held.team))
+			)
+			if (restored === 'conflict')
+				throw new AppError(
+					'conflict',
+					`The slug "${slug}" was taken by another team meanwhile; ask its admins, or the server's admin.`
+				)
+			if (!restored) throw new AppError('not_found', `You have no deleted team "${slug}" to restore: it was purged.`)
+			return { id: restored.id, name: restored.name, slug: restored.slug }
 		},
 
 		/** docs/api.md: owner invites admins and members, admin invites members; nobody joins without accepting. */

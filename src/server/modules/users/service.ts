@@ -92,6 +92,9 @@ export function createUsersService({
 		listWithActivity: async (page?: ListPage): Promise<UserActivityView[]> =>
 			(await store.users.listWithActivity(page)).map(view),
 
+		/** How many users the Admin page's search finds (all of them without one). */
+		count: (search?: string): Promise<number> => store.users.count(search),
+
 		/** One row of the Admin page, after a change to that user; 404 when there is none. */
 		async activityOf(id: string): Promise<UserActivityView> {
 			const user = (await store.users.listWithActivity()).find((candidate) => candidate.id === id)

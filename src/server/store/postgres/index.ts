@@ -13,6 +13,7 @@ import { postgresSessions } from './sessions'
 import { postgresSignups } from './signups'
 import { postgresTeams } from './teams'
 import { postgresUsers } from './users'
+import { postgresUserCount } from './user-count'
 import * as schema from './schema'
 import { tableAccess } from '../tables'
 
@@ -44,7 +45,7 @@ export async function openPostgresStore(url: string, options: OpenOptions & Conn
 	const db = wrap(client)
 	return {
 		engine: 'postgres',
-		users: withCleanErrors(postgresUsers(db)),
+		users: withCleanErrors({ ...postgresUsers(db), count: postgresUserCount(db) }),
 		keys: withCleanErrors(postgresKeys(db, client)),
 		sessions: withCleanErrors(postgresSessions(db)),
 		signups: withCleanErrors(postgresSignups(db)),

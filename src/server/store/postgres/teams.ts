@@ -217,6 +217,50 @@ export function postgresTeams(db: PgDb): TeamStore {
 						.returning({ id: teams.id }),
 				event
 			)) > 0,
+		deletedOwnedBy: async (userId, since) =>
+			(await db
+				.select(teamFields)
+				.from(teamMembers)
+				.innerJoin(teams, eq(teams.id, teamMembers.teamId))
+				.where(
+					and(
+						eq(teamMembers.userId, userId),
+						eq(teamMembers.role, 'owner'),
+						isNotNull(teams.deletedAt),
+						gt(teams.deletedAt, since)
+					)
+				)
+				.orderBy(desc(teams.deletedAt), sql`${teams.slug} COLLATE "C"`)) as (TeamRow & { deletedAt: string })[],
+		async deletedHolder(slug, userId) {
+			const [team] = (await db
+				.select(teamFields)
+				.from(teams)
+				.where(and(eq(teams.slug, slug), isNotNull(teams.deletedAt)))) as (TeamRow & { deletedAt: string })[]
+			if (!team) return undefined
+			const [found] = await db
+				.select({ role: teamMembers.role })
+				.from(teamMembers)
+				.where(and(eq(teamMembers.teamId, team.id), eq(teamMembers.userId, userId)))
+			return { team, role: found?.role }
+		},
+		restore: (teamId, since, reservedSince, event) =>
+			db.transaction(async (tx): Promise<TeamRow | 'conflict' | undefined> => {
+				// The team's row locked: a restore and the purge, or two restores, go one at a time.
+				const team = await lockTeam(
+					tx,
+					and(eq(teams.id, teamId), isNotNull(teams.deletedAt), gt(teams.deletedAt, since))
+				)
+				if (!team) return undefined
+				await lockName(tx, 'slug', team.slug)
+				if (await reservedByOther(tx, team.slug, teamId, reservedSince)) return 'conflict'
+				const [restored] = (await tx
+					.update(teams)
+					.set({ deletedAt: null })
+					.where(eq(teams.id, teamId))
+					.returning(teamFields)) as TeamRow[]
+				await writeAudit(tx, event && { ...event, details: { ...event.details, deletedAt: team.deletedAt } })
+				return restored
+			}),
 		invite: (invitation, now, event) =>
 			db.transaction(async (tx): Promise<InvitationRow | 'member' | 'invited'> => {
 				await lockTeam(tx, eq(teams.id, invitation.teamId))

@@ -26,6 +26,7 @@ import { applyMigrations } from './migrate'
 import { migrations } from './migrations'
 import { sqliteTeams } from './teams'
 import { sqliteUsers } from './users'
+import { sqliteUserCount } from './user-count'
 import * as schema from './schema'
 import { tableAccess } from '../tables'
 import { offThread } from './off-thread'
@@ -48,7 +49,7 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 	const audit = auditWriter(db)
 	return {
 		engine: 'sqlite',
-		users: sqliteUsers(db, sqlite, audit),
+		users: { ...sqliteUsers(db, sqlite, audit), count: sqliteUserCount(db) },
 		keys: sqliteKeys(db, sqlite, audit),
 		sessions: sqliteSessions(db, sqlite, audit),
 		signups: sqliteSignups(db, sqlite, audit),

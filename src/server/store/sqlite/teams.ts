@@ -217,6 +217,25 @@ export function sqliteTeams(db: SqliteDb, sqlite: Database, audit: AuditWriter):
 		audit(event && { ...event, teamId: team.id, target: { type: 'team', id: team.id, name: team.slug } })
 		return true
 	})
+	const restoreTx = sqlite.transaction(
+		(
+			teamId: string,
+			since: string,
+			reservedSince: string,
+			event: AuditEvent | undefined
+		): TeamRow | 'conflict' | undefined => {
+			const team = db
+				.select(teamFields)
+				.from(teams)
+				.where(and(eq(teams.id, teamId), isNotNull(teams.deletedAt), gt(teams.deletedAt, since)))
+				.get()
+			if (!team) return undefined
+			if (reservedByOther(team.slug, teamId, reservedSince)) return 'conflict'
+			const restored = db.update(teams).set({ deletedAt: null }).where(eq(teams.id, teamId)).returning(teamFields).get()
+			audit(event && { ...event, details: { ...event.details, deletedAt: team.deletedAt } })
+			return restored
+		}
+	)
 	/** One write with its audit event; the event only when something changed. */
 	const audited = sqlite.transaction((write: () => number, event: AuditEvent | undefined) => {
 		const rows = write()
@@ -329,6 +348,36 @@ export function sqliteTeams(db: SqliteDb, sqlite: Database, audit: AuditWriter):
 					),
 				event
 			) > 0,
+		deletedOwnedBy: async (userId, since) =>
+			db
+				.select(teamFields)
+				.from(teamMembers)
+				.innerJoin(teams, eq(teams.id, teamMembers.teamId))
+				.where(
+					and(
+						eq(teamMembers.userId, userId),
+						eq(teamMembers.role, 'owner'),
+						isNotNull(teams.deletedAt),
+						gt(teams.deletedAt, since)
+					)
+				)
+				.orderBy(desc(teams.deletedAt), asc(teams.slug))
+				.all() as (TeamRow & { deletedAt: string })[],
+		async deletedHolder(slug, userId) {
+			const team = db
+				.select(teamFields)
+				.from(teams)
+				.where(and(eq(teams.slug, slug), isNotNull(teams.deletedAt)))
+				.get() as (TeamRow & { deletedAt: string }) | undefined
+			if (!team) return undefined
+			const role = db
+				.select({ role: teamMembers.role })
+				.from(teamMembers)
+				.where(and(eq(teamMembers.teamId, team.id), eq(teamMembers.userId, userId)))
+				.get()?.role
+			return { team, role }
+		},
+		restore: async (teamId, since, reservedSince, event) => restoreTx.immediate(teamId, since, reservedSince, event),
 		invite: async (invitation, now, event) => inviteTx.immediate(invitation, now, event),
 		invitationsForUser: async (userId, now) => invitations(eq(teamInvitations.userId, userId), now),
 		invitationsForTeam: async (teamId, now) => invitations(eq(teamInvitations.teamId, teamId), now),

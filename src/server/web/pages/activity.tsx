@@ -224,6 +224,11 @@ const SENTENCES: Record<AuditType, (parts: SentenceParts) => ComponentChildren> 
 			{who} deleted the team <TeamRef event={event} reader={reader} />
 		</>
 	),
+	'team.restored': ({ event, reader, who }) => (
+		<>
+			{who} restored the deleted team <TeamRef event={event} reader={reader} />
+		</>
+	),
 	'invitation.sent': ({ event, reader, who, them, role }) => (
 		<>
 			{who} invited{' '}
@@ -419,7 +424,9 @@ export function ActivityPage({
 	search,
 	reader,
 	pager,
-	back
+	back,
+	lead = 'Sign-ins, keys, pushes and team changes, newest first, with where each came from.',
+	aside
 }: {
 	ctx: ViewContext
 	title: string
@@ -429,6 +436,9 @@ export function ActivityPage({
 	reader: Reader
 	pager: ActivityPager
 	back?: { href: string; label: string }
+	lead?: string
+	/** A line under the lead (a server admin's way to everyone's events). */
+	aside?: ComponentChildren
 }) {
 	return (
 		<Layout ctx={ctx} title={search === '' ? title : `${title}: “${search}”`}>
@@ -438,7 +448,8 @@ export function ActivityPage({
 				</p>
 			) : null}
 			<h1>{title}</h1>
-			<p class="lead">Sign-ins, keys, pushes and team changes, newest first, with where each came from.</p>
+			<p class="lead">{lead}</p>
+			{aside ? <p>{aside}</p> : null}
 			<SearchForm
 				action={path}
 				search={search}
@@ -613,6 +624,13 @@ export const activityPages = (deps: WebDeps) => ({
 					search={search}
 					reader={{ viewerId: web.userId, links }}
 					pager={pager}
+					aside={
+						web.isAdmin ? (
+							<>
+								These are your own events; every user's are in <a href="/admin/activity">Server activity</a>.
+							</>
+						) : undefined
+					}
 				/>
 			)
 		})

@@ -14,7 +14,18 @@ import {
 	type WebDeps
 } from '../kit'
 import { ConfirmPage, SavedChoice, Time, type ViewContext } from '../layout'
-import { currentListQuery, type ListQuery, NoMatch, Pager, pagesOf, SearchForm, shownRows, storePageOf } from '../lists'
+import {
+	currentListQuery,
+	hrefOf,
+	type ListQuery,
+	NoMatch,
+	PAGE_SIZE,
+	Pager,
+	pagesOf,
+	SearchForm,
+	shownRows,
+	storePageOf
+} from '../lists'
 
 // One user's row of the Admin page and the changes made in it: plan, revoke keys, remove (docs/web.md).
 
@@ -111,17 +122,52 @@ export function UserRow({
 	)
 }
 
-/** A page of the Admin page's users: what its search found, and whether more follow. */
+/** A page of the Admin page's users: what its search found, how many it found in all, and whether more follow. */
 export interface UsersPage {
 	users: UserActivityView[]
 	query: ListQuery
 	more: boolean
+	/** Every user the search finds (all users without one). */
+	total: number
 }
 
 /** The users a list query asks for, found in the database (docs/web.md, search and pages). */
 export const usersPageOf = async (users: WebDeps['users'], query: ListQuery): Promise<UsersPage> => {
-	const { rows, more } = shownRows(await users.listWithActivity(storePageOf(query)))
-	return { users: rows, query, more }
+	const [found, total] = await Promise.all([users.listWithActivity(storePageOf(query)), users.count(query.search)])
+	const { rows, more } = shownRows(found)
+	return { users: rows, query, more, total }
+}
+
+/** How many pages `total` rows make (at least one: an empty list is one empty page). */
+const pageCount = (total: number) => Math.max(1, Math.ceil(total / PAGE_SIZE))
+
+/** "Users 51–100 of 230, page 2 of 5": where this page is in the whole list (docs/web.md). */
+function UsersSummary({ list }: { list: UsersPage }) {
+	const { users, query, total } = list
+	if (users.length === 0) return null
+	const first = (query.page - 1) * PAGE_SIZE + 1
+	const found = query.search === '' ? '' : ` matching “${query.search}”`
+	return (
+		<p class="list-summary" id="users-summary">
+			Users {first}–{first + users.length - 1} of {total}
+			{found}, page {query.page} of {pageCount(total)}
+		</p>
+	)
+}
+
+/** A page number past the end: said, with the last page a link away, instead of an empty table. */
+function PastTheEnd({ list }: { list: UsersPage }) {
+	const { query, total } = list
+	const last = pageCount(total)
+	const users = `the ${total === 1 ? 'one user' : `${total} users`}`
+	const found = query.search === '' ? users : `${users} matching “${query.search}”`
+	return (
+		<p class="empty">
+			There is no page {query.page}: {found} {total === 1 ? 'fills' : 'fill'}{' '}
+			{last === 1 ? 'one page' : `${last} pages`}.{' '}
+			<a href={hrefOf('/admin', { q: query.search, page: last })}>Go to the last page (page {last})</a>
+		</p>
+	)
 }
 
 /**
@@ -135,12 +181,16 @@ export const UsersSearch = ({ list }: { list: UsersPage }) => (
 /** The users table and its pages: what a change of plan, a revocation or a removal swaps in place. */
 export function UsersList({ ctx, list, focus }: { ctx: ViewContext; list: UsersPage; focus?: UserFocus }) {
 	const { users, query, more } = list
+	const pastTheEnd = users.length === 0 && list.total > 0
 	return (
 		<div id="users-list">
-			{users.length === 0 && query.search !== '' ? (
+			<UsersSummary list={list} />
+			{pastTheEnd ? (
+				<PastTheEnd list={list} />
+			) : users.length === 0 && query.search !== '' ? (
 				<NoMatch search={query.search} path="/admin" />
 			) : (
-				<table class="stack-on-phone compact" aria-labelledby="users-heading">
+				<table class="stack-on-phone compact users" aria-labelledby="users-heading">
 					<thead>
 						<tr>
 							<th scope="col">Email</th>
@@ -161,7 +211,7 @@ export function UsersList({ ctx, list, focus }: { ctx: ViewContext; list: UsersP
 					</tbody>
 				</table>
 			)}
-			<Pager {...pagesOf('/admin', query, more)} label="Pages of users" />
+			{pastTheEnd ? null : <Pager {...pagesOf('/admin', query, more)} label="Pages of users" />}
 		</div>
 	)
 }

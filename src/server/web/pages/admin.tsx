@@ -47,6 +47,12 @@ export function AdminPage({
 	return (
 		<Layout ctx={ctx} title="Admin">
 			<h1>Admin</h1>
+			{/* On a phone the users list is many screens long: what lies below it is a link away from the top. */}
+			<nav class="page-links" aria-label="On this page">
+				<a href="#invite-people">Invite people</a>
+				<a href="#add-user">Add user</a>
+				<a href="/admin/activity">Server activity</a>
+			</nav>
 			<Notice message={notice} />
 			<Alert message={error} />
 			{oneTimePassword ? (

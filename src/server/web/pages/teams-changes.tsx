@@ -323,7 +323,7 @@ export const teamChangePages = (deps: WebDeps) => {
 			<ConfirmPage
 				ctx={view}
 				title={`Delete ${team.name}`}
-				question={`Delete the team ${team.name} (${team.slug})? It and its configs disappear for every member at once and are removed for good after 30 days.`}
+				question={`Delete the team ${team.name} (${team.slug})? It and its configs disappear for every member at once and are removed for good after 30 days; until then you can restore it from the Teams page.`}
 				action={`/teams/${team.slug}/delete`}
 				button="Delete team"
 				cancel={`/teams/${team.slug}`}

@@ -26,9 +26,70 @@ export interface TeamListItemView {
 	createdAt: string
 }
 
+/** A deleted team its owner may still restore, and when it is purged. */
+export interface DeletedTeamView {
+	name: string
+	slug: string
+	deletedAt: string
+	purgeAt: string
+}
+
+/** Deleted teams the viewer owns: each with its purge date and "Restore", until the purge (docs/web.md). */
+function DeletedTeams({ ctx, teams }: { ctx: ViewContext; teams: DeletedTeamView[] }) {
+	if (teams.length === 0) return null
+	return (
+		<section aria-labelledby="deleted-teams">
+			<h2 id="deleted-teams">Deleted teams</h2>
+			<p class="hint">
+				A deleted team is gone for its members, its slug stays taken, and on its purge date it is removed for good with
+				its configs. Until then you can restore it, with its members and configs as they were.
+			</p>
+			<table class="stack-on-phone">
+				<thead>
+					<tr>
+						<th scope="col">Team</th>
+						<th scope="col">Slug</th>
+						<th scope="col">State</th>
+						<th scope="col">
+							<span class="visually-hidden">Actions</span>
+						</th>
+					</tr>
+				</thead>
+				<tbody>
+					{teams.map((team) => (
+						<tr id={`deleted-${team.slug}`}>
+							<th scope="row" data-label="Team">
+								{team.name}
+							</th>
+							<td data-label="Slug">
+								<code>{team.slug}</code>
+							</td>
+							<td data-label="State">
+								Deleted — purged on <time datetime={team.purgeAt}>{team.purgeAt.slice(0, 10)}</time>{' '}
+								<span class="muted">
+									(deleted <Time iso={team.deletedAt} now={ctx.now} />)
+								</span>
+							</td>
+							<td class="actions">
+								<form method="post" action={`/teams/${team.slug}/restore`}>
+									<Csrf ctx={ctx} />
+									<button type="submit" class="secondary small">
+										Restore<span class="visually-hidden"> {team.name}</span>
+									</button>
+								</form>
+							</td>
+						</tr>
+					))}
+				</tbody>
+			</table>
+		</section>
+	)
+}
+
 export function TeamsPage({
 	ctx,
 	teams,
+	deleted = [],
 	invitations,
 	canCreate,
 	notice,
@@ -36,6 +97,8 @@ export function TeamsPage({
 }: {
 	ctx: ViewContext
 	teams: TeamListItemView[]
+	/** Deleted teams the viewer owns, until their purge. */
+	deleted?: DeletedTeamView[]
 	invitations: Invitation[]
 	canCreate: boolean
 	notice?: string
@@ -111,6 +174,7 @@ export function TeamsPage({
 					</table>
 				)}
 			</section>
+			<DeletedTeams ctx={ctx} teams={deleted} />
 			<section class="narrow">
 				<h2 id="create-team">Create team</h2>
 				<FormAlert state={form} form={CREATE_TEAM} />
@@ -149,6 +213,7 @@ export const teamsPages = (deps: WebDeps) => {
 		<TeamsPage
 			ctx={view}
 			teams={await teams.list(web)}
+			deleted={await teams.deleted(web)}
 			invitations={await teams.invitations(web)}
 			canCreate={createsTeams(web.plan)}
 			{...more}
@@ -198,6 +263,13 @@ export const teamsPages = (deps: WebDeps) => {
 			attempt(request, view, async () => {
 				await teams.accept(actor, params.slug)
 				return redirect(`/teams/${params.slug}?notice=joined`)
+			}),
+
+		/** Owners only, until the purge (a 404 for anyone else); back to the team's page. */
+		restore: ({ request, view, actor, params }: ChangeContext & { params: { slug: string } }) =>
+			attempt(request, view, async () => {
+				const restored = await teams.restore(actor, params.slug)
+				return redirect(`/teams/${restored.slug}?notice=restored`)
 			}),
 
 		decline: ({ request, view, actor, params }: ChangeContext & { params: { slug: string } }) =>

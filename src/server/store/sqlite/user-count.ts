@@ -1,0 +1,14 @@
+import { count } from 'drizzle-orm'
+import { containsAny } from '../shared'
+import type { SqliteDb } from './client'
+import { users } from './schema'
+
+/** How many users the Admin page's search finds (docs/web.md: "Users 51–100 of 230"), by the same condition as its pages. */
+export const sqliteUserCount =
+	(db: SqliteDb) =>
+	async (search?: string): Promise<number> =>
+		db
+			.select({ n: count() })
+			.from(users)
+			.where(containsAny([users.email, users.username], search))
+			.get()?.n ?? 0
