@@ -1,7 +1,7 @@
 // Deleted teams on the web (docs/web.md): listed to their owners with the purge date and "Restore" until the purge,
 // and a re-created name says which deleted team holds the slug. Both engines.
 import { describe, expect, test } from 'bun:test'
-import { shownAfter, webApp } from '../../support/web'
+import { redirectedTo, setCookieOf, shownAfter, webApp } from '../../support/web'
 
 const DAY = 24 * 60 * 60 * 1000
 
@@ -22,7 +22,7 @@ describe('deleted teams on the Teams page', () => {
 	test('deleting says it can be restored until the purge; its owner sees "Deleted — purged on DATE" and "Restore"', async () => {
 		const { w, a, deletedAt, deleted } = await deletedCrew()
 		const purgeDay = new Date(deletedAt + 30 * DAY).toISOString().slice(0, 10)
-		const teams = await w.get(deleted.headers.get('location') ?? '', a)
+		const teams = await redirectedTo(w, deleted, a)
 		expect(teams.status).toBe(200)
 		expect(teams.html).toContain('restore it')
 		expect(teams.html).toContain('30 days')
@@ -42,8 +42,9 @@ describe('deleted teams on the Teams page', () => {
 		expect(refused.status).toBe(404)
 		const restored = await w.post('/teams/crew/restore', a)
 		expect(restored.status).toBe(303)
-		expect(restored.headers.get('location')).toBe('/teams/crew?notice=restored')
-		const page = await w.get('/teams/crew?notice=restored', a)
+		expect(restored.headers.get('location')).toBe('/teams/crew')
+		expect(setCookieOf(restored, 'cfgsync_notice')).toBe('restored')
+		const page = await redirectedTo(w, restored, a)
 		expect(page.status).toBe(200)
 		expect(page.html).toContain('The team was restored')
 		expect(page.html).toContain('ann')
