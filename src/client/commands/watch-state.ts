@@ -167,6 +167,31 @@ function heard(state: WatchState, event: string, text: string): Transition {
 	return { state: { ...reset, configs }, effects: [{ kind: 'wake' }] }
 }
 
+/** The live stream opened: back after an outage, or reopened without a cursor to replay from: look at every config. */
+function opened(state: WatchState, replaying: boolean): Transition {
+	const up = answered({ ...state, opens: state.opens + 1 })
+	const next = up.back || (up.state.opens > 1 && !replaying) ? checkAll(up.state) : up.state
+	return { state: next, effects: [...(up.back ? [{ kind: 'say-back' } as const] : []), { kind: 'wake' }] }
+}
+
+/** The server cannot be reached: said once, until it answers again. */
+function unreachable(state: WatchState, event: Extract<WatchEvent, { kind: 'unreachable' }>): Transition {
+	if (state.down !== undefined) return { state, effects: [] }
+	const config = event.index === undefined ? undefined : state.configs[event.index]?.t
+	return {
+		state: { ...state, down: event.message },
+		effects: [{ kind: 'say-down', config, message: event.message, code: event.code }]
+	}
+}
+
+/** A poll's answer; back after being down, what changed here meanwhile is sent now. */
+function polled(state: WatchState, index: number, changed: boolean): Transition {
+	const up = answered(state)
+	const effects: WatchEffect[] = up.back ? [{ kind: 'say-back' }] : []
+	if (changed || up.back) effects.push({ kind: 'sync', index })
+	return { state: up.state, effects }
+}
+
 /** What the stream's end means: stop (exit 4), or poll from now on. */
 function settle(state: WatchState, now: number): Transition {
 	const end = state.ended
@@ -217,26 +242,16 @@ function turn(state: WatchState, event: Extract<WatchEvent, { kind: 'turn' }>): 
 /** How one thing that happens changes what watch knows, and what it is to do about it. */
 export function transition(state: WatchState, event: WatchEvent): Transition {
 	switch (event.kind) {
-		case 'opened': {
-			const up = answered({ ...state, opens: state.opens + 1 })
-			// Back after an outage, or reopened without a cursor to replay from: look at every config.
-			const next = up.back || (up.state.opens > 1 && !event.replaying) ? checkAll(up.state) : up.state
-			return { state: next, effects: [...(up.back ? [{ kind: 'say-back' } as const] : []), { kind: 'wake' }] }
-		}
+		case 'opened':
+			return opened(state, event.replaying)
 		case 'event':
 			return heard(state, event.event, event.data)
 		case 'ended':
 			return { state: { ...state, ended: event.end }, effects: [{ kind: 'wake' }] }
 		case 'settle':
 			return settle(state, event.now)
-		case 'unreachable': {
-			if (state.down !== undefined) return { state, effects: [] }
-			const config = event.index === undefined ? undefined : state.configs[event.index]?.t
-			return {
-				state: { ...state, down: event.message },
-				effects: [{ kind: 'say-down', config, message: event.message, code: event.code }]
-			}
-		}
+		case 'unreachable':
+			return unreachable(state, event)
 		case 'reachable': {
 			const up = answered(state)
 			return { state: up.state, effects: up.back ? [{ kind: 'say-back' }] : [] }
@@ -251,13 +266,8 @@ export function transition(state: WatchState, event: WatchEvent): Transition {
 		}
 		case 'turn':
 			return turn(state, event)
-		case 'polled': {
-			// Back after being down: what changed here meanwhile is sent now.
-			const up = answered(state)
-			const effects: WatchEffect[] = up.back ? [{ kind: 'say-back' }] : []
-			if (event.changed || up.back) effects.push({ kind: 'sync', index: event.index })
-			return { state: up.state, effects }
-		}
+		case 'polled':
+			return polled(state, event.index, event.changed)
 		case 'synced':
 			return {
 				state: withConfig(state, event.index, {

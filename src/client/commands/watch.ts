@@ -20,6 +20,7 @@ import {
 	resting,
 	transition,
 	type WatchedConfig,
+	type WatchState,
 	type WatchEffect,
 	type WatchEvent
 } from './watch-state'
@@ -99,87 +100,102 @@ export function stuckAfter(report: Report): Map<string, string> {
 
 const configJson = (t: Target) => ({ tool: t.tool, name: t.name, team: t.team ?? t.teamId ?? null })
 
-async function run({ values, positionals }: Input<typeof options>) {
-	noMore(positionals, 1, 'watch')
-	const interval = parseInterval(values.interval ?? '30s')
-	const s = session(values)
-	const line = (value: unknown) => void process.stdout.write(`${JSON.stringify(value)}\n`)
-	const targets = await targetsFor(s, 'watch', positionals, values)
-	if (targets.length === 0)
-		throw new CliFailure(
-			'This machine syncs no config yet, so there is nothing to watch: cfgsync sync --all-remote starts syncing the configs the server holds (cfgsync status lists them), or cfgsync push TOOL sends one from here.'
-		)
-	// As sync: a team's plain member pulls its configs and keeps changes here local.
-	const members = await memberTeams(s, targets)
+/**
+ * One watch: the state machine's value (watch-state.ts) and the IO its
+ * effects ask for (the lock, runOne, the files here, the live stream,
+ * printing). Events come from the loop and from the stream's callbacks; each
+ * is applied at once, so none is lost to a cycle under way.
+ */
+class Watcher {
+	state: WatchState
+	stopping = false
+	readonly live = new AbortController()
+	private wake: (() => void) | undefined
+	private lock: { release: () => void } | undefined
 
-	let stopping = false
-	const live = new AbortController()
-	let wake: (() => void) | undefined
-	let lock: { release: () => void } | undefined
-	const onSignal = () => {
-		if (stopping) {
-			// A second Ctrl-C: stop now.
-			lock?.release()
+	constructor(
+		private readonly s: Session,
+		private readonly values: Input<typeof options>['values'],
+		private readonly members: Map<string, string>,
+		targets: Target[],
+		private readonly interval: number
+	) {
+		this.state = initialWatch(targets, { poll: values.poll === true, interval })
+	}
+
+	private line(value: unknown): void {
+		process.stdout.write(`${JSON.stringify(value)}\n`)
+	}
+
+	/** Ctrl-C (or SIGTERM): stop after what is under way; a second one stops now. */
+	readonly onSignal = () => {
+		if (this.stopping) {
+			this.lock?.release()
 			process.exit(130)
 		}
-		stopping = true
-		live.abort()
-		wake?.()
+		this.stopping = true
+		this.live.abort()
+		this.wake?.()
 	}
-	process.on('SIGINT', onSignal)
-	process.on('SIGTERM', onSignal)
-	const sleep = (ms: number) =>
-		new Promise<void>((resolve) => {
+
+	sleep(ms: number): Promise<void> {
+		return new Promise<void>((resolve) => {
 			const timer = setTimeout(resolve, ms)
-			wake = () => {
+			this.wake = () => {
 				clearTimeout(timer)
 				resolve()
 			}
 		})
-
-	let state = initialWatch(targets, { poll: values.poll === true, interval })
-	/** What an effect that is said or stops does; the loop acts on the rest. */
-	const perform = (effect: WatchEffect) => {
-		if (effect.kind === 'wake') wake?.()
-		else if (effect.kind === 'say-back') notice(`[${stamp()}] ${s.server} answers again; watching.`)
-		else if (effect.kind === 'say-down') {
-			// While the server cannot be reached, one line says so, and one more when it answers again (not one per try).
-			if (isJsonMode())
-				line({
-					at: new Date().toISOString(),
-					config: effect.config ? configJson(effect.config) : null,
-					error: effect.message,
-					code: effect.code
-				})
-			else warn(`[${stamp()}] ${effect.message}. Watch keeps trying, and says when the server answers again.`)
-		} else if (effect.kind === 'say-polling')
-			notice(dim(`[${stamp()}] ${effect.why}: polling every ${interval / 1000}s instead.`))
-		else if (effect.kind === 'stop') throw stopped(s, effect.end.kind)
 	}
-	const apply = (event: WatchEvent): WatchEffect[] => {
-		const next = transition(state, event)
-		state = next.state
-		for (const effect of next.effects) perform(effect)
+
+	/** Applies an event: the state moves on, what is said or stops is done, and the effects are returned. */
+	apply(event: WatchEvent): WatchEffect[] {
+		const next = transition(this.state, event)
+		this.state = next.state
+		for (const effect of next.effects) this.perform(effect)
 		return next.effects
 	}
-	const unreachable = (index: number | undefined, error: CliFailure) =>
-		apply({ kind: 'unreachable', index, message: error.message, code: error.code })
-	const isUnreachable = (error: unknown): boolean => error instanceof CliFailure && error.code === 'unreachable'
 
-	const cycle = async (index: number): Promise<void> => {
-		const t = state.configs[index]?.t as Target
-		lock = await acquireLock('watch', { signals: false })
+	private perform(effect: WatchEffect): void {
+		if (effect.kind === 'wake') this.wake?.()
+		else if (effect.kind === 'say-back') notice(`[${stamp()}] ${this.s.server} answers again; watching.`)
+		else if (effect.kind === 'say-down') this.sayDown(effect)
+		else if (effect.kind === 'say-polling')
+			notice(dim(`[${stamp()}] ${effect.why}: polling every ${this.interval / 1000}s instead.`))
+		else if (effect.kind === 'stop') throw stopped(this.s, effect.end.kind)
+	}
+
+	/** While the server cannot be reached, one line says so, and one more when it answers again (not one per try). */
+	private sayDown(effect: Extract<WatchEffect, { kind: 'say-down' }>): void {
+		if (isJsonMode())
+			this.line({
+				at: new Date().toISOString(),
+				config: effect.config ? configJson(effect.config) : null,
+				error: effect.message,
+				code: effect.code
+			})
+		else warn(`[${stamp()}] ${effect.message}. Watch keeps trying, and says when the server answers again.`)
+	}
+
+	private unreachable(index: number | undefined, error: CliFailure): void {
+		this.apply({ kind: 'unreachable', index, message: error.message, code: error.code })
+	}
+
+	/** One sync of a config under the lock, what it did printed, what it left stuck remembered. */
+	async cycle(index: number): Promise<void> {
+		const t = this.state.configs[index]?.t as Target
+		this.lock = await acquireLock('watch', { signals: false })
 		try {
-			const report = await runOne(s, t, {
+			const report = await runOne(this.s, t, {
 				mode: 'sync',
 				// On a terminal, watch asks there about someone else's changes (docs/sync-model.md).
 				interactive: !isJsonMode() && process.stdin.isTTY === true,
-				yes: values.yes,
-				allowSecrets: values['allow-secrets'],
-				localOnly: t.teamId !== undefined ? members.get(t.teamId) : undefined
+				yes: this.values.yes,
+				allowSecrets: this.values['allow-secrets'],
+				localOnly: t.teamId !== undefined ? this.members.get(t.teamId) : undefined
 			})
-			apply({ kind: 'reachable' })
-			printCycle(t, report, line)
+			this.apply({ kind: 'reachable' })
+			printCycle(t, report, (value) => this.line(value))
 			const problem = outcomeFailure(report)
 			if (problem) warn(`[${stamp()}] ${problem.message}`)
 			// Conflicts, and changes kept here (a member's, held back by a conflict, or not sent because they do not
@@ -191,111 +207,157 @@ async function run({ values, positionals }: Input<typeof options>) {
 				stuck.set(key, content === undefined ? 'absent' : fileHash(content))
 			}
 			const etag = report.pushed?.hash ?? report.remoteHash
-			apply({ kind: 'synced', index, etag, local: report.local.map((o) => o.entry), stuck, stuckAt })
+			this.apply({ kind: 'synced', index, etag, local: report.local.map((o) => o.entry), stuck, stuckAt })
 		} catch (error) {
-			if (error instanceof CliFailure && error.exitCode === EXIT.auth) throw error
-			if (!(error instanceof CliFailure)) throw error
-			if (isUnreachable(error)) return void unreachable(index, error)
-			if (isJsonMode())
-				line({ at: new Date().toISOString(), config: configJson(t), error: error.message, code: error.code })
-			else warn(`[${stamp()}] ${t.label}: ${error.message}`)
-			if (error.code === 'gone') return void apply({ kind: 'gone', index })
-			// Not again until something changes: remember what the server has now.
-			const remote = await fetchRemote(s, t).catch(() => undefined)
-			const known = getState(t.key)
-			const local = readLocal((await configScope(s, t, { base: known?.files })).keys)
-			apply({
-				kind: 'stuck',
-				index,
-				etag: remote && remote !== 'unchanged' ? remote.hash : undefined,
-				stuck: new Map(Object.entries(local).map(([key, content]) => [key, fileHash(content)])),
-				stuckAt: known?.syncedAt
-			})
+			if (!(error instanceof CliFailure) || error.exitCode === EXIT.auth) throw error
+			await this.failed(index, t, error)
 		} finally {
-			lock.release()
-			lock = undefined
+			this.lock.release()
+			this.lock = undefined
 		}
+	}
+
+	/** A cycle that failed: said, and its files wait for a change (or the config is gone). */
+	private async failed(index: number, t: Target, error: CliFailure): Promise<void> {
+		if (isUnreachable(error)) return this.unreachable(index, error)
+		if (isJsonMode())
+			this.line({ at: new Date().toISOString(), config: configJson(t), error: error.message, code: error.code })
+		else warn(`[${stamp()}] ${t.label}: ${error.message}`)
+		if (error.code === 'gone') {
+			this.apply({ kind: 'gone', index })
+			return
+		}
+		// Not again until something changes: remember what the server has now.
+		const remote = await fetchRemote(this.s, t).catch(() => undefined)
+		const known = getState(t.key)
+		const local = readLocal((await configScope(this.s, t, { base: known?.files })).keys)
+		this.apply({
+			kind: 'stuck',
+			index,
+			etag: remote && remote !== 'unchanged' ? remote.hash : undefined,
+			stuck: new Map(Object.entries(local).map(([key, content]) => [key, fileHash(content)])),
+			stuckAt: known?.syncedAt
+		})
 	}
 
 	/** One config's turn in the loop: look at its files (when due), then sync or poll as the state says. */
-	const turn = async (index: number, look: boolean): Promise<void> => {
-		const config = state.configs[index]
+	async turn(index: number, look: boolean): Promise<void> {
+		const config = this.state.configs[index]
 		if (config === undefined || config.gone) return
-		const local = look ? await localSide(s, config) : undefined
-		const heard = state.configs[index]?.heard
+		const local = look ? await localSide(this.s, config) : undefined
+		const heard = this.state.configs[index]?.heard
 		const syncedHash = heard === undefined ? undefined : getState(config.t.key)?.hash
-		for (const effect of apply({ kind: 'turn', index, now: Date.now(), local, syncedHash })) {
-			if (effect.kind === 'sync') await cycle(index)
-			if (effect.kind !== 'poll') continue
-			let changed: boolean
-			try {
-				changed = (await fetchRemote(s, config.t, state.configs[index]?.etag)) !== 'unchanged'
-			} catch (error) {
-				if (error instanceof CliFailure && error.exitCode === EXIT.auth) throw error
-				if (isUnreachable(error)) unreachable(index, error as CliFailure)
-				else warn(`[${stamp()}] ${config.t.label}: ${(error as Error).message}`)
-				continue
-			}
-			for (const next of apply({ kind: 'polled', index, changed })) if (next.kind === 'sync') await cycle(index)
+		for (const effect of this.apply({ kind: 'turn', index, now: Date.now(), local, syncedHash })) {
+			if (effect.kind === 'sync') await this.cycle(index)
+			if (effect.kind === 'poll') await this.poll(index, config.t)
 		}
 	}
 
-	// The live stream (docs/client.md "cfgsync watch"): an event of a config watched here, with a hash
-	// this machine has not synced (not its own push), marks it for a sync at once.
-	let first: () => void = () => undefined
-	const started = new Promise<void>((resolve) => {
-		first = resolve
-	})
-	const listening =
-		state.mode === 'live'
-			? s.api
-					.events({
-						signal: live.signal,
-						onOpen: (replaying) => {
-							apply({ kind: 'opened', replaying })
-							first()
-						},
-						onEvent: (event) => void apply({ kind: 'event', event: event.event, data: event.data }),
-						onLost: (why) => {
-							unreachable(undefined, new CliFailure(why, EXIT.error, 'unreachable'))
-							first()
-						}
-					})
-					.then((end) => {
-						first()
-						apply({ kind: 'ended', end })
-					})
-			: Promise.resolve()
-
-	try {
-		if (state.mode === 'live') await started
-		apply({ kind: 'settle', now: Date.now() })
-		if (!isJsonMode())
-			say(
-				`Watching ${targets.map((t) => t.label).join(', ')} (${state.mode === 'live' ? 'live changes from the server' : `server every ${interval / 1000}s`}, local edits every ${state.tick / 1000}s). Ctrl-C stops.`
-			)
-		for (const [index] of state.configs.entries()) {
-			if (stopping) break
-			await cycle(index)
-			apply({ kind: 'scheduled', index, now: Date.now() })
+	/** Asks the server whether the config changed (If-None-Match), and syncs it when the state says so. */
+	private async poll(index: number, t: Target): Promise<void> {
+		let changed: boolean
+		try {
+			changed = (await fetchRemote(this.s, t, this.state.configs[index]?.etag)) !== 'unchanged'
+		} catch (error) {
+			if (error instanceof CliFailure && error.exitCode === EXIT.auth) throw error
+			if (isUnreachable(error)) this.unreachable(index, error as CliFailure)
+			else warn(`[${stamp()}] ${t.label}: ${(error as Error).message}`)
+			return
 		}
-		apply({ kind: 'started', now: Date.now() })
-		while (!stopping) {
+		for (const next of this.apply({ kind: 'polled', index, changed })) if (next.kind === 'sync') await this.cycle(index)
+	}
+
+	/**
+	 * The live stream (docs/client.md "cfgsync watch"): an event of a config watched here, with a hash this
+	 * machine has not synced (not its own push), marks it for a sync at once. `started` resolves once it
+	 * opened, was lost or ended; `listening` when it is over.
+	 */
+	listen(): { started: Promise<void>; listening: Promise<void> } {
+		if (this.state.mode !== 'live') return { started: Promise.resolve(), listening: Promise.resolve() }
+		let first: () => void = () => undefined
+		const started = new Promise<void>((resolve) => {
+			first = resolve
+		})
+		const listening = this.s.api
+			.events({
+				signal: this.live.signal,
+				onOpen: (replaying) => {
+					this.apply({ kind: 'opened', replaying })
+					first()
+				},
+				onEvent: (event) => void this.apply({ kind: 'event', event: event.event, data: event.data }),
+				onLost: (why) => {
+					this.unreachable(undefined, new CliFailure(why, EXIT.error, 'unreachable'))
+					first()
+				}
+			})
+			.then((end) => {
+				first()
+				this.apply({ kind: 'ended', end })
+			})
+		return { started, listening }
+	}
+
+	/** Once the stream has opened (or not): says what is watched, and syncs each config once. */
+	private async start(started: Promise<void>): Promise<void> {
+		await started
+		this.apply({ kind: 'settle', now: Date.now() })
+		if (!isJsonMode()) {
+			const server =
+				this.state.mode === 'live' ? 'live changes from the server' : `server every ${this.interval / 1000}s`
+			say(
+				`Watching ${this.state.configs.map((c) => c.t.label).join(', ')} (${server}, local edits every ${this.state.tick / 1000}s). Ctrl-C stops.`
+			)
+		}
+		for (const [index] of this.state.configs.entries()) {
+			if (this.stopping) break
+			await this.cycle(index)
+			this.apply({ kind: 'scheduled', index, now: Date.now() })
+		}
+		this.apply({ kind: 'started', now: Date.now() })
+	}
+
+	/** A first sync of each config, then turns until stopped. */
+	async loop(started: Promise<void>): Promise<void> {
+		await this.start(started)
+		while (!this.stopping) {
 			// Woken early by an event; local edits are still looked at once a second, so "settled" keeps its meaning.
-			if (resting(state)) await sleep(restFor(state, Date.now()))
-			if (stopping) break
-			apply({ kind: 'settle', now: Date.now() })
-			const look = apply({ kind: 'tick', now: Date.now() }).some((e) => e.kind === 'look')
-			for (const [index] of state.configs.entries()) {
-				if (stopping) break
-				await turn(index, look)
+			if (resting(this.state)) await this.sleep(restFor(this.state, Date.now()))
+			if (this.stopping) break
+			this.apply({ kind: 'settle', now: Date.now() })
+			const look = this.apply({ kind: 'tick', now: Date.now() }).some((e) => e.kind === 'look')
+			for (const [index] of this.state.configs.entries()) {
+				if (this.stopping) break
+				await this.turn(index, look)
 			}
 		}
+	}
+}
+
+const isUnreachable = (error: unknown): boolean => error instanceof CliFailure && error.code === 'unreachable'
+
+async function run({ values, positionals }: Input<typeof options>) {
+	noMore(positionals, 1, 'watch')
+	const interval = parseInterval(values.interval ?? '30s')
+	const s = session(values)
+	const targets = await targetsFor(s, 'watch', positionals, values)
+	if (targets.length === 0)
+		throw new CliFailure(
+			'This machine syncs no config yet, so there is nothing to watch: cfgsync sync --all-remote starts syncing the configs the server holds (cfgsync status lists them), or cfgsync push TOOL sends one from here.'
+		)
+	// As sync: a team's plain member pulls its configs and keeps changes here local.
+	const members = await memberTeams(s, targets)
+	const watcher = new Watcher(s, values, members, targets, interval)
+	process.on('SIGINT', watcher.onSignal)
+	process.on('SIGTERM', watcher.onSignal)
+	const { started, listening } = watcher.listen()
+	try {
+		await watcher.loop(started)
 	} finally {
-		live.abort()
+		watcher.live.abort()
 		await listening
-		process.off('SIGINT', onSignal)
-		process.off('SIGTERM', onSignal)
+		process.off('SIGINT', watcher.onSignal)
+		process.off('SIGTERM', watcher.onSignal)
 	}
 	if (!isJsonMode()) say(dim('Stopped.'))
 }
