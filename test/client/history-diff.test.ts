@@ -18,7 +18,11 @@ const event = (n: number, at: string, id = `e${n}`, restored?: number) =>
 describe('history: who pushed each version', () => {
 	test('events of this config name their versions; the newest event of a version wins; others are ignored', () => {
 		const by = new Map<number, Author>()
-		addAuthors(by, [event(3, 'c', 'x', 1), event(3, 'b'), { ...event(2, 'a'), target: { id: 'other' } } as AuditEventView], 'c1')
+		addAuthors(
+			by,
+			[event(3, 'c', 'x', 1), event(3, 'b'), { ...event(2, 'a'), target: { id: 'other' } } as AuditEventView],
+			'c1'
+		)
 		expect([...by]).toEqual([[3, { username: 'ada', device: 'laptop', rollbackTo: 1 }]])
 		expect(authorText(by.get(3))).toBe('ada on laptop (rollback to 1)')
 		expect(authorText(undefined)).toBe('?')
@@ -58,7 +62,9 @@ describe('diff: the patches', () => {
 
 	test('a whole file that stays on this machine is shown as the server has it', () => {
 		const kept = { 'a.json': { whole: true } } as never
-		expect(withKeptShown(kept, ['a.json'], { 'a.json': 'mine' }, { 'a.json': 'theirs' })).toEqual({ 'a.json': 'theirs' })
+		expect(withKeptShown(kept, ['a.json'], { 'a.json': 'mine' }, { 'a.json': 'theirs' })).toEqual({
+			'a.json': 'theirs'
+		})
 		expect(withKeptShown(kept, [], { 'a.json': 'mine' }, { 'a.json': 'theirs' })).toEqual({ 'a.json': 'mine' })
 	})
 })
