@@ -59,20 +59,7 @@ export async function commit(s: Session, t: Target, options: RunOptions, g: Gath
 			})
 		)
 	}
-	const committed: Committed = { failed: new Map() }
-	if (outcome.writes.length > 0) {
-		const applied = applyWrites(outcome.writes, root)
-		if (applied.backedUp > 0) committed.backups = root
-		// A file that could not be written stays as it was, its base too, so the next run writes it again; the
-		// others stand (docs/sync-model.md). The run then has not merged the server's version completely.
-		if (applied.failed.size > 0) {
-			committed.failed = applied.failed
-			keepOld(pulled.files, applied.failed, state)
-			pulled.version = state?.version ?? 0
-			pulled.hash = state?.hash ?? ''
-			if (pushing) keepOld(pushing.state.files, applied.failed, state)
-		}
-	}
+	const committed: Committed = writeFiles(outcome.writes, root, state, pulled, pushing)
 	if (pushing === undefined || outcome.push === undefined) {
 		finishJournal(t.key, pulled)
 		return committed
@@ -154,6 +141,29 @@ function endStates(
 			state: stateWith({ version: remote?.version ?? 0, hash, files: outcome.base, pushedFiles }, outcome.push)
 		}
 	}
+}
+
+/**
+ * Backs up and writes the files. A file that could not be written stays as it was, its base too, so the next
+ * run writes it again; the others stand (docs/sync-model.md). The run then has not merged the server's
+ * version completely.
+ */
+function writeFiles(
+	writes: Write[],
+	root: string,
+	state: SyncState | undefined,
+	pulled: SyncState,
+	pushing: Pushing | undefined
+): Committed {
+	if (writes.length === 0) return { failed: new Map() }
+	const applied = applyWrites(writes, root)
+	const written: Committed = { failed: applied.failed, ...(applied.backedUp > 0 ? { backups: root } : {}) }
+	if (applied.failed.size === 0) return written
+	keepOld(pulled.files, applied.failed, state)
+	pulled.version = state?.version ?? 0
+	pulled.hash = state?.hash ?? ''
+	if (pushing) keepOld(pushing.state.files, applied.failed, state)
+	return written
 }
 
 /** The files that could not be written keep their old base. */

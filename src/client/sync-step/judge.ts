@@ -53,24 +53,16 @@ function judgeScope(t: Target, options: RunOptions, g: Gathered, scope: string[]
  * sending what does not parse or is not the tool's.
  */
 export function judge(t: Target, options: RunOptions, g: Gathered): Judged {
-	let scope = g.scope
+	const scope = g.scope
 	let judged = judgeScope(t, options, g, scope)
 	// A file behind a link that leads out of home is left as it is, with a message (docs/sync-model.md).
 	const refusals = refusedWrites(judged.outcome.writes)
-	if (refusals.size > 0) {
-		scope = scope.filter((key) => !refusals.has(key))
-		judged = judgeScope(t, options, g, scope)
-	}
+	const judgedScope = refusals.size > 0 ? scope.filter((key) => !refusals.has(key)) : scope
+	if (refusals.size > 0) judged = judgeScope(t, options, g, judgedScope)
 	// A file too large to send is left out of a sync, with why, and the rest goes on (docs/sync-model.md).
 	const oversized = new Map<string, string>()
-	if (options.mode === 'sync' && !options.localOnly) {
-		for (let big = largestUnsendable(judged.outcome.push, g.remote?.files); big; ) {
-			oversized.set(big.key, big.why)
-			scope = scope.filter((key) => key !== big?.key)
-			judged = judgeScope(t, options, g, scope)
-			big = largestUnsendable(judged.outcome.push, g.remote?.files)
-		}
-	}
+	if (options.mode === 'sync' && !options.localOnly)
+		judged = leaveOutOversized(t, options, g, judgedScope, judged, oversized)
 	const { decisions, sides } = judged
 	let outcome = judged.outcome
 	// A file that does not parse as its format is not sent (docs/sync-model.md) unless push --force: nothing
@@ -84,6 +76,27 @@ export function judge(t: Target, options: RunOptions, g: Gathered): Judged {
 	if (outcome.push !== undefined) for (const key of g.scoped.foreign) delete outcome.push[key]
 	for (const key of g.scoped.foreign) delete outcome.base[key]
 	return { locals: judged.locals, decisions, outside: judged.outside, outcome, refusals, oversized, invalid }
+}
+
+/** Judges again without the largest file a push cannot send, until it can; each one left out is noted with why. */
+function leaveOutOversized(
+	t: Target,
+	options: RunOptions,
+	g: Gathered,
+	scope: string[],
+	judged: ReturnType<typeof judgeScope>,
+	oversized: Map<string, string>
+): ReturnType<typeof judgeScope> {
+	let now = judged
+	let rest = scope
+	for (let big = largestUnsendable(now.outcome.push, g.remote?.files); big !== undefined; ) {
+		const { key, why } = big
+		oversized.set(key, why)
+		rest = rest.filter((k) => k !== key)
+		now = judgeScope(t, options, g, rest)
+		big = largestUnsendable(now.outcome.push, g.remote?.files)
+	}
+	return now
 }
 
 /** The files a push would send, changed from the server's, that still hold conflict markers or do not parse as their format (JSON, TOML). */
