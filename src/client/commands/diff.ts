@@ -1,15 +1,15 @@
 import { createTwoFilesPatch } from 'diff'
-import { session, tool as toolArg } from '../context'
+import { type Session, session, tool as toolArg } from '../context'
 import { asFileSet, readLocal } from '../files'
 import { CliFailure, dim, EXIT, green, json, red, safe, say } from '../output'
 import { page } from '../pager'
 import { platform } from '../paths'
-import { resolveTarget } from '../run'
+import { resolveTarget, type Target } from '../run'
 import { configScope } from '../ownership'
 import { getState } from '../state'
 import { keptFor } from '../local-keys'
-import { ownValue } from '../sync/engine'
-import { EVERYWHERE_FILE, masked } from '../sync/local-keys'
+import { type Files, ownValue } from '../sync/engine'
+import { EVERYWHERE_FILE, type Kept, masked } from '../sync/local-keys'
 import { neutralFiles } from '../sync/paths'
 import { localKey, shown } from '../tools'
 import { defineCommand, type Input, PATHS, TARGET, TOOL } from './command'
@@ -38,54 +38,81 @@ const options = {
 	'no-pager': { type: 'boolean' }
 } as const
 
-async function run({ values, positionals }: Input<typeof options>) {
-	const tool = toolArg(positionals[0], 'diff')
-	const named = positionals.length > 1 ? pathKeys(positionals.slice(1)) : undefined
-	const toNumber = asNumber(values.version, '--version')
-	const fromNumber = asNumber(values.from, '--from')
-	if (fromNumber !== undefined && named)
-		throw new CliFailure('--from compares two versions on the server: PATHs do not apply', EXIT.usage)
-	const s = session(values)
-	const t = await resolveTarget(s, tool, values)
-	const latest = await s.run((api) => api.configs.latest(t.latest), t.label)
-	const serverSide = toNumber === undefined ? latest : await versionByNumber(s, latest.id, toNumber, t)
-	const newer = filesOf(serverSide.data, `${t.label} on the server`)
-	let before: Record<string, string>
-	let after: Record<string, string>
-	let labels: [string, string]
-	if (fromNumber !== undefined) {
-		before = filesOf((await versionByNumber(s, latest.id, fromNumber, t)).data, `version ${fromNumber} of ${t.label}`)
-		after = newer
-		labels = [`v${fromNumber}`, `v${serverSide.version}`]
-	} else {
-		const state = getState(t.key)
-		// The files this config syncs here: not those a team config of the tool owns on this machine.
-		const scope = await configScope(s, t, { named, base: state?.files, remote: newer })
-		const keys = named
-			? scope.keys
-			: [
-					...new Set([
-						...scope.keys,
-						...Object.keys(newer).filter(
-							(key) => !scope.excluded.some((dir) => key.startsWith(`${dir}/`)) && !scope.elsewhere.includes(key)
-						)
-					])
-				]
-		before = Object.fromEntries(Object.entries(newer).filter(([key]) => keys.includes(key) && key !== EVERYWHERE_FILE))
-		after = readLocal(keys.filter((key) => localKey(key) !== undefined))
-		// Keys that stay on this machine are no difference (docs/sync-model.md): shown as the server has them.
-		const kept = keptFor(t.key, newer, after)
-		for (const key of Object.keys(kept)) {
-			const file = kept[key]
-			if (file === undefined || !keys.includes(key) || (!Object.hasOwn(after, key) && !file.whole)) continue
-			const shownHere = masked(key, ownValue(after, key), ownValue(newer, key), file)
-			if (shownHere === undefined) delete after[key]
-			else after[key] = shownHere
-		}
-		labels = [`server v${serverSide.version}`, 'local']
+/** The two sides a diff compares, and their names in its headers. */
+interface Compared {
+	before: Record<string, string>
+	after: Record<string, string>
+	labels: [string, string]
+}
+
+/**
+ * The files here against the server's: the files this config syncs here
+ * (not those a team config of the tool owns on this machine), and keys that
+ * stay on this machine shown as the server has them (docs/sync-model.md).
+ */
+async function againstHere(
+	s: Session,
+	t: Target,
+	newer: Files,
+	named: string[] | undefined
+): Promise<{ before: Files; after: Files }> {
+	const state = getState(t.key)
+	const scope = await configScope(s, t, { named, base: state?.files, remote: newer })
+	const keys = named
+		? scope.keys
+		: [
+				...new Set([
+					...scope.keys,
+					...Object.keys(newer).filter(
+						(key) => !scope.excluded.some((dir) => key.startsWith(`${dir}/`)) && !scope.elsewhere.includes(key)
+					)
+				])
+			]
+	const before = Object.fromEntries(
+		Object.entries(newer).filter(([key]) => keys.includes(key) && key !== EVERYWHERE_FILE)
+	)
+	const after = readLocal(keys.filter((key) => localKey(key) !== undefined))
+	return { before, after: withKeptShown(keptFor(t.key, newer, after), keys, after, newer) }
+}
+
+/** The files here with their keys that stay on this machine shown as the server has them: they are no difference. */
+export function withKeptShown(kept: Kept, keys: string[], here: Files, server: Files): Files {
+	const shownHere = { ...here }
+	for (const key of Object.keys(kept)) {
+		const file = kept[key]
+		if (file === undefined || !keys.includes(key) || (!Object.hasOwn(here, key) && !file.whole)) continue
+		const content = masked(key, ownValue(here, key), ownValue(server, key), file)
+		if (content === undefined) delete shownHere[key]
+		else shownHere[key] = content
 	}
+	return shownHere
+}
+
+/** What diff compares: two versions on the server (--from), or the server's version (current or --version) and here. */
+async function compared(
+	s: Session,
+	t: Target,
+	named: string[] | undefined,
+	versions: { to?: number; from?: number }
+): Promise<Compared> {
+	const latest = await s.run((api) => api.configs.latest(t.latest), t.label)
+	const serverSide = versions.to === undefined ? latest : await versionByNumber(s, latest.id, versions.to, t)
+	const newer = filesOf(serverSide.data, `${t.label} on the server`)
+	if (versions.from !== undefined) {
+		const older = await versionByNumber(s, latest.id, versions.from, t)
+		return {
+			before: filesOf(older.data, `version ${versions.from} of ${t.label}`),
+			after: newer,
+			labels: [`v${versions.from}`, `v${serverSide.version}`]
+		}
+	}
+	return { ...(await againstHere(s, t, newer, named)), labels: [`server v${serverSide.version}`, 'local'] }
+}
+
+/** A unified patch per file that differs, in key order. */
+export function patchesOf({ before, after, labels }: Compared): { key: string; patch: string }[] {
 	const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()
-	const patches = keys
+	return keys
 		.filter((key) => ownValue(before, key) !== ownValue(after, key))
 		.map((key) => ({
 			key,
@@ -98,32 +125,41 @@ async function run({ values, positionals }: Input<typeof options>) {
 				labels[1]
 			)
 		}))
+}
+
+/** A patch line as printed: added green, removed red, hunk headers dim. */
+function colouredLine(line: string): string {
+	const text = safe(line)
+	if (line.startsWith('+') && !line.startsWith('+++')) return green(text)
+	if (line.startsWith('-') && !line.startsWith('---')) return red(text)
+	return line.startsWith('@@') ? dim(text) : text
+}
+
+/** The patches' lines as printed, without the `===` rule. */
+export const patchLines = (patches: { patch: string }[]): string[] =>
+	patches.flatMap(({ patch }) =>
+		patch
+			.split('\n')
+			.filter((line) => !line.startsWith('==='))
+			.map(colouredLine)
+	)
+
+async function run({ values, positionals }: Input<typeof options>) {
+	const tool = toolArg(positionals[0], 'diff')
+	const named = positionals.length > 1 ? pathKeys(positionals.slice(1)) : undefined
+	const toNumber = asNumber(values.version, '--version')
+	const fromNumber = asNumber(values.from, '--from')
+	if (fromNumber !== undefined && named)
+		throw new CliFailure('--from compares two versions on the server: PATHs do not apply', EXIT.usage)
+	const s = session(values)
+	const t = await resolveTarget(s, tool, values)
+	const sides = await compared(s, t, named, { to: toNumber, from: fromNumber })
+	const patches = patchesOf(sides)
+	const [from, to] = sides.labels
 	if (values.json)
-		json({
-			from: labels[0],
-			to: labels[1],
-			patches: patches.map((p) => ({ path: p.key, file: shown(p.key), patch: p.patch }))
-		})
-	else if (patches.length === 0) say(`No differences between ${labels[0]} and ${labels[1]}.`)
-	else {
-		const out: string[] = []
-		for (const { patch } of patches) {
-			for (const line of patch.split('\n')) {
-				if (line.startsWith('===')) continue
-				const text = safe(line)
-				out.push(
-					line.startsWith('+') && !line.startsWith('+++')
-						? green(text)
-						: line.startsWith('-') && !line.startsWith('---')
-							? red(text)
-							: line.startsWith('@@')
-								? dim(text)
-								: text
-				)
-			}
-		}
-		await page(`${out.join('\n')}\n`, { noPager: values['no-pager'] })
-	}
+		json({ from, to, patches: patches.map((p) => ({ path: p.key, file: shown(p.key), patch: p.patch })) })
+	else if (patches.length === 0) say(`No differences between ${from} and ${to}.`)
+	else await page(`${patchLines(patches).join('\n')}\n`, { noPager: values['no-pager'] })
 	if (values['exit-code'] && patches.length > 0) process.exitCode = EXIT.error
 }
 

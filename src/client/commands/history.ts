@@ -6,7 +6,7 @@ import { resolveTarget, type Target } from '../run'
 import { defineCommand, type Input, TARGET, TOOL } from './command'
 import { asNumber } from './common'
 
-interface Author {
+export interface Author {
 	username: string | null
 	device: string | null
 	/** Set for a rollback: the version it restored. */
@@ -16,18 +16,79 @@ interface Author {
 const AUDIT_PAGE = 200
 const AUDIT_PAGES = 10
 
+/** Who pushed each version, by version number, and a note when some (or all) cannot be known. */
+export interface Authors {
+	by: Map<number, Author>
+	note: string | null
+}
+
+/** One page of the audit log's events of a type, or the note that says why it cannot be read. */
+async function auditPage(
+	s: Session,
+	t: Target,
+	type: 'config.pushed' | 'config.rolled_back',
+	before: string | undefined
+): Promise<AuditEventView[] | { note: string }> {
+	try {
+		return await s.api.audit.list({ type, limit: AUDIT_PAGE, before }, t.team || undefined)
+	} catch (error) {
+		if (error instanceof ApiError && error.code === 'forbidden')
+			return {
+				note: `Who pushed each version is in the audit log of team ${t.team}, which only its owners and admins can read.`
+			}
+		if (error instanceof ApiError && error.code === 'not_found' && !t.team)
+			return { note: `${s.server} keeps no audit log, so who pushed each version is not known.` }
+		if (error instanceof ApiError)
+			throw failure(error, { server: s.server, what: t.team ? `Team "${t.team}"` : undefined })
+		throw error
+	}
+}
+
+/** Adds the authors a page of events names for this config's versions (the newest event of a version wins). */
+export function addAuthors(by: Map<number, Author>, events: AuditEventView[], configId: string): void {
+	for (const event of events) {
+		const version = event.details.version
+		if (event.target?.id !== configId || typeof version !== 'number' || by.has(version)) continue
+		const restored = event.details.restored
+		by.set(version, {
+			username: event.actor.username,
+			device: event.actor.device,
+			rollbackTo: typeof restored === 'number' ? restored : null
+		})
+	}
+}
+
+/** Whether the next page may still name a version: this one was full, not older than the oldest, and some are unknown. */
+export function morePages(
+	events: AuditEventView[],
+	oldest: string,
+	versions: ConfigVersion[],
+	by: Map<number, Author>
+) {
+	const last = events[events.length - 1]
+	return (
+		last !== undefined && events.length >= AUDIT_PAGE && last.at >= oldest && !versions.every((v) => by.has(v.version))
+	)
+}
+
+/** The note on versions the audit log does not name. */
+export function unknownNote(versions: ConfigVersion[], by: Map<number, Author>): string | null {
+	const unknown = versions.filter((v) => !by.has(v.version))
+	if (unknown.length === 0) return null
+	const which =
+		unknown.length === versions.length
+			? 'No version is'
+			: `Version${unknown.length === 1 ? '' : 's'} ${unknown.map((v) => v.version).join(', ')} ${unknown.length === 1 ? 'is' : 'are'}`
+	return `${which} not in the audit log: older than it keeps (365 days by default), or pushed before the server recorded who pushed.`
+}
+
 /**
  * Who pushed each version, from the audit log (docs/api.md: a push's event
  * names the config, the version and the actor's device). Your own log for a
  * personal config; the team's for a team config, which only its owners and
  * admins may read: members get a note instead.
  */
-async function whoPushed(
-	s: Session,
-	t: Target,
-	configId: string,
-	versions: ConfigVersion[]
-): Promise<{ by: Map<number, Author>; note: string | null }> {
+async function whoPushed(s: Session, t: Target, configId: string, versions: ConfigVersion[]): Promise<Authors> {
 	const by = new Map<number, Author>()
 	if (versions.length === 0) return { by, note: null }
 	// biome-ignore lint/complexity/useMathMinMax: ISO timestamps, compared as strings
@@ -35,43 +96,14 @@ async function whoPushed(
 	for (const type of ['config.pushed', 'config.rolled_back'] as const) {
 		let before: string | undefined
 		for (let pages = 0; pages < AUDIT_PAGES; pages++) {
-			let events: AuditEventView[]
-			try {
-				events = await s.api.audit.list({ type, limit: AUDIT_PAGE, before }, t.team || undefined)
-			} catch (error) {
-				if (error instanceof ApiError && error.code === 'forbidden') {
-					return {
-						by,
-						note: `Who pushed each version is in the audit log of team ${t.team}, which only its owners and admins can read.`
-					}
-				}
-				if (error instanceof ApiError && error.code === 'not_found' && !t.team)
-					return { by, note: `${s.server} keeps no audit log, so who pushed each version is not known.` }
-				if (error instanceof ApiError)
-					throw failure(error, { server: s.server, what: t.team ? `Team "${t.team}"` : undefined })
-				throw error
-			}
-			for (const event of events) {
-				const version = event.details.version
-				if (event.target?.id !== configId || typeof version !== 'number' || by.has(version)) continue
-				const restored = event.details.restored
-				by.set(version, {
-					username: event.actor.username,
-					device: event.actor.device,
-					rollbackTo: typeof restored === 'number' ? restored : null
-				})
-			}
-			const last = events[events.length - 1]
-			if (!last || events.length < AUDIT_PAGE || last.at < oldest || versions.every((v) => by.has(v.version))) break
-			before = last.id
+			const events = await auditPage(s, t, type, before)
+			if (!Array.isArray(events)) return { by, note: events.note }
+			addAuthors(by, events, configId)
+			if (!morePages(events, oldest, versions, by)) break
+			before = events[events.length - 1]?.id
 		}
 	}
-	const unknown = versions.filter((v) => !by.has(v.version))
-	const note =
-		unknown.length > 0
-			? `${unknown.length === versions.length ? 'No version is' : `Version${unknown.length === 1 ? '' : 's'} ${unknown.map((v) => v.version).join(', ')} ${unknown.length === 1 ? 'is' : 'are'}`} not in the audit log: older than it keeps (365 days by default), or pushed before the server recorded who pushed.`
-			: null
-	return { by, note }
+	return { by, note: unknownNote(versions, by) }
 }
 
 export const HISTORY_HELP = `cfgsync history TOOL [-n|--name N] [--team SLUG] [--limit N]
@@ -83,6 +115,41 @@ sees times but not authors), and how many files it holds.`
 
 const options = { ...TARGET, limit: { type: 'string' } } as const
 
+const fileList = (v: ConfigVersion) => Object.keys(asFileSet(v.data)?.files ?? {}).sort()
+
+/** The versions as history --json prints them. */
+export function historyJson(t: Target, versions: ConfigVersion[], { by, note }: Authors) {
+	return {
+		config: { tool: t.tool, name: t.name, team: t.team ?? null },
+		versions: versions.map((v) => ({
+			id: v.id,
+			version: v.version,
+			hash: v.hash,
+			createdAt: v.createdAt,
+			isCurrent: v.isCurrent,
+			files: fileList(v),
+			pushedBy: by.get(v.version) ?? null
+		})),
+		note
+	}
+}
+
+/** Who pushed a version, in words. */
+export const authorText = (a: Author | undefined) =>
+	a
+		? `${safe(a.username ?? '(removed user)')}${a.device ? ` on ${safe(a.device)}` : ''}${a.rollbackTo !== null ? ` (rollback to ${a.rollbackTo})` : ''}`
+		: '?'
+
+/** The table's rows: version, when, by whom, how many files, and which is current. */
+export const historyRows = (versions: ConfigVersion[], by: Authors['by']) =>
+	versions.map((v) => [
+		String(v.version),
+		ago(v.createdAt),
+		authorText(by.get(v.version)),
+		String(fileList(v).length),
+		v.isCurrent ? '(current)' : ''
+	])
+
 async function run({ values, positionals }: Input<typeof options>) {
 	const tool = toolArg(positionals[0], 'history')
 	noMore(positionals, 1, 'history')
@@ -91,38 +158,10 @@ async function run({ values, positionals }: Input<typeof options>) {
 	const t = await resolveTarget(s, tool, values)
 	const latest = await s.run((api) => api.configs.latest(t.latest), t.label)
 	const versions = await s.run((api) => api.configs.versions(latest.id, { limit }))
-	const { by, note } = await whoPushed(s, t, latest.id, versions)
-	const fileList = (v: ConfigVersion) => Object.keys(asFileSet(v.data)?.files ?? {}).sort()
-	if (values.json) {
-		return json({
-			config: { tool, name: t.name, team: t.team ?? null },
-			versions: versions.map((v) => ({
-				id: v.id,
-				version: v.version,
-				hash: v.hash,
-				createdAt: v.createdAt,
-				isCurrent: v.isCurrent,
-				files: fileList(v),
-				pushedBy: by.get(v.version) ?? null
-			})),
-			note
-		})
-	}
-	const author = (a: Author | undefined) =>
-		a
-			? `${safe(a.username ?? '(removed user)')}${a.device ? ` on ${safe(a.device)}` : ''}${a.rollbackTo !== null ? ` (rollback to ${a.rollbackTo})` : ''}`
-			: '?'
-	table(
-		['VERSION', 'PUSHED', 'BY', 'FILES', ''],
-		versions.map((v) => [
-			String(v.version),
-			ago(v.createdAt),
-			author(by.get(v.version)),
-			String(fileList(v).length),
-			v.isCurrent ? '(current)' : ''
-		])
-	)
-	if (note) say(dim(note))
+	const authors = await whoPushed(s, t, latest.id, versions)
+	if (values.json) return json(historyJson(t, versions, authors))
+	table(['VERSION', 'PUSHED', 'BY', 'FILES', ''], historyRows(versions, authors.by))
+	if (authors.note) say(dim(authors.note))
 }
 
 export const history = defineCommand({

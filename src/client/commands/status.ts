@@ -1,4 +1,4 @@
-import { noMore, session } from '../context'
+import { noMore, type Session, session } from '../context'
 import { isNotRegularWhy, linkOutOfHome, readLocal } from '../files'
 import { fileHash } from '../hash'
 import { CliFailure, EXIT, green, json, red, safe, say } from '../output'
@@ -8,9 +8,10 @@ import { unsyncedConfigs } from '../remote-configs'
 import { localChanges } from '../unsent'
 import { fetchRemote, type Remote, type Target } from '../run'
 import { pendingState, sweepTemporaries } from '../journal'
-import { configScope, memberTeams } from '../ownership'
+import { configScope, memberTeams, type OwnedScope } from '../ownership'
 import { type Located, localEntries, localJson } from '../local-keys'
-import { decide, standing, type Standing } from '../sync/engine'
+import { decide, type Files, standing, type Standing } from '../sync/engine'
+import type { SyncState } from '../state'
 import { keptFrom } from '../sync/local-keys'
 import { shown } from '../tools'
 import { defineCommand, type Input, TARGET, TOOL } from './command'
@@ -29,7 +30,8 @@ not logged in.`
 
 const options = { ...TARGET } as const
 
-type Row = {
+/** What status says of one config. */
+export type Row = {
 	t: Target
 	standing: Standing | 'not on the server' | 'server unreachable' | 'not synced here'
 	remote?: Remote
@@ -41,12 +43,77 @@ type Row = {
 	local?: Located[]
 }
 
-async function run({ values, positionals }: Input<typeof options>) {
-	noMore(positionals, 1, 'status')
-	// Changes nothing of anyone's, but a killed command's leftovers go (docs/sync-model.md, "Crashes").
-	sweepTemporaries()
-	const s = session(values)
-	const targets = await targetsFor(s, 'status', positionals, values)
+/** What status reads of one config it syncs: the server's version, the base, the scope and the files here. */
+export interface Observed {
+	t: Target
+	remote?: Remote
+	state?: SyncState
+	scoped: OwnedScope
+	/** Files in scope behind a link out of home: never read or sent. */
+	linked: string[]
+	/** The files here, in scope less the linked ones. */
+	local: Files
+	locals: Located[]
+}
+
+/** Reads one config's sides; nothing is judged here. */
+async function observe(s: Session, t: Target, remote: Remote | undefined): Promise<Observed> {
+	// A command killed part-way is read as the next one will settle it (docs/sync-model.md, "Crashes").
+	const state = pendingState(t.key, remote)
+	// A file another config of the tool syncs here is not this one's: named with its owner (docs/sync-model.md).
+	const scoped = pinnedScope(
+		await configScope(s, t, { base: state?.files, remote: remote?.files }),
+		state,
+		remote?.files
+	)
+	// A file behind a link out of home is never read or sent: skipped by design, not a change (docs/sync-model.md).
+	const linked = scoped.keys.filter((key) => linkOutOfHome(key) !== undefined)
+	const local = readLocal(scoped.keys.filter((key) => !linked.includes(key)))
+	return { t, remote, state, scoped, linked, local, locals: localEntries(t.key, remote?.files, local) }
+}
+
+/** Where one config stands, judged from what was read (no file or server is touched). */
+export function classify(o: Observed): Row {
+	const { t, remote, state, scoped, linked, local, locals } = o
+	const scope = scoped.keys.filter((key) => !linked.includes(key))
+	// Skipped by design, not a change: a file another config owns here, a link out of home, and one that cannot be
+	// read here (a FIFO, a directory where the file should be).
+	const owned = [
+		...scoped.skipped.filter((skip) => scoped.elsewhere.includes(skip.key) || isNotRegularWhy(skip.why)),
+		...linked.map((key) => ({ key, why: 'a symbolic link out of your home directory: never read or sent' }))
+	]
+	const kept = keptFrom(locals.map((l) => l.entry))
+	const sides = { base: remote ? state?.files : undefined, local, remote: remote?.files, scope, kept }
+	const decisions = decide(sides, fileHash).decisions.filter((d) => d.verdict.kind !== 'same')
+	return {
+		t,
+		standing: remote ? standing(decisions) : 'not on the server',
+		remote,
+		base: state?.version,
+		files: [
+			...decisions.map((d) => ({
+				key: d.key,
+				verdict: d.verdict.kind,
+				detail: d.verdict.kind === 'conflict' ? conflictText(d) : undefined
+			})),
+			...owned.map((skip) => ({ key: skip.key, verdict: 'skipped', detail: skip.why }))
+		],
+		local: locals
+	}
+}
+
+/** Offline, this machine still knows what it has not sent: the files that differ from the base. */
+async function offlineRow(s: Session, t: Target): Promise<Row> {
+	return {
+		t,
+		standing: 'server unreachable',
+		base: pendingState(t.key)?.version,
+		files: (await localChanges(s, t)).changes.map((c) => ({ key: c.key, verdict: 'local' }))
+	}
+}
+
+/** Each config's row; an unreachable server leaves its rows judged offline, and the failure to report last. */
+async function readRows(s: Session, targets: Target[]): Promise<{ rows: Row[]; unreachable?: CliFailure }> {
 	const rows: Row[] = []
 	let unreachable: CliFailure | undefined
 	for (const t of targets) {
@@ -55,135 +122,101 @@ async function run({ values, positionals }: Input<typeof options>) {
 			remote = (await fetchRemote(s, t)) as Remote | undefined
 		} catch (error) {
 			if (!(error instanceof CliFailure) || error.code !== 'unreachable') throw error
-			// Offline, this machine still knows what it has not sent: the files that differ from the base.
 			unreachable = error
-			const known = pendingState(t.key)
-			rows.push({
-				t,
-				standing: 'server unreachable',
-				base: known?.version,
-				files: (await localChanges(s, t)).changes.map((c) => ({ key: c.key, verdict: 'local' }))
-			})
+			rows.push(await offlineRow(s, t))
 			continue
 		}
-		// A command killed part-way is read as the next one will settle it (docs/sync-model.md, "Crashes").
-		const state = pendingState(t.key, remote)
-		// A file another config of the tool syncs here is not this one's: named with its owner (docs/sync-model.md).
-		const scoped = pinnedScope(
-			await configScope(s, t, { base: state?.files, remote: remote?.files }),
-			state,
-			remote?.files
-		)
-		// A file behind a link out of home is never read or sent: skipped by design, not a change (docs/sync-model.md).
-		const linked = scoped.keys.filter((key) => linkOutOfHome(key) !== undefined)
-		const scope = scoped.keys.filter((key) => !linked.includes(key))
-		// …and so is one that cannot be read here (a FIFO, a directory where the file should be).
-		const owned = [
-			...scoped.skipped.filter((skip) => scoped.elsewhere.includes(skip.key) || isNotRegularWhy(skip.why)),
-			...linked.map((key) => ({ key, why: 'a symbolic link out of your home directory: never read or sent' }))
-		]
-		const local = readLocal(scope)
-		const locals = localEntries(t.key, remote?.files, local)
-		const kept = keptFrom(locals.map((o) => o.entry))
-		const sides = { base: remote ? state?.files : undefined, local, remote: remote?.files, scope, kept }
-		const decisions = decide(sides, fileHash).decisions.filter((d) => d.verdict.kind !== 'same')
-		rows.push({
-			t,
-			standing: remote ? standing(decisions) : 'not on the server',
-			remote,
-			base: state?.version,
-			files: [
-				...decisions.map((d) => ({
-					key: d.key,
-					verdict: d.verdict.kind,
-					detail: d.verdict.kind === 'conflict' ? conflictText(d) : undefined
-				})),
-				...owned.map((skip) => ({ key: skip.key, verdict: 'skipped', detail: skip.why }))
-			],
-			local: locals
-		})
+		rows.push(classify(await observe(s, t, remote)))
 	}
-	// The configs the server holds that this machine does not sync yet (a new machine: all of them).
-	const offered =
-		positionals.length === 0 && !unreachable
-			? (await unsyncedConfigs(s)).map(
-					(c): Row => ({ t: c.target, standing: 'not synced here', version: c.version, files: [] })
-				)
-			: []
-	// A plain member's changes to a team config are never sent: say so, and what can be done with them.
-	const members = unreachable
-		? new Map<string, string>()
-		: await memberTeams(
-				s,
-				rows.map((r) => r.t)
-			)
-	if (values.json) {
-		json(
-			[...rows, ...offered].map((r) => ({
-				config: { tool: r.t.tool, name: r.t.name, team: r.t.team ?? r.t.teamId ?? null },
-				status: r.standing,
-				syncedVersion: r.base ?? null,
-				serverVersion: r.remote?.version ?? r.version ?? null,
-				files: r.files.map((f) => ({ path: f.key, file: shown(f.key), change: f.verdict, detail: f.detail ?? null })),
-				local: (r.local ?? []).map(localJson)
-			}))
-		)
-	} else {
-		if (rows.length === 0 && offered.length === 0)
-			say(`This machine syncs no config yet, and ${s.server} holds none: cfgsync push TOOL sends one from here.`)
-		const word: Record<string, string> = {
-			local: 'changed here',
-			remote: 'changed on the server',
-			merged: 'changed on both sides, merges cleanly',
-			conflict: 'conflict'
-		}
-		for (const r of rows) {
-			const colour = r.standing === 'in sync' ? green : r.standing === 'conflict' ? red : (text: string) => text
-			const versions =
-				r.standing === 'server unreachable'
-					? `synced version ${r.base ?? 'none'}; ${r.files.length === 0 ? 'no changes here' : 'changed here, not sent'}`
-					: `synced version ${r.base ?? 'none'}, server version ${r.remote?.version ?? 'none'}${
-							r.base !== undefined && r.base === r.remote?.version && r.files.some((f) => f.verdict === 'remote')
-								? ', whose changes to the files below are not written here yet'
-								: ''
-						}`
-			say(`${r.t.label}: ${colour(r.standing)} (${versions})`)
-			const keys = r.local?.filter((o) => o.entry.path !== undefined).length ?? 0
-			const files = (r.local?.length ?? 0) - keys
-			const counted = [keys > 0 ? plural(keys, 'key') : '', files > 0 ? plural(files, 'whole file') : '']
-			if (keys + files > 0)
-				say(
-					`  ${counted.filter(Boolean).join(' and ')} ${keys + files === 1 ? 'stays' : 'stay'} on this machine, never sent nor pulled (cfgsync local ${r.t.tool}${r.t.args} lists them)`
-				)
-			// Conflicts first: a long list is cut at 20 files, and a conflict must never be among the ones cut.
-			capped(
-				[...r.files.filter((f) => f.verdict === 'conflict'), ...r.files.filter((f) => f.verdict !== 'conflict')],
-				(f) =>
-					`  ${safe(shown(f.key))}: ${f.verdict === 'skipped' ? f.detail : f.detail ? `conflict: ${f.detail}` : (word[f.verdict] ?? f.verdict)}`,
-				'files'
-			)
-			const member = r.t.teamId === undefined ? undefined : members.get(r.t.teamId)
-			if (member && r.files.some((f) => f.verdict === 'local'))
-				say(
-					`  the changes here stay on this machine (${member}): cfgsync discard ${r.t.tool}${r.t.args} drops them; to keep a setting your own, make it local (cfgsync local --help says how)`
-				)
-		}
-		if (offered.length > 0) {
-			say(
-				`${rows.length === 0 ? 'This machine syncs no config yet. ' : ''}On ${s.server}, not synced here (cfgsync sync --all-remote starts syncing ${offered.length === 1 ? 'it' : 'them'}):`
-			)
-			capped(offered, (r) => `  ${r.t.label} (version ${r.version})`, 'configs')
-		}
+	return { rows, unreachable }
+}
+
+/** A row as status --json prints it. */
+export const rowJson = (r: Row) => ({
+	config: { tool: r.t.tool, name: r.t.name, team: r.t.team ?? r.t.teamId ?? null },
+	status: r.standing,
+	syncedVersion: r.base ?? null,
+	serverVersion: r.remote?.version ?? r.version ?? null,
+	files: r.files.map((f) => ({ path: f.key, file: shown(f.key), change: f.verdict, detail: f.detail ?? null })),
+	local: (r.local ?? []).map(localJson)
+})
+
+const VERDICT_WORDS: Record<string, string> = {
+	local: 'changed here',
+	remote: 'changed on the server',
+	merged: 'changed on both sides, merges cleanly',
+	conflict: 'conflict'
+}
+
+/** A row's first line: the config, where it stands (coloured) and its versions. */
+export function headLine(r: Row): string {
+	const colour = r.standing === 'in sync' ? green : r.standing === 'conflict' ? red : (text: string) => text
+	const versions =
+		r.standing === 'server unreachable'
+			? `synced version ${r.base ?? 'none'}; ${r.files.length === 0 ? 'no changes here' : 'changed here, not sent'}`
+			: `synced version ${r.base ?? 'none'}, server version ${r.remote?.version ?? 'none'}${
+					r.base !== undefined && r.base === r.remote?.version && r.files.some((f) => f.verdict === 'remote')
+						? ', whose changes to the files below are not written here yet'
+						: ''
+				}`
+	return `${r.t.label}: ${colour(r.standing)} (${versions})`
+}
+
+/** The line on what stays on this machine, if anything does. */
+export function localLine(r: Row): string | undefined {
+	const keys = r.local?.filter((o) => o.entry.path !== undefined).length ?? 0
+	const files = (r.local?.length ?? 0) - keys
+	if (keys + files === 0) return undefined
+	const counted = [keys > 0 ? plural(keys, 'key') : '', files > 0 ? plural(files, 'whole file') : '']
+	return `  ${counted.filter(Boolean).join(' and ')} ${keys + files === 1 ? 'stays' : 'stay'} on this machine, never sent nor pulled (cfgsync local ${r.t.tool}${r.t.args} lists them)`
+}
+
+/** A file's line under its config. */
+export const fileLine = (f: Row['files'][number]) =>
+	`  ${safe(shown(f.key))}: ${f.verdict === 'skipped' ? f.detail : f.detail ? `conflict: ${f.detail}` : (VERDICT_WORDS[f.verdict] ?? f.verdict)}`
+
+/** Conflicts first: a long list is cut at 20 files, and a conflict must never be among the ones cut. */
+export const conflictsFirst = (files: Row['files']) => [
+	...files.filter((f) => f.verdict === 'conflict'),
+	...files.filter((f) => f.verdict !== 'conflict')
+]
+
+/** A plain member's changes to a team config are never sent: the line that says so, and what can be done. */
+export function memberLine(r: Row, member: string | undefined): string | undefined {
+	if (!member || !r.files.some((f) => f.verdict === 'local')) return undefined
+	return `  the changes here stay on this machine (${member}): cfgsync discard ${r.t.tool}${r.t.args} drops them; to keep a setting your own, make it local (cfgsync local --help says how)`
+}
+
+function printRows(s: Session, rows: Row[], offered: Row[], members: Map<string, string>): void {
+	if (rows.length === 0 && offered.length === 0)
+		say(`This machine syncs no config yet, and ${s.server} holds none: cfgsync push TOOL sends one from here.`)
+	for (const r of rows) {
+		say(headLine(r))
+		const kept = localLine(r)
+		if (kept) say(kept)
+		capped(conflictsFirst(r.files), fileLine, 'files')
+		const member = memberLine(r, r.t.teamId === undefined ? undefined : members.get(r.t.teamId))
+		if (member) say(member)
 	}
+	if (offered.length > 0) {
+		say(
+			`${rows.length === 0 ? 'This machine syncs no config yet. ' : ''}On ${s.server}, not synced here (cfgsync sync --all-remote starts syncing ${offered.length === 1 ? 'it' : 'them'}):`
+		)
+		capped(offered, (r) => `  ${r.t.label} (version ${r.version})`, 'configs')
+	}
+}
+
+/** How status ends: the failure to throw (unreachable, or a conflict), else whether anything is out of step. */
+export function statusEnd(rows: Row[], unreachable: CliFailure | undefined): CliFailure | 'in sync' | 'changes' {
 	if (unreachable)
-		throw new CliFailure(
+		return new CliFailure(
 			`${unreachable.message}. Shown above is what this machine has not sent, judged without the server.`,
 			EXIT.error,
 			'unreachable'
 		)
 	const conflicted = rows.filter((r) => r.standing === 'conflict')
 	if (conflicted.length > 0)
-		throw new CliFailure(
+		return new CliFailure(
 			`${conflicted.length === 1 ? 'a config has a conflict' : `${conflicted.length} configs have conflicts`}: ${conflicted
 				.map(
 					(r) =>
@@ -192,9 +225,34 @@ async function run({ values, positionals }: Input<typeof options>) {
 				.join('; ')}`,
 			EXIT.conflict
 		)
-	if (rows.some((r) => r.standing !== 'in sync')) {
-		process.exitCode = EXIT.error
-	}
+	return rows.some((r) => r.standing !== 'in sync') ? 'changes' : 'in sync'
+}
+
+async function run({ values, positionals }: Input<typeof options>) {
+	noMore(positionals, 1, 'status')
+	// Changes nothing of anyone's, but a killed command's leftovers go (docs/sync-model.md, "Crashes").
+	sweepTemporaries()
+	const s = session(values)
+	const targets = await targetsFor(s, 'status', positionals, values)
+	const { rows, unreachable } = await readRows(s, targets)
+	// The configs the server holds that this machine does not sync yet (a new machine: all of them).
+	const offered =
+		positionals.length === 0 && !unreachable
+			? (await unsyncedConfigs(s)).map(
+					(c): Row => ({ t: c.target, standing: 'not synced here', version: c.version, files: [] })
+				)
+			: []
+	const members = unreachable
+		? new Map<string, string>()
+		: await memberTeams(
+				s,
+				rows.map((r) => r.t)
+			)
+	if (values.json) json([...rows, ...offered].map(rowJson))
+	else printRows(s, rows, offered, members)
+	const end = statusEnd(rows, unreachable)
+	if (end instanceof CliFailure) throw end
+	if (end === 'changes') process.exitCode = EXIT.error
 }
 
 export const status = defineCommand({

@@ -1,20 +1,29 @@
 import { ApiError } from '../api'
 import { loginCommand, noMore, type Session, session } from '../context'
 import { localEntries } from '../local-keys'
-import { keptFrom, type LocalEntry, masked } from '../sync/local-keys'
+import { keptFrom, masked } from '../sync/local-keys'
 import { readLocal } from '../files'
 import { fileHash, sha256 } from '../hash'
 import { acquireLock } from '../lock'
-import type { ListenEnd } from '../live'
 import { CliFailure, dim, EXIT, failure, isJsonMode, notice, say, warn } from '../output'
 import { pinnedScope } from '../pinned'
 import { outcomeFailure, printLines, reportJson, summary } from '../report'
-import { fetchRemote, runOne, type Target } from '../run'
+import { fetchRemote, type Report, runOne, type Target } from '../run'
 import { configScope, memberTeams } from '../ownership'
 import { getState } from '../state'
 import { ownValue } from '../sync/engine'
 import { defineCommand, type Input, NAME, TEAM, TOOL, YES } from './command'
 import { targetsFor } from './common'
+import {
+	initialWatch,
+	restFor,
+	resting,
+	transition,
+	type WatchedConfig,
+	type WatchState,
+	type WatchEffect,
+	type WatchEvent
+} from './watch-state'
 
 export const WATCH_HELP = `cfgsync watch [TOOL] [-n|--name N] [--team SLUG] [--poll] [--interval 30s] [-y|--yes] [--allow-secrets]
 
@@ -45,33 +54,8 @@ export function parseInterval(text: string): number {
 	return ms
 }
 
-interface Watched {
-	t: Target
-	/** The server's hash after the last cycle (sent as If-None-Match). */
-	etag?: string
-	/** The local files' fingerprint at the last check: an edit has settled when it is the same one check later. */
-	seen?: string
-	/** Files a cycle had to leave (a conflict, a refusal), by the hash of their content then: not retried until they change. */
-	stuck: Map<string, string>
-	/** When the state was written as the stuck files were noted: a command run meanwhile (resolve) frees them. */
-	stuckAt?: string
-	/** The config's keys and files that stay on this machine, as the last cycle read them (with the server's list). */
-	local?: LocalEntry[]
-	nextPoll: number
-	/**
-	 * The hash the last live event of this config names (`deleted` once deleted): judged by the loop, after
-	 * any cycle under way, so this machine's own push (whose event may come before the push is noted) is
-	 * not pulled back.
-	 */
-	heard?: string
-	/** Look at the server (If-None-Match) now: after a reset, or after the live stream was down. */
-	check?: boolean
-	/** No longer on the server: not watched any more. */
-	gone?: boolean
-}
-
 /** The local files' fingerprint, and whether any differs from the base (changed here since the last sync). */
-async function localSide(s: Session, w: Watched): Promise<{ fingerprint: string; dirty: boolean }> {
+async function localSide(s: Session, w: WatchedConfig): Promise<{ fingerprint: string; dirty: boolean }> {
 	const state = getState(w.t.key)
 	// Files left stuck are freed when the state changed since (a resolve run meanwhile).
 	const stuck = state?.syncedAt === w.stuckAt ? w.stuck : new Map<string, string>()
@@ -103,279 +87,308 @@ const options = {
 	'allow-secrets': { type: 'boolean' }
 } as const
 
+/** What a cycle leaves stuck: conflicts and changes kept here, by the hash of their content now. */
+export function stuckAfter(report: Report): Map<string, string> {
+	return new Map(
+		[...report.conflicts, ...report.unsent].map((d) => {
+			// A member's file merged with the team's change holds the merge now, not what it held before.
+			const here = d.verdict.kind === 'merged' ? d.verdict.content : d.local
+			return [d.key, here === undefined ? 'absent' : fileHash(here)]
+		})
+	)
+}
+
+const configJson = (t: Target) => ({ tool: t.tool, name: t.name, team: t.team ?? t.teamId ?? null })
+
+/**
+ * One watch: the state machine's value (watch-state.ts) and the IO its
+ * effects ask for (the lock, runOne, the files here, the live stream,
+ * printing). Events come from the loop and from the stream's callbacks; each
+ * is applied at once, so none is lost to a cycle under way.
+ */
+class Watcher {
+	state: WatchState
+	stopping = false
+	readonly live = new AbortController()
+	private wake: (() => void) | undefined
+	private lock: { release: () => void } | undefined
+
+	constructor(
+		private readonly s: Session,
+		private readonly values: Input<typeof options>['values'],
+		private readonly members: Map<string, string>,
+		targets: Target[],
+		private readonly interval: number
+	) {
+		this.state = initialWatch(targets, { poll: values.poll === true, interval })
+	}
+
+	private line(value: unknown): void {
+		process.stdout.write(`${JSON.stringify(value)}\n`)
+	}
+
+	/** Ctrl-C (or SIGTERM): stop after what is under way; a second one stops now. */
+	readonly onSignal = () => {
+		if (this.stopping) {
+			this.lock?.release()
+			process.exit(130)
+		}
+		this.stopping = true
+		this.live.abort()
+		this.wake?.()
+	}
+
+	sleep(ms: number): Promise<void> {
+		return new Promise<void>((resolve) => {
+			const timer = setTimeout(resolve, ms)
+			this.wake = () => {
+				clearTimeout(timer)
+				resolve()
+			}
+		})
+	}
+
+	/** Applies an event: the state moves on, what is said or stops is done, and the effects are returned. */
+	apply(event: WatchEvent): WatchEffect[] {
+		const next = transition(this.state, event)
+		this.state = next.state
+		for (const effect of next.effects) this.perform(effect)
+		return next.effects
+	}
+
+	private perform(effect: WatchEffect): void {
+		if (effect.kind === 'wake') this.wake?.()
+		else if (effect.kind === 'say-back') notice(`[${stamp()}] ${this.s.server} answers again; watching.`)
+		else if (effect.kind === 'say-down') this.sayDown(effect)
+		else if (effect.kind === 'say-polling')
+			notice(dim(`[${stamp()}] ${effect.why}: polling every ${this.interval / 1000}s instead.`))
+		else if (effect.kind === 'stop') throw stopped(this.s, effect.end.kind)
+	}
+
+	/** While the server cannot be reached, one line says so, and one more when it answers again (not one per try). */
+	private sayDown(effect: Extract<WatchEffect, { kind: 'say-down' }>): void {
+		if (isJsonMode())
+			this.line({
+				at: new Date().toISOString(),
+				config: effect.config ? configJson(effect.config) : null,
+				error: effect.message,
+				code: effect.code
+			})
+		else warn(`[${stamp()}] ${effect.message}. Watch keeps trying, and says when the server answers again.`)
+	}
+
+	private unreachable(index: number | undefined, error: CliFailure): void {
+		this.apply({ kind: 'unreachable', index, message: error.message, code: error.code })
+	}
+
+	/** One sync of a config under the lock, what it did printed, what it left stuck remembered. */
+	async cycle(index: number): Promise<void> {
+		const t = this.state.configs[index]?.t as Target
+		this.lock = await acquireLock('watch', { signals: false })
+		try {
+			const report = await runOne(this.s, t, {
+				mode: 'sync',
+				// On a terminal, watch asks there about someone else's changes (docs/sync-model.md).
+				interactive: !isJsonMode() && process.stdin.isTTY === true,
+				yes: this.values.yes,
+				allowSecrets: this.values['allow-secrets'],
+				localOnly: t.teamId !== undefined ? this.members.get(t.teamId) : undefined
+			})
+			this.apply({ kind: 'reachable' })
+			printCycle(t, report, (value) => this.line(value))
+			const problem = outcomeFailure(report)
+			if (problem) warn(`[${stamp()}] ${problem.message}`)
+			// Conflicts, and changes kept here (a member's, held back by a conflict, or not sent because they do not
+			// parse), wait for an edit: not tried again (and reported again) every second.
+			const stuck = stuckAfter(report)
+			const stuckAt = getState(t.key)?.syncedAt
+			for (const { key } of report.refused) {
+				const content = ownValue(readLocal([key]), key)
+				stuck.set(key, content === undefined ? 'absent' : fileHash(content))
+			}
+			const etag = report.pushed?.hash ?? report.remoteHash
+			this.apply({ kind: 'synced', index, etag, local: report.local.map((o) => o.entry), stuck, stuckAt })
+		} catch (error) {
+			if (!(error instanceof CliFailure) || error.exitCode === EXIT.auth) throw error
+			await this.failed(index, t, error)
+		} finally {
+			this.lock.release()
+			this.lock = undefined
+		}
+	}
+
+	/** A cycle that failed: said, and its files wait for a change (or the config is gone). */
+	private async failed(index: number, t: Target, error: CliFailure): Promise<void> {
+		if (isUnreachable(error)) return this.unreachable(index, error)
+		if (isJsonMode())
+			this.line({ at: new Date().toISOString(), config: configJson(t), error: error.message, code: error.code })
+		else warn(`[${stamp()}] ${t.label}: ${error.message}`)
+		if (error.code === 'gone') {
+			this.apply({ kind: 'gone', index })
+			return
+		}
+		// Not again until something changes: remember what the server has now.
+		const remote = await fetchRemote(this.s, t).catch(() => undefined)
+		const known = getState(t.key)
+		const local = readLocal((await configScope(this.s, t, { base: known?.files })).keys)
+		this.apply({
+			kind: 'stuck',
+			index,
+			etag: remote && remote !== 'unchanged' ? remote.hash : undefined,
+			stuck: new Map(Object.entries(local).map(([key, content]) => [key, fileHash(content)])),
+			stuckAt: known?.syncedAt
+		})
+	}
+
+	/** One config's turn in the loop: look at its files (when due), then sync or poll as the state says. */
+	async turn(index: number, look: boolean): Promise<void> {
+		const config = this.state.configs[index]
+		if (config === undefined || config.gone) return
+		const local = look ? await localSide(this.s, config) : undefined
+		const heard = this.state.configs[index]?.heard
+		const syncedHash = heard === undefined ? undefined : getState(config.t.key)?.hash
+		for (const effect of this.apply({ kind: 'turn', index, now: Date.now(), local, syncedHash })) {
+			if (effect.kind === 'sync') await this.cycle(index)
+			if (effect.kind === 'poll') await this.poll(index, config.t)
+		}
+	}
+
+	/** Asks the server whether the config changed (If-None-Match), and syncs it when the state says so. */
+	private async poll(index: number, t: Target): Promise<void> {
+		let changed: boolean
+		try {
+			changed = (await fetchRemote(this.s, t, this.state.configs[index]?.etag)) !== 'unchanged'
+		} catch (error) {
+			if (error instanceof CliFailure && error.exitCode === EXIT.auth) throw error
+			if (isUnreachable(error)) this.unreachable(index, error as CliFailure)
+			else warn(`[${stamp()}] ${t.label}: ${(error as Error).message}`)
+			return
+		}
+		for (const next of this.apply({ kind: 'polled', index, changed })) if (next.kind === 'sync') await this.cycle(index)
+	}
+
+	/**
+	 * The live stream (docs/client.md "cfgsync watch"): an event of a config watched here, with a hash this
+	 * machine has not synced (not its own push), marks it for a sync at once. `started` resolves once it
+	 * opened, was lost or ended; `listening` when it is over.
+	 */
+	listen(): { started: Promise<void>; listening: Promise<void> } {
+		if (this.state.mode !== 'live') return { started: Promise.resolve(), listening: Promise.resolve() }
+		let first: () => void = () => undefined
+		const started = new Promise<void>((resolve) => {
+			first = resolve
+		})
+		const listening = this.s.api
+			.events({
+				signal: this.live.signal,
+				onOpen: (replaying) => {
+					this.apply({ kind: 'opened', replaying })
+					first()
+				},
+				onEvent: (event) => void this.apply({ kind: 'event', event: event.event, data: event.data }),
+				onLost: (why) => {
+					this.unreachable(undefined, new CliFailure(why, EXIT.error, 'unreachable'))
+					first()
+				}
+			})
+			.then((end) => {
+				first()
+				this.apply({ kind: 'ended', end })
+			})
+		return { started, listening }
+	}
+
+	/** Once the stream has opened (or not): says what is watched, and syncs each config once. */
+	private async start(started: Promise<void>): Promise<void> {
+		await started
+		this.apply({ kind: 'settle', now: Date.now() })
+		if (!isJsonMode()) {
+			const server =
+				this.state.mode === 'live' ? 'live changes from the server' : `server every ${this.interval / 1000}s`
+			say(
+				`Watching ${this.state.configs.map((c) => c.t.label).join(', ')} (${server}, local edits every ${this.state.tick / 1000}s). Ctrl-C stops.`
+			)
+		}
+		for (const [index] of this.state.configs.entries()) {
+			if (this.stopping) break
+			await this.cycle(index)
+			this.apply({ kind: 'scheduled', index, now: Date.now() })
+		}
+		this.apply({ kind: 'started', now: Date.now() })
+	}
+
+	/** A first sync of each config, then turns until stopped. */
+	async loop(started: Promise<void>): Promise<void> {
+		await this.start(started)
+		while (!this.stopping) {
+			// Woken early by an event; local edits are still looked at once a second, so "settled" keeps its meaning.
+			if (resting(this.state)) await this.sleep(restFor(this.state, Date.now()))
+			if (this.stopping) break
+			this.apply({ kind: 'settle', now: Date.now() })
+			const look = this.apply({ kind: 'tick', now: Date.now() }).some((e) => e.kind === 'look')
+			for (const [index] of this.state.configs.entries()) {
+				if (this.stopping) break
+				await this.turn(index, look)
+			}
+		}
+	}
+}
+
+const isUnreachable = (error: unknown): boolean => error instanceof CliFailure && error.code === 'unreachable'
+
 async function run({ values, positionals }: Input<typeof options>) {
 	noMore(positionals, 1, 'watch')
 	const interval = parseInterval(values.interval ?? '30s')
 	const s = session(values)
-	const line = (value: unknown) => void process.stdout.write(`${JSON.stringify(value)}\n`)
 	const targets = await targetsFor(s, 'watch', positionals, values)
 	if (targets.length === 0)
 		throw new CliFailure(
 			'This machine syncs no config yet, so there is nothing to watch: cfgsync sync --all-remote starts syncing the configs the server holds (cfgsync status lists them), or cfgsync push TOOL sends one from here.'
 		)
-	const tick = Math.min(1000, interval)
 	// As sync: a team's plain member pulls its configs and keeps changes here local.
 	const members = await memberTeams(s, targets)
-
-	let stopping = false
-	const live = new AbortController()
-	let wake: (() => void) | undefined
-	let lock: { release: () => void } | undefined
-	const onSignal = () => {
-		if (stopping) {
-			// A second Ctrl-C: stop now.
-			lock?.release()
-			process.exit(130)
-		}
-		stopping = true
-		live.abort()
-		wake?.()
-	}
-	process.on('SIGINT', onSignal)
-	process.on('SIGTERM', onSignal)
-	const sleep = (ms: number) =>
-		new Promise<void>((resolve) => {
-			const timer = setTimeout(resolve, ms)
-			wake = () => {
-				clearTimeout(timer)
-				resolve()
-			}
-		})
-
-	const watched: Watched[] = targets.map((t) => ({ t, nextPoll: 0, stuck: new Map() }))
-
-	// While the server cannot be reached, one line says so, and one more when it answers again (not one per try).
-	let down: string | undefined
-	const unreachable = (w: Watched | undefined, error: CliFailure) => {
-		if (down !== undefined) return
-		down = error.message
-		if (isJsonMode())
-			line({
-				at: new Date().toISOString(),
-				config: w ? { tool: w.t.tool, name: w.t.name, team: w.t.team ?? w.t.teamId ?? null } : null,
-				error: error.message,
-				code: error.code
-			})
-		else warn(`[${stamp()}] ${error.message}. Watch keeps trying, and says when the server answers again.`)
-	}
-	const reachable = (): boolean => {
-		if (down === undefined) return false
-		down = undefined
-		notice(`[${stamp()}] ${s.server} answers again; watching.`)
-		return true
-	}
-	const isUnreachable = (error: unknown): boolean => error instanceof CliFailure && error.code === 'unreachable'
-
-	const cycle = async (w: Watched): Promise<void> => {
-		lock = await acquireLock('watch', { signals: false })
-		try {
-			const report = await runOne(s, w.t, {
-				mode: 'sync',
-				// On a terminal, watch asks there about someone else's changes (docs/sync-model.md).
-				interactive: !isJsonMode() && process.stdin.isTTY === true,
-				yes: values.yes,
-				allowSecrets: values['allow-secrets'],
-				localOnly: w.t.teamId !== undefined ? members.get(w.t.teamId) : undefined
-			})
-			reachable()
-			w.etag = report.pushed?.hash ?? report.remoteHash
-			w.local = report.local.map((o) => o.entry)
-			const kept = report.localOnly !== undefined && report.unsent.length > 0
-			const changed = report.writes.length + report.conflicts.length + report.refused.length > 0 || report.pushed
-			if (isJsonMode()) {
-				if (changed || kept) line({ at: new Date().toISOString(), ...reportJson(report) })
-			} else if (changed || kept) {
-				say(
-					`[${stamp()}] ${w.t.label}: ${summary(report)}${report.pushed ? `; pushed version ${report.pushed.version}` : ''}`
-				)
-				printLines(report)
-			}
-			const problem = outcomeFailure(report)
-			if (problem) warn(`[${stamp()}] ${problem.message}`)
-			// Conflicts, and changes kept here (a member's, held back by a conflict, or not sent because they do not
-			// parse), wait for an edit: not tried again (and reported again) every second.
-			w.stuck = new Map(
-				[...report.conflicts, ...report.unsent].map((d) => {
-					// A member's file merged with the team's change holds the merge now, not what it held before.
-					const here = d.verdict.kind === 'merged' ? d.verdict.content : d.local
-					return [d.key, here === undefined ? 'absent' : fileHash(here)]
-				})
-			)
-			w.stuckAt = getState(w.t.key)?.syncedAt
-			for (const { key } of report.refused) {
-				const content = ownValue(readLocal([key]), key)
-				w.stuck.set(key, content === undefined ? 'absent' : fileHash(content))
-			}
-		} catch (error) {
-			if (error instanceof CliFailure && error.exitCode === EXIT.auth) throw error
-			if (!(error instanceof CliFailure)) throw error
-			if (isUnreachable(error)) return unreachable(w, error)
-			if (isJsonMode())
-				line({
-					at: new Date().toISOString(),
-					config: { tool: w.t.tool, name: w.t.name, team: w.t.team ?? w.t.teamId ?? null },
-					error: error.message,
-					code: error.code
-				})
-			else warn(`[${stamp()}] ${w.t.label}: ${error.message}`)
-			if (error.code === 'gone') {
-				w.gone = true
-				return
-			}
-			// Not again until something changes: remember what the server has now.
-			const remote = await fetchRemote(s, w.t).catch(() => undefined)
-			if (remote && remote !== 'unchanged') w.etag = remote.hash
-			const state = getState(w.t.key)
-			const local = readLocal((await configScope(s, w.t, { base: state?.files })).keys)
-			w.stuck = new Map(Object.entries(local).map(([key, content]) => [key, fileHash(content)]))
-			w.stuckAt = state?.syncedAt
-		} finally {
-			lock.release()
-			lock = undefined
-		}
-	}
-
-	// The live stream (docs/client.md "cfgsync watch"): an event of a config watched here, with a hash
-	// this machine has not synced (not its own push), marks it for a sync at once.
-	let mode: 'live' | 'poll' = values.poll ? 'poll' : 'live'
-	let ended: ListenEnd | undefined
-	let opens = 0
-	let first: () => void = () => undefined
-	const started = new Promise<void>((resolve) => {
-		first = resolve
-	})
-	const onEvent = (event: { event: string; data: string }) => {
-		if (event.event === 'reset') for (const w of watched) w.check = true
-		if (event.event !== 'config') return wake?.()
-		let data: { id?: unknown; name?: unknown; tool?: unknown; teamId?: unknown; hash?: unknown; deleted?: unknown }
-		try {
-			data = JSON.parse(event.data)
-		} catch {
-			return
-		}
-		if (typeof data !== 'object' || data === null) return
-		for (const w of watched) {
-			if (data.tool !== w.t.tool || data.name !== w.t.name || (data.teamId ?? undefined) !== w.t.teamId) continue
-			w.heard = data.deleted !== true && typeof data.hash === 'string' ? data.hash : 'deleted'
-		}
-		wake?.()
-	}
-	const listening =
-		mode === 'live'
-			? s.api
-					.events({
-						signal: live.signal,
-						onOpen: (replaying) => {
-							opens++
-							// Back after an outage, or reopened without a cursor to replay from: look at every config.
-							if (reachable() || (opens > 1 && !replaying)) for (const w of watched) w.check = true
-							first()
-							wake?.()
-						},
-						onEvent,
-						onLost: (why) => {
-							unreachable(undefined, new CliFailure(why, EXIT.error, 'unreachable'))
-							first()
-						}
-					})
-					.then((end) => {
-						ended = end
-						first()
-						wake?.()
-					})
-			: Promise.resolve()
-	/** What the stream's end means: stop (exit 4), or poll from now on. */
-	const settle = (end: ListenEnd) => {
-		if (end.kind === 'revoked')
-			throw new CliFailure(
-				s.keySource === 'env'
-					? `${s.server} revoked the key in CFGSYNC_API_KEY, so watch stopped: set CFGSYNC_API_KEY to a valid key (or unset it to use the login saved by cfgsync login), then run cfgsync watch again.`
-					: `${s.server} revoked this device's key (or removed your account, or signed you out everywhere), so watch stopped: sign in again with ${loginCommand(s.profile)}, then run cfgsync watch again.`,
-				EXIT.auth
-			)
-		if (end.kind === 'unauthorized')
-			throw failure(new ApiError(401, 'unauthorized', ''), {
-				server: s.server,
-				keySource: s.keySource,
-				login: loginCommand(s.profile)
-			})
-		if (end.kind === 'unsupported') {
-			mode = 'poll'
-			notice(dim(`[${stamp()}] ${end.why}: polling every ${interval / 1000}s instead.`))
-			for (const w of watched) w.nextPoll = Math.min(w.nextPoll, Date.now())
-		}
-	}
-
+	const watcher = new Watcher(s, values, members, targets, interval)
+	process.on('SIGINT', watcher.onSignal)
+	process.on('SIGTERM', watcher.onSignal)
+	const { started, listening } = watcher.listen()
 	try {
-		if (mode === 'live') await started
-		if (ended) settle(ended)
-		ended = undefined
-		if (!isJsonMode())
-			say(
-				`Watching ${targets.map((t) => t.label).join(', ')} (${mode === 'live' ? 'live changes from the server' : `server every ${interval / 1000}s`}, local edits every ${tick / 1000}s). Ctrl-C stops.`
-			)
-		for (const w of watched) {
-			if (stopping) break
-			await cycle(w)
-			w.nextPoll = Date.now() + interval
-		}
-		let lastLocal = Date.now()
-		while (!stopping) {
-			// Woken early by an event; local edits are still looked at once a second, so "settled" keeps its meaning.
-			if (!ended && !watched.some((w) => w.heard !== undefined || w.check))
-				await sleep(Math.max(0, lastLocal + tick - Date.now()))
-			if (stopping) break
-			if (ended) {
-				settle(ended)
-				ended = undefined
-			}
-			const localDue = Date.now() >= lastLocal + tick - 50
-			if (localDue) lastLocal = Date.now()
-			for (const w of watched) {
-				if (stopping) break
-				if (w.gone) continue
-				let due = false
-				if (localDue) {
-					const now = await localSide(s, w)
-					const settled = now.fingerprint === w.seen
-					w.seen = now.fingerprint
-					// While the server is down, edits here wait until it answers again rather than a try every second.
-					due = settled && now.dirty && down === undefined
-				}
-				if (w.heard !== undefined) {
-					// A version this machine has synced (its own push, say) needs no pull.
-					if (![w.etag, getState(w.t.key)?.hash].includes(w.heard)) {
-						w.check = false
-						due = true
-					}
-					w.heard = undefined
-				}
-				// A request that failed while the stream stayed open is tried again each interval: otherwise
-				// edits here would wait for the next event.
-				const polling = mode === 'poll' || down !== undefined
-				if (!due && (w.check || (polling && Date.now() >= w.nextPoll))) {
-					w.check = false
-					w.nextPoll = Date.now() + interval
-					try {
-						due = (await fetchRemote(s, w.t, w.etag)) !== 'unchanged'
-						// Back after being down: what changed here meanwhile is sent now.
-						if (reachable()) due = true
-					} catch (error) {
-						if (error instanceof CliFailure && error.exitCode === EXIT.auth) throw error
-						if (isUnreachable(error)) unreachable(w, error as CliFailure)
-						else warn(`[${stamp()}] ${w.t.label}: ${(error as Error).message}`)
-					}
-				}
-				if (due) await cycle(w)
-			}
-		}
+		await watcher.loop(started)
 	} finally {
-		live.abort()
+		watcher.live.abort()
 		await listening
-		process.off('SIGINT', onSignal)
-		process.off('SIGTERM', onSignal)
+		process.off('SIGINT', watcher.onSignal)
+		process.off('SIGTERM', watcher.onSignal)
 	}
 	if (!isJsonMode()) say(dim('Stopped.'))
+}
+
+/** A cycle that changed something (or kept a member's changes here), printed: a line of JSON, or its summary. */
+function printCycle(t: Target, report: Report, line: (value: unknown) => void): void {
+	const kept = report.localOnly !== undefined && report.unsent.length > 0
+	const changed = report.writes.length + report.conflicts.length + report.refused.length > 0 || report.pushed
+	if (!changed && !kept) return
+	if (isJsonMode()) {
+		line({ at: new Date().toISOString(), ...reportJson(report) })
+		return
+	}
+	say(`[${stamp()}] ${t.label}: ${summary(report)}${report.pushed ? `; pushed version ${report.pushed.version}` : ''}`)
+	printLines(report)
+}
+
+/** Why watch stops when the server refuses its key. */
+function stopped(s: Session, kind: 'revoked' | 'unauthorized'): CliFailure {
+	if (kind === 'revoked')
+		return new CliFailure(
+			s.keySource === 'env'
+				? `${s.server} revoked the key in CFGSYNC_API_KEY, so watch stopped: set CFGSYNC_API_KEY to a valid key (or unset it to use the login saved by cfgsync login), then run cfgsync watch again.`
+				: `${s.server} revoked this device's key (or removed your account, or signed you out everywhere), so watch stopped: sign in again with ${loginCommand(s.profile)}, then run cfgsync watch again.`,
+			EXIT.auth
+		)
+	return failure(new ApiError(401, 'unauthorized', ''), {
+		server: s.server,
+		keySource: s.keySource,
+		login: loginCommand(s.profile)
+	})
 }
 
 export const watch = defineCommand({
