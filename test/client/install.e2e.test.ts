@@ -83,9 +83,10 @@ describe('the npm package served by the compiled server', () => {
 		for (const path of ['/download/..%2F..%2Fetc%2Fpasswd', '/download/..%2Fmaster.key', '/download/nothing']) {
 			expect({ path, status: (await fetch(`${server.url}${path}`)).status }).toEqual({ path, status: 404 })
 		}
-		// `%2e%2e` is a dot segment: the URL itself becomes `/`, the web application's sign-in page, never a file.
+		// `%2e%2e` is a dot segment: the URL itself becomes `/`, the web application's first page (sign-in, or
+		// "Set up this server" while it has no user), never a file.
 		const dots = await fetch(`${server.url}/download/%2e%2e`)
 		expect(dots.url).toBe(`${server.url}/`)
-		expect(await dots.text()).toContain('Sign in')
+		expect(await dots.text()).toMatch(/<title>(Sign in|Set up this server) · cfgsync<\/title>/)
 	}, 60_000)
 })

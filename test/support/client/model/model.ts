@@ -108,6 +108,8 @@ const shown = (path: string) => `~/${path}`
  */
 const GEMINI_SETTINGS = '.gemini/settings.json'
 const indentOf = (machine: string, path: string) => (machine === 'B' && path === GEMINI_SETTINGS ? 4 : 2)
+/** The Gemini settings with their indentation aside: the server holds whichever machine's layout pushed last. */
+const layoutAside = (text: string) => inTwoSpaces(text, offIndent(text, 4).length === 0 ? 4 : 2)
 
 /** Each machine's own MCP server in ~/.claude.json, which it keeps to itself with `cfgsync local`. */
 const privateServer = (machine: string) => ({
@@ -1306,10 +1308,9 @@ export class Model {
 					const bytes = m.bytes(path)
 					if (!bytes) this.violate(`${name}: ${shown(path)} is on the server but not here after settling`)
 					else if (
-						indentOf(name, path) === 2
-							? !bytes.equals(Buffer.from(content, 'utf8'))
-							: inTwoSpaces(bytes.toString('utf8'), indentOf(name, path)) !==
-								inTwoSpaces(content, offIndent(content, 4).length === 0 ? 4 : 2)
+						path === GEMINI_SETTINGS
+							? layoutAside(bytes.toString('utf8')) !== layoutAside(content)
+							: !bytes.equals(Buffer.from(content, 'utf8'))
 					)
 						this.violate(
 							`${name}: ${shown(path)} differs from the server's latest after settling: here ${excerpt(bytes.toString('utf8'))}, server ${excerpt(content)}`
