@@ -162,3 +162,29 @@ describe("watch: a config's turn", () => {
 		expect(failed.state.configs[0]).toMatchObject({ etag: 'e1', stuckAt: 't2' })
 	})
 })
+
+describe('watch: leaving a team', () => {
+	const watching = () =>
+		initialWatch([target('gemini-cli'), { ...target('codex', 't1'), team: 'crew' }], { poll: false, interval: 30_000 })
+
+	test('removed from the team (or it was deleted): its config is said to be no longer watched, once, and left alone', () => {
+		const removed = { kind: 'event', event: 'membership', data: '{"teamSlug":"crew","removed":true}' } as const
+		const { state, effects } = run(watching(), removed, removed)
+		expect(effects.filter((e) => e.kind === 'say-left')).toEqual([
+			{ kind: 'say-left', config: expect.objectContaining({ teamId: 't1' }), slug: 'crew' }
+		])
+		expect(state.configs.map((c) => c.gone ?? false)).toEqual([false, true])
+		// Its turns do nothing from now on: no sync, no poll.
+		expect(
+			run(state, { kind: 'turn', index: 1, now: 99_999, local: { fingerprint: 'x', dirty: true } }).effects
+		).toEqual([])
+	})
+
+	test('joining a team, or another team left, changes nothing watched', () => {
+		const joined = { kind: 'event', event: 'membership', data: '{"teamSlug":"crew","removed":false}' } as const
+		const other = { kind: 'event', event: 'membership', data: '{"teamSlug":"other","removed":true}' } as const
+		const { state, effects } = run(watching(), joined, other)
+		expect(effects.some((e) => e.kind === 'say-left')).toBe(false)
+		expect(state.configs.every((c) => !c.gone)).toBe(true)
+	})
+})

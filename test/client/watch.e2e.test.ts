@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { api, serversOfThisFile, startServer, type Server } from '../support/harness'
 import { login, machine, serverWithUsers, type Machine, type User } from '../support/client/machines'
@@ -17,8 +18,9 @@ const servers = serversOfThisFile()
 let server: Server
 let dir: string
 let ben: User
+let ada: User
 beforeAll(async () => {
-	;({ server, dir, ben } = await serverWithUsers(servers))
+	;({ server, dir, ben, ada } = await serverWithUsers(servers))
 }, 60_000)
 
 async function loggedIn(user: User, to: Server = server): Promise<Machine> {
@@ -140,6 +142,29 @@ describe('cfgsync watch on live changes', () => {
 		await w.stop()
 		expect(w.out.stderr).toContain('revoked')
 		expect(w.out.stderr).toContain('cfgsync login')
+	}, 60_000)
+
+	test('removed from the team while watching its config: says so at once, watches it no more, keeps its files', async () => {
+		const owner = await loggedIn(ada)
+		expect((await owner.cfgsync(['team', 'create', 'Watchers', '--slug', 'watchers'])).code).toBe(0)
+		expect((await owner.cfgsync(['team', 'invite', 'watchers', 'ben', '--role', 'member'])).code).toBe(0)
+		owner.file('.gemini/GEMINI.md', 'team rules\n')
+		expect(
+			(await owner.cfgsync(['push', 'gemini-cli', '--team', 'watchers', join(owner.home, '.gemini/GEMINI.md')])).code
+		).toBe(0)
+		const member = await loggedIn(ben)
+		expect((await member.cfgsync(['invitations', 'accept', 'watchers'])).code).toBe(0)
+		expect((await member.cfgsync(['pull', 'gemini-cli', '--team', 'watchers', '--yes'])).code).toBe(0)
+		const w = watching(member, ['gemini-cli', '--team', 'watchers'])
+		try {
+			await until('start', () => /Watching/.test(w.out.stdout))
+			expect((await owner.cfgsync(['team', 'remove', 'watchers', 'ben'])).code).toBe(0)
+			await until('say it left the team', () => /no longer in team watchers/.test(w.out.stderr), 5_000)
+			expect(w.out.stderr).toContain('watched no more')
+			expect(member.file('.gemini/GEMINI.md')).toBe('team rules\n')
+		} finally {
+			await w.stop()
+		}
 	}, 60_000)
 
 	test('against a server without live changes (404) it polls with If-None-Match as before', async () => {

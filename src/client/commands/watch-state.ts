@@ -104,6 +104,8 @@ export type WatchEffect =
 	| { kind: 'poll'; index: number }
 	/** Run a sync cycle of the config. */
 	| { kind: 'sync'; index: number }
+	/** Say that a team config is no longer watched: this user left the team, was removed, or it was deleted. */
+	| { kind: 'say-left'; config: Target; slug: string }
 
 export interface Transition {
 	state: WatchState
@@ -150,6 +152,7 @@ function answered(state: WatchState): { state: WatchState; back: boolean } {
 /** The live stream's event: a reset checks every config; a config's names the hash the server has now. */
 function heard(state: WatchState, event: string, text: string): Transition {
 	const reset = event === 'reset' ? checkAll(state) : state
+	if (event === 'membership') return left(reset, text)
 	if (event !== 'config') return { state: reset, effects: [{ kind: 'wake' }] }
 	let data: { id?: unknown; name?: unknown; tool?: unknown; teamId?: unknown; hash?: unknown; deleted?: unknown }
 	try {
@@ -165,6 +168,27 @@ function heard(state: WatchState, event: string, text: string): Transition {
 			: { ...c, heard: news }
 	)
 	return { state: { ...reset, configs }, effects: [{ kind: 'wake' }] }
+}
+
+/**
+ * A `membership` event: out of a team (removed, left, or the team deleted), its configs are watched no more, each
+ * said once; their files here stay as they are. Joining one changes nothing watched.
+ */
+function left(state: WatchState, text: string): Transition {
+	let data: { teamSlug?: unknown; removed?: unknown }
+	try {
+		data = JSON.parse(text)
+	} catch {
+		return { state, effects: [] }
+	}
+	if (typeof data !== 'object' || data === null || data.removed !== true) return { state, effects: [] }
+	const effects: WatchEffect[] = []
+	const configs = state.configs.map((c) => {
+		if (c.gone || c.t.teamId === undefined || c.t.team !== data.teamSlug) return c
+		effects.push({ kind: 'say-left', config: c.t, slug: data.teamSlug as string })
+		return { ...c, gone: true, heard: undefined, check: false }
+	})
+	return { state: { ...state, configs }, effects }
 }
 
 /** The live stream opened: back after an outage, or reopened without a cursor to replay from: look at every config. */

@@ -163,6 +163,17 @@ class Watcher {
 		else if (effect.kind === 'say-polling')
 			notice(dim(`[${stamp()}] ${effect.why}: polling every ${this.interval / 1000}s instead.`))
 		else if (effect.kind === 'stop') throw stopped(this.s, effect.end.kind)
+		else if (effect.kind === 'say-left') {
+			const message = `you are no longer in team ${effect.slug} (removed, left, or the team was deleted): ${effect.config.label} is watched no more; its files here stay as they are.`
+			if (isJsonMode())
+				this.line({
+					at: new Date().toISOString(),
+					config: configJson(effect.config),
+					error: message,
+					code: 'left_team'
+				})
+			else warn(`[${stamp()}] ${message}`)
+		}
 	}
 
 	/** While the server cannot be reached, one line says so, and one more when it answers again (not one per try). */
