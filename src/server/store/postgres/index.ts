@@ -6,7 +6,8 @@ import { postgresConfigs } from './configs'
 import { withCleanErrors } from './errors'
 import { postgresKeys } from './keys'
 import { postgresLoginFailures } from './login-failures'
-import { postgresInstances, postgresJobs, postgresMeta } from './meta'
+import { postgresExecutor } from './executor'
+import { instanceStore, jobStore, metaStore } from '../rows/meta'
 import { applyMigrations } from './migrate'
 import { migrations } from './migrations'
 import { postgresSessions } from './sessions'
@@ -39,6 +40,7 @@ export async function openPostgresStore(url: string, options: OpenOptions & Conn
 		throw error
 	}
 	const db = wrap(client)
+	const rows = postgresExecutor(db)
 	return {
 		engine: 'postgres',
 		users: withCleanErrors(postgresUsers(db)),
@@ -49,9 +51,9 @@ export async function openPostgresStore(url: string, options: OpenOptions & Conn
 		configs: withCleanErrors(postgresConfigs(db, client)),
 		teams: withCleanErrors(postgresTeams(db)),
 		audit: withCleanErrors(postgresAudit(db)),
-		jobs: withCleanErrors(postgresJobs(db)),
-		meta: withCleanErrors(postgresMeta(db)),
-		instances: withCleanErrors(postgresInstances(db)),
+		jobs: withCleanErrors(jobStore(rows)),
+		meta: withCleanErrors(metaStore(rows)),
+		instances: withCleanErrors(instanceStore(rows)),
 		// Rows copied in keep their ids; the login-failure and audit feed sequences then go on after the highest.
 		tables: tableAccess(schema, db, async () => {
 			await client.unsafe(

@@ -16,10 +16,10 @@ import type { OpenOptions, Store } from '../types'
 import { auditWriter, sqliteAudit } from './audit'
 import { openDatabase, rawMeta, wrap } from './client'
 import { sqliteConfigs } from './configs'
-import { sqliteJobs } from './jobs'
 import { sqliteKeys } from './keys'
 import { sqliteLoginFailures } from './login-failures'
-import { sqliteInstances, sqliteMeta } from './meta'
+import { sqliteExecutor } from './executor'
+import { instanceStore, jobStore, metaStore } from '../rows/meta'
 import { sqliteSessions } from './sessions'
 import { sqliteSignups } from './signups'
 import { applyMigrations } from './migrate'
@@ -46,6 +46,7 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 	const dataVersion = sqlite.query<{ data_version: number }, []>('PRAGMA data_version')
 	const fileAtOpen = file === ':memory:' ? undefined : statSync(file)
 	const audit = auditWriter(db)
+	const rows = sqliteExecutor(db, sqlite, audit)
 	return {
 		engine: 'sqlite',
 		users: sqliteUsers(db, sqlite, audit),
@@ -56,9 +57,9 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 		configs: sqliteConfigs(db, sqlite, audit),
 		teams: sqliteTeams(db, sqlite, audit),
 		audit: sqliteAudit(db, audit),
-		jobs: sqliteJobs(db),
-		meta: sqliteMeta(db),
-		instances: sqliteInstances(db),
+		jobs: jobStore(rows),
+		meta: metaStore(rows),
+		instances: instanceStore(rows),
 		tables: tableAccess(schema, db),
 		// SQLite answers small reads from its page cache, so a file broken or replaced under a running
 		// server would go unnoticed: the file itself must still start like a database and be the one opened.
