@@ -5,7 +5,7 @@ import { connect, describeUrl, wrap, type ConnectOptions } from './client'
 import { postgresConfigs } from './configs'
 import { withCleanErrors } from './errors'
 import { postgresKeys } from './keys'
-import { postgresLoginFailures } from './login-failures'
+import { loginFailureStore } from '../rows/login-failures'
 import { postgresExecutor } from './executor'
 import { instanceStore, jobStore, metaStore } from '../rows/meta'
 import { applyMigrations } from './migrate'
@@ -47,7 +47,7 @@ export async function openPostgresStore(url: string, options: OpenOptions & Conn
 		keys: withCleanErrors(postgresKeys(db, client)),
 		sessions: withCleanErrors(postgresSessions(db)),
 		signups: withCleanErrors(postgresSignups(db)),
-		loginFailures: withCleanErrors(postgresLoginFailures(db)),
+		loginFailures: withCleanErrors(loginFailureStore(rows)),
 		configs: withCleanErrors(postgresConfigs(db, client)),
 		teams: withCleanErrors(postgresTeams(db)),
 		audit: withCleanErrors(postgresAudit(db)),

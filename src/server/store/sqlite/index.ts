@@ -17,7 +17,7 @@ import { auditWriter, sqliteAudit } from './audit'
 import { openDatabase, rawMeta, wrap } from './client'
 import { sqliteConfigs } from './configs'
 import { sqliteKeys } from './keys'
-import { sqliteLoginFailures } from './login-failures'
+import { loginFailureStore } from '../rows/login-failures'
 import { sqliteExecutor } from './executor'
 import { instanceStore, jobStore, metaStore } from '../rows/meta'
 import { sqliteSessions } from './sessions'
@@ -53,7 +53,7 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 		keys: sqliteKeys(db, sqlite, audit),
 		sessions: sqliteSessions(db, sqlite, audit),
 		signups: sqliteSignups(db, sqlite, audit),
-		loginFailures: sqliteLoginFailures(db, sqlite, audit),
+		loginFailures: loginFailureStore(rows),
 		configs: sqliteConfigs(db, sqlite, audit),
 		teams: sqliteTeams(db, sqlite, audit),
 		audit: sqliteAudit(db, audit),
