@@ -10,10 +10,10 @@ import { postgresExecutor } from './executor'
 import { instanceStore, jobStore, metaStore } from '../rows/meta'
 import { applyMigrations } from './migrate'
 import { migrations } from './migrations'
-import { postgresSessions } from './sessions'
+import { sessionStore } from '../rows/sessions'
 import { postgresSignups } from './signups'
 import { postgresTeams } from './teams'
-import { postgresUsers } from './users'
+import { userStore } from '../rows/users'
 import * as schema from './schema'
 import { tableAccess } from '../tables'
 
@@ -43,9 +43,9 @@ export async function openPostgresStore(url: string, options: OpenOptions & Conn
 	const rows = postgresExecutor(db)
 	return {
 		engine: 'postgres',
-		users: withCleanErrors(postgresUsers(db)),
+		users: withCleanErrors(userStore(rows)),
 		keys: withCleanErrors(postgresKeys(db, client)),
-		sessions: withCleanErrors(postgresSessions(db)),
+		sessions: withCleanErrors(sessionStore(rows)),
 		signups: withCleanErrors(postgresSignups(db)),
 		loginFailures: withCleanErrors(loginFailureStore(rows)),
 		configs: withCleanErrors(postgresConfigs(db, client)),

@@ -20,12 +20,12 @@ import { sqliteKeys } from './keys'
 import { loginFailureStore } from '../rows/login-failures'
 import { sqliteExecutor } from './executor'
 import { instanceStore, jobStore, metaStore } from '../rows/meta'
-import { sqliteSessions } from './sessions'
+import { sessionStore } from '../rows/sessions'
 import { sqliteSignups } from './signups'
 import { applyMigrations } from './migrate'
 import { migrations } from './migrations'
 import { sqliteTeams } from './teams'
-import { sqliteUsers } from './users'
+import { userStore } from '../rows/users'
 import * as schema from './schema'
 import { tableAccess } from '../tables'
 import { offThread } from './off-thread'
@@ -49,9 +49,9 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 	const rows = sqliteExecutor(db, sqlite, audit)
 	return {
 		engine: 'sqlite',
-		users: sqliteUsers(db, sqlite, audit),
+		users: userStore(rows),
 		keys: sqliteKeys(db, sqlite, audit),
-		sessions: sqliteSessions(db, sqlite, audit),
+		sessions: sessionStore(rows),
 		signups: sqliteSignups(db, sqlite, audit),
 		loginFailures: loginFailureStore(rows),
 		configs: sqliteConfigs(db, sqlite, audit),
