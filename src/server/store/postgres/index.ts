@@ -11,7 +11,7 @@ import { instanceStore, jobStore, metaStore } from '../rows/meta'
 import { applyMigrations } from './migrate'
 import { migrations } from './migrations'
 import { sessionStore } from '../rows/sessions'
-import { postgresSignups } from './signups'
+import { signupStore } from '../rows/signups'
 import { postgresTeams } from './teams'
 import { userStore } from '../rows/users'
 import * as schema from './schema'
@@ -46,7 +46,7 @@ export async function openPostgresStore(url: string, options: OpenOptions & Conn
 		users: withCleanErrors(userStore(rows)),
 		keys: withCleanErrors(postgresKeys(db, client)),
 		sessions: withCleanErrors(sessionStore(rows)),
-		signups: withCleanErrors(postgresSignups(db)),
+		signups: withCleanErrors(signupStore(rows)),
 		loginFailures: withCleanErrors(loginFailureStore(rows)),
 		configs: withCleanErrors(postgresConfigs(db, client)),
 		teams: withCleanErrors(postgresTeams(db)),

@@ -21,7 +21,7 @@ import { loginFailureStore } from '../rows/login-failures'
 import { sqliteExecutor } from './executor'
 import { instanceStore, jobStore, metaStore } from '../rows/meta'
 import { sessionStore } from '../rows/sessions'
-import { sqliteSignups } from './signups'
+import { signupStore } from '../rows/signups'
 import { applyMigrations } from './migrate'
 import { migrations } from './migrations'
 import { sqliteTeams } from './teams'
@@ -52,7 +52,7 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 		users: userStore(rows),
 		keys: sqliteKeys(db, sqlite, audit),
 		sessions: sessionStore(rows),
-		signups: sqliteSignups(db, sqlite, audit),
+		signups: signupStore(rows),
 		loginFailures: loginFailureStore(rows),
 		configs: sqliteConfigs(db, sqlite, audit),
 		teams: sqliteTeams(db, sqlite, audit),
