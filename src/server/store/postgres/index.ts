@@ -4,7 +4,8 @@ import { postgresAudit } from './audit'
 import { connect, describeUrl, wrap, type ConnectOptions } from './client'
 import { postgresConfigs } from './configs'
 import { withCleanErrors } from './errors'
-import { postgresKeys } from './keys'
+import { postgresFindCaller } from './keys'
+import { keyStore } from '../rows/keys'
 import { loginFailureStore } from '../rows/login-failures'
 import { postgresExecutor } from './executor'
 import { instanceStore, jobStore, metaStore } from '../rows/meta'
@@ -44,7 +45,7 @@ export async function openPostgresStore(url: string, options: OpenOptions & Conn
 	return {
 		engine: 'postgres',
 		users: withCleanErrors(userStore(rows)),
-		keys: withCleanErrors(postgresKeys(db, client)),
+		keys: withCleanErrors(keyStore(rows, postgresFindCaller(db, client))),
 		sessions: withCleanErrors(sessionStore(rows)),
 		signups: withCleanErrors(signupStore(rows)),
 		loginFailures: withCleanErrors(loginFailureStore(rows)),

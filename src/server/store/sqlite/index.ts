@@ -16,7 +16,8 @@ import type { OpenOptions, Store } from '../types'
 import { auditWriter, sqliteAudit } from './audit'
 import { openDatabase, rawMeta, wrap } from './client'
 import { sqliteConfigs } from './configs'
-import { sqliteKeys } from './keys'
+import { sqliteFindCaller } from './keys'
+import { keyStore } from '../rows/keys'
 import { loginFailureStore } from '../rows/login-failures'
 import { sqliteExecutor } from './executor'
 import { instanceStore, jobStore, metaStore } from '../rows/meta'
@@ -50,7 +51,7 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 	return {
 		engine: 'sqlite',
 		users: userStore(rows),
-		keys: sqliteKeys(db, sqlite, audit),
+		keys: keyStore(rows, sqliteFindCaller(db, sqlite)),
 		sessions: sessionStore(rows),
 		signups: signupStore(rows),
 		loginFailures: loginFailureStore(rows),
