@@ -8,6 +8,7 @@ import { postgresFindCaller } from './keys'
 import { keyStore } from '../rows/keys'
 import { loginFailureStore } from '../rows/login-failures'
 import { postgresExecutor } from './executor'
+import { auditList } from '../rows/audit-log'
 import { instanceStore, jobStore, metaStore } from '../rows/meta'
 import { applyMigrations } from './migrate'
 import { migrations } from './migrations'
@@ -51,7 +52,7 @@ export async function openPostgresStore(url: string, options: OpenOptions & Conn
 		loginFailures: withCleanErrors(loginFailureStore(rows)),
 		configs: withCleanErrors(postgresConfigs(db, client)),
 		teams: withCleanErrors(postgresTeams(db)),
-		audit: withCleanErrors(postgresAudit(db)),
+		audit: withCleanErrors(postgresAudit(db, auditList(rows))),
 		jobs: withCleanErrors(jobStore(rows)),
 		meta: withCleanErrors(metaStore(rows)),
 		instances: withCleanErrors(instanceStore(rows)),

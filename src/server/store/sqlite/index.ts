@@ -20,6 +20,7 @@ import { sqliteFindCaller } from './keys'
 import { keyStore } from '../rows/keys'
 import { loginFailureStore } from '../rows/login-failures'
 import { sqliteExecutor } from './executor'
+import { auditList } from '../rows/audit-log'
 import { instanceStore, jobStore, metaStore } from '../rows/meta'
 import { sessionStore } from '../rows/sessions'
 import { signupStore } from '../rows/signups'
@@ -57,7 +58,7 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 		loginFailures: loginFailureStore(rows),
 		configs: sqliteConfigs(db, sqlite, audit),
 		teams: sqliteTeams(db, sqlite, audit),
-		audit: sqliteAudit(db, audit),
+		audit: sqliteAudit(db, audit, auditList(rows)),
 		jobs: jobStore(rows),
 		meta: metaStore(rows),
 		instances: instanceStore(rows),
