@@ -30,7 +30,7 @@ export function signupStore(ex: Executor): SignupStore {
 			sql`${signupLinks.uses} < ${signupLinks.maxUses}`,
 			sql`(${signupLinks.expiresAt} IS NULL OR ${signupLinks.expiresAt} > ${now})`
 		)
-	const anAdmin = ex.prepare((db) => db.select({ id: users.id }).from(users).where(eq(users.isAdmin, true)).limit(1))
+	const anAdmin = (db: Db) => db.select({ id: users.id }).from(users).where(eq(users.isAdmin, true)).limit(1)
 	/** Every setup address still open is revoked: an admin exists, or a new address replaces them. */
 	const revokeSetups = (db: Db, now: string) =>
 		db
@@ -43,7 +43,7 @@ export function signupStore(ex: Executor): SignupStore {
 			ex.transaction(function* (db) {
 				// Instances starting together take turns here: the first makes the address, the others find it.
 				yield* lock('first-admin')
-				if ((yield* row(anAdmin, {})) !== undefined) return undefined
+				if ((yield* row(anAdmin(db))) !== undefined) return undefined
 				const kept = parseKept(
 					(yield* row(db.select({ value: meta.value }).from(meta).where(eq(meta.key, SETUP_TOKEN_META))))?.value
 				)
@@ -79,7 +79,7 @@ export function signupStore(ex: Executor): SignupStore {
 			) as Promise<SignupLinkRow | undefined>,
 		hasUsers: async () =>
 			(await ex.execute((db) => row(db.select({ id: users.id }).from(users).limit(1)))) !== undefined,
-		hasAdmin: async () => (await ex.execute(() => row(anAdmin, {}))) !== undefined,
+		hasAdmin: async () => (await ex.execute((db) => row(anAdmin(db)))) !== undefined,
 		listJoin: (limit) =>
 			ex.execute((db) =>
 				rows(
