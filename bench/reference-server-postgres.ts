@@ -1,8 +1,8 @@
 // The PostgreSQL twin of reference-server.ts: a hand-written Bun.serve + Bun.SQL server doing
 // exactly what cfgsync does on PostgreSQL for the benchmarked paths and nothing else (no framework,
 // no validation, no logging). The same statements (src/server/store/postgres/keys.ts, configs.ts, audit.ts,
-// locks.ts; checked against cfgsync's with log_statement = all), the same pool, the same crypto and
-// the same response headers. The ceiling cfgsync on PostgreSQL is measured against.
+// locks.ts, and src/server/store/rows/keys.ts; checked against cfgsync's with log_statement = all), the same
+// pool, the same crypto and the same response headers. The ceiling cfgsync on PostgreSQL is measured against.
 // argv: port databaseUrl masterKeyBase64
 import { SQL } from 'bun'
 import { createCipheriv, createDecipheriv, createSecretKey, randomBytes } from 'node:crypto'

@@ -1,11 +1,10 @@
-import { and, asc, inArray, desc, eq, gt, isNotNull, lt, max, sql, type SQL } from 'drizzle-orm'
+import { and, asc, inArray, eq, gt, isNotNull, lt, max, sql } from 'drizzle-orm'
 import { uuidv7Floor } from '../../lib/ids'
-import type { AuditEvent, AuditRow, AuditStore, FeedRow } from '../types'
+import type { AuditEvent, AuditStore, FeedRow } from '../types'
 import type { SQL as BunSQL } from 'bun'
 import type { PgDb, PgTx } from './client'
 import { statement } from './rows'
 import { apiKeys, auditEvents } from './schema'
-import { containsAny, userAuditPage } from '../shared'
 
 /**
  * Writes audit events (docs/operations.md) in the transaction of the change they
@@ -78,50 +77,11 @@ export function auditStatement(db: PgDb) {
 	}
 }
 
-export function postgresAudit(db: PgDb): AuditStore {
+/** The feed and its numbering; the log's pages are ../rows/audit-log.ts (`list`). */
+export function postgresAudit(db: PgDb, list: AuditStore['list']): AuditStore {
 	return {
 		record: (event) => writeAudit(db, event),
-		async list(query) {
-			/** The page's rows where `who` holds (all of them when undefined), in the page's order. */
-			const scan = async (who: SQL | undefined) => {
-				const scope: (SQL | undefined)[] = [who]
-				if (query.teamId !== undefined) scope.push(eq(auditEvents.teamId, query.teamId))
-				if (query.type !== undefined) scope.push(eq(auditEvents.type, query.type))
-				if (query.targetId !== undefined) scope.push(eq(auditEvents.targetId, query.targetId))
-				if (query.before !== undefined) scope.push(lt(auditEvents.id, query.before))
-				if (query.after !== undefined) scope.push(gt(auditEvents.id, query.after))
-				scope.push(
-					containsAny(
-						[
-							auditEvents.type,
-							auditEvents.actorUsername,
-							auditEvents.actorDevice,
-							auditEvents.address,
-							auditEvents.targetName
-						],
-						query.search
-					)
-				)
-				return await db
-					.select()
-					.from(auditEvents)
-					.where(and(...scope))
-					.orderBy(query.after === undefined ? desc(auditEvents.id) : asc(auditEvents.id))
-					.limit(query.limit)
-			}
-			const { userId } = query
-			const rows =
-				userId === undefined
-					? await scan(undefined)
-					: await userAuditPage(
-							(side) => scan(eq(side === 'actor' ? auditEvents.actorUserId : auditEvents.subjectUserId, userId)),
-							query.limit,
-							query.after !== undefined
-						)
-			// `after` reads the newer events oldest first (the nearest ones), then turns them newest first like any page.
-			if (query.after !== undefined) rows.reverse()
-			return rows.map((row) => ({ ...row, details: JSON.parse(row.details) }) as AuditRow)
-		},
+		list,
 		// Numbers are given at commit by a trigger, in commit order (drizzle-postgres/0003_audit_feed_seq.sql).
 		feed: async (after, limit) =>
 			(

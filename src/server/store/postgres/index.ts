@@ -4,18 +4,21 @@ import { postgresAudit } from './audit'
 import { connect, describeUrl, wrap, type ConnectOptions } from './client'
 import { postgresConfigs } from './configs'
 import { withCleanErrors } from './errors'
-import { postgresKeys } from './keys'
-import { postgresLoginFailures } from './login-failures'
-import { postgresInstances, postgresJobs, postgresMeta } from './meta'
+import { postgresFindCaller } from './keys'
+import { postgresExecutor } from './executor'
 import { applyMigrations } from './migrate'
 import { migrations } from './migrations'
-import { postgresSessions } from './sessions'
-import { postgresSignups } from './signups'
 import { postgresTeams } from './teams'
-import { postgresUsers } from './users'
 import { postgresUserCount } from './user-count'
 import * as schema from './schema'
 import { tableAccess } from '../tables'
+import { auditList } from '../rows/audit-log'
+import { keyStore } from '../rows/keys'
+import { loginFailureStore } from '../rows/login-failures'
+import { instanceStore, jobStore, metaStore } from '../rows/meta'
+import { sessionStore } from '../rows/sessions'
+import { signupStore } from '../rows/signups'
+import { userStore } from '../rows/users'
 
 /** Why `backup` and scheduled backups do not apply here (docs/postgresql.md). */
 /** What a failed ping means on PostgreSQL (`Store.downReason`). */
@@ -43,19 +46,20 @@ export async function openPostgresStore(url: string, options: OpenOptions & Conn
 		throw error
 	}
 	const db = wrap(client)
+	const rows = postgresExecutor(db)
 	return {
 		engine: 'postgres',
-		users: withCleanErrors({ ...postgresUsers(db), count: postgresUserCount(db) }),
-		keys: withCleanErrors(postgresKeys(db, client)),
-		sessions: withCleanErrors(postgresSessions(db)),
-		signups: withCleanErrors(postgresSignups(db)),
-		loginFailures: withCleanErrors(postgresLoginFailures(db)),
+		users: withCleanErrors({ ...userStore(rows), count: postgresUserCount(db) }),
+		keys: withCleanErrors(keyStore(rows, postgresFindCaller(db, client))),
+		sessions: withCleanErrors(sessionStore(rows)),
+		signups: withCleanErrors(signupStore(rows)),
+		loginFailures: withCleanErrors(loginFailureStore(rows)),
 		configs: withCleanErrors(postgresConfigs(db, client)),
 		teams: withCleanErrors(postgresTeams(db)),
-		audit: withCleanErrors(postgresAudit(db)),
-		jobs: withCleanErrors(postgresJobs(db)),
-		meta: withCleanErrors(postgresMeta(db)),
-		instances: withCleanErrors(postgresInstances(db)),
+		audit: withCleanErrors(postgresAudit(db, auditList(rows))),
+		jobs: withCleanErrors(jobStore(rows)),
+		meta: withCleanErrors(metaStore(rows)),
+		instances: withCleanErrors(instanceStore(rows)),
 		// Rows copied in keep their ids; the login-failure and audit feed sequences then go on after the highest.
 		tables: tableAccess(schema, db, async () => {
 			await client.unsafe(

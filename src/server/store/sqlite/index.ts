@@ -16,20 +16,22 @@ import type { OpenOptions, Store } from '../types'
 import { auditWriter, sqliteAudit } from './audit'
 import { openDatabase, rawMeta, wrap } from './client'
 import { sqliteConfigs } from './configs'
-import { sqliteJobs } from './jobs'
-import { sqliteKeys } from './keys'
-import { sqliteLoginFailures } from './login-failures'
-import { sqliteInstances, sqliteMeta } from './meta'
-import { sqliteSessions } from './sessions'
-import { sqliteSignups } from './signups'
+import { sqliteFindCaller } from './keys'
+import { sqliteExecutor } from './executor'
 import { applyMigrations } from './migrate'
 import { migrations } from './migrations'
 import { sqliteTeams } from './teams'
-import { sqliteUsers } from './users'
 import { sqliteUserCount } from './user-count'
 import * as schema from './schema'
 import { tableAccess } from '../tables'
 import { offThread } from './off-thread'
+import { auditList } from '../rows/audit-log'
+import { keyStore } from '../rows/keys'
+import { loginFailureStore } from '../rows/login-failures'
+import { instanceStore, jobStore, metaStore } from '../rows/meta'
+import { sessionStore } from '../rows/sessions'
+import { signupStore } from '../rows/signups'
+import { userStore } from '../rows/users'
 
 /** Opens (creating if needed) and migrates the embedded SQLite store. `:memory:` for tests. */
 export function openSqliteStore(file: string, options: OpenOptions = {}): Store {
@@ -47,19 +49,20 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 	const dataVersion = sqlite.query<{ data_version: number }, []>('PRAGMA data_version')
 	const fileAtOpen = file === ':memory:' ? undefined : statSync(file)
 	const audit = auditWriter(db)
+	const rows = sqliteExecutor(db, sqlite, audit)
 	return {
 		engine: 'sqlite',
-		users: { ...sqliteUsers(db, sqlite, audit), count: sqliteUserCount(db) },
-		keys: sqliteKeys(db, sqlite, audit),
-		sessions: sqliteSessions(db, sqlite, audit),
-		signups: sqliteSignups(db, sqlite, audit),
-		loginFailures: sqliteLoginFailures(db, sqlite, audit),
+		users: { ...userStore(rows), count: sqliteUserCount(db) },
+		keys: keyStore(rows, sqliteFindCaller(db, sqlite)),
+		sessions: sessionStore(rows),
+		signups: signupStore(rows),
+		loginFailures: loginFailureStore(rows),
 		configs: sqliteConfigs(db, sqlite, audit),
 		teams: sqliteTeams(db, sqlite, audit),
-		audit: sqliteAudit(db, audit),
-		jobs: sqliteJobs(db),
-		meta: sqliteMeta(db),
-		instances: sqliteInstances(db),
+		audit: sqliteAudit(db, audit, auditList(rows)),
+		jobs: jobStore(rows),
+		meta: metaStore(rows),
+		instances: instanceStore(rows),
 		tables: tableAccess(schema, db),
 		// SQLite answers small reads from its page cache, so a file broken or replaced under a running
 		// server would go unnoticed: the file itself must still start like a database and be the one opened.
