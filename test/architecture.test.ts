@@ -175,3 +175,11 @@ test("engine-specific code lives in store/: only boot.ts, admin/ and jobs/ open 
 	}
 	expect(broken).toEqual([])
 })
+
+test('a source file over 500 lines says at its top why it is one file (docs/architecture.md)', () => {
+	const unexplained = [...graph.keys()]
+		.filter((file) => readFileSync(file, 'utf8').split('\n').length > 500)
+		.filter((file) => !/Over 500 lines:/.test(readFileSync(file, 'utf8').split('\n').slice(0, 6).join('\n')))
+		.map((file) => relative(SRC, file))
+	expect(unexplained).toEqual([])
+})

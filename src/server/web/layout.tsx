@@ -1,3 +1,5 @@
+// Over 500 lines: the frame every page shares and the small pieces every area draws with (fields, notices, Copy,
+// saved choices, times, list headings), kept together so that each looks and reads the same everywhere.
 import type { ComponentChildren } from 'preact'
 import { MCP_TABLES } from '../../shared/mcp-tables'
 import { CSRF_FIELD, PAGE_FIELD } from './session'

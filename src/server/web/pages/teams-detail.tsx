@@ -1,3 +1,5 @@
+// Over 500 lines: a team's page is one view of four lists (members a page at a time, invitations, configs,
+// activity) whose rows the in-place changes of teams-changes.tsx draw again, so rows and page stay together.
 import { ROLES, type Role } from '../../../shared/constants'
 import { type Invitation, MEMBERS_IN_DETAIL, MembersQuery, type TeamMember } from '../../../shared/api/teams'
 import { FieldError, FormAlert, fieldState, formStateOf, type FormState } from '../forms'
