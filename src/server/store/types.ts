@@ -68,6 +68,7 @@ export interface AuditActor {
 
 export { AUDIT_TYPES, type AuditType } from '../../shared/api/audit'
 import type { AuditType } from '../../shared/api/audit'
+import type { PushCondition } from '../../shared/api/configs'
 
 export type AuditDetails = Record<string, string | number | boolean | null>
 
@@ -461,15 +462,8 @@ export type Owner = { userId: string; teamId: null } | { userId: string; teamId:
  */
 export type SealFor = (configId: string, versionId: string, pending: string | undefined) => Uint8Array
 
-/**
- * docs/api.md conditional push (RFC 9110 semantics): `ifMatch` holds when the
- * config exists and its current hash is listed (`*`: exists at all);
- * `ifNoneMatch` holds when it does not exist or its hash is not listed.
- */
-export interface PushCondition {
-	ifMatch?: string[] | '*'
-	ifNoneMatch?: string[] | '*'
-}
+/** A conditional push: declared once, with the wire models (src/shared/api/configs.ts). */
+export type { PushCondition } from '../../shared/api/configs'
 
 export interface PushInput {
 	owner: Owner
