@@ -109,6 +109,8 @@ const shown = (path: string) => `~/${path}`
 const GEMINI_SETTINGS = '.gemini/settings.json'
 const indentOf = (machine: string, path: string) => (machine === 'B' && path === GEMINI_SETTINGS ? 4 : 2)
 /** The Gemini settings with their indentation aside: the server holds whichever machine's layout pushed last. */
+/** The indentation unit a text shows (spaces in its first indented line), 2 when it shows none. */
+const unitOf = (text: string | undefined) => /\n( +)\S/.exec(text ?? '')?.[1]?.length ?? 2
 const layoutAside = (text: string) => inTwoSpaces(text, offIndent(text, 4).length === 0 ? 4 : 2)
 
 /** Each machine's own MCP server in ~/.claude.json, which it keeps to itself with `cfgsync local`. */
@@ -193,6 +195,8 @@ export class Model {
 	private violations: string[] = []
 	/** How long the last commands of each kind took here, to aim kills at their last part, where files are written. */
 	private durations = new Map<string, number[]>()
+	/** Per machine: false once its Gemini settings held no indented line, so no layout of its own to keep. */
+	private layoutShown: boolean[] = []
 	private backupTokens = new Map<string, { stamp: string; tokens: Set<string> }>()
 	private ownCounter = 0
 	private mcpCounter = 0
@@ -481,6 +485,10 @@ export class Model {
 		expect: 'done' | 'refused' = 'done'
 	): Promise<Ran> {
 		const name = this.names[mi] as string
+		// Taking the server's file whole (`resolve --theirs`, `pull --force`) takes its layout too: the person chose
+		// the server's bytes, which is no merge (docs/sync-model.md); from then on the file's own layout is kept.
+		if (touched.includes('gemini') && (args.includes('--theirs') || (kind === 'pull' && args.includes('--force'))))
+			this.layoutShown[mi] = false
 		const before = this.localFiles(mi)
 		const viewBefore = this.view
 		const basesBefore = new Map(touched.map((id) => [id, new Set(this.bases[mi]?.[id])]))
@@ -1036,7 +1044,13 @@ export class Model {
 				const text = readText(m.home, path)
 				if (text === undefined) return note(`(no ${shown(path)} here: nothing to edit)`)
 				const edited = kind.endsWith('Key')
-					? editKey(text, path, r, token(path, 'key'), indentOf(name, path))
+					? editKey(
+							text,
+							path,
+							r,
+							token(path, 'key'),
+							this.layoutShown[mi] === false ? unitOf(text) : indentOf(name, path)
+						)
 					: editComment(text, r, token(path, 'comment'))
 				if (!edited) {
 					this.violate(`${name}: ${shown(path)} does not parse as JSON with comments: ${excerpt(text)}`)
@@ -1232,8 +1246,10 @@ export class Model {
 					`${name}: ~/${CLAUDE_JSON}'s own MCP server ${own.name} (kept here with cfgsync local) is ${excerpt(JSON.stringify(servers?.[own.name]))}`
 				)
 			// 8. Each machine keeps its formatting: a file laid out in 4 spaces here stays so through every merge.
+			// Once the file holds no indented line (every key removed: `{\n}`), it shows no layout to keep.
 			const gemini = readText(m.home, GEMINI_SETTINGS)
-			const unit = indentOf(name, GEMINI_SETTINGS)
+			if (gemini !== undefined && !/\n[ \t]+\S/.test(gemini)) this.layoutShown[mi] = false
+			const unit = this.layoutShown[mi] === false ? unitOf(gemini) : indentOf(name, GEMINI_SETTINGS)
 			const off = gemini === undefined ? [] : offIndent(gemini, unit)
 			if (off.length > 0)
 				this.violate(
