@@ -126,9 +126,19 @@ export const SETTINGS = {
 		],
 		emptyIsUnset: true
 	},
-	databasePool: { env: ['CFGSYNC_DATABASE_POOL'], emptyIsUnset: true },
-	quotaBytes: { env: ['CFGSYNC_QUOTA_BYTES'] },
-	quotaPushesPerMinute: { env: ['CFGSYNC_QUOTA_PUSHES_PER_MINUTE'] }
+	databasePool: {
+		env: ['CFGSYNC_DATABASE_POOL'],
+		help: ['PostgreSQL connections each process keeps at most (default 10)'],
+		emptyIsUnset: true
+	},
+	quotaBytes: {
+		env: ['CFGSYNC_QUOTA_BYTES'],
+		help: ["bytes each user's and each team's configs may store (default 256 MiB; 0 is none)"]
+	},
+	quotaPushesPerMinute: {
+		env: ['CFGSYNC_QUOTA_PUSHES_PER_MINUTE'],
+		help: ['stored pushes a minute per user (default 120; 0 is none)']
+	}
 } as const satisfies Record<string, Setting>
 
 export type SettingName = keyof typeof SETTINGS
@@ -189,7 +199,7 @@ export function environmentHelp(): string {
 		const { env, help } = setting(name)
 		return help ? [[env.join(' / '), help.join('\n')]] : []
 	})
-	return columns(rows, 25)
+	return columns(rows, Math.max(...rows.map(([label]) => label.length)))
 }
 
 /** The option lines of `serve --help`. */

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { COMMANDS, overviewHelp, usageOf } from '../../src/server/admin/commands'
 import { loadConfig } from '../../src/server/config'
-import { SETTINGS, type SettingName, settingName } from '../../src/server/settings'
+import { environmentHelp, SETTINGS, type SettingName, settingName } from '../../src/server/settings'
 
 /**
  * The server binary's commands (src/server/admin/commands.ts) and settings (src/server/settings.ts)
@@ -59,5 +59,13 @@ describe('the settings', () => {
 			const flag = (SETTINGS[name] as { flag?: { name: string } }).flag
 			if (flag) expect(table).toContain(`\`--${flag.name} `)
 		}
+	})
+
+	test("cfgsync-server --help's Environment lines name every variable an operator may set", () => {
+		const help = environmentHelp()
+		const missing = names
+			.flatMap((name) => SETTINGS[name].env.filter((env) => env.startsWith('CFGSYNC_')))
+			.filter((env) => !help.includes(env))
+		expect(missing).toEqual([])
 	})
 })
