@@ -147,7 +147,7 @@ if (SKIP_BROWSER_TESTS) {
 				await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Activity' }).click()
 				await page.getByRole('heading', { name: 'Your activity', level: 1 }).waitFor()
 				expect(await rows(page).count()).toBe(50)
-				await page.getByText('You pushed claude-code/default version 1').first().waitFor()
+				await page.getByText('You pushed Claude Code · default version 1').first().waitFor()
 				await page.getByRole('link', { name: 'Next' }).click()
 				await page.waitForURL(/\/activity\?before=/)
 				// 64 pushes and the sign-ins of the tests so far: at least 15 older events, fewer than a page.

@@ -200,10 +200,10 @@ describe('Activity (docs/web.md)', () => {
 		const text = textOf(page.html).replace(/\s+/g, ' ')
 		expect(text).toContain('You signed in on the web')
 		expect(text).toContain('Sign-in on the web refused: wrong password')
-		expect(text).toContain('You pushed claude-code/kept version 2')
+		expect(text).toContain('You pushed Claude Code · kept version 2')
 		expect(text).toContain('You created the team Crew')
-		expect(text).toContain('You deleted claude-code/gone')
-		expect(page.html).toContain(`You pushed <a href="/configs/${kept}">claude-code/kept</a> version 2`)
+		expect(text).toContain('You deleted Claude Code · gone')
+		expect(page.html).toContain(`You pushed <a href="/configs/${kept}">Claude Code · kept</a> version 2`)
 		expect(page.html).toContain('You created the team <a href="/teams/crew">Crew</a>')
 		// The deleted config is named, not linked.
 		expect(page.html).not.toContain(`href="/configs/${gone}"`)
@@ -315,7 +315,7 @@ describe('Activity (docs/web.md)', () => {
 		expect(linkOf(back, 'prev')).toBeUndefined()
 		const found = await w.get('/activity?q=C07', browser)
 		expect(rowsOf(found)).toHaveLength(1)
-		expect(textOf(found.html)).toContain('You pushed claude-code/c07 version 1')
+		expect(textOf(found.html)).toContain('You pushed Claude Code · c07 version 1')
 	})
 
 	test("a team's activity pages and searches the same way, naming its members", async () => {
@@ -329,7 +329,7 @@ describe('Activity (docs/web.md)', () => {
 		const browser = await w.signIn(alice)
 		const first = await w.get('/teams/crew/activity', browser)
 		expect(rowsOf(first)).toHaveLength(50)
-		expect(textOf(first.html)).toContain('bob pushed claude-code/t54 version 1')
+		expect(textOf(first.html)).toContain('bob pushed Claude Code · t54 version 1')
 		expect(linkOf(first, 'next')).toMatch(/^\/teams\/crew\/activity\?before=/)
 		const found = await w.get('/teams/crew/activity?q=invit', browser)
 		expect(textOf(found.html).replace(/\s+/g, ' ')).toContain('You invited bob as admin')

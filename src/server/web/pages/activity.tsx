@@ -5,7 +5,7 @@ import type { AuditEventView, AuditType } from '../../../shared/api/audit'
 import { AppError } from '../../lib/errors'
 import type { ActivityQuery } from '../../modules/audit/service'
 import { attempt, page, type PageContext, type WebDeps } from '../kit'
-import { Layout, Time, type ViewContext } from '../layout'
+import { configTitle, Layout, Time, type ViewContext } from '../layout'
 import { hrefOf, listQueryOf, NoMatch, PAGE_SIZE, Pager, SearchForm } from '../lists'
 
 // Activity (docs/web.md): your own events, and a team's for its owners and admins, each as a sentence that links
@@ -88,8 +88,15 @@ function PersonRef({
 	return href ? <a href={href}>{children}</a> : children
 }
 
+/** An audit event names a config "tool/name"; the page names it as every other page does, tool first. */
+function configNameOf(recorded: string | undefined): string {
+	if (recorded === undefined) return 'a config'
+	const slash = recorded.indexOf('/')
+	return slash > 0 ? configTitle({ tool: recorded.slice(0, slash), name: recorded.slice(slash + 1) }) : recorded
+}
+
 function ConfigRef({ event, reader }: { event: AuditEventView; reader: Reader }) {
-	const name = event.target?.name ?? 'a config'
+	const name = configNameOf(event.target?.name)
 	const id = event.target?.id
 	return id && reader.links.configs.has(id) ? <a href={`/configs/${id}`}>{name}</a> : name
 }
