@@ -89,8 +89,8 @@ function PersonRef({
 }
 
 /** An audit event names a config "tool/name"; the page names it as every other page does, tool first. */
-function configNameOf(recorded: string | undefined): string {
-	if (recorded === undefined) return 'a config'
+function configNameOf(recorded: string | null | undefined): string {
+	if (recorded === undefined || recorded === null) return 'a config'
 	const slash = recorded.indexOf('/')
 	return slash > 0 ? configTitle({ tool: recorded.slice(0, slash), name: recorded.slice(slash + 1) }) : recorded
 }
