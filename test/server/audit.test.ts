@@ -16,7 +16,7 @@ const SECRET_DATA = 'do-not-log-this-config-value'
 
 type Event = {
 	type: string
-	actor: { userId: string | null; username: string | null; device: string | null }
+	actor: { userId: string | null; username: string | null; device: string | null; keyId?: string | null }
 	address: string | null
 	teamId: string | null
 	subjectUserId: string | null
@@ -409,6 +409,23 @@ describe('audit log: who may read it', () => {
 		expect(aboutAnn.find((e) => e.type === 'invitation.sent')?.actor.username).toBe('tom')
 		const byTom = (await mine(w.t, w.tom)).find((e) => e.type === 'invitation.sent')
 		expect(byTom).toMatchObject({ address: '203.0.113.9', actor: { username: 'tom', device: 'test' } })
+	})
+
+	test('a push names the key it came with, by id, to its own user only: a device name can be taken over, a key id cannot', async () => {
+		const w = await world()
+		const keys = (await w.t.call('GET', '/api/keys', { key: w.tom.key })).body as { id: string; current: boolean }[]
+		const tomsKey = keys.find((k) => k.current)?.id
+		expect(tomsKey).toBeString()
+		const pushes = (await mine(w.t, w.tom)).filter((e) => e.type === 'config.pushed')
+		expect(pushes.length).toBe(3)
+		for (const e of pushes) expect(e.actor.keyId).toBe(tomsKey as string)
+		// The same pushes, read by a team admin: tom's device, never his key's id.
+		const seenByAnn = (await ofTeam(w.t, w.ann)).filter((e) => e.type === 'config.pushed')
+		expect(seenByAnn.length).toBe(2)
+		for (const e of seenByAnn) expect(e.actor).toMatchObject({ device: 'test', keyId: null })
+		// Ann as the subject of tom's invitation: neither his device nor his key.
+		for (const e of (await mine(w.t, w.ann)).filter((e) => e.actor.userId === w.tom.id))
+			expect(e.actor).toMatchObject({ device: null, keyId: null })
 	})
 
 	test("a team's events: owners and admins only; members 403, others 404; other teams' events never appear", async () => {

@@ -96,6 +96,8 @@ export interface AuditRow {
 	actorUserId: string | null
 	actorUsername: string | null
 	actorDevice: string | null
+	/** The key used, when one was (a device name can be taken over; a key id never is). */
+	actorKeyId: string | null
 	address: string | null
 	teamId: string | null
 	subjectUserId: string | null

@@ -35,6 +35,12 @@ export const AuditEventView = z.object({
 				.nullable()
 				.describe(
 					'the device name of the key used, "web" for the web application, "admin command" for the server binary'
+				),
+			keyId: z
+				.uuid()
+				.nullable()
+				.describe(
+					"the id of the key used (as GET /api/keys lists it), null without one: unlike a device's name, never taken over by another key"
 				)
 		})
 		.describe('who did it'),

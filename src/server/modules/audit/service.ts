@@ -10,7 +10,7 @@ export const auditView = (row: AuditRow): AuditEventView => ({
 	id: row.id,
 	type: row.type,
 	at: row.at,
-	actor: { userId: row.actorUserId, username: row.actorUsername, device: row.actorDevice },
+	actor: { userId: row.actorUserId, username: row.actorUsername, device: row.actorDevice, keyId: row.actorKeyId },
 	address: row.address,
 	teamId: row.teamId,
 	subjectUserId: row.subjectUserId,
@@ -24,8 +24,16 @@ export const auditView = (row: AuditRow): AuditEventView => ({
  */
 const asSubjectSees = (row: AuditRow): AuditEventView => {
 	const view = auditView(row)
-	return { ...view, actor: { ...view.actor, device: null }, address: null }
+	return { ...view, actor: { ...view.actor, device: null, keyId: null }, address: null }
 }
+
+/** A team's or the server's events: another user's key id is theirs (their own keys' list), not the reader's. */
+const asReaderSees =
+	(caller: Caller) =>
+	(row: AuditRow): AuditEventView => {
+		const view = auditView(row)
+		return row.actorUserId === caller.userId ? view : { ...view, actor: { ...view.actor, keyId: null } }
+	}
 
 /** Who made a version: their username and device (the key's name, "web" for the web application). */
 export interface VersionAuthor {
@@ -105,8 +113,8 @@ export function createAuditService({ store }: { store: Store }) {
 		 * Every user's events, newest first, for server admins only (the web's admin gate asks: docs/web.md). Events
 		 * as they are recorded: who, what, where from; never config data, which no event carries.
 		 */
-		async everyone(query: ActivityQuery): Promise<AuditEventView[]> {
-			return (await store.audit.list(query)).map(auditView)
+		async everyone(caller: Caller, query: ActivityQuery): Promise<AuditEventView[]> {
+			return (await store.audit.list(query)).map(asReaderSees(caller))
 		},
 
 		/** A team's events for its owners and admins; members get 403, others 404. */
@@ -115,7 +123,7 @@ export function createAuditService({ store }: { store: Store }) {
 			if (!found) throw new AppError('not_found', 'No such team.')
 			if (found.role === 'member')
 				throw new AppError('forbidden', "Only a team owner or admin can read the team's activity.")
-			return (await store.audit.list({ teamId: found.team.id, ...query })).map(auditView)
+			return (await store.audit.list({ teamId: found.team.id, ...query })).map(asReaderSees(caller))
 		}
 	}
 }

@@ -9,13 +9,16 @@ import { apiKeys, auditEvents } from './schema'
 /**
  * Writes audit events (docs/operations.md) in the transaction of the change they
  * record, as ../sqlite/audit.ts does. A key is named by its hash; the event
- * records that key's device name as it is now.
+ * records that key's device name as it is now, and its id.
  */
 export async function writeAudit(tx: PgTx, event: AuditEvent | undefined): Promise<void> {
 	if (event === undefined) return
 	const device = event.actor.keyHash
 		? sql`COALESCE((SELECT ${apiKeys.device} FROM ${apiKeys} WHERE ${apiKeys.keyHash} = ${event.actor.keyHash}), ${event.actor.via ?? null})`
 		: (event.actor.via ?? null)
+	const keyId = event.actor.keyHash
+		? sql`(SELECT ${apiKeys.id} FROM ${apiKeys} WHERE ${apiKeys.keyHash} = ${event.actor.keyHash})`
+		: null
 	await tx.insert(auditEvents).values({
 		id: event.id,
 		at: event.at,
@@ -23,6 +26,7 @@ export async function writeAudit(tx: PgTx, event: AuditEvent | undefined): Promi
 		actorUserId: event.actor.userId,
 		actorUsername: event.actor.username,
 		actorDevice: device,
+		actorKeyId: keyId,
 		address: event.actor.address,
 		teamId: event.teamId ?? null,
 		subjectUserId: event.subjectUserId ?? null,
@@ -47,6 +51,7 @@ export function auditStatement(db: PgDb) {
 			actorUserId: p('actorUserId'),
 			actorUsername: p('actorUsername'),
 			actorDevice: sql`COALESCE((SELECT ${apiKeys.device} FROM ${apiKeys} WHERE ${apiKeys.keyHash} = ${p('keyHash')}), ${p('via')})`,
+			actorKeyId: sql`(SELECT ${apiKeys.id} FROM ${apiKeys} WHERE ${apiKeys.keyHash} = ${p('keyHash')})`,
 			address: p('address'),
 			teamId: p('teamId'),
 			subjectUserId: p('subjectUserId'),

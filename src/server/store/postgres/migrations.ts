@@ -4,6 +4,7 @@ import m0001 from '../../../../drizzle-postgres/0001_server_instances.sql' with 
 import m0002 from '../../../../drizzle-postgres/0002_signup_links.sql' with { type: 'text' }
 import m0003 from '../../../../drizzle-postgres/0003_audit_feed_seq.sql' with { type: 'text' }
 import m0004 from '../../../../drizzle-postgres/0004_key_scope_and_stored_bytes.sql' with { type: 'text' }
+import m0005 from '../../../../drizzle-postgres/0005_audit_actor_key.sql' with { type: 'text' }
 import type { Migration } from '../sqlite/migrations'
 
 /**
@@ -16,7 +17,8 @@ export const embeddedSql: Record<string, string> = {
 	'0001_server_instances': m0001,
 	'0002_signup_links': m0002,
 	'0003_audit_feed_seq': m0003,
-	'0004_key_scope_and_stored_bytes': m0004
+	'0004_key_scope_and_stored_bytes': m0004,
+	'0005_audit_actor_key': m0005
 }
 
 export const migrations: Migration[] = journal.entries.map((entry) => {

@@ -231,6 +231,7 @@ export const auditEvents = pgTable(
 		actorUserId: text('actor_user_id'),
 		actorUsername: text('actor_username'),
 		actorDevice: text('actor_device'),
+		actorKeyId: text('actor_key_id'),
 		address: text('address'),
 		teamId: text('team_id'),
 		subjectUserId: text('subject_user_id'),

@@ -8,7 +8,7 @@ import { apiKeys, auditEvents, meta } from './schema'
 /**
  * Writes audit events (docs/operations.md). Store methods call it inside their own
  * transaction, so an event exists exactly when its change committed. A key is
- * named by its hash; the event records that key's device name as it is now.
+ * named by its hash; the event records that key's device name as it is now, and its id.
  */
 /**
  * The last number the feed gave out: the newest event's, or (every event
@@ -34,6 +34,7 @@ export function auditWriter(db: SqliteDb) {
 			actorUserId: p('actorUserId'),
 			actorUsername: p('actorUsername'),
 			actorDevice: sql`COALESCE((SELECT ${apiKeys.device} FROM ${apiKeys} WHERE ${apiKeys.keyHash} = ${p('keyHash')}), ${p('via')})`,
+			actorKeyId: sql`(SELECT ${apiKeys.id} FROM ${apiKeys} WHERE ${apiKeys.keyHash} = ${p('keyHash')})`,
 			address: p('address'),
 			teamId: p('teamId'),
 			subjectUserId: p('subjectUserId'),

@@ -6,6 +6,7 @@ import m0003 from '../../../../drizzle/0003_server_instances.sql' with { type: '
 import m0004 from '../../../../drizzle/0004_signup_links.sql' with { type: 'text' }
 import m0005 from '../../../../drizzle/0005_audit_feed_seq.sql' with { type: 'text' }
 import m0006 from '../../../../drizzle/0006_key_scope_and_stored_bytes.sql' with { type: 'text' }
+import m0007 from '../../../../drizzle/0007_audit_actor_key.sql' with { type: 'text' }
 
 /**
  * Every migration drizzle-kit generated, embedded so the compiled binary needs
@@ -19,7 +20,8 @@ export const embeddedSql: Record<string, string> = {
 	'0003_server_instances': m0003,
 	'0004_signup_links': m0004,
 	'0005_audit_feed_seq': m0005,
-	'0006_key_scope_and_stored_bytes': m0006
+	'0006_key_scope_and_stored_bytes': m0006,
+	'0007_audit_actor_key': m0007
 }
 
 export interface Migration {

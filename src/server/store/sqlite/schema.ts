@@ -248,6 +248,11 @@ export const auditEvents = sqliteTable(
 		actorUsername: text('actor_username'),
 		/** The device name of the key used, "web" for a web session, "admin command", or "server". */
 		actorDevice: text('actor_device'),
+		/**
+		 * The id of the key used, when one was: a device name can be taken over (renamed to, or reused
+		 * after a revocation), a key id never is — what a client's device trust goes by (docs/sync-model.md).
+		 */
+		actorKeyId: text('actor_key_id'),
 		address: text('address'),
 		teamId: text('team_id'),
 		/** The user the event concerns when it is not the actor (a failed login on their account, an admin action). */

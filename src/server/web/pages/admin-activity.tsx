@@ -9,7 +9,7 @@ const PATH = '/admin/activity'
 export const adminActivityPages = (deps: WebDeps) => ({
 	show: ({ request, web, view }: PageContext) =>
 		attempt(request, view, async () => {
-			const { events, search, pager } = await activityPageOf(request, PATH, (query) => deps.audit.everyone(query))
+			const { events, search, pager } = await activityPageOf(request, PATH, (query) => deps.audit.everyone(web, query))
 			const links = await activityLinks(deps, web, events)
 			return page(
 				<ActivityPage
