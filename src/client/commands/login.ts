@@ -160,9 +160,9 @@ async function offerTrust(server: string, now: Credentials, { io, out, api }: In
 		.keys.list()
 		.catch(() => undefined)
 	const trusted = trustedDevices(server, now.username)
-	const others: { device: string; lastUsedAt: string | null }[] = []
+	const others: { id: string; device: string; lastUsedAt: string | null }[] = []
 	for (const key of keys ?? [])
-		if (!key.current && key.device !== now.device && !trusted.includes(key.device))
+		if (!key.current && key.device !== now.device && !trusted.some((t) => t.key === key.id))
 			if (!others.some((o) => o.device === key.device)) others.push(key)
 	if (others.length === 0) return
 	out.say(
@@ -175,8 +175,8 @@ async function offerTrust(server: string, now: Credentials, { io, out, api }: In
 		)
 	const chosen = await chooseDevices(others.length, io, out)
 	for (const i of chosen) {
-		const device = (others[i] as { device: string }).device
-		setTrusted(server, now.username, device, true)
+		const { device, id } = others[i] as { id: string; device: string }
+		setTrusted(server, now.username, { device, key: id }, true)
 		out.say(`Trusted device "${safe(device)}".`)
 	}
 }

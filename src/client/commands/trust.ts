@@ -15,7 +15,9 @@ pushed from another device is shown and asked about first, as a team's
 changes are, unless this machine trusts that device: a leaked CI key then cannot put a hook on every
 machine you sync. DEVICE is a device name as cfgsync keys lists it ("web"
 for the web application). --list shows your devices and which are trusted
-here; --remove stops trusting one. This machine's own device is always
+here; --remove stops trusting one. A device is trusted with the key it has
+now: once it logs in again, or another key takes its name, its changes are
+asked about until you trust it again. This machine's own device is always
 trusted. Kept per server and account in
 $XDG_CONFIG_HOME/cfgsync/trusted-devices.json.`
 
@@ -32,13 +34,17 @@ async function run({ values, positionals, out, session }: Input<typeof options>)
 		if (values.remove) throw new CliFailure('--list and --remove do different things: use one', EXIT.usage)
 		const keys = await s.run((api) => api.keys.list())
 		const trusted = trustedDevices(s.server, username)
-		const devices = [...new Set([...keys.map((k) => k.device), ...trusted])].sort()
-		const state = (device: string) =>
-			keys.some((k) => k.current && k.device === device)
-				? 'this machine'
-				: trusted.includes(device)
-					? 'trusted'
-					: 'not trusted'
+		const devices = [...new Set([...keys.map((k) => k.device), ...trusted.map((t) => t.device)])].sort()
+		const state = (device: string) => {
+			if (keys.some((k) => k.current && k.device === device)) return 'this machine'
+			const given = trusted.find((t) => t.device === device)
+			if (given === undefined) return 'not trusted'
+			// Trust goes with the key the device had: a new login there (or a key that took its name) is not trusted.
+			const key = keys.find((k) => k.device === device)
+			return given.key === undefined || key === undefined || given.key === key.id
+				? 'trusted'
+				: 'not trusted (a new key since: trust it again)'
+		}
 		if (values.json) return out.json(devices.map((device) => ({ device, trust: state(device) })))
 		out.table(
 			['DEVICE', 'TRUST'],
@@ -52,7 +58,7 @@ async function run({ values, positionals, out, session }: Input<typeof options>)
 	if (device === undefined)
 		throw new CliFailure('which device? cfgsync trust DEVICE (cfgsync trust --list shows your devices)', EXIT.usage)
 	if (values.remove) {
-		const removed = setTrusted(s.server, username, device, false)
+		const removed = setTrusted(s.server, username, { device }, false)
 		if (values.json) return out.json({ device, trusted: false, changed: removed })
 		out.say(
 			removed
@@ -66,13 +72,14 @@ async function run({ values, positionals, out, session }: Input<typeof options>)
 	const known =
 		keys.find((k) => k.device === device) ?? keys.find((k) => k.device.toLowerCase() === device.toLowerCase())
 	const name = known?.device ?? (device === WEB ? WEB : undefined)
+	// By the key it has now, not only its name: a name can later be taken by another key.
 	if (name === undefined)
 		throw new CliFailure(
 			`no key of yours has the device name "${safe(device)}" (cfgsync keys lists them)`,
 			EXIT.error,
 			'not_found'
 		)
-	const added = setTrusted(s.server, username, name, true)
+	const added = setTrusted(s.server, username, { device: name, ...(known ? { key: known.id } : {}) }, true)
 	if (values.json) return out.json({ device: name, trusted: true, changed: added })
 	out.say(
 		`This machine now trusts device "${safe(name)}": its changes to your personal configs are written without asking, as this machine's own are. Undo with: cfgsync trust --remove ${shellWord(name)}`

@@ -8,7 +8,7 @@ import type { SyncState } from '../state'
 import { emptyMap, ownValue, type Write } from '../sync/engine'
 import { type FileReview, isSettingsFile, reviewWrite, wasAccepted } from '../sync/review'
 import type { Target } from '../target'
-import { devicesSince, ownDevice, trustedDevices, UNKNOWN_DEVICE } from '../trust'
+import { devicesSince, isTrusted, ownDevice, trustedDevices, UNKNOWN_DEVICE } from '../trust'
 import { shellWord } from '../words'
 import type { Remote } from './remote'
 import type { Held, RunOptions } from './types'
@@ -118,20 +118,28 @@ export async function reviewDevices(
 	})
 	if (candidates.length === 0) return done()
 	const own = await ownDevice(s)
-	const trusted = new Set([...trustedDevices(s.server, await s.username()), ...(own === undefined ? [] : [own])])
+	const trusted = trustedDevices(s.server, await s.username())
 	const after = state !== undefined && state.version <= remote.version ? state.version : 0
-	const fresh = unique(await devicesSince(s, remote.id, after, remote.version)).filter((d) => !trusted.has(d))
+	const untrusted = (await devicesSince(s, remote.id, after, remote.version)).filter(
+		(author) => !isTrusted(author, trusted, own)
+	)
+	const fresh = unique(untrusted.map((author) => author.device))
+	// A file held before waits for the devices it was held for (names: what the person was told).
+	const stillUntrusted = (device: string) => !isTrusted({ device, keyId: null }, trusted, own)
 	const asked = candidates
 		.map((c) => ({
 			...c,
-			devices: unique([...fresh, ...(ownValue(earlier, c.write.key) ?? [])]).filter((d) => !trusted.has(d))
+			devices: unique([...fresh, ...(ownValue(earlier, c.write.key) ?? []).filter(stillUntrusted)])
 		}))
 		.filter((c) => c.devices.length > 0)
 		.sort((a, b) => (a.write.key < b.write.key ? -1 : 1))
 	if (asked.length === 0) return done()
 	const devices = unique(asked.flatMap((a) => a.devices))
 	const named = devices.filter((d) => d !== UNKNOWN_DEVICE)
-	const who = devices.map((d) => (d === UNKNOWN_DEVICE ? d : `device "${safe(d)}"`)).join(', ')
+	// A trusted name whose key is not the one trusted: a new login there, or another key that took the name.
+	const renewed = (d: string) =>
+		trusted.some((t) => t.device === d) ? ' (with another key than the one this machine trusted)' : ''
+	const who = devices.map((d) => (d === UNKNOWN_DEVICE ? d : `device "${safe(d)}"${renewed(d)}`)).join(', ')
 	const trust =
 		named.length > 0
 			? ` If ${named.length === 1 ? 'that device is' : 'those devices are'} yours to trust with code: ${named.map((d) => `cfgsync trust ${shellWord(d)}`).join('; ')}.`
