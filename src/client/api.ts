@@ -356,6 +356,8 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 			update: (team: string, body: Body<typeof PatchTeamBody>) =>
 				send('PATCH', apiPath(ROUTES.team, { slug: team }), TeamCreated, body),
 			remove: (team: string) => remove(apiPath(ROUTES.team, { slug: team })),
+			/** A deleted team back, until its purge (its owners only). */
+			restore: (team: string) => send('POST', apiPath(ROUTES.restoreTeam, { slug: team }), TeamCreated),
 			invite: (team: string, body: Body<typeof AddMemberBody>) =>
 				send('POST', apiPath(ROUTES.members, { slug: team }), Invitation, body),
 			setRole: (team: string, userId: string, body: Body<typeof SetRoleBody>) =>

@@ -102,3 +102,29 @@ describe('log and trust, in process', () => {
 		)
 	})
 })
+
+describe('team restore, in process', () => {
+	test('an owner brings a deleted team back; anyone else, or a live team, is told what exists', async () => {
+		const t = testApp()
+		const olga = await t.user('team', 'olga')
+		const max = await t.user('pro', 'max')
+		const as = { app: t, user: olga }
+		expect((await cfgsync(['team', 'create', 'Crew'], as)).code).toBe(0)
+		await t.join(olga, 'crew', max)
+		const live = await cfgsync(['team', 'restore', 'crew'], as)
+		expect(live.code).toBe(EXIT.error)
+		expect(live.stderr).toContain('A deleted team "crew" of yours to restore')
+		expect((await cfgsync(['team', 'delete', 'crew', '--yes'], as)).code).toBe(0)
+		// Creating it again names the deleted team and how to bring it back.
+		const again = await cfgsync(['team', 'create', 'Crew'], as)
+		expect(again.code).toBe(EXIT.error)
+		expect(again.stderr).toContain('cfgsync team restore crew')
+		// A plain member cannot restore it.
+		expect((await cfgsync(['team', 'restore', 'crew'], { app: t, user: max })).code).toBe(EXIT.error)
+		const restored = await cfgsync(['team', 'restore', 'crew', '--json'], as)
+		expect(restored.code).toBe(0)
+		expect(JSON.parse(restored.stdout)).toEqual({ team: 'crew', restored: true })
+		const shown = JSON.parse((await cfgsync(['team', 'show', 'crew', '--json'], as)).stdout)
+		expect(shown.members.map((m: { username: string }) => m.username).sort()).toEqual(['max', 'olga'])
+	})
+})

@@ -17,7 +17,8 @@ invitation); remove takes a member out or cancels an invitation; a team
 always keeps an owner. rename keeps the slug unless --slug is given (the old
 one stays reserved for the team for 30 days). delete asks first (y/N), and
 without a terminal needs --yes; the team disappears for every member at once
-and is removed for good after 30 days.`
+and is removed for good after 30 days; until then its owners can bring it
+back, members, invitations and configs as they were, with restore.`
 
 const teamWhat = (slug: string) => `Team "${slug}"`
 
@@ -222,6 +223,20 @@ async function deleteTeam({ values, positionals, io, out, session }: TeamInput) 
 	out.say(`Deleted team ${safe(slug)}.${stopped(forgotten)}`)
 }
 
+/** A deleted team back until its purge; its configs sync again where a machine still names them (pull, sync). */
+async function restoreTeam({ values, positionals, out, session }: TeamInput) {
+	const slug = positionals[0] as string
+	const s = session(values)
+	const team = await s.run(
+		(api) => api.teams.restore(slug),
+		`A deleted team "${slug}" of yours to restore (its owners can, until its purge 30 days after the deletion)`
+	)
+	if (values.json) return out.json({ team: team.slug, restored: true })
+	out.say(
+		`Restored team ${safe(team.name)} (${safe(team.slug)}): its members, invitations and configs are back as they were. Pull its configs where you want them: cfgsync pull TOOL --team ${safe(team.slug)}.`
+	)
+}
+
 /** What leaving or deleting a team did to this machine's sync state. */
 const stopped = (configs: string[]) =>
 	configs.length === 0
@@ -274,7 +289,8 @@ const SUBCOMMANDS: readonly Subcommand<typeof options>[] = [
 	{ name: 'remove', args: [SLUG, LOGIN], usage: 'remove SLUG LOGIN', run: remove },
 	{ name: 'leave', args: [SLUG], usage: 'leave SLUG', run: leave },
 	{ name: 'rename', args: [SLUG, NAME], usage: 'rename SLUG NAME [--slug NEW]', run: rename },
-	{ name: 'delete', args: [SLUG], usage: 'delete SLUG [--yes]', run: deleteTeam }
+	{ name: 'delete', args: [SLUG], usage: 'delete SLUG [--yes]', run: deleteTeam },
+	{ name: 'restore', args: [{ name: 'SLUG' }], usage: 'restore SLUG', run: restoreTeam }
 ]
 
 export const team = defineCommand({

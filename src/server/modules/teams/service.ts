@@ -68,7 +68,10 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 		const held = await store.teams.deletedHolder(slug, caller.userId)
 		if (held?.role !== undefined) {
 			const until = purgeAtOf(held.team.deletedAt)
-			const who = held.role === 'owner' ? 'you can restore it from your Teams page' : 'its owners can restore it'
+			const who =
+				held.role === 'owner'
+					? `you can restore it from your Teams page (or cfgsync team restore ${slug})`
+					: 'its owners can restore it'
 			return new AppError(
 				'conflict',
 				`The slug "${slug}" is held by your deleted team ${held.team.name} until ${until.slice(0, 10)}, when it is purged; ${who}, or choose another ${change}.`
