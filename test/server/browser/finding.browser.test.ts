@@ -163,7 +163,7 @@ if (SKIP_BROWSER_TESTS) {
 				await page.waitForURL(/q=cfg-07/)
 				expect(await rows(page).count()).toBe(1)
 				expect(Math.max(...(await rowHeights(page)))).toBeLessThanOrEqual(phone ? 130 : 90)
-				await page.getByRole('link', { name: 'claude-code/cfg-07' }).click()
+				await page.getByRole('link', { name: 'Claude Code · cfg-07' }).click()
 				await page.getByRole('heading', { name: /cfg-07/, level: 1 }).waitFor()
 				expect(await sidewaysScroll(page)).toBe(0)
 			})
