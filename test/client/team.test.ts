@@ -20,6 +20,7 @@ cfgsync team remove SLUG LOGIN
 cfgsync team leave SLUG
 cfgsync team rename SLUG NAME [--slug NEW]
 cfgsync team delete SLUG [--yes]
+cfgsync team restore SLUG
 
 Teams and their members. LOGIN is a username or an email. Nobody joins
 without accepting: invite sends an invitation (it expires after 7 days) and
@@ -29,7 +30,8 @@ invitation); remove takes a member out or cancels an invitation; a team
 always keeps an owner. rename keeps the slug unless --slug is given (the old
 one stays reserved for the team for 30 days). delete asks first (y/N), and
 without a terminal needs --yes; the team disappears for every member at once
-and is removed for good after 30 days.`
+and is removed for good after 30 days; until then its owners can bring it
+back, members, invitations and configs as they were, with restore.`
 
 const EXIT_HELP = `Exit status: 0 ok, 1 error, 2 usage (unknown command, option or argument, bad value,
 a --server without http:// or https://, --yes needed without a terminal), 3 conflict
@@ -121,7 +123,7 @@ describe('cfgsync team, in process', () => {
 		expect(none).toMatchObject({
 			code: EXIT.usage,
 			stderr:
-				'cfgsync: which team command? list, create, show, invite, role, remove, leave, rename or delete (see cfgsync team --help)\n'
+				'cfgsync: which team command? list, create, show, invite, role, remove, leave, rename, delete or restore (see cfgsync team --help)\n'
 		})
 		expect((await cfgsync(['team', 'lst'])).stderr).toBe(
 			'cfgsync: unknown team command "lst": did you mean "cfgsync team list"? (see cfgsync team --help)\n'
