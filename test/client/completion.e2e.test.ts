@@ -99,6 +99,7 @@ describe('cfgsync completion', () => {
 			'list',
 			'remove',
 			'rename',
+			'restore',
 			'role',
 			'show'
 		])
