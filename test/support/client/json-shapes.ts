@@ -71,7 +71,12 @@ const AuditEvent = z.strictObject({
 	id,
 	type: z.string(),
 	at: time,
-	actor: z.strictObject({ userId: id.nullable(), username: z.string().nullable(), device: z.string().nullable() }),
+	actor: z.strictObject({
+		userId: id.nullable(),
+		username: z.string().nullable(),
+		device: z.string().nullable(),
+		keyId: id.nullable()
+	}),
 	address: z.string().nullable(),
 	teamId: id.nullable(),
 	subjectUserId: id.nullable(),
