@@ -183,3 +183,24 @@ test('a source file over 500 lines says at its top why it is one file (docs/arch
 		.map((file) => relative(SRC, file))
 	expect(unexplained).toEqual([])
 })
+
+test("client commands speak through their IO: only io.ts and main.ts touch the process's streams and exit status", () => {
+	// Signals end the process (lock.ts lets go of the lock first; watch's second Ctrl-C): that is the process's own.
+	const allowed: Record<string, RegExp> = {
+		'client/io.ts': /process\.(stdout|stderr|stdin)/,
+		'client/main.ts': /process\.(exit|argv)/,
+		'client/lock.ts': /process\.exit\(128/,
+		'client/commands/watch.ts': /process\.exit\(130\)/
+	}
+	const found = sourceFiles(join(SRC, 'client')).flatMap((file) => {
+		const name = relative(SRC, file)
+		return readFileSync(file, 'utf8')
+			.split('\n')
+			.flatMap((line, i) =>
+				/process\.(stdout|stderr|stdin|exitCode|exit\b)/.test(line) && !allowed[name]?.test(line)
+					? [`${name}:${i + 1}: ${line.trim()}`]
+					: []
+			)
+	})
+	expect(found).toEqual([])
+})

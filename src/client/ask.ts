@@ -1,15 +1,15 @@
 import { PromptCancelled } from '../shared/terminal'
-import { type IO, PROCESS_IO } from './io'
+import type { IO } from './io'
 import { CliFailure, EXIT } from './output'
 
 /** Is there a person at a terminal to ask? */
-export const interactive = (io: IO = PROCESS_IO): boolean => io.stdin.isTTY
+export const interactive = (io: IO): boolean => io.stdin.isTTY
 
 /**
  * Asks on the terminal. Without one, fails with `hint`: what to pass instead
  * (a usage error, exit 2: the same command with that option would work).
  */
-export async function ask(question: string, hint: string, hidden = false, io: IO = PROCESS_IO): Promise<string> {
+export async function ask(question: string, hint: string, hidden: boolean, io: IO): Promise<string> {
 	let answer: string | undefined
 	try {
 		answer = await io.stdin.prompt(question, { hidden })
@@ -25,12 +25,7 @@ export async function ask(question: string, hint: string, hidden = false, io: IO
  * docs/client.md: destructive commands ask first on a terminal (y/N) and refuse
  * without --yes otherwise (exit 2: the command needs --yes to run unattended).
  */
-export async function confirm(
-	question: string,
-	rerun: string,
-	yes: boolean | undefined,
-	io: IO = PROCESS_IO
-): Promise<void> {
+export async function confirm(question: string, rerun: string, yes: boolean | undefined, io: IO): Promise<void> {
 	if (yes) return
 	if (!interactive(io)) {
 		throw new CliFailure(

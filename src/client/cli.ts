@@ -17,7 +17,7 @@ import { complete } from './commands/completion'
 import { REGISTRY } from './commands/index'
 import { session, suggest } from './context'
 import type { IO } from './io'
-import { CliFailure, EXIT, printer, safe, setJsonMode } from './output'
+import { CliFailure, EXIT, printer, safe } from './output'
 
 /**
  * The cfgsync command line, run on an IO: parsing, --help, the overview,
@@ -126,7 +126,6 @@ export async function runCli(args: string[], factory: Factory): Promise<number> 
 	const argv = hoistGlobals(args)
 	const [name, ...rest] = argv
 	const asJson = argv.includes('--json')
-	setJsonMode(asJson)
 	const find = (word: string | undefined) => REGISTRY.find((c) => c.name === word)
 	if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
 		const topic = name === 'help' ? rest[0] : undefined
@@ -187,8 +186,7 @@ export async function runCli(args: string[], factory: Factory): Promise<number> 
 				createApi(server, key, { timeoutMs: timeoutMs(io.env.CFGSYNC_TIMEOUT), fetch: factory.fetch })
 		}
 		await (command.run ? command.run(input) : runSubcommand(command, input))
-		// process.exitCode: what the commands not yet given setExitCode set (status, diff, mcp add).
-		return exitCode ?? Number(process.exitCode ?? EXIT.ok)
+		return exitCode ?? EXIT.ok
 	} catch (error) {
 		const failure =
 			error instanceof CliFailure ? error : new CliFailure(error instanceof Error ? error.message : String(error))

@@ -11,6 +11,9 @@ import { prompt, readStdin } from '../shared/terminal'
 export interface Stream {
 	write(text: string): unknown
 	readonly isTTY?: boolean
+	/** A terminal's size (a review wraps to its width; the pager starts past its height). */
+	readonly columns?: number
+	readonly rows?: number
 }
 
 export interface Stdin {

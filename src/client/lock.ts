@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
+import type { Stream } from './io'
 import { CliFailure } from './output'
 import { stateDir } from './paths'
 import { processAlive } from '../shared/process'
@@ -104,7 +105,10 @@ export interface Lock {
  * Released on release(), at exit, and (unless `signals` is false, for
  * commands that handle Ctrl-C themselves) on SIGINT/SIGTERM/SIGHUP.
  */
-export async function acquireLock(command: string, options: { signals?: boolean } = {}): Promise<Lock> {
+export async function acquireLock(
+	command: string,
+	options: { signals?: boolean; waiting?: Stream } = {}
+): Promise<Lock> {
 	const timeoutMs = Number(process.env.CFGSYNC_LOCK_TIMEOUT ?? 60) * 1000
 	const deadline = Date.now() + timeoutMs
 	const holder: Holder = {
@@ -134,8 +138,8 @@ export async function acquireLock(command: string, options: { signals?: boolean 
 				`${who} holds the lock ${lockFile()}; waited ${Math.round(timeoutMs / 1000)} s. Let it finish and run this again. If no cfgsync is running (a crash on another machine sharing this home), remove the lock: rm ${lockFile()}`
 			)
 		}
-		if (!waited && process.stderr.isTTY)
-			process.stderr.write(`Waiting for another cfgsync (${found.holder?.command ?? 'unknown'}) to finish…\n`)
+		if (!waited && options.waiting?.isTTY)
+			options.waiting.write(`Waiting for another cfgsync (${found.holder?.command ?? 'unknown'}) to finish…\n`)
 		waited = true
 		await sleep(15 + Math.random() * 35)
 	}
@@ -160,8 +164,9 @@ export async function acquireLock(command: string, options: { signals?: boolean 
 }
 
 /** Runs `work` holding the lock. */
-export async function withLock<T>(command: string, work: () => Promise<T>): Promise<T> {
-	const lock = await acquireLock(command)
+/** `waiting`: the terminal told once when another cfgsync holds the lock (the command's stderr). */
+export async function withLock<T>(command: string, work: () => Promise<T>, waiting?: Stream): Promise<T> {
+	const lock = await acquireLock(command, { waiting })
 	try {
 		return await work()
 	} finally {

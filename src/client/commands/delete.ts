@@ -30,7 +30,7 @@ async function run({ values, positionals, io, out, session }: Input<typeof optio
 	)
 	await s.run((api) => api.configs.remove(latest.id), t.label)
 	const synced = getState(t.key) !== undefined
-	if (synced) await withLock('delete', async () => forgetState(t.key))
+	if (synced) await withLock('delete', async () => forgetState(t.key), io.stderr)
 	if (values.json)
 		return out.json({ deleted: { id: latest.id, tool, name: t.name, team: t.team ?? null, version: latest.version } })
 	out.say(

@@ -1,7 +1,7 @@
 import { createTwoFilesPatch } from 'diff'
-import { type Session, session, tool as toolArg } from '../context'
+import { type Session, tool as toolArg } from '../context'
 import { asFileSet, readLocal } from '../files'
-import { CliFailure, dim, EXIT, green, json, red, safe, say } from '../output'
+import { CliFailure, EXIT, type Printer, safe } from '../output'
 import { page } from '../pager'
 import { platform } from '../paths'
 import { resolveTarget, type Target } from '../run'
@@ -128,23 +128,23 @@ export function patchesOf({ before, after, labels }: Compared): { key: string; p
 }
 
 /** A patch line as printed: added green, removed red, hunk headers dim. */
-function colouredLine(line: string): string {
+function colouredLine(out: Printer, line: string): string {
 	const text = safe(line)
-	if (line.startsWith('+') && !line.startsWith('+++')) return green(text)
-	if (line.startsWith('-') && !line.startsWith('---')) return red(text)
-	return line.startsWith('@@') ? dim(text) : text
+	if (line.startsWith('+') && !line.startsWith('+++')) return out.green(text)
+	if (line.startsWith('-') && !line.startsWith('---')) return out.red(text)
+	return line.startsWith('@@') ? out.dim(text) : text
 }
 
 /** The patches' lines as printed, without the `===` rule. */
-export const patchLines = (patches: { patch: string }[]): string[] =>
+export const patchLines = (out: Printer, patches: { patch: string }[]): string[] =>
 	patches.flatMap(({ patch }) =>
 		patch
 			.split('\n')
 			.filter((line) => !line.startsWith('==='))
-			.map(colouredLine)
+			.map((line) => colouredLine(out, line))
 	)
 
-async function run({ values, positionals }: Input<typeof options>) {
+async function run({ values, positionals, io, out, session, setExitCode }: Input<typeof options>) {
 	const tool = toolArg(positionals[0], 'diff')
 	const named = positionals.length > 1 ? pathKeys(positionals.slice(1)) : undefined
 	const toNumber = asNumber(values.version, '--version')
@@ -157,10 +157,10 @@ async function run({ values, positionals }: Input<typeof options>) {
 	const patches = patchesOf(sides)
 	const [from, to] = sides.labels
 	if (values.json)
-		json({ from, to, patches: patches.map((p) => ({ path: p.key, file: shown(p.key), patch: p.patch })) })
-	else if (patches.length === 0) say(`No differences between ${from} and ${to}.`)
-	else await page(`${patchLines(patches).join('\n')}\n`, { noPager: values['no-pager'] })
-	if (values['exit-code'] && patches.length > 0) process.exitCode = EXIT.error
+		out.json({ from, to, patches: patches.map((p) => ({ path: p.key, file: shown(p.key), patch: p.patch })) })
+	else if (patches.length === 0) out.say(`No differences between ${from} and ${to}.`)
+	else await page(io, `${patchLines(out, patches).join('\n')}\n`, { noPager: values['no-pager'] })
+	if (values['exit-code'] && patches.length > 0) setExitCode(EXIT.error)
 }
 
 /** Content with invisible differences made visible line by line (a BOM, a CR before the newline), so a diff never looks empty. */

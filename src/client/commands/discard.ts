@@ -53,7 +53,7 @@ const WORDS: Record<Action, string> = {
 
 async function run({ values, positionals, io, out, session }: Input<typeof options>) {
 	const tool = toolArg(positionals[0], 'discard')
-	const named = positionals.length > 1 ? toolPathKeys(tool, positionals.slice(1), 'discard') : undefined
+	const named = positionals.length > 1 ? toolPathKeys(out, tool, positionals.slice(1), 'discard') : undefined
 	const s = session(values)
 	const t = await targetFor(s, tool, values)
 	const { state, changes } = await localChanges(s, t, named)
@@ -102,7 +102,7 @@ async function run({ values, positionals, io, out, session }: Input<typeof optio
 	const refused = refusedWrites(writes)
 	const doing = writes.filter((w) => !refused.has(w.key))
 	const kept = changes.filter((c) => !refused.has(c.key))
-	if (!values.json) capped(kept, (c) => `  ${out.red('<')} ${safe(shown(c.key))} (${WORDS[actionOf(c)]})`, 'files')
+	if (!values.json) capped(out, kept, (c) => `  ${out.red('<')} ${safe(shown(c.key))} (${WORDS[actionOf(c)]})`, 'files')
 	await confirm(
 		`Drop this machine's unsent changes to ${doing.length} file${doing.length === 1 ? '' : 's'} of ${t.label} (each is backed up first)?`,
 		`cfgsync discard ${tool}${t.args}${named ? pathArgs(named) : ''}`,
@@ -110,7 +110,7 @@ async function run({ values, positionals, io, out, session }: Input<typeof optio
 		io
 	)
 	const root = backupRoot(t.key)
-	const backedUp = await withLock('discard', async () => applyWrites(doing, root).backedUp)
+	const backedUp = await withLock('discard', async () => applyWrites(doing, root).backedUp, io.stderr)
 	const backups = backedUp > 0 ? root : null
 	if (values.json) {
 		out.json({

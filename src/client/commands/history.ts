@@ -1,7 +1,7 @@
 import { ApiError, type AuditEventView, type ConfigVersion } from '../api'
-import { noMore, session, type Session, tool as toolArg } from '../context'
+import { noMore, type Session, tool as toolArg } from '../context'
 import { asFileSet } from '../files'
-import { ago, dim, failure, json, safe, say, table } from '../output'
+import { failure, type Printer, safe } from '../output'
 import { resolveTarget, type Target } from '../run'
 import { defineCommand, type Input, TARGET, TOOL } from './command'
 import { asNumber } from './common'
@@ -141,16 +141,16 @@ export const authorText = (a: Author | undefined) =>
 		: '?'
 
 /** The table's rows: version, when, by whom, how many files, and which is current. */
-export const historyRows = (versions: ConfigVersion[], by: Authors['by']) =>
+export const historyRows = (out: Printer, versions: ConfigVersion[], by: Authors['by']) =>
 	versions.map((v) => [
 		String(v.version),
-		ago(v.createdAt),
+		out.ago(v.createdAt),
 		authorText(by.get(v.version)),
 		String(fileList(v).length),
 		v.isCurrent ? '(current)' : ''
 	])
 
-async function run({ values, positionals }: Input<typeof options>) {
+async function run({ values, positionals, out, session }: Input<typeof options>) {
 	const tool = toolArg(positionals[0], 'history')
 	noMore(positionals, 1, 'history')
 	const limit = asNumber(values.limit ?? '20', '--limit')
@@ -159,9 +159,9 @@ async function run({ values, positionals }: Input<typeof options>) {
 	const latest = await s.run((api) => api.configs.latest(t.latest), t.label)
 	const versions = await s.run((api) => api.configs.versions(latest.id, { limit }))
 	const authors = await whoPushed(s, t, latest.id, versions)
-	if (values.json) return json(historyJson(t, versions, authors))
-	table(['VERSION', 'PUSHED', 'BY', 'FILES', ''], historyRows(versions, authors.by))
-	if (authors.note) say(dim(authors.note))
+	if (values.json) return out.json(historyJson(t, versions, authors))
+	out.table(['VERSION', 'PUSHED', 'BY', 'FILES', ''], historyRows(out, versions, authors.by))
+	if (authors.note) out.say(out.dim(authors.note))
 }
 
 export const history = defineCommand({

@@ -173,7 +173,7 @@ async function remoteOf(s: Session, t: Target, needed: boolean, out: Printer): P
 	}
 }
 
-async function run({ values, positionals, out, session }: Input<typeof options>) {
+async function run({ values, positionals, io, out, session }: Input<typeof options>) {
 	const tool = toolArg(positionals[0], 'local')
 	const words = positionals.slice(1)
 	if (words.length === 0 && (values.remove || values.everywhere))
@@ -205,31 +205,35 @@ async function run({ values, positionals, out, session }: Input<typeof options>)
 				: `${out.green('Local on every machine')} that syncs ${t.label}: ${entries.map(named).join(', ')} (version ${done.version}).`
 		)
 	}
-	await withLock('local', async () => {
-		const mine = machineEntries(t.key)
-		if (values.remove) {
-			const shared = list()
-			const elsewhere = entries.filter(
-				(e) => !mine.some((m) => sameEntry(m, e)) && shared.some((o) => sameEntry(o.entry, e))
-			)
-			if (elsewhere.length > 0) {
-				const o = shared.find((x) => sameEntry(x.entry, elsewhere[0] as LocalEntry)) as Located
-				throw new CliFailure(
-					o.origin === 'everywhere'
-						? `${named(o.entry)} is local on every machine (the config's list): cfgsync local ${tool}${t.args} --everywhere --remove ${safe(words[entries.indexOf(elsewhere[0] as LocalEntry)] ?? '')}`
-						: `${named(o.entry)} is in the editor's own settingsSync.ignoredSettings: take it out of that list in settings.json`
+	await withLock(
+		'local',
+		async () => {
+			const mine = machineEntries(t.key)
+			if (values.remove) {
+				const shared = list()
+				const elsewhere = entries.filter(
+					(e) => !mine.some((m) => sameEntry(m, e)) && shared.some((o) => sameEntry(o.entry, e))
 				)
+				if (elsewhere.length > 0) {
+					const o = shared.find((x) => sameEntry(x.entry, elsewhere[0] as LocalEntry)) as Located
+					throw new CliFailure(
+						o.origin === 'everywhere'
+							? `${named(o.entry)} is local on every machine (the config's list): cfgsync local ${tool}${t.args} --everywhere --remove ${safe(words[entries.indexOf(elsewhere[0] as LocalEntry)] ?? '')}`
+							: `${named(o.entry)} is in the editor's own settingsSync.ignoredSettings: take it out of that list in settings.json`
+					)
+				}
+				setMachineEntries(
+					t.key,
+					mine.filter((m) => !entries.some((e) => sameEntry(m, e)))
+				)
+			} else {
+				const added = [...mine]
+				for (const e of entries) if (!added.some((m) => sameEntry(m, e))) added.push(e)
+				setMachineEntries(t.key, added)
 			}
-			setMachineEntries(
-				t.key,
-				mine.filter((m) => !entries.some((e) => sameEntry(m, e)))
-			)
-		} else {
-			const added = [...mine]
-			for (const e of entries) if (!added.some((m) => sameEntry(m, e))) added.push(e)
-			setMachineEntries(t.key, added)
-		}
-	})
+		},
+		io.stderr
+	)
 	if (values.json) return out.json({ config: configOf(t), local: list().map(localJson) })
 	out.say(
 		values.remove

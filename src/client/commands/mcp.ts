@@ -2,7 +2,7 @@ import { add } from '../mcp/add'
 import { copy, remove } from '../mcp/copy'
 import { list } from '../mcp/list'
 import { CliFailure, EXIT, safe } from '../output'
-import { type Args, defineCommand, TEAM, YES } from './command'
+import { defineCommand, type Input, TEAM, YES } from './command'
 
 export const MCP_HELP = `cfgsync mcp list [--tool T]...
 cfgsync mcp add NAME [--tool T]... [--env KEY[=VALUE]]... -- COMMAND [ARGS...]
@@ -59,19 +59,19 @@ const options = {
 	...YES
 } as const
 
-// Its subcommands (src/client/mcp/) print on the process's IO: run needs only its command line.
-async function run({ values, positionals }: Args<typeof options>) {
+// Its subcommands (src/client/mcp/) take the command's IO, printer, session and exit status.
+async function run({ values, positionals, ...ctx }: Input<typeof options>) {
 	const [sub, ...rest] = positionals
 	if (sub === undefined)
 		throw new CliFailure('which? cfgsync mcp list|add|remove|copy (see cfgsync mcp --help)', EXIT.usage)
 	if (sub === 'list') {
 		if (rest.length > 0)
 			throw new CliFailure(`unexpected argument "${safe(rest[0] ?? '')}" (see cfgsync mcp --help)`, EXIT.usage)
-		return list(values)
+		return list(ctx, values)
 	}
-	if (sub === 'add') return add(values, rest)
-	if (sub === 'remove') return remove(values, rest)
-	if (sub === 'copy') return copy(values, rest)
+	if (sub === 'add') return add(ctx, values, rest)
+	if (sub === 'remove') return remove(ctx, values, rest)
+	if (sub === 'copy') return copy(ctx, values, rest)
 }
 
 export const mcp = {

@@ -28,29 +28,33 @@ they were and named (exit 1): --yes writes them.`
 
 const options = { ...TARGET, 'dry-run': { type: 'boolean' }, ...FORCE, ...YES } as const
 
-async function run({ values, positionals, out, session }: Input<typeof options>) {
+async function run({ values, positionals, io, out, session }: Input<typeof options>) {
 	const tool = toolArg(positionals[0], 'pull')
-	const named = positionals.length > 1 ? toolPathKeys(tool, positionals.slice(1), 'pull') : undefined
+	const named = positionals.length > 1 ? toolPathKeys(out, tool, positionals.slice(1), 'pull') : undefined
 	const s = session(values)
 	const t = await resolveTarget(s, tool, values)
 	const pulling = {
 		mode: 'pull' as const,
+		io,
+		out,
 		named,
 		choose: values.force ? { side: 'theirs' as const } : undefined,
 		dryRun: values['dry-run'],
 		yes: values.yes
 	}
-	const report = values['dry-run'] ? await runOne(s, t, pulling) : await withLock('pull', () => runOne(s, t, pulling))
+	const report = values['dry-run']
+		? await runOne(s, t, pulling)
+		: await withLock('pull', () => runOne(s, t, pulling), io.stderr)
 	// A plain member's changes to a team config stay here: the lines say so instead of naming a push (docs/sync-model.md).
 	const member = await memberNote(s, t)
 	if (member) report.localOnly = member
-	finish(report, values.json, () => {
+	finish(out, report, values.json, () => {
 		const idle =
 			report.writes.length + report.conflicts.length + report.unsent.length + report.refused.length === 0 &&
 			!report.held
 		if (idle) return out.say(`${t.label} is up to date (version ${report.remoteVersion}).`)
 		out.say(
-			`${report.dryRun ? 'Would pull' : out.green('Pulled')} ${t.label} version ${report.remoteVersion}: ${summary(report)}.`
+			`${report.dryRun ? 'Would pull' : out.green('Pulled')} ${t.label} version ${report.remoteVersion}: ${summary(out, report)}.`
 		)
 		if (report.backups) out.say(out.dim(`Previous copies are in ${report.backups}`))
 	})

@@ -46,9 +46,9 @@ const options = {
 	'dry-run': { type: 'boolean' }
 } as const
 
-async function run({ values, positionals, out, session }: Input<typeof options>) {
+async function run({ values, positionals, io, out, session }: Input<typeof options>) {
 	const tool = toolArg(positionals[0], 'push')
-	const named = positionals.length > 1 ? toolPathKeys(tool, positionals.slice(1), 'push') : undefined
+	const named = positionals.length > 1 ? toolPathKeys(out, tool, positionals.slice(1), 'push') : undefined
 	if (values.only && !named)
 		throw new CliFailure('--only needs the PATHs the config should hold: cfgsync push TOOL --only PATH...', EXIT.usage)
 	const s = session(values)
@@ -67,6 +67,8 @@ async function run({ values, positionals, out, session }: Input<typeof options>)
 	}
 	const pushing = {
 		mode: 'push' as const,
+		io,
+		out,
 		named,
 		only: values.only,
 		choose: values.force ? { side: 'mine' as const } : undefined,
@@ -75,8 +77,10 @@ async function run({ values, positionals, out, session }: Input<typeof options>)
 		dryRun: values['dry-run']
 	}
 	// A dry run changes nothing, so it takes no lock.
-	const report = values['dry-run'] ? await runOne(s, t, pushing) : await withLock('push', () => runOne(s, t, pushing))
-	finish(report, values.json, () => {
+	const report = values['dry-run']
+		? await runOne(s, t, pushing)
+		: await withLock('push', () => runOne(s, t, pushing), io.stderr)
+	finish(out, report, values.json, () => {
 		if (report.pushed) {
 			const n = report.pushed.files.length
 			out.say(

@@ -33,7 +33,7 @@ const options = {
 	...YES
 } as const
 
-async function run({ values, positionals, out, session }: Input<typeof options>) {
+async function run({ values, positionals, io, out, session }: Input<typeof options>) {
 	const tool = toolArg(positionals[0], 'resolve')
 	const chosen = [values.mine && 'mine', values.theirs && 'theirs', values.edit && 'edit'].filter(Boolean)
 	if (chosen.length !== 1)
@@ -42,16 +42,19 @@ async function run({ values, positionals, out, session }: Input<typeof options>)
 			EXIT.usage
 		)
 	const side = chosen[0] as 'mine' | 'theirs' | 'edit'
-	const named = positionals.length > 1 ? toolPathKeys(tool, positionals.slice(1), 'resolve') : undefined
+	const named = positionals.length > 1 ? toolPathKeys(out, tool, positionals.slice(1), 'resolve') : undefined
 	const s = session(values)
 	const t = await resolveTarget(s, tool, values)
-	const report = await withLock('resolve', () =>
-		runOne(s, t, { mode: 'resolve', choose: { side, keys: named }, yes: values.yes })
+	const report = await withLock(
+		'resolve',
+		() => runOne(s, t, { mode: 'resolve', io, out, choose: { side, keys: named }, yes: values.yes }),
+		io.stderr
 	)
 	// A plain member cannot push a team config: their changes stay here, and no next step is a push (docs/sync-model.md).
 	const member = await memberNote(s, t)
 	if (member) report.localOnly = member
 	finish(
+		out,
 		report,
 		values.json,
 		() => {

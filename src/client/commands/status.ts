@@ -1,7 +1,7 @@
-import { noMore, type Session, session } from '../context'
+import { noMore, type Session } from '../context'
 import { isNotRegularWhy, linkOutOfHome, readLocal } from '../files'
 import { fileHash } from '../hash'
-import { CliFailure, EXIT, green, json, red, safe, say } from '../output'
+import { CliFailure, EXIT, type Printer, safe } from '../output'
 import { capped, conflictText, plural } from '../report'
 import { pinnedScope } from '../pinned'
 import { unsyncedConfigs } from '../remote-configs'
@@ -149,8 +149,8 @@ const VERDICT_WORDS: Record<string, string> = {
 }
 
 /** A row's first line: the config, where it stands (coloured) and its versions. */
-export function headLine(r: Row): string {
-	const colour = r.standing === 'in sync' ? green : r.standing === 'conflict' ? red : (text: string) => text
+export function headLine(out: Printer, r: Row): string {
+	const colour = r.standing === 'in sync' ? out.green : r.standing === 'conflict' ? out.red : (text: string) => text
 	const versions =
 		r.standing === 'server unreachable'
 			? `synced version ${r.base ?? 'none'}; ${r.files.length === 0 ? 'no changes here' : 'changed here, not sent'}`
@@ -187,22 +187,22 @@ export function memberLine(r: Row, member: string | undefined): string | undefin
 	return `  the changes here stay on this machine (${member}): cfgsync discard ${r.t.tool}${r.t.args} drops them; to keep a setting your own, make it local (cfgsync local --help says how)`
 }
 
-function printRows(s: Session, rows: Row[], offered: Row[], members: Map<string, string>): void {
+function printRows(out: Printer, s: Session, rows: Row[], offered: Row[], members: Map<string, string>): void {
 	if (rows.length === 0 && offered.length === 0)
-		say(`This machine syncs no config yet, and ${s.server} holds none: cfgsync push TOOL sends one from here.`)
+		out.say(`This machine syncs no config yet, and ${s.server} holds none: cfgsync push TOOL sends one from here.`)
 	for (const r of rows) {
-		say(headLine(r))
+		out.say(headLine(out, r))
 		const kept = localLine(r)
-		if (kept) say(kept)
-		capped(conflictsFirst(r.files), fileLine, 'files')
+		if (kept) out.say(kept)
+		capped(out, conflictsFirst(r.files), fileLine, 'files')
 		const member = memberLine(r, r.t.teamId === undefined ? undefined : members.get(r.t.teamId))
-		if (member) say(member)
+		if (member) out.say(member)
 	}
 	if (offered.length > 0) {
-		say(
+		out.say(
 			`${rows.length === 0 ? 'This machine syncs no config yet. ' : ''}On ${s.server}, not synced here (cfgsync sync --all-remote starts syncing ${offered.length === 1 ? 'it' : 'them'}):`
 		)
-		capped(offered, (r) => `  ${r.t.label} (version ${r.version})`, 'configs')
+		capped(out, offered, (r) => `  ${r.t.label} (version ${r.version})`, 'configs')
 	}
 }
 
@@ -228,7 +228,7 @@ export function statusEnd(rows: Row[], unreachable: CliFailure | undefined): Cli
 	return rows.some((r) => r.standing !== 'in sync') ? 'changes' : 'in sync'
 }
 
-async function run({ values, positionals }: Input<typeof options>) {
+async function run({ values, positionals, out, session, setExitCode }: Input<typeof options>) {
 	noMore(positionals, 1, 'status')
 	// Changes nothing of anyone's, but a killed command's leftovers go (docs/sync-model.md, "Crashes").
 	sweepTemporaries()
@@ -248,11 +248,11 @@ async function run({ values, positionals }: Input<typeof options>) {
 				s,
 				rows.map((r) => r.t)
 			)
-	if (values.json) json([...rows, ...offered].map(rowJson))
-	else printRows(s, rows, offered, members)
+	if (values.json) out.json([...rows, ...offered].map(rowJson))
+	else printRows(out, s, rows, offered, members)
 	const end = statusEnd(rows, unreachable)
 	if (end instanceof CliFailure) throw end
-	if (end === 'changes') process.exitCode = EXIT.error
+	if (end === 'changes') setExitCode(EXIT.error)
 }
 
 export const status = defineCommand({

@@ -76,6 +76,8 @@ async function run({ values, positionals, io, out, session }: Input<typeof optio
 			try {
 				const report = await runOne(s, t, {
 					mode: 'sync',
+					io,
+					out,
 					yes: values.yes,
 					allowSecrets: values['allow-secrets'],
 					dryRun: values['dry-run'],
@@ -88,11 +90,11 @@ async function run({ values, positionals, io, out, session }: Input<typeof optio
 						out.warn(`${t.label}: changes here to ${report.unsent.length} file(s) stay local: ${report.localOnly}.`)
 				} else {
 					out.say(`${t.label}:`)
-					printLines(report)
+					printLines(out, report)
 					const pushed = report.pushed ? `; pushed version ${report.pushed.version}` : ''
 					const kept =
 						report.localOnly && report.unsent.length > 0 ? `; ${report.unsent.length} changed here, kept local` : ''
-					out.say(`  ${report.dryRun ? 'would sync' : 'synced'}: ${summary(report)}${pushed}${kept}.`)
+					out.say(`  ${report.dryRun ? 'would sync' : 'synced'}: ${summary(out, report)}${pushed}${kept}.`)
 				}
 				const problem = outcomeFailure(report)
 				if (problem) failures.push(problem)
@@ -110,7 +112,7 @@ async function run({ values, positionals, io, out, session }: Input<typeof optio
 		}
 	}
 	if (values['dry-run']) await runAll()
-	else await withLock('sync', runAll)
+	else await withLock('sync', runAll, io.stderr)
 	if (values.json) out.json(documents)
 	if (!values['all-remote'] && offered.length > 0 && targets.length > 0) {
 		const n = offered.length

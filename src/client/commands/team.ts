@@ -153,7 +153,7 @@ async function remove({ values, positionals, out, session }: TeamInput) {
 	)
 }
 
-async function leave({ values, positionals, out, session }: TeamInput) {
+async function leave({ values, positionals, out, session, io }: TeamInput) {
 	const slug = positionals[0] as string
 	const s = session(values)
 	const detail = await getTeam(s, slug)
@@ -173,7 +173,7 @@ async function leave({ values, positionals, out, session }: TeamInput) {
 		throw error
 	}
 	// This machine forgets its sync state for the team's configs: status and sync stop listing them.
-	const forgotten = await withLock('team leave', async () => forgetTeam(s.server, me, detail.id))
+	const forgotten = await withLock('team leave', async () => forgetTeam(s.server, me, detail.id), io.stderr)
 	if (values.json) return out.json({ team: slug, left: true })
 	out.say(`You left ${safe(slug)}.${stopped(forgotten)}`)
 }
@@ -218,7 +218,7 @@ async function deleteTeam({ values, positionals, io, out, session }: TeamInput) 
 	)
 	await s.run((api) => api.teams.remove(slug), teamWhat(slug))
 	const username = await s.username()
-	const forgotten = await withLock('team delete', async () => forgetTeam(s.server, username, detail.id))
+	const forgotten = await withLock('team delete', async () => forgetTeam(s.server, username, detail.id), io.stderr)
 	if (values.json) return out.json({ team: slug, deleted: true })
 	out.say(`Deleted team ${safe(slug)}.${stopped(forgotten)}`)
 }

@@ -1,11 +1,12 @@
 import { ApiError } from '../api'
-import { loginCommand, noMore, type Session, session } from '../context'
+import { loginCommand, noMore, type Session } from '../context'
 import { localEntries } from '../local-keys'
 import { keptFrom, masked } from '../sync/local-keys'
 import { readLocal } from '../files'
 import { fileHash, sha256 } from '../hash'
 import { acquireLock } from '../lock'
-import { CliFailure, dim, EXIT, failure, isJsonMode, notice, say, warn } from '../output'
+import type { IO } from '../io'
+import { CliFailure, EXIT, failure, type Printer } from '../output'
 import { pinnedScope } from '../pinned'
 import { outcomeFailure, printLines, reportJson, summary } from '../report'
 import { fetchRemote, type Report, runOne, type Target } from '../run'
@@ -114,6 +115,8 @@ class Watcher {
 	private lock: { release: () => void } | undefined
 
 	constructor(
+		private readonly io: IO,
+		private readonly out: Printer,
 		private readonly s: Session,
 		private readonly values: Input<typeof options>['values'],
 		private readonly members: Map<string, string>,
@@ -123,8 +126,13 @@ class Watcher {
 		this.state = initialWatch(targets, { poll: values.poll === true, interval })
 	}
 
+	/** --json: one report per line (JSON Lines), not the one document other commands print. */
+	private get json(): boolean {
+		return this.values.json === true
+	}
+
 	private line(value: unknown): void {
-		process.stdout.write(`${JSON.stringify(value)}\n`)
+		this.io.stdout.write(`${JSON.stringify(value)}\n`)
 	}
 
 	/** Ctrl-C (or SIGTERM): stop after what is under way; a second one stops now. */
@@ -158,34 +166,34 @@ class Watcher {
 
 	private perform(effect: WatchEffect): void {
 		if (effect.kind === 'wake') this.wake?.()
-		else if (effect.kind === 'say-back') notice(`[${stamp()}] ${this.s.server} answers again; watching.`)
+		else if (effect.kind === 'say-back') this.out.notice(`[${stamp()}] ${this.s.server} answers again; watching.`)
 		else if (effect.kind === 'say-down') this.sayDown(effect)
 		else if (effect.kind === 'say-polling')
-			notice(dim(`[${stamp()}] ${effect.why}: polling every ${this.interval / 1000}s instead.`))
+			this.out.notice(this.out.dim(`[${stamp()}] ${effect.why}: polling every ${this.interval / 1000}s instead.`))
 		else if (effect.kind === 'stop') throw stopped(this.s, effect.end.kind)
 		else if (effect.kind === 'say-left') {
 			const message = `you are no longer in team ${effect.slug} (removed, left, or the team was deleted): ${effect.config.label} is watched no more; its files here stay as they are.`
-			if (isJsonMode())
+			if (this.json)
 				this.line({
 					at: new Date().toISOString(),
 					config: configJson(effect.config),
 					error: message,
 					code: 'left_team'
 				})
-			else warn(`[${stamp()}] ${message}`)
+			else this.out.warn(`[${stamp()}] ${message}`)
 		}
 	}
 
 	/** While the server cannot be reached, one line says so, and one more when it answers again (not one per try). */
 	private sayDown(effect: Extract<WatchEffect, { kind: 'say-down' }>): void {
-		if (isJsonMode())
+		if (this.json)
 			this.line({
 				at: new Date().toISOString(),
 				config: effect.config ? configJson(effect.config) : null,
 				error: effect.message,
 				code: effect.code
 			})
-		else warn(`[${stamp()}] ${effect.message}. Watch keeps trying, and says when the server answers again.`)
+		else this.out.warn(`[${stamp()}] ${effect.message}. Watch keeps trying, and says when the server answers again.`)
 	}
 
 	private unreachable(index: number | undefined, error: CliFailure): void {
@@ -195,20 +203,22 @@ class Watcher {
 	/** One sync of a config under the lock, what it did printed, what it left stuck remembered. */
 	async cycle(index: number): Promise<void> {
 		const t = this.state.configs[index]?.t as Target
-		this.lock = await acquireLock('watch', { signals: false })
+		this.lock = await acquireLock('watch', { signals: false, waiting: this.io.stderr })
 		try {
 			const report = await runOne(this.s, t, {
 				mode: 'sync',
+				io: this.io,
+				out: this.out,
 				// On a terminal, watch asks there about someone else's changes (docs/sync-model.md).
-				interactive: !isJsonMode() && process.stdin.isTTY === true,
+				interactive: !this.json && this.io.stdin.isTTY,
 				yes: this.values.yes,
 				allowSecrets: this.values['allow-secrets'],
 				localOnly: t.teamId !== undefined ? this.members.get(t.teamId) : undefined
 			})
 			this.apply({ kind: 'reachable' })
-			printCycle(t, report, (value) => this.line(value))
+			printCycle(this.out, this.json, t, report, (value) => this.line(value))
 			const problem = outcomeFailure(report)
-			if (problem) warn(`[${stamp()}] ${problem.message}`)
+			if (problem) this.out.warn(`[${stamp()}] ${problem.message}`)
 			// Conflicts, and changes kept here (a member's, held back by a conflict, or not sent because they do not
 			// parse), wait for an edit: not tried again (and reported again) every second.
 			const stuck = stuckAfter(report)
@@ -231,9 +241,9 @@ class Watcher {
 	/** A cycle that failed: said, and its files wait for a change (or the config is gone). */
 	private async failed(index: number, t: Target, error: CliFailure): Promise<void> {
 		if (isUnreachable(error)) return this.unreachable(index, error)
-		if (isJsonMode())
+		if (this.json)
 			this.line({ at: new Date().toISOString(), config: configJson(t), error: error.message, code: error.code })
-		else warn(`[${stamp()}] ${t.label}: ${error.message}`)
+		else this.out.warn(`[${stamp()}] ${t.label}: ${error.message}`)
 		if (error.code === 'gone') {
 			this.apply({ kind: 'gone', index })
 			return
@@ -272,7 +282,7 @@ class Watcher {
 		} catch (error) {
 			if (error instanceof CliFailure && error.exitCode === EXIT.auth) throw error
 			if (isUnreachable(error)) this.unreachable(index, error as CliFailure)
-			else warn(`[${stamp()}] ${t.label}: ${(error as Error).message}`)
+			else this.out.warn(`[${stamp()}] ${t.label}: ${(error as Error).message}`)
 			return
 		}
 		for (const next of this.apply({ kind: 'polled', index, changed })) if (next.kind === 'sync') await this.cycle(index)
@@ -313,10 +323,10 @@ class Watcher {
 	private async start(started: Promise<void>): Promise<void> {
 		await started
 		this.apply({ kind: 'settle', now: Date.now() })
-		if (!isJsonMode()) {
+		if (!this.json) {
 			const server =
 				this.state.mode === 'live' ? 'live changes from the server' : `server every ${this.interval / 1000}s`
-			say(
+			this.out.say(
 				`Watching ${this.state.configs.map((c) => c.t.label).join(', ')} (${server}, local edits every ${this.state.tick / 1000}s). Ctrl-C stops.`
 			)
 		}
@@ -347,7 +357,7 @@ class Watcher {
 
 const isUnreachable = (error: unknown): boolean => error instanceof CliFailure && error.code === 'unreachable'
 
-async function run({ values, positionals }: Input<typeof options>) {
+async function run({ values, positionals, io, out, session }: Input<typeof options>) {
 	noMore(positionals, 1, 'watch')
 	const interval = parseInterval(values.interval ?? '30s')
 	const s = session(values)
@@ -358,7 +368,7 @@ async function run({ values, positionals }: Input<typeof options>) {
 		)
 	// As sync: a team's plain member pulls its configs and keeps changes here local.
 	const members = await memberTeams(s, targets)
-	const watcher = new Watcher(s, values, members, targets, interval)
+	const watcher = new Watcher(io, out, s, values, members, targets, interval)
 	process.on('SIGINT', watcher.onSignal)
 	process.on('SIGTERM', watcher.onSignal)
 	const { started, listening } = watcher.listen()
@@ -370,20 +380,22 @@ async function run({ values, positionals }: Input<typeof options>) {
 		process.off('SIGINT', watcher.onSignal)
 		process.off('SIGTERM', watcher.onSignal)
 	}
-	if (!isJsonMode()) say(dim('Stopped.'))
+	if (values.json !== true) out.say(out.dim('Stopped.'))
 }
 
 /** A cycle that changed something (or kept a member's changes here), printed: a line of JSON, or its summary. */
-function printCycle(t: Target, report: Report, line: (value: unknown) => void): void {
+function printCycle(out: Printer, asJson: boolean, t: Target, report: Report, line: (value: unknown) => void): void {
 	const kept = report.localOnly !== undefined && report.unsent.length > 0
 	const changed = report.writes.length + report.conflicts.length + report.refused.length > 0 || report.pushed
 	if (!changed && !kept) return
-	if (isJsonMode()) {
+	if (asJson) {
 		line({ at: new Date().toISOString(), ...reportJson(report) })
 		return
 	}
-	say(`[${stamp()}] ${t.label}: ${summary(report)}${report.pushed ? `; pushed version ${report.pushed.version}` : ''}`)
-	printLines(report)
+	out.say(
+		`[${stamp()}] ${t.label}: ${summary(out, report)}${report.pushed ? `; pushed version ${report.pushed.version}` : ''}`
+	)
+	printLines(out, report)
 }
 
 /** Why watch stops when the server refuses its key. */

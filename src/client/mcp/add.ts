@@ -1,8 +1,9 @@
-import { readStdin } from '../../shared/terminal'
 import { ask, interactive } from '../ask'
-import { CliFailure, EXIT, green, json, safe, say, warn } from '../output'
+import type { IO } from '../io'
+import { CliFailure, EXIT, safe } from '../output'
 import { stableJson } from '../sync/json'
 import { findSecrets } from '../sync/secrets'
+import type { McpContext } from './context'
 import { type Change, applyChanges, targetsFor, type Targets, type ToolTarget } from './targets'
 import {
 	cannotHold,
@@ -29,15 +30,15 @@ export const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
 
 /** Where values asked for come from: the terminal (no echo), else standard input, one line each. */
 export const secretInput = {
-	async read(names: string[]): Promise<string[]> {
+	async read(names: string[], io: IO): Promise<string[]> {
 		if (names.length === 0) return []
-		if (interactive()) {
+		if (interactive(io)) {
 			const values: string[] = []
 			for (const name of names)
-				values.push(await ask(`Value of ${name} (kept on this machine, not shown): `, 'no terminal', true))
+				values.push(await ask(`Value of ${name} (kept on this machine, not shown): `, 'no terminal', true, io))
 			return values
 		}
-		const lines = (await readStdin()).split(/\r?\n/)
+		const lines = (await io.stdin.read()).split(/\r?\n/)
 		if (lines.length < names.length || names.some((_, i) => (lines[i] ?? '') === ''))
 			throw new CliFailure(
 				`no terminal to ask for ${names.join(', ')} on: give ${names.length === 1 ? 'the value' : 'one value per line, in that order,'} on standard input`,
@@ -179,13 +180,16 @@ export async function replaceAllowed(
 	tool: string,
 	name: string,
 	how: string[],
-	yes: boolean | undefined
+	yes: boolean | undefined,
+	io: IO
 ): Promise<boolean> {
 	if (yes) return true
-	if (!interactive()) return false
+	if (!interactive(io)) return false
 	const answer = await ask(
 		`${tool} already has ${name}, different (${how.join(', ')}). Replace it? [y/N] `,
-		'no terminal'
+		'no terminal',
+		false,
+		io
 	)
 	return /^y(es)?$/i.test(answer.trim())
 }
@@ -199,7 +203,8 @@ export async function changeFor(
 	name: string,
 	server: McpServer,
 	local: { kind: 'env' | 'headers'; keys: string[] },
-	yes: boolean | undefined
+	yes: boolean | undefined,
+	io: IO
 ): Promise<{ change?: Change; outcome: Outcome }> {
 	const base = { tool: target.tool, file: target.file.name }
 	if (target.refused) return { outcome: { ...base, done: 'refused', why: target.refused } }
@@ -213,13 +218,13 @@ export async function changeFor(
 		const how = differences(existing, server)
 		// The same server with the same values: nothing to write (a missing `type` the tool does not need is no change).
 		if (how.length === 0 && sameValues(existing, server)) return { outcome: { ...base, done: 'unchanged' } }
-		if (how.length > 0 && !(await replaceAllowed(target.tool, name, how, yes)))
+		if (how.length > 0 && !(await replaceAllowed(target.tool, name, how, yes, io)))
 			return {
 				outcome: {
 					...base,
 					done: 'refused',
 					declined: true,
-					why: `it already has ${name}, different (${how.join(', ')}); nothing was replaced${interactive() ? '' : ' (no terminal to ask on: --yes replaces it)'}`
+					why: `it already has ${name}, different (${how.join(', ')}); nothing was replaced${interactive(io) ? '' : ' (no terminal to ask on: --yes replaces it)'}`
 				}
 			}
 	}
@@ -237,6 +242,7 @@ export async function changeFor(
 
 /** What the command prints (or --json) once the files are written. */
 export function report(
+	{ out, setExitCode }: Pick<McpContext, 'out' | 'setExitCode'>,
 	name: string | undefined,
 	outcomes: Outcome[],
 	extra: { local?: string[]; backups: string | null; targets: Targets },
@@ -248,9 +254,9 @@ export function report(
 	const failed =
 		refused.some((o) => o.declined) ||
 		(written.length === 0 ? refused.length > 0 : extra.targets.named && refused.length > 0)
-	if (failed) process.exitCode = EXIT.error
+	if (failed) setExitCode(EXIT.error)
 	if (asJson)
-		return json({
+		return out.json({
 			server: name ?? null,
 			tools: outcomes.map((o) => ({
 				tool: o.tool,
@@ -263,24 +269,27 @@ export function report(
 			backups: extra.backups
 		})
 	for (const o of written)
-		say(
-			`${green(o.done === 'added' ? 'Added' : o.done === 'removed' ? 'Removed' : 'Replaced')} ${safe(o.server ?? name ?? '')} ${o.done === 'removed' ? 'from' : 'in'} ${o.tool} (${o.file})`
+		out.say(
+			`${out.green(o.done === 'added' ? 'Added' : o.done === 'removed' ? 'Removed' : 'Replaced')} ${safe(o.server ?? name ?? '')} ${o.done === 'removed' ? 'from' : 'in'} ${o.tool} (${o.file})`
 		)
 	for (const o of outcomes.filter((x) => x.done === 'unchanged'))
-		say(`${o.tool} (${o.file}) already has it as it is: left unchanged`)
-	for (const o of refused) warn(`${o.tool} left out: ${o.why}`)
+		out.say(`${o.tool} (${o.file}) already has it as it is: left unchanged`)
+	for (const o of refused) out.warn(`${o.tool} left out: ${o.why}`)
 	if ((extra.local ?? []).length > 0)
-		say(
+		out.say(
 			`${(extra.local ?? []).join(', ')} stay${extra.local?.length === 1 ? 's' : ''} on this machine: a local key of each file's config, never sent by a sync.`
 		)
-	if (written.length > 0) say('The next cfgsync sync (or a running watch) sends the change to your other machines.')
+	if (written.length > 0) out.say('The next cfgsync sync (or a running watch) sends the change to your other machines.')
 }
 
-export async function add(values: AddValues, words: string[]) {
+export async function add(ctx: McpContext, values: AddValues, words: string[]) {
 	const { name, server, asked, kind } = parse(values, words)
 	checkSecrets(server, kind, values)
-	const targets = await targetsFor(values, 'add', asked.length > 0)
-	const secrets = await secretInput.read(asked.map((a) => a.key))
+	const targets = await targetsFor(ctx, values, 'add', asked.length > 0)
+	const secrets = await secretInput.read(
+		asked.map((a) => a.key),
+		ctx.io
+	)
 	const withSecrets: McpServer = { ...server }
 	const filled = { ...((kind === 'env' ? server.env : server.headers) ?? {}) }
 	asked.forEach((a, i) => {
@@ -296,11 +305,12 @@ export async function add(values: AddValues, words: string[]) {
 			name,
 			withSecrets,
 			{ kind, keys: asked.map((a) => a.key) },
-			values.yes
+			values.yes,
+			ctx.io
 		)
 		if (change) changes.push(change)
 		outcomes.push(outcome)
 	}
-	const backups = await applyChanges(changes, 'add')
-	report(name, outcomes, { local: asked.map((a) => a.key), backups, targets }, values.json)
+	const backups = await applyChanges(ctx, changes, 'add')
+	report(ctx, name, outcomes, { local: asked.map((a) => a.key), backups, targets }, values.json)
 }

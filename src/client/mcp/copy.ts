@@ -5,6 +5,7 @@ import { CliFailure, EXIT, safe } from '../output'
 import { type AddValues, changeFor, looksSecret, type Outcome, report } from './add'
 import { readToolFile } from './here'
 import { namedTools } from './list'
+import type { McpContext } from './context'
 import { type Change, applyChanges, targetsFor, type ToolTarget } from './targets'
 import { entriesIn, type McpServer, readServers, tableOf, writeServer } from './translate'
 
@@ -23,12 +24,12 @@ const atText = (target: ToolTarget, text: string | undefined): ToolTarget => ({
 	file: { ...target.file, text }
 })
 
-export async function remove(values: AddValues, words: string[]) {
+export async function remove(ctx: McpContext, values: AddValues, words: string[]) {
 	const [name, ...extra] = words
 	if (name === undefined) throw new CliFailure('which server? cfgsync mcp remove NAME [--tool T]...', EXIT.usage)
 	if (extra.length > 0)
 		throw new CliFailure(`unexpected argument "${safe(extra[0] ?? '')}" (see cfgsync mcp --help)`, EXIT.usage)
-	const targets = await targetsFor(values, 'remove', false)
+	const targets = await targetsFor(ctx, values, 'remove', false)
 	const changes: Change[] = []
 	const outcomes: Outcome[] = []
 	for (const target of targets.targets) {
@@ -48,25 +49,31 @@ export async function remove(values: AddValues, words: string[]) {
 			outcomes.push({ ...base, done: 'removed' })
 		}
 	}
-	const backups = await applyChanges(changes, 'remove')
-	await forgetLocalKeys(changes, name)
-	report(name, outcomes, { backups, targets }, values.json)
+	const backups = await applyChanges(ctx, changes, 'remove')
+	await forgetLocalKeys(ctx, changes, name)
+	report(ctx, name, outcomes, { backups, targets }, values.json)
 }
 
 /** A removed server's local keys go with it (a server of that name added later starts without them). */
-async function forgetLocalKeys(changes: Change[], name: string) {
-	await withLock('mcp remove', async () => {
-		for (const { target } of changes) {
-			if (target.config === undefined) continue
-			const inside = [...tableOf(target.tool).path, name]
-			const entries = machineEntries(target.config.key)
-			const kept = entries.filter((e) => e.file !== target.file.key || !inside.every((part, i) => e.path?.[i] === part))
-			if (kept.length !== entries.length) setMachineEntries(target.config.key, kept)
-		}
-	})
+async function forgetLocalKeys(ctx: McpContext, changes: Change[], name: string) {
+	await withLock(
+		'mcp remove',
+		async () => {
+			for (const { target } of changes) {
+				if (target.config === undefined) continue
+				const inside = [...tableOf(target.tool).path, name]
+				const entries = machineEntries(target.config.key)
+				const kept = entries.filter(
+					(e) => e.file !== target.file.key || !inside.every((part, i) => e.path?.[i] === part)
+				)
+				if (kept.length !== entries.length) setMachineEntries(target.config.key, kept)
+			}
+		},
+		ctx.io.stderr
+	)
 }
 
-export async function copy(values: AddValues & { from?: string }, names: string[]) {
+export async function copy(ctx: McpContext, values: AddValues & { from?: string }, names: string[]) {
 	const from = namedTools(values.from === undefined ? undefined : [values.from], 'copy')?.[0]
 	if (from === undefined) throw new CliFailure('from which tool? cfgsync mcp copy --from TOOL [NAME...]', EXIT.usage)
 	const source = readToolFile(from)
@@ -84,7 +91,7 @@ export async function copy(values: AddValues & { from?: string }, names: string[
 		const given = (kind === 'env' ? server.env : server.headers) ?? {}
 		return Object.keys(given).some((key) => looksSecret(key, given[key] as string, kind))
 	})
-	const all = await targetsFor(values, 'copy', secretive)
+	const all = await targetsFor(ctx, values, 'copy', secretive)
 	const targets = all.targets.filter((t) => t.tool !== from)
 	const keptThere = sourceLocalKeys(from, all.targets)
 	const changes: Change[] = []
@@ -100,7 +107,14 @@ export async function copy(values: AddValues & { from?: string }, names: string[
 			const keys = Object.keys(values2).filter(
 				(key) => keptThere.has(`${name}\u0000${key}`) || looksSecret(key, values2[key] as string, kind)
 			)
-			const { change, outcome } = await changeFor(atText(target, text), name, server, { kind, keys }, values.yes)
+			const { change, outcome } = await changeFor(
+				atText(target, text),
+				name,
+				server,
+				{ kind, keys },
+				values.yes,
+				ctx.io
+			)
 			outcomes.push({ ...outcome, server: name })
 			if (change) {
 				text = change.text
@@ -109,8 +123,8 @@ export async function copy(values: AddValues & { from?: string }, names: string[
 		}
 		if (text !== target.file.text && text !== undefined) changes.push({ target, text, local })
 	}
-	const backups = await applyChanges(changes, 'copy')
-	report(undefined, outcomes, { backups, targets: { ...all, targets } }, values.json)
+	const backups = await applyChanges(ctx, changes, 'copy')
+	report(ctx, undefined, outcomes, { backups, targets: { ...all, targets } }, values.json)
 }
 
 /** `server\0KEY` for each env or header value the source tool's config keeps on this machine. */

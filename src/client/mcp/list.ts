@@ -1,7 +1,8 @@
 import { TOOLS, type Tool } from '../../shared/constants'
-import { CliFailure, EXIT, json, safe, say, table, warn } from '../output'
+import { CliFailure, EXIT, safe } from '../output'
 import { readToolFile, toolsHere } from './here'
 import { cell, type Matrix, matrixOf, type ShownServer } from './matrix'
+import type { McpContext } from './context'
 import { transportText } from './translate'
 
 /** `cfgsync mcp list [--tool T]...`: the matrix of this machine's MCP servers (docs/client.md, "MCP servers"). */
@@ -42,27 +43,27 @@ export function described(server: ShownServer): string {
 	return `${transportText(server.transport)}: ${safe(what)}${safe(env)}${safe(headers)}`
 }
 
-export function list(values: { tool?: string[]; json?: boolean }) {
+export function list({ out }: Pick<McpContext, 'out'>, values: { tool?: string[]; json?: boolean }) {
 	const tools = namedTools(values.tool, 'list') ?? toolsHere()
 	const matrix = matrixHere(tools)
 	const unreadable = matrix.unreadable.map((u) => ({ tool: u.tool, file: matrix.files[u.tool] as string, why: u.why }))
-	if (values.json) return json({ tools: matrix.tools, servers: matrix.servers, unreadable })
-	for (const u of unreadable) warn(`${u.file} (${u.tool}): ${u.why}; its servers are not listed.`)
+	if (values.json) return out.json({ tools: matrix.tools, servers: matrix.servers, unreadable })
+	for (const u of unreadable) out.warn(`${u.file} (${u.tool}): ${u.why}; its servers are not listed.`)
 	if (matrix.servers.length === 0) {
-		say(
+		out.say(
 			tools.length === 0
 				? 'No tool here keeps MCP servers yet (and this machine syncs none).'
 				: `No MCP server in ${tools.join(', ')} on this machine.`
 		)
-		return say('To add one to every tool this machine syncs: cfgsync mcp add NAME -- COMMAND [ARGS...]')
+		return out.say('To add one to every tool this machine syncs: cfgsync mcp add NAME -- COMMAND [ARGS...]')
 	}
-	table(
+	out.table(
 		['server', ...matrix.tools],
 		matrix.servers.map((row) => [safe(row.name), ...matrix.tools.map((tool) => cell(row.tools[tool]))])
 	)
-	say()
-	for (const row of matrix.servers) say(`${safe(row.name)}  ${described(row.server)}`)
-	say('(Env and header values are never shown.)')
+	out.say()
+	for (const row of matrix.servers) out.say(`${safe(row.name)}  ${described(row.server)}`)
+	out.say('(Env and header values are never shown.)')
 	const missing = matrix.servers.some((row) => Object.values(row.tools).some((s) => s?.status !== 'same'))
-	if (missing) say('To fill in what is missing or different from one tool: cfgsync mcp copy --from TOOL')
+	if (missing) out.say('To fill in what is missing or different from one tool: cfgsync mcp copy --from TOOL')
 }

@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { TOOLS, type Tool } from '../../shared/constants'
-import { type Session, session } from '../context'
+import type { Session } from '../context'
 import { applyWrites } from '../files'
 import { machineEntries, setMachineEntries } from '../local-keys'
 import { withLock } from '../lock'
@@ -11,6 +11,7 @@ import { allStates, backupsDir, stateKey, type SyncState } from '../state'
 import type { Write } from '../sync/engine'
 import { type LocalEntry, sameEntry } from '../sync/local-keys'
 import { localKey } from '../tools'
+import type { McpContext } from './context'
 import { readToolFile, type ToolFile } from './here'
 import { namedTools } from './list'
 
@@ -47,23 +48,25 @@ const addToTeam = (tool: Tool, slug: string, file: ToolFile) =>
 	`cfgsync push ${tool} --team ${slug} ~/${localKey(file.key) ?? file.key}`
 
 export async function targetsFor(
+	ctx: McpContext,
 	values: { tool?: string[]; team?: string; server?: string; profile?: string },
 	command: string,
 	needsLogin: boolean
 ): Promise<Targets> {
 	const named = namedTools(values.tool, command)
 	const slug = values.team
-	if (named === undefined || needsLogin || slug !== undefined) return withLogin(values, command, named, slug)
+	if (named === undefined || needsLogin || slug !== undefined) return withLogin(ctx, values, command, named, slug)
 	return { named: true, targets: named.map((tool) => ({ tool, file: readToolFile(tool) })) }
 }
 
 async function withLogin(
+	ctx: McpContext,
 	values: { server?: string; profile?: string },
 	command: string,
 	named: Tool[] | undefined,
 	slug: string | undefined
 ): Promise<Targets> {
-	const s = session(values)
+	const s = ctx.session(values)
 	const username = await s.username()
 	const states = allStates(s.server, username)
 	let team: Targets['team']
@@ -127,7 +130,7 @@ export interface Change {
  * hold; then each file, backed up, atomically (the sync engine's writer, which
  * merges ~/.claude.json's part into the rest of it as it is then).
  */
-export async function applyChanges(changes: Change[], command: string): Promise<string | null> {
+export async function applyChanges(ctx: McpContext, changes: Change[], command: string): Promise<string | null> {
 	if (changes.length === 0) return null
 	const root = join(backupsDir(), new Date().toISOString().replace(/[:.]/g, '-'))
 	if (changes.some((c) => c.local.length > 0 && c.target.config === undefined))
@@ -135,23 +138,27 @@ export async function applyChanges(changes: Change[], command: string): Promise<
 			'a value kept on this machine is a local key of a config: log in first (cfgsync login)',
 			EXIT.auth
 		)
-	return withLock(`mcp ${command}`, async () => {
-		for (const change of changes) {
-			const config = change.target.config
-			if (change.local.length === 0 || config === undefined) continue
-			const entries = machineEntries(config.key)
-			for (const path of change.local) {
-				const entry: LocalEntry = { file: change.target.file.key, path }
-				if (!entries.some((known) => sameEntry(known, entry))) entries.push(entry)
+	return withLock(
+		`mcp ${command}`,
+		async () => {
+			for (const change of changes) {
+				const config = change.target.config
+				if (change.local.length === 0 || config === undefined) continue
+				const entries = machineEntries(config.key)
+				for (const path of change.local) {
+					const entry: LocalEntry = { file: change.target.file.key, path }
+					if (!entries.some((known) => sameEntry(known, entry))) entries.push(entry)
+				}
+				setMachineEntries(config.key, entries)
 			}
-			setMachineEntries(config.key, entries)
-		}
-		const writes: Write[] = changes.map((c) => ({
-			key: c.target.file.key,
-			content: c.text,
-			kind: c.target.file.text === undefined ? 'created' : 'updated'
-		}))
-		const { backedUp } = applyWrites(writes, root)
-		return backedUp > 0 ? root : null
-	})
+			const writes: Write[] = changes.map((c) => ({
+				key: c.target.file.key,
+				content: c.text,
+				kind: c.target.file.text === undefined ? 'created' : 'updated'
+			}))
+			const { backedUp } = applyWrites(writes, root)
+			return backedUp > 0 ? root : null
+		},
+		ctx.io.stderr
+	)
 }

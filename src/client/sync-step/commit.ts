@@ -4,7 +4,7 @@ import { crashPoint } from '../crash-points'
 import { applyWrites } from '../files'
 import { contentHash, fileHash } from '../hash'
 import { baseWithoutPush, finishJournal, journalFor, settleUnpushed, writeJournal } from '../journal'
-import { CliFailure, EXIT, failure, notice } from '../output'
+import { CliFailure, EXIT, failure, type Printer } from '../output'
 import { nextPins } from '../pinned'
 import { backupRoot, forgetLeftFiles, type SyncState } from '../state'
 import { copyMap, type Files, ownValue, type Write } from '../sync/engine'
@@ -64,7 +64,7 @@ export async function commit(s: Session, t: Target, options: RunOptions, g: Gath
 		finishJournal(t.key, pulled)
 		return committed
 	}
-	const version = await push(s, t, remote, outcome.push, pushing)
+	const version = await push(s, t, remote, outcome.push, pushing, options.out)
 	if (version === 'precondition_failed') return { ...committed, retry: true }
 	crashPoint('pushed')
 	committed.pushed = { version, hash: pushing.hash, created: !remote, files: Object.keys(outcome.push).sort() }
@@ -185,7 +185,8 @@ async function push(
 	t: Target,
 	remote: Remote | undefined,
 	files: Files,
-	pushing: Pushing
+	pushing: Pushing,
+	out: Printer
 ): Promise<number | 'precondition_failed'> {
 	const body = { name: t.name, tool: t.tool, data: { files }, ...(t.teamId ? { teamId: t.teamId } : {}) }
 	const condition = remote ? { ifMatch: [remote.hash] } : { ifNoneMatch: '*' as const }
@@ -203,7 +204,7 @@ async function push(
 			settleUnpushed(t.key)
 			throw failure(error, { server: s.server, what: t.team ? `Team "${t.team}"` : undefined })
 		}
-		return storedAnyway(s, t, pushing, error)
+		return storedAnyway(s, t, pushing, error, out)
 	}
 }
 
@@ -227,7 +228,8 @@ async function storedAnyway(
 	s: Session,
 	t: Target,
 	sent: { hash: string; after: number },
-	error: ApiError
+	error: ApiError,
+	out: Printer
 ): Promise<number> {
 	const late = /within ([\d.]+ s)/.exec(error.message)?.[1]
 	const lost =
@@ -257,7 +259,7 @@ async function storedAnyway(
 			'push_unconfirmed'
 		)
 	}
-	notice(`The answer to this push of ${t.label} was lost (${lost}), but the server has it: version ${found}.`)
+	out.notice(`The answer to this push of ${t.label} was lost (${lost}), but the server has it: version ${found}.`)
 	return found
 }
 

@@ -1,7 +1,7 @@
 import type { Session } from '../context'
 import { linkOutOfHome, safeTarget } from '../files'
 import { pendingState, type Settled, settleJournal } from '../journal'
-import { CliFailure, EXIT, notice, safe } from '../output'
+import { CliFailure, EXIT, safe } from '../output'
 import { configScope, newTeamConfigFailure, type OwnedScope } from '../ownership'
 import { pinnedScope } from '../pinned'
 import { forgetState, getState, rememberLeftFiles, stateKey, type SyncState } from '../state'
@@ -47,7 +47,7 @@ export async function gather(s: Session, t: Target, options: RunOptions): Promis
 	// A command killed before (a pull cut short, a push whose answer never came) is settled first.
 	if (!options.dryRun) {
 		const settled = await settleJournal(t.key, (push) => storedVersion(s, t, push.hash, push.after))
-		if (settled) notice(settledText(t, settled))
+		if (settled) options.out.notice(settledText(t, settled))
 	}
 	const remote = (await fetchRemote(s, t)) as Remote | undefined
 	// A dry run takes no lock and changes nothing: it reads a pending journal the way the next command will settle it.

@@ -1,7 +1,7 @@
-import { prompt, PromptCancelled } from '../../shared/terminal'
+import { PromptCancelled } from '../../shared/terminal'
 import type { Session } from '../context'
 import { fileHash } from '../hash'
-import { notice, safe, warn } from '../output'
+import { safe } from '../output'
 import { page } from '../pager'
 import { reviewText } from '../review-prompt'
 import type { SyncState } from '../state'
@@ -56,17 +56,19 @@ async function askAbout(
 	await showReview(heading, asked, options)
 	const written = asked.map((a) => a.write)
 	if (options.yes) {
-		warn('Writing them (--yes).')
+		options.out.warn('Writing them (--yes).')
 		return { accepted: written }
 	}
 	const held = (code: Held['code']): { held: Held; accepted: Write[] } => ({
 		held: { keys: written.map((w) => w.key), code, again: runAgain(options) },
 		accepted: []
 	})
-	if (options.interactive === false || !process.stdin.isTTY) return held('review_required')
+	if (options.interactive === false || !options.io.stdin.isTTY) return held('review_required')
 	let answer: string | undefined
 	try {
-		answer = await prompt(`Write ${asked.length === 1 ? 'this file' : `these ${asked.length} files`}? [y/N] `)
+		answer = await options.io.stdin.prompt(
+			`Write ${asked.length === 1 ? 'this file' : `these ${asked.length} files`}? [y/N] `
+		)
 	} catch (error) {
 		if (error instanceof PromptCancelled) answer = ''
 		else throw error
@@ -161,13 +163,14 @@ async function showReview(
 	options: RunOptions
 ): Promise<void> {
 	const files = asked.map((a) => ({ key: a.write.key, deleted: a.write.content === null, review: a.review }))
-	const asking = !options.yes && options.interactive !== false && process.stdin.isTTY === true
-	if (asking && process.stdout.isTTY) {
-		await page(`${reviewText(heading, files, { width: process.stdout.columns || 80 }).join('\n')}\n`)
+	const { io, out } = options
+	const asking = !options.yes && options.interactive !== false && io.stdin.isTTY
+	if (asking && io.stdout.isTTY) {
+		await page(io, `${reviewText(heading, files, { width: io.stdout.columns || 80 }).join('\n')}\n`)
 		return
 	}
-	const width = process.stderr.isTTY ? process.stderr.columns || 80 : undefined
-	notice(reviewText(heading, files, { width }).join('\n'))
+	const width = io.stderr.isTTY ? io.stderr.columns || 80 : undefined
+	out.notice(reviewText(heading, files, { width }).join('\n'))
 }
 
 /**

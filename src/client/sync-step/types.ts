@@ -1,4 +1,6 @@
+import type { IO } from '../io'
 import type { Located } from '../local-keys'
+import type { Printer } from '../output'
 import type { Sent } from '../outgoing'
 import type { Choice, Decision, Mode, Write } from '../sync/engine'
 import type { Target } from '../target'
@@ -6,6 +8,9 @@ import type { Target } from '../target'
 /** What a command asks of one sync step (push, pull, sync, resolve and watch all run one). */
 export interface RunOptions {
 	mode: Mode
+	/** Where the run speaks (notes, warnings, a review) and asks: the command's own IO. */
+	io: IO
+	out: Printer
 	choose?: { side: Choice; keys?: string[] }
 	only?: boolean
 	/** PATH arguments as keys (a directory's with a final `/`): the command looks at these files only. */

@@ -1,6 +1,6 @@
 import type { Session } from '../context'
 import { fileHash } from '../hash'
-import { CliFailure, EXIT, safe, warn } from '../output'
+import { CliFailure, EXIT, safe } from '../output'
 import { checkSize } from '../outgoing'
 import type { SyncState } from '../state'
 import { type Files, type Outcome, ownValue } from '../sync/engine'
@@ -122,12 +122,12 @@ function checkSecrets(
 				'secrets'
 			)
 		}
-		warn(`Pushing secret-looking values to ${t.label} (--allow-secrets): ${where}.`)
+		options.out.warn(`Pushing secret-looking values to ${t.label} (--allow-secrets): ${where}.`)
 		return noted
 	}
 	const fresh = found.filter((f) => !noted.includes(`${f.key}#${f.path}`))
 	if (fresh.length > 0) {
-		warn(
+		options.out.warn(
 			`Note: ${fresh.map((f) => `${safe(shown(f.key))}: ${safe(f.path)}`).join('; ')} look${fresh.length === 1 ? 's' : ''} like a secret. It is stored encrypted in your personal config on your server; cfgsync will not mention it again.`
 		)
 	}

@@ -1,0 +1,135 @@
+import { describe, expect, test } from 'bun:test'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { EXIT } from '../../src/client/output'
+import { cfgsync } from '../support/client-io'
+import { homePerTest } from '../support/client/home'
+import { testApp } from '../support/helpers'
+import { tempDir } from '../support/temp'
+
+/**
+ * push, pull, sync, status, history and diff in process (test/support/client-io.ts): two machines
+ * (two homes) against one in-process server, each command in milliseconds. The compiled client's
+ * own checks stay in the *.e2e tests.
+ */
+
+const laptopHome = homePerTest('sync-in-process')
+const SETTINGS = '.claude/settings.json'
+
+/** Runs `work` as another machine: its own HOME and XDG directories, the test's put back after. */
+async function onMachine<T>(home: string, work: () => Promise<T>): Promise<T> {
+	const saved = {
+		HOME: process.env.HOME,
+		XDG_STATE_HOME: process.env.XDG_STATE_HOME,
+		XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME
+	}
+	process.env.HOME = home
+	process.env.XDG_STATE_HOME = join(home, '.local', 'state')
+	process.env.XDG_CONFIG_HOME = join(home, '.config')
+	try {
+		return await work()
+	} finally {
+		Object.assign(process.env, saved)
+	}
+}
+
+const put = (home: string, path: string, value: unknown) => {
+	mkdirSync(dirname(join(home, path)), { recursive: true })
+	writeFileSync(join(home, path), `${JSON.stringify(value, null, 2)}\n`)
+}
+const read = (home: string, path: string) => JSON.parse(readFileSync(join(home, path), 'utf8'))
+
+async function twoMachines() {
+	const t = testApp()
+	const ada = await t.user('pro', 'ada')
+	const as = { app: t, user: ada }
+	const desk = tempDir('sync-in-process-desk')
+	return { t, as, laptop: laptopHome(), desk, onDesk: <T>(work: () => Promise<T>) => onMachine(desk, work) }
+}
+
+describe('sync commands in process', () => {
+	test('push from one machine, pull on another: the file arrives, and status says both are in sync', async () => {
+		const { as, laptop, desk, onDesk } = await twoMachines()
+		put(laptop, SETTINGS, { theme: 'dark' })
+		const pushed = await cfgsync(['push', 'claude-code'], as)
+		expect(pushed).toMatchObject({ code: 0 })
+		expect(pushed.stdout).toContain('Pushed claude-code/default as version 1')
+		const pulled = await onDesk(() => cfgsync(['pull', 'claude-code', '--json'], as))
+		expect(pulled.code).toBe(0)
+		expect(JSON.parse(pulled.stdout)).toMatchObject({
+			serverVersion: 1,
+			changes: [{ path: SETTINGS, action: 'created' }]
+		})
+		expect(read(desk, SETTINGS)).toEqual({ theme: 'dark' })
+		for (const home of [laptop, desk]) {
+			const status = await onMachine(home, () => cfgsync(['status'], as))
+			expect(status.code).toBe(EXIT.ok)
+			expect(status.stdout).toContain('claude-code/default: in sync (synced version 1, server version 1)')
+		}
+	})
+
+	test('an edit here: status exits 1 naming the file, diff --exit-code shows it, sync sends it; history lists both versions, newest first', async () => {
+		const { as, laptop, desk, onDesk } = await twoMachines()
+		put(laptop, SETTINGS, { theme: 'dark' })
+		expect((await cfgsync(['push', 'claude-code'], as)).code).toBe(0)
+		expect((await onDesk(() => cfgsync(['pull', 'claude-code'], as))).code).toBe(0)
+
+		put(desk, SETTINGS, { theme: 'light' })
+		const status = await onDesk(() => cfgsync(['status'], as))
+		expect(status.code).toBe(EXIT.error)
+		expect(status.stdout).toContain(
+			`local changes (synced version 1, server version 1)\n  ~/${SETTINGS}: changed here\n`
+		)
+		const asJson = await onDesk(() => cfgsync(['status', '--json'], as))
+		expect(asJson.code).toBe(EXIT.error)
+		expect(JSON.parse(asJson.stdout)[0]).toMatchObject({
+			status: 'local changes',
+			files: [{ path: SETTINGS, change: 'local' }]
+		})
+
+		const diff = await onDesk(() => cfgsync(['diff', 'claude-code', '--exit-code'], as))
+		expect(diff.code).toBe(EXIT.error)
+		expect(diff.stdout).toContain('-  "theme": "dark"')
+		expect(diff.stdout).toContain('+  "theme": "light"')
+		expect((await onDesk(() => cfgsync(['diff', 'claude-code'], as))).code).toBe(EXIT.ok)
+
+		const synced = await onDesk(() => cfgsync(['sync'], as))
+		expect(synced.code).toBe(0)
+		expect(synced.stdout).toContain('pushed version 2')
+		expect((await onDesk(() => cfgsync(['diff', 'claude-code', '--exit-code'], as))).stdout).toContain('No differences')
+
+		// The laptop takes it in with its own sync.
+		expect((await cfgsync(['sync'], as)).code).toBe(0)
+		expect(read(laptop, SETTINGS)).toEqual({ theme: 'light' })
+
+		const history = await cfgsync(['history', 'claude-code', '--json'], as)
+		expect(history.code).toBe(0)
+		const versions = JSON.parse(history.stdout).versions as { version: number; isCurrent: boolean; files: string[] }[]
+		expect(versions.map((v) => [v.version, v.isCurrent])).toEqual([
+			[2, true],
+			[1, false]
+		])
+		expect(versions[0]?.files).toEqual([SETTINGS])
+		const table = await cfgsync(['history', 'claude-code'], as)
+		expect(table.stdout.split('\n')[0]).toMatch(/^VERSION +PUSHED +BY +FILES/)
+		expect(table.stdout).toMatch(/^2 +just now +ada on test +1 +\(current\)$/m)
+	})
+
+	test('both machines change the same setting: the second push is a conflict (exit 3) that names how to settle it; nothing is sent', async () => {
+		const { as, laptop, desk, onDesk } = await twoMachines()
+		put(laptop, SETTINGS, { theme: 'dark' })
+		expect((await cfgsync(['push', 'claude-code'], as)).code).toBe(0)
+		expect((await onDesk(() => cfgsync(['pull', 'claude-code'], as))).code).toBe(0)
+		put(laptop, SETTINGS, { theme: 'solarized' })
+		expect((await cfgsync(['push', 'claude-code'], as)).code).toBe(0)
+		put(desk, SETTINGS, { theme: 'light' })
+		const clash = await onDesk(() => cfgsync(['push', 'claude-code'], as))
+		expect(clash.code).toBe(EXIT.conflict)
+		expect(clash.stderr).toContain('cfgsync resolve claude-code --mine')
+		expect(clash.stderr).toContain('Nothing was sent and nothing written here')
+		expect(read(desk, SETTINGS)).toEqual({ theme: 'light' })
+		const taken = await onDesk(() => cfgsync(['resolve', 'claude-code', '--theirs'], as))
+		expect(taken.code).toBe(0)
+		expect(read(desk, SETTINGS)).toEqual({ theme: 'solarized' })
+	})
+})
