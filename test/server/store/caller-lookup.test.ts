@@ -1,0 +1,73 @@
+import { describe, expect, test } from 'bun:test'
+import { newId } from '../../../src/server/lib/ids'
+import type { Store } from '../../../src/server/store/types'
+import { sharedTestDatabase, TEST_ENGINE } from '../../support/engine'
+
+/**
+ * The key lookup every request makes (`keys.findCaller`) answers from memory on SQLite while
+ * nothing was committed since (docs/performance.md). Whatever changes a key or its user, through
+ * this connection or another process's, is seen by the very next lookup: a revoked key fails at once.
+ */
+const at = () => new Date().toISOString()
+
+async function withKey(store: Store, name: string) {
+	const userId = newId()
+	await store.users.create({
+		id: userId,
+		email: `${name}@example.test`,
+		username: name,
+		passwordHash: null,
+		plan: 'pro',
+		isAdmin: false,
+		createdAt: at()
+	})
+	const key = { id: newId(), userId, device: 'laptop', createdAt: at(), lastUsedAt: null, keyHash: `hash-${newId()}` }
+	await store.keys.issue(key)
+	return { userId, key }
+}
+
+describe(`the caller lookup on ${TEST_ENGINE}`, () => {
+	test('a key revoked through another connection fails the next lookup', async () => {
+		const shared = await sharedTestDatabase()
+		const [here, elsewhere] = [await shared.open(), await shared.open()]
+		const { userId, key } = await withKey(here, 'ada')
+		for (let i = 0; i < 3; i++) expect((await here.keys.findCaller(key.keyHash))?.userId).toBe(userId)
+		expect(await elsewhere.keys.revoke(userId, key.id)).toBe(true)
+		expect(await here.keys.findCaller(key.keyHash)).toBeUndefined()
+	})
+
+	test('a key revoked through the same connection fails the next lookup', async () => {
+		const shared = await sharedTestDatabase()
+		const store = await shared.open()
+		const { key } = await withKey(store, 'bea')
+		for (let i = 0; i < 3; i++) expect(await store.keys.findCaller(key.keyHash)).toBeDefined()
+		await store.keys.revokeByHash(key.keyHash)
+		expect(await store.keys.findCaller(key.keyHash)).toBeUndefined()
+	})
+
+	test('a user removed elsewhere takes their keys with them; a new key is found at once', async () => {
+		const shared = await sharedTestDatabase()
+		const [here, elsewhere] = [await shared.open(), await shared.open()]
+		const { userId, key } = await withKey(here, 'cy')
+		const other = await withKey(here, 'dee')
+		for (let i = 0; i < 3; i++) expect(await here.keys.findCaller(key.keyHash)).toBeDefined()
+		expect(await here.keys.findCaller('hash-not-yet')).toBeUndefined()
+		expect(await elsewhere.users.remove(userId)).toBe(true)
+		expect(await here.keys.findCaller(key.keyHash)).toBeUndefined()
+		expect((await here.keys.findCaller(other.key.keyHash))?.username).toBe('dee')
+		await elsewhere.keys.issue({ ...other.key, id: newId(), device: 'desk', keyHash: 'hash-not-yet' })
+		expect((await here.keys.findCaller('hash-not-yet'))?.username).toBe('dee')
+	})
+
+	test('a key made read-only elsewhere is read-only at the next lookup', async () => {
+		const shared = await sharedTestDatabase()
+		const [here, elsewhere] = [await shared.open(), await shared.open()]
+		const { userId, key } = await withKey(here, 'eve')
+		for (let i = 0; i < 3; i++) expect(Boolean((await here.keys.findCaller(key.keyHash))?.readOnly)).toBe(false)
+		// Issuing for the same device replaces the key: the old hash is gone, the new one read-only.
+		await elsewhere.keys.issue({ ...key, id: newId(), keyHash: `${key.keyHash}-ro`, readOnly: true })
+		expect(await here.keys.findCaller(key.keyHash)).toBeUndefined()
+		expect(Boolean((await here.keys.findCaller(`${key.keyHash}-ro`))?.readOnly)).toBe(true)
+		expect((await here.keys.findCaller(`${key.keyHash}-ro`))?.userId).toBe(userId)
+	})
+})
