@@ -71,3 +71,43 @@ describe(`the caller lookup on ${TEST_ENGINE}`, () => {
 		expect((await here.keys.findCaller(`${key.keyHash}-ro`))?.userId).toBe(userId)
 	})
 })
+
+describe(`the latest-version read on ${TEST_ENGINE}`, () => {
+	const push = (store: Store, userId: string, hash: string) =>
+		store.configs.push({
+			owner: { userId, teamId: null },
+			name: 'main',
+			tool: 'cursor',
+			hash,
+			seal: () => new Uint8Array([1, 2, 3, hash.length]),
+			newConfigId: newId(),
+			newVersionId: newId(),
+			at: at()
+		})
+
+	test('a version pushed or a config deleted through another connection is what the next read sees', async () => {
+		const shared = await sharedTestDatabase()
+		const [here, elsewhere] = [await shared.open(), await shared.open()]
+		const { userId } = await withKey(here, 'fay')
+		const owner = { userId, teamId: null }
+		await push(here, userId, 'first')
+		for (let i = 0; i < 3; i++) expect((await here.configs.findByKey(owner, 'main', 'cursor'))?.hash).toBe('first')
+		await push(elsewhere, userId, 'second')
+		const second = await here.configs.findByKey(owner, 'main', 'cursor')
+		expect([second?.hash, second?.version]).toEqual(['second', 2])
+		expect((await here.configs.findByKey(owner, 'main', 'cursor'))?.hash).toBe('second')
+		expect(await elsewhere.configs.remove(second?.id as string)).toBe(true)
+		expect(await here.configs.findByKey(owner, 'main', 'cursor')).toBeUndefined()
+	})
+
+	test('a version pushed through the same connection is what the next read sees', async () => {
+		const shared = await sharedTestDatabase()
+		const store = await shared.open()
+		const { userId } = await withKey(store, 'gil')
+		const owner = { userId, teamId: null }
+		await push(store, userId, 'first')
+		for (let i = 0; i < 3; i++) expect((await store.configs.findByKey(owner, 'main', 'cursor'))?.hash).toBe('first')
+		await push(store, userId, 'second')
+		expect((await store.configs.findByKey(owner, 'main', 'cursor'))?.hash).toBe('second')
+	})
+})

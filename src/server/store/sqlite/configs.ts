@@ -18,6 +18,7 @@ import type {
 import type { AuditWriter } from './audit'
 import type { SqliteDb } from './client'
 import { changed } from './errors'
+import { rememberedRows } from './remembered'
 import { hotRows } from './rows'
 import { aliased, conditionFails, containsAny, type ListPage, visiblePage } from '../shared'
 import { PENDING_KEY_META } from '../../lib/key-check'
@@ -121,6 +122,12 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 		hotRows<ConfigRow>(sqlite, db.select(aliased(configFields)).from(configs).where(where))
 	const personalLatest = latestWhere(personalKey)
 	const teamLatest = latestWhere(teamKey)
+	// The read every sync client polls, remembered sealed while nothing is committed (remembered.ts); at most 16 MiB of it.
+	const latestRemembered = rememberedRows<LatestRow>(sqlite, {
+		rows: 10_000,
+		bytes: (row) => row.sealed.byteLength,
+		maxBytes: 16 * 1024 * 1024
+	})
 	const byIdWithData = withDataWhere(eq(configs.id, id))
 	const personalMeta = metaWhere(personalKey)
 	const teamMeta = metaWhere(teamKey)
@@ -388,8 +395,12 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 		appendVersion: async (input) => appendTx.immediate(input),
 		findByKey: async (owner, configName, configTool) =>
 			owner.teamId === null
-				? personalLatest.get({ userId: owner.userId, name: configName, tool: configTool })
-				: teamLatest.get({ teamId: owner.teamId, name: configName, tool: configTool }),
+				? latestRemembered(`p\u0000${owner.userId}\u0000${configName}\u0000${configTool}`, () =>
+						personalLatest.get({ userId: owner.userId, name: configName, tool: configTool })
+					)
+				: latestRemembered(`t\u0000${owner.teamId}\u0000${configName}\u0000${configTool}`, () =>
+						teamLatest.get({ teamId: owner.teamId, name: configName, tool: configTool })
+					),
 		findById: async (configId) => byIdWithData.get({ id: configId }) as ConfigWithData | undefined,
 		findMetaById: async (configId) => metaById.get({ id: configId }) as ConfigRow | undefined,
 		listVisible: async (user, page) => visibleConfigs(db, user, page),
