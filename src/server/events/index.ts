@@ -1,6 +1,5 @@
 import { Elysia } from 'elysia'
 import { AppError } from '../lib/errors'
-import { EventStreamResponse } from '../lib/http'
 import type { AuthPlugin } from '../plugins/auth'
 import type { Caller } from '../store/types'
 import type { EventBroker } from './broker'
@@ -27,7 +26,7 @@ export async function eventStreamResponse(
 		throw new AppError('rate_limited', 'You have 20 event streams open here: close one (stop a cfgsync watch) first.')
 	// A stream stays open for as long as the client listens: Bun's idle time-out must not cut it.
 	server?.timeout(request, 0)
-	return new EventStreamResponse(body, {
+	return new Response(body, {
 		headers: {
 			'content-type': 'text/event-stream; charset=utf-8',
 			'cache-control': 'no-store',

@@ -130,12 +130,6 @@ export function asIs(set: { headers: Record<string, unknown> }, response: Respon
 	return response
 }
 
-/**
- * An event stream's response (docs/api.md "Live changes"): the access log knows it by its class and logs it when it
- * closes. Reading every response's Content-Type to tell instead made the reads' after-response hook build a Headers.
- */
-export class EventStreamResponse extends Response {}
-
 /** 304 for a conditional GET whose tag matched: no body, the same ETag. */
 export const notModified = (hash: string): Response =>
 	new Response(null, { status: 304, headers: { etag: etagOf(hash), ...SECURITY_HEADERS } })

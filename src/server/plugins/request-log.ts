@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { EventStreamResponse, pathOf } from '../lib/http'
+import { pathOf } from '../lib/http'
 
 /** Longer path segments are logged as `:redacted`: no route of ours has one, but a pasted secret does. */
 const SEGMENT_MAX = 40
@@ -48,20 +48,6 @@ export function createRequestTracker() {
 		},
 		/** The request is done with: its log line is written. */
 		finish: (request: Request) => void records.delete(request),
-		/**
-		 * The request's log line is being written: its client, id and ms, and its record dropped, in one
-		 * WeakMap lookup instead of the four that clientOf, idOf, elapsedMs and finish take (hot path).
-		 */
-		done(request: Request): { client?: string; requestId: string; ms?: number } {
-			const record = records.get(request)
-			records.delete(request)
-			const at = record?.startedAt
-			return {
-				client: record?.client,
-				requestId: record?.id ?? prefix + (++counter).toString(36),
-				ms: at === undefined ? undefined : Math.round((performance.now() - at) * 100) / 100
-			}
-		},
 		elapsedMs(request: Request): number | undefined {
 			const at = records.get(request)?.startedAt
 			return at === undefined ? undefined : Math.round((performance.now() - at) * 100) / 100
@@ -146,20 +132,27 @@ export const requestLogPlugin = (
 			const status =
 				responseValue instanceof Response ? responseValue.status : typeof set.status === 'number' ? set.status : 200
 			// An event stream is counted but never timed as a request, and logged once, when it closes (streamClosed).
-			if (responseValue instanceof EventStreamResponse) {
+			if (responseValue instanceof Response && isEventStream(responseValue)) {
 				metrics?.request(pattern, request.method, status, undefined)
 				return
 			}
-			const { client, requestId, ms } = tracker.done(request)
-			logger.info(
-				'request',
-				pattern
-					? { method: request.method, route: pattern, status, ms, client, requestId }
-					: // Unmatched requests have no route pattern; their path (without query, secrets redacted) is logged instead.
-						{ method: request.method, path: redactPath(pathOf(request.url)), status, ms, client, requestId }
-			)
+			const ms = tracker.elapsedMs(request)
+			logger.info('request', {
+				method: request.method,
+				// Unmatched requests have no route pattern; their path (without query, secrets redacted) is logged instead.
+				route: pattern || undefined,
+				path: pattern ? undefined : redactPath(pathOf(request.url)),
+				status,
+				ms,
+				client: tracker.clientOf(request),
+				requestId: tracker.idOf(request)
+			})
 			metrics?.request(pattern, request.method, status, ms)
+			tracker.finish(request)
 		})
+
+const isEventStream = (response: Response) =>
+	response.headers.get('content-type')?.startsWith('text/event-stream') === true
 
 /**
  * docs/api.md "Live changes": the access-log line of an event stream, written when it closes, with how long
