@@ -88,3 +88,29 @@ export function rawMeta(sqlite: Database) {
 			)
 	}
 }
+
+/** How long a write waits for another process's write lock, as `busy_timeout` says for everything else. */
+const WRITE_WAIT_MS = 5000
+
+/**
+ * Runs `attempt` (a `transaction.immediate` call) and, while another process holds the write lock,
+ * tries again after short sleeps that let this process's other requests run (docs/performance.md).
+ * SQLite's own busy handler sleeps inside the call, so a push waiting for the other worker's commit
+ * froze every request of its process, in steps of up to 100 ms. The connection's busy timeout is
+ * 0 only for the attempt itself, so no other statement of this process meets SQLITE_BUSY where it
+ * would have waited.
+ */
+export async function writeWhenFree<T>(sqlite: Database, attempt: () => T): Promise<T> {
+	const deadline = performance.now() + WRITE_WAIT_MS
+	for (let pause = 0.25; ; pause = Math.min(pause * 2, 4)) {
+		sqlite.run('PRAGMA busy_timeout = 0')
+		try {
+			return attempt()
+		} catch (error) {
+			if ((error as { code?: string }).code !== 'SQLITE_BUSY' || performance.now() >= deadline) throw error
+		} finally {
+			sqlite.run(`PRAGMA busy_timeout = ${WRITE_WAIT_MS}`)
+		}
+		await Bun.sleep(pause)
+	}
+}

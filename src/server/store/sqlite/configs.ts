@@ -16,7 +16,7 @@ import type {
 	VersionWithData
 } from '../types'
 import type { AuditWriter } from './audit'
-import type { SqliteDb } from './client'
+import { type SqliteDb, writeWhenFree } from './client'
 import { changed } from './errors'
 import { rememberedRows } from './remembered'
 import { hotRows } from './rows'
@@ -385,7 +385,7 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 		importMany: async (items) => importTx.immediate(items),
 		// One immediate transaction, also for unchanged data: clients that know the hash skip such
 		// pushes themselves, so a read before it would only add a statement to the common case.
-		push: async (input) => pushTx.immediate(input),
+		push: (input) => writeWhenFree(sqlite, () => pushTx.immediate(input)),
 		storedBytes: async (owner) =>
 			Number(
 				(owner.teamId === null ? personalBytes.get({ userId: owner.userId }) : teamBytes.get({ teamId: owner.teamId }))
