@@ -50,4 +50,42 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('a push waiting for another process’
 		expect(ticks).toBeGreaterThan(5)
 		expect((await store.configs.findByKey({ userId, teamId: null }, 'main', 'cursor'))?.hash).toBe('h1')
 	}, 20_000)
+
+	test('pushes that wait are stored in the order they came', async () => {
+		const shared = await sharedTestDatabase()
+		const store = await shared.open()
+		const userId = newId()
+		const at = new Date().toISOString()
+		await store.users.create({
+			id: userId,
+			email: 'ida@example.test',
+			username: 'ida',
+			passwordHash: null,
+			plan: 'pro',
+			isAdmin: false,
+			createdAt: at
+		})
+		const other = new Database(shared.location)
+		other.run('BEGIN IMMEDIATE')
+		const push = (hash: string) =>
+			store.configs.push({
+				owner: { userId, teamId: null },
+				name: 'main',
+				tool: 'cursor',
+				hash,
+				seal: () => new Uint8Array([1, 2, 3]),
+				newConfigId: newId(),
+				newVersionId: newId(),
+				at
+			})
+		// The first has waited longest (its sleeps grown to milliseconds) when the lock comes free; the later ones must not overtake it.
+		const first = push('first')
+		await Bun.sleep(60)
+		const later = [push('second'), push('third')]
+		await Bun.sleep(1)
+		other.run('COMMIT')
+		other.close()
+		const results = await Promise.all([first, ...later])
+		expect(results.map((result) => ('config' in result ? result.config.version : undefined))).toEqual([1, 2, 3])
+	}, 20_000)
 })

@@ -16,7 +16,7 @@ import type {
 	VersionWithData
 } from '../types'
 import type { AuditWriter } from './audit'
-import { type SqliteDb, writeWhenFree } from './client'
+import { type SqliteDb, writerWhenFree } from './client'
 import { changed } from './errors'
 import { rememberedRows } from './remembered'
 import { hotRows } from './rows'
@@ -270,6 +270,7 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 			}
 		)
 
+	const whenFree = writerWhenFree(sqlite)
 	const pushTx = sqlite.transaction((input: PushInput): PushResult => {
 		const { owner } = input
 		if (owner.teamId !== null && !teamAlive.get({ id: owner.teamId })) return { kind: 'team_gone' }
@@ -385,7 +386,7 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 		importMany: async (items) => importTx.immediate(items),
 		// One immediate transaction, also for unchanged data: clients that know the hash skip such
 		// pushes themselves, so a read before it would only add a statement to the common case.
-		push: (input) => writeWhenFree(sqlite, () => pushTx.immediate(input)),
+		push: (input) => whenFree(() => pushTx.immediate(input)),
 		storedBytes: async (owner) =>
 			Number(
 				(owner.teamId === null ? personalBytes.get({ userId: owner.userId }) : teamBytes.get({ teamId: owner.teamId }))
