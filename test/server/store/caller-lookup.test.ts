@@ -59,6 +59,39 @@ describe(`the caller lookup on ${TEST_ENGINE}`, () => {
 		expect((await here.keys.findCaller('hash-not-yet'))?.username).toBe('dee')
 	})
 
+	test('a key revoked before, between or beside pushes through this connection fails the next lookup', async () => {
+		const shared = await sharedTestDatabase()
+		const [here, elsewhere] = [await shared.open(), await shared.open()]
+		const push = (userId: string, hash: string) =>
+			here.configs.push({
+				owner: { userId, teamId: null },
+				name: 'main',
+				tool: 'cursor',
+				hash,
+				seal: () => new Uint8Array([1, 2, 3]),
+				newConfigId: newId(),
+				newVersionId: newId(),
+				at: at()
+			})
+		// Revoked here, then a push before the next lookup: the push must not vouch for the revoked key.
+		const ivy = await withKey(here, 'ivy')
+		expect(await here.keys.findCaller(ivy.key.keyHash)).toBeDefined()
+		await push(ivy.userId, 'a')
+		expect(await here.keys.findCaller(ivy.key.keyHash)).toBeDefined()
+		await here.keys.revokeByHash(ivy.key.keyHash)
+		await push(ivy.userId, 'b')
+		expect(await here.keys.findCaller(ivy.key.keyHash)).toBeUndefined()
+		// Revoked elsewhere while pushes run here.
+		const jo = await withKey(here, 'jo')
+		for (const hash of ['c', 'd']) {
+			expect(await here.keys.findCaller(jo.key.keyHash)).toBeDefined()
+			await push(jo.userId, hash)
+		}
+		expect(await elsewhere.keys.revoke(jo.userId, jo.key.id)).toBe(true)
+		await push(jo.userId, 'e')
+		expect(await here.keys.findCaller(jo.key.keyHash)).toBeUndefined()
+	})
+
 	test('a key made read-only elsewhere is read-only at the next lookup', async () => {
 		const shared = await sharedTestDatabase()
 		const [here, elsewhere] = [await shared.open(), await shared.open()]

@@ -97,7 +97,13 @@ async function visibleConfigs(db: SqliteDb, userId: string, page: ListPage) {
 	)
 }
 
-export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter): ConfigStore {
+export function sqliteConfigs(
+	db: SqliteDb,
+	sqlite: Database,
+	audit: AuditWriter,
+	/** The remembered callers (keys.ts): a push changes no key or user, so it need not make them forget. */
+	callers: { unaffectedBy<T>(write: () => T): T } = { unaffectedBy: (write) => write() }
+): ConfigStore {
 	const currentVersionJoin = eq(configVersions.id, configs.currentVersionId)
 	const personalKey = and(
 		eq(configs.userId, userId),
@@ -386,7 +392,7 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 		importMany: async (items) => importTx.immediate(items),
 		// One immediate transaction, also for unchanged data: clients that know the hash skip such
 		// pushes themselves, so a read before it would only add a statement to the common case.
-		push: (input) => whenFree(() => pushTx.immediate(input)),
+		push: (input) => whenFree(() => callers.unaffectedBy(() => pushTx.immediate(input))),
 		storedBytes: async (owner) =>
 			Number(
 				(owner.teamId === null ? personalBytes.get({ userId: owner.userId }) : teamBytes.get({ teamId: owner.teamId }))

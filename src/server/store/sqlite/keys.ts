@@ -25,5 +25,11 @@ export function sqliteFindCaller(db: SqliteDb, sqlite: Database) {
 			.where(eq(apiKeys.keyHash, sql.placeholder('keyHash')))
 	)
 	const remembered = rememberedRows<CallerRow>(sqlite, { rows: 10_000 })
-	return (keyHash: string): CallerRow | undefined => remembered(keyHash, () => findCaller.get({ keyHash }))
+	return Object.assign(
+		(keyHash: string): CallerRow | undefined => remembered(keyHash, () => findCaller.get({ keyHash })),
+		{
+			/** Writes that touch no key and no user (a push) leave the remembered callers as they are. */
+			unaffectedBy: remembered.unaffectedBy
+		}
+	)
 }

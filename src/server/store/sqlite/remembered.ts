@@ -26,7 +26,7 @@ export function rememberedRows<Row>(
 		rows.clear()
 		bytes = 0
 	}
-	return (key: string, load: () => Row | undefined): Row | undefined => {
+	const read = (key: string, load: () => Row | undefined): Row | undefined => {
 		const changes = (ownChanges.get() as { n: number }).n
 		if (changes !== seenChanges) {
 			forget()
@@ -52,4 +52,18 @@ export function rememberedRows<Row>(
 		}
 		return row
 	}
+	return Object.assign(read, {
+		/**
+		 * Runs `write`, a synchronous transaction the caller knows changes none of the remembered rows (a push
+		 * writes versions, a config's row and the audit log, never a key or a user), and keeps them remembered
+		 * across it: only the changes made inside it are excused, and only when nothing else was written since
+		 * the rows were vouched for. A write that fails excuses nothing.
+		 */
+		unaffectedBy<T>(write: () => T): T {
+			const before = (ownChanges.get() as { n: number }).n
+			const result = write()
+			if (seenChanges === before) seenChanges = (ownChanges.get() as { n: number }).n
+			return result
+		}
+	})
 }
