@@ -97,6 +97,22 @@ const json = (body: string) =>
 			'referrer-policy': 'no-referrer'
 		}
 	})
+// docs/api.md: a config's data leaves with its ETag, never to be stored by a cache, and a matching If-None-Match gets 304.
+const withData = (body: string, hash: string) =>
+	new Response(body, {
+		headers: {
+			'content-type': 'application/json',
+			'x-content-type-options': 'nosniff',
+			'referrer-policy': 'no-referrer',
+			etag: `"${hash}"`,
+			'cache-control': 'no-store'
+		}
+	})
+const notModified = (hash: string) =>
+	new Response(null, {
+		status: 304,
+		headers: { etag: `"${hash}"`, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' }
+	})
 
 const server = Bun.serve({
 	port: Number(port),
@@ -112,6 +128,7 @@ const server = Bun.serve({
 		if (url.pathname === '/api/configs/latest') {
 			const row = latestBy.get(caller.user_id, url.searchParams.get('name') ?? '', url.searchParams.get('tool') ?? '')
 			if (!row) return new Response('{}', { status: 404 })
+			if (request.headers.get('if-none-match') === `"${row.hash}"`) return notModified(row.hash)
 			const head = JSON.stringify({
 				id: row.id,
 				name: row.name,
@@ -120,7 +137,7 @@ const server = Bun.serve({
 				hash: row.hash,
 				updatedAt: row.updated_at
 			})
-			return json(`${head.slice(0, -1)},"data":${open(row.data, `${row.id}:${row.vid}`)}}`)
+			return withData(`${head.slice(0, -1)},"data":${open(row.data, `${row.id}:${row.vid}`)}}`, row.hash)
 		}
 		if (url.pathname === '/api/configs' && request.method === 'POST') {
 			const body = (await request.json()) as { name: string; tool: string; data: unknown }
@@ -134,7 +151,16 @@ const server = Bun.serve({
 				hash,
 				JSON.stringify(body.data)
 			)
-			return result ? json(JSON.stringify(result)) : new Response('{}', { status: 404 })
+			if (!result) return new Response('{}', { status: 404 })
+			// As cfgsync answers a push: the stored version's ETag.
+			return new Response(JSON.stringify(result), {
+				headers: {
+					'content-type': 'application/json',
+					'x-content-type-options': 'nosniff',
+					'referrer-policy': 'no-referrer',
+					etag: `"${hash}"`
+				}
+			})
 		}
 		return new Response('{}', { status: 404 })
 	}

@@ -282,6 +282,7 @@ async function main() {
 		{ scenario: 'latest 1 KiB', connections: 64, path: latest },
 		{ scenario: 'me', connections: 16, path: '/api/me' },
 		{ scenario: 'push 1 KiB', connections: 16, ...push('push-1k', 1024) },
+		{ scenario: 'push 1 KiB', connections: 64, ...push('push-1k', 1024) },
 		{ scenario: 'push 64 KiB', connections: 16, ...push('push-64k', 64 * 1024) },
 		{ scenario: 'push 500 KiB', connections: 16, ...push('push-500k', 500 * 1024) },
 		{ scenario: 'latest 512 KiB', connections: 16, path: '/api/configs/latest?name=big&tool=claude-code' }

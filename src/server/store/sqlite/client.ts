@@ -88,3 +88,54 @@ export function rawMeta(sqlite: Database) {
 			)
 	}
 }
+
+/** How long a write waits for another process's write lock, as `busy_timeout` says for everything else. */
+const WRITE_WAIT_MS = 5000
+
+/**
+ * For one connection: runs `attempt` (a `transaction.immediate` call) and, while another process
+ * holds the write lock, tries again after short sleeps that let this process's other requests run
+ * (docs/performance.md). SQLite's own busy handler sleeps inside the call, so a push waiting for the
+ * other worker's commit froze every request of its process, in steps of up to 100 ms. Writes that
+ * find the lock taken wait in line, first come first served: a later one trying in the gaps would
+ * overtake the one that waited longest. The busy timeout is 0 only for the attempt itself, so no
+ * other statement of this process meets SQLITE_BUSY where it would have waited.
+ */
+export function writerWhenFree(sqlite: Database) {
+	let line: Promise<unknown> = Promise.resolve()
+	let waiting = 0
+	const once = <T>(attempt: () => T): { done: true; value: T } | { done: false; busy: unknown } => {
+		sqlite.run('PRAGMA busy_timeout = 0')
+		try {
+			return { done: true, value: attempt() }
+		} catch (error) {
+			if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw error
+			return { done: false, busy: error }
+		} finally {
+			sqlite.run(`PRAGMA busy_timeout = ${WRITE_WAIT_MS}`)
+		}
+	}
+	const untilFree = async <T>(attempt: () => T, deadline: number): Promise<T> => {
+		for (let pause = 0.25; ; pause = Math.min(pause * 2, 4)) {
+			const tried = once(attempt)
+			if (tried.done) return tried.value
+			if (performance.now() >= deadline) throw tried.busy
+			await Bun.sleep(pause)
+		}
+	}
+	return async <T>(attempt: () => T): Promise<T> => {
+		const deadline = performance.now() + WRITE_WAIT_MS
+		if (waiting === 0) {
+			const tried = once(attempt)
+			if (tried.done) return tried.value
+		}
+		waiting++
+		const turn = line.then(() => untilFree(attempt, deadline))
+		line = turn.catch(() => {})
+		try {
+			return await turn
+		} finally {
+			waiting--
+		}
+	}
+}

@@ -16,8 +16,9 @@ import type {
 	VersionWithData
 } from '../types'
 import type { AuditWriter } from './audit'
-import type { SqliteDb } from './client'
+import { type SqliteDb, writerWhenFree } from './client'
 import { changed } from './errors'
+import { rememberedRows } from './remembered'
 import { hotRows } from './rows'
 import { aliased, conditionFails, containsAny, type ListPage, visiblePage } from '../shared'
 import { PENDING_KEY_META } from '../../lib/key-check'
@@ -96,7 +97,13 @@ async function visibleConfigs(db: SqliteDb, userId: string, page: ListPage) {
 	)
 }
 
-export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter): ConfigStore {
+export function sqliteConfigs(
+	db: SqliteDb,
+	sqlite: Database,
+	audit: AuditWriter,
+	/** The remembered callers (keys.ts): a push changes no key or user, so it need not make them forget. */
+	callers: { unaffectedBy<T>(write: () => T): T } = { unaffectedBy: (write) => write() }
+): ConfigStore {
 	const currentVersionJoin = eq(configVersions.id, configs.currentVersionId)
 	const personalKey = and(
 		eq(configs.userId, userId),
@@ -121,6 +128,12 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 		hotRows<ConfigRow>(sqlite, db.select(aliased(configFields)).from(configs).where(where))
 	const personalLatest = latestWhere(personalKey)
 	const teamLatest = latestWhere(teamKey)
+	// The read every sync client polls, remembered sealed while nothing is committed (remembered.ts); at most 16 MiB of it.
+	const latestRemembered = rememberedRows<LatestRow>(sqlite, {
+		rows: 10_000,
+		bytes: (row) => row.sealed.byteLength,
+		maxBytes: 16 * 1024 * 1024
+	})
 	const byIdWithData = withDataWhere(eq(configs.id, id))
 	const personalMeta = metaWhere(personalKey)
 	const teamMeta = metaWhere(teamKey)
@@ -263,6 +276,7 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 			}
 		)
 
+	const whenFree = writerWhenFree(sqlite)
 	const pushTx = sqlite.transaction((input: PushInput): PushResult => {
 		const { owner } = input
 		if (owner.teamId !== null && !teamAlive.get({ id: owner.teamId })) return { kind: 'team_gone' }
@@ -378,7 +392,7 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 		importMany: async (items) => importTx.immediate(items),
 		// One immediate transaction, also for unchanged data: clients that know the hash skip such
 		// pushes themselves, so a read before it would only add a statement to the common case.
-		push: async (input) => pushTx.immediate(input),
+		push: (input) => whenFree(() => callers.unaffectedBy(() => pushTx.immediate(input))),
 		storedBytes: async (owner) =>
 			Number(
 				(owner.teamId === null ? personalBytes.get({ userId: owner.userId }) : teamBytes.get({ teamId: owner.teamId }))
@@ -388,8 +402,12 @@ export function sqliteConfigs(db: SqliteDb, sqlite: Database, audit: AuditWriter
 		appendVersion: async (input) => appendTx.immediate(input),
 		findByKey: async (owner, configName, configTool) =>
 			owner.teamId === null
-				? personalLatest.get({ userId: owner.userId, name: configName, tool: configTool })
-				: teamLatest.get({ teamId: owner.teamId, name: configName, tool: configTool }),
+				? latestRemembered(`p\u0000${owner.userId}\u0000${configName}\u0000${configTool}`, () =>
+						personalLatest.get({ userId: owner.userId, name: configName, tool: configTool })
+					)
+				: latestRemembered(`t\u0000${owner.teamId}\u0000${configName}\u0000${configTool}`, () =>
+						teamLatest.get({ teamId: owner.teamId, name: configName, tool: configTool })
+					),
 		findById: async (configId) => byIdWithData.get({ id: configId }) as ConfigWithData | undefined,
 		findMetaById: async (configId) => metaById.get({ id: configId }) as ConfigRow | undefined,
 		listVisible: async (user, page) => visibleConfigs(db, user, page),

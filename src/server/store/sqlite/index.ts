@@ -50,14 +50,15 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 	const fileAtOpen = file === ':memory:' ? undefined : statSync(file)
 	const audit = auditWriter(db)
 	const rows = sqliteExecutor(db, sqlite, audit)
+	const findCaller = sqliteFindCaller(db, sqlite)
 	return {
 		engine: 'sqlite',
 		users: { ...userStore(rows), count: sqliteUserCount(db) },
-		keys: keyStore(rows, sqliteFindCaller(db, sqlite)),
+		keys: keyStore(rows, findCaller),
 		sessions: sessionStore(rows),
 		signups: signupStore(rows),
 		loginFailures: loginFailureStore(rows),
-		configs: sqliteConfigs(db, sqlite, audit),
+		configs: sqliteConfigs(db, sqlite, audit, findCaller),
 		teams: sqliteTeams(db, sqlite, audit),
 		audit: sqliteAudit(db, audit, auditList(rows)),
 		jobs: jobStore(rows),
