@@ -177,24 +177,38 @@ export async function seed(
 	}
 	const sample: { id: string; configId: string }[] = []
 	let versions = 205
-	const writeConfigs = db.transaction((from: number, to: number, owner: (c: number) => [string, string | null, string]) => {
-		for (let c = from; c < to; c++) {
-			const [userId, teamId, name] = owner(c)
-			const configId = newId()
-			let bytes = 0
-			let versionId = ''
-			for (let v = 0; v < options.versionsEach; v++) {
-				versionId = newId()
-				const sealed = seal(datas[v]!.text, `${configId}:${versionId}`)
-				bytes += sealed.length
-				insertVersion.run(versionId, configId, v + 1, datas[v]!.hash, sealed, at)
+	const writeConfigs = db.transaction(
+		(from: number, to: number, owner: (c: number) => [string, string | null, string]) => {
+			for (let c = from; c < to; c++) {
+				const [userId, teamId, name] = owner(c)
+				const configId = newId()
+				let bytes = 0
+				let versionId = ''
+				for (let v = 0; v < options.versionsEach; v++) {
+					versionId = newId()
+					const sealed = seal(datas[v]!.text, `${configId}:${versionId}`)
+					bytes += sealed.length
+					insertVersion.run(versionId, configId, v + 1, datas[v]!.hash, sealed, at)
+				}
+				const last = datas[options.versionsEach - 1]!
+				insertConfig.run(
+					configId,
+					userId,
+					teamId,
+					name,
+					TOOLS[c % 6]!,
+					options.versionsEach,
+					last.hash,
+					versionId,
+					at,
+					at,
+					bytes
+				)
+				if (c % 9973 === 0) sample.push({ id: versionId, configId })
 			}
-			const last = datas[options.versionsEach - 1]!
-			insertConfig.run(configId, userId, teamId, name, TOOLS[c % 6]!, options.versionsEach, last.hash, versionId, at, at, bytes)
-			if (c % 9973 === 0) sample.push({ id: versionId, configId })
+			versions += (to - from) * options.versionsEach
 		}
-		versions += (to - from) * options.versionsEach
-	})
+	)
 	const perTransaction = Math.max(1, Math.floor(TRANSACTION_VERSIONS / options.versionsEach))
 	const fill = (count: number, owner: (c: number) => [string, string | null, string]) => {
 		for (let c = 0; c < count; c += perTransaction) writeConfigs(c, Math.min(count, c + perTransaction), owner)
