@@ -168,7 +168,8 @@ export async function seed(
 			nonces = randomBytes(NONCE_BYTES * TRANSACTION_VERSIONS)
 			nonceAt = 0
 		}
-		const nonce = nonces.subarray(nonceAt, (nonceAt += NONCE_BYTES))
+		const nonce = nonces.subarray(nonceAt, nonceAt + NONCE_BYTES)
+		nonceAt += NONCE_BYTES
 		const cipher = createCipheriv('aes-256-gcm', key, nonce)
 		cipher.setAAD(Buffer.from(aad, 'utf8'))
 		const body = cipher.update(text)
