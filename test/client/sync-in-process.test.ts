@@ -133,3 +133,20 @@ describe('sync commands in process', () => {
 		expect(read(desk, SETTINGS)).toEqual({ theme: 'solarized' })
 	})
 })
+
+describe('discard keeps what stays on this machine', () => {
+	test('a file never synced that holds a local key: discard takes back the rest, the local key stays', async () => {
+		const { as, laptop } = await twoMachines()
+		put(laptop, SETTINGS, { theme: 'dark' })
+		expect((await cfgsync(['push', 'claude-code'], as)).code).toBe(0)
+		put(laptop, '.claude.json', { mcpServers: { 'private-a': { command: 'own-a' } } })
+		const local = await cfgsync(['local', 'claude-code', '~/.claude.json:mcpServers.private-a'], as)
+		expect(local.code).toBe(0)
+		put(laptop, '.claude.json', {
+			mcpServers: { 'private-a': { command: 'own-a' }, shared: { command: 'not-yet-sent' } }
+		})
+		const discarded = await cfgsync(['discard', 'claude-code', '--yes'], as)
+		expect(discarded.code).toBe(0)
+		expect(read(laptop, '.claude.json')).toEqual({ mcpServers: { 'private-a': { command: 'own-a' } } })
+	})
+})

@@ -9,7 +9,7 @@ import { capped, fileList, pathArgs } from '../report'
 import { fetchRemote, type Remote, resolveTarget, type Target, targetOf } from '../run'
 import { allStates, backupRoot } from '../state'
 import { ownValue, type Write } from '../sync/engine'
-import { keptHere } from '../sync/local-keys'
+import { keptAlone, keptHere } from '../sync/local-keys'
 import { shown } from '../tools'
 import { type LocalChange, localChanges } from '../unsent'
 import { defineCommand, type Input, PATHS, TARGET, TOOL, YES } from './command'
@@ -86,12 +86,13 @@ async function run({ values, positionals, io, out, session }: Input<typeof optio
 			}
 			content = synced
 		}
-		// Keys that stay on this machine keep their value here (docs/sync-model.md).
-		if (c.kept) content = keptHere(c.key, content, c.here, c.kept)
+		// Keys that stay on this machine keep their value here (docs/sync-model.md): a file never synced that holds
+		// some keeps them alone rather than going away with them.
+		if (c.kept) content = content === null ? keptAlone(c.key, c.here, c.kept) : keptHere(c.key, content, c.here, c.kept)
 		writes.push({
 			key: c.key,
 			content,
-			kind: c.base === undefined ? 'deleted' : 'updated',
+			kind: content === null ? 'deleted' : 'updated',
 			before: c.kept ? c.here : c.local
 		})
 	}

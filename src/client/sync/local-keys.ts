@@ -134,6 +134,17 @@ export function keptHere(key: string, content: string | null, here: string | und
 	return withValuesOf(key, content, here, kept.paths)
 }
 
+/**
+ * A file that goes away (discard of a file never synced here) but holds keys that stay on this machine:
+ * a file of those keys alone, as they are here; null when it holds none of them (or they are the whole file's).
+ */
+export function keptAlone(key: string, here: string | undefined, kept: KeptFile): string | null {
+	if (kept.whole || here === undefined || !hasKeys(key)) return null
+	const empty = isJsonKey(key) ? '{}\n' : ''
+	const alone = withValuesOf(key, empty, here, kept.paths)
+	return alone === empty ? null : alone
+}
+
 /** `text` with each of `paths` as `source` has it; each text parsed once for JSON, so the cost grows with the file, not with paths × file. */
 function withValuesOf(key: string, text: string, source: string | undefined, paths: string[][]): string {
 	if (!isJsonKey(key)) {
