@@ -223,6 +223,7 @@ describe('cfgsync completion', () => {
 				'list',
 				'remove',
 				'rename',
+				'restore',
 				'role',
 				'show'
 			])
