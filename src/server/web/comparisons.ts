@@ -15,6 +15,9 @@ export interface ComparisonsOptions {
 	run?: (job: CompareJob) => Promise<Compared>
 }
 
+/** A folded run that is not one to show (web/diff.ts foldOf): the page answers 400 with its reason. */
+export class FoldNotShown extends Error {}
+
 /** Every slot was taken for as long as a comparison may wait: the page answers 503 with Retry-After. */
 export class ComparisonsBusy extends Error {
 	constructor(readonly retryAfterSeconds: number) {
@@ -61,6 +64,7 @@ function workerRunner(): { run: (job: CompareJob) => Promise<Compared>; close():
 					idle.push(worker)
 					const answer = event.data
 					if ('html' in answer) resolve(answer.html)
+					else if ('refused' in answer) reject(new FoldNotShown(answer.refused))
 					else reject(new Error(`comparison failed: ${answer.failed}`))
 				}
 				const onError = (event: ErrorEvent) => {

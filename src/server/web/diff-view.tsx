@@ -1,6 +1,4 @@
-import type { ComponentChildren } from 'preact'
 import { DIFF_LIMITS, sideBySide, type DiffLine, type FileDiff, type Gap, type Whitespace } from './diff'
-import { Expands } from './layout'
 
 // What a comparison of two versions shows (docs/web.md). Rendered in the comparison's worker thread
 // (web/compare-worker.tsx), so that the thread answering requests never spends its time on a large diff.
@@ -34,37 +32,6 @@ function LineText({ line }: { line: DiffLine }) {
 		)
 	return <span>{line.text}</span>
 }
-
-/**
- * A folded run of unchanged lines (docs/web.md): a button that shows them and their table, which app.js
- * folds (without a script they are simply shown). `id` names the table, once on the page.
- */
-function Fold({
-	gap,
-	columns,
-	id,
-	children
-}: {
-	gap: Gap
-	columns: number
-	id: string
-	children: (id: string) => ComponentChildren
-}) {
-	return (
-		<tr class="gap">
-			<td colspan={columns}>
-				<Expands controls={id} class="fold">
-					⋯ {gap.count} unchanged line{gap.count === 1 ? '' : 's'}
-				</Expands>
-				{children(id)}
-			</td>
-		</tr>
-	)
-}
-
-/** The id of a fold's table: the file, the table it is in, and where the run starts, so each is once on a page. */
-const foldId = (file: number, table: 'unified' | 'split', gap: Gap) =>
-	`fold-${file}-${table}-${gap.lines[0]?.from ?? 0}`
 
 /**
  * The columns of a diff table (docs/web.md): with `table-layout: fixed` the first row sets the widths, and
@@ -106,25 +73,24 @@ function UnifiedRow({ line }: { line: DiffLine }) {
 	)
 }
 
-function UnifiedFile({ file, index, extra = '' }: { file: FileDiff; index: number; extra?: string }) {
+function UnifiedFile({
+	file,
+	index,
+	compare,
+	extra = ''
+}: {
+	file: FileDiff
+	index: number
+	compare: CompareView
+	extra?: string
+}) {
 	return (
 		<table class={`diff unified${extra}`}>
 			<UnifiedColumns />
 			<tbody>
 				{file.lines.map((line) =>
 					line.kind === 'gap' ? (
-						<Fold gap={line} columns={4} id={foldId(index, 'unified', line)}>
-							{(id) => (
-								<table id={id} class="diff unified" hidden data-folded="">
-									<UnifiedColumns />
-									<tbody>
-										{line.lines.map((same) => (
-											<UnifiedRow line={same} />
-										))}
-									</tbody>
-								</table>
-							)}
-						</Fold>
+						<Fold gap={line} columns={4} index={index} path={file.path} compare={{ ...compare, view: 'unified' }} />
 					) : (
 						<UnifiedRow line={line} />
 					)
@@ -148,31 +114,118 @@ function SplitRow({ left, right }: { left?: DiffLine; right?: DiffLine }) {
 }
 
 /** Side by side; below 640 px the page shows the one-column table beside it instead (docs/web.md). */
-function SplitFile({ file, index }: { file: FileDiff; index: number }) {
+function SplitFile({ file, index, compare }: { file: FileDiff; index: number; compare: CompareView }) {
 	return (
 		<table class="diff split wide-only">
 			<SplitColumns />
 			<tbody>
 				{sideBySide(file.lines).map((row) =>
 					row.gap !== undefined ? (
-						<Fold gap={row.gap} columns={6} id={foldId(index, 'split', row.gap)}>
-							{(id) => (
-								<table id={id} class="diff split" hidden data-folded="">
-									<SplitColumns />
-									<tbody>
-										{row.gap?.lines.map((same) => (
-											<SplitRow left={same} right={same} />
-										))}
-									</tbody>
-								</table>
-							)}
-						</Fold>
+						<Fold gap={row.gap} columns={6} index={index} path={file.path} compare={compare} />
 					) : (
 						<SplitRow left={row.left} right={row.right} />
 					)
 				)}
 			</tbody>
 		</table>
+	)
+}
+
+/** The id of a fold's lines: the file, the table it is in, and where the run starts, so each is once on a page. */
+const foldId = (file: number, table: CompareView['view'], old: number) => `fold-${file}-${table}-${old}`
+
+/** Where a folded run's lines are fetched from when it is opened, and shown on a page of their own without a script. */
+export const foldHref = (compare: CompareView, path: string | null, gap: Gap) => {
+	const first = gap.lines[0]
+	const last = gap.lines[gap.lines.length - 1]
+	const query = new URLSearchParams({ from: compare.from.id, to: compare.to.id })
+	if (path !== null) query.set('file', path)
+	query.set('start', String(first?.to ?? 0))
+	query.set('end', String(last?.to ?? 0))
+	query.set('old', String(first?.from ?? 0))
+	if (compare.view === 'split') query.set('view', 'split')
+	if (compare.whitespace === 'ignore') query.set('ws', 'ignore')
+	return `/configs/${compare.configId}/compare/fold?${query}`
+}
+
+/**
+ * A folded run of unchanged lines (docs/web.md). The page holds only its count: the button (app.js) fetches
+ * the lines into the part it controls when first opened and then opens and folds it; without a script the
+ * link shows them on a page of their own. `compare.view` is the table the fold is in.
+ */
+function Fold({
+	gap,
+	columns,
+	index,
+	path,
+	compare
+}: {
+	gap: Gap
+	columns: number
+	index: number
+	path: string | null
+	compare: CompareView
+}) {
+	const id = foldId(index, compare.view, gap.lines[0]?.from ?? 0)
+	const href = foldHref(compare, path, gap)
+	const label = `⋯ ${gap.count.toLocaleString('en')} unchanged line${gap.count === 1 ? '' : 's'}`
+	return (
+		<tr class="gap" id={`at-${id}`}>
+			<td colspan={columns}>
+				<button type="button" class="fold" aria-expanded="false" aria-controls={id} data-collapses data-fetch={href}>
+					{label}
+				</button>
+				<a class="fold" href={href}>
+					{label}
+				</a>
+				<div id={id} class="fold-lines" hidden data-folded="" />
+			</td>
+		</tr>
+	)
+}
+
+/** A folded run's lines, opened: rows of the table the fold is in (`view`), in a table of their own. */
+export function FoldLines({ lines, view }: { lines: DiffLine[]; view: CompareView['view'] }) {
+	return view === 'unified' ? (
+		<table class="diff unified">
+			<UnifiedColumns />
+			<tbody>
+				{lines.map((line) => (
+					<UnifiedRow line={line} />
+				))}
+			</tbody>
+		</table>
+	) : (
+		<table class="diff split">
+			<SplitColumns />
+			<tbody>
+				{lines.map((line) => (
+					<SplitRow left={line} right={line} />
+				))}
+			</tbody>
+		</table>
+	)
+}
+
+/** A folded run on a page of its own (the fold's link, without a script): what it is, its lines, the way back. */
+export function FoldBody({ compare, index, lines }: { compare: CompareView; index: number; lines: DiffLine[] }) {
+	const first = lines[0]
+	const last = lines[lines.length - 1]
+	const range = (a: number | undefined, b: number | undefined) =>
+		a === b ? `line ${a}` : `lines ${a?.toLocaleString('en')} to ${b?.toLocaleString('en')}`
+	return (
+		<>
+			<p>
+				{range(first?.from, last?.from)} of version {compare.from.version} and {range(first?.to, last?.to)} of version{' '}
+				{compare.to.version}: the same in both{compare.whitespace === 'ignore' ? ', ignoring whitespace' : ''}.
+			</p>
+			<FoldLines lines={lines} view={compare.view} />
+			<p>
+				<a href={`${compareHref(compare)}#at-${foldId(index, compare.view, first?.from ?? 0)}`}>
+					Back to the comparison
+				</a>
+			</p>
+		</>
 	)
 }
 
@@ -264,11 +317,11 @@ export function DiffContent({ compare, files }: { compare: CompareView; files: F
 						) : null}
 					</h2>
 					{file.status === 'unchanged' ? null : compare.view === 'unified' ? (
-						<UnifiedFile file={file} index={index} />
+						<UnifiedFile file={file} index={index} compare={compare} />
 					) : (
 						<>
-							<SplitFile file={file} index={index} />
-							<UnifiedFile file={file} index={index} extra=" narrow-only" />
+							<SplitFile file={file} index={index} compare={compare} />
+							<UnifiedFile file={file} index={index} compare={compare} extra=" narrow-only" />
 						</>
 					)}
 				</section>

@@ -122,6 +122,10 @@ const same = (text: string, older: number, newer: number): DiffLine => ({
 	to: newer + 1
 })
 
+/** What lines are compared by: the line itself, or ignoring whitespace the line with every space left out. */
+const lineKey = (whitespace: Whitespace) =>
+	whitespace === 'ignore' ? (line: string) => line.replace(/\s+/g, '') : (line: string) => line
+
 /**
  * The line diff itself, or undefined past the edits left. A line found on one side only can never be
  * common to both, so only the lines found on both sides go through Myers' algorithm (its cost grows
@@ -133,7 +137,7 @@ const same = (text: string, older: number, newer: number): DiffLine => ({
 function lineDiff(older: string, newer: string, edits: number, whitespace: Whitespace): DiffLine[] | undefined {
 	const before = splitLines(older)
 	const after = splitLines(newer)
-	const keyOf = whitespace === 'ignore' ? (line: string) => line.replace(/\s+/g, '') : (line: string) => line
+	const keyOf = lineKey(whitespace)
 	const beforeKeys = before.map(keyOf)
 	const afterKeys = after.map(keyOf)
 	const inBefore = new Set(beforeKeys)
@@ -294,24 +298,106 @@ function diffFiles(
 	for (const blocks of [beforeBlocks, afterBlocks])
 		if (blocks.reduce((sum, block) => sum + lineCount(block.text), 0) > limits.maxLines)
 			throw new TooLargeToCompare('lines')
+	return pairsOf(older, newer, beforeBlocks, afterBlocks).map(({ path, before, after }) => {
+		const { lines, added, removed } = diffText(before ?? '', after ?? '', allowance, limits, whitespace)
+		const status =
+			before === undefined ? 'added' : after === undefined ? 'removed' : added + removed === 0 ? 'unchanged' : 'changed'
+		return {
+			path,
+			status,
+			lines: before !== undefined && after !== undefined ? lines : lines.filter((line) => line.kind !== 'gap'),
+			added,
+			removed
+		}
+	})
+}
+
+/** One file as a comparison pairs it: its text in each version (undefined where that version has no such file). */
+interface FilePair {
+	path: string | null
+	before: string | undefined
+	after: string | undefined
+}
+
+/**
+ * The texts a comparison diffs, file by file in the order it shows them (by path); a files config and one that
+ * is not are compared as wholes (their JSON or string), under no path.
+ */
+function pairsOf(
+	older: unknown,
+	newer: unknown,
+	beforeBlocks = blocksOf(older),
+	afterBlocks = blocksOf(newer)
+): FilePair[] {
 	const before = new Map(beforeBlocks.map((block) => [block.path ?? '', block]))
 	const after = new Map(afterBlocks.map((block) => [block.path ?? '', block]))
-	// One files config and one plain one: compare them as wholes.
-	const sameShape = ([...before.values()][0]?.path === null) === ([...after.values()][0]?.path === null)
+	const sameShape = (beforeBlocks[0]?.path === null) === (afterBlocks[0]?.path === null)
 	if (!sameShape) {
 		const whole = (data: unknown) => (typeof data === 'string' ? data : JSON.stringify(data, null, 2))
-		const { lines, added, removed } = diffText(whole(older), whole(newer), allowance, limits, whitespace)
-		return [{ path: null, status: added + removed === 0 ? 'unchanged' : 'changed', lines, added, removed }]
+		return [{ path: null, before: whole(older), after: whole(newer) }]
 	}
 	const paths = [...new Set([...before.keys(), ...after.keys()])].sort()
 	return paths.map((key) => {
 		const a = before.get(key)
 		const b = after.get(key)
-		const path = (a ?? b)?.path ?? null
-		const { lines, added, removed } = diffText(a?.text ?? '', b?.text ?? '', allowance, limits, whitespace)
-		const status = !a ? 'added' : !b ? 'removed' : added + removed === 0 ? 'unchanged' : 'changed'
-		return { path, status, lines: a && b ? lines : lines.filter((line) => line.kind !== 'gap'), added, removed }
+		return { path: (a ?? b)?.path ?? null, before: a?.text, after: b?.text }
 	})
+}
+
+/**
+ * The most lines one folded run shows when opened: as many as a version may have, so every fold a comparison
+ * shows opens in one request (docs/web.md).
+ */
+export const MAX_FOLD_LINES = DIFF_LIMITS.maxLines
+
+/**
+ * A folded run, as its address names it: the file (null: the whole data), its first and last line in the
+ * newer version, and its first line in the older one.
+ */
+export interface FoldQuery {
+	path: string | null
+	start: number
+	end: number
+	old: number
+}
+
+/** A run that is not one to show: no such file, past either version's end, too long, or not the same in both. */
+export class FoldRefused extends Error {}
+
+/**
+ * The lines of a folded run of unchanged lines (docs/web.md: fetched when the fold is opened), and the index
+ * of its file among those the comparison shows. Nothing is diffed: each line must be the same in both versions
+ * (compared as the comparison compares lines), so an address can show nothing but unchanged lines, and its cost
+ * is the run's length. Throws FoldRefused for any other run.
+ */
+export function foldOf(
+	older: unknown,
+	newer: unknown,
+	query: FoldQuery,
+	whitespace: Whitespace
+): { index: number; lines: DiffLine[] } {
+	const pairs = pairsOf(older, newer)
+	const index = pairs.findIndex((pair) => pair.path === query.path)
+	const pair = pairs[index]
+	if (pair?.before === undefined || pair.after === undefined)
+		throw new FoldRefused('These versions do not both have that file.')
+	const count = query.end - query.start + 1
+	if (count < 1) throw new FoldRefused('The run ends before it starts.')
+	if (count > MAX_FOLD_LINES)
+		throw new FoldRefused(`A run shows at most ${MAX_FOLD_LINES.toLocaleString('en')} lines at once.`)
+	const before = splitLines(pair.before)
+	const after = splitLines(pair.after)
+	if (query.end > after.length || query.old - 1 + count > before.length)
+		throw new FoldRefused('Those lines are past the end of the file.')
+	const keyOf = lineKey(whitespace)
+	const lines: DiffLine[] = []
+	for (let k = 0; k < count; k++) {
+		const was = before[query.old - 1 + k] as string
+		const is = after[query.start - 1 + k] as string
+		if (keyOf(was) !== keyOf(is)) throw new FoldRefused('Those lines are not the same in both versions.')
+		lines.push(same(is, query.old - 1 + k, query.start - 1 + k))
+	}
+	return { index, lines }
 }
 
 export interface SideBySideRow {

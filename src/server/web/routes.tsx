@@ -73,6 +73,7 @@ export function webRoutes(deps: WebDeps) {
 			.get('/configs', configs.list, { page: true })
 			.get('/configs/:id', configs.show, { page: true })
 			.get('/configs/:id/compare', history.compare, { page: true })
+			.get('/configs/:id/compare/fold', history.fold, { page: true })
 			.get('/configs/:id/versions/:versionId/download', history.download, { page: true })
 			.get('/configs/:id/rollback', history.rollbackPage, { page: true })
 			.post('/configs/:id/rollback', history.rollback, { change: true })

@@ -55,6 +55,18 @@ const pages: PageRow[] = [
 		}
 	},
 	{
+		path: (w) =>
+			`/configs/${w.shared.id}/compare/fold?from=${w.shared.firstVersion}&to=${w.shared.firstVersion}&start=1&end=1&old=1`,
+		what: "a comparison's folded run on a page of its own (what its link shows without a script)",
+		expect: {
+			signedOut: 303,
+			member: ok(['unchanged lines', 'Back to the comparison']),
+			admin: ok(['unchanged lines']),
+			owner: ok(['unchanged lines']),
+			serverAdmin: 404
+		}
+	},
+	{
 		path: (w) => `/configs/${w.shared.id}/rollback?version=${w.shared.firstVersion}`,
 		what: 'the rollback confirmation',
 		expect: {
@@ -310,6 +322,7 @@ describe('every page, for every kind of caller (docs/web.md)', () => {
 			'/configs',
 			'/configs/:id',
 			'/configs/:id/compare',
+			'/configs/:id/compare/fold',
 			'/configs/:id/rollback',
 			'/configs/:id/versions/:versionId/download',
 			'/devices',

@@ -229,34 +229,40 @@ describe('the comparison page (docs/web.md)', () => {
 		)
 	})
 
-	test('folded runs of unchanged lines: a button (aria-expanded, aria-controls) for each, its lines in the page, folded', async () => {
+	test('folded runs of unchanged lines: a button (aria-expanded, aria-controls) for each, which fetches its lines, and a link without a script', async () => {
 		const { w, id, v1, v2, browser } = await reading()
 		for (const view of ['', '&view=split']) {
 			const page = await w.get(`/configs/${id}/compare?from=${v1}&to=${v2}&ws=ignore${view}`, browser)
 			const folds = [
 				...page.html.matchAll(
-					/<tr class="gap"><td colspan="(?:4|6)">(<button[^>]*>[^<]*<\/button>)<table id="([^"]+)" class="diff[^"]*" hidden data-folded>([\s\S]*?)<\/table><\/td><\/tr>/g
+					/<tr class="gap" id="at-([^"]+)"><td colspan="(?:4|6)">(<button[^>]*>[^<]*<\/button>)<a class="fold" href="([^"]+)">[^<]*<\/a><div id="([^"]+)" class="fold-lines" hidden data-folded><\/div><\/td><\/tr>/g
 				)
 			]
 			// Side by side carries the one-column table too (for phones): its folds come after.
-			expect(folds.map((fold) => textOf(fold[1] as string).trim())).toEqual(
+			expect(folds.map((fold) => textOf(fold[2] as string).trim())).toEqual(
 				view === ''
 					? ['⋯ 146 unchanged lines', '⋯ 147 unchanged lines']
 					: ['⋯ 146 unchanged lines', '⋯ 147 unchanged lines', '⋯ 146 unchanged lines', '⋯ 147 unchanged lines']
 			)
-			for (const [, button, tableId] of folds) {
+			for (const [, row, button, link, partId] of folds) {
 				expect(button).toStartWith('<button type="button"')
 				expect(button).toContain('aria-expanded="false"')
-				expect(button).toContain(`aria-controls="${tableId}"`)
+				expect(button).toContain(`aria-controls="${partId}"`)
+				expect(row).toBe(partId)
 				expect(button).toContain('data-collapses')
+				expect(button).toContain(`data-fetch="${link}"`)
 				expect(button).not.toMatch(/\shidden[\s>]/)
 			}
 			// Every id once on the page.
-			const ids = folds.map((fold) => fold[2])
+			const ids = folds.map((fold) => fold[4])
 			expect(new Set(ids).size).toBe(ids.length)
-			expect(folds[0]?.[3]).toContain('key1: value number 1')
-			expect(folds[0]?.[3]).toContain('key146: value number 146')
-			expect(folds[1]?.[3]).toContain('key300: value number 300')
+			// The page holds none of the folded lines; opening a fold fetches them.
+			expect(page.html).not.toContain('key1: value number 1<')
+			const opened = await w.get((folds[0]?.[3] ?? '').replace(/&amp;/g, '&'), browser, { 'hx-request': 'true' })
+			expect(opened.html).toContain('key1: value number 1<')
+			expect(opened.html).toContain('key146: value number 146<')
+			const last = await w.get((folds[1]?.[3] ?? '').replace(/&amp;/g, '&'), browser, { 'hx-request': 'true' })
+			expect(last.html).toContain('key300: value number 300<')
 			expect(page.html).not.toContain('<details')
 		}
 	})

@@ -61,9 +61,12 @@ for (const button of document.querySelectorAll('button[data-copy]')) {
 }
 
 // Long text folded (docs/web.md): a file's lines past the first 30 behind "Show all", a comparison's runs of
-// unchanged lines behind "⋯ N unchanged lines". The page holds all of it, folded: each such button
-// (`data-collapses`) controls its part (aria-controls, aria-expanded) and opens and folds it again. Without a
-// script the stylesheet shows every part and hides the buttons. A diff swapped in by htmx is wired the same way.
+// unchanged lines behind "⋯ N unchanged lines". Each such button (`data-collapses`) controls its part
+// (aria-controls, aria-expanded) and opens and folds it again. A file's page holds all of it, folded; a
+// comparison's page holds only a run's count: its button (`data-fetch`) has htmx fetch the lines into its part
+// when it is opened empty (again after a failure, whose alert htmx shows). Without a script the stylesheet
+// shows a file's parts and hides the buttons, and each run has a link to its lines instead. A diff swapped in by
+// htmx is wired the same way.
 const fold = (root) => {
 	for (const button of root.querySelectorAll('button[data-collapses]')) {
 		if (button.dataset.folds === 'yes') continue
@@ -71,6 +74,11 @@ const fold = (root) => {
 		if (!part) continue
 		button.addEventListener('click', () => {
 			const opened = button.getAttribute('aria-expanded') !== 'true'
+			const source = button.getAttribute('data-fetch')
+			if (opened && source && part.childElementCount === 0) {
+				if (window.htmx) window.htmx.ajax('GET', source, { target: part, swap: 'innerHTML' })
+				else window.location.assign(source)
+			}
 			part.hidden = !opened
 			button.setAttribute('aria-expanded', String(opened))
 		})

@@ -1,8 +1,10 @@
 import { onlyFiles } from '../../../shared/config-files'
 import { AppError } from '../../lib/errors'
-import { type Comparisons, ComparisonsBusy } from '../comparisons'
+import { htmlResponse, NO_STORE } from '../../lib/http'
+import type { CompareJob } from '../compare-worker'
+import { type Comparisons, ComparisonsBusy, FoldNotShown } from '../comparisons'
 import type { Whitespace } from '../diff'
-import type { CompareView } from '../diff-view'
+import { type CompareView, compareHref } from '../diff-view'
 import {
 	attempt,
 	field,
@@ -88,6 +90,39 @@ export function ComparePage({ ctx, compare }: { ctx: ViewContext; compare: Compa
 	)
 }
 
+/** A folded run's lines on a page of their own: what a fold's link shows without a script (docs/web.md). */
+function FoldPage({
+	ctx,
+	compare,
+	path,
+	html
+}: {
+	ctx: ViewContext
+	compare: CompareData
+	path: string | null
+	html: string
+}) {
+	const versions = `version ${compare.from.version} → version ${compare.to.version}`
+	return (
+		<Layout ctx={ctx} title={`${path ?? 'Data'}, unchanged lines · Compare ${configTitle(compare)}, ${versions}`}>
+			<p class="crumbs">
+				<a href="/configs">Configs</a> / <a href={`/configs/${compare.configId}`}>{configTitle(compare)}</a> /{' '}
+				<a href={compareHref(compare)}>{versions}</a>
+			</p>
+			<h1>{path !== null ? <code>{path}</code> : 'Data'}: unchanged lines</h1>
+			<div dangerouslySetInnerHTML={{ __html: html }} />
+		</Layout>
+	)
+}
+
+/** A line number in a fold's address: a whole number from 1, of at most nine digits; else a 400. */
+function lineNumber(query: URLSearchParams, name: 'start' | 'end' | 'old'): number {
+	const value = query.get(name) ?? ''
+	if (!/^[1-9][0-9]{0,8}$/.test(value))
+		throw new AppError('invalid_request', `This address's "${name}" is not a line number.`)
+	return Number(value)
+}
+
 /** A file name for a download: the config's name and tool and the version, in characters every system accepts. */
 const fileNameOf = (name: string, tool: string, version: number) =>
 	`${`${name}-${tool}`.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 100)}-v${version}.json`
@@ -103,10 +138,11 @@ const PICKER_VERSIONS = 50
  * What the page's #diff holds (docs/web.md: decided by size), made and rendered in a worker thread, one per
  * core at once. When every slot stays taken for a moment: 503 with Retry-After.
  */
-async function compared(comparisons: Comparisons, older: Uint8Array, newer: Uint8Array, view: CompareView) {
+async function compared(comparisons: Comparisons, job: CompareJob) {
 	try {
-		return await comparisons.compare({ older, newer, view })
+		return await comparisons.compare(job)
 	} catch (error) {
+		if (error instanceof FoldNotShown) throw new AppError('invalid_request', error.message)
 		if (!(error instanceof ComparisonsBusy)) throw error
 		throw new AppError(
 			'unavailable',
@@ -187,11 +223,63 @@ export const configsHistoryPages = ({ configs, policy, comparisons }: WebDeps) =
 				...shown,
 				name: config.fields.name,
 				tool: config.fields.tool,
-				diffHtml: await compared(comparisons, from.data, to.data, shown),
+				diffHtml: await compared(comparisons, { older: from.data, newer: to.data, view: shown }),
 				versions
 			}
 			if (isHtmx(request)) return fragment(<DiffView compare={compare} />)
 			return page(<ComparePage ctx={view} compare={compare} />)
+		}),
+
+	/**
+	 * A folded run of unchanged lines, opened (docs/web.md): the comparison's page holds only its count. For htmx
+	 * the rows to swap into the fold, else a page of them (the fold's link without a script). The same access as
+	 * the comparison; the run is checked against both versions in the comparison's worker (web/diff.ts foldOf),
+	 * so anything but a run of unchanged lines, at most MAX_FOLD_LINES long, is a 400.
+	 */
+	fold: ({ request, web, view, params }: PageContext & { params: { id: string } }) =>
+		attempt(request, view, async () => {
+			const query = new URL(request.url).searchParams
+			const fromId = query.get('from') ?? ''
+			const toId = query.get('to') ?? ''
+			if (fromId === '' || toId === '') throw new AppError('invalid_request', 'This address names no two versions.')
+			const table = query.get('view') ?? 'unified'
+			if (table !== 'unified' && table !== 'split')
+				throw new AppError('invalid_request', 'This address\'s "view" is neither "unified" nor "split".')
+			const run = {
+				path: query.get('file'),
+				start: lineNumber(query, 'start'),
+				end: lineNumber(query, 'end'),
+				old: lineNumber(query, 'old')
+			}
+			const [from, to] = await Promise.all([
+				configs.version(web, params.id, fromId),
+				configs.version(web, params.id, toId)
+			])
+			const shown: CompareView = {
+				configId: params.id,
+				from: { id: from.fields.id, version: from.fields.version },
+				to: { id: to.fields.id, version: to.fields.version },
+				view: table,
+				whitespace: query.get('ws') === 'ignore' ? 'ignore' : 'show'
+			}
+			const htmx = isHtmx(request)
+			const html = await compared(comparisons, {
+				older: from.data,
+				newer: to.data,
+				view: shown,
+				fold: { ...run, page: !htmx }
+			})
+			if (htmx) return htmlResponse(html, { headers: NO_STORE })
+			const config = await configs.get(web, params.id, undefined)
+			if (config.notModified) throw new AppError('internal', 'unexpected 304')
+			const compare: CompareData = {
+				...shown,
+				name: config.fields.name,
+				tool: config.fields.tool,
+				diffHtml: '',
+				versions: []
+			}
+			return page(<FoldPage ctx={view} compare={compare} path={run.path} html={html} />)
 		}),
 
 	/** Asks first, naming the version (docs/decisions.md: a confirmation that works without JavaScript). */
