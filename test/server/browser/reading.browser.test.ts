@@ -141,8 +141,21 @@ if (SKIP_BROWSER_TESTS) {
 			await page.getByRole('link', { name: 'Compare version 1', exact: true }).click()
 			await page.getByRole('heading', { name: 'Claude Code · work: version 1 → version 2', level: 1 }).waitFor()
 			await page.goto(`${page.url()}&ws=ignore`)
-			expect(await page.getByText('key10: value number 10', { exact: true }).first().isVisible()).toBe(true)
+			// The page holds no folded line (docs/web.md): each run is a link to its lines, and no button shows.
+			expect(await page.getByText('key10: value number 10', { exact: true }).count()).toBe(0)
 			expect(await page.getByRole('button', { name: /unchanged lines/ }).count()).toBe(0)
+			const links = page.getByRole('link', { name: /unchanged lines/ })
+			expect(await links.count()).toBe(2)
+			await links.first().click()
+			await page.getByRole('heading', { name: 'settings.yaml: unchanged lines', level: 1 }).waitFor()
+			expect(await page.getByText('key10: value number 10', { exact: true }).isVisible()).toBe(true)
+			expect(await page.getByText('key146: value number 146', { exact: true }).isVisible()).toBe(true)
+			expect(await page.getByText('key147: value number 147', { exact: true }).count()).toBe(0)
+			// And back to the comparison, at that fold.
+			await page.getByRole('link', { name: 'Back to the comparison' }).click()
+			await page.getByRole('heading', { name: 'Claude Code · work: version 1 → version 2', level: 1 }).waitFor()
+			expect(page.url()).toContain('ws=ignore')
+			expect(new URL(page.url()).hash).toMatch(/^#at-fold-/)
 		})
 
 		for (const view of FLOW_VIEWS) {
@@ -245,9 +258,19 @@ if (SKIP_BROWSER_TESTS) {
 				expect(await folds.count()).toBe(2)
 				const first = folds.first()
 				expect(await first.getAttribute('aria-expanded')).toBe('false')
+				// The page holds the run's count only: opening it fetches its lines (docs/web.md).
+				expect(await folded.count()).toBe(0)
 				await first.click()
 				expect(await first.getAttribute('aria-expanded')).toBe('true')
+				await folded.waitFor()
 				expect(await folded.isVisible()).toBe(true)
+				// Folded again and opened again: the lines stay, nothing is fetched twice.
+				await first.click()
+				expect(await first.getAttribute('aria-expanded')).toBe('false')
+				expect(await folded.isVisible()).toBe(false)
+				await first.click()
+				expect(await folded.isVisible()).toBe(true)
+				expect(await folded.count()).toBe(1)
 				expect(await sidewaysScroll(page)).toBe(0)
 				expect(await axeViolations(page)).toEqual([])
 				// Side by side: two columns on a wide screen, one column below 640 px.
@@ -260,6 +283,7 @@ if (SKIP_BROWSER_TESTS) {
 				const shownFold = page.getByRole('button', { name: /unchanged lines/ }).first()
 				await shownFold.click()
 				const shownTable = page.locator(view.width < 640 ? 'table.narrow-only' : 'table.wide-only')
+				await shownTable.getByText('key10: value number 10', { exact: true }).first().waitFor()
 				expect(await shownTable.getByText('key10: value number 10', { exact: true }).first().isVisible()).toBe(true)
 				// Below 640 px side by side is neither offered nor said (docs/web.md): nothing to toggle there.
 				const toggle = page.getByRole('link', { name: 'Show in one column' })
