@@ -248,9 +248,13 @@ export function settle(
 		else if (i > last && current[i] === write.before) settled.untouched.push(write.key)
 		else settled.edited.push(write.key)
 		if (i <= last) continue
-		// Not written (or changed since, with no telling whether the write came first): when the push was stored,
-		// the server holds what this write would have made, so the file's base is what it was and the next pull
-		// finishes the write; otherwise nothing of the server's moved this file, and its old base stands.
+		// A command writes its files before it pushes (sync-step/commit.ts), so a stored push's file changed here
+		// since was written, then edited: the push's base (what was sent) stands, and only the edit is this
+		// machine's. Taking its before-content instead would count what the merge brought as both sides' change.
+		if (pushed && current[i] !== write.before) continue
+		// Still at its before-content: when the push was stored, the server holds what this write would have made
+		// (the write failed, or was undone), so the base is what is here and the next pull finishes the write;
+		// otherwise nothing of the server's moved this file, and its old base stands.
 		const base = pushed
 			? write.beforeContent === null
 				? undefined

@@ -138,6 +138,13 @@ describe('settling a push', () => {
 		expect(contents(settled.state.files)).toEqual({ m: 'm-mine', x: 'x-mine', y: 'y' })
 	})
 
+	test("stored, and the merged file changed here since: its base is what was sent, so only the later edit is this machine's", () => {
+		// The writes come before the push (sync-step/commit.ts): a stored push means the merge was written, then edited.
+		const settled = settle(journal(), before, reading({ m: 'm-merged, edited later' }), 3)
+		expect(contents(settled.state.files)).toEqual(sent)
+		expect(settled.edited).toEqual(['m'])
+	})
+
 	test('not stored: the written merge has the server version as base, the change not sent keeps its old base (still to send)', () => {
 		const settled = settle(journal(), before, reading({ m: 'm-merged' }), undefined)
 		expect(contents(settled.state.files)).toEqual({ m: 'm-theirs', x: 'x1', y: 'y' })
