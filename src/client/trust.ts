@@ -14,7 +14,7 @@ import { configDir } from './paths'
  * and user in $XDG_CONFIG_HOME/cfgsync/trusted-devices.json (mode 0600). A
  * device is trusted by the id of the key it had when it was trusted, which the
  * audit log records for each version: its name alone could be taken over by
- * another key (renamed to it, or reused after its key was revoked). This
+ * another key (a new login under that name replaces its key). This
  * machine's own key is always trusted.
  */
 

@@ -249,8 +249,8 @@ export const auditEvents = sqliteTable(
 		/** The device name of the key used, "web" for a web session, "admin command", or "server". */
 		actorDevice: text('actor_device'),
 		/**
-		 * The id of the key used, when one was: a device name can be taken over (renamed to, or reused
-		 * after a revocation), a key id never is — what a client's device trust goes by (docs/sync-model.md).
+		 * The id of the key used, when one was: a device name can be taken over (a new login under it
+		 * replaces its key), a key id never is — what a client's device trust goes by (docs/sync-model.md).
 		 */
 		actorKeyId: text('actor_key_id'),
 		address: text('address'),
