@@ -9,21 +9,27 @@ import { sharedTestDatabase, TEST_ENGINE } from '../../support/engine'
  * one worker's push used to stop the other's event loop inside SQLite's busy handler). PostgreSQL
  * waits for locks on its own connections and never froze the process, so this is SQLite's alone.
  */
+/** A fresh store on a file another connection can open, with one user to push as. */
+async function storeWithUser(username: string) {
+	const shared = await sharedTestDatabase()
+	const store = await shared.open()
+	const userId = newId()
+	const at = new Date().toISOString()
+	await store.users.create({
+		id: userId,
+		email: `${username}@example.test`,
+		username,
+		passwordHash: null,
+		plan: 'pro',
+		isAdmin: false,
+		createdAt: at
+	})
+	return { shared, store, userId, at }
+}
+
 describe.skipIf(TEST_ENGINE !== 'sqlite')('a push waiting for another process’s write lock', () => {
 	test('lets this process run meanwhile and stores once the lock is free', async () => {
-		const shared = await sharedTestDatabase()
-		const store = await shared.open()
-		const userId = newId()
-		const at = new Date().toISOString()
-		await store.users.create({
-			id: userId,
-			email: 'hal@example.test',
-			username: 'hal',
-			passwordHash: null,
-			plan: 'pro',
-			isAdmin: false,
-			createdAt: at
-		})
+		const { shared, store, userId, at } = await storeWithUser('hal')
 		// Another process's writer, as far as SQLite can tell: a connection of its own holding the write lock.
 		const other = new Database(shared.location)
 		other.run('BEGIN IMMEDIATE')
@@ -52,19 +58,7 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('a push waiting for another process’
 	}, 20_000)
 
 	test('pushes that wait are stored in the order they came', async () => {
-		const shared = await sharedTestDatabase()
-		const store = await shared.open()
-		const userId = newId()
-		const at = new Date().toISOString()
-		await store.users.create({
-			id: userId,
-			email: 'ida@example.test',
-			username: 'ida',
-			passwordHash: null,
-			plan: 'pro',
-			isAdmin: false,
-			createdAt: at
-		})
+		const { shared, store, userId, at } = await storeWithUser('ida')
 		const other = new Database(shared.location)
 		other.run('BEGIN IMMEDIATE')
 		const push = (hash: string) =>
