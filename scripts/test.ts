@@ -16,7 +16,7 @@ import { appendFileSync, copyFileSync, existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { ensureBinary } from '../test/support/binary'
-import { postgresAnswers, TEST_DATABASE_URL } from '../test/support/postgres-url'
+import { dropDatabasesNamed, postgresAnswers, TEST_DATABASE_URL } from '../test/support/postgres-url'
 
 const extra = process.argv.slice(2)
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1'
@@ -95,11 +95,22 @@ if (existsSync(CHROMIUM) || IN_CI) {
 const url = TEST_DATABASE_URL.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@')
 if (await postgresAnswers()) {
 	console.log(`::: the store and in-process tests again on PostgreSQL (${url})`)
+	// Its databases are dropped here, once, rather than by each file (test/support/engine.ts says why).
+	const prefix = `cfgsync_test_${process.pid}`
 	const postgres = await pass('PostgreSQL', [...timeout(30_000), ...ignore(...storeless)], {
 		CFGSYNC_TEST_ENGINE: 'postgres',
-		CFGSYNC_TEST_MAX_CONNECTIONS: String(Math.floor(POSTGRES_CONNECTIONS / workers))
+		CFGSYNC_TEST_MAX_CONNECTIONS: String(Math.floor(POSTGRES_CONNECTIONS / workers)),
+		CFGSYNC_TEST_DATABASE_PREFIX: prefix
 	})
 	status ||= postgres
+	const dropping = performance.now()
+	try {
+		const dropped = await dropDatabasesNamed(prefix)
+		console.log(`::: dropped the pass's ${dropped} databases in ${Math.round((performance.now() - dropping) / 1000)} s`)
+	} catch (error) {
+		console.log(`could not drop the pass's databases (${prefix}_*): ${error}`)
+		status ||= 1
+	}
 } else if (IN_CI) {
 	console.log(
 		`PostgreSQL does not answer at ${url}: the PostgreSQL tests cannot run, and under CI=true that fails (start it: pg_ctlcluster --skip-systemctl-redirect 15 main start)`

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
 import { join } from 'node:path'
-import { TEST_DATABASE_URL } from '../../support/engine'
+import { run as thisRun, TEST_DATABASE_URL } from '../../support/engine'
 import { testApp } from '../../support/helpers'
 
 /**
@@ -13,13 +13,13 @@ import { testApp } from '../../support/helpers'
  */
 const observer = new SQL({ url: TEST_DATABASE_URL, max: 1 })
 afterAll(() => observer.close())
-/** This process's test databases (test/support/engine.ts names them cfgsync_test_<pid>_…) and the connections on each. */
+/** This process's test databases (test/support/engine.ts names them after its run) and the connections on each. */
 const connectionsOfThisRun = async () =>
 	Object.fromEntries(
 		(
 			(await observer.unsafe(
-				`SELECT datname, count(*)::int AS n FROM pg_stat_activity WHERE datname LIKE $1 GROUP BY 1`,
-				[`cfgsync_test\\_${process.pid}\\_%`]
+				`SELECT datname, count(*)::int AS n FROM pg_stat_activity WHERE left(datname, length($1) + 1) = $1 || '_' GROUP BY 1`,
+				[thisRun]
 			)) as {
 				datname: string
 				n: number
