@@ -120,7 +120,8 @@ export function explain(error: ApiError, context: ErrorContext): string {
 			}
 			return `Not logged in to ${context.server}, or this device's key was revoked: run ${context.login ?? 'cfgsync login'}.`
 		case 'plan_required':
-			return `${said} Ask the server's admin to run: cfgsync-server user set-plan <you> ${/team plan/i.test(error.message) ? 'team' : 'pro'}`
+			// The body names the least plan that would do; a server from before it said so meant Pro.
+			return `${said} Ask the server's admin to run: cfgsync-server user set-plan <you> ${error.body.plan === 'team' ? 'team' : 'pro'}`
 		case 'forbidden':
 			return `Not allowed: ${said}`
 		case 'not_found':

@@ -1,8 +1,9 @@
 import { describe, expect, test } from 'bun:test'
 import { parseArgs } from 'node:util'
-import { connectionProblem } from '../../src/client/api'
+import { ApiError, connectionProblem } from '../../src/client/api'
 import { usageProblem } from '../../src/client/commands/command'
 import { suggest } from '../../src/client/context'
+import { explain } from '../../src/client/output'
 
 /** Errors from node:util's parseArgs and from fetch, told in cfgsync's words (docs/client.md). */
 
@@ -46,5 +47,15 @@ describe('connection problems', () => {
 		expect(connectionProblem(Object.assign(new TypeError('x'), { code: 'EPROTO' }))).toContain('secure connection')
 		for (const said of [connectionProblem(bun), connectionProblem(node), connectionProblem(new Error('odd'))])
 			expect(said).not.toMatch(/Is the computer|fetch failed/)
+	})
+})
+
+describe('a plan that does not allow it', () => {
+	const context = { server: 'https://sync.example' }
+	test('the command to ask for is the plan the server names, never guessed from its sentence', () => {
+		const team = new ApiError(403, 'plan_required', 'Creating teams needs the Team plan.', { plan: 'team' })
+		expect(explain(team, context)).toEndWith('cfgsync-server user set-plan <you> team')
+		const history = new ApiError(403, 'plan_required', 'History needs the team plan, or Pro.', { plan: 'pro' })
+		expect(explain(history, context)).toEndWith('cfgsync-server user set-plan <you> pro')
 	})
 })

@@ -414,7 +414,12 @@ describe('version history and rollback (Pro and Team plans)', () => {
 		]
 		for (const [method, path, body] of calls(mine)) {
 			const res = await t.call(method, path, { key: free.key, body })
-			expect({ path, status: res.status, code: res.body.code }).toEqual({ path, status: 403, code: 'plan_required' })
+			expect({ path, status: res.status, code: res.body.code, plan: res.body.plan }).toEqual({
+				path,
+				status: 403,
+				code: 'plan_required',
+				plan: 'pro'
+			})
 		}
 		for (const [method, path, body] of calls(theirs)) {
 			expect((await t.call(method, path, { key: free.key, body })).status).toBe(404)

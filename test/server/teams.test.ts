@@ -46,7 +46,8 @@ describe('teams (SPEC /api/teams)', () => {
 		expect(keys(res.body)).toEqual(['id', 'name', 'slug'])
 		expect(res.body).toMatchObject({ name: 'Café Crème', slug: 'cafe-creme' })
 		const denied = await t.call('POST', '/api/teams', { key: pro.key, body: { name: 'Mine' } })
-		expect(denied).toMatchObject({ status: 403, body: { code: 'plan_required' } })
+		// The body names the plan that would do, so a client need not read the sentence.
+		expect(denied).toMatchObject({ status: 403, body: { code: 'plan_required', plan: 'team' } })
 		const taken = await t.call('POST', '/api/teams', { key: owner.key, body: { name: 'cafe creme!' } })
 		expect(taken).toMatchObject({ status: 409, body: { code: 'conflict' } })
 		const detail = await t.call('GET', '/api/teams/cafe-creme', { key: owner.key })

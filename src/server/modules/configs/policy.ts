@@ -42,7 +42,8 @@ export function createConfigPolicy(store: Store) {
 		if (NEEDS_HISTORY_PLAN[action] && !HISTORY_PLANS.includes(await planOf(store, caller))) {
 			return new AppError(
 				'plan_required',
-				"Version history and rollback need the Pro or Team plan: ask the server's admin to change your plan."
+				"Version history and rollback need the Pro or Team plan: ask the server's admin to change your plan.",
+				{ extra: { plan: 'pro' } }
 			)
 		}
 		if (role !== undefined && RANK[role] < RANK[TEAM_ROLE_NEEDED[action]]) {

@@ -94,7 +94,7 @@ export function createTeamsService({ store, clock }: { store: Store; clock: Cloc
 				)
 			}
 			if (!createsTeams(await planOf(store, actor)))
-				throw new AppError('plan_required', 'Creating teams needs the Team plan.')
+				throw new AppError('plan_required', 'Creating teams needs the Team plan.', { extra: { plan: 'team' } })
 			const at = now()
 			const team: TeamRow = { id: newId(), name, slug, createdAt: toIso(at), deletedAt: null }
 			const created = await store.teams.create(
