@@ -10,6 +10,7 @@ import {
 	launchChromium,
 	type Problems,
 	requireChromium,
+	shootBothWidths,
 	SKIP_BROWSER_TESTS,
 	sidewaysScroll,
 	skipWithoutChromium,
@@ -76,6 +77,8 @@ if (SKIP_BROWSER_TESTS) {
 				await row.getByText(/Deleted — purged on/).waitFor()
 				expect(await row.textContent()).toContain(purgeDay)
 				expect(await sidewaysScroll(page)).toBe(0)
+				// docs/web.md shows the Teams page with a deleted team (both widths: shootBothWidths checks the phone too).
+				if (view === FLOW_VIEWS[0]) await shootBothWidths(page, 'teams-deleted')
 
 				await row.getByRole('button', { name: `Restore Crew ${view.width}` }).click()
 				await page.waitForURL(new RegExp(`/teams/${slug}`))

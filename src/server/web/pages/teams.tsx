@@ -67,7 +67,7 @@ function DeletedTeams({ ctx, teams }: { ctx: ViewContext; teams: DeletedTeamView
 							<td data-label="State">
 								Deleted — purged on <time datetime={team.purgeAt}>{team.purgeAt.slice(0, 10)}</time>{' '}
 								<span class="muted">
-									(deleted <Time iso={team.deletedAt} now={ctx.now} />)
+									— deleted <Time iso={team.deletedAt} now={ctx.now} inline />
 								</span>
 							</td>
 							<td class="actions">
