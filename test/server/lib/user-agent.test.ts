@@ -33,5 +33,6 @@ test('common browsers and systems get short names; anything else is "Unknown bro
 		['', 'Unknown browser'],
 		['<script>alert(1)</script> (Windows NT 10.0)', 'Unknown browser on Windows']
 	]
-	for (const [userAgent, name] of cases) expect({ userAgent, name: browserName(userAgent) }).toEqual({ userAgent, name })
+	for (const [userAgent, name] of cases)
+		expect({ userAgent, name: browserName(userAgent) }).toEqual({ userAgent, name })
 })

@@ -101,7 +101,7 @@ describe('Account: web sessions (docs/web.md)', () => {
 		expect((await w.post(form!.action, here)).status).toBe(404)
 	})
 
-	test("a session that is not yours is a 404 (never a 403) and stays; without the CSRF token nothing is signed out", async () => {
+	test('a session that is not yours is a 404 (never a 403) and stays; without the CSRF token nothing is signed out', async () => {
 		const w = app()
 		const alice = await w.user('pro', 'alice')
 		const bob = await w.user('pro', 'bob')
@@ -228,7 +228,7 @@ describe('Devices: rename, and buttons named after their device (docs/web.md)', 
 		expect((listed.body as { device: string }[]).map((key) => key.device).sort()).toEqual(['laptop', 'test'])
 	})
 
-	test("Admin's \"Revoke keys\" names the user it acts on", async () => {
+	test('Admin\'s "Revoke keys" names the user it acts on', async () => {
 		const w = app()
 		const root = await w.admin()
 		await w.user('pro', 'max')

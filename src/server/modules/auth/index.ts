@@ -62,7 +62,7 @@ export const authRoutes = (auth: AuthService, gate: AuthPlugin, clientAddress: C
 			detail: {
 				summary: "Rename one of your devices (the key's device name)",
 				description:
-					'`{name}`, checked as a login\'s device is. 200 with the key as GET /api/keys lists it; another user\'s key or an unknown id: 404; a name another of your keys has: 409. Audited as `key.renamed`.'
+					"`{name}`, checked as a login's device is. 200 with the key as GET /api/keys lists it; another user's key or an unknown id: 404; a name another of your keys has: 409. Audited as `key.renamed`."
 			}
 		})
 		.get(ROUTES.me, ({ caller }) => ({ email: caller.email, username: caller.username }), {

@@ -73,7 +73,7 @@ export function SessionsSection({ ctx, sessions }: { ctx: ViewContext; sessions:
 				</tbody>
 			</table>
 			{others > 0 ? (
-				<form method="post" action="/account/sessions/sign-out-others" class="inline-actions">
+				<form method="post" action="/account/sessions/sign-out-others" class="inline-actions sessions-actions">
 					<Csrf ctx={ctx} />
 					<button type="submit" class="secondary">
 						Sign out everywhere else

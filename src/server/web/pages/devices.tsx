@@ -43,7 +43,16 @@ function RenameDevice({ ctx, device, form }: { ctx: ViewContext; device: KeyView
 			<label for={id} class="visually-hidden">
 				New name of {device.device}
 			</label>
-			<input id={id} name="name" type="text" required maxlength={100} autocomplete="off" {...name} value={name.value ?? device.device} />
+			<input
+				id={id}
+				name="name"
+				type="text"
+				required
+				maxlength={100}
+				autocomplete="off"
+				{...name}
+				value={name.value ?? device.device}
+			/>
 			<button type="submit" class="secondary small">
 				Rename<span class="visually-hidden"> {device.device}</span>
 			</button>
@@ -143,9 +152,9 @@ export function DevicesPage({
 			<Notice message={notice} />
 			<p class="lead">
 				Each device that signed in with the cfgsync client has one key. Revoke a key you no longer use, or that was on a
-				lost machine: the API refuses it at once. A name can be changed in its row: the device keeps its key. A new machine? <InstallClientLink />, then run{' '}
-				<code>cfgsync login</code>. For CI, make a read-only key (<code>cfgsync login --read-only</code>): it can pull
-				but never change anything.
+				lost machine: the API refuses it at once. A name can be changed in its row: the device keeps its key. A new
+				machine? <InstallClientLink />, then run <code>cfgsync login</code>. For CI, make a read-only key (
+				<code>cfgsync login --read-only</code>): it can pull but never change anything.
 			</p>
 			<ListStatus list={LIST.id} />
 			<DevicesList ctx={ctx} keys={keys} form={form} />
