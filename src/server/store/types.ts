@@ -314,8 +314,12 @@ export interface SessionStore {
 	remove(idHash: string, audit?: AuditEvent): Promise<boolean>
 	/** The user's live sessions (not past `now`, seen after `idleSince`), the most recently seen first (docs/web.md, Account). */
 	listForUser(userId: string, now: string, idleSince: string): Promise<SessionRow[]>
-	/** Ends the user's sessions but `keep`, recording one event each (`auditOf`); how many ended. */
-	removeOthers(userId: string, keep: string, auditOf?: (session: SessionRow) => AuditEvent): Promise<number>
+	/** Ends the user's sessions but `keep`, recording the event `auditOf` gives each (none for undefined); how many ended. */
+	removeOthers(
+		userId: string,
+		keep: string,
+		auditOf?: (session: SessionRow) => AuditEvent | undefined
+	): Promise<number>
 	/** Drops sessions past their absolute expiry or idle since `idleBefore`. */
 	prune(now: string, idleBefore: string): Promise<number>
 }

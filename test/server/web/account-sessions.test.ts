@@ -153,6 +153,27 @@ describe('Account: web sessions (docs/web.md)', () => {
 	})
 })
 
+describe('Account: sessions that ended by themselves', () => {
+	test('an idle session is neither listed nor signed out again: "Sign out everywhere else" records only live ones', async () => {
+		const w = app()
+		const alice = await w.user('pro', 'alice')
+		const here = await signInFrom(w, alice, CHROME_LINUX, '203.0.113.5')
+		await signInFrom(w, alice, FIREFOX_WINDOWS, '203.0.113.9')
+		const DAY = 24 * 60 * 60 * 1000
+		w.clock.advance(6 * DAY)
+		expect((await w.get('/configs', here)).status).toBe(200)
+		w.clock.advance(2 * DAY)
+		await signInFrom(w, alice, SAFARI_IPHONE, '203.0.113.10')
+		// Firefox has been idle 8 days: past the 7 of docs/web.md, so it is no session any more.
+		expect(signOutForms((await w.get('/account', here)).html).map((form) => form.name)).toEqual([
+			'Safari on iOS, 203.0.113.10'
+		])
+		expect((await w.post('/account/sessions/sign-out-others', here)).status).toBe(303)
+		const events = await w.store.audit.list({ userId: alice.id, type: 'session.ended', limit: 5 })
+		expect(events.map((event) => event.targetName)).toEqual(['Safari on iOS, 203.0.113.10'])
+	})
+})
+
 describe('Devices: rename, and buttons named after their device (docs/web.md)', () => {
 	/** Alice with a second key, "laptop", signed in on the web. */
 	async function devices() {

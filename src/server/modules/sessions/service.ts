@@ -170,13 +170,20 @@ export function createSessionsService({
 		},
 
 		/** "Sign out everywhere else" (docs/web.md Account): every other web session of the user ends; how many did. */
-		signOutOthers: (actor: Actor & { sessionIdHash: string }): Promise<number> =>
-			store.sessions.removeOthers(actor.userId, actor.sessionIdHash, (session) =>
-				event('session.ended', actor, {
-					target: { type: 'session', id: session.idHash.slice(0, 12), name: nameOf(session) },
-					details: { reason: 'signed_out_elsewhere' }
-				})
-			),
+		signOutOthers(actor: Actor & { sessionIdHash: string }): Promise<number> {
+			const now = clock.now()
+			// One that had expired already (idle or at its end, not yet pruned) is dropped without an event: it ended before.
+			const live = (session: SessionRow) =>
+				Date.parse(session.expiresAt) > now && Date.parse(session.lastSeenAt) > now - SESSION_IDLE_MS
+			return store.sessions.removeOthers(actor.userId, actor.sessionIdHash, (session) =>
+				live(session)
+					? event('session.ended', actor, {
+							target: { type: 'session', id: session.idHash.slice(0, 12), name: nameOf(session) },
+							details: { reason: 'signed_out_elsewhere' }
+						})
+					: undefined
+			)
+		},
 
 		/**
 		 * Seals a one-time value to this session (docs/web.md: the temporary password shown once after
