@@ -315,11 +315,7 @@ export interface SessionStore {
 	/** The user's live sessions (not past `now`, seen after `idleSince`), the most recently seen first (docs/web.md, Account). */
 	listForUser(userId: string, now: string, idleSince: string): Promise<SessionRow[]>
 	/** Ends the user's sessions but `keep`, recording the event `auditOf` gives each (none for undefined); how many ended. */
-	removeOthers(
-		userId: string,
-		keep: string,
-		auditOf?: (session: SessionRow) => AuditEvent | undefined
-	): Promise<number>
+	removeOthers(userId: string, keep: string, auditOf?: (session: SessionRow) => AuditEvent | undefined): Promise<number>
 	/** Drops sessions past their absolute expiry or idle since `idleBefore`. */
 	prune(now: string, idleBefore: string): Promise<number>
 }
