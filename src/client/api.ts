@@ -297,7 +297,9 @@ export function createApi(server: string, key?: string, limits: Limits = {}) {
 		usage: () => get(ROUTES.usage, Usage),
 		keys: {
 			list: () => get(ROUTES.keys, z.array(KeyView)),
-			revoke: (id: string) => remove(apiPath(ROUTES.key, { id }))
+			revoke: (id: string) => remove(apiPath(ROUTES.key, { id })),
+			/** docs/api.md: the device gets another name; the key stays. */
+			rename: (id: string, name: string) => send('PATCH', apiPath(ROUTES.key, { id }), KeyView, { name })
 		},
 		configs: {
 			/** Every config of the caller or a team, page after page (docs/performance.md). */

@@ -124,6 +124,32 @@ describe('keys, invitations and list, in process', () => {
 		expect(after.code).toBe(EXIT.auth)
 	})
 
+	test('keys rename gives a device another name by name or id; it keeps its key, and this machine remembers its new name', async () => {
+		const t = testApp()
+		const olga = await t.user('pro', 'olga')
+		const login = await cfgsync(
+			['login', '--server', SERVER, '--user', 'olga', '--device', 'laptop', '--password-stdin'],
+			{ app: t, stdin: `${olga.password}\n` }
+		)
+		expect(login.code).toBe(0)
+		const renamed = await cfgsync(['keys', 'rename', 'LAPTOP', 'work', 'laptop'], { app: t })
+		expect(renamed).toMatchObject({ code: 0, stderr: '' })
+		expect(renamed.stdout).toStartWith('Renamed device "laptop" to "work laptop"; it keeps its key (')
+		const whoami = await cfgsync(['whoami'], { app: t })
+		expect(whoami.stdout).toContain('(device "work laptop")')
+		const keys = JSON.parse((await cfgsync(['keys', '--json'], { app: t })).stdout) as { id: string; device: string }[]
+		const other = keys.find((key) => key.device === 'test')!
+		const json = await cfgsync(['keys', 'rename', other.id, 'ci', '--json'], { app: t })
+		expect(JSON.parse(json.stdout)).toMatchObject({ id: other.id, device: 'ci', current: false })
+		const taken = await cfgsync(['keys', 'rename', 'ci', 'work laptop'], { app: t })
+		expect(taken.code).toBe(EXIT.error)
+		expect(taken.stderr).toContain('Another of your devices is named "work laptop" already')
+		const missing = await cfgsync(['keys', 'rename', 'ci'], { app: t })
+		expect(missing.code).toBe(EXIT.usage)
+		const unknown = await cfgsync(['keys', 'rename', 'phone', 'x'], { app: t })
+		expect(unknown.stderr).toContain('no key of yours has the device name or id "phone"')
+	})
+
 	test('invitations: none, then one, declined', async () => {
 		const t = testApp()
 		const olga = await t.user('team', 'olga')

@@ -106,7 +106,7 @@ describe('cfgsync completion', () => {
 		expect(await bash(['team', 'show', ''])).toEqual(['tab-team'])
 		expect(await bash(['team', 'role', 'tab-team', 'ben', ''])).toEqual(['admin', 'member', 'owner'])
 		expect(await bash(['team', 'invite', 'tab-team', 'ben', '--role', ''])).toEqual(['admin', 'member'])
-		expect(await bash(['keys', ''])).toEqual(['list', 'revoke'])
+		expect(await bash(['keys', ''])).toEqual(['list', 'rename', 'revoke'])
 		expect(await bash(['invitations', 'a'])).toEqual(['accept'])
 		expect(await bash(['completion', ''])).toEqual(['bash', 'fish', 'zsh'])
 		expect(await bash(['log', '--type', 'config.p'])).toEqual(['config.pushed'])

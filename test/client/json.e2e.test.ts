@@ -144,6 +144,7 @@ describe('--json: one documented shape per command', () => {
 		await shaped(a, 'log', ['log', '--team', 'json'])
 		await shaped(a, 'team delete', ['team', 'delete', 'json', '--yes'])
 
+		await shaped(b, 'keys rename', ['keys', 'rename', 'json-b', 'json', 'b'])
 		await shaped(b, 'keys revoke', ['keys', 'revoke', 'json-a'])
 		await shaped(b, 'logout', ['logout'])
 		await shaped(a, 'logout', ['logout'])

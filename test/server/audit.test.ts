@@ -379,7 +379,9 @@ describe('audit log: every state-changing endpoint records its event (docs/opera
 			'backup.restored',
 			'master_key.rotated',
 			// test/server/teams-restore.test.ts
-			'team.restored'
+			'team.restored',
+			// test/server/keys-rename.test.ts, test/server/web/account-sessions.test.ts
+			'key.renamed'
 		])
 		expect(AUDIT_TYPES.filter((type) => !covered.has(type) && !elsewhere.has(type))).toEqual([])
 	})

@@ -38,13 +38,15 @@ export async function watchedContext(
 	browser: Browser,
 	origin: string,
 	problems: Problems,
-	options: { width?: number } = {}
+	/** `userAgent`: another browser's, so two contexts' web sessions are told apart on Account (docs/web.md). */
+	options: { width?: number; userAgent?: string } = {}
 ): Promise<BrowserContext> {
 	const width = options.width ?? 1280
 	const context = await browser.newContext({
 		viewport: { width, height: width < 600 ? 844 : 900 },
 		deviceScaleFactor: 1,
-		colorScheme: 'light'
+		colorScheme: 'light',
+		...(options.userAgent === undefined ? {} : { userAgent: options.userAgent })
 	})
 	// Runs before the page's own scripts; CSP does not apply to it. Violations are reported by the page itself too.
 	await context.addInitScript(() => {

@@ -1,18 +1,21 @@
 import { confirm } from '../ask'
 import { loginCommand, noMore } from '../context'
-import { deleteCredentials } from '../credentials'
+import type { KeyView } from '../api'
+import { deleteCredentials, writeCredentials } from '../credentials'
 import { CliFailure, EXIT, safe } from '../output'
 import { shellWord } from '../report'
 import { defineCommand, type Input, YES } from './command'
 
 export const KEYS_HELP = `cfgsync keys
 cfgsync keys revoke DEVICE-OR-ID [--yes]
+cfgsync keys rename DEVICE-OR-ID NAME
 
 This account's device keys (created and last used, as times from now, and
 whether each reads and writes or is read-only, as CI keys should be). revoke
 takes a device name or a key id; revoking the key this machine uses asks
 first (y/N), refuses without --yes when there is no terminal, and then logs
-this machine out.`
+this machine out. rename gives a device another name (at most 100
+characters, not one another device of yours has); it keeps its key.`
 
 const options = { ...YES } as const
 
@@ -37,12 +40,8 @@ async function list({ values, positionals, out, session }: KeysInput) {
 	out.say(out.dim('Revoke one with: cfgsync keys revoke DEVICE'))
 }
 
-async function revoke({ values, positionals, io, out, session }: KeysInput) {
-	const [which] = positionals
-	noMore(positionals, 1, 'keys')
-	const s = session(values)
-	const keys = await s.run((api) => api.keys.list())
-	if (!which) throw new CliFailure('which key? cfgsync keys revoke DEVICE-OR-ID (cfgsync keys lists them)', EXIT.usage)
+/** The key a DEVICE-OR-ID names: its id, its exact device name, or the one name that matches but for case. */
+function keyNamed(keys: KeyView[], which: string): KeyView {
 	const folded = keys.filter((k) => k.device.toLowerCase() === which.toLowerCase())
 	const key =
 		keys.find((k) => k.id === which) ??
@@ -54,6 +53,16 @@ async function revoke({ values, positionals, io, out, session }: KeysInput) {
 			EXIT.error,
 			'not_found'
 		)
+	return key
+}
+
+async function revoke({ values, positionals, io, out, session }: KeysInput) {
+	const [which] = positionals
+	noMore(positionals, 1, 'keys')
+	const s = session(values)
+	const keys = await s.run((api) => api.keys.list())
+	if (!which) throw new CliFailure('which key? cfgsync keys revoke DEVICE-OR-ID (cfgsync keys lists them)', EXIT.usage)
+	const key = keyNamed(keys, which)
 	if (key.current) {
 		await confirm(
 			`Revoke the key this machine is using (device "${safe(key.device)}")? This machine will be logged out`,
@@ -71,17 +80,37 @@ async function revoke({ values, positionals, io, out, session }: KeysInput) {
 	if (loggedOut) out.say(`This machine is logged out: ${loginCommand(s.profile)} logs in again.`)
 }
 
+/** docs/api.md PATCH /api/keys/:id: the device gets another name and keeps its key. */
+async function rename({ values, positionals, out, session }: KeysInput) {
+	const [which, ...words] = positionals as [string, ...string[]]
+	const name = words.join(' ').trim()
+	const s = session(values)
+	const key = keyNamed(await s.run((api) => api.keys.list()), which)
+	const renamed = await s.run((api) => api.keys.rename(key.id, name), `Key ${key.id}`)
+	// This machine's own name follows, so what it says about its own device stays true.
+	if (renamed.current && s.keySource === 'saved' && s.credentials?.keyId === renamed.id)
+		writeCredentials({ ...s.credentials, device: renamed.device }, s.profile)
+	if (values.json) return out.json(renamed)
+	out.say(`Renamed device "${safe(key.device)}" to "${safe(renamed.device)}"; it keeps its key (${renamed.id}).`)
+}
+
 export const keys = defineCommand({
 	name: 'keys',
 	group: 'Account',
 	summary: "this account's device keys",
-	usage: ['keys | keys revoke DEVICE-OR-ID [--yes]'],
+	usage: ['keys | keys revoke DEVICE-OR-ID [--yes] | keys rename DEVICE-OR-ID NAME'],
 	help: KEYS_HELP,
 	args: [],
 	defaultSubcommand: 'list',
 	subcommands: [
 		{ name: 'list', args: [], run: list },
-		{ name: 'revoke', args: [{ name: 'DEVICE-OR-ID' }], run: revoke }
+		{ name: 'revoke', args: [{ name: 'DEVICE-OR-ID' }], run: revoke },
+		{
+			name: 'rename',
+			args: [{ name: 'DEVICE-OR-ID' }, { name: 'NAME', repeats: true }],
+			usage: 'rename DEVICE-OR-ID NAME',
+			run: rename
+		}
 	],
 	options
 })

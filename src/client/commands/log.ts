@@ -19,6 +19,7 @@ const WORDS: Partial<Record<AuditType, string>> = {
 	'login.failed': 'failed login',
 	'key.issued': 'key issued',
 	'key.revoked': 'key revoked',
+	'key.renamed': 'device renamed',
 	'keys.revoked': 'all keys revoked',
 	'session.started': 'signed in (web)',
 	'session.ended': 'signed out (web)',

@@ -285,6 +285,11 @@ export interface KeyStore {
 	revoke(userId: string, keyId: string, audit?: AuditEvent): Promise<boolean>
 	/** Revokes the key with this hash (logout). */
 	revokeByHash(keyHash: string, audit?: AuditEvent): Promise<void>
+	/**
+	 * Gives one of the user's keys another device name (docs/api.md, PATCH /api/keys/:id): the key as it is
+	 * now, undefined when it is not theirs or does not exist, 'taken' when another of their keys has that name.
+	 */
+	rename(userId: string, keyId: string, device: string, audit?: AuditEvent): Promise<StoredKey | 'taken' | undefined>
 }
 
 export interface SessionRow {
@@ -307,6 +312,10 @@ export interface SessionStore {
 	touch(idHash: string, at: string, staleBefore: string): Promise<void>
 	/** Ends one session (sign-out); false when it was gone. */
 	remove(idHash: string, audit?: AuditEvent): Promise<boolean>
+	/** The user's live sessions (not past `now`, seen after `idleSince`), the most recently seen first (docs/web.md, Account). */
+	listForUser(userId: string, now: string, idleSince: string): Promise<SessionRow[]>
+	/** Ends the user's sessions but `keep`, recording the event `auditOf` gives each (none for undefined); how many ended. */
+	removeOthers(userId: string, keep: string, auditOf?: (session: SessionRow) => AuditEvent | undefined): Promise<number>
 	/** Drops sessions past their absolute expiry or idle since `idleBefore`. */
 	prune(now: string, idleBefore: string): Promise<number>
 }

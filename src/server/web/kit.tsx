@@ -82,6 +82,10 @@ export const NOTICES: Record<string, string> = {
 	password: 'Your password was changed. Your other web sessions were signed out; your devices keep their keys.',
 	'password-devices':
 		'Your password was changed. Your other web sessions and every device were signed out: run `cfgsync login` on each device to sign it in again.',
+	'session-signed-out': 'That web session was signed out: its browser is back at sign-in.',
+	'sessions-signed-out':
+		'Every other web session of yours was signed out; this one stays. Your devices keep their keys: revoke them on Devices.',
+	'device-renamed': 'The device was renamed. It keeps its key: nothing changes on that machine.',
 	'rolled-back': 'Rolled back: the chosen version is now the current one, as a new version.',
 	created: 'The team was created.',
 	joined: 'You joined the team.',

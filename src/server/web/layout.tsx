@@ -17,7 +17,7 @@ export interface ViewContext {
 }
 
 /**
- * htmx under the strict CSP (docs/api.md): no eval, no <style> it injects itself, no
+ * htmx under the strict CSP (docs/api.md): no eval, no <style> it injects itself, no style attribute it copies, no
  * script tags from swapped content, no page snapshots in localStorage
  * (pages hold config data), requests to this origin only. Error responses
  * (4xx) are swapped too: the server retargets them to the page's alert region.
@@ -30,6 +30,9 @@ export const HTMX_CONFIG = JSON.stringify({
 	historyCacheSize: 0,
 	selfRequestsOnly: true,
 	globalViewTransitions: false,
+	// Not 'style' (htmx's default has it): a swapped element with an id takes over its old twin's settle attributes by
+	// setAttribute, and a style attribute (even an empty one a browser left on a field) breaks the CSP: none applies.
+	attributesToSettle: ['class', 'width', 'height'],
 	responseHandling: [
 		{ code: '204', swap: false },
 		{ code: '[23]..', swap: true },

@@ -84,6 +84,7 @@ export function webRoutes(deps: WebDeps) {
 			.get('/devices', devices.list, { page: true })
 			.get('/devices/:id/revoke', devices.revokePage, { page: true })
 			.post('/devices/:id/revoke', devices.revoke, { change: true })
+			.post('/devices/:id/rename', devices.rename, { change: true })
 
 			// Teams and invitations
 			.get('/teams', teams.list, { page: true })
@@ -106,6 +107,8 @@ export function webRoutes(deps: WebDeps) {
 			// Account and activity
 			.get('/account', account.show, { page: true })
 			.post('/account/password', account.changePassword, { change: true })
+			.post('/account/sessions/sign-out-others', account.signOutOthers, { change: true })
+			.post('/account/sessions/:ref/sign-out', account.signOutSession, { change: true })
 			.get('/activity', activity.mine, { page: true })
 
 			// Admin (server admins)

@@ -7,6 +7,7 @@ export const AUDIT_TYPES = [
 	'session.started',
 	'session.ended',
 	'key.revoked',
+	'key.renamed',
 	'keys.revoked',
 	'password.changed',
 	'config.pushed',

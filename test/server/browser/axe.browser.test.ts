@@ -108,6 +108,26 @@ if (SKIP_BROWSER_TESTS) {
 			expect(withServers.status).toBe(201)
 			const keys = await api(server, 'GET', '/api/keys', alice.key)
 			const aliceKeyId: string = keys.body[0].id
+			// alice: a second device (a Rename can clash with the first's name) and a web session in another browser,
+			// which her Account lists with its "Sign out" (docs/web.md).
+			const laptop = await api(server, 'POST', '/api/auth/login', undefined, {
+				login: 'alice',
+				password: alice.password,
+				device: 'laptop'
+			})
+			expect(laptop.status).toBe(201)
+			const elsewhere = await fetch(`${server.url}/sign-in`, {
+				method: 'POST',
+				redirect: 'manual',
+				body: new URLSearchParams({ login: 'alice', password: alice.password }),
+				headers: {
+					'content-type': 'application/x-www-form-urlencoded',
+					origin: 'null',
+					'sec-fetch-site': 'same-origin',
+					'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0'
+				}
+			})
+			expect(elsewhere.status).toBe(303)
 			const bobId = (await api(server, 'GET', '/api/me', bob.key)).body.id as string
 			const daveId = (await api(server, 'GET', '/api/me', dave.key)).body.id as string
 			// alice: two versions of 8,000 unique lines, too large to compare here (docs/web.md).
@@ -235,7 +255,17 @@ if (SKIP_BROWSER_TESTS) {
 				},
 				{ role: 'owner', name: 'leave, as the last owner', open: '/teams/crew/leave' },
 				{ role: 'owner', name: 'delete a team', open: '/teams/crew/delete' },
-				{ role: 'owner', name: 'account', open: '/account' },
+				{ role: 'owner', name: 'account, with another web session to sign out', open: '/account' },
+				{
+					role: 'owner',
+					name: 'devices, a refused Rename (the message by its field)',
+					open: async (page) => {
+						await page.goto(`${server.url}/devices`)
+						await page.getByLabel('New name of laptop', { exact: true }).fill('e2e')
+						await page.getByRole('button', { name: 'Rename laptop', exact: true }).click()
+						await page.locator('.rename-form .field-error').waitFor()
+					}
+				},
 				{ role: 'owner', name: 'activity', open: '/activity' },
 				{ role: 'owner', name: 'activity, searched', open: '/activity?q=default' },
 				{ role: 'owner', name: 'configs, searched with no match', open: '/configs?q=nothing-like-it' },

@@ -518,11 +518,12 @@ if (SKIP_BROWSER_TESTS) {
 					.getByRole('status')
 					.filter({ hasText: `Revoked 1 key and ended 0 web sessions of ${dave.name}.` })
 					.waitFor()
+				// The button names the user it acts on (docs/web.md): "Revoke keys of dave".
 				await page.waitForFunction(
-					(id) =>
-						document.activeElement?.textContent?.trim() === 'Revoke keys' &&
+					({ id, name }) =>
+						document.activeElement?.textContent?.trim() === `Revoke keys of ${name}` &&
 						document.activeElement.closest('tr')?.id === `user-${id}`,
-					daveId
+					{ id: daveId, name: dave.name }
 				)
 				expect((await api(server, 'GET', '/api/me', dave.key)).status).toBe(401)
 

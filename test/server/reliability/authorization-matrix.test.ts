@@ -78,6 +78,13 @@ const rows: Row[] = [
 		expect: { ...NO_KEY, ...PERSONAL(204) }
 	},
 	{
+		route: 'PATCH /api/keys/:id',
+		what: "rename alice's spare key",
+		mutates: true,
+		request: (w) => ({ path: `/api/keys/${w.spareKeyId}`, body: { name: 'renamed spare' } }),
+		expect: { ...NO_KEY, ...PERSONAL(200) }
+	},
+	{
 		route: 'GET /api/me',
 		what: 'identity',
 		request: () => ({ path: '/api/me' }),

@@ -17,6 +17,9 @@ interface Row {
 }
 
 const team = (_world: World) => '/teams/crew'
+/** A second web session of alice's, made by a row's `prepare` in each copy of the world: what names it on Account. */
+const otherSession = new WeakMap<World, string>()
+const sessionRef = (cookie: string) => sha256Hex(`session-ref:${sha256Hex(cookie)}`).slice(0, 32)
 const password = (world: World, caller: CallerName) =>
 	caller === 'signedOut' ? 'x' : world.browsers[caller as Exclude<CallerName, 'signedOut'>].user.password
 
@@ -43,6 +46,12 @@ const rows: Row[] = [
 		route: 'POST /devices/:id/revoke',
 		what: "revoke alice's key",
 		request: (w) => ({ path: `/devices/${w.aliceKeyId}/revoke` }),
+		expect: { signedOut: 'signin', member: 404, admin: 404, owner: 'ok', serverAdmin: 404 }
+	},
+	{
+		route: 'POST /devices/:id/rename',
+		what: "rename alice's device",
+		request: (w) => ({ path: `/devices/${w.aliceKeyId}/rename`, fields: { name: 'renamed laptop' } }),
 		expect: { signedOut: 'signin', member: 404, admin: 404, owner: 'ok', serverAdmin: 404 }
 	},
 	{
@@ -134,6 +143,24 @@ const rows: Row[] = [
 			path: '/account/password',
 			fields: { current: password(w, caller), new: 'a whole new password', confirm: 'a whole new password' }
 		}),
+		expect: { signedOut: 'signin', member: 'ok', admin: 'ok', owner: 'ok', serverAdmin: 'ok' }
+	},
+	{
+		route: 'POST /account/sessions/:ref/sign-out',
+		what: "sign out alice's other web session (hers alone; 404 for anyone else)",
+		prepare: async (w) => {
+			otherSession.set(w, sessionRef((await w.w.signIn(w.users.alice)).cookie))
+		},
+		request: (w) => ({ path: `/account/sessions/${otherSession.get(w) ?? '0'.repeat(32)}/sign-out` }),
+		expect: { signedOut: 'signin', member: 404, admin: 404, owner: 'ok', serverAdmin: 404 }
+	},
+	{
+		route: 'POST /account/sessions/sign-out-others',
+		what: 'sign out your other web sessions',
+		prepare: async (w) => {
+			for (const user of [w.users.alice, w.users.ann, w.users.mike, w.users.root]) await w.w.signIn(user)
+		},
+		request: () => ({ path: '/account/sessions/sign-out-others' }),
 		expect: { signedOut: 'signin', member: 'ok', admin: 'ok', owner: 'ok', serverAdmin: 'ok' }
 	},
 	{

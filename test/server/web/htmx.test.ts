@@ -96,3 +96,14 @@ describe('htmx fragments', () => {
 		expect((await redirectedTo(w, changed, browsers.owner)).html).toContain('The role was changed.')
 	})
 })
+
+describe('htmx under the CSP', () => {
+	test('a swap never copies a style attribute onto the new elements (the CSP refuses any; Devices swaps its fields)', async () => {
+		const { w, browsers } = await buildWorld()
+		const page = await w.get('/devices', browsers.owner)
+		const meta = /<meta name="htmx-config" content="([^"]+)"/.exec(page.html)?.[1] ?? ''
+		const config = JSON.parse(meta.replace(/&quot;/g, '"')) as { attributesToSettle?: string[] }
+		expect(config.attributesToSettle).toBeDefined()
+		expect(config.attributesToSettle).not.toContain('style')
+	})
+})

@@ -82,7 +82,12 @@ const pages: PageRow[] = [
 		what: 'devices: own keys only',
 		expect: {
 			signedOut: 303,
-			member: ok(['<h1 id="devices-heading" tabindex="-1">Devices</h1>', '>Revoke</button>']),
+			// Each button names its device (docs/web.md): "Revoke test", "Rename test".
+			member: ok([
+				'<h1 id="devices-heading" tabindex="-1">Devices</h1>',
+				'Revoke<span class="visually-hidden"> test</span></button>',
+				'Rename<span class="visually-hidden"> test</span></button>'
+			]),
 			admin: ok(['>test</th>']),
 			owner: ok(['>test</th>']),
 			serverAdmin: ok(['>test</th>'])
@@ -288,7 +293,7 @@ const pages: PageRow[] = [
 				'<h1>Admin</h1>',
 				'max@example.test',
 				'>Reset password</button>',
-				'>Revoke keys</button>',
+				'>Revoke keys<span class="visually-hidden"> of max</span></button>',
 				'>Remove</button>',
 				'Add user',
 				'Invite people',

@@ -134,7 +134,7 @@ describe('"Install the client" links /download (docs/web.md)', () => {
 		const link = '<a href="/download">Install the client</a>'
 		const devices = await w.get('/devices', alice)
 		expect(devices.html).toContain(link)
-		expect(devices.html).toContain('>Revoke</button>')
+		expect(devices.html).toContain('>Revoke<span class="visually-hidden"> test</span></button>')
 		const configs = await w.get('/configs', alice)
 		expect(textOf(configs.html)).toContain('Nothing synced yet')
 		expect(configs.html).toContain(link)

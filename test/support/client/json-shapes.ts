@@ -125,6 +125,7 @@ export const SHAPES = {
 			.nullable()
 	}),
 	keys: z.array(Key),
+	'keys rename': Key,
 	'keys revoke': z.strictObject({ revoked: z.strictObject({ id, device: z.string() }), current: z.boolean() }),
 	status: z.array(
 		z.strictObject({

@@ -2,8 +2,8 @@ import { Elysia } from 'elysia'
 import { z } from 'zod'
 import type { AuthPlugin } from '../../plugins/auth'
 import { NO_STORE } from '../../lib/http'
-import { loginJsonBody } from '../../plugins/json-body'
-import { IssuedKey, KeyIdParams, KeyView, LoginBody, Me } from '../../../shared/api/auth'
+import { jsonBody, loginJsonBody } from '../../plugins/json-body'
+import { IssuedKey, KeyIdParams, KeyView, LoginBody, Me, RenameKeyBody } from '../../../shared/api/auth'
 import { ROUTES } from '../../../shared/api/routes'
 import type { AuthService } from './service'
 
@@ -53,6 +53,18 @@ export const authRoutes = (auth: AuthService, gate: AuthPlugin, clientAddress: C
 			},
 			{ actor: true, params: KeyIdParams, detail: { summary: 'Revoke one of your keys' } }
 		)
+		.patch(ROUTES.key, ({ actor, params, body }) => auth.renameKey(actor, params.id, body.name), {
+			...jsonBody,
+			actor: true,
+			params: KeyIdParams,
+			body: RenameKeyBody,
+			response: KeyView,
+			detail: {
+				summary: "Rename one of your devices (the key's device name)",
+				description:
+					"`{name}`, checked as a login's device is. 200 with the key as GET /api/keys lists it; another user's key or an unknown id: 404; a name another of your keys has: 409. Audited as `key.renamed`."
+			}
+		})
 		.get(ROUTES.me, ({ caller }) => ({ email: caller.email, username: caller.username }), {
 			auth: true,
 			response: Me,

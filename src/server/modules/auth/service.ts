@@ -5,7 +5,7 @@ import { toIso, type Clock } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import type { Logger } from '../../lib/log'
 import type { PasswordHasher } from '../../lib/passwords'
-import type { AuditEvent, Caller, CallerRow, Store, UserRow } from '../../store/types'
+import type { AuditEvent, Caller, CallerRow, Store, StoredKey, UserRow } from '../../store/types'
 import { createAuditEvents, type Actor } from '../audit/event'
 import type { IssuedKey, KeyView, LoginBody } from '../../../shared/api/auth'
 import type { KeyScope } from '../../../shared/constants'
@@ -44,6 +44,16 @@ const TOUCHED_MAX = 10_000
 const signupAddressKey = (address: string): string => `signup:${throttleKey(address)}`
 
 const unauthorized = (message: string) => new AppError('unauthorized', message)
+
+/** A key as its user sees it (docs/api.md GET /api/keys): never the key itself. */
+const keyView = (key: StoredKey, caller: Caller): KeyView => ({
+	id: key.id,
+	device: key.device,
+	createdAt: key.createdAt,
+	lastUsedAt: key.lastUsedAt,
+	current: key.keyHash === caller.keyHash,
+	scope: key.readOnly ? 'read-only' : 'read-write'
+})
 
 /** Stores a new key for (user, device), replacing that device's previous one (login, and the admin's `key issue`). */
 export function createKeyIssuer({ store, clock }: { store: Store; clock: Clock }) {
@@ -267,14 +277,22 @@ export function createAuthService({
 
 		async listKeys(caller: Caller): Promise<KeyView[]> {
 			const keys = await store.keys.listForUser(caller.userId)
-			return keys.map((key) => ({
-				id: key.id,
-				device: key.device,
-				createdAt: key.createdAt,
-				lastUsedAt: key.lastUsedAt,
-				current: key.keyHash === caller.keyHash,
-				scope: key.readOnly ? ('read-only' as const) : ('read-write' as const)
-			}))
+			return keys.map((key) => keyView(key, caller))
+		},
+
+		/**
+		 * docs/api.md PATCH /api/keys/:id: another name for one of your devices (`device`, checked as a login's
+		 * is). Another user's key or none is a 404; a name another of your keys has is a 409.
+		 */
+		async renameKey(actor: Actor, keyId: string, device: string): Promise<KeyView> {
+			const renamed = await store.keys.rename(actor.userId, keyId, device, event('key.renamed', actor))
+			if (renamed === undefined) throw new AppError('not_found', 'No such key.')
+			if (renamed === 'taken')
+				throw new AppError(
+					'conflict',
+					`Another of your devices is named "${device}" already: choose another name, or revoke that device first.`
+				)
+			return keyView(renamed, actor)
 		},
 
 		/** Another user's key is a 404, never a 403 (docs/api.md). */

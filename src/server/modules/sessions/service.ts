@@ -4,7 +4,8 @@ import { SESSION_IDLE_MS, SESSION_MAX_MS } from '../../../shared/constants'
 import { sha256Hex, type Sealer } from '../../lib/crypto'
 import { AppError } from '../../lib/errors'
 import type { PasswordHasher } from '../../lib/passwords'
-import type { Caller, Store, UserRow } from '../../store/types'
+import type { Caller, SessionRow, Store, UserRow } from '../../store/types'
+import { browserName } from '../../lib/user-agent'
 import { createAuditEvents, type Actor } from '../audit/event'
 import type { AuthService } from '../auth/service'
 import { Password } from '../../../shared/api/users'
@@ -13,6 +14,23 @@ import { Password } from '../../../shared/api/users'
 const TOUCH_EVERY_MS = 60 * 1000
 /** What a session cookie holds: 32 random bytes, base64url. */
 const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{43}$/
+
+/** One of a user's web sessions as the Account page lists it (docs/web.md): never its id or its hash. */
+export interface SessionView {
+	/** What names it in the address of its "Sign out": a hash of its id's hash, of no use as a cookie. */
+	ref: string
+	/** The browser and system, from its user agent ("Chrome on Linux"). */
+	browser: string
+	address: string
+	createdAt: string
+	lastSeenAt: string
+	/** The session this request came with. */
+	current: boolean
+}
+
+const refOf = (idHash: string) => sha256Hex(`session-ref:${idHash}`).slice(0, 32)
+const nameOf = (session: Pick<SessionRow, 'userAgent' | 'address'>) =>
+	`${browserName(session.userAgent)}, ${session.address}`
 
 /** A signed-in person as the web application sees them. */
 export interface WebCaller extends Caller {
@@ -112,6 +130,58 @@ export function createSessionsService({
 			await store.sessions.remove(
 				actor.sessionIdHash,
 				event('session.ended', actor, { target: { type: 'session', id: actor.sessionIdHash.slice(0, 12) } })
+			)
+		},
+
+		/** docs/web.md Account: the user's live web sessions, this one first, then the most recently seen. */
+		async listSessions(caller: Pick<WebCaller, 'userId' | 'sessionIdHash'>): Promise<SessionView[]> {
+			const now = clock.now()
+			const sessions = await store.sessions.listForUser(caller.userId, toIso(now), toIso(now - SESSION_IDLE_MS))
+			const views = sessions.map((session) => ({
+				ref: refOf(session.idHash),
+				browser: browserName(session.userAgent),
+				address: session.address,
+				createdAt: session.createdAt,
+				lastSeenAt: session.lastSeenAt,
+				current: session.idHash === caller.sessionIdHash
+			}))
+			return [...views.filter((view) => view.current), ...views.filter((view) => !view.current)]
+		},
+
+		/**
+		 * Ends another of the user's web sessions ("Sign out" on Account): one of someone else's, or one that
+		 * ended already, is a 404 (never a 403); this very session is signed out with the header's "Sign out".
+		 */
+		async signOutSession(actor: Actor & { sessionIdHash: string }, ref: string): Promise<void> {
+			const now = clock.now()
+			const sessions = await store.sessions.listForUser(actor.userId, toIso(now), toIso(now - SESSION_IDLE_MS))
+			const session = sessions.find((candidate) => refOf(candidate.idHash) === ref)
+			if (!session) throw new AppError('not_found', 'No such session: it may have ended already.')
+			if (session.idHash === actor.sessionIdHash)
+				throw new AppError('conflict', 'That is this session: sign it out with "Sign out" at the top of the page.')
+			const ended = await store.sessions.remove(
+				session.idHash,
+				event('session.ended', actor, {
+					target: { type: 'session', id: session.idHash.slice(0, 12), name: nameOf(session) },
+					details: { reason: 'signed_out_elsewhere' }
+				})
+			)
+			if (!ended) throw new AppError('not_found', 'No such session: it may have ended already.')
+		},
+
+		/** "Sign out everywhere else" (docs/web.md Account): every other web session of the user ends; how many did. */
+		signOutOthers(actor: Actor & { sessionIdHash: string }): Promise<number> {
+			const now = clock.now()
+			// One that had expired already (idle or at its end, not yet pruned) is dropped without an event: it ended before.
+			const live = (session: SessionRow) =>
+				Date.parse(session.expiresAt) > now && Date.parse(session.lastSeenAt) > now - SESSION_IDLE_MS
+			return store.sessions.removeOthers(actor.userId, actor.sessionIdHash, (session) =>
+				live(session)
+					? event('session.ended', actor, {
+							target: { type: 'session', id: session.idHash.slice(0, 12), name: nameOf(session) },
+							details: { reason: 'signed_out_elsewhere' }
+						})
+					: undefined
 			)
 		},
 

@@ -54,6 +54,38 @@ export function keyStore(ex: Executor, findCaller: KeyStore['findCaller']): KeyS
 				rows(db.select(keyFields).from(apiKeys).where(eq(apiKeys.userId, userId)).orderBy(asc(apiKeys.createdAt)))
 			),
 		revoke: (userId, keyId, event) => revoke(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId)), event),
-		revokeByHash: async (keyHash, event) => void (await revoke(eq(apiKeys.keyHash, keyHash), event))
+		revokeByHash: async (keyHash, event) => void (await revoke(eq(apiKeys.keyHash, keyHash), event)),
+		async rename(userId, keyId, device, event) {
+			try {
+				return await ex.transaction(function* (db): Work<StoredKey | 'taken' | undefined> {
+					const mine = and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId))
+					const key = yield* row(db.select(keyFields).from(apiKeys).where(mine), 'update')
+					if (!key) return undefined
+					if (key.device === device) return key
+					// Taken in turn with a login under the new name (issue), so the two never make one name twice.
+					yield* lock('key', userId, device)
+					const other = yield* row(
+						db
+							.select({ id: apiKeys.id })
+							.from(apiKeys)
+							.where(and(eq(apiKeys.userId, userId), eq(apiKeys.device, device)))
+					)
+					if (other) return 'taken'
+					yield* write(db.update(apiKeys).set({ device }).where(mine))
+					yield* audit(
+						event && {
+							...event,
+							target: { type: 'key', id: key.id, name: device },
+							details: { ...event.details, from: key.device }
+						}
+					)
+					return { ...key, device }
+				})
+			} catch (error) {
+				// A unique index that refused it all the same (the same name written at the same moment).
+				if (ex.isUniqueViolation(error)) return 'taken'
+				throw error
+			}
+		}
 	}
 }

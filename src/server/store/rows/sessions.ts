@@ -1,6 +1,6 @@
-import { and, eq, gt, lt, or } from 'drizzle-orm'
+import { and, desc, eq, gt, lt, ne, or } from 'drizzle-orm'
 import type { SessionStore, UserRow } from '../types'
-import { audit, changes, type Executor, row, write } from './executor'
+import { audit, changes, type Executor, row, rows, write } from './executor'
 import { userFieldsOf } from './users'
 
 /** docs/web.md web sessions, looked up by the SHA-256 of the cookie's id. */
@@ -48,6 +48,27 @@ export function sessionStore(ex: Executor): SessionStore {
 				const removed = (yield* changes(db.delete(sessions).where(eq(sessions.idHash, idHash)))) > 0
 				if (removed) yield* audit(event)
 				return removed
+			}),
+		listForUser: (userId, now, idleSince) =>
+			ex.execute((db) =>
+				rows(
+					db
+						.select(sessionFields)
+						.from(sessions)
+						.where(and(eq(sessions.userId, userId), gt(sessions.expiresAt, now), gt(sessions.lastSeenAt, idleSince)))
+						.orderBy(desc(sessions.lastSeenAt), desc(sessions.createdAt))
+				)
+			),
+		removeOthers: (userId, keep, auditOf) =>
+			ex.transaction(function* (db) {
+				const ended = yield* rows(
+					db
+						.delete(sessions)
+						.where(and(eq(sessions.userId, userId), ne(sessions.idHash, keep)))
+						.returning(sessionFields)
+				)
+				for (const session of ended) yield* audit(auditOf?.(session))
+				return ended.length
 			}),
 		prune: (now, idleBefore) =>
 			ex.execute((db) =>

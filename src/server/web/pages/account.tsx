@@ -11,17 +11,87 @@ import {
 	type PageContext,
 	type WebDeps
 } from '../kit'
-import { Csrf, Layout, Notice, PasswordField, type ViewContext } from '../layout'
+import { Csrf, Layout, Notice, PasswordField, Time, type ViewContext } from '../layout'
+import type { SessionView } from '../../modules/sessions/service'
 import type { Usage } from '../../../shared/api/configs'
 import { formatBytes } from '../../../shared/text'
 
 // The Account page (docs/web.md); Activity has its own page (activity.tsx).
+
+/** How a session is named to a person, and in its button's accessible name: "Chrome on Linux, 203.0.113.5". */
+const sessionName = (session: SessionView) => `${session.browser}, ${session.address}`
+
+/** docs/web.md Account: the user's web sessions, each other one with "Sign out", and "Sign out everywhere else". */
+export function SessionsSection({ ctx, sessions }: { ctx: ViewContext; sessions: SessionView[] }) {
+	const others = sessions.filter((session) => !session.current).length
+	return (
+		<section>
+			<h2 id="sessions-heading">Web sessions</h2>
+			<p class="hint">
+				Each browser signed in to this web application. Signing one out takes it back to sign-in at its next page; your
+				devices (the cfgsync client) keep their keys: see Devices.
+			</p>
+			<table class="stack-on-phone" aria-labelledby="sessions-heading">
+				<thead>
+					<tr>
+						<th scope="col">Browser</th>
+						<th scope="col">Address</th>
+						<th scope="col">Signed in</th>
+						<th scope="col">Last seen</th>
+						<th scope="col">
+							<span class="visually-hidden">Actions</span>
+						</th>
+					</tr>
+				</thead>
+				<tbody>
+					{sessions.map((session) => (
+						<tr>
+							<th scope="row" data-label="Browser">
+								{session.browser}
+							</th>
+							<td data-label="Address">{session.address}</td>
+							<td data-label="Signed in">
+								<Time iso={session.createdAt} now={ctx.now} />
+							</td>
+							<td data-label="Last seen">
+								<Time iso={session.lastSeenAt} now={ctx.now} />
+							</td>
+							<td class="actions">
+								{session.current ? (
+									<strong>This session</strong>
+								) : (
+									<form method="post" action={`/account/sessions/${session.ref}/sign-out`}>
+										<Csrf ctx={ctx} />
+										<button type="submit" class="secondary small">
+											Sign out<span class="visually-hidden"> {sessionName(session)}</span>
+										</button>
+									</form>
+								)}
+							</td>
+						</tr>
+					))}
+				</tbody>
+			</table>
+			{others > 0 ? (
+				<form method="post" action="/account/sessions/sign-out-others" class="inline-actions sessions-actions">
+					<Csrf ctx={ctx} />
+					<button type="submit" class="secondary">
+						Sign out everywhere else
+					</button>
+				</form>
+			) : (
+				<p class="empty">You are signed in in this browser only.</p>
+			)}
+		</section>
+	)
+}
 
 export function AccountPage({
 	ctx,
 	email,
 	plan,
 	usage,
+	sessions,
 	notice,
 	form
 }: {
@@ -29,6 +99,7 @@ export function AccountPage({
 	email: string
 	plan: string
 	usage: Usage
+	sessions: SessionView[]
 	notice?: string
 	/** A failed "Change password", back after its redirect (forms.tsx): messages only, never a password. */
 	form?: FormState
@@ -64,6 +135,7 @@ export function AccountPage({
 				<a href="/activity">Your activity</a>: sign-ins, keys, pushes and team changes, with the device and address each
 				came from.
 			</p>
+			<SessionsSection ctx={ctx} sessions={sessions} />
 			<section class="narrow">
 				<h2 id="change-password">Change password</h2>
 				<FormAlert state={form} form={CHANGE_PASSWORD} />
@@ -125,12 +197,27 @@ export const accountPages = (deps: WebDeps) => ({
 				email={web.email}
 				plan={web.plan}
 				usage={await deps.configs.usage(web)}
+				sessions={await deps.sessions.listSessions(web)}
 				notice={noticeOf(request)}
 				form={state}
 			/>,
 			{ headers }
 		)
 	},
+
+	/** Ends another of your web sessions ("Sign out" in its row); one that is not yours, or gone, is a 404. */
+	signOutSession: ({ request, view, actor, params }: ChangeContext & { params: { ref: string } }) =>
+		attempt(request, view, async () => {
+			await deps.sessions.signOutSession(actor, params.ref)
+			return redirect('/account?notice=session-signed-out')
+		}),
+
+	/** "Sign out everywhere else": every other web session of yours ends, this one stays. */
+	signOutOthers: ({ request, view, actor }: ChangeContext) =>
+		attempt(request, view, async () => {
+			await deps.sessions.signOutOthers(actor)
+			return redirect('/account?notice=sessions-signed-out')
+		}),
 
 	changePassword: ({ request, web, view, actor, body }: ChangeContext) =>
 		attempt(request, view, async () => {

@@ -170,7 +170,10 @@ const SENTENCES: Record<AuditType, (parts: SentenceParts) => ComponentChildren> 
 		</>
 	),
 	'session.started': ({ who }) => `${who} signed in on the web`,
-	'session.ended': ({ who }) => `${who} signed out on the web`,
+	'session.ended': ({ event, who }) =>
+		detail(event, 'reason') === 'signed_out_elsewhere'
+			? `${who} signed out another web session (${event.target?.name ?? 'a browser'})`
+			: `${who} signed out on the web`,
 	'key.revoked': ({ event, reader, who }) => {
 		if (detail(event, 'reason') === 'logout')
 			return `${who} signed out the cfgsync client on “${event.actor.device ?? 'a device'}”`
@@ -181,6 +184,12 @@ const SENTENCES: Record<AuditType, (parts: SentenceParts) => ComponentChildren> 
 			</>
 		)
 	},
+	'key.renamed': ({ event, reader, who }) => (
+		<>
+			{who} renamed the device “{detail(event, 'from') ?? 'a device'}” to{' '}
+			<DeviceRef name={event.target?.name ?? 'a device'} keyId={event.target?.id} reader={reader} />
+		</>
+	),
 	'keys.revoked': ({ event, reader, who, whose }) => (
 		<>
 			{who} revoked all of{' '}

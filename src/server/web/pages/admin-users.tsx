@@ -99,7 +99,7 @@ export function UserRow({
 							data-confirm-button="Revoke keys"
 						>
 							<button type="submit" class="secondary small" autofocus={focus === 'revoke-keys' || undefined}>
-								Revoke keys
+								Revoke keys<span class="visually-hidden"> of {user.username}</span>
 							</button>
 						</form>
 						<form
