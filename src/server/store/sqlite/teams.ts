@@ -454,7 +454,13 @@ export function sqliteTeams(db: SqliteDb, sqlite: Database, audit: AuditWriter):
 					.where(and(eq(teams.id, teamId), isNotNull(teams.deletedAt)))
 					.run()
 			) > 0,
-		purgeStep: async (teamId, limit) => purgeStepTx.immediate(teamId, limit),
+		purgeStep: async (teamId, limit) => {
+			const removed = purgeStepTx.immediate(teamId, limit)
+			// Its pages into the database now, a step's worth: left to SQLite, a commit every ~1,000
+			// pages copies them all at once, ~20 ms more for the step that meets it (docs/performance.md#purge).
+			if (removed > 0) sqlite.run('PRAGMA wal_checkpoint(PASSIVE)')
+			return removed
+		},
 		async pruneReservationsAndInvitations(releasedBefore, expiredBefore) {
 			db.delete(teamSlugReservations).where(lt(teamSlugReservations.releasedAt, releasedBefore)).run()
 			db.delete(teamInvitations).where(lt(teamInvitations.expiresAt, expiredBefore)).run()
