@@ -19,7 +19,7 @@ export const PURGE_BATCH = 2000
  */
 export const STEP_TARGET_MS = 10
 const FIRST_STEP = 200
-const SMALLEST_STEP = 2
+const SMALLEST_STEP = 50
 
 /** Lets the event loop run what waits (requests, timers) before the next batch. */
 const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolve))
@@ -35,12 +35,16 @@ async function inSteps(
 	more: (removed: number, limit: number) => boolean
 ) {
 	let limit = Math.min(most, FIRST_STEP)
+	const floor = Math.min(most, SMALLEST_STEP)
 	for (;;) {
 		const started = performance.now()
 		const removed = await step(limit)
 		if (!more(removed, limit)) return
 		const took = performance.now() - started
-		if (took > STEP_TARGET_MS) limit = Math.max(SMALLEST_STEP, Math.floor((limit * STEP_TARGET_MS) / took))
+		// At most halved at a time and never under a floor: a step's fixed cost (a commit's fsync on a busy
+		// disk) would otherwise shrink it to a few rows a step, a purge of hours.
+		if (took > STEP_TARGET_MS)
+			limit = Math.max(floor, Math.floor(limit / 2), Math.floor((limit * STEP_TARGET_MS) / took))
 		else if (took < STEP_TARGET_MS / 2) limit = Math.min(most, limit * 2)
 		await yieldToRequests()
 	}
