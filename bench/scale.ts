@@ -14,7 +14,9 @@
 // the server started on it, the same requests, purge and rekey, and `db copy` back to a SQLite file.
 //
 // Every figure has a bound, checked per ×10 of data (or absolute), printed ✓/✗; any ✗ exits 1.
-// SCALE_SIZES=10000,100000 picks the SQLite sizes; SCALE_REQUESTS the requests per figure (300).
+// SCALE_SIZES=10000,100000 picks the SQLite sizes; SCALE_REQUESTS the requests per figure (300);
+// SCALE_POSTGRES=0 skips PostgreSQL; SCALE_ONLY=purge,requests measures only those parts (of purge,
+// requests, rekey, backup, scheduled, restore, copy), to re-measure a figure without the whole run.
 import { Database } from 'bun:sqlite'
 import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -27,6 +29,11 @@ const BINARY = process.env.BENCH_BINARY ?? join(ROOT, 'dist', 'cfgsync-server')
 const SIZES = (process.env.SCALE_SIZES ?? '10000,100000,1000000').split(',').filter(Boolean).map(Number)
 const POSTGRES_SIZE = Number(process.env.SCALE_POSTGRES ?? 100_000)
 const REQUESTS = Number(process.env.SCALE_REQUESTS ?? 300)
+const PARTS = ['purge', 'requests', 'rekey', 'backup', 'scheduled', 'restore', 'copy'] as const
+const ONLY = new Set((process.env.SCALE_ONLY ?? PARTS.join(',')).split(',').filter(Boolean))
+for (const part of ONLY)
+	need((PARTS as readonly string[]).includes(part), `SCALE_ONLY: no part "${part}" (${PARTS.join(', ')})`)
+const wants = (part: (typeof PARTS)[number]) => ONLY.has(part)
 const POSTGRES = process.env.CFGSYNC_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 need(existsSync(BINARY), `no ${BINARY}: run npm run build`)
 
@@ -131,6 +138,48 @@ async function dropDatabase(name: string) {
 	}
 }
 
+/** Each request's p50 and p99, then a push, then the server's idle memory. */
+async function requestFigures(
+	server: Server,
+	apiKey: string,
+	set: (name: string, value: number, bound: Bound, unit?: string) => void
+) {
+	const auth = { authorization: `Bearer ${apiKey}` }
+	const get = () => ({ headers: auth })
+	const url = (path: string) => `${server.url}${path}`
+	const configs = (await (await fetch(url('/api/configs?limit=1000'), get())).json()) as {
+		id: string
+		name: string
+	}[]
+	const id = (name: string) => configs.find((config) => config.name === name)?.id as string
+	const history = (await (await fetch(url(`/api/configs/${id('history')}/versions?limit=1`), get())).json()) as {
+		id: string
+	}[]
+	const requests: [string, string][] = [
+		['GET /api/me', '/api/me'],
+		['GET latest', '/api/configs/latest?name=hot&tool=claude-code'],
+		['GET a config', `/api/configs/${id('hot')}`],
+		['GET one version', `/api/configs/${id('history')}/versions/${history[0]?.id}`],
+		['GET versions (a page of 100 × 64 KiB)', `/api/configs/${id('history')}/versions`],
+		['GET /api/configs', '/api/configs'],
+		['GET /api/audit', '/api/audit']
+	]
+	for (const [name, path] of requests) {
+		const { p50, p99 } = await timed(url(path), get)
+		set(`${name} p50`, p50, FLAT)
+		set(`${name} p99`, p99, FLAT_P99)
+	}
+	let n = 0
+	const push = await timed(url('/api/configs'), () => ({
+		method: 'POST',
+		headers: { ...auth, 'content-type': 'application/json' },
+		body: JSON.stringify({ name: 'push-1k', tool: 'cursor', data: { n: n++, pad: 'x'.repeat(1000) } })
+	}))
+	set('POST a version (1 KiB) p50', push.p50, FLAT)
+	set('POST a version (1 KiB) p99', push.p99, FLAT_P99)
+	set('idle RSS (MB)', rssBytes(server.pids()) / MB, FLAT, 'MB')
+}
+
 async function measure(engine: 'sqlite' | 'postgres', size: number): Promise<Figures> {
 	const figures: Figures = new Map()
 	const set = (name: string, value: number, bound: Bound, unit = 'ms') => figures.set(name, { value, bound, unit })
@@ -176,50 +225,21 @@ async function measure(engine: 'sqlite' | 'postgres', size: number): Promise<Fig
 			const loop = latestLoop(server.url, seeded.apiKey)
 			const from = Date.now()
 			while (!(await teamGone())) await Bun.sleep(10)
-			set('purge, from the spawn (incl. start-up)', performance.now() - spawned, JOB)
-			set('purge: latest p99 meanwhile', await loop.stop(from, Date.now()), DURING)
-			await closeProbe()
-
-			const auth = { authorization: `Bearer ${seeded.apiKey}` }
-			const get = () => ({ headers: auth })
-			const url = (path: string) => `${server.url}${path}`
-			const configs = (await (await fetch(url('/api/configs?limit=1000'), get())).json()) as {
-				id: string
-				name: string
-			}[]
-			const id = (name: string) => configs.find((config) => config.name === name)?.id as string
-			const history = (await (await fetch(url(`/api/configs/${id('history')}/versions?limit=1`), get())).json()) as {
-				id: string
-			}[]
-			const requests: [string, string][] = [
-				['GET /api/me', '/api/me'],
-				['GET latest', '/api/configs/latest?name=hot&tool=claude-code'],
-				['GET a config', `/api/configs/${id('hot')}`],
-				['GET one version', `/api/configs/${id('history')}/versions/${history[0]?.id}`],
-				['GET versions (a page of 100 × 64 KiB)', `/api/configs/${id('history')}/versions`],
-				['GET /api/configs', '/api/configs'],
-				['GET /api/audit', '/api/audit']
-			]
-			for (const [name, path] of requests) {
-				const { p50, p99 } = await timed(url(path), get)
-				set(`${name} p50`, p50, FLAT)
-				set(`${name} p99`, p99, FLAT_P99)
+			const purged = performance.now() - spawned
+			const meanwhile = await loop.stop(from, Date.now())
+			if (wants('purge')) {
+				set('purge, from the spawn (incl. start-up)', purged, JOB)
+				set('purge: latest p99 meanwhile', meanwhile, DURING)
 			}
-			let n = 0
-			const push = await timed(url('/api/configs'), () => ({
-				method: 'POST',
-				headers: { ...auth, 'content-type': 'application/json' },
-				body: JSON.stringify({ name: 'push-1k', tool: 'cursor', data: { n: n++, pad: 'x'.repeat(1000) } })
-			}))
-			set('POST a version (1 KiB) p50', push.p50, FLAT)
-			set('POST a version (1 KiB) p99', push.p99, FLAT_P99)
-			set('idle RSS (MB)', rssBytes(server.pids()) / MB, FLAT, 'MB')
-
-			const rekey = await beside(server, seeded.apiKey, ['rekey', '--data-dir', dataDir], env)
-			set('rekey', rekey.ms, JOB)
-			set('rekey peak RSS (MB)', rekey.peakMb, MEMORY, 'MB')
-			set('rekey: latest p99 meanwhile', rekey.p99, DURING)
-			if (engine === 'sqlite') {
+			await closeProbe()
+			if (wants('requests')) await requestFigures(server, seeded.apiKey, set)
+			if (wants('rekey')) {
+				const rekey = await beside(server, seeded.apiKey, ['rekey', '--data-dir', dataDir], env)
+				set('rekey', rekey.ms, JOB)
+				set('rekey peak RSS (MB)', rekey.peakMb, MEMORY, 'MB')
+				set('rekey: latest p99 meanwhile', rekey.p99, DURING)
+			}
+			if (engine === 'sqlite' && wants('backup')) {
 				const backup = await beside(
 					server,
 					seeded.apiKey,
@@ -234,7 +254,7 @@ async function measure(engine: 'sqlite' | 'postgres', size: number): Promise<Fig
 			await server.stop()
 		}
 
-		if (engine === 'sqlite') {
+		if (engine === 'sqlite' && wants('scheduled')) {
 			// A second start, with a backup every 10 s: the first one is measured, then the server stops.
 			const backups = join(dir, 'backups')
 			const second = await listen('cfgsync', [BINARY, ...serve, '--backup-dir', backups], {
@@ -260,12 +280,16 @@ async function measure(engine: 'sqlite' | 'postgres', size: number): Promise<Fig
 				await second.stop()
 			}
 			rmSync(backups, { recursive: true, force: true })
+		}
+		if (engine === 'sqlite' && existsSync(join(dir, 'backup.db')) && wants('restore')) {
 			const restore = await command(['restore', join(dir, 'backup.db'), '--data-dir', dataDir], env)
 			set('`restore`', restore.ms, JOB)
 			set('`restore` peak RSS (MB)', restore.peakMb, MEMORY, 'MB')
 			for (const name of readdirSync(dataDir))
 				if (name.includes('before-restore')) rmSync(join(dataDir, name), { force: true })
-			rmSync(join(dir, 'backup.db'), { force: true })
+		}
+		rmSync(join(dir, 'backup.db'), { force: true })
+		if (engine === 'sqlite' && wants('copy')) {
 			const target = `cfgsync_scale_copy_${size}`
 			const to = await createDatabase(target)
 			try {
@@ -275,7 +299,7 @@ async function measure(engine: 'sqlite' | 'postgres', size: number): Promise<Fig
 			} finally {
 				await dropDatabase(target)
 			}
-		} else {
+		} else if (engine === 'postgres' && wants('copy')) {
 			const copy = await command(['db', 'copy', '--to', join(dir, 'copy.db'), '--data-dir', dataDir], env)
 			set('`db copy` to SQLite', copy.ms, JOB)
 			set('`db copy` peak RSS (MB)', copy.peakMb, MEMORY, 'MB')

@@ -36,6 +36,39 @@ const teamPush = (t: TestApp, user: TestUser, teamId: string, body: object = {})
 		body: { teamId, name: 'shared', tool: 'cursor', data: { v: Math.random() }, ...body }
 	})
 
+/**
+ * A deleted team due for the purge: "big" with 9 versions and 6 configs of one, 22 rows (configs and versions). Watches the
+ * purge's store calls: how many of those rows (configs and versions) each removed.
+ */
+async function purgeWatch(t: TestApp, teamId: string, owner: TestUser) {
+	const configIds = new Set<string>()
+	for (let i = 0; i < 9; i++) configIds.add((await teamPush(t, owner, teamId, { name: 'big' })).body.id)
+	for (let i = 0; i < 6; i++) configIds.add((await teamPush(t, owner, teamId, { name: `small-${i}` })).body.id)
+	await t.call('DELETE', '/api/teams/acme', { key: owner.key })
+	t.clock.advance(31 * DAY)
+	const remaining = async () => {
+		let rows = 0
+		for (const id of configIds) {
+			if (await t.store.configs.findMetaById(id)) rows++
+			rows += (await t.store.configs.listVersions(id, { limit: 1000 })).length
+		}
+		return rows
+	}
+	expect(await remaining()).toBe(22)
+	const removed: { call: 'purgeStep' | 'purge'; rows: number }[] = []
+	const watch =
+		<Args extends unknown[], Result>(call: 'purgeStep' | 'purge', run: (...args: Args) => Promise<Result>) =>
+		async (...args: Args) => {
+			const before = await remaining()
+			const result = await run(...args)
+			removed.push({ call, rows: before - (await remaining()) })
+			return result
+		}
+	t.store.teams.purgeStep = watch('purgeStep', t.store.teams.purgeStep)
+	t.store.teams.purge = watch('purge', t.store.teams.purge)
+	return { configIds, remaining, removed }
+}
+
 describe('teams (SPEC /api/teams)', () => {
 	test('create: Team plan only; the creator is owner; slug from the name; 409 when taken', async () => {
 		const t = testApp()
@@ -517,19 +550,9 @@ describe('soft delete and purge (SPEC, docs/api.md)', () => {
 		expect((await t.call('POST', '/api/teams', { key: owner.key, body: { name: 'Acme' } })).status).toBe(201)
 	})
 
-	test('a large team is purged in batches, with requests answered between them; every version goes (CONTRACT §16)', async () => {
+	test('a large team is purged in short steps: none removes more than the batch, the last only the team; requests are answered meanwhile (docs/performance.md#purge)', async () => {
 		const { t, team, owner, member } = await acme()
-		const configIds = new Set<string>()
-		for (let i = 0; i < 23; i++) configIds.add((await teamPush(t, owner, team.id, { name: `c${i % 2}` })).body.id)
-		await t.call('DELETE', '/api/teams/acme', { key: owner.key })
-		t.clock.advance(31 * DAY)
-		const batches: number[] = []
-		const purgeVersions = t.store.teams.purgeVersions
-		t.store.teams.purgeVersions = async (teamId, limit) => {
-			const removed = await purgeVersions(teamId, limit)
-			batches.push(removed)
-			return removed
-		}
+		const w = await purgeWatch(t, team.id, owner)
 		let purgeDone = false
 		const purge = purgeDeletedTeams({ store: t.store, clock: t.clock, logger: silentLogger, batch: 4 }).then(
 			(count) => {
@@ -543,14 +566,44 @@ describe('soft delete and purge (SPEC, docs/api.md)', () => {
 			answered.push(!purgeDone)
 		}
 		expect(await purge).toBe(1)
-		// 23 versions of 2 configs: the 21 no config points to in batches of 4, then the team with the rest.
-		expect(batches).toEqual([4, 4, 4, 4, 4, 1])
 		expect(answered).toEqual([true, true])
-		for (const id of configIds) {
-			expect(await t.store.configs.findMetaById(id)).toBeUndefined()
-			expect(await t.store.configs.listVersions(id)).toEqual([])
-		}
+		// "big" with 9 versions and 6 configs of one version: 22 rows, at most 4 a step.
+		const steps = w.removed.filter((step) => step.call === 'purgeStep')
+		expect(steps.length).toBeGreaterThanOrEqual(6)
+		expect(steps.map((step) => step.rows).filter((rows) => rows > 4)).toEqual([])
+		expect(steps.reduce((sum, step) => sum + step.rows, 0)).toBe(22)
+		// The team's own row goes last, with no config or version left to cascade.
+		expect(w.removed.at(-1)).toEqual({ call: 'purge', rows: 0 })
+		expect(await w.remaining()).toBe(0)
 		expect(await t.store.teams.members(team.id)).toEqual([])
+	})
+
+	test('a purge that stops midway leaves every remaining config whole, and the next run finishes it', async () => {
+		const { t, team, owner } = await acme()
+		const w = await purgeWatch(t, team.id, owner)
+		const purgeStep = t.store.teams.purgeStep
+		let calls = 0
+		t.store.teams.purgeStep = async (teamId, limit) => {
+			if (++calls === 3) throw new Error('the process died')
+			return purgeStep(teamId, limit)
+		}
+		const purge = () => purgeDeletedTeams({ store: t.store, clock: t.clock, logger: silentLogger, batch: 4 })
+		await expect(purge()).rejects.toThrow('the process died')
+		const left = await w.remaining()
+		expect(left).toBeGreaterThan(0)
+		expect(left).toBeLessThan(22)
+		expect((await t.call('GET', '/api/teams/acme', { key: owner.key })).status).toBe(404)
+		for (const id of w.configIds) {
+			const meta = await t.store.configs.findMetaById(id)
+			if (!meta) continue
+			// Whatever is left of a config keeps its current version.
+			const versions = await t.store.configs.listVersions(id, { limit: 1000 })
+			expect(versions.map((version) => version.version)).toContain(meta.version)
+		}
+		expect(await purge()).toBe(1)
+		expect(await w.remaining()).toBe(0)
+		expect(await t.store.teams.members(team.id)).toEqual([])
+		expect((await t.call('POST', '/api/teams', { key: owner.key, body: { name: 'Acme' } })).status).toBe(201)
 	})
 
 	test('a team deleted 29 days ago stays and one deleted 31 days ago goes', async () => {

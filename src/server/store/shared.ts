@@ -129,3 +129,23 @@ export function parseKept(value: string | undefined): { id: string; sealed: stri
 		return undefined
 	}
 }
+
+/**
+ * The purge's next step (docs/performance.md#purge): the leading configs whose rows (the config and at
+ * most `version` versions, the numbers being 1…version) fit in `limit` go whole; when the first alone
+ * does not fit, its old versions go `limit` at a time and then it goes with its current one.
+ */
+export function purgeStepPlan(
+	found: { id: string; version: number }[],
+	limit: number
+): { whole: string[] } | { trim: string } | undefined {
+	const whole: string[] = []
+	let rows = 0
+	for (const config of found) {
+		rows += config.version + 1
+		if (rows > limit) break
+		whole.push(config.id)
+	}
+	if (whole.length > 0) return { whole }
+	return found[0] && { trim: found[0].id }
+}

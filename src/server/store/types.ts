@@ -702,13 +702,19 @@ export interface TeamStore {
 	removeMember(teamId: string, userId: string, audit?: AuditEvent): Promise<boolean | 'last_owner'>
 	/** Ids of teams soft-deleted before `before`. */
 	deletedBefore(before: string): Promise<string[]>
-	/** Removes a soft-deleted team with its memberships, configs and versions in one transaction. */
+	/**
+	 * Removes a soft-deleted team with its memberships and invitations, and any configs and versions
+	 * `purgeStep` left (none when it ran to the end), in one transaction.
+	 */
 	purge(teamId: string): Promise<boolean>
 	/**
-	 * Removes up to `limit` versions of a soft-deleted team's configs that no config points to: the
-	 * batches before `purge`, so a large team's purge never holds the database in one long statement.
+	 * One short transaction of a soft-deleted team's purge: removes about `limit` rows at most (whole
+	 * configs with their versions, or a config's old versions `limit` at a time when it has more) and
+	 * answers how many went, 0 when no config is left. The steps before `purge`, so a large team's purge
+	 * never holds the database in one long statement (docs/performance.md#purge); every step leaves each
+	 * remaining config whole, so a crash between two steps leaves a purge the next run finishes.
 	 */
-	purgeVersions(teamId: string, limit: number): Promise<number>
+	purgeStep(teamId: string, limit: number): Promise<number>
 	/** Drops slug reservations released before `releasedBefore` and invitations expired before `expiredBefore`. */
 	pruneReservationsAndInvitations(releasedBefore: string, expiredBefore: string): Promise<void>
 }

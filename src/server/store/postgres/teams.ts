@@ -6,6 +6,7 @@ import { writeAudit } from './audit'
 import type { PgDb, PgTx } from './client'
 import { isUniqueViolation } from './errors'
 import { lockName } from './locks'
+import { purgeStepPlan } from '../shared'
 import { configs, configVersions, teamInvitations, teamMembers, teams, teamSlugReservations, users } from './schema'
 
 const teamFields = {
@@ -372,7 +373,7 @@ export function postgresTeams(db: PgDb): TeamStore {
 					.from(teams)
 					.where(and(isNotNull(teams.deletedAt), lt(teams.deletedAt, before)))
 			).map((row) => row.id),
-		// Cascades take its memberships, invitations, configs and their versions in the same statement.
+		// Cascades take its memberships, invitations, and whatever configs and versions purgeStep left.
 		purge: async (teamId) =>
 			(
 				await db
@@ -380,30 +381,45 @@ export function postgresTeams(db: PgDb): TeamStore {
 					.where(and(eq(teams.id, teamId), isNotNull(teams.deletedAt)))
 					.returning({ id: teams.id })
 			).length > 0,
-		purgeVersions: async (teamId, limit) =>
-			(
-				await db
+		purgeStep: (teamId, limit) =>
+			db.transaction(async (tx): Promise<number> => {
+				// The team's row locked, as a restore locks it (docs/performance.md#purge).
+				if (!(await lockTeam(tx, and(eq(teams.id, teamId), isNotNull(teams.deletedAt))))) return 0
+				const found = await tx
+					.select({ id: configs.id, version: configs.version, currentVersionId: configs.currentVersionId })
+					.from(configs)
+					.where(eq(configs.teamId, teamId))
+					.limit(limit)
+				const plan = purgeStepPlan(found, limit)
+				if (!plan) return 0
+				if ('whole' in plan) {
+					const versions = await tx
+						.delete(configVersions)
+						.where(inArray(configVersions.configId, plan.whole))
+						.returning({ id: configVersions.id })
+					const gone = await tx.delete(configs).where(inArray(configs.id, plan.whole)).returning({ id: configs.id })
+					return versions.length + gone.length
+				}
+				const config = found[0] as (typeof found)[number]
+				const old = await tx
 					.delete(configVersions)
 					.where(
 						inArray(
 							configVersions.id,
-							db
+							tx
 								.select({ id: configVersions.id })
 								.from(configVersions)
-								.innerJoin(configs, eq(configs.id, configVersions.configId))
-								.innerJoin(teams, eq(teams.id, configs.teamId))
-								.where(
-									and(
-										eq(configs.teamId, teamId),
-										isNotNull(teams.deletedAt),
-										ne(configVersions.id, configs.currentVersionId)
-									)
-								)
+								.where(and(eq(configVersions.configId, config.id), ne(configVersions.id, config.currentVersionId)))
+								.orderBy(asc(configVersions.version))
 								.limit(limit)
 						)
 					)
 					.returning({ id: configVersions.id })
-			).length,
+				if (old.length > 0) return old.length
+				// Its old versions gone: the config goes, its current version by the cascade.
+				const gone = await tx.delete(configs).where(eq(configs.id, config.id)).returning({ id: configs.id })
+				return 2 * gone.length
+			}),
 		async pruneReservationsAndInvitations(releasedBefore, expiredBefore) {
 			await db.delete(teamSlugReservations).where(lt(teamSlugReservations.releasedAt, releasedBefore))
 			await db.delete(teamInvitations).where(lt(teamInvitations.expiresAt, expiredBefore))
