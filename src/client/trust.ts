@@ -82,6 +82,18 @@ export function setTrusted(server: string, username: string, device: TrustedDevi
 	return true
 }
 
+/** A trusted device renamed (cfgsync keys rename): its entry, found by its key, takes the new name; whether one did. */
+export function renameTrusted(server: string, username: string, keyId: string, name: string): boolean {
+	const known = trustedDevices(server, username)
+	if (!known.some((t) => t.key === keyId && t.device !== name)) return false
+	const content = read()
+	content.trusted[entry(server, username)] = known
+		.map((t) => (t.key === keyId ? { device: name, key: keyId } : t))
+		.sort((a, b) => (a.device < b.device ? -1 : a.device > b.device ? 1 : 0))
+	write(content)
+	return true
+}
+
 /** Who made a version: the device name the server recorded and, when the server records it, the key's id. */
 export interface Author {
 	device: string

@@ -150,6 +150,38 @@ describe('keys, invitations and list, in process', () => {
 		expect(unknown.stderr).toContain('no key of yours has the device name or id "phone"')
 	})
 
+	test('a trusted device renamed, here or on the web, is still trusted, and listed by its new name', async () => {
+		const t = testApp()
+		const olga = await t.user('pro', 'olga')
+		const login = await cfgsync(
+			['login', '--server', SERVER, '--user', 'olga', '--device', 'laptop', '--password-stdin'],
+			{ app: t, stdin: `${olga.password}\n` }
+		)
+		expect(login.code).toBe(0)
+		expect((await cfgsync(['trust', 'test'], { app: t })).code).toBe(0)
+		const listed = async () =>
+			JSON.parse((await cfgsync(['trust', '--list', '--json'], { app: t })).stdout) as {
+				device: string
+				trust: string
+			}[]
+		const keys = JSON.parse((await cfgsync(['keys', '--json'], { app: t })).stdout) as { id: string; device: string }[]
+		const other = keys.find((key) => key.device === 'test')!
+		// Renamed on the web (the API), where this machine's file cannot follow.
+		expect((await t.call('PATCH', `/api/keys/${other.id}`, { key: olga.key, body: { name: 'ci' } })).status).toBe(200)
+		expect(await listed()).toEqual([
+			{ device: 'ci', trust: 'trusted' },
+			{ device: 'laptop', trust: 'this machine' }
+		])
+		// Renamed here: the entry takes the new name, so --remove finds it by it.
+		expect((await cfgsync(['keys', 'rename', 'ci', 'desk'], { app: t })).code).toBe(0)
+		expect(await listed()).toEqual([
+			{ device: 'desk', trust: 'trusted' },
+			{ device: 'laptop', trust: 'this machine' }
+		])
+		const removed = await cfgsync(['trust', '--remove', 'desk', '--json'], { app: t })
+		expect(JSON.parse(removed.stdout)).toEqual({ device: 'desk', trusted: false, changed: true })
+	})
+
 	test('invitations: none, then one, declined', async () => {
 		const t = testApp()
 		const olga = await t.user('team', 'olga')

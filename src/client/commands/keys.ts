@@ -3,6 +3,7 @@ import { loginCommand, noMore } from '../context'
 import type { KeyView } from '../api'
 import { deleteCredentials, writeCredentials } from '../credentials'
 import { CliFailure, EXIT, safe } from '../output'
+import { renameTrusted } from '../trust'
 import { shellWord } from '../report'
 import { defineCommand, type Input, YES } from './command'
 
@@ -90,6 +91,8 @@ async function rename({ values, positionals, out, session }: KeysInput) {
 	// This machine's own name follows, so what it says about its own device stays true.
 	if (renamed.current && s.keySource === 'saved' && s.credentials?.keyId === renamed.id)
 		writeCredentials({ ...s.credentials, device: renamed.device }, s.profile)
+	// Trust given here follows the key; its entry takes the new name, so trust --list and --remove find it by it.
+	renameTrusted(s.server, await s.username(), renamed.id, renamed.device)
 	if (values.json) return out.json(renamed)
 	out.say(`Renamed device "${safe(key.device)}" to "${safe(renamed.device)}"; it keeps its key (${renamed.id}).`)
 }

@@ -34,13 +34,17 @@ async function run({ values, positionals, out, session }: Input<typeof options>)
 		if (values.remove) throw new CliFailure('--list and --remove do different things: use one', EXIT.usage)
 		const keys = await s.run((api) => api.keys.list())
 		const trusted = trustedDevices(s.server, username)
-		const devices = [...new Set([...keys.map((k) => k.device), ...trusted.map((t) => t.device)])].sort()
+		// A trusted entry whose key a device still has is listed under that device's name now.
+		const gone = trusted.filter((t) => !keys.some((k) => k.id === t.key)).map((t) => t.device)
+		const devices = [...new Set([...keys.map((k) => k.device), ...gone])].sort()
 		const state = (device: string) => {
 			if (keys.some((k) => k.current && k.device === device)) return 'this machine'
-			const given = trusted.find((t) => t.device === device)
+			const key = keys.find((k) => k.device === device)
+			// By its key first: a device renamed since it was trusted (on the web, say) is still the device trusted.
+			const given =
+				trusted.find((t) => key !== undefined && t.key === key.id) ?? trusted.find((t) => t.device === device)
 			if (given === undefined) return 'not trusted'
 			// Trust goes with the key the device had: a new login there (or a key that took its name) is not trusted.
-			const key = keys.find((k) => k.device === device)
 			return given.key === undefined || key === undefined || given.key === key.id
 				? 'trusted'
 				: 'not trusted (a new key since: trust it again)'
