@@ -14,6 +14,18 @@ homePerTest('account-in-process')
 
 const SERVER = 'http://cfgsync.test'
 
+/** A Pro user olga, logged in on this machine as device "laptop" (her first key, "test", is another device). */
+async function olgaOnLaptop() {
+	const t = testApp()
+	const olga = await t.user('pro', 'olga')
+	const login = await cfgsync(
+		['login', '--server', SERVER, '--user', 'olga', '--device', 'laptop', '--password-stdin'],
+		{ app: t, stdin: `${olga.password}\n` }
+	)
+	expect(login.code).toBe(0)
+	return { t, olga }
+}
+
 describe('cfgsync login, in process', () => {
 	test('--password-stdin logs in and saves the login that whoami then uses', async () => {
 		const t = testApp()
@@ -125,13 +137,7 @@ describe('keys, invitations and list, in process', () => {
 	})
 
 	test('keys rename gives a device another name by name or id; it keeps its key, and this machine remembers its new name', async () => {
-		const t = testApp()
-		const olga = await t.user('pro', 'olga')
-		const login = await cfgsync(
-			['login', '--server', SERVER, '--user', 'olga', '--device', 'laptop', '--password-stdin'],
-			{ app: t, stdin: `${olga.password}\n` }
-		)
-		expect(login.code).toBe(0)
+		const { t } = await olgaOnLaptop()
 		const renamed = await cfgsync(['keys', 'rename', 'LAPTOP', 'work', 'laptop'], { app: t })
 		expect(renamed).toMatchObject({ code: 0, stderr: '' })
 		expect(renamed.stdout).toStartWith('Renamed device "laptop" to "work laptop"; it keeps its key (')
@@ -151,13 +157,7 @@ describe('keys, invitations and list, in process', () => {
 	})
 
 	test('a trusted device renamed, here or on the web, is still trusted, and listed by its new name', async () => {
-		const t = testApp()
-		const olga = await t.user('pro', 'olga')
-		const login = await cfgsync(
-			['login', '--server', SERVER, '--user', 'olga', '--device', 'laptop', '--password-stdin'],
-			{ app: t, stdin: `${olga.password}\n` }
-		)
-		expect(login.code).toBe(0)
+		const { t, olga } = await olgaOnLaptop()
 		expect((await cfgsync(['trust', 'test'], { app: t })).code).toBe(0)
 		const listed = async () =>
 			JSON.parse((await cfgsync(['trust', '--list', '--json'], { app: t })).stdout) as {
