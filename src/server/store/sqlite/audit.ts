@@ -4,6 +4,7 @@ import type { AuditEvent, AuditStore, FeedRow } from '../types'
 import type { SqliteDb } from './client'
 import { changed } from './errors'
 import { apiKeys, auditEvents, meta } from './schema'
+import type { WalCheckpoints } from './wal-checkpoints'
 
 /**
  * Writes audit events (docs/operations.md). Store methods call it inside their own
@@ -68,7 +69,31 @@ export function auditWriter(db: SqliteDb) {
 export type AuditWriter = ReturnType<typeof auditWriter>
 
 /** The feed and its numbering; the log's pages are ../rows/audit-log.ts (`list`). */
-export function sqliteAudit(db: SqliteDb, write: AuditWriter, list: AuditStore['list']): AuditStore {
+export function sqliteAudit(
+	db: SqliteDb,
+	write: AuditWriter,
+	list: AuditStore['list'],
+	checkpoints: WalCheckpoints
+): AuditStore {
+	/** Old events, at most `limit` of the oldest, in one transaction that keeps the feed's last number. */
+	function prune(before: string, limit: number | undefined) {
+		return db.transaction((tx) => {
+			const end = feedEnd(tx)
+			tx.insert(meta)
+				.values({ key: FEED_END_KEY, value: String(end) })
+				.onConflictDoUpdate({ target: meta.key, set: { value: String(end) } })
+				.run()
+			const old = lt(auditEvents.id, uuidv7Floor(Date.parse(before)))
+			const batch =
+				limit === undefined
+					? old
+					: inArray(
+							auditEvents.id,
+							tx.select({ id: auditEvents.id }).from(auditEvents).where(old).orderBy(asc(auditEvents.id)).limit(limit)
+						)
+			return changed(tx.delete(auditEvents).where(batch).run())
+		})
+	}
 	return {
 		record: async (event) => write(event),
 		list,
@@ -85,22 +110,7 @@ export function sqliteAudit(db: SqliteDb, write: AuditWriter, list: AuditStore['
 		feedAt: async (seq) =>
 			db.select({ at: auditEvents.at }).from(auditEvents).where(eq(auditEvents.seq, seq)).get()?.at,
 		// Ids are UUIDv7, ordered by time: the primary key finds the old events, no index on `at` is kept up.
-		prune: async (before, limit) =>
-			db.transaction((tx) => {
-				const end = feedEnd(tx)
-				tx.insert(meta)
-					.values({ key: FEED_END_KEY, value: String(end) })
-					.onConflictDoUpdate({ target: meta.key, set: { value: String(end) } })
-					.run()
-				const old = lt(auditEvents.id, uuidv7Floor(Date.parse(before)))
-				const batch =
-					limit === undefined
-						? old
-						: inArray(
-								auditEvents.id,
-								tx.select({ id: auditEvents.id }).from(auditEvents).where(old).orderBy(asc(auditEvents.id)).limit(limit)
-							)
-				return changed(tx.delete(auditEvents).where(batch).run())
-			})
+		// A prune's step is background work: its checkpoint runs off the server's thread (wal-checkpoints.ts).
+		prune: async (before, limit) => checkpoints.afterStep(() => prune(before, limit))
 	}
 }

@@ -25,6 +25,7 @@ import { sqliteUserCount } from './user-count'
 import * as schema from './schema'
 import { tableAccess } from '../tables'
 import { offThread } from './off-thread'
+import { walCheckpoints } from './wal-checkpoints'
 import { auditList } from '../rows/audit-log'
 import { keyStore } from '../rows/keys'
 import { loginFailureStore } from '../rows/login-failures'
@@ -51,6 +52,7 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 	const audit = auditWriter(db)
 	const rows = sqliteExecutor(db, sqlite, audit)
 	const findCaller = sqliteFindCaller(db, sqlite)
+	const checkpoints = walCheckpoints(sqlite, file)
 	return {
 		engine: 'sqlite',
 		users: { ...userStore(rows), count: sqliteUserCount(db) },
@@ -59,8 +61,8 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 		signups: signupStore(rows),
 		loginFailures: loginFailureStore(rows),
 		configs: sqliteConfigs(db, sqlite, audit, findCaller),
-		teams: sqliteTeams(db, sqlite, audit),
-		audit: sqliteAudit(db, audit, auditList(rows)),
+		teams: sqliteTeams(db, sqlite, audit, checkpoints),
+		audit: sqliteAudit(db, audit, auditList(rows), checkpoints),
 		jobs: jobStore(rows),
 		meta: metaStore(rows),
 		instances: instanceStore(rows),
@@ -87,7 +89,10 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Store 
 		},
 		backup: (target) => backupTo(file === ':memory:' ? sqlite : file, target),
 		changeSignal: { engine: 'sqlite', dataVersion: () => dataVersion.get()?.data_version ?? 0 },
-		close: () => sqlite.close()
+		close: () => {
+			checkpoints.end()
+			sqlite.close()
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import type { SqliteDb } from './client'
 import { changed, isUniqueViolation } from './errors'
 import { purgeStepPlan } from '../shared'
 import { configs, configVersions, teamInvitations, teamMembers, teams, teamSlugReservations, users } from './schema'
+import type { WalCheckpoints } from './wal-checkpoints'
 
 const teamFields = {
 	id: teams.id,
@@ -38,10 +39,12 @@ const invitationFields = {
 	expiresAt: teamInvitations.expiresAt
 }
 
-/** The purge's WAL checkpoint threshold, in pages (SQLite's default is 1,000). */
-const PURGE_CHECKPOINT_PAGES = 250
-
-export function sqliteTeams(db: SqliteDb, sqlite: Database, audit: AuditWriter): TeamStore {
+export function sqliteTeams(
+	db: SqliteDb,
+	sqlite: Database,
+	audit: AuditWriter,
+	checkpoints: WalCheckpoints
+): TeamStore {
 	/** Join condition: a membership of `userId` in a team that is not soft-deleted. */
 	const liveMembership = (userId: SQL | string) =>
 		and(eq(teams.id, teamMembers.teamId), eq(teamMembers.userId, userId), isNull(teams.deletedAt))
@@ -457,19 +460,8 @@ export function sqliteTeams(db: SqliteDb, sqlite: Database, audit: AuditWriter):
 					.where(and(eq(teams.id, teamId), isNotNull(teams.deletedAt)))
 					.run()
 			) > 0,
-		purgeStep: async (teamId, limit) => {
-			// A step's commit checkpoints the WAL past 250 pages, not SQLite's 1,000: copying 1,000 at once
-			// put ~20 ms more into the step that met it (docs/performance.md#purge).
-			const { wal_autocheckpoint: before } = sqlite.query('PRAGMA wal_autocheckpoint').get() as {
-				wal_autocheckpoint: number
-			}
-			sqlite.run(`PRAGMA wal_autocheckpoint = ${Math.min(before, PURGE_CHECKPOINT_PAGES)}`)
-			try {
-				return purgeStepTx.immediate(teamId, limit)
-			} finally {
-				sqlite.run(`PRAGMA wal_autocheckpoint = ${before}`)
-			}
-		},
+		// A step is background work: its checkpoint runs off the server's thread (wal-checkpoints.ts).
+		purgeStep: async (teamId, limit) => checkpoints.afterStep(() => purgeStepTx.immediate(teamId, limit)),
 		async pruneReservationsAndInvitations(releasedBefore, expiredBefore) {
 			db.delete(teamSlugReservations).where(lt(teamSlugReservations.releasedAt, releasedBefore)).run()
 			db.delete(teamInvitations).where(lt(teamInvitations.expiresAt, expiredBefore)).run()

@@ -2,7 +2,9 @@
 // copies a snapshot of a large database and `PRAGMA integrity_check` reads every page of the copy, each
 // for seconds at a gigabyte. On the server's thread they stopped every request meanwhile; here the
 // server's connection goes on serving (WAL lets this connection read its snapshot while others write).
-// One message in, one out; the thread is ended by off-thread.ts.
+// Each message is answered with one, in order; the thread is ended by off-thread.ts. A checkpoint opens
+// a connection of its own and closes it: never the file's last connection, so closing it checkpoints
+// nothing and leaves the WAL in place.
 import { constants, Database } from 'bun:sqlite'
 import type { SqliteJob, SqliteJobResult } from './off-thread'
 
@@ -26,6 +28,16 @@ self.onmessage = (event: MessageEvent<SqliteJob>) => {
 				db.close()
 			}
 			result = { ok: true, rows: [] }
+		} else if (job.kind === 'checkpoint') {
+			const db = new Database(job.file, { readwrite: true, create: false })
+			try {
+				const row = db
+					.query<{ busy: number; log: number; checkpointed: number }, []>('PRAGMA wal_checkpoint(PASSIVE)')
+					.get()
+				result = { ok: true, rows: row ? [`${row.busy} ${row.log} ${row.checkpointed}`] : [] }
+			} finally {
+				db.close()
+			}
 		} else {
 			const db = new Database(job.file, { readonly: true })
 			try {
