@@ -73,7 +73,7 @@ afterAll(() => {
 	other.stop(true)
 })
 
-describe('the client follows the pages of a list (CONTRACT §16)', () => {
+describe('the client follows the pages of a list (docs/api.md, "Pages")', () => {
 	test('history past one page: 250 versions in three requests, highest first, each once', async () => {
 		requests.length = 0
 		const api = createApi(server.url.href, 'cs_key')

@@ -59,7 +59,7 @@ describe('read-only keys (cfgsync login --read-only, cfgsync-server key issue --
 		expect(both.stderr).toContain('--read-only')
 	})
 
-	test('key issue refuses a device name with invisible characters (CONTRACT §5)', async () => {
+	test('key issue refuses a device name with invisible characters', async () => {
 		const { dir } = await serverWithUsers(servers)
 		const refused = await run(dir, ['key', 'issue', 'ada', '--device', 'ci\u202eexe.jpg'])
 		expect(refused.code).not.toBe(0)

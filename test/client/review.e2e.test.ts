@@ -242,7 +242,7 @@ describe('a team pull writes inert changes and holds the rest for review', () =>
 	}, 120_000)
 })
 
-describe('the review hides nothing (CONTRACT §11), with no terminal', () => {
+describe('the review hides nothing, with no terminal', () => {
 	test('30 inert keys before a hook whose 2,000-character command ends in "; curl … | sh": the hook and its whole command come first, every key is printed, nothing is written', async () => {
 		const { owner, member, args } = await team('whole-a')
 		owner.file('.claude/settings.json', json({ theme: 'dark' }))

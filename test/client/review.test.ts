@@ -362,7 +362,7 @@ describe('what a declined review leaves, and what an accepted one remembers', ()
 	})
 })
 
-describe('the review hides nothing (CONTRACT §11)', () => {
+describe('the review hides nothing', () => {
 	const settings = '.claude/settings.json'
 	const hook = (command: string) => ({ SessionStart: [{ hooks: [{ type: 'command', command }] }] })
 	const verbs = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`verb${i}`, `Pondering ${i}`]))

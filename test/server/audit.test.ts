@@ -467,7 +467,7 @@ describe('audit log: who may read it', () => {
 	})
 })
 
-describe('audit log in pages (CONTRACT §16)', () => {
+describe('audit log in pages (docs/api.md, "Pages")', () => {
 	test('100 events by default; Link rel=next carries the cursor and the filter until the log ends', async () => {
 		const w = await world()
 		for (let i = 0; i < 110; i++) await w.t.call('POST', '/api/configs', { key: w.tom.key, body: { data: { i } } })
@@ -596,7 +596,7 @@ describe('audit log: coupled to the change it records', () => {
 	})
 })
 
-describe('audit retention in batches (CONTRACT §16)', () => {
+describe('audit retention in batches', () => {
 	test('the prune removes old events a batch at a time, oldest first, and keeps the rest', async () => {
 		const w = await world()
 		const old = (await w.t.store.audit.list({ limit: 1000 })).length

@@ -100,7 +100,7 @@ describe('scheduled backups (docs/operations.md)', () => {
 	})
 })
 
-describe('a backup never stops the server (CONTRACT §16)', () => {
+describe('a backup never stops the server (docs/operations.md, "Backups and restore")', () => {
 	test('requests are answered while a backup copies and checks a database of 40 MB', async () => {
 		const { t, store, alice, file } = await serverData()
 		// Big enough that copying and checking it takes far longer than answering a request (tens of ms or more).

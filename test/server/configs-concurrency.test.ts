@@ -98,7 +98,7 @@ async function expectConsistent(db: Awaited<ReturnType<typeof sharedDatabase>>, 
 	return versions
 }
 
-describe('concurrent pushes against one database file (SPEC versioning, docs/api.md)', () => {
+describe('concurrent pushes against one database file (versioning, docs/api.md)', () => {
 	test('20 pushes of different data from 4 processes at once: all succeed with contiguous, distinct versions', async () => {
 		const db = await sharedDatabase()
 		const first = await db.app.handle(

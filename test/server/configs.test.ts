@@ -8,7 +8,7 @@ const latest = (t: TestApp, user: TestUser, query: string, headers?: Record<stri
 	t.call('GET', `/api/configs/latest?${query}`, { key: user.key, headers })
 const keys = (value: object) => Object.keys(value).sort()
 
-describe('POST /api/configs (SPEC push)', () => {
+describe('POST /api/configs (a push, docs/api.md)', () => {
 	test('a new config is 201 with id, name, tool, version 1, updatedAt; defaults are default and claude-code', async () => {
 		const t = testApp()
 		const alice = await t.user('free')
@@ -157,7 +157,7 @@ describe('POST /api/configs (SPEC push)', () => {
 	})
 })
 
-describe('reads (SPEC)', () => {
+describe('reads (docs/api.md)', () => {
 	test('GET /api/configs lists exactly id, name, tool, version, hash, updatedAt of your personal configs', async () => {
 		const t = testApp()
 		const alice = await t.user('free')
@@ -302,7 +302,7 @@ describe('version history and rollback (Pro and Team plans)', () => {
 			expect((await versions(bad)).status).toBe(400)
 	})
 
-	test('a history longer than 100 comes in pages of 100 by default, each pointing to the next with Link (CONTRACT §16)', async () => {
+	test('a history longer than 100 comes in pages of 100 by default, each pointing to the next with Link (docs/api.md, "Pages")', async () => {
 		const t = testApp()
 		const alice = await t.user('pro')
 		let id = ''
@@ -506,7 +506,7 @@ describe('conditional requests for sync clients (docs/api.md)', () => {
 	})
 })
 
-describe('GET /api/configs in pages (CONTRACT §16)', () => {
+describe('GET /api/configs in pages (docs/api.md, "Pages")', () => {
 	test('100 configs by default, then a Link to the rest; every config once, by name and tool', async () => {
 		const t = testApp()
 		const alice = await t.user('pro')

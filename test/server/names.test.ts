@@ -10,7 +10,7 @@ const FORMAT_CHARACTERS = ['\u202e', '\u200b', '\u200d', '\u2066', '\ufeff', '\u
 const DECOMPOSED = 'Cafe\u0301' // "Café" as e + combining acute accent
 const COMPOSED = 'Caf\u00e9'
 
-describe('names refuse format characters and are stored in NFC (CONTRACT §5)', () => {
+describe('names refuse format characters and are stored in NFC', () => {
 	test('team names: create and rename through the API', async () => {
 		const t = webApp()
 		const owner = await t.user('team', 'owner')

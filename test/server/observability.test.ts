@@ -166,7 +166,7 @@ describe('a database that does not answer (docs/operations.md)', () => {
 	})
 })
 
-describe('what the access log and the metrics record (CONTRACT §5)', () => {
+describe('what the access log and the metrics record (docs/operations.md)', () => {
 	const metricsOf = async (t: ReturnType<typeof webApp>) => {
 		const response = await t.app.handle(
 			new Request('http://localhost/metrics', { headers: { authorization: `Bearer ${TOKEN}` } })

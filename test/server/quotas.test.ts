@@ -11,7 +11,7 @@ const KB = 1024
 /** `n` KiB of data that differs by `tag`: each push of a new tag stores a new version of about that size. */
 const bulk = (n: number, tag: string) => ({ tag, filler: 'x'.repeat(n * KB - 40) })
 
-describe('quotas (CONTRACT §5)', () => {
+describe('quotas (docs/operations.md, "Quotas and the lockout rule")', () => {
 	test('the defaults and the variables', () => {
 		expect(loadConfig({}, {})).toMatchObject({ quotaBytes: 256 * 1024 * 1024, quotaPushesPerMinute: 120 })
 		expect(loadConfig({}, { CFGSYNC_QUOTA_BYTES: '1000000', CFGSYNC_QUOTA_PUSHES_PER_MINUTE: '5' })).toMatchObject({

@@ -5,7 +5,7 @@ import { textOf, webApp } from '../support/web'
  * docs/api.md "keys with a scope": a read-only key reads and streams but never writes; every write answers
  * 403 read_only_key. What a CI job should hold: a leaked one cannot change anything.
  */
-describe('read-only keys (CONTRACT §11)', () => {
+describe('read-only keys (docs/client.md, "Read-only keys for CI")', () => {
 	async function world() {
 		const t = webApp()
 		const alice = await t.user('team', 'alice')

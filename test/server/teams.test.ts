@@ -69,7 +69,7 @@ async function purgeWatch(t: TestApp, teamId: string, owner: TestUser) {
 	return { configIds, remaining, removed }
 }
 
-describe('teams (SPEC /api/teams)', () => {
+describe('teams (/api/teams, docs/api.md)', () => {
 	test('create: Team plan only; the creator is owner; slug from the name; 409 when taken', async () => {
 		const t = testApp()
 		const owner = await t.user('team')
@@ -510,7 +510,7 @@ describe('team configs: the team column of docs/api.md', () => {
 	})
 })
 
-describe('soft delete and purge (SPEC, docs/api.md)', () => {
+describe('soft delete and purge (docs/api.md)', () => {
 	test('a deleted team vanishes at once with its configs; its slug stays taken until purged', async () => {
 		const { t, team, owner, member } = await acme()
 		const config = (await teamPush(t, owner, team.id, { name: 'kept' })).body.id
@@ -672,7 +672,7 @@ describe('removing users who are in teams (docs/operations.md)', () => {
 	})
 })
 
-describe("a team's members in pages (CONTRACT §16)", () => {
+describe("a team's members in pages (docs/api.md, "Pages")", () => {
 	test('GET /api/teams/:slug carries the first 100; GET …/members pages through all of them with Link', async () => {
 		const { t, owner, member, outsider, team } = await acme()
 		for (let i = 0; i < 98; i++) await t.join(owner, team.slug, await t.user('pro', `m${String(i).padStart(3, '0')}`))

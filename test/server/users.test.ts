@@ -9,7 +9,7 @@ const setup = () => {
 	return { store, users: createUsersService({ store, clock: systemClock, passwords: fastPasswords }) }
 }
 
-describe('user administration (docs/api.md, §7)', () => {
+describe('user administration (docs/api.md)', () => {
 	test('add hashes the password with Argon2id and never shows it', async () => {
 		const { store, users } = setup()
 		const user = await users.add({ email: 'Ada@Example.com', username: 'ada', password: 'correct horse', plan: 'pro' })

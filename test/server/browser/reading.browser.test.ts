@@ -217,7 +217,7 @@ if (SKIP_BROWSER_TESTS) {
 				await showAll.click()
 				expect(await showAll.getAttribute('aria-expanded')).toBe('true')
 				expect(await line31.isVisible()).toBe(true)
-				// Open, it says what it does now (CONTRACT §8, round 3).
+				// Open, it says what it does now (docs/web.md).
 				expect(await page.getByRole('button', { name: 'Show less of settings.yaml', exact: true }).count()).toBe(1)
 				await showAll.focus()
 				await page.keyboard.press('Enter')

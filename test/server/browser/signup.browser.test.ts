@@ -83,7 +83,7 @@ if (SKIP_BROWSER_TESTS) {
 
 				// First start: the setup address makes the first admin and signs them in.
 				const admin = await personAt(server, width, scheme)
-				// Before that, `/` says where the setup address is, never to ask an admin (CONTRACT §8, round 3).
+				// Before that, `/` says where the setup address is, never to ask an admin (docs/web.md, "First start and sign-up").
 				await admin.goto(`${server.url}/`)
 				await admin.getByRole('heading', { name: 'Set up this server', level: 1 }).waitFor()
 				expect(await admin.getByText('cfgsync-server setup-link').count()).toBe(1)

@@ -371,7 +371,7 @@ const PUBLIC_ROUTES = [
 	'GET /download/:file'
 ]
 
-describe('authorisation matrix (docs/api.md, §4)', () => {
+describe('authorisation matrix (docs/api.md)', () => {
 	/** The world every row starts from, built once; `shared` serves every request that must change nothing. */
 	let fresh: () => World
 	let shared: World

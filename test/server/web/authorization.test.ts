@@ -304,7 +304,7 @@ describe('setup and sign-up forms: the token is the permission (docs/web.md)', (
 const isWeb = (route: { hooks?: { detail?: unknown } }) =>
 	((route.hooks?.detail as { tags?: string[] } | undefined)?.tags ?? []).includes('web')
 
-describe('web form actions: the API’s authorisation matrix (docs/api.md, §8)', () => {
+describe('web form actions: the API’s authorisation matrix (docs/api.md)', () => {
 	test('every POST of the web application has rows here, for every kind of caller', async () => {
 		const world = fresh()
 		const posts = world.w.app.routes

@@ -154,7 +154,7 @@ describe("Admin: the users' search and pages (docs/web.md)", () => {
 		expect(textOf(changed.html)).not.toContain('bea@example.test')
 	})
 
-	test('the users table has the columns CONTRACT names: email, username, plan, admin, keys, last seen; actions in one cell', async () => {
+	test('the users table has the columns docs/web.md names: email, username, plan, admin, keys, last seen; actions in one cell', async () => {
 		const w = webApp()
 		const root = await w.admin('root')
 		await w.user('free', 'ann')

@@ -1,4 +1,4 @@
-// docs/web.md, round 3 (CONTRACT §8): each file and each version can be downloaded from a config's page; a new
+// docs/web.md, round 3: each file and each version can be downloaded from a config's page; a new
 // server's `/` says how to make its first admin; shown-once secrets have "Copy"; notices travel in a one-time
 // cookie, never in the URL, and show commands as code; configs are named by tool first; a free plan's refusal
 // says whom to ask.

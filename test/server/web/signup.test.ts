@@ -399,7 +399,7 @@ describe('setup and sign-up are guarded like sign-in (docs/web.md)', () => {
 		expect((await fresh.get(`/setup/${token}`)).status).toBe(200)
 	})
 
-	test('opening links never counts (CONTRACT §5): 40 unknown links viewed from one address, as 40 <img> tags on any site would, lock nobody out', async () => {
+	test('opening links never counts: 40 unknown links viewed from one address, as 40 <img> tags on any site would, lock nobody out', async () => {
 		const address = '203.0.113.9'
 		const w = webApp({ address: () => address })
 		const root = await w.admin('root')
@@ -564,7 +564,7 @@ describe('several instances on one database (docs/postgresql.md)', () => {
 		return { stores, apps, clock, post, sealer }
 	}
 
-	test('the instances print one setup address (§10); used through all at once it makes one admin, then dies', async () => {
+	test('the instances print one setup address; used through all at once it makes one admin, then dies', async () => {
 		const { stores, apps, clock, post, sealer } = await instances()
 		const tokens = await Promise.all(
 			stores.map(

@@ -77,7 +77,7 @@ export function userStore(ex: Executor): UserStore {
 		list: (): Promise<UserRow[]> =>
 			ex.execute((db) => rows(db.select(userFields).from(users).orderBy(asc(users.createdAt)))),
 		async listWithActivity(page) {
-			// The page's users first, then the key and session figures of those users alone (CONTRACT §16: a
+			// The page's users first, then the key and session figures of those users alone (docs/api.md, "Pages": a
 			// GROUP BY over every key and session for each page grew with the server).
 			const found: UserRow[] = await ex.execute((db) => {
 				const query = db
@@ -118,7 +118,7 @@ export function userStore(ex: Executor): UserStore {
 		setPassword: (id, passwordHash, options, event) =>
 			ex.transaction(function* (db) {
 				if ((yield* changes(db.update(users).set({ passwordHash }).where(eq(users.id, id)))) === 0) return undefined
-				// docs/operations.md, §8: any password change ends the user's other web sessions.
+				// docs/web.md, "Sessions and CSRF": any password change ends the user's other web sessions.
 				const keep = options.keepSession
 				const endedSessions = yield* changes(
 					db
