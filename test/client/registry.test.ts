@@ -24,6 +24,21 @@ describe('the command registry', () => {
 		}
 	})
 
+	// The overview's lines for a command with subcommands name every one (a hand-written line once left out team restore).
+	test("every subcommand is in the overview's lines of its command", () => {
+		const missing: string[] = []
+		for (const c of REGISTRY.filter((c) => c.usage.length > 0)) {
+			const lines = c.usage.join('\n')
+			for (const sub of (c.subcommands ?? []).filter((s) => s.aliasOf === undefined)) {
+				const named = new RegExp(`(^|[ |])${sub.name}( |$)`, 'm').test(lines)
+				// The one run when none is named reads as the command alone (`keys` is `keys list`).
+				const bare = sub.name === c.defaultSubcommand && new RegExp(`(^|\\| )${c.name}( \\||$)`, 'm').test(lines)
+				if (!named && !bare) missing.push(`${c.name} ${sub.name}`)
+			}
+		}
+		expect(missing).toEqual([])
+	})
+
 	// Short forms (-n, -f, -y) are explained once, in the overview. teams is team list, and parses as team does.
 	test("every option of every command is in that command's --help", () => {
 		const described = REGISTRY.filter((c) => c.name !== 'teams')

@@ -93,6 +93,31 @@ export function subcommandLines(
 		.join('\n')
 }
 
+/** How wide the overview's line of subcommands grows before the next one starts. */
+const OVERVIEW_WIDTH = 100
+
+/**
+ * The overview's lines for a command of subcommands, from the same entries as its help:
+ * `team list | create NAME [--slug S] | …`, every subcommand with a usage but an alias, so
+ * the overview cannot leave one out.
+ */
+export function overviewLines(
+	command: string,
+	subcommands: readonly Pick<Subcommand, 'usage' | 'aliasOf'>[]
+): string[] {
+	const lines: string[] = []
+	let line = ''
+	for (const sub of subcommands) {
+		if (sub.usage === undefined || sub.aliasOf !== undefined) continue
+		const next = line === '' ? `${command} ${sub.usage}` : `${line} | ${sub.usage}`
+		if (line !== '' && next.length > OVERVIEW_WIDTH) {
+			lines.push(line)
+			line = `${command} ${sub.usage}`
+		} else line = next
+	}
+	return line === '' ? lines : [...lines, line]
+}
+
 /** Options every command takes. */
 export const COMMON = {
 	server: { type: 'string' },

@@ -7,7 +7,7 @@ import { withLock } from '../lock'
 import { forgetTeam } from '../ownership'
 import { renameTeamInStates } from '../state'
 import { INVITED_ROLES, type InvitedRole, type Role, ROLES } from '../../shared/constants'
-import { type Arg, defineCommand, type Input, runSubcommand, type Subcommand, subcommandLines, YES } from './command'
+import { type Arg, defineCommand, type Input, overviewLines, runSubcommand, type Subcommand, subcommandLines, YES } from './command'
 
 const TEAM_ABOUT = `Teams and their members. LOGIN is a username or an email. Nobody joins
 without accepting: invite sends an invitation (it expires after 7 days) and
@@ -297,10 +297,7 @@ export const team = defineCommand({
 	name: 'team',
 	group: 'Teams',
 	summary: '',
-	usage: [
-		'team list | create NAME [--slug S] | show SLUG | invite SLUG LOGIN [--role admin|member]',
-		'team role SLUG LOGIN ROLE | remove SLUG LOGIN | leave SLUG | rename SLUG NAME [--slug NEW] | delete SLUG [--yes]'
-	],
+	usage: overviewLines('team', SUBCOMMANDS),
 	help: `${subcommandLines('team', SUBCOMMANDS)}\n\n${TEAM_ABOUT}`,
 	args: [],
 	subcommands: SUBCOMMANDS,
