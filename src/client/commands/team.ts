@@ -7,7 +7,16 @@ import { withLock } from '../lock'
 import { forgetTeam } from '../ownership'
 import { renameTeamInStates } from '../state'
 import { INVITED_ROLES, type InvitedRole, type Role, ROLES } from '../../shared/constants'
-import { type Arg, defineCommand, type Input, overviewLines, runSubcommand, type Subcommand, subcommandLines, YES } from './command'
+import {
+	type Arg,
+	defineCommand,
+	type Input,
+	overviewLines,
+	runSubcommand,
+	type Subcommand,
+	subcommandLines,
+	YES
+} from './command'
 
 const TEAM_ABOUT = `Teams and their members. LOGIN is a username or an email. Nobody joins
 without accepting: invite sends an invitation (it expires after 7 days) and
