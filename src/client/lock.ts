@@ -40,6 +40,11 @@ function read(path: string): { text: string; holder?: Holder } | undefined {
 	}
 }
 
+/**
+ * The lock's age by the wall clock, not a command's IO clock: the file's mtime is the
+ * filesystem's wall-clock time, written by whichever process took the lock, so only the
+ * same clock measures it.
+ */
 const ageMs = (path: string): number => {
 	try {
 		return Date.now() - statSync(path).mtimeMs
@@ -110,6 +115,8 @@ export async function acquireLock(
 	options: { signals?: boolean; waiting?: Stream } = {}
 ): Promise<Lock> {
 	const timeoutMs = Number(process.env.CFGSYNC_LOCK_TIMEOUT ?? 60) * 1000
+	// Real time, as the sleeps between tries are: the wait is bounded by how long a person waits,
+	// which a command's clock (fixed in an in-process test) does not measure.
 	const deadline = Date.now() + timeoutMs
 	const holder: Holder = {
 		pid: process.pid,

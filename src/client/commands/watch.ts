@@ -268,7 +268,7 @@ class Watcher {
 		const local = look ? await localSide(this.s, config) : undefined
 		const heard = this.state.configs[index]?.heard
 		const syncedHash = heard === undefined ? undefined : getState(config.t.key)?.hash
-		for (const effect of this.apply({ kind: 'turn', index, now: Date.now(), local, syncedHash })) {
+		for (const effect of this.apply({ kind: 'turn', index, now: this.io.now(), local, syncedHash })) {
 			if (effect.kind === 'sync') await this.cycle(index)
 			if (effect.kind === 'poll') await this.poll(index, config.t)
 		}
@@ -322,7 +322,7 @@ class Watcher {
 	/** Once the stream has opened (or not): says what is watched, and syncs each config once. */
 	private async start(started: Promise<void>): Promise<void> {
 		await started
-		this.apply({ kind: 'settle', now: Date.now() })
+		this.apply({ kind: 'settle', now: this.io.now() })
 		if (!this.json) {
 			const server =
 				this.state.mode === 'live' ? 'live changes from the server' : `server every ${this.interval / 1000}s`
@@ -333,9 +333,9 @@ class Watcher {
 		for (const [index] of this.state.configs.entries()) {
 			if (this.stopping) break
 			await this.cycle(index)
-			this.apply({ kind: 'scheduled', index, now: Date.now() })
+			this.apply({ kind: 'scheduled', index, now: this.io.now() })
 		}
-		this.apply({ kind: 'started', now: Date.now() })
+		this.apply({ kind: 'started', now: this.io.now() })
 	}
 
 	/** A first sync of each config, then turns until stopped. */
@@ -343,10 +343,10 @@ class Watcher {
 		await this.start(started)
 		while (!this.stopping) {
 			// Woken early by an event; local edits are still looked at once a second, so "settled" keeps its meaning.
-			if (resting(this.state)) await this.sleep(restFor(this.state, Date.now()))
+			if (resting(this.state)) await this.sleep(restFor(this.state, this.io.now()))
 			if (this.stopping) break
-			this.apply({ kind: 'settle', now: Date.now() })
-			const look = this.apply({ kind: 'tick', now: Date.now() }).some((e) => e.kind === 'look')
+			this.apply({ kind: 'settle', now: this.io.now() })
+			const look = this.apply({ kind: 'tick', now: this.io.now() }).some((e) => e.kind === 'look')
 			for (const [index] of this.state.configs.entries()) {
 				if (this.stopping) break
 				await this.turn(index, look)
