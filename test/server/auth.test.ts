@@ -149,7 +149,7 @@ describe('login throttling (docs/api.md, 429)', () => {
 		expect((await login(t, { login: 'alice', password: alice.password, device: 'x' })).status).toBe(201)
 	})
 
-	test("100 failures for the admin's login from 10 addresses slow that login, never lock it: the admin signs in from an 11th (docs/operations.md, "Quotas and the lockout rule")", async () => {
+	test("100 failures for the admin's login from 10 addresses slow that login, never lock it: the admin signs in from an 11th (docs/operations.md, quotas and the lockout rule)", async () => {
 		let address = '10.0.0.1'
 		const waits: number[] = []
 		const t = testApp({ address: () => address, sleep: async (ms) => void waits.push(ms) })

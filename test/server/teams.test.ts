@@ -672,7 +672,7 @@ describe('removing users who are in teams (docs/operations.md)', () => {
 	})
 })
 
-describe("a team's members in pages (docs/api.md, "Pages")", () => {
+describe("a team's members in pages (docs/api.md, Pages)", () => {
 	test('GET /api/teams/:slug carries the first 100; GET …/members pages through all of them with Link', async () => {
 		const { t, owner, member, outsider, team } = await acme()
 		for (let i = 0; i < 98; i++) await t.join(owner, team.slug, await t.user('pro', `m${String(i).padStart(3, '0')}`))

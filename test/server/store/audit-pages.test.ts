@@ -8,7 +8,7 @@ import { testApp } from '../../support/helpers'
  * scans merged (an `actor OR subject` condition walked the whole log for a user with few events;
  * docs/performance.md). Checked against a model: every page, either direction, is exactly the model's.
  */
-describe("a user's audit pages (docs/api.md, "Pages")", () => {
+describe("a user's audit pages (docs/api.md, Pages)", () => {
 	test('match the model for any mix of events, cursor and limit; an event both did and done to the user comes once', async () => {
 		const t = testApp()
 		const users = [await t.user('pro', 'ann'), await t.user('pro', 'bob'), await t.user('pro', 'cat')]
