@@ -18,6 +18,7 @@ import { REGISTRY } from './commands/index'
 import { session, suggest } from './context'
 import type { IO } from './io'
 import { CliFailure, EXIT, printer, safe } from './output'
+import { installedPaths, usePaths } from './paths'
 
 /**
  * The cfgsync command line, run on an IO: parsing, --help, the overview,
@@ -120,8 +121,18 @@ function hoistGlobals(argv: string[]): string[] {
 	return [argv[at] as string, ...globals, ...argv.slice(at + 1)]
 }
 
-/** Runs one command line; its exit status. */
+/** Runs one command line on its IO's paths (installed for the run, the ones before put back after); its exit status. */
 export async function runCli(args: string[], factory: Factory): Promise<number> {
+	const before = installedPaths()
+	usePaths(factory.io.paths)
+	try {
+		return await runLine(args, factory)
+	} finally {
+		usePaths(before)
+	}
+}
+
+async function runLine(args: string[], factory: Factory): Promise<number> {
 	const { io } = factory
 	const argv = hoistGlobals(args)
 	const [name, ...rest] = argv

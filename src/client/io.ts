@@ -1,8 +1,11 @@
+import { homedir } from 'node:os'
 import { prompt, readStdin } from '../shared/terminal'
+import { type Paths, resolvePaths } from './paths'
 
 /**
  * What a command reads and writes besides files: its streams, whether a
- * person is at a terminal, the environment and the clock. Commands are given
+ * person is at a terminal, the environment, where its files are and the
+ * clock. Commands are given
  * one (as the GitHub CLI's IOStreams) instead of reaching for `process`, so a
  * test runs a command in process with a fake one (test/support/client-io.ts).
  */
@@ -31,7 +34,9 @@ export interface IO {
 	stdin: Stdin
 	/** CFGSYNC_SERVER, CFGSYNC_PROFILE, CFGSYNC_API_KEY, CFGSYNC_TIMEOUT, NO_COLOR. */
 	env: Readonly<Record<string, string | undefined>>
-	/** Milliseconds since the epoch, for "3 minutes ago". */
+	/** Where cfgsync's files and the tools' are: HOME, XDG_CONFIG_HOME, XDG_STATE_HOME, resolved once (paths.ts). */
+	paths: Paths
+	/** Milliseconds since the epoch, for "3 minutes ago" and watch's turns. */
 	now(): number
 }
 
@@ -47,5 +52,6 @@ export const PROCESS_IO: IO = {
 		prompt
 	},
 	env: process.env,
+	paths: resolvePaths(process.env, { platform: process.platform, homedir: homedir() }),
 	now: () => Date.now()
 }

@@ -12,30 +12,24 @@ import {
 } from 'node:fs'
 import { join } from 'node:path'
 import { applyWrites, asFileSet, landingPlace, readText, refusedWrites, safeTarget } from '../../src/client/files'
+import { installedPaths, type Paths, usePaths } from '../../src/client/paths'
 import { homeRelative, knownFiles } from '../../src/client/tools'
 import { TOOLS } from '../../src/shared/constants'
+import { pathsIn } from '../support/client/home'
 import { tempDir } from '../support/temp'
 
-let saved: Record<string, string | undefined>
+let before: Paths | undefined
 let home: string
 beforeAll(() => {
-	saved = {
-		HOME: process.env.HOME,
-		XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME,
-		XDG_STATE_HOME: process.env.XDG_STATE_HOME
-	}
-	delete process.env.XDG_CONFIG_HOME
-	delete process.env.XDG_STATE_HOME
+	before = installedPaths()
 })
+// A fresh home each test, without XDG directories set.
 beforeEach(() => {
 	home = tempDir('home')
-	process.env.HOME = home
+	usePaths(pathsIn(home, { XDG_CONFIG_HOME: undefined, XDG_STATE_HOME: undefined }))
 })
 afterAll(() => {
-	for (const [key, value] of Object.entries(saved)) {
-		if (value === undefined) delete process.env[key]
-		else process.env[key] = value
-	}
+	usePaths(before)
 })
 
 const put = (path: string, content: string | Buffer) => {

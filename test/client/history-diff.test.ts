@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import type { AuditEventView, ConfigVersion } from '../../src/client/api'
 import { patchesOf, withKeptShown } from '../../src/client/commands/diff'
 import { addAuthors, type Author, authorText, morePages, unknownNote } from '../../src/client/commands/history'
+import { homePerTest } from '../support/client/home'
 
 /** history's and diff's pure parts: what the audit log says of versions, and the patches compared. */
 
@@ -14,6 +15,9 @@ const event = (n: number, at: string, id = `e${n}`, restored?: number) =>
 		actor: { username: 'ada', device: 'laptop' },
 		details: { version: n, ...(restored === undefined ? {} : { restored }) }
 	}) as unknown as AuditEventView
+
+// A file's name is shown from this machine's home (src/client/paths.ts): a fresh one each test.
+homePerTest('history-diff')
 
 describe('history: who pushed each version', () => {
 	test('events of this config name their versions; the newest event of a version wins; others are ignored', () => {

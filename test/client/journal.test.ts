@@ -15,8 +15,10 @@ import {
 	settleJournal,
 	writeJournal
 } from '../../src/client/journal'
+import { installedPaths, type Paths, usePaths } from '../../src/client/paths'
 import { getState, setState, type SyncState } from '../../src/client/state'
 import type { Bases, Files, Write } from '../../src/client/sync/engine'
+import { pathsIn } from '../support/client/home'
 import { tempDir } from '../support/temp'
 
 /**
@@ -174,27 +176,18 @@ test("a part of a file (.claude.json's mcpServers) is compared as it reads back,
 })
 
 describe('on disk', () => {
-	let saved: Record<string, string | undefined>
+	let before: Paths | undefined
 	let home: string
 	const key = 'http://cfgsync.test ada personal claude-code default'
 	beforeAll(() => {
-		saved = {
-			HOME: process.env.HOME,
-			XDG_STATE_HOME: process.env.XDG_STATE_HOME,
-			XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME
-		}
+		before = installedPaths()
 	})
 	beforeEach(() => {
 		home = tempDir('journal')
-		process.env.HOME = home
-		process.env.XDG_STATE_HOME = join(home, '.local', 'state')
-		process.env.XDG_CONFIG_HOME = join(home, '.config')
+		usePaths(pathsIn(home))
 	})
 	afterAll(() => {
-		for (const [name, value] of Object.entries(saved)) {
-			if (value === undefined) delete process.env[name]
-			else process.env[name] = value
-		}
+		usePaths(before)
 	})
 	const write = (path: string, content: string) => {
 		mkdirSync(join(home, path, '..'), { recursive: true })

@@ -4,6 +4,7 @@ import { fileHash } from '../../src/client/hash'
 import type { Outcome } from '../../src/client/sync/engine'
 import { reviewText } from '../../src/client/review-prompt'
 import { leaveAsTheyAre, remember, reviewWrite, wasAccepted } from '../../src/client/sync/review'
+import { homePerTest } from '../support/client/home'
 
 /**
  * The review of content someone else pushed is an allowlist
@@ -14,6 +15,9 @@ import { leaveAsTheyAre, remember, reviewWrite, wasAccepted } from '../../src/cl
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`
 const reviewed = (tool: Tool, key: string, before: string | undefined, after: string | null) =>
 	!reviewWrite(tool, key, before, after).inert
+
+// A file's name is shown from this machine's home (src/client/paths.ts): a fresh one each test.
+homePerTest('review')
 
 describe('every change the issue named is reviewed, tool by tool', () => {
 	test('Claude Code: permissions, env (base URL, NODE_OPTIONS), hooks, statusLine, apiKeyHelper, MCP servers, commands, agents, CLAUDE.md', () => {

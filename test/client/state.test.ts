@@ -3,25 +3,26 @@ import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { acquireLock, lockFile } from '../../src/client/lock'
-import { stateDir } from '../../src/client/paths'
+import { installedPaths, type Paths, stateDir, usePaths } from '../../src/client/paths'
 import { allStates, getState, setState, stateKey, type SyncState } from '../../src/client/state'
+import { pathsIn } from '../support/client/home'
 import { tempDir } from '../support/temp'
 
 let saved: Record<string, string | undefined>
+let before: Paths | undefined
+/** This test's home, with its state in `state` and no XDG config directory: the lock workers get the same. */
+let machine: Record<string, string | undefined> = {}
 beforeAll(() => {
-	saved = {
-		HOME: process.env.HOME,
-		XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME,
-		XDG_STATE_HOME: process.env.XDG_STATE_HOME,
-		CFGSYNC_LOCK_TIMEOUT: process.env.CFGSYNC_LOCK_TIMEOUT
-	}
-	delete process.env.XDG_CONFIG_HOME
+	saved = { CFGSYNC_LOCK_TIMEOUT: process.env.CFGSYNC_LOCK_TIMEOUT }
+	before = installedPaths()
 })
 beforeEach(() => {
-	process.env.HOME = tempDir('home')
-	process.env.XDG_STATE_HOME = join(process.env.HOME, 'state')
+	const home = tempDir('home')
+	machine = { HOME: home, XDG_STATE_HOME: join(home, 'state'), XDG_CONFIG_HOME: undefined }
+	usePaths(pathsIn(home, machine))
 })
 afterAll(() => {
+	usePaths(before)
 	for (const [key, value] of Object.entries(saved)) {
 		if (value === undefined) delete process.env[key]
 		else process.env[key] = value
@@ -86,7 +87,10 @@ const runWorker = (name: string, rounds: number) =>
 		const child = spawn(
 			process.execPath,
 			[join(import.meta.dir, '..', 'support', 'client', 'lock-worker.ts'), name, String(rounds)],
-			{ env: process.env, stdio: 'inherit' }
+			{
+				env: Object.fromEntries(Object.entries({ ...process.env, ...machine }).filter(([, v]) => v !== undefined)),
+				stdio: 'inherit'
+			}
 		)
 		child.on('exit', (code) => resolve(code ?? 1))
 	})

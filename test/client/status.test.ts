@@ -10,6 +10,7 @@ import {
 import { fileHash } from '../../src/client/hash'
 import { CliFailure, EXIT } from '../../src/client/output'
 import type { Target } from '../../src/client/target'
+import { homePerTest } from '../support/client/home'
 
 /** Status's judging and ending, as values: no server, no files read. */
 
@@ -48,6 +49,9 @@ const observed = (o: Partial<Observed>): Observed => ({
 	locals: [],
 	...o
 })
+
+// A file's name is shown from this machine's home (src/client/paths.ts): a fresh one each test.
+homePerTest('status')
 
 describe('status: where a config stands', () => {
 	test('in sync, changed here, changed there, and a conflict', () => {

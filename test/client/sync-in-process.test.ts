@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { EXIT } from '../../src/client/output'
 import { cfgsync } from '../support/client-io'
-import { homePerTest } from '../support/client/home'
+import { homePerTest, pathsIn } from '../support/client/home'
 import { testApp } from '../support/helpers'
 import { tempDir } from '../support/temp'
 
@@ -16,23 +16,6 @@ import { tempDir } from '../support/temp'
 const laptopHome = homePerTest('sync-in-process')
 const SETTINGS = '.claude/settings.json'
 
-/** Runs `work` as another machine: its own HOME and XDG directories, the test's put back after. */
-async function onMachine<T>(home: string, work: () => Promise<T>): Promise<T> {
-	const saved = {
-		HOME: process.env.HOME,
-		XDG_STATE_HOME: process.env.XDG_STATE_HOME,
-		XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME
-	}
-	process.env.HOME = home
-	process.env.XDG_STATE_HOME = join(home, '.local', 'state')
-	process.env.XDG_CONFIG_HOME = join(home, '.config')
-	try {
-		return await work()
-	} finally {
-		Object.assign(process.env, saved)
-	}
-}
-
 const put = (home: string, path: string, value: unknown) => {
 	mkdirSync(dirname(join(home, path)), { recursive: true })
 	writeFileSync(join(home, path), `${JSON.stringify(value, null, 2)}\n`)
@@ -44,7 +27,8 @@ async function twoMachines() {
 	const ada = await t.user('pro', 'ada')
 	const as = { app: t, user: ada }
 	const desk = tempDir('sync-in-process-desk')
-	return { t, as, laptop: laptopHome(), desk, onDesk: <T>(work: () => Promise<T>) => onMachine(desk, work) }
+	// The desk is another machine: its own home, passed as the paths of its command lines.
+	return { t, as, laptop: laptopHome(), desk, onDesk: { ...as, paths: pathsIn(desk) } }
 }
 
 describe('sync commands in process', () => {
@@ -54,7 +38,7 @@ describe('sync commands in process', () => {
 		const pushed = await cfgsync(['push', 'claude-code'], as)
 		expect(pushed).toMatchObject({ code: 0 })
 		expect(pushed.stdout).toContain('Pushed claude-code/default as version 1')
-		const pulled = await onDesk(() => cfgsync(['pull', 'claude-code', '--json'], as))
+		const pulled = await cfgsync(['pull', 'claude-code', '--json'], onDesk)
 		expect(pulled.code).toBe(0)
 		expect(JSON.parse(pulled.stdout)).toMatchObject({
 			serverVersion: 1,
@@ -62,7 +46,7 @@ describe('sync commands in process', () => {
 		})
 		expect(read(desk, SETTINGS)).toEqual({ theme: 'dark' })
 		for (const home of [laptop, desk]) {
-			const status = await onMachine(home, () => cfgsync(['status'], as))
+			const status = await cfgsync(['status'], { ...as, paths: pathsIn(home) })
 			expect(status.code).toBe(EXIT.ok)
 			expect(status.stdout).toContain('claude-code/default: in sync (synced version 1, server version 1)')
 		}
@@ -72,31 +56,31 @@ describe('sync commands in process', () => {
 		const { as, laptop, desk, onDesk } = await twoMachines()
 		put(laptop, SETTINGS, { theme: 'dark' })
 		expect((await cfgsync(['push', 'claude-code'], as)).code).toBe(0)
-		expect((await onDesk(() => cfgsync(['pull', 'claude-code'], as))).code).toBe(0)
+		expect((await cfgsync(['pull', 'claude-code'], onDesk)).code).toBe(0)
 
 		put(desk, SETTINGS, { theme: 'light' })
-		const status = await onDesk(() => cfgsync(['status'], as))
+		const status = await cfgsync(['status'], onDesk)
 		expect(status.code).toBe(EXIT.error)
 		expect(status.stdout).toContain(
 			`local changes (synced version 1, server version 1)\n  ~/${SETTINGS}: changed here\n`
 		)
-		const asJson = await onDesk(() => cfgsync(['status', '--json'], as))
+		const asJson = await cfgsync(['status', '--json'], onDesk)
 		expect(asJson.code).toBe(EXIT.error)
 		expect(JSON.parse(asJson.stdout)[0]).toMatchObject({
 			status: 'local changes',
 			files: [{ path: SETTINGS, change: 'local' }]
 		})
 
-		const diff = await onDesk(() => cfgsync(['diff', 'claude-code', '--exit-code'], as))
+		const diff = await cfgsync(['diff', 'claude-code', '--exit-code'], onDesk)
 		expect(diff.code).toBe(EXIT.error)
 		expect(diff.stdout).toContain('-  "theme": "dark"')
 		expect(diff.stdout).toContain('+  "theme": "light"')
-		expect((await onDesk(() => cfgsync(['diff', 'claude-code'], as))).code).toBe(EXIT.ok)
+		expect((await cfgsync(['diff', 'claude-code'], onDesk)).code).toBe(EXIT.ok)
 
-		const synced = await onDesk(() => cfgsync(['sync'], as))
+		const synced = await cfgsync(['sync'], onDesk)
 		expect(synced.code).toBe(0)
 		expect(synced.stdout).toContain('pushed version 2')
-		expect((await onDesk(() => cfgsync(['diff', 'claude-code', '--exit-code'], as))).stdout).toContain('No differences')
+		expect((await cfgsync(['diff', 'claude-code', '--exit-code'], onDesk)).stdout).toContain('No differences')
 
 		// The laptop takes it in with its own sync.
 		expect((await cfgsync(['sync'], as)).code).toBe(0)
@@ -119,16 +103,16 @@ describe('sync commands in process', () => {
 		const { as, laptop, desk, onDesk } = await twoMachines()
 		put(laptop, SETTINGS, { theme: 'dark' })
 		expect((await cfgsync(['push', 'claude-code'], as)).code).toBe(0)
-		expect((await onDesk(() => cfgsync(['pull', 'claude-code'], as))).code).toBe(0)
+		expect((await cfgsync(['pull', 'claude-code'], onDesk)).code).toBe(0)
 		put(laptop, SETTINGS, { theme: 'solarized' })
 		expect((await cfgsync(['push', 'claude-code'], as)).code).toBe(0)
 		put(desk, SETTINGS, { theme: 'light' })
-		const clash = await onDesk(() => cfgsync(['push', 'claude-code'], as))
+		const clash = await cfgsync(['push', 'claude-code'], onDesk)
 		expect(clash.code).toBe(EXIT.conflict)
 		expect(clash.stderr).toContain('cfgsync resolve claude-code --mine')
 		expect(clash.stderr).toContain('Nothing was sent and nothing written here')
 		expect(read(desk, SETTINGS)).toEqual({ theme: 'light' })
-		const taken = await onDesk(() => cfgsync(['resolve', 'claude-code', '--theirs'], as))
+		const taken = await cfgsync(['resolve', 'claude-code', '--theirs'], onDesk)
 		expect(taken.code).toBe(0)
 		expect(read(desk, SETTINGS)).toEqual({ theme: 'solarized' })
 	})

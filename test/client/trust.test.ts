@@ -1,7 +1,9 @@
-import { afterAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { installedPaths, type Paths, usePaths } from '../../src/client/paths'
 import { isTrusted, setTrusted, trustedDevices, UNKNOWN_DEVICE } from '../../src/client/trust'
+import { pathsIn } from '../support/client/home'
 import { tempDir } from '../support/temp'
 
 /** Device trust goes by the key a device had when it was trusted (docs/sync-model.md); its name alone can be taken. */
@@ -26,11 +28,13 @@ describe('device trust', () => {
 	})
 
 	const xdg = tempDir('cfgsync-trust-')
-	const before = process.env.XDG_CONFIG_HOME
-	process.env.XDG_CONFIG_HOME = xdg
+	let before: Paths | undefined
+	beforeAll(() => {
+		before = installedPaths()
+		usePaths(pathsIn(tempDir('cfgsync-trust-home-'), { XDG_CONFIG_HOME: xdg }))
+	})
 	afterAll(() => {
-		if (before === undefined) delete process.env.XDG_CONFIG_HOME
-		else process.env.XDG_CONFIG_HOME = before
+		usePaths(before)
 	})
 
 	test('trust an older cfgsync gave by name only still reads, and never matches a version by a key', () => {

@@ -3,6 +3,7 @@ import { runCli } from '../../src/client/cli'
 import { connect, type Session } from '../../src/client/context'
 import type { Credentials } from '../../src/client/credentials'
 import type { IO } from '../../src/client/io'
+import { installedPaths, type Paths } from '../../src/client/paths'
 import { type Printer, printer } from '../../src/client/output'
 import type { TestApp, TestUser } from './helpers'
 
@@ -31,6 +32,11 @@ export interface FakeIOOptions {
 	/** The answers typed at the terminal's prompts, in order (needs `tty`); past them, Ctrl-C. */
 	answers?: string[]
 	env?: Record<string, string | undefined>
+	/**
+	 * Where the command's files are: another machine's home (`pathsIn(home)`); default the paths the test
+	 * installed (test/support/client/home.ts homePerTest).
+	 */
+	paths?: Paths
 	/** The clock, in milliseconds since the epoch (default FIXED_NOW; the app's clock in `cfgsync`). */
 	now?: number
 }
@@ -71,10 +77,19 @@ export function fakeIO(options: FakeIOOptions = {}): FakeIO {
 			}
 		},
 		env: options.env ?? {},
+		paths: options.paths ?? testPaths(),
 		now: () => options.now ?? FIXED_NOW,
 		written: () => ({ stdout, stderr }),
 		asked
 	}
+}
+
+/** The paths the test installed (homePerTest); a command line needs some. */
+function testPaths(): Paths {
+	const paths = installedPaths()
+	if (paths === undefined)
+		throw new Error('no home for this test: call homePerTest (test/support/client/home.ts) or pass paths')
+	return paths
 }
 
 /** Requests to `app`'s own handler, as the client's api sends them. */
@@ -110,7 +125,7 @@ export interface Ran {
 
 /**
  * `cfgsync ARGS` in process on a fake IO: as `user` on `app`, or on `app` with
- * the login saved in the test's home (HOME and XDG_* as test/support/client/home.ts sets them).
+ * the login saved in the test's home (its paths as test/support/client/home.ts installs them, or `paths`).
  */
 export async function cfgsync(
 	args: string[],

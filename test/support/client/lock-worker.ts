@@ -7,10 +7,13 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { withLock } from '../../../src/client/lock'
-import { stateDir } from '../../../src/client/paths'
+import { PROCESS_IO } from '../../../src/client/io'
+import { stateDir, usePaths } from '../../../src/client/paths'
 import { getState, setState } from '../../../src/client/state'
 
 const [name = 'w', rounds = '1'] = process.argv.slice(2)
+// Its own process: the paths its environment gives, as the cfgsync program's entry resolves them.
+usePaths(PROCESS_IO.paths)
 const counter = join(stateDir(), 'counter')
 for (let i = 0; i < Number(rounds); i++) {
 	await withLock(`worker ${name}`, async () => {
