@@ -2,7 +2,7 @@
 // page (reload and Back never send it again), which shows the message next to its field (aria-invalid,
 // aria-describedby), puts the focus there (autofocus), keeps every value but passwords, and shows it once.
 import { describe, expect, test } from 'bun:test'
-import { setCookieOf, textOf, webApp, type Browser, type Page } from '../../support/web'
+import { push, setCookieOf, textOf, webApp, type Browser, type Page } from '../../support/web'
 
 /** The opening tag of the element with this id. */
 const tagOf = (html: string, id: string) => new RegExp(`<[a-z]+[^>]*\\sid="${id}"[^>]*>`).exec(html)?.[0] ?? ''
@@ -412,5 +412,48 @@ describe('Admin "Add user" and "Invite people" on the same pattern (docs/web.md)
 			if (kept) expect(tagOf(shown.html, id)).toContain(kept)
 		}
 		expect(await w.store.signups.listJoin(10)).toEqual([])
+	})
+})
+
+describe('a roll back already done is not asked again (docs/web.md)', () => {
+	/** alice's config with versions 1 and 2, signed in on the web. */
+	async function twoVersions() {
+		const w = webApp()
+		const alice = await w.user('pro', 'alice')
+		const id = await push(w, alice, { files: { 'a.json': '{"v":1}\n' } }, { name: 'main' })
+		await push(w, alice, { files: { 'a.json': '{"v":2}\n' } }, { name: 'main' })
+		const versions = (await w.call('GET', `/api/configs/${id}/versions`, { key: alice.key })).body as {
+			id: string
+			version: number
+		}[]
+		const v1 = versions.find((version) => version.version === 1)?.id as string
+		return { w, alice, id, v1, browser: await w.signIn(alice) }
+	}
+	const versionCount = async (w: ReturnType<typeof webApp>, key: string, id: string) =>
+		((await w.call('GET', `/api/configs/${id}/versions`, { key })).body as unknown[]).length
+
+	test('Back to the confirmation after rolling back: it says the version is already current, links the config, offers no Roll back', async () => {
+		const { w, alice, id, v1, browser } = await twoVersions()
+		const asked = await w.get(`/configs/${id}/rollback?version=${v1}`, browser)
+		expect(asked.html).toContain(`<form method="post" action="/configs/${id}/rollback"`)
+		expect((await w.post(`/configs/${id}/rollback`, browser, { version: v1, confirmed: 'yes' })).status).toBe(303)
+		expect(await versionCount(w, alice.key, id)).toBe(3)
+		// What Back (or the same address again) shows now.
+		const revisited = await w.get(`/configs/${id}/rollback?version=${v1}`, browser)
+		expect(revisited.status).toBe(200)
+		const text = textOf(revisited.html)
+		expect(text).toContain('Version 1 is already current: version 3, the current version of Claude Code · main')
+		expect(revisited.html).not.toContain(`action="/configs/${id}/rollback"`)
+		expect(revisited.html).toContain(`href="/configs/${id}"`)
+	})
+
+	test('the same roll back posted again (a second tab, a page kept by the browser) adds no version', async () => {
+		const { w, alice, id, v1, browser } = await twoVersions()
+		await w.post(`/configs/${id}/rollback`, browser, { version: v1, confirmed: 'yes' })
+		const again = await w.post(`/configs/${id}/rollback`, browser, { version: v1, confirmed: 'yes' })
+		expect(again.status).toBe(303)
+		expect(again.headers.get('location')).toBe(`/configs/${id}`)
+		expect(setCookieOf(again, 'cfgsync_notice')).toBe('already-current')
+		expect(await versionCount(w, alice.key, id)).toBe(3)
 	})
 })
