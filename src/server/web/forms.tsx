@@ -99,8 +99,14 @@ export function formStateOf(
 	try {
 		const state = JSON.parse(opened) as FormState & { at?: string }
 		const forms = Array.isArray(form) ? form : [form]
+		if (typeof state.at !== 'string') return { headers: {} }
 		const url = new URL(request.url)
-		if (!(forms.includes(state.form) || state.form === ANY_FORM) || state.at !== url.pathname + url.search)
+		// The address as a browser asks for it (a `'` in a query comes back as %27, say).
+		const at = new URL(state.at, url.origin)
+		if (
+			!(forms.includes(state.form) || state.form === ANY_FORM) ||
+			at.pathname + at.search !== url.pathname + url.search
+		)
 			return { headers: {} }
 		return { state, headers: { 'set-cookie': cookie('', deps.https(request), 0, name) } }
 	} catch {

@@ -229,6 +229,14 @@ describe('the forms of sign-in, setup and join on the same pattern (docs/web.md)
 		expect(known.shown.html).toContain('name="next" value="/teams"')
 	})
 
+	test("sign-in: a `next` whose query a browser asks for encoded (a ') still finds its failed form", async () => {
+		const w = webApp()
+		await w.user('team', 'alice')
+		const failed = await w.post('/sign-in', undefined, { login: 'alice', password: 'wrong', next: "/configs?q=it's" })
+		const { shown } = await followedSignedOut(w, failed)
+		expectInvalid(shown.html, 'password', 'Wrong username')
+	})
+
 	test('sign-in: an empty field is said by that field', async () => {
 		const w = webApp()
 		await w.user('team', 'alice')
