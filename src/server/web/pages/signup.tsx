@@ -182,16 +182,24 @@ export const signupPages = ({ signups, sessions, clock, addressOf, https }: WebD
 			}
 			const values = { email: form.email, username: form.username }
 			// Back to the form (forms.tsx): the message by the field it is about; the password never comes back.
-			const again = (error: AppError) => {
+			const errorsOf = (error: AppError): Record<string, string> => {
+				// The service's own schema, read again to know which field its refusal was about.
 				const invalid = SignupForm.safeParse(form)
-				const errors: Record<string, string> = !invalid.success
-					? (({ field, message }) => ({ [field]: message }))(fieldOfZod(invalid.error, 'email'))
-					: error.code === 'conflict'
-						? // Which of the two is taken is not said: a link's holder learns nothing of other accounts.
-							{ username: `${error.message} Choose another username, or sign in if the email is yours.` }
-						: { email: error.message }
-				return entryFormFailed({ sessions, https }, request, `/${kind}/${params.token}`, { form: kind, values, errors })
+				if (!invalid.success) {
+					const { field: name, message } = fieldOfZod(invalid.error, 'email')
+					return { [name]: message }
+				}
+				// Which of the two is taken is not said: a link's holder learns nothing of other accounts.
+				if (error.code === 'conflict')
+					return { username: `${error.message} Choose another username, or sign in if the email is yours.` }
+				return { email: error.message }
 			}
+			const again = (error: AppError) =>
+				entryFormFailed({ sessions, https }, request, `/${kind}/${params.token}`, {
+					form: kind,
+					values,
+					errors: errorsOf(error)
+				})
 			// No session yet, so no CSRF token: a form posted from another site is refused by its origin alone.
 			if (!fromOwnPages(request.headers, ownOrigin(request, https(request))))
 				return page(
