@@ -253,6 +253,28 @@ if (SKIP_BROWSER_TESTS) {
 			})
 		}
 
+		test('without a script: a failed sign-in and a failed "Add user" come back the same way (plain forms, autofocus)', async () => {
+			const made = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1280, height: 900 } })
+			contexts.push(made)
+			const page = await made.newPage()
+			await page.goto(`${server.url}/`)
+			await page.getByLabel('Username or email').fill('root')
+			await page.getByLabel('Password', { exact: true }).fill('not the password')
+			await page.getByRole('button', { name: 'Sign in' }).click()
+			await expectBackAtField(page, page.getByLabel('Password', { exact: true }), 'password', 'Wrong username', '/')
+			await page.getByLabel('Password', { exact: true }).fill(root.password)
+			await page.getByRole('button', { name: 'Sign in' }).click()
+			await page.getByRole('heading', { name: 'Configs', level: 1 }).waitFor()
+			await page.goto(`${server.url}/admin`)
+			const add = page.getByRole('form', { name: 'Add user' })
+			await add.getByLabel('Email', { exact: true }).fill('someone-new@example.test')
+			await add.getByLabel('Username', { exact: true }).fill('root')
+			await add.getByRole('button', { name: 'Add user' }).click()
+			const username = add.getByLabel('Username', { exact: true })
+			await expectBackAtField(page, username, 'new-username', 'username already exists', '/admin')
+			expect(await add.getByLabel('Email', { exact: true }).inputValue()).toBe('someone-new@example.test')
+		})
+
 		test('no page logged an error, broke the Content-Security-Policy, or reached another origin', () => {
 			expect(problems.list.filter((line) => !/status of (401|403|404)/.test(line))).toEqual([])
 		})
