@@ -12,8 +12,16 @@ export const MAX_VALUE = 500
 /** The form name of values carried through a sign-in: whichever form of the page has fields of those names. */
 export const ANY_FORM = '*'
 
-export const formCookie = (value: string, secure: boolean, maxAge: number) =>
-	`${FORM_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure ? '; Secure' : ''}`
+/**
+ * The cookie of a failed form on a page nobody is signed in on (sign-in, setup, join): apart from FORM_COOKIE, so a
+ * failed sign-in keeps the form a session that ended carried to it, which signing in then brings back.
+ */
+export const ENTRY_FORM_COOKIE = 'cfgsync_entry_form'
+/** What an entry form's state is sealed to: no session exists yet on those pages. */
+export const ENTRY = { sessionIdHash: 'entry-form' } as const
+
+export const formCookie = (value: string, secure: boolean, maxAge: number, name: string = FORM_COOKIE) =>
+	`${name}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure ? '; Secure' : ''}`
 
 interface FormDeps {
 	sessions: {

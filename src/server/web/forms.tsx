@@ -2,7 +2,7 @@ import type { ZodError } from 'zod'
 import { AppError } from '../lib/errors'
 import type { WebCaller } from '../modules/sessions/service'
 import { redirect, type WebDeps } from './kit'
-import { ANY_FORM, FORM_COOKIE, formCookie as cookie, MAX_VALUE } from './form-cookie'
+import { ANY_FORM, ENTRY, ENTRY_FORM_COOKIE, FORM_COOKIE, formCookie as cookie, MAX_VALUE } from './form-cookie'
 import { Sentence } from './layout'
 import { readCookie } from './session'
 
@@ -10,7 +10,8 @@ import { readCookie } from './session'
 // with a redirect (post/redirect/get, so reload and Back never send it again) to the form's page, carrying
 // what was typed (never a password) and the message of each field in a one-time cookie sealed to the
 // session. That page shows each message next to its field (aria-invalid, aria-describedby), puts the focus
-// in the first invalid field (autofocus), and clears the cookie: a reload shows the form clean.
+// in the first invalid field (autofocus), and clears the cookie: a reload shows the form clean. The forms of
+// the pages nobody is signed in on yet (sign-in, setup, join) do the same with a cookie of their own (entry*).
 
 /** A failed form as its page shows it again. */
 export interface FormState {
@@ -43,7 +44,8 @@ export function formFailed(
 	web: Pick<WebCaller, 'sessionIdHash'>,
 	location: string,
 	state: FormState,
-	passwords: string[] = []
+	passwords: string[] = [],
+	name: string = FORM_COOKIE
 ): Response {
 	const values: Record<string, string> = {}
 	for (const [name, value] of Object.entries(state.values))
@@ -54,8 +56,20 @@ export function formFailed(
 		web,
 		JSON.stringify({ ...state, values, errors, general: state.general?.slice(0, MAX_VALUE), at: location })
 	)
-	return redirect(location, { 'set-cookie': cookie(sealed, deps.https(request), 300) })
+	return redirect(location, { 'set-cookie': cookie(sealed, deps.https(request), 300, name) })
 }
+
+/**
+ * `formFailed` for a form of a page nobody is signed in on (sign-in, setup, join): sealed to no session, in a
+ * cookie of its own (form-cookie.ts, ENTRY_FORM_COOKIE), so that a form carried through sign-in is kept.
+ */
+export const entryFormFailed = (
+	deps: FormDeps,
+	request: Request,
+	location: string,
+	state: FormState,
+	passwords: string[] = []
+): Response => formFailed(deps, request, ENTRY, location, state, passwords, ENTRY_FORM_COOKIE)
 
 /**
  * A refusal as a field's message (`field`), or, when `field` is undefined, as the form's own. What is
@@ -75,23 +89,34 @@ export function formStateOf(
 	deps: FormDeps,
 	request: Request,
 	web: Pick<WebCaller, 'sessionIdHash'>,
-	form: string | string[]
+	form: string | string[],
+	name: string = FORM_COOKIE
 ): { state?: FormState; headers: Record<string, string> } {
-	const sealed = readCookie(request.headers.get('cookie'), FORM_COOKIE)
+	const sealed = readCookie(request.headers.get('cookie'), name)
 	if (sealed === undefined || sealed === '') return { headers: {} }
 	const opened = deps.sessions.openFlash(web, sealed)
 	if (opened === undefined) return { headers: {} }
 	try {
 		const state = JSON.parse(opened) as FormState & { at?: string }
 		const forms = Array.isArray(form) ? form : [form]
+		if (typeof state.at !== 'string') return { headers: {} }
 		const url = new URL(request.url)
-		if (!(forms.includes(state.form) || state.form === ANY_FORM) || state.at !== url.pathname + url.search)
+		// The address as a browser asks for it (a `'` in a query comes back as %27, say).
+		const at = new URL(state.at, url.origin)
+		if (
+			!(forms.includes(state.form) || state.form === ANY_FORM) ||
+			at.pathname + at.search !== url.pathname + url.search
+		)
 			return { headers: {} }
-		return { state, headers: { 'set-cookie': cookie('', deps.https(request), 0) } }
+		return { state, headers: { 'set-cookie': cookie('', deps.https(request), 0, name) } }
 	} catch {
 		return { headers: {} }
 	}
 }
+
+/** `formStateOf` for a form of a page nobody is signed in on (entryFormFailed). */
+export const entryFormStateOf = (deps: FormDeps, request: Request, form: string | string[]) =>
+	formStateOf(deps, request, ENTRY, form, ENTRY_FORM_COOKIE)
 
 /**
  * What a field carries in a failed form: its value again (unless a password), aria-invalid, the ids of its
@@ -111,10 +136,23 @@ export function fieldState(state: FormState | undefined, form: string, name: str
 }
 
 /** A field's message, next to it (its id is what aria-describedby names). */
-export function FieldError({ state, form, name, id }: { state?: FormState; form: string; name: string; id: string }) {
+export function FieldError({
+	state,
+	form,
+	name,
+	id,
+	alert
+}: {
+	state?: FormState
+	form: string
+	name: string
+	id: string
+	/** role="alert" as well (sign-in's refusal, which docs/web.md has as an alert). */
+	alert?: boolean
+}) {
 	const message = state?.form === form ? state.errors[name] : undefined
 	return message === undefined ? null : (
-		<p id={`${id}-error`} class="alert inline field-error">
+		<p id={`${id}-error`} class="alert inline field-error" role={alert ? 'alert' : undefined}>
 			<Sentence text={message} />
 		</p>
 	)

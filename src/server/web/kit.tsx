@@ -87,6 +87,7 @@ export const NOTICES: Record<string, string> = {
 		'Every other web session of yours was signed out; this one stays. Your devices keep their keys: revoke them on Devices.',
 	'device-renamed': 'The device was renamed. It keeps its key: nothing changes on that machine.',
 	'rolled-back': 'Rolled back: the chosen version is now the current one, as a new version.',
+	'already-current': 'Nothing was rolled back: the current version already holds that version’s data.',
 	created: 'The team was created.',
 	joined: 'You joined the team.',
 	declined: 'The invitation was declined.',

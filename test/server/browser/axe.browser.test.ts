@@ -149,6 +149,21 @@ if (SKIP_BROWSER_TESTS) {
 			const bigVersions = (await api(server, 'GET', `/api/configs/${big.body.id}/versions`, alice.key)).body as {
 				id: string
 			}[]
+			// alice: a config rolled back to its first version, whose question opened again says it is done (docs/web.md).
+			const rolled = await api(server, 'POST', '/api/configs', alice.key, { name: 'rolled', data: { v: 1 } })
+			expect((await api(server, 'POST', '/api/configs', alice.key, { name: 'rolled', data: { v: 2 } })).status).toBe(
+				200
+			)
+			const rolledFirst = (
+				(await api(server, 'GET', `/api/configs/${rolled.body.id}/versions`, alice.key)).body as {
+					id: string
+					version: number
+				}[]
+			).find((version) => version.version === 1)?.id as string
+			expect(
+				(await api(server, 'POST', `/api/configs/${rolled.body.id}/rollback`, alice.key, { versionId: rolledFirst }))
+					.status
+			).toBeLessThan(300)
 			// The setup address this server printed at its first start: dead since root is an admin (410).
 			const setupPath = new URL(/"setup":"([^"]+)"/.exec(server.log())?.[1] as string).pathname
 			let added = 0
@@ -211,6 +226,11 @@ if (SKIP_BROWSER_TESTS) {
 					open: `${config}/compare?from=${oldest}&to=${newest}&view=split`
 				},
 				{ role: 'owner', name: 'roll back', open: `${config}/rollback?version=${oldest}` },
+				{
+					role: 'owner',
+					name: 'roll back, asked again once done',
+					open: `/configs/${rolled.body.id}/rollback?version=${rolledFirst}`
+				},
 				{
 					role: 'owner',
 					name: 'compare, too large to compare here',
@@ -296,6 +316,30 @@ if (SKIP_BROWSER_TESTS) {
 				},
 				{
 					role: 'admin',
+					name: 'admin, a refused Add user (the message by its field)',
+					open: async (page) => {
+						await page.goto(`${server.url}/admin`)
+						const add = page.getByRole('form', { name: 'Add user' })
+						await add.getByLabel('Email').fill('alice@example.test')
+						await add.getByLabel('Username').fill('alice-again')
+						await add.getByRole('button', { name: 'Add user' }).click()
+						await page.locator('#new-email-error').waitFor()
+					}
+				},
+				{
+					role: 'admin',
+					name: 'admin, a refused Invite people (the message by its field)',
+					open: async (page) => {
+						await page.goto(`${server.url}/admin`)
+						const invite = page.getByRole('form', { name: 'Invite people' })
+						await invite.evaluate((form) => form.setAttribute('novalidate', ''))
+						await invite.getByLabel('How many uses').fill('5000')
+						await invite.getByRole('button', { name: 'Create sign-up link' }).click()
+						await page.locator('#link-uses-error').waitFor()
+					}
+				},
+				{
+					role: 'admin',
 					name: 'admin, a new sign-up link shown once',
 					open: async (page) => {
 						await page.goto(`${server.url}/admin`)
@@ -319,6 +363,19 @@ if (SKIP_BROWSER_TESTS) {
 					}
 				},
 				{ role: 'signed out', name: 'create your account (a sign-up link)', open: joinPath },
+				{
+					role: 'signed out',
+					name: 'create your account, a taken username (the message by its field)',
+					open: async (page) => {
+						await page.goto(`${server.url}${joinPath}`)
+						const form = page.getByRole('form', { name: 'Create your account' })
+						await form.getByLabel('Email', { exact: true }).fill('someone@example.test')
+						await form.getByLabel('Username', { exact: true }).fill('alice')
+						await form.getByLabel('Password', { exact: true }).fill('a long password')
+						await form.getByRole('button', { name: 'Create account' }).click()
+						await page.locator('#username-error').waitFor()
+					}
+				},
 				{ role: 'signed out', name: 'a sign-up link that does not exist', open: `/join/${'x'.repeat(43)}` },
 				{ role: 'signed out', name: 'a setup address no longer usable (410)', open: setupPath },
 				{

@@ -1,7 +1,7 @@
 // docs/web.md: config data is always inert text; so are team names, device names and
 // everything else people type. A <script> in any of them reaches the page as text.
 import { describe, expect, test } from 'bun:test'
-import { push, shownAfter, textOf, webApp } from '../../support/web'
+import { push, setCookieOf, shownAfter, textOf, webApp } from '../../support/web'
 
 const SCRIPT = '<script>alert(1)</script>'
 const ATTRIBUTE = '"><img src=x onerror=alert(1)>'
@@ -72,8 +72,11 @@ describe('escaping (docs/web.md: config data is inert text)', () => {
 		const w = webApp()
 		const alice = await w.user('team', 'alice')
 		const a = await w.signIn(alice)
-		const failed = await w.post('/sign-in', undefined, { login: `${SCRIPT}${ATTRIBUTE}`, password: 'wrong password' })
-		expect(failed.status).toBe(401)
+		const refused = await w.post('/sign-in', undefined, { login: `${SCRIPT}${ATTRIBUTE}`, password: 'wrong password' })
+		expect(refused.status).toBe(303)
+		const failed = await w.get('/', undefined, {
+			cookie: `cfgsync_entry_form=${setCookieOf(refused, 'cfgsync_entry_form')}`
+		})
 		expectInert(failed.html)
 		expect(failed.html).toContain('role="alert"')
 		const team = await shownAfter(w, a, await w.post('/teams', a, { name: 'x', slug: `${ATTRIBUTE}` }))

@@ -193,7 +193,9 @@ describe('Activity (docs/web.md)', () => {
 		const gone = await push(w, alice, { v: 1 }, { name: 'gone' })
 		expect((await w.call('DELETE', `/api/configs/${gone}`, { key: alice.key })).status).toBeLessThan(300)
 		// A refused sign-in on alice's account, on the web.
-		expect((await w.post('/sign-in', undefined, { login: 'alice', password: 'wrong-password' })).status).toBe(401)
+		expect(
+			(await w.post('/sign-in', undefined, { login: 'alice', password: 'wrong-password' })).headers.get('location')
+		).toBe('/')
 		const browser = await w.signIn(alice)
 		const page = await w.get('/activity', browser)
 		expect(page.html).toMatch(/<nav aria-label="Main">[\s\S]*<a href="\/activity" aria-current="page">Activity<\/a>/)

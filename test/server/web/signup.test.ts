@@ -42,6 +42,17 @@ function expectDead(page: Page, status: 404 | 410, reason: RegExp) {
 	expect(page.html).toContain('role="alert"')
 }
 
+/**
+ * A refused form of setup or join, followed as a browser does (docs/web.md: a failed form comes back by a redirect to
+ * its page): a 303 to the address it was posted to, and that page with the one-time form cookie it set.
+ */
+async function formAgain(w: WebApp, refused: Page, path: string): Promise<Page> {
+	expect(refused.status).toBe(303)
+	expect(refused.headers.get('location')).toBe(path)
+	expect(setCookieOf(refused, 'cfgsync_session')).toBeUndefined()
+	return w.get(path, undefined, { cookie: `cfgsync_entry_form=${setCookieOf(refused, 'cfgsync_entry_form')}` })
+}
+
 /** Signs in the session a sign-up answer set, as the browser would carry it on. */
 const sessionOf = (page: Page) => {
 	const cookie = setCookieOf(page, 'cfgsync_session')
@@ -116,7 +127,7 @@ describe('the setup address (docs/web.md, first start)', () => {
 			login: 'ada@example.test',
 			password: person('ada').password
 		})
-		expect(signedIn.status).toBe(303)
+		expect(signedIn.headers.get('location')).toBe('/configs')
 
 		expectDead(await w.get(`/setup/${token}`), 410, /has an admin already/)
 		expectDead(await w.post(`/setup/${token}`, undefined, person('eve')), 410, /has an admin already/)
@@ -174,14 +185,14 @@ describe('the setup address (docs/web.md, first start)', () => {
 	test('a form with a bad field shows the form again with the reason, and the address still works', async () => {
 		const w = webApp()
 		const token = (await signupsOf(w).openSetup('team')) as string
-		const short = await w.post(`/setup/${token}`, undefined, { ...person('ada'), password: 'short' })
-		expect(short.status).toBe(400)
-		expect(textOf(short.html)).toContain('Password: Passwords are at least 8 characters.')
+		const path = `/setup/${token}`
+		const short = await formAgain(w, await w.post(path, undefined, { ...person('ada'), password: 'short' }), path)
+		expect(textOf(short.html)).toContain('Passwords are at least 8 characters.')
+		expect(short.html).toContain('id="password-error"')
 		expect(short.html).toContain('value="ada@example.test"')
 		expect(short.html).not.toContain('short"')
-		const badName = await w.post(`/setup/${token}`, undefined, { ...person('ada'), username: 'a b' })
-		expect(badName.status).toBe(400)
-		expect(textOf(badName.html)).toContain('Username:')
+		const badName = await formAgain(w, await w.post(path, undefined, { ...person('ada'), username: 'a b' }), path)
+		expect(badName.html).toContain('id="username-error"')
 		expect((await w.post(`/setup/${token}`, undefined, person('ada'))).status).toBe(303)
 	})
 })
@@ -303,11 +314,14 @@ describe('sign-up links (docs/web.md, "Invite people")', () => {
 		expect(made.length).toBe(1)
 	})
 
-	test('a taken email or username shows the form again (409) and uses nothing of the link', async () => {
+	test('a taken email or username shows the form again (by a redirect) and uses nothing of the link', async () => {
 		const { w, root } = await adminWorld()
 		const path = await makeLink(w, root)
-		const taken = await w.post(path, undefined, { ...person('ROOT'), email: 'someone@example.test' })
-		expect(taken.status).toBe(409)
+		const taken = await formAgain(
+			w,
+			await w.post(path, undefined, { ...person('ROOT'), email: 'someone@example.test' }),
+			path
+		)
 		expect(textOf(taken.html)).toContain('already exists')
 		expect(taken.html).toContain('<button type="submit">Create account</button>')
 		expect(textOf((await w.get('/admin', root)).html)).toContain('0 of 1')
@@ -323,9 +337,15 @@ describe('sign-up links (docs/web.md, "Invite people")', () => {
 			[{ days: '400' }, 'at most 365 days'],
 			[{ plan: 'gold' }, 'Plans are free, pro, team']
 		] as const) {
+			// Back to Admin by a redirect (docs/web.md), the message by its field.
 			const refused = await w.post('/admin/links', root, { plan: 'team', uses: '1', days: '7', ...fields })
-			expect({ fields, status: refused.status }).toEqual({ fields, status: 400 })
-			expect(textOf(refused.html)).toContain(message)
+			expect({ fields, status: refused.status }).toEqual({ fields, status: 303 })
+			const shown = await w.get(
+				'/admin',
+				undefined,
+				withCookie(root, 'cfgsync_form', setCookieOf(refused, 'cfgsync_form') as string)
+			)
+			expect(textOf(shown.html)).toContain(message)
 		}
 		expect(await w.store.signups.listJoin(10)).toEqual([])
 	})
@@ -412,7 +432,9 @@ describe('setup and sign-up are guarded like sign-in (docs/web.md)', () => {
 			expect((await w.get(`/${kind}/${String(i).padStart(43, 'x')}`)).status).toBe(404)
 		}
 		// Everyone behind that address still signs in, and the good link still opens and works.
-		expect((await w.post('/sign-in', undefined, { login: 'root', password: 'password-root' })).status).toBe(303)
+		expect(
+			(await w.post('/sign-in', undefined, { login: 'root', password: 'password-root' })).headers.get('location')
+		).toBe('/configs')
 		expect((await w.get(path)).status).toBe(200)
 		expect((await w.post(path, undefined, person('zoe'))).status).toBe(303)
 		// Nor does a view write the security log line a fail2ban jail bans on.
@@ -427,9 +449,11 @@ describe('setup and sign-up are guarded like sign-in (docs/web.md)', () => {
 		const path = await makeLink(w, root)
 		// 30 failed sign-ins from that address spend the sign-in budget only.
 		for (let i = 0; i < 30; i++)
-			expect((await w.post('/sign-in', undefined, { login: `nobody${i}`, password: 'wrong-password' })).status).toBe(
-				401
-			)
+			expect(
+				(await w.post('/sign-in', undefined, { login: `nobody${i}`, password: 'wrong-password' })).headers.get(
+					'location'
+				)
+			).toBe('/')
 		expect((await w.post('/sign-in', undefined, { login: 'root', password: 'password-root' })).status).toBe(429)
 		// 30 wrong posts on unknown links from there: past them, 429, even for the right link.
 		address = '203.0.113.10'
@@ -446,7 +470,9 @@ describe('setup and sign-up are guarded like sign-in (docs/web.md)', () => {
 		expect(refused.status).toBe(429)
 		expect(await w.store.users.findByLogin('zoe')).toBeUndefined()
 		// A budget of its own: that address still signs in, and still opens links.
-		expect((await w.post('/sign-in', undefined, { login: 'root', password: 'password-root' })).status).toBe(303)
+		expect(
+			(await w.post('/sign-in', undefined, { login: 'root', password: 'password-root' })).headers.get('location')
+		).toBe('/configs')
 		expect((await w.get(path)).status).toBe(200)
 		// Other addresses are not affected; and the window passes.
 		address = '198.51.100.20'
@@ -461,7 +487,9 @@ describe('setup and sign-up are guarded like sign-in (docs/web.md)', () => {
 		const root = await w.signIn(await w.admin('root'))
 		const path = await makeLink(w, root)
 		for (let i = 0; i < 10; i++)
-			expect((await w.post(path, undefined, { ...person(`n${i}`), username: 'root' })).status).toBe(409)
+			expect((await w.post(path, undefined, { ...person(`n${i}`), username: 'root' })).headers.get('location')).toBe(
+				path
+			)
 		const limited = await w.post(path, undefined, person('fresh'))
 		expect(limited.status).toBe(429)
 		expect(await w.store.users.findByLogin('fresh')).toBeUndefined()

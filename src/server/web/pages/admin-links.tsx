@@ -1,6 +1,7 @@
 import { PLANS } from '../../../shared/constants'
 import { linkState, SIGNUP_DEFAULTS, type SignupLinkView } from '../../modules/signup/service'
 import { attempt, page, redirect, type ChangeContext, type PageContext, type WebDeps } from '../kit'
+import { FieldError, FormAlert, fieldState, type FormState } from '../forms'
 import { ConfirmPage, Csrf, Secret, Time, type ViewContext } from '../layout'
 
 // The Admin page's "Invite people" (docs/web.md): sign-up links made, listed and revoked.
@@ -10,16 +11,23 @@ const STATE_TEXT = { active: 'active', used_up: 'used up', expired: 'expired', r
 /** How a link is named where only its first characters are known (the token itself is never stored). */
 export const linkName = (link: Pick<SignupLinkView, 'hint'>) => `/join/${link.hint}…`
 
+/** The form's name in a failed form's state (forms.tsx). */
+export const INVITE_PEOPLE = 'invite-people'
+
 /** The form "Invite people" and the links made so far. */
 export function InvitePeople({
 	ctx,
 	links,
-	form = {}
+	form
 }: {
 	ctx: ViewContext
 	links: SignupLinkView[]
-	form?: { plan?: string; uses?: string; days?: string }
+	/** A failed "Invite people", back after its redirect (forms.tsx). */
+	form?: FormState
 }) {
+	const plan = fieldState(form, INVITE_PEOPLE, 'plan', 'link-plan')
+	const uses = fieldState(form, INVITE_PEOPLE, 'uses', 'link-uses', 'link-uses-hint')
+	const days = fieldState(form, INVITE_PEOPLE, 'days', 'link-days')
 	return (
 		<>
 			<section class="narrow">
@@ -28,16 +36,24 @@ export function InvitePeople({
 					A sign-up link lets whoever opens it create their own account, on the plan you choose, with a password only
 					they know. Send it over a channel you trust; it is shown once.
 				</p>
+				<FormAlert state={form} form={INVITE_PEOPLE} />
 				<form method="post" action="/admin/links" class="stack" aria-labelledby="invite-people">
 					<Csrf ctx={ctx} />
 					<label for="link-plan">Plan</label>
-					<select id="link-plan" name="plan">
-						{PLANS.map((plan) => (
-							<option value={plan} selected={(form.plan ?? 'team') === plan}>
-								{plan}
+					<select
+						id="link-plan"
+						name="plan"
+						aria-invalid={plan['aria-invalid']}
+						aria-describedby={plan['aria-describedby']}
+						autofocus={plan.autofocus}
+					>
+						{PLANS.map((name) => (
+							<option value={name} selected={(plan.value ?? 'team') === name}>
+								{name}
 							</option>
 						))}
 					</select>
+					<FieldError state={form} form={INVITE_PEOPLE} name="plan" id="link-plan" />
 					<label for="link-uses">How many uses</label>
 					<input
 						id="link-uses"
@@ -47,9 +63,12 @@ export function InvitePeople({
 						min={1}
 						max={1000}
 						required
-						value={form.uses ?? String(SIGNUP_DEFAULTS.uses)}
-						aria-describedby="link-uses-hint"
+						value={uses.value ?? String(SIGNUP_DEFAULTS.uses)}
+						aria-invalid={uses['aria-invalid']}
+						aria-describedby={uses['aria-describedby']}
+						autofocus={uses.autofocus}
 					/>
+					<FieldError state={form} form={INVITE_PEOPLE} name="uses" id="link-uses" />
 					<p id="link-uses-hint" class="hint">
 						How many accounts it can make.
 					</p>
@@ -62,8 +81,12 @@ export function InvitePeople({
 						min={1}
 						max={365}
 						required
-						value={form.days ?? String(SIGNUP_DEFAULTS.days)}
+						value={days.value ?? String(SIGNUP_DEFAULTS.days)}
+						aria-invalid={days['aria-invalid']}
+						aria-describedby={days['aria-describedby']}
+						autofocus={days.autofocus}
 					/>
+					<FieldError state={form} form={INVITE_PEOPLE} name="days" id="link-days" />
 					<button type="submit">Create sign-up link</button>
 				</form>
 			</section>

@@ -1,7 +1,19 @@
 import { randomBytes } from 'node:crypto'
 import { PLANS } from '../../../shared/constants'
+import { NewUserInput } from '../../../shared/api/users'
 import { AppError } from '../../lib/errors'
+import { NewSignupLink } from '../../modules/signup/service'
 import { z } from 'zod'
+import {
+	FieldError,
+	fieldOfZod,
+	fieldState,
+	FormAlert,
+	formFailed,
+	formStateOf,
+	refusal,
+	type FormState
+} from '../forms'
 import {
 	attempt,
 	clearedFlashCookie,
@@ -15,8 +27,8 @@ import {
 	type PageContext,
 	type WebDeps
 } from '../kit'
-import { Alert, Csrf, Layout, ListHeading, ListStatus, Notice, Secret, type ViewContext } from '../layout'
-import { InvitePeople, NewLink } from './admin-links'
+import { Csrf, Layout, ListHeading, ListStatus, Notice, Secret, type ViewContext } from '../layout'
+import { INVITE_PEOPLE, InvitePeople, NewLink } from './admin-links'
 import { USERS, UsersList, type UsersPage, usersPageOf, UsersSearch } from './admin-users'
 import { listQueryOf } from '../lists'
 import type { SignupLinkView } from '../../modules/signup/service'
@@ -27,23 +39,24 @@ export function AdminPage({
 	ctx,
 	users,
 	links,
-	error,
 	notice,
 	oneTimePassword,
 	newLink,
-	form = {},
-	linkForm = {}
+	form
 }: {
 	ctx: ViewContext
 	users: UsersPage
 	links: SignupLinkView[]
-	error?: string
 	notice?: string
 	oneTimePassword?: { username: string; password: string }
 	newLink?: { url: string; uses: number; days: number }
-	form?: { email?: string; username?: string; plan?: string }
-	linkForm?: { plan?: string; uses?: string; days?: string }
+	/** A failed "Add user" or "Invite people", back after its redirect (forms.tsx). */
+	form?: FormState
 }) {
+	const email = fieldState(form, ADD_USER, 'email', 'new-email')
+	const username = fieldState(form, ADD_USER, 'username', 'new-username')
+	const plan = fieldState(form, ADD_USER, 'plan', 'new-plan')
+	const password = fieldState(form, ADD_USER, 'password', 'new-password', 'new-password-hint')
 	return (
 		<Layout ctx={ctx} title="Admin">
 			<h1>Admin</h1>
@@ -54,7 +67,6 @@ export function AdminPage({
 				<a href="/admin/activity">Server activity</a>
 			</nav>
 			<Notice message={notice} />
-			<Alert message={error} />
 			{oneTimePassword ? (
 				<section class="card one-time" aria-labelledby="otp-title">
 					<h2 id="otp-title">New password for {oneTimePassword.username}</h2>
@@ -78,20 +90,49 @@ export function AdminPage({
 			</section>
 			<section class="narrow">
 				<h2 id="add-user">Add user</h2>
+				<FormAlert state={form} form={ADD_USER} />
 				<form method="post" action="/admin/users" class="stack" aria-labelledby="add-user">
 					<Csrf ctx={ctx} />
 					<label for="new-email">Email</label>
-					<input id="new-email" name="email" type="email" required value={form.email ?? ''} />
+					<input
+						id="new-email"
+						name="email"
+						type="email"
+						required
+						value={email.value ?? ''}
+						aria-invalid={email['aria-invalid']}
+						aria-describedby={email['aria-describedby']}
+						autofocus={email.autofocus}
+					/>
+					<FieldError state={form} form={ADD_USER} name="email" id="new-email" />
 					<label for="new-username">Username</label>
-					<input id="new-username" name="username" type="text" required maxlength={64} value={form.username ?? ''} />
+					<input
+						id="new-username"
+						name="username"
+						type="text"
+						required
+						maxlength={64}
+						value={username.value ?? ''}
+						aria-invalid={username['aria-invalid']}
+						aria-describedby={username['aria-describedby']}
+						autofocus={username.autofocus}
+					/>
+					<FieldError state={form} form={ADD_USER} name="username" id="new-username" />
 					<label for="new-plan">Plan</label>
-					<select id="new-plan" name="plan">
-						{PLANS.map((plan) => (
-							<option value={plan} selected={(form.plan ?? 'team') === plan}>
-								{plan}
+					<select
+						id="new-plan"
+						name="plan"
+						aria-invalid={plan['aria-invalid']}
+						aria-describedby={plan['aria-describedby']}
+						autofocus={plan.autofocus}
+					>
+						{PLANS.map((name) => (
+							<option value={name} selected={(plan.value ?? 'team') === name}>
+								{name}
 							</option>
 						))}
 					</select>
+					<FieldError state={form} form={ADD_USER} name="plan" id="new-plan" />
 					<label for="new-password">Password (optional)</label>
 					<input
 						id="new-password"
@@ -99,18 +140,24 @@ export function AdminPage({
 						type="password"
 						autocomplete="new-password"
 						minlength={8}
-						aria-describedby="new-password-hint"
+						aria-invalid={password['aria-invalid']}
+						aria-describedby={password['aria-describedby']}
+						autofocus={password.autofocus}
 					/>
+					<FieldError state={form} form={ADD_USER} name="password" id="new-password" />
 					<p id="new-password-hint" class="hint">
 						Leave empty to get a one-time password to hand over.
 					</p>
 					<button type="submit">Add user</button>
 				</form>
 			</section>
-			<InvitePeople ctx={ctx} links={links} form={linkForm} />
+			<InvitePeople ctx={ctx} links={links} form={form} />
 		</Layout>
 	)
 }
+
+/** The form's name in a failed form's state (forms.tsx). */
+const ADD_USER = 'add-user'
 
 const oneTimePassword = () => randomBytes(12).toString('base64url')
 
@@ -120,7 +167,8 @@ const FLASH_PATH = '/admin'
 const OneTime = z.object({ username: z.string(), password: z.string() })
 const LinkMade = z.object({ url: z.string(), uses: z.number(), days: z.number() })
 
-export const adminPages = ({ users, sessions, signups, https, originOf }: WebDeps) => {
+export const adminPages = (deps: WebDeps) => {
+	const { users, sessions, signups, https, originOf } = deps
 	/** After the change, to the Admin page, which shows the password or link once (post/redirect/get: a reload repeats nothing). */
 	const showOnce = (
 		request: Request,
@@ -146,7 +194,8 @@ export const adminPages = ({ users, sessions, signups, https, originOf }: WebDep
 				} catch {
 					shown = undefined
 				}
-				return page(
+				const { state, headers } = formStateOf(deps, request, web, [ADD_USER, INVITE_PEOPLE])
+				const shownPage = page(
 					<AdminPage
 						ctx={view}
 						users={await usersPageOf(users, listQueryOf(request.url))}
@@ -154,10 +203,13 @@ export const adminPages = ({ users, sessions, signups, https, originOf }: WebDep
 						notice={noticeOf(request)}
 						oneTimePassword={shown}
 						newLink={newLink}
+						form={state}
 					/>,
-					// Read once: the cookie goes with this answer, so a reload no longer shows the password.
-					sealed === undefined ? {} : { headers: { 'set-cookie': clearedFlashCookie(FLASH_PATH, https(request)) } }
+					{ headers }
 				)
+				// Read once: the cookie goes with this answer, so a reload no longer shows the password.
+				if (sealed !== undefined) shownPage.headers.append('set-cookie', clearedFlashCookie(FLASH_PATH, https(request)))
+				return shownPage
 			}),
 
 		addUser: ({ request, web, view, actor, body }: ChangeContext) =>
@@ -168,23 +220,32 @@ export const adminPages = ({ users, sessions, signups, https, originOf }: WebDep
 					plan: field(body, 'plan') || 'team'
 				}
 				const given = field(body, 'password')
+				// Back to the form by a redirect (forms.tsx): the message by its field; the password never comes back.
+				const failed = (more: Pick<FormState, 'errors' | 'general'>) =>
+					formFailed(deps, request, web, '/admin', { form: ADD_USER, values: form, ...more }, ['password'])
+				// The service's own schema, read here to know which field a problem is about.
+				const parsed = NewUserInput.safeParse({ ...form, password: given === '' ? undefined : given })
+				if (!parsed.success) {
+					const { field: name, message } = fieldOfZod(parsed.error, 'email')
+					return failed({ errors: { [name]: message } })
+				}
 				const password = given === '' ? oneTimePassword() : given
 				try {
 					const user = await users.add({ ...form, password }, actor)
 					if (given !== '') return redirect('/admin?notice=user-added')
 					return showOnce(request, web, 'user-added', { username: user.username, password })
 				} catch (error) {
-					if (!(error instanceof AppError) || error.status >= 500) throw error
-					return page(
-						<AdminPage
-							ctx={view}
-							users={await usersPageOf(users, listQueryOf(request.url))}
-							links={await signups.listLinks()}
-							error={error.message}
-							form={form}
-						/>,
-						{ status: error.status }
-					)
+					if (error instanceof AppError && error.code === 'conflict') {
+						// An admin may know which: the email when it is someone's, else the username.
+						const holder = await users.find(form.email).catch(() => undefined)
+						const about = holder !== undefined && holder.email.toLowerCase() === form.email.toLowerCase()
+						return failed({
+							errors: about
+								? { email: 'A user with that email already exists.' }
+								: { username: 'A user with that username already exists.' }
+						})
+					}
+					return failed(refusal(error, 'email'))
 				}
 			}),
 
@@ -196,11 +257,17 @@ export const adminPages = ({ users, sessions, signups, https, originOf }: WebDep
 					uses: field(body, 'uses').trim(),
 					days: field(body, 'days').trim()
 				}
+				const input = { plan: linkForm.plan, uses: linkForm.uses || undefined, days: linkForm.days || undefined }
+				const failed = (more: Pick<FormState, 'errors' | 'general'>) =>
+					formFailed(deps, request, web, '/admin', { form: INVITE_PEOPLE, values: linkForm, ...more })
+				// The service's own schema, read here to know which field a problem is about.
+				const parsed = NewSignupLink.safeParse(input)
+				if (!parsed.success) {
+					const { field: name, message } = fieldOfZod(parsed.error, 'uses')
+					return failed({ errors: { [name]: message } })
+				}
 				try {
-					const { token, link } = await signups.createLink(
-						{ plan: linkForm.plan, uses: linkForm.uses || undefined, days: linkForm.days || undefined },
-						actor
-					)
+					const { token, link } = await signups.createLink(input, actor)
 					const days = Math.round(
 						(Date.parse(link.expiresAt ?? link.createdAt) - Date.parse(link.createdAt)) / 86_400_000
 					)
@@ -210,17 +277,7 @@ export const adminPages = ({ users, sessions, signups, https, originOf }: WebDep
 						days
 					})
 				} catch (error) {
-					if (!(error instanceof AppError) || error.status >= 500) throw error
-					return page(
-						<AdminPage
-							ctx={view}
-							users={await usersPageOf(users, listQueryOf(request.url))}
-							links={await signups.listLinks()}
-							error={error.message}
-							linkForm={linkForm}
-						/>,
-						{ status: error.status }
-					)
+					return failed(refusal(error, 'uses'))
 				}
 			}),
 

@@ -30,6 +30,39 @@ export interface CompareData extends CompareView {
 	versions: { id: string; version: number }[]
 }
 
+/** A roll back asked for again once done (Back to its confirmation): the version is current already, nothing to ask. */
+function AlreadyCurrent({
+	ctx,
+	id,
+	title,
+	config,
+	version,
+	current
+}: {
+	ctx: ViewContext
+	id: string
+	title: string
+	config: string
+	version: number
+	current: number
+}) {
+	return (
+		<Layout ctx={ctx} title={title}>
+			<h1>{title}</h1>
+			<p>
+				{version === current
+					? `Version ${version} is the current version of ${config}: there is nothing to roll back.`
+					: `Version ${version} is already current: version ${current}, the current version of ${config}, holds its data (rolled back to it, or the same data pushed again), so rolling back again would change nothing.`}
+			</p>
+			<p>
+				<a href={`/configs/${id}`} class="button">
+					Go to {config}
+				</a>
+			</p>
+		</Layout>
+	)
+}
+
 /** The diff (or that it is too large to compare here): swapped in place by htmx when the view is toggled. */
 const DiffView = ({ compare }: { compare: CompareData }) => (
 	<div id="diff" dangerouslySetInnerHTML={{ __html: compare.diffHtml }} />
@@ -282,7 +315,11 @@ export const configsHistoryPages = ({ configs, policy, comparisons }: WebDeps) =
 			return page(<FoldPage ctx={view} compare={compare} path={run.path} html={html} />)
 		}),
 
-	/** Asks first, naming the version (docs/decisions.md: a confirmation that works without JavaScript). */
+	/**
+	 * Asks first, naming the version (docs/decisions.md: a confirmation that works without JavaScript). When the
+	 * current version already holds that version's data (rolled back to it, then Back to this page), it says so instead
+	 * of asking again (docs/web.md).
+	 */
 	rollbackPage: ({ request, web, view, params }: PageContext & { params: { id: string } }) =>
 		attempt(request, view, async () => {
 			const versionId = new URL(request.url).searchParams.get('version') ?? ''
@@ -296,6 +333,17 @@ export const configsHistoryPages = ({ configs, policy, comparisons }: WebDeps) =
 					"Rolling back this config needs the Pro or Team plan (ask this server's admin to change your plan) and, for a team config, the admin or owner role (ask the team's owner)."
 				)
 			}
+			if (target.fields.hash === config.hash)
+				return page(
+					<AlreadyCurrent
+						ctx={view}
+						id={params.id}
+						title={`Roll back ${name}`}
+						config={configTitle({ tool, name })}
+						version={target.fields.version}
+						current={config.fields.version}
+					/>
+				)
 			return page(
 				<ConfirmPage
 					ctx={view}
@@ -309,9 +357,17 @@ export const configsHistoryPages = ({ configs, policy, comparisons }: WebDeps) =
 			)
 		}),
 
-	rollback: ({ request, view, actor, params, body }: ChangeContext & { params: { id: string } }) =>
+	rollback: ({ request, web, view, actor, params, body }: ChangeContext & { params: { id: string } }) =>
 		attempt(request, view, async () => {
-			await configs.rollback(actor, params.id, field(body, 'version'))
+			const versionId = field(body, 'version')
+			// The same roll back sent again (a second tab, a confirmation the browser kept): nothing to add.
+			const [target, config] = await Promise.all([
+				configs.version(web, params.id, versionId),
+				configs.get(web, params.id, undefined)
+			])
+			if (!config.notModified && target.fields.hash === config.hash)
+				return redirect(`/configs/${params.id}?notice=already-current`)
+			await configs.rollback(actor, params.id, versionId)
 			return redirect(`/configs/${params.id}?notice=rolled-back`)
 		})
 })

@@ -1,28 +1,38 @@
 import { AppError } from '../../lib/errors'
 import { NO_STORE } from '../../lib/http'
 import { resealedFormCookie } from '../form-cookie'
+import { entryFormFailed, entryFormStateOf, FieldError, fieldState, type FormState } from '../forms'
 import { field, noticeOf, page, redirect, safeNext, viewContext, type ChangeContext, type WebDeps } from '../kit'
 import { Alert, Layout, Notice, PasswordField, type ViewContext } from '../layout'
 import { clearedSessionCookie, createWebGate, fromOwnPages, ownOrigin, sessionCookie } from '../session'
 
 // Signing in and out (docs/web.md). The sign-in form has no session yet, so no macro guards it.
 
+/** The sign-in form's name in a failed form's state (forms.tsx). */
+const SIGN_IN = 'sign-in'
+
 export function SignInPage({
 	ctx,
-	login,
 	error,
 	next,
-	notice
+	notice,
+	form
 }: {
 	ctx: ViewContext
-	login?: string
+	/** A refusal shown at the posted address (too many attempts, a post from another site), as the form's alert. */
 	error?: string
 	next?: string
 	/** What just happened (signed out), in a status region. */
 	notice?: string
+	/** A failed sign-in, back after its redirect (forms.tsx): the login kept, the message by its field. */
+	form?: FormState
 }) {
-	// After a failed sign-in the login is filled in again: the password is what to type next.
-	const retry = error !== undefined && (login ?? '') !== ''
+	// After a failed sign-in the login is filled in again: the password is what to type next (its field says why).
+	const login = fieldState(form, SIGN_IN, 'login', 'login')
+	const password = fieldState(form, SIGN_IN, 'password', 'password')
+	// The focus: the first invalid field; else the login while empty, the password once the login is there.
+	const marked = form?.form === SIGN_IN && Object.keys(form.errors).length > 0
+	const typed = (login.value ?? '') !== ''
 	return (
 		<Layout ctx={ctx} title="Sign in">
 			<section class="narrow">
@@ -38,16 +48,21 @@ export function SignInPage({
 						type="text"
 						autocomplete="username"
 						required
-						value={login ?? ''}
-						autofocus={!retry || undefined}
+						value={login.value ?? ''}
+						aria-invalid={login['aria-invalid']}
+						aria-describedby={login['aria-describedby']}
+						autofocus={marked ? login.autofocus : !typed || undefined}
 					/>
+					<FieldError state={form} form={SIGN_IN} name="login" id="login" alert />
 					<PasswordField
 						id="password"
 						name="password"
 						label="Password"
 						autocomplete="current-password"
-						autofocus={retry}
+						autofocus={!marked && typed}
+						invalid={password}
 					/>
+					<FieldError state={form} form={SIGN_IN} name="password" id="password" alert />
 					<button type="submit">Sign in</button>
 				</form>
 				<p class="muted">No account yet? Ask the server's admin for a sign-up link.</p>
@@ -90,7 +105,10 @@ export const sessionPages = ({ sessions, signups, clock, addressOf, https }: Web
 			if (caller) return redirect('/configs')
 			if (!(await signups.hasUsers())) return page(<FirstStartPage ctx={viewOf(request)} />)
 			const next = safeNext(new URL(request.url).searchParams.get('next'))
-			return page(<SignInPage ctx={viewOf(request)} next={next} notice={noticeOf(request)} />)
+			const { state, headers } = entryFormStateOf({ sessions, https }, request, SIGN_IN)
+			return page(<SignInPage ctx={viewOf(request)} next={next} notice={noticeOf(request)} form={state} />, {
+				headers
+			})
 		},
 
 		/** Reloading the address bar after a failed sign-in or a sign-out lands on a page, not a 404. */
@@ -100,13 +118,32 @@ export const sessionPages = ({ sessions, signups, clock, addressOf, https }: Web
 			const login = field(body, 'login').slice(0, 320)
 			const password = field(body, 'password').slice(0, 1024)
 			const next = safeNext(field(body, 'next'))
+			// Refusals about no field (too many attempts, another site) answer here, with their status (docs/web.md).
 			const again = (error: string, init: { status: number; headers?: Record<string, string> }) =>
-				page(<SignInPage ctx={viewOf(request)} login={login} error={error} next={next} />, init)
+				page(
+					<SignInPage
+						ctx={viewOf(request)}
+						error={error}
+						next={next}
+						form={{ form: SIGN_IN, values: { login }, errors: {} }}
+					/>,
+					init
+				)
+			// A failed sign-in goes back to the sign-in page by a redirect (forms.tsx), the login kept, never the password.
+			const failed = (errors: Record<string, string>) =>
+				entryFormFailed({ sessions, https }, request, next ? `/?next=${encodeURIComponent(next)}` : '/', {
+					form: SIGN_IN,
+					values: { login },
+					errors
+				})
 			// No session yet, so no token: a sign-in posted from another site is refused by its origin alone.
 			if (!fromOwnPages(request.headers, ownOrigin(request, https(request))))
 				return again('Sign in from this page.', { status: 403 })
 			if (login === '' || password === '')
-				return again('Enter your username or email and your password.', { status: 400 })
+				return failed({
+					...(login === '' ? { login: 'Enter your username or email.' } : {}),
+					...(password === '' ? { password: 'Enter your password.' } : {})
+				})
 			try {
 				const signed = await sessions.signIn(
 					login,
@@ -122,12 +159,11 @@ export const sessionPages = ({ sessions, signups, clock, addressOf, https }: Web
 				if (carried !== undefined) headers.append('set-cookie', carried)
 				return new Response(null, { status: 303, headers })
 			} catch (error) {
-				if (error instanceof AppError && (error.code === 'unauthorized' || error.code === 'rate_limited')) {
-					return again(error.code === 'unauthorized' ? 'Wrong username, email or password.' : error.message, {
-						status: error.status,
-						headers: error.headers
-					})
-				}
+				// One message whether the login exists or not, by the password field (what to type again).
+				if (error instanceof AppError && error.code === 'unauthorized')
+					return failed({ password: 'Wrong username, email or password.' })
+				if (error instanceof AppError && error.code === 'rate_limited')
+					return again(error.message, { status: error.status, headers: error.headers })
 				throw error
 			}
 		},

@@ -1,5 +1,6 @@
 import { AppError } from '../../lib/errors'
-import { DeadLink, type SignupKind } from '../../modules/signup/service'
+import { DeadLink, SignupForm, type SignupKind } from '../../modules/signup/service'
+import { entryFormFailed, entryFormStateOf, FieldError, fieldOfZod, fieldState, type FormState } from '../forms'
 import { field, page, redirect, viewContext, type WebDeps } from '../kit'
 import { Alert, Layout, PasswordField, type ViewContext } from '../layout'
 import { fromOwnPages, ownOrigin, sessionCookie } from '../session'
@@ -29,17 +30,23 @@ export function SignupPage({
 	kind,
 	token,
 	plan,
-	form = {},
+	form,
 	error
 }: {
 	ctx: ViewContext
 	kind: SignupKind
 	token: string
 	plan: string
-	form?: { email?: string; username?: string }
+	/** A failed form, back after its redirect (forms.tsx): what was typed but the password, each message by its field. */
+	form?: FormState
+	/** A refusal shown at the posted address (a post from another site), as the form's alert. */
 	error?: string
 }) {
 	const text = TEXT[kind]
+	const email = fieldState(form, kind, 'email', 'email')
+	const username = fieldState(form, kind, 'username', 'username', 'username-hint')
+	const password = fieldState(form, kind, 'password', 'password', 'password-hint')
+	const marked = form?.form === kind && Object.keys(form.errors).length > 0
 	return (
 		<Layout ctx={ctx} title={text.title}>
 			<section class="narrow">
@@ -54,9 +61,12 @@ export function SignupPage({
 						type="email"
 						autocomplete="email"
 						required
-						value={form.email ?? ''}
-						autofocus
+						value={email.value ?? ''}
+						aria-invalid={email['aria-invalid']}
+						aria-describedby={email['aria-describedby']}
+						autofocus={marked ? email.autofocus : true}
 					/>
+					<FieldError state={form} form={kind} name="email" id="email" />
 					<label for="username">Username</label>
 					<input
 						id="username"
@@ -66,9 +76,12 @@ export function SignupPage({
 						required
 						maxlength={64}
 						pattern="[A-Za-z0-9_.\-]{1,64}"
-						aria-describedby="username-hint"
-						value={form.username ?? ''}
+						aria-describedby={username['aria-describedby']}
+						aria-invalid={username['aria-invalid']}
+						autofocus={username.autofocus}
+						value={username.value ?? ''}
 					/>
+					<FieldError state={form} form={kind} name="username" id="username" />
 					<p id="username-hint" class="hint">
 						Letters, digits, dots, dashes or underscores. You sign in with it or with your email.
 					</p>
@@ -79,7 +92,9 @@ export function SignupPage({
 						autocomplete="new-password"
 						minlength={8}
 						describedBy="password-hint"
+						invalid={password}
 					/>
+					<FieldError state={form} form={kind} name="password" id="password" />
 					<p id="password-hint" class="hint">
 						At least 8 characters.{kind === 'join' && plan ? ` Your account is on the ${plan} plan.` : ''}
 					</p>
@@ -123,8 +138,11 @@ type TokenRequest = { request: Request; params: { token: string } }
 export const signupPages = ({ signups, sessions, clock, addressOf, https }: WebDeps) => {
 	const viewOf = viewContext(clock)
 
-	/** A refusal as its page: a dead link (404/410), too many attempts (429), or a bad form (400, 409) with the form again. */
-	const refusal = (request: Request, kind: SignupKind, error: unknown, again?: (message: string) => VNodeLike) => {
+	/**
+	 * A refusal as its page: a dead link (404/410) or too many attempts (429), at the posted address with their status;
+	 * a bad form (400, 409) goes back to the form by a redirect, each message by its field (`again`).
+	 */
+	const refusal = (request: Request, kind: SignupKind, error: unknown, again?: (error: AppError) => Response) => {
 		if (error instanceof DeadLink)
 			return page(<DeadLinkPage ctx={viewOf(request)} kind={kind} message={error.message} />, { status: error.status })
 		if (error instanceof AppError && error.code === 'rate_limited')
@@ -135,8 +153,7 @@ export const signupPages = ({ signups, sessions, clock, addressOf, https }: WebD
 					headers: error.headers
 				}
 			)
-		if (error instanceof AppError && error.status < 500 && again)
-			return page(again(error.message), { status: error.status, headers: error.headers })
+		if (error instanceof AppError && error.status < 500 && again) return again(error)
 		throw error
 	}
 
@@ -145,7 +162,11 @@ export const signupPages = ({ signups, sessions, clock, addressOf, https }: WebD
 		async ({ request, params }: TokenRequest) => {
 			try {
 				const link = await signups.check(kind, params.token)
-				return page(<SignupPage ctx={viewOf(request)} kind={kind} token={params.token} plan={link.plan} />)
+				const { state, headers } = entryFormStateOf({ sessions, https }, request, kind)
+				return page(
+					<SignupPage ctx={viewOf(request)} kind={kind} token={params.token} plan={link.plan} form={state} />,
+					{ headers }
+				)
 			} catch (error) {
 				return refusal(request, kind, error)
 			}
@@ -159,12 +180,39 @@ export const signupPages = ({ signups, sessions, clock, addressOf, https }: WebD
 				username: field(body, 'username').trim().slice(0, 64),
 				password: field(body, 'password').slice(0, 1024)
 			}
-			const again = (error: string) => (
-				<SignupPage ctx={viewOf(request)} kind={kind} token={params.token} plan="" form={form} error={error} />
-			)
+			const values = { email: form.email, username: form.username }
+			// Back to the form (forms.tsx): the message by the field it is about; the password never comes back.
+			const errorsOf = (error: AppError): Record<string, string> => {
+				// The service's own schema, read again to know which field its refusal was about.
+				const invalid = SignupForm.safeParse(form)
+				if (!invalid.success) {
+					const { field: name, message } = fieldOfZod(invalid.error, 'email')
+					return { [name]: message }
+				}
+				// Which of the two is taken is not said: a link's holder learns nothing of other accounts.
+				if (error.code === 'conflict')
+					return { username: `${error.message} Choose another username, or sign in if the email is yours.` }
+				return { email: error.message }
+			}
+			const again = (error: AppError) =>
+				entryFormFailed({ sessions, https }, request, `/${kind}/${params.token}`, {
+					form: kind,
+					values,
+					errors: errorsOf(error)
+				})
 			// No session yet, so no CSRF token: a form posted from another site is refused by its origin alone.
 			if (!fromOwnPages(request.headers, ownOrigin(request, https(request))))
-				return page(again(`Create the account from this page.`), { status: 403 })
+				return page(
+					<SignupPage
+						ctx={viewOf(request)}
+						kind={kind}
+						token={params.token}
+						plan=""
+						form={{ form: kind, values, errors: {} }}
+						error="Create the account from this page."
+					/>,
+					{ status: 403 }
+				)
 			try {
 				const user = await signups.redeem(kind, params.token, form, addressOf(request))
 				const signed = await sessions.start(user, addressOf(request), request.headers.get('user-agent') ?? '')
@@ -178,5 +226,3 @@ export const signupPages = ({ signups, sessions, clock, addressOf, https }: WebD
 
 	return { setupPage: show('setup'), setup: submit('setup'), joinPage: show('join'), join: submit('join') }
 }
-
-type VNodeLike = Parameters<typeof page>[0]
