@@ -55,6 +55,37 @@ const versionFields = {
 const BULK_ROWS = 1000
 
 const p = (name: string) => sql.placeholder(name)
+
+/** A reseal statement swaps at most this many records (3 parameters each, far under PostgreSQL's 65,535)... */
+const RESEAL_ROWS = 500
+/** ...and binds at most about this many bytes of sealed data (records run up to ~512 KiB sealed). */
+const RESEAL_BYTES = 16 * 1024 * 1024
+
+type Reseal = { id: string; from: Uint8Array; to: Uint8Array }
+
+/**
+ * `reseal`'s records in order, cut into chunks that one UPDATE … FROM (VALUES …) each swaps. An id
+ * seen twice starts a new chunk: one statement updates a row once whichever VALUES row matches, so
+ * the later record must compare against what the earlier one wrote, as it would one by one.
+ */
+function* resealChunks(records: Reseal[]): Generator<Reseal[]> {
+	let chunk: Reseal[] = []
+	let bytes = 0
+	let ids = new Set<string>()
+	for (const record of records) {
+		const size = record.from.byteLength + record.to.byteLength
+		if (chunk.length > 0 && (chunk.length === RESEAL_ROWS || bytes + size > RESEAL_BYTES || ids.has(record.id))) {
+			yield chunk
+			chunk = []
+			bytes = 0
+			ids = new Set()
+		}
+		chunk.push(record)
+		bytes += size
+		ids.add(record.id)
+	}
+	if (chunk.length > 0) yield chunk
+}
 /**
  * Configs and their versions on PostgreSQL (docs/postgresql.md). A push takes an
  * advisory lock on (owner, name, tool) and then the config's row, so
@@ -410,13 +441,17 @@ export function postgresConfigs(db: PgDb, client: BunSQL): ConfigStore {
 		reseal: (records) =>
 			db.transaction(async (tx) => {
 				let replaced = 0
-				for (const record of records) {
-					const rows = await tx
-						.update(configVersions)
-						.set({ data: record.to })
-						.where(and(eq(configVersions.id, record.id), eq(configVersions.data, record.from)))
-						.returning({ id: configVersions.id })
-					replaced += rows.length
+				for (const chunk of resealChunks(records)) {
+					const rows = sql.join(
+						chunk.map((record) => sql`(${record.id}::text, ${record.from}::bytea, ${record.to}::bytea)`),
+						sql`, `
+					)
+					const swapped = await tx.execute<{ id: string }>(sql`
+						UPDATE ${configVersions} AS v SET data = s.to_data
+						FROM (VALUES ${rows}) AS s(id, from_data, to_data)
+						WHERE v.id = s.id AND v.data = s.from_data
+						RETURNING v.id`)
+					replaced += swapped.length
 				}
 				return replaced
 			}),
