@@ -69,6 +69,10 @@ const JOB: Bound = { growth: 12 }
 // docs/performance.md: requests while a job runs keep latest's p99 under 50 ms.
 const DURING: Bound = { under: 50 }
 const MEMORY: Bound = { under: 300 }
+// docs/api.md#pages: while one client reads large lists in a loop, other requests' p99 stays under 10 ms.
+const BESIDE_LISTS: Bound = { under: 10 }
+/** How long latest is measured beside the client reading lists. */
+const LIST_LOOP_MS = 3000
 
 /** name → [value, bound], in the order measured. */
 type Figures = Map<string, { value: number; bound: Bound; unit: string }>
@@ -320,6 +324,28 @@ async function requestFigures(runs: Run[]) {
 		run.set('POST a version (1 KiB) p99', pushes[i]?.p99 ?? Number.NaN, FLAT_P99)
 	})
 	for (const run of runs) run.set('idle RSS (MB)', rssBytes((run.server as Server).pids()) / MB, FLAT, 'MB')
+	// docs/api.md#pages: one client reading the largest list in a loop must not hold up the others.
+	for (const [i, run] of runs.entries()) {
+		const target = targets[i] as (typeof targets)[number]
+		// The reading client is a process of its own, as a real one is: in this process its megabytes
+		// would keep the bench's own event loop from timing latest.
+		const reader = Bun.spawn(
+			[
+				process.execPath,
+				'-e',
+				`for (;;) await (await fetch(${JSON.stringify(target.url(`/api/configs/${target.id('history')}/versions`))}, { headers: { authorization: ${JSON.stringify(`Bearer ${run.seeded.apiKey}`)} } })).arrayBuffer()`
+			],
+			{ stdout: 'ignore', stderr: 'inherit' }
+		)
+		await Bun.sleep(300)
+		const loop = latestLoop((run.server as Server).url, run.seeded.apiKey)
+		const from = Date.now()
+		await Bun.sleep(LIST_LOOP_MS)
+		const p99 = await loop.stop(from, Date.now())
+		reader.kill()
+		await reader.exited
+		run.set('latest p99 while a client reads versions pages in a loop', p99, BESIDE_LISTS)
+	}
 }
 
 /** A size's jobs beside its running server, which is then stopped; then the jobs with no server. */
