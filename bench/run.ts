@@ -2,7 +2,8 @@
 // npm run bench: cfgsync's compiled binary against a bare Bun.serve (the floor)
 // and a hand-written Bun + bun:sqlite server doing the same hot paths (the
 // ceiling), all driven by wrk on 127.0.0.1 in the same run. Prints one table.
-// BENCH_SECONDS (default 5) bounds every load run; BENCH_ONLY=regex picks scenarios.
+// BENCH_SECONDS (default 5) bounds every load run; BENCH_ONLY=regex picks scenarios ('web pages': the web
+// application's time to first byte, BENCH_PAGE_REQUESTS per page).
 import { existsSync, readFileSync } from 'node:fs'
 import { cpus, totalmem } from 'node:os'
 import { join } from 'node:path'
@@ -299,6 +300,7 @@ async function main() {
 		[{ server: cfgsync, key: small.apiKey }],
 		[{ scenario: 'versions 200 × 64 KiB', connections: 16, path: `/api/configs/${historyId}/versions` }]
 	)
+	const pages = !ONLY || ONLY.test('web pages') ? await webPages(cfgsync, small) : []
 
 	if (needsLarge) {
 		const big = await startCfgsync(large, 'cfgsync 100k')
@@ -350,7 +352,87 @@ async function main() {
 		await two.stop()
 	}
 
-	report(machine, idleRss, startups, streams)
+	report(machine, idleRss, startups, streams, pages)
+}
+
+/** One web page's time to first byte, one request at a time (docs/performance.md). */
+interface PageFigure {
+	page: string
+	requests: number
+	p50ms: number
+	p99ms: number
+}
+
+/** docs/web.md's page budget: an ordinary signed-in page's first byte within 5 ms (p50). */
+const PAGE_TTFB_P50_MS = 5
+const PAGE_REQUESTS = Number(process.env.BENCH_PAGE_REQUESTS ?? 400)
+const PAGE_WARM_UP = 50
+
+/**
+ * "web pages": the ordinary signed-in pages of the web application (Configs, a config's page, Account, Teams,
+ * Activity) as the bench user sees them after the API scenarios (so Activity holds their pushes), signed in
+ * through the sign-in form. One request at a time on one kept-alive connection, as a person's browser asks;
+ * the time to first byte is from sending the request to the response's headers (the body is read after,
+ * uncounted). Each page is asked PAGE_WARM_UP times unrecorded, then the pages take turns, PAGE_REQUESTS each.
+ */
+async function webPages(server: Server, seeded: Seeded): Promise<PageFigure[]> {
+	const password = 'bench web pages password'
+	const set = Bun.spawnSync(
+		[BINARY, 'user', 'passwd', 'bench', '--password-stdin', '--data-dir', join(seeded.file, '..')],
+		{
+			env: { ...process.env, CFGSYNC_MASTER_KEY: seeded.masterKey },
+			stdin: new TextEncoder().encode(`${password}\n`),
+			stdout: 'ignore',
+			stderr: 'pipe'
+		}
+	)
+	need(set.exitCode === 0, `web pages: user passwd failed: ${set.stderr.toString()}`)
+	const signIn = await fetch(`${server.url}/sign-in`, {
+		method: 'POST',
+		redirect: 'manual',
+		headers: {
+			'content-type': 'application/x-www-form-urlencoded',
+			origin: server.url,
+			'sec-fetch-site': 'same-origin'
+		},
+		body: new URLSearchParams({ login: 'bench', password })
+	})
+	const session = /cfgsync_session=([^;]+)/.exec(signIn.headers.get('set-cookie') ?? '')?.[1]
+	need(signIn.status === 303 && session !== undefined, `web pages: signing in answered ${signIn.status}`)
+	const hot = (await (
+		await fetch(`${server.url}/api/configs/latest?name=hot&tool=claude-code`, {
+			headers: { authorization: `Bearer ${seeded.apiKey}` }
+		})
+	).json()) as { id: string }
+	const pages: [string, string][] = [
+		['Configs', '/configs'],
+		["a config's page (1 KiB)", `/configs/${hot.id}`],
+		['Account', '/account'],
+		['Teams', '/teams'],
+		['Activity', '/activity']
+	]
+	const headers = { cookie: `cfgsync_session=${session}`, 'accept-encoding': 'gzip, br' }
+	const ask = async (path: string) => {
+		const started = performance.now()
+		const response = await fetch(`${server.url}${path}`, { headers, redirect: 'manual' })
+		const ms = performance.now() - started
+		await response.arrayBuffer()
+		need(response.status === 200, `web pages: ${path} answered ${response.status}`)
+		return ms
+	}
+	for (const [, path] of pages) for (let i = 0; i < PAGE_WARM_UP; i++) await ask(path)
+	const times = new Map(pages.map(([name]) => [name, [] as number[]]))
+	for (let i = 0; i < PAGE_REQUESTS; i++) for (const [name, path] of pages) times.get(name)?.push(await ask(path))
+	const quantile = (values: number[], q: number) =>
+		[...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))] ?? NaN
+	return pages.map(([name]) => {
+		const list = times.get(name) ?? []
+		const figure = { page: name, requests: list.length, p50ms: quantile(list, 0.5), p99ms: quantile(list, 0.99) }
+		console.error(
+			`  web pages: ${name.padEnd(24)} p50 ${figure.p50ms.toFixed(2)} ms  p99 ${figure.p99ms.toFixed(2)} ms (time to first byte)`
+		)
+		return figure
+	})
 }
 
 /**
@@ -474,7 +556,13 @@ async function postgresRows(small: Seeded) {
 	}
 }
 
-function report(machine: string, idleRss: number, startups: number[], streams?: StreamFigures) {
+function report(
+	machine: string,
+	idleRss: number,
+	startups: number[],
+	streams?: StreamFigures,
+	pages: PageFigure[] = []
+) {
 	const floor = (connections: number) => results.find((r) => r.server === 'bare Bun' && r.connections === connections)
 	const ref = (r: Result) =>
 		results.find((x) => x.server === 'reference' && x.scenario === r.scenario && x.connections === r.connections)
@@ -513,9 +601,12 @@ function report(machine: string, idleRss: number, startups: number[], streams?: 
 	console.log(
 		`\n${machine}; ${SECONDS} s per run, wrk -t2 on the same machine, median of ${ROUNDS} interleaved rounds\n`
 	)
-	console.log(line(header))
-	console.log(line(header.map(() => '---')))
-	for (const row of rows) console.log(line(row))
+	// BENCH_ONLY='web pages' runs no load scenario: no empty table.
+	if (rows.length > 0) {
+		console.log(line(header))
+		console.log(line(header.map(() => '---')))
+		for (const row of rows) console.log(line(row))
+	}
 	const find = (server: string, scenario: string) => results.find((r) => r.server === server && r.scenario === scenario)
 	if (results.some((r) => !Number.isNaN(r.databaseCpuUsPerRequest))) {
 		console.log(
@@ -574,6 +665,26 @@ function report(machine: string, idleRss: number, startups: number[], streams?: 
 			`start to first healthy /healthz with the 100,000-config database: median ${median(startups).toFixed(0)} ms of ${startups.length}`
 		)
 	if (streams) console.log(describeStreams(streams))
+	if (pages.length > 0) {
+		console.log(
+			`\nweb pages, time to first byte: one request at a time, signed in, ${PAGE_WARM_UP} unrecorded then ${PAGE_REQUESTS} each\n`
+		)
+		console.log(line(['page', 'requests', 'p50 ms', 'p99 ms', 'target', '']))
+		console.log(line(['---', '---', '---', '---', '---', '---']))
+		for (const figure of pages) {
+			const met = figure.p50ms < PAGE_TTFB_P50_MS
+			console.log(
+				line([
+					figure.page,
+					String(figure.requests),
+					figure.p50ms.toFixed(2),
+					figure.p99ms.toFixed(2),
+					`p50 < ${PAGE_TTFB_P50_MS} ms`,
+					met ? '✓' : '✗'
+				])
+			)
+		}
+	}
 }
 
 await main()

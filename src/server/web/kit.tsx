@@ -325,8 +325,12 @@ type Set = { headers: Record<string, unknown> }
  * session ended comes back to its page, filled in again (forms.tsx, carriedFormCookie), and sign-in says why.
  */
 function signedOut(deps: Pick<WebDeps, 'sessions' | 'https'>, request: Request, set: Set, body?: unknown) {
-	// A session cookie that no longer opens a session: it ended, and sign-in says so (a one-time notice).
-	const ended = readCookie(request.headers.get('cookie'), SESSION_COOKIE) !== undefined
+	// A session cookie that no longer opens a session: it ended, and sign-in says so (a one-time notice). So did
+	// the session of a form that carries a session token but no cookie: signing out in another tab of the same
+	// browser cleared the cookie for every tab, and a form with that token was on a signed-in page.
+	const ended =
+		readCookie(request.headers.get('cookie'), SESSION_COOKIE) !== undefined ||
+		(request.method !== 'GET' && field(body, CSRF_FIELD) !== '')
 	const cookies: string[] = []
 	const back = (page: string | undefined, notice: string) => {
 		if (ended) cookies.push(noticeCookie(notice, deps.https(request)))

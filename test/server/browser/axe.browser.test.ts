@@ -20,7 +20,8 @@ import {
 	wrongSignupPost
 } from '../../support/browser'
 
-type Role = 'signed out' | 'admin' | 'owner' | 'member' | 'newcomer'
+/** `returning`: the owner again, in a browser of its own whose session ends mid-form (signed out in another tab). */
+type Role = 'signed out' | 'admin' | 'owner' | 'member' | 'newcomer' | 'returning'
 
 /** A page to check: who looks, what it is called in a failure, and how to open it (a path, or steps). */
 interface Target {
@@ -53,7 +54,8 @@ if (SKIP_BROWSER_TESTS) {
 				admin: root,
 				owner: alice,
 				member: bob,
-				newcomer: dave
+				newcomer: dave,
+				returning: alice
 			}
 
 			// alice: a files config with two versions, one line far wider than a phone, so its block scrolls sideways.
@@ -164,6 +166,23 @@ if (SKIP_BROWSER_TESTS) {
 				(await api(server, 'POST', `/api/configs/${rolled.body.id}/rollback`, alice.key, { versionId: rolledFirst }))
 					.status
 			).toBeLessThan(300)
+			// alice: a one-line change in the middle of 400 lines, so its comparison has folded runs of unchanged lines.
+			const lines = Array.from({ length: 400 }, (_, index) => `line ${index + 1}: ${'x'.repeat(20)}`)
+			let longId = ''
+			for (const change of ['before', 'after']) {
+				const copy = [...lines]
+				copy[200] = `the changed line, ${change}`
+				const pushed = await api(server, 'POST', '/api/configs', alice.key, {
+					name: 'long',
+					data: { files: { 'settings.txt': `${copy.join('\n')}\n` } }
+				})
+				expect(pushed.status).toBeLessThan(300)
+				longId = pushed.body.id
+			}
+			const longVersions = (await api(server, 'GET', `/api/configs/${longId}/versions`, alice.key)).body as {
+				id: string
+			}[]
+			const longCompare = `/configs/${longId}/compare?from=${longVersions[1]?.id}&to=${longVersions[0]?.id}`
 			// The setup address this server printed at its first start: dead since root is an admin (410).
 			const setupPath = new URL(/"setup":"([^"]+)"/.exec(server.log())?.[1] as string).pathname
 			let added = 0
@@ -362,6 +381,57 @@ if (SKIP_BROWSER_TESTS) {
 						await page.getByRole('heading', { name: /^Revoke the sign-up link/, level: 1 }).waitFor()
 					}
 				},
+				{
+					role: 'owner',
+					name: "teams, re-creating a deleted team's name (the slug is held by it)",
+					open: async (page) => {
+						await page.goto(`${server.url}/teams`)
+						const form = page.getByRole('form', { name: 'Create team' })
+						await form.getByLabel('Name').fill('Old Crew')
+						await form.getByRole('button', { name: 'Create team' }).click()
+						await page.getByText('is held by your deleted team Old Crew').waitFor()
+					}
+				},
+				{
+					role: 'owner',
+					name: 'compare, as without a script (folded runs are links)',
+					open: async (page) => {
+						await page.goto(`${server.url}${longCompare}`)
+						await withoutScript(page)
+					}
+				},
+				{
+					role: 'owner',
+					name: "a folded run's own page (the fold's link, without a script)",
+					open: async (page) => {
+						await page.goto(`${server.url}${longCompare}`)
+						await withoutScript(page)
+						await page
+							.getByRole('link', { name: /unchanged lines/ })
+							.first()
+							.click()
+						await page.getByRole('heading', { name: 'settings.txt: unchanged lines', level: 1 }).waitFor()
+						await withoutScript(page)
+					}
+				},
+				{
+					role: 'returning',
+					name: 'sign in, "Your session ended" before a form was sent',
+					open: async (page) => {
+						await sessionEndsMidForm(page, alice)
+					}
+				},
+				{
+					role: 'returning',
+					name: 'teams, the form restored after signing in again',
+					open: async (page) => {
+						await sessionEndsMidForm(page, alice)
+						await signInHere(page, alice)
+						await page.getByRole('heading', { name: 'Teams', level: 1 }).waitFor()
+						const restored = page.getByRole('form', { name: 'Create team' }).getByLabel('Name')
+						expect(await restored.inputValue()).toBe('Night Shift')
+					}
+				},
 				{ role: 'signed out', name: 'create your account (a sign-up link)', open: joinPath },
 				{
 					role: 'signed out',
@@ -393,6 +463,42 @@ if (SKIP_BROWSER_TESTS) {
 				}
 			)
 		}, 120_000)
+
+		/**
+		 * The page as a browser without JavaScript shows it: every page comes with `html.no-js`, which app.js takes
+		 * off, and under which the stylesheet shows the links and parts a script would fold. axe-core cannot run in
+		 * a context with JavaScript switched off (its timers never fire), so the class is put back instead.
+		 */
+		async function withoutScript(page: Page) {
+			await page.evaluate(() => document.documentElement.classList.add('no-js'))
+		}
+
+		/** Signs in on the sign-in page the page is on. */
+		async function signInHere(page: Page, user: { name: string; password: string }) {
+			await page.getByLabel('Username or email').fill(user.name)
+			await page.getByLabel('Password', { exact: true }).fill(user.password)
+			await page.getByRole('button', { name: 'Sign in' }).click()
+		}
+
+		/**
+		 * Teams with a name typed into "Create team", the person signed out in another tab of the same browser, then
+		 * the form sent: the page ends on sign-in, saying the session ended (docs/web.md, nothing lost in a form).
+		 */
+		async function sessionEndsMidForm(page: Page, user: { name: string; password: string }) {
+			await page.goto(`${server.url}/teams`)
+			if (new URL(page.url()).pathname !== '/teams') {
+				await signInHere(page, user)
+				await page.getByRole('heading', { name: 'Teams', level: 1 }).waitFor()
+			}
+			await page.getByRole('form', { name: 'Create team' }).getByLabel('Name').fill('Night Shift')
+			const other = await page.context().newPage()
+			await other.goto(`${server.url}/configs`)
+			await other.getByRole('button', { name: 'Sign out' }).click()
+			await other.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor()
+			await other.close()
+			await page.getByRole('form', { name: 'Create team' }).getByRole('button', { name: 'Create team' }).click()
+			await page.getByRole('status').filter({ hasText: 'Your session ended' }).waitFor()
+		}
 
 		afterAll(async () => {
 			await closeAll(contexts, browser, server)

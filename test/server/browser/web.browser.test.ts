@@ -76,13 +76,17 @@ if (SKIP_BROWSER_TESTS) {
 				}
 				const alice = account('alice', view)
 				alice.laptopKey = (await run(dir, ['key', 'issue', alice.name, '--device', 'old-laptop'])).stdout.trim()
-				// Two versions of a files config, one file holding markup that must stay text.
+				// Two versions of a files config, one file holding markup that must stay text, and a long one changed in
+				// one line of its middle, so the comparison docs/web.md shows has folded runs of unchanged lines.
+				const notes = (line: string) =>
+					`${Array.from({ length: 40 }, (_, i) => (i === 20 ? line : `- note ${i + 1}`)).join('\n')}\n`
 				const first = await api(server, 'POST', '/api/configs', alice.key, {
 					name: 'work',
 					data: {
 						files: {
 							'settings.json': '{\n  "theme": "dark",\n  "fontSize": 13\n}\n',
-							'CLAUDE.md': '# Notes\n<script>alert("x")</script>\n'
+							'CLAUDE.md': '# Notes\n<script>alert("x")</script>\n',
+							'AGENTS.md': notes('- run the tests before pushing')
 						}
 					}
 				})
@@ -93,7 +97,8 @@ if (SKIP_BROWSER_TESTS) {
 					data: {
 						files: {
 							'settings.json': '{\n  "theme": "light",\n  "fontSize": 13\n}\n',
-							'CLAUDE.md': '# Notes\n<script>alert("x")</script>\nUse tabs.\n'
+							'CLAUDE.md': '# Notes\n<script>alert("x")</script>\nUse tabs.\n',
+							'AGENTS.md': notes('- run the tests and the linter before pushing')
 						}
 					}
 				})
@@ -282,6 +287,7 @@ if (SKIP_BROWSER_TESTS) {
 				await page.getByRole('heading', { name: 'Claude Code · work: version 1 → version 2', level: 1 }).waitFor()
 				expect(await page.locator('table.diff del').count()).toBeGreaterThan(0)
 				expect(await page.locator('table.diff ins').count()).toBeGreaterThan(0)
+				expect(await page.getByRole('button', { name: /unchanged lines/ }).count()).toBe(2)
 				await shoot(page, 'compare', view)
 				// Side by side is for wide screens: below 640 px it is neither offered nor said (docs/web.md).
 				const sideBySide = page.getByRole('link', { name: 'Show side by side' })

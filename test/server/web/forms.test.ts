@@ -133,6 +133,27 @@ describe('a session that ends mid-form loses nothing (docs/web.md)', () => {
 		expect((await w.call('GET', '/api/teams/night', { key: alice.key })).status).toBe(404)
 	})
 
+	test('signed out in another tab of the same browser (its cookie cleared): sign-in still says the session ended', async () => {
+		const w = webApp()
+		const alice = await w.user('team', 'alice')
+		const tab = await w.signIn(alice)
+		expect((await w.post('/sign-out', tab)).status).toBe(303)
+		// Signing out cleared the session cookie for every tab: the form comes with its token and page only.
+		const posted = await w.post('/teams', undefined, { name: 'Night Shift', _page: '/teams' }, { csrf: tab.csrf })
+		expect(posted.status).toBe(303)
+		expect(posted.headers.get('location')).toBe('/?next=%2Fteams')
+		const notice = setCookieOf(posted, 'cfgsync_notice')
+		expect(notice).toBeTruthy()
+		const carried = setCookieOf(posted, 'cfgsync_form')
+		const signIn = await w.get('/?next=%2Fteams', undefined, {
+			cookie: `cfgsync_form=${carried}; cfgsync_notice=${notice}`
+		})
+		expect(textOf(signIn.html)).toContain('Your session ended before your form was sent')
+		// A post with neither cookie nor token (no form of a signed-in page) says nothing of a session.
+		const bare = await w.post('/teams', undefined, { name: 'Night Shift', _page: '/teams' })
+		expect(setCookieOf(bare, 'cfgsync_notice')).toBeFalsy()
+	})
+
 	test('a password typed before the session ended is never carried', async () => {
 		const w = webApp()
 		const alice = await w.user('team', 'alice')
