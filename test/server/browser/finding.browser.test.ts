@@ -97,6 +97,11 @@ if (SKIP_BROWSER_TESTS) {
 		}
 
 		const rows = (page: Page) => page.locator('tbody').first().locator('tr')
+		/** The first table's rows once a full page of them has arrived: a heading can show before the table ends. */
+		const fullPage = async (page: Page) => {
+			await rows(page).nth(49).waitFor({ state: 'attached' })
+			return rows(page).count()
+		}
 
 		for (const view of FLOW_VIEWS) {
 			const at = `${view.width} px, ${view.scheme}`
@@ -104,7 +109,7 @@ if (SKIP_BROWSER_TESTS) {
 
 			test(`${at}: Configs: Next and Previous past 50, a search, the tool by each "default"`, async () => {
 				const page = await open(view, alice)
-				expect(await rows(page).count()).toBe(50)
+				expect(await fullPage(page)).toBe(50)
 				expect(await page.getByRole('link', { name: 'Previous' }).count()).toBe(0)
 				await page.getByRole('link', { name: 'Next' }).click()
 				await page.waitForURL(/\/configs\?page=2$/)
@@ -115,7 +120,7 @@ if (SKIP_BROWSER_TESTS) {
 					expect(await page.getByRole('link', { name: `${tool} · default`, exact: true }).count()).toBe(1)
 				await page.getByRole('link', { name: 'Previous' }).click()
 				await page.waitForURL(/\/configs$/)
-				expect(await rows(page).count()).toBe(50)
+				expect(await fullPage(page)).toBe(50)
 				// Search from the keyboard: typed, then Enter.
 				await page.getByLabel('Search', { exact: true }).fill('CFG-0')
 				await page.keyboard.press('Enter')
@@ -146,7 +151,7 @@ if (SKIP_BROWSER_TESTS) {
 				const page = await open(view, alice)
 				await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Activity' }).click()
 				await page.getByRole('heading', { name: 'Your activity', level: 1 }).waitFor()
-				expect(await rows(page).count()).toBe(50)
+				expect(await fullPage(page)).toBe(50)
 				await page.getByText('You pushed Claude Code · default version 1').first().waitFor()
 				await page.getByRole('link', { name: 'Next' }).click()
 				await page.waitForURL(/\/activity\?before=/)
@@ -157,7 +162,7 @@ if (SKIP_BROWSER_TESTS) {
 				expect(await page.getByRole('link', { name: 'Next' }).count()).toBe(0)
 				await page.getByRole('link', { name: 'Previous' }).click()
 				await page.waitForURL(/\/activity\?after=/)
-				expect(await rows(page).count()).toBe(50)
+				expect(await fullPage(page)).toBe(50)
 				await page.getByLabel('Search', { exact: true }).fill('cfg-07')
 				await page.keyboard.press('Enter')
 				await page.waitForURL(/q=cfg-07/)
@@ -172,7 +177,7 @@ if (SKIP_BROWSER_TESTS) {
 				const page = await open(view, root)
 				await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Admin' }).click()
 				await page.getByRole('heading', { name: 'Admin', level: 1 }).waitFor()
-				expect(await rows(page).count()).toBe(50)
+				expect(await fullPage(page)).toBe(50)
 				await page.getByText('Users 1–50 of 62, page 1 of 2').waitFor()
 				// The table fits its page: no column pushed past the page's edge (it once spilled 52 px at 1280).
 				const spill = await page
