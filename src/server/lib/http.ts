@@ -139,7 +139,7 @@ export const notModified = (hash: string): Response =>
  * already settled (SQLite answers synchronously) and the socket takes megabytes at once, so without
  * a turn a page of 100 versions of 64 KiB (~65 ms) held every other request up until it was written.
  */
-const LIST_TURN_MS = 2
+const LIST_TURN_MS = 1
 
 /** Resolves on the event loop's next turn once `LIST_TURN_MS` have passed since the last one. */
 function turns() {
